@@ -1,0 +1,87 @@
+"""Application bootstrap and command line.
+
+``relulab`` opens the window; ``relulab convert …`` and ``relulab render …`` run
+without one. ``--version`` prints and exits before Qt is even imported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+import relulab
+
+#: Sub-commands that run without the window: name -> module with ``main(argv) -> int``.
+COMMANDS = {
+    "convert": "relulab.commands.convert",
+    "render": "relulab.commands.render",
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    from relulab.ui.panels import PANEL_NAMES  # Qt-free module
+
+    p = argparse.ArgumentParser(
+        prog="relulab",
+        description="See how ReLU networks approximate functions.",
+        epilog="Commands without a window: " + ", ".join(
+            f"relulab {c} --help" for c in COMMANDS),
+    )
+    p.add_argument("--version", action="version", version=f"relulab {relulab.__version__}")
+    p.add_argument("--panel", choices=PANEL_NAMES, help="open on this panel")
+    p.add_argument("--theme", choices=["light", "dark", "high-contrast"], help="colour theme")
+    p.add_argument("--zoom", type=float, help="zoom factor for fonts, lines and handles")
+    p.add_argument("scene", nargs="?", help="a scene file (.relulab.json) to open")
+    return p
+
+
+def ensure_application():
+    """The QApplication, made with the app's names if it does not exist yet."""
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(sys.argv[:1])
+    app.setApplicationName(relulab.APP_NAME)
+    app.setOrganizationName(relulab.ORGANIZATION)
+    app.setApplicationVersion(relulab.__version__)
+    app.setDesktopFileName(relulab.APP_ID)
+    return app
+
+
+def build_main_window(panel: str | None = None, theme: str | None = None,
+                      zoom: float | None = None):
+    """The main window with every panel built, shown or not; no event loop entered."""
+    ensure_application()
+    from relulab.ui import settings
+    from relulab.ui.main_window import MainWindow
+    from relulab.ui.theme import current_theme
+
+    t = current_theme()
+    t.set_name(theme or settings.get("view/theme"))
+    t.set_zoom(zoom if zoom is not None else settings.get("view/zoom"))
+    t.apply_to_application()
+    return MainWindow(panel=panel)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in COMMANDS:
+        return importlib.import_module(COMMANDS[argv[0]]).main(argv[1:])
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    app = ensure_application()
+    from relulab.ui.errors import install_exception_hook
+
+    window = build_main_window(panel=args.panel, theme=args.theme, zoom=args.zoom)
+    install_exception_hook(window)
+    if args.scene and hasattr(window, "open_scene"):
+        window.open_scene(args.scene)
+    window.show()
+    return app.exec()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

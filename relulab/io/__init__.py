@@ -1,0 +1,1 @@
+"""Qt-free file formats: network files, scene files and their validation."""

@@ -1,0 +1,182 @@
+"""Dense feed-forward networks: x ↦ W_L φ(… φ(W₁x + b₁) …) + b_L.
+
+Every hidden layer applies the same activation φ; the last layer is linear.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from relulab.model.activations import get_activation
+
+
+def _as_layer(W, b, index: int) -> tuple[np.ndarray, np.ndarray]:
+    W = np.array(W, dtype=float, copy=True)
+    b = np.array(b, dtype=float, copy=True)
+    if W.ndim == 1:
+        W = W[None, :]
+    if W.ndim != 2:
+        raise ValueError(f"layer {index + 1}: weights must be a matrix, got {W.ndim} dimensions")
+    b = b.reshape(-1)
+    if b.shape[0] != W.shape[0]:
+        raise ValueError(
+            f"layer {index + 1}: {W.shape[0]} neurons but {b.shape[0]} biases"
+        )
+    W.setflags(write=False)
+    b.setflags(write=False)
+    return W, b
+
+
+@dataclass(frozen=True, eq=False)
+class MLP:
+    """A multilayer perceptron with layers ``(W, b)``, ``W`` of shape (out, in).
+
+    ``f(x) = W_L h_{L−1} + b_L`` with ``h_0 = x`` and ``h_l = φ(W_l h_{l−1} + b_l)``.
+    The arrays are read-only: a network is a value, edits make a new one.
+    """
+
+    layers: tuple[tuple[np.ndarray, np.ndarray], ...]
+    activation: str = "relu"
+
+    def __init__(self, layers: Iterable[tuple[Sequence, Sequence]], activation: str = "relu"):
+        checked = tuple(_as_layer(W, b, i) for i, (W, b) in enumerate(layers))
+        if not checked:
+            raise ValueError("a network needs at least one layer")
+        for i in range(1, len(checked)):
+            if checked[i][0].shape[1] != checked[i - 1][0].shape[0]:
+                raise ValueError(
+                    f"layer {i + 1} expects {checked[i][0].shape[1]} inputs but layer {i} "
+                    f"has {checked[i - 1][0].shape[0]} neurons"
+                )
+        get_activation(activation)
+        object.__setattr__(self, "layers", checked)
+        object.__setattr__(self, "activation", activation)
+
+    # -- construction -------------------------------------------------------
+    @classmethod
+    def random(cls, sizes: Sequence[int], seed=None, activation: str = "relu",
+               init: str = "he") -> "MLP":
+        """A network with layer sizes ``sizes`` = [n_in, n_1, …, n_out].
+
+        ``init="he"``: W ~ N(0, 2/fan_in), b ~ U(−0.5, 0.5) so that kinks and
+        region boundaries fall near the origin rather than all through it.
+        ``init="uniform"``: W, b ~ U(−1, 1).
+        """
+        sizes = [int(s) for s in sizes]
+        if len(sizes) < 2 or min(sizes) < 1:
+            raise ValueError(f"sizes must list at least two positive layer sizes, got {sizes}")
+        rng = np.random.default_rng(seed)
+        layers = []
+        for n_in, n_out in zip(sizes[:-1], sizes[1:]):
+            if init == "he":
+                W = rng.normal(0.0, np.sqrt(2.0 / n_in), (n_out, n_in))
+                b = rng.uniform(-0.5, 0.5, n_out)
+            elif init == "uniform":
+                W = rng.uniform(-1, 1, (n_out, n_in))
+                b = rng.uniform(-1, 1, n_out)
+            else:
+                raise ValueError(f"unknown initialisation {init!r}")
+            layers.append((W, b))
+        return cls(layers, activation)
+
+    # -- shape --------------------------------------------------------------
+    @property
+    def sizes(self) -> list[int]:
+        """[n_in, n_1, …, n_out]."""
+        return [self.layers[0][0].shape[1]] + [W.shape[0] for W, _ in self.layers]
+
+    @property
+    def n_in(self) -> int:
+        return self.layers[0][0].shape[1]
+
+    @property
+    def n_out(self) -> int:
+        return self.layers[-1][0].shape[0]
+
+    @property
+    def hidden_sizes(self) -> list[int]:
+        return self.sizes[1:-1]
+
+    @property
+    def n_params(self) -> int:
+        """Σ (n_{l−1} + 1)·n_l: 177 for 2-8-8-8-1."""
+        return sum(W.size + b.size for W, b in self.layers)
+
+    @property
+    def n_hidden_neurons(self) -> int:
+        return sum(self.hidden_sizes)
+
+    # -- evaluation ---------------------------------------------------------
+    def _inputs(self, x) -> tuple[np.ndarray, bool]:
+        x = np.asarray(x, dtype=float)
+        flat = False
+        if x.ndim == 0:
+            x = x.reshape(1, 1) if self.n_in == 1 else x.reshape(1, -1)
+            flat = self.n_in == 1
+        elif x.ndim == 1 and self.n_in == 1:
+            x = x[:, None]
+            flat = True
+        elif x.ndim == 1 and x.shape[0] == self.n_in:
+            x = x[None, :]
+        if x.ndim != 2 or x.shape[1] != self.n_in:
+            raise ValueError(f"expected inputs of shape (N, {self.n_in}), got {np.shape(x)}")
+        return x, flat
+
+    def forward(self, x) -> list[np.ndarray]:
+        """Pre-activations z_1 … z_L (the last one is the output), each (N, n_l)."""
+        h, _ = self._inputs(x)
+        phi = get_activation(self.activation)
+        zs = []
+        for i, (W, b) in enumerate(self.layers):
+            z = h @ W.T + b
+            zs.append(z)
+            if i < len(self.layers) - 1:
+                h = phi(z)
+        return zs
+
+    def __call__(self, x) -> np.ndarray:
+        """Outputs for inputs ``x`` of shape (N, n_in), or (N,) when n_in = 1.
+
+        A 1-D input with one output gives a 1-D result.
+        """
+        xx, flat = self._inputs(x)
+        out = self.forward(xx)[-1]
+        if flat and self.n_out == 1:
+            return out[:, 0]
+        return out
+
+    def activation_patterns(self, x) -> np.ndarray:
+        """Boolean (N, hidden neurons): neuron on where its pre-activation is > 0."""
+        zs = self.forward(x)[:-1]
+        if not zs:
+            return np.zeros((len(np.atleast_1d(x)), 0), dtype=bool)
+        return np.concatenate([z > 0 for z in zs], axis=1)
+
+    # -- helpers ------------------------------------------------------------
+    def with_activation(self, activation: str) -> "MLP":
+        return MLP(self.layers, activation)
+
+    def is_finite(self) -> bool:
+        return all(np.all(np.isfinite(W)) and np.all(np.isfinite(b)) for W, b in self.layers)
+
+    def __repr__(self) -> str:
+        arch = "-".join(str(s) for s in self.sizes)
+        return f"MLP({arch}, activation={self.activation!r}, params={self.n_params})"
+
+
+def compose(first: MLP, second: MLP) -> MLP:
+    """The network x ↦ second(first(x)) for ReLU networks.
+
+    Because the last layer of ``first`` is linear and the first layer of ``second``
+    is affine, the two merge into one affine layer: W = W₂ᶠ·W_Lᵉ, b = W₂ᶠ·b_Lᵉ + b₂ᶠ.
+    """
+    if first.activation != second.activation:
+        raise ValueError("can only compose networks with the same hidden activation")
+    if first.n_out != second.n_in:
+        raise ValueError(f"cannot feed {first.n_out} outputs into {second.n_in} inputs")
+    (Wl, bl), (Wf, bf) = first.layers[-1], second.layers[0]
+    merged = (Wf @ Wl, Wf @ bl + bf)
+    return MLP(list(first.layers[:-1]) + [merged] + list(second.layers[1:]), first.activation)

@@ -1,0 +1,1 @@
+"""Everything Qt: the main window, one module per panel, plot items, settings, theme."""

@@ -1,0 +1,100 @@
+"""What every panel shares: its name, undo stack, theme, state and clean shutdown.
+
+A panel is a state object (in the model), a view (plots and controls) and the
+wiring between them. The hooks below are what the main window, scene files and
+tests rely on; a panel overrides the ones it needs.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from PySide6.QtGui import QUndoStack
+from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout, QWidget
+
+from relulab.ui.theme import current_theme
+
+
+class Panel(QWidget):
+    """Base class of the main window's panels.
+
+    Subclasses set ``name`` (used in object names ``panel-<name>``, on the command
+    line and in scene files), ``title`` and ``summary``.
+    """
+
+    name = "panel"
+    title = "Panel"
+    summary = ""
+
+    def __init__(self, host=None, parent=None):
+        super().__init__(parent)
+        self.host = host  # the main window, or None when the panel runs alone
+        self.setObjectName(f"panel-{self.name}")
+        self.setAccessibleName(f"{self.title} panel")
+        self.undo_stack = QUndoStack(self)
+        self.undo_stack.setObjectName(f"{self.name}-undo")
+        self.theme = current_theme()
+        self.theme.changed.connect(self.apply_theme)
+
+    # -- hooks ---------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """Everything needed to rebuild what the panel shows, as JSON-ready data."""
+        return {}
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        """Restore a ``state_dict``. Validate everything first and raise ValueError
+        naming the field; on error the panel must stay exactly as it was."""
+
+    def apply_theme(self) -> None:
+        """Restyle plots and handles after a theme or zoom change."""
+
+    def receive(self, kind: str, payload: Any) -> bool:
+        """Accept something sent from another panel (``"network"`` with an MLP, …).
+        Returns True when taken."""
+        return False
+
+    def shutdown(self) -> None:
+        """Stop timers and threads; called once before the panel is destroyed."""
+        try:
+            self.theme.changed.disconnect(self.apply_theme)
+        except (RuntimeError, TypeError):
+            pass
+
+    # -- helpers -------------------------------------------------------------
+    def show_status(self, text: str, msec: int = 5000) -> None:
+        if self.host is not None:
+            self.host.statusBar().showMessage(text, msec)
+
+    def send_to(self, panel_name: str, kind: str, payload: Any) -> bool:
+        """Hand ``payload`` to another panel and switch to it (False when alone)."""
+        if self.host is None:
+            return False
+        return self.host.send_to(panel_name, kind, payload)
+
+
+class PlaceholderPanel(Panel):
+    """Shown for a panel whose module does not exist yet: one line on what it will hold."""
+
+    def __init__(self, name: str, title: str, summary: str, host=None, parent=None):
+        self.name, self.title, self.summary = name, title, summary
+        super().__init__(host, parent)
+        layout = QVBoxLayout(self)
+        label = QLabel(f"{title}: {summary}")
+        label.setObjectName(f"{name}-placeholder")
+        label.setWordWrap(True)
+        layout.addWidget(label)
+        layout.addStretch(1)
+
+
+def run_alone(panel_class, argv=None) -> int:
+    """Show one panel in its own window on demo data: ``python -m relulab.ui.panels.X``."""
+    app = QApplication.instance() or QApplication(sys.argv if argv is None else argv)
+    current_theme().apply_to_application()
+    panel = panel_class()
+    panel.setWindowTitle(f"ReLU Lab: {panel.title}")
+    panel.resize(1200, 760)
+    panel.show()
+    code = app.exec()
+    panel.shutdown()
+    return code

@@ -1,0 +1,85 @@
+import numpy as np
+import pytest
+
+from relulab.model import ACTIVATIONS, MLP, compose, get_activation
+
+
+def test_177_parameters_for_2_8_8_8_1():
+    assert MLP.random([2, 8, 8, 8, 1], seed=0).n_params == 177
+
+
+def test_forward_matches_the_layer_formula():
+    net = MLP.random([3, 5, 4, 2], seed=1)
+    x = np.random.default_rng(2).normal(size=(7, 3))
+    h = x
+    for i, (W, b) in enumerate(net.layers):
+        h = h @ W.T + b
+        if i < len(net.layers) - 1:
+            h = np.maximum(h, 0)
+    assert np.allclose(net(x), h)
+
+
+def test_one_dimensional_input_gives_one_dimensional_output():
+    net = MLP.random([1, 4, 1], seed=0)
+    x = np.linspace(-1, 1, 11)
+    y = net(x)
+    assert y.shape == (11,)
+    assert np.allclose(y, net(x[:, None])[:, 0])
+
+
+def test_seed_002_forward_pass_and_collapse():
+    W1 = np.array([[1.0, 2.0], [3.0, -1.0]])
+    W2 = np.array([[2.0, 1.0]])
+    relu_net = MLP([(W1, np.zeros(2)), (W2, np.zeros(1))])
+    linear_net = relu_net.with_activation("identity")
+    x = np.array([[2.0, 1.0], [1.0, 0.0], [0.0, 1.0]])
+    assert np.allclose(linear_net(x)[:, 0], [13, 5, 3])
+    assert np.allclose(relu_net(x)[:, 0], [13, 5, 4])
+    assert np.allclose(W2 @ W1, [[5, 3]])
+
+
+def test_shape_mismatch_is_named():
+    with pytest.raises(ValueError, match="layer 2 expects 3 inputs but layer 1 has 2 neurons"):
+        MLP([(np.ones((2, 1)), np.zeros(2)), (np.ones((1, 3)), np.zeros(1))])
+    with pytest.raises(ValueError, match="biases"):
+        MLP([(np.ones((2, 1)), np.zeros(3))])
+
+
+def test_weights_are_read_only():
+    net = MLP.random([1, 3, 1], seed=0)
+    with pytest.raises(ValueError):
+        net.layers[0][0][0, 0] = 5.0
+
+
+def test_compose_equals_function_composition():
+    f = MLP.random([1, 3, 1], seed=0)
+    g = MLP.random([1, 4, 2, 1], seed=1)
+    x = np.linspace(-2, 2, 50)
+    assert np.allclose(compose(f, g)(x), g(f(x)))
+
+
+@pytest.mark.parametrize("name", list(ACTIVATIONS))
+def test_derivatives_match_finite_differences(name):
+    act = get_activation(name)
+    z = np.linspace(-3, 3, 61) + 0.0123  # avoid the kink at 0
+    h = 1e-6
+    numeric = (act(z + h) - act(z - h)) / (2 * h)
+    assert np.allclose(act.df(z), numeric, atol=1e-5)
+
+
+def test_derivative_bounds_and_relu_convention():
+    z = np.linspace(-10, 10, 2001)
+    assert get_activation("sigmoid").df(z).max() <= 0.25 + 1e-12
+    assert get_activation("tanh").df(z).max() <= 1 + 1e-12
+    assert set(np.unique(get_activation("relu").df(z))) <= {0.0, 1.0}
+    assert get_activation("relu").df(np.array([0.0]))[0] == 0.0
+
+
+def test_sigmoid_does_not_overflow():
+    s = get_activation("sigmoid")(np.array([-1000.0, 0.0, 1000.0]))
+    assert np.allclose(s, [0, 0.5, 1])
+
+
+def test_unknown_activation():
+    with pytest.raises(ValueError, match="unknown activation 'swish'"):
+        MLP.random([1, 2, 1], seed=0, activation="swish")
