@@ -54,6 +54,27 @@ class Panel(QWidget):
         Returns True when taken."""
         return False
 
+    def plots(self) -> dict[str, QWidget]:
+        """The panel's plots by name, main one first (for PNG/SVG export)."""
+        return {}
+
+    def data_tables(self) -> dict[str, tuple[list[str], list[list]]]:
+        """Data behind the plots as {name: (column headers, rows)} (for CSV export)."""
+        return {}
+
+    def animation_frames(self, max_frames: int = 120):
+        """A generator that advances what the panel shows by one frame per ``yield``
+        (a training tick, a fold); the exporter grabs the plot after each. It leaves
+        the panel as it found it when closed. Panels without an animation yield nothing."""
+        return iter(())
+
+    def set_lecture_layout(self, on: bool) -> None:
+        """Lecture layout: hide the controls (the child named ``<name>-controls``)
+        and let the plots and readouts take the room."""
+        controls = self.findChild(QWidget, f"{self.name}-controls")
+        if controls is not None:
+            controls.setVisible(not on)
+
     def shutdown(self) -> None:
         """Stop timers and threads; called once before the panel is destroyed."""
         try:
