@@ -1,0 +1,360 @@
+"""Scene files (``.relulab.json``) and lecture playlists: a versioned JSON schema.
+
+A scene is the state of some or all panels, so that saving and reopening it draws
+the same pictures::
+
+    {"format": "relulab-scene", "version": 1,
+     "panels": {"hinges": {...}, "folding": {...}},   # panel name -> its state_dict()
+     "current": "hinges",                              # the panel on screen
+     "title": "…", "caption": "…"}                     # optional, shown in a lecture
+
+A playlist is an ordered list of scenes (inline, or file names beside it)::
+
+    {"format": "relulab-playlist", "version": 1, "title": "…",
+     "scenes": ["01-ruler.relulab.json", {...a scene...}, …]}
+
+Reading never trusts the file: every problem raises :class:`SceneError` naming the
+field (``panels.hinges``, ``version``, ``scenes[3]``) and what is wrong with it,
+before anything is applied. Files written by a newer format version are refused
+rather than half-read. Qt-free.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from relulab.io.atomic import write_text_atomic
+
+SCENE_FORMAT = "relulab-scene"
+PLAYLIST_FORMAT = "relulab-playlist"
+VERSION = 1
+SCENE_SUFFIX = ".relulab.json"
+#: Larger files are refused before they are read: a scene is settings and small data.
+MAX_BYTES = 16 * 1024 * 1024
+#: Deeper nesting than this is not a scene (and would exhaust the parser's stack).
+MAX_DEPTH = 64
+
+
+class SceneError(ValueError):
+    """A scene or playlist that cannot be used: ``field`` says where, ``problem`` what."""
+
+    def __init__(self, field: str, problem: str):
+        super().__init__(f"{field}: {problem}")
+        self.field = field
+        self.problem = problem
+
+
+@dataclass
+class Scene:
+    """The state of some panels (``panels``: name -> state_dict) and which one is shown."""
+
+    panels: dict[str, dict[str, Any]] = field(default_factory=dict)
+    current: str | None = None
+    title: str = ""
+    caption: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"format": SCENE_FORMAT, "version": VERSION}
+        if self.title:
+            d["title"] = self.title
+        if self.caption:
+            d["caption"] = self.caption
+        if self.current is not None:
+            d["current"] = self.current
+        d["panels"] = {name: json_ready(state, f"panels.{name}")
+                       for name, state in self.panels.items()}
+        return d
+
+
+@dataclass
+class Playlist:
+    """An ordered list of scenes, stepped through in a lecture."""
+
+    scenes: list[Scene]
+    title: str = ""
+
+
+# -- helpers -----------------------------------------------------------------
+def _kind(value) -> str:
+    """A value's JSON kind in words, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def json_ready(value, where: str = "value"):
+    """``value`` as plain JSON data: tuples become lists, numpy numbers and arrays
+    become Python numbers and lists. Raises SceneError naming the path of anything
+    that JSON cannot hold exactly (NaN, infinity, arbitrary objects)."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise SceneError(where, f"{value} is not a finite number; a scene cannot hold it")
+        return value
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise SceneError(where, f"key {k!r} is not text")
+            out[k] = json_ready(v, f"{where}.{k}")
+        return out
+    if isinstance(value, (list, tuple)):
+        return [json_ready(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    tolist = getattr(value, "tolist", None)  # numpy arrays and scalars, without importing numpy
+    if callable(tolist):
+        return json_ready(tolist(), where)
+    raise SceneError(where, f"{type(value).__name__} cannot be stored in a scene")
+
+
+def _reject_constant(name: str):
+    raise SceneError("file", f"{name} is not allowed in a scene (only finite numbers)")
+
+
+def _decode(data: bytes | str, max_bytes: int) -> Any:
+    """Bytes -> JSON value, with a message for each way a file can be broken."""
+    size = len(data.encode("utf-8") if isinstance(data, str) else data)
+    if size > max_bytes:
+        raise SceneError("file", f"{_mb(size)} is larger than the {_mb(max_bytes)} a scene may have")
+    if isinstance(data, bytes):
+        if not data.strip():
+            raise SceneError("file", "the file is empty")
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise SceneError("file", f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
+                                     f"{exc.start}); is this a scene file?") from None
+    else:
+        text = data
+    if not text.strip():
+        raise SceneError("file", "the file is empty")
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        cut = " (the file looks cut short)" if _unclosed(text) else ""
+        raise SceneError("file", f"not valid JSON at line {exc.lineno}, column {exc.colno}: "
+                                 f"{exc.msg}{cut}") from None
+    except RecursionError:
+        raise SceneError("file", "nested too deeply to be a scene") from None
+
+
+def _unclosed(text: str) -> bool:
+    """True when brackets or a string are still open at the end: a truncated file."""
+    depth, in_string, escaped = 0, False, False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+    return in_string or depth > 0
+
+
+def _mb(n: int) -> str:
+    return f"{n / (1024 * 1024):.1f} MB"
+
+
+def _depth(value, limit: int) -> int:
+    """Nesting depth of a JSON value, stopping once ``limit`` is passed."""
+    stack = [(value, 1)]
+    deepest = 0
+    while stack:
+        v, d = stack.pop()
+        deepest = max(deepest, d)
+        if deepest > limit:
+            return deepest
+        if isinstance(v, dict):
+            stack.extend((c, d + 1) for c in v.values())
+        elif isinstance(v, list):
+            stack.extend((c, d + 1) for c in v)
+    return deepest
+
+
+def _check_header(d, expected_format: str, where: str = "") -> None:
+    prefix = f"{where}." if where else ""
+    if not isinstance(d, dict):
+        raise SceneError(where or "file", f"expected an object with \"format\" and \"version\", "
+                                          f"got {_kind(d)}")
+    fmt = d.get("format")
+    if fmt is None:
+        raise SceneError(f"{prefix}format", f"missing; a ReLU Lab file says \"{expected_format}\"")
+    if fmt != expected_format:
+        raise SceneError(f"{prefix}format", f"is {fmt!r}, expected {expected_format!r}")
+    version = d.get("version")
+    if version is None:
+        raise SceneError(f"{prefix}version", "missing")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise SceneError(f"{prefix}version", f"expected a whole number, got {_kind(version)}")
+    if version > VERSION:
+        raise SceneError(f"{prefix}version",
+                         f"this file was written by a newer ReLU Lab (format version {version}); "
+                         f"this one reads up to version {VERSION}. Update ReLU Lab to open it.")
+    if version < 1:
+        raise SceneError(f"{prefix}version", f"{version} is not a format version (they start at 1)")
+
+
+def _optional_text(d: dict, key: str, where: str) -> str:
+    value = d.get(key, "")
+    if not isinstance(value, str):
+        raise SceneError(f"{where}{key}", f"expected text, got {_kind(value)}")
+    return value
+
+
+# -- scenes ------------------------------------------------------------------
+def scene_from_dict(d, known_panels: Iterable[str] | None = None, where: str = "") -> Scene:
+    """Validate a decoded scene object and return it as a :class:`Scene`.
+
+    ``known_panels``: the panel names this application has (unknown names are an
+    error naming the field). ``where`` prefixes field names (``scenes[2]``).
+    """
+    _check_header(d, SCENE_FORMAT, where)
+    prefix = f"{where}." if where else ""
+    if _depth(d, MAX_DEPTH) > MAX_DEPTH:
+        raise SceneError(where or "file", f"nested more than {MAX_DEPTH} levels deep")
+    known = list(known_panels) if known_panels is not None else None
+    if "panels" not in d:
+        raise SceneError(f"{prefix}panels", "missing (an object: panel name -> panel state)")
+    panels = d["panels"]
+    if not isinstance(panels, dict):
+        raise SceneError(f"{prefix}panels",
+                         f"expected an object (panel name -> panel state), got {_kind(panels)}")
+    for name, state in panels.items():
+        if known is not None and name not in known:
+            raise SceneError(f"{prefix}panels.{name}",
+                             f"unknown panel (known: {', '.join(known)})")
+        if not isinstance(state, dict):
+            raise SceneError(f"{prefix}panels.{name}",
+                             f"expected an object (the panel's state), got {_kind(state)}")
+    current = d.get("current")
+    if current is not None:
+        if not isinstance(current, str):
+            raise SceneError(f"{prefix}current", f"expected a panel name, got {_kind(current)}")
+        if known is not None and current not in known:
+            raise SceneError(f"{prefix}current",
+                             f"unknown panel {current!r} (known: {', '.join(known)})")
+    return Scene(panels=dict(panels), current=current,
+                 title=_optional_text(d, "title", prefix),
+                 caption=_optional_text(d, "caption", prefix))
+
+
+def parse_scene(data: bytes | str, known_panels: Iterable[str] | None = None,
+                max_bytes: int = MAX_BYTES) -> Scene:
+    """A scene from the bytes or text of a ``.relulab.json`` file (validated)."""
+    return scene_from_dict(_decode(data, max_bytes), known_panels)
+
+
+def dump_scene(scene: Scene) -> str:
+    """The scene as JSON text (stable key order, one field per line for diffs)."""
+    return json.dumps(scene.to_dict(), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _read_bytes(path, max_bytes: int) -> bytes:
+    """The file's bytes; an oversized file is refused before it is read."""
+    try:
+        size = path.stat().st_size if hasattr(path, "stat") else None
+    except OSError:
+        size = None
+    if size is not None and size > max_bytes:
+        raise SceneError("file", f"{_mb(size)} is larger than the {_mb(max_bytes)} a scene may have")
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise SceneError("file", f"{path} does not exist") from None
+    except IsADirectoryError:
+        raise SceneError("file", f"{path} is a folder, not a scene file") from None
+    except OSError as exc:
+        raise SceneError("file", f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def read_scene(path, known_panels: Iterable[str] | None = None,
+               max_bytes: int = MAX_BYTES) -> Scene:
+    """Read and validate a scene file."""
+    return parse_scene(_read_bytes(Path(path), max_bytes), known_panels, max_bytes)
+
+
+def write_scene(path, scene: Scene) -> None:
+    """Write ``scene`` atomically (a temporary file beside it, then a rename)."""
+    text = dump_scene(scene)  # raises SceneError before the file is touched
+    write_text_atomic(Path(path), text)
+
+
+# -- playlists ---------------------------------------------------------------
+def playlist_from_dict(d, base=None, known_panels: Iterable[str] | None = None,
+                       max_bytes: int = MAX_BYTES) -> Playlist:
+    """Validate a decoded playlist; scene entries that are file names are read from
+    ``base`` (a folder path or an ``importlib.resources`` traversable)."""
+    _check_header(d, PLAYLIST_FORMAT)
+    known = list(known_panels) if known_panels is not None else None
+    entries = d.get("scenes")
+    if not isinstance(entries, list):
+        raise SceneError("scenes", f"expected a list of scenes, got {_kind(entries)}")
+    if not entries:
+        raise SceneError("scenes", "the playlist has no scenes")
+    scenes = []
+    for i, entry in enumerate(entries):
+        where = f"scenes[{i}]"
+        if isinstance(entry, str):
+            if base is None:
+                raise SceneError(where, "a file name, but the playlist has no folder to read it from")
+            if "/" in entry or "\\" in entry or entry.startswith("."):
+                raise SceneError(where, f"{entry!r}: scene files must lie beside the playlist")
+            try:
+                raw = _read_bytes(base / entry, max_bytes)
+                scenes.append(scene_from_dict(_decode(raw, max_bytes), known))
+            except SceneError as exc:
+                raise SceneError(f"{where} ({entry}) {exc.field}", exc.problem) from None
+        elif isinstance(entry, dict):
+            scenes.append(scene_from_dict(entry, known, where))
+        else:
+            raise SceneError(where, f"expected a scene or a file name, got {_kind(entry)}")
+    return Playlist(scenes=scenes, title=_optional_text(d, "title", ""))
+
+
+def read_playlist(path, known_panels: Iterable[str] | None = None,
+                  max_bytes: int = MAX_BYTES) -> Playlist:
+    """Read a playlist file (a Path or an ``importlib.resources`` traversable)."""
+    path = Path(path) if isinstance(path, str) else path
+    d = _decode(_read_bytes(path, max_bytes), max_bytes)
+    return playlist_from_dict(d, path.parent if hasattr(path, "parent") else None,
+                              known_panels, max_bytes)
+
+
+def read_document(path, known_panels: Iterable[str] | None = None,
+                  max_bytes: int = MAX_BYTES) -> Scene | Playlist:
+    """A scene or a playlist, whichever the file's ``format`` says."""
+    path = Path(path)
+    d = _decode(_read_bytes(path, max_bytes), max_bytes)
+    if isinstance(d, dict) and d.get("format") == PLAYLIST_FORMAT:
+        return playlist_from_dict(d, path.parent, known_panels, max_bytes)
+    return scene_from_dict(d, known_panels)
+
+
+def builtin_lecture_path():
+    """The built-in lecture's playlist, as an ``importlib.resources`` traversable."""
+    from importlib.resources import files
+
+    return files("relulab").joinpath("resources", "lectures", "playlist.json")

@@ -1,0 +1,166 @@
+"""Scene files: schema, validation messages, size limit, newer versions, atomic writes."""
+
+import json
+
+import numpy as np
+import pytest
+
+from relulab.io.scenes import (
+    MAX_BYTES, PLAYLIST_FORMAT, SCENE_FORMAT, VERSION, Scene, SceneError, dump_scene,
+    json_ready, parse_scene, read_document, read_playlist, read_scene, write_scene,
+)
+
+KNOWN = ["hinges", "training", "folding", "converter", "playground"]
+
+
+def good() -> dict:
+    return {"format": SCENE_FORMAT, "version": VERSION, "current": "folding",
+            "title": "Depth", "caption": "Each layer doubles the pieces.",
+            "panels": {"folding": {"depth": 3, "fold": [0.0, 0.5, 1.0]}, "hinges": {}}}
+
+
+def test_round_trip_through_text_and_file(tmp_path):
+    scene = parse_scene(json.dumps(good()), KNOWN)
+    assert scene.current == "folding" and scene.title == "Depth"
+    assert scene.panels["folding"] == {"depth": 3, "fold": [0.0, 0.5, 1.0]}
+    path = tmp_path / "a.relulab.json"
+    write_scene(path, scene)
+    again = read_scene(path, KNOWN)
+    assert again == scene
+    assert json.loads(path.read_text())["format"] == SCENE_FORMAT
+
+
+def test_numpy_values_are_stored_as_plain_numbers():
+    scene = Scene(panels={"hinges": {"kinks": np.array([-1.0, 0.5]), "n": np.int64(3),
+                                     "pair": (1, 2)}})
+    d = json.loads(dump_scene(scene))
+    assert d["panels"]["hinges"] == {"kinks": [-1.0, 0.5], "n": 3, "pair": [1, 2]}
+
+
+@pytest.mark.parametrize("value, where", [
+    ({"loss": [1.0, float("nan")]}, "panels.training.loss[1]"),
+    ({"w": float("inf")}, "panels.training.w"),
+    ({"obj": object()}, "panels.training.obj"),
+])
+def test_unstorable_values_name_their_path(value, where, tmp_path):
+    path = tmp_path / "s.relulab.json"
+    path.write_text("old")
+    with pytest.raises(SceneError) as info:
+        write_scene(path, Scene(panels={"training": value}))
+    assert info.value.field == where
+    assert path.read_text() == "old"  # nothing written
+
+
+def _mutate(fn):
+    d = good()
+    fn(d)
+    return json.dumps(d)
+
+
+BROKEN = {
+    "empty": ("", "file", "empty"),
+    "truncated": (json.dumps(good())[:60], "file", "cut short"),
+    "not json": ("hello", "file", "not valid JSON"),
+    "binary": (b"\x89PNG\r\n\x1a\n\x00\xff", "file", "not UTF-8"),
+    "a list": ("[1, 2]", "file", "expected an object"),
+    "NaN": ('{"format": "relulab-scene", "version": 1, "panels": {"a": NaN}}', "file", "NaN"),
+    "wrong format": (_mutate(lambda d: d.update(format="something-else")), "format",
+                     "expected 'relulab-scene'"),
+    "no format": (_mutate(lambda d: d.pop("format")), "format", "missing"),
+    "text version": (_mutate(lambda d: d.update(version="1")), "version",
+                     "expected a whole number, got text"),
+    "newer version": (_mutate(lambda d: d.update(version=VERSION + 1)), "version",
+                      "newer ReLU Lab"),
+    "version zero": (_mutate(lambda d: d.update(version=0)), "version", "not a format version"),
+    "panels a list": (_mutate(lambda d: d.update(panels=[])), "panels",
+                      "expected an object (panel name -> panel state), got a list"),
+    "no panels": (_mutate(lambda d: d.pop("panels")), "panels", "missing"),
+    "panel state a number": (_mutate(lambda d: d["panels"].update(hinges=3)), "panels.hinges",
+                             "got a number"),
+    "unknown panel": (_mutate(lambda d: d["panels"].update(oops={})), "panels.oops",
+                      "unknown panel"),
+    "current wrong type": (_mutate(lambda d: d.update(current=2)), "current",
+                           "expected a panel name"),
+    "current unknown": (_mutate(lambda d: d.update(current="nope")), "current", "unknown panel"),
+    "caption wrong type": (_mutate(lambda d: d.update(caption=["x"])), "caption",
+                           "expected text, got a list"),
+    "too deep": (_mutate(lambda d: d["panels"].update(hinges={"a": json.loads("[" * 80 + "]" * 80)})),
+                 "file", "nested"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_each_kind_of_broken_file_names_field_and_problem(name):
+    data, field, words = BROKEN[name]
+    with pytest.raises(SceneError) as info:
+        parse_scene(data, KNOWN)
+    assert info.value.field == field
+    assert words in info.value.problem
+    assert str(info.value).startswith(f"{field}: ")
+
+
+def test_oversized_file_is_refused_before_reading(tmp_path, monkeypatch):
+    path = tmp_path / "big.relulab.json"
+    with open(path, "wb") as f:
+        f.truncate(MAX_BYTES + 1)  # sparse: no need to write 16 MB
+    monkeypatch.setattr(type(path), "read_bytes", lambda self: pytest.fail("read an oversized file"))
+    with pytest.raises(SceneError, match="larger than the 16.0 MB"):
+        read_scene(path, KNOWN)
+
+
+def test_size_limit_applies_to_text_too():
+    with pytest.raises(SceneError, match="larger than"):
+        parse_scene(json.dumps(good()), KNOWN, max_bytes=50)
+
+
+def test_missing_file_and_folder(tmp_path):
+    with pytest.raises(SceneError, match="does not exist"):
+        read_scene(tmp_path / "nope.relulab.json")
+    with pytest.raises(SceneError, match="is a folder"):
+        read_scene(tmp_path)
+
+
+def test_playlist_with_files_and_inline_scenes(tmp_path):
+    (tmp_path / "one.relulab.json").write_text(json.dumps(good()))
+    inline = good()
+    inline["title"] = "Inline"
+    (tmp_path / "list.json").write_text(json.dumps(
+        {"format": PLAYLIST_FORMAT, "version": 1, "title": "Talk",
+         "scenes": ["one.relulab.json", inline]}))
+    playlist = read_playlist(tmp_path / "list.json", KNOWN)
+    assert playlist.title == "Talk"
+    assert [s.title for s in playlist.scenes] == ["Depth", "Inline"]
+    assert isinstance(read_document(tmp_path / "list.json", KNOWN), type(playlist))
+    assert isinstance(read_document(tmp_path / "one.relulab.json", KNOWN), Scene)
+
+
+@pytest.mark.parametrize("scenes, field, words", [
+    ([], "scenes", "no scenes"),
+    ("x", "scenes", "expected a list"),
+    ([3], "scenes[0]", "expected a scene or a file name"),
+    (["../up.relulab.json"], "scenes[0]", "beside the playlist"),
+    (["missing.relulab.json"], "scenes[0] (missing.relulab.json) file", "does not exist"),
+    ([{"format": SCENE_FORMAT, "version": 1, "panels": []}], "scenes[0].panels", "got a list"),
+])
+def test_broken_playlists(tmp_path, scenes, field, words):
+    (tmp_path / "list.json").write_text(json.dumps(
+        {"format": PLAYLIST_FORMAT, "version": 1, "scenes": scenes}))
+    with pytest.raises(SceneError) as info:
+        read_playlist(tmp_path / "list.json", KNOWN)
+    assert info.value.field == field
+    assert words in info.value.problem
+
+
+def test_json_ready_keeps_plain_data():
+    data = {"a": [1, 2.5, "x", None, True], "b": {"c": []}}
+    assert json_ready(data) == data
+
+
+def test_builtin_lecture_is_valid():
+    from relulab.io.scenes import builtin_lecture_path
+
+    playlist = read_playlist(builtin_lecture_path(), KNOWN)
+    assert len(playlist.scenes) >= 8
+    for scene in playlist.scenes:
+        assert scene.title and len(scene.caption) > 80  # a paragraph, not a label
+        assert scene.current in scene.panels
