@@ -33,7 +33,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--panel", choices=PANEL_NAMES, help="open on this panel")
     p.add_argument("--theme", choices=["light", "dark", "high-contrast"], help="colour theme")
     p.add_argument("--zoom", type=float, help="zoom factor for fonts, lines and handles")
-    p.add_argument("scene", nargs="?", help="a scene file (.relulab.json) to open")
+    p.add_argument("--lecture", action="store_true",
+                   help="start the built-in lecture (PageDown/PageUp step it)")
+    p.add_argument("scene", nargs="?",
+                   help="a scene file (.relulab.json) or lecture playlist to open")
     return p
 
 
@@ -75,11 +78,19 @@ def main(argv: list[str] | None = None) -> int:
     app = ensure_application()
     from relulab.ui.errors import install_exception_hook
 
+    from PySide6.QtCore import QTimer
+
     window = build_main_window(panel=args.panel, theme=args.theme, zoom=args.zoom)
     install_exception_hook(window)
-    if args.scene and hasattr(window, "open_scene"):
+    window.session.confirm_close = True  # the app asks before unsaved work is lost
+    pending = window.session.start(autosave=True)
+    if args.scene:
         window.open_scene(args.scene)
+    elif args.lecture:
+        window.lecture.start_builtin()
     window.show()
+    if pending is not None:  # the last run did not exit cleanly
+        QTimer.singleShot(0, window.session.offer_restore)
     return app.exec()
 
 

@@ -1,16 +1,26 @@
-"""The main window: one tab per panel, menus, undo for the visible panel, status bar."""
+"""The main window: one tab per panel, menus, undo for the visible panel, status bar,
+scene files (open, save, recent, drop), export, lectures and the lecture layout."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QUndoGroup
-from PySide6.QtWidgets import QMainWindow, QMessageBox, QTabWidget
+from PySide6.QtWidgets import (
+    QFileDialog, QMainWindow, QMessageBox, QTabWidget, QVBoxLayout, QWidget,
+)
 
 import relulab
-from relulab.ui import settings
+from relulab.io.scenes import SCENE_SUFFIX, SceneError
+from relulab.ui import export, settings
+from relulab.ui.lecture import LectureController
 from relulab.ui.panels import PANELS, spec
 from relulab.ui.panels.base import Panel, PlaceholderPanel
+from relulab.ui.session import Session
 from relulab.ui.theme import THEMES, current_theme
+
+SCENE_FILTER = f"ReLU Lab scenes and playlists (*{SCENE_SUFFIX} *.json);;All files (*)"
 
 LICENCES = (
     "ReLU Lab is free software under the MIT licence.<br>"
@@ -26,10 +36,13 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(relulab.APP_NAME)
         self.theme = current_theme()
         self.undo_group = QUndoGroup(self)
-        self.tabs = QTabWidget(self)
+        central = QWidget(self)
+        central.setObjectName("central")
+        self.tabs = QTabWidget(central)
         self.tabs.setObjectName("panel-tabs")
+        self.tabs.setAccessibleName("Panels")
         self.tabs.setDocumentMode(True)
-        self.setCentralWidget(self.tabs)
+        self.setCentralWidget(central)
         self.panels: dict[str, Panel] = {}
         for p in PANELS:
             cls = p.load()
@@ -38,14 +51,36 @@ class MainWindow(QMainWindow):
             self.panels[p.name] = widget
             self.undo_group.addStack(widget.undo_stack)
             self.tabs.addTab(widget, p.title)
+        self.session = Session(self)
+        self.lecture = LectureController(self)
+        self.lecture_layout = False
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.lecture.bar)
+        layout.addWidget(self.tabs, 1)
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self._build_menus()
         self.statusBar().setObjectName("status-bar")
+        self.setAcceptDrops(True)
         self.resize(1280, 800)
+        geometry = settings.get("window/geometry")
+        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
+            self.restoreGeometry(geometry)
         start = panel or settings.get("window/last_panel")
         self.show_panel(start if start in self.panels else PANELS[0].name)
         self._on_tab_changed(self.tabs.currentIndex())
         self._closed = False
+        self._close_confirmed = False
+        self.close_prompt: QMessageBox | None = None
+        self.session.mark_clean()  # the panels' start-up state is the unmodified document
+        self.session.document_changed.connect(self._update_title)
+        self.undo_group.indexChanged.connect(self._update_title)
+        self.lecture.running_changed.connect(self._on_lecture_running)
+        self._on_lecture_running(False)
+        if settings.get("view/lecture_layout"):
+            self.set_lecture_layout(True)
+        self._update_title()
 
     # -- panels --------------------------------------------------------------
     def panel(self, name: str) -> Panel:
@@ -91,6 +126,34 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         self.file_menu = bar.addMenu("&File")
         self.file_menu.setObjectName("menu-file")
+        self._action(self.file_menu, "&Open…", "action-open", self.open_dialog,
+                     QKeySequence.StandardKey.Open)
+        self.recent_menu = self.file_menu.addMenu("Open &recent")
+        self.recent_menu.setObjectName("menu-recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        self._fill_recent_menu()
+        self._action(self.file_menu, "&Save", "action-save", self.save, QKeySequence.StandardKey.Save)
+        self._action(self.file_menu, "Save &as…", "action-save-as", self.save_as_dialog,
+                     "Ctrl+Shift+S")
+        self.file_menu.addSeparator()
+        self.export_menu = self.file_menu.addMenu("&Export")
+        self.export_menu.setObjectName("menu-export")
+        for scale in export.PNG_SCALES:
+            self._action(self.export_menu, f"Plot as PNG ({scale}×)…", f"action-export-png-{scale}x",
+                         lambda _=False, k=scale: self.export_dialog("png", k),
+                         "Ctrl+E" if scale == 1 else None)
+        self._action(self.export_menu, "Plot as SVG…", "action-export-svg",
+                     lambda: self.export_dialog("svg"))
+        self._action(self.export_menu, "Data as CSV…", "action-export-csv",
+                     lambda: self.export_dialog("csv"))
+        self.gif_action = self._action(self.export_menu, "Animation as GIF…", "action-export-gif",
+                                       lambda: self.export_dialog("gif"))
+        self.mp4_action = self._action(self.export_menu, "Animation as MP4…", "action-export-mp4",
+                                       lambda: self.export_dialog("mp4"))
+        self.gif_action.setEnabled(export.gif_available())
+        self.mp4_action.setEnabled(export.mp4_available())
+        if not export.mp4_available():
+            self.mp4_action.setText("Animation as MP4 (install PyAV: pip install av)")
         self.file_menu.addSeparator()
         self._action(self.file_menu, "&Quit", "action-quit", self.close, QKeySequence.StandardKey.Quit)
 
@@ -116,6 +179,10 @@ class MainWindow(QMainWindow):
                      ["Ctrl+=", "Ctrl++"])
         self._action(self.view_menu, "Zoom &out", "action-zoom-out", self.theme.zoom_out, "Ctrl+-")
         self._action(self.view_menu, "&Reset zoom", "action-zoom-reset", self.theme.reset_zoom, "Ctrl+0")
+        self.lecture_layout_action = self._action(
+            self.view_menu, "&Lecture layout", "action-lecture-layout",
+            lambda checked=False: self.set_lecture_layout(bool(checked)), "Ctrl+L")
+        self.lecture_layout_action.setCheckable(True)
         theme_menu = self.view_menu.addMenu("&Theme")
         theme_menu.setObjectName("menu-theme")
         group = QActionGroup(self)
@@ -130,6 +197,20 @@ class MainWindow(QMainWindow):
         for i, p in enumerate(PANELS, start=1):
             self._action(self.view_menu, p.title, f"action-show-{p.name}",
                          lambda _=False, n=p.name: self.show_panel(n), f"Ctrl+{i}")
+
+        self.lecture_menu = bar.addMenu("&Lecture")
+        self.lecture_menu.setObjectName("menu-lecture")
+        self._action(self.lecture_menu, "Start the &built-in lecture", "action-lecture-builtin",
+                     self.lecture.start_builtin, "Ctrl+F5")
+        self._action(self.lecture_menu, "&Open a playlist…", "action-lecture-open", self.open_dialog)
+        self.lecture_menu.addSeparator()
+        self.lecture_next_action = self._action(
+            self.lecture_menu, "&Next scene", "action-lecture-next", self.lecture.next, "PgDown")
+        self.lecture_previous_action = self._action(
+            self.lecture_menu, "&Previous scene", "action-lecture-previous", self.lecture.previous,
+            "PgUp")
+        self.lecture_end_action = self._action(
+            self.lecture_menu, "&End lecture", "action-lecture-end", self.lecture.end)
 
         self.help_menu = bar.addMenu("&Help")
         self.help_menu.setObjectName("menu-help")
@@ -158,6 +239,130 @@ class MainWindow(QMainWindow):
         box.open()
         return box
 
+    # -- scene files -------------------------------------------------------------
+    def open_scene(self, path) -> bool:
+        """Open a scene or playlist file; a bad file is reported and changes nothing."""
+        return self.session.open(path)
+
+    def save(self) -> bool:
+        if self.session.path is None:
+            return self.save_as_dialog()
+        return self.session.save()
+
+    def save_as(self, path) -> bool:
+        path = Path(path)
+        if not path.name.endswith(SCENE_SUFFIX) and not path.suffix:
+            path = path.with_name(path.name + SCENE_SUFFIX)
+        return self.session.save(path)
+
+    def _start_folder(self) -> str:
+        return settings.get("files/last_folder") or str(Path.home())
+
+    def open_dialog(self) -> bool:
+        path, _ = QFileDialog.getOpenFileName(self, "Open a scene or playlist",
+                                              self._start_folder(), SCENE_FILTER)
+        return self.open_scene(path) if path else False
+
+    def save_as_dialog(self) -> bool:
+        start = str(self.session.path or Path(self._start_folder()) / f"untitled{SCENE_SUFFIX}")
+        path, _ = QFileDialog.getSaveFileName(self, "Save the scene", start, SCENE_FILTER)
+        return self.save_as(path) if path else False
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        recent = settings.get("files/recent")
+        for i, path in enumerate(recent):
+            a = self.recent_menu.addAction(f"&{i + 1} {Path(path).name}  ({Path(path).parent})")
+            a.setObjectName(f"action-recent-{i + 1}")
+            a.triggered.connect(lambda _=False, p=path: self.open_scene(p))
+        self.recent_menu.setEnabled(bool(recent))
+
+    def _update_title(self, *_) -> None:
+        if self.lecture.running:
+            name = self.lecture.playlist.title or "Lecture"
+        else:
+            name = self.session.display_name()
+        self.setWindowTitle(f"{name}[*] — {relulab.APP_NAME}")
+        self.setWindowModified(not self.lecture.running and self.session.is_modified())
+
+    # drop a file on the window to open it
+    def dragEnterEvent(self, event) -> None:
+        urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
+        if any(u.isLocalFile() and u.toLocalFile().lower().endswith(".json") for u in urls):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event) -> None:
+        for url in event.mimeData().urls():
+            if url.isLocalFile() and url.toLocalFile().lower().endswith(".json"):
+                event.acceptProposedAction()
+                self.open_scene(url.toLocalFile())
+                return
+        event.ignore()
+
+    # -- export --------------------------------------------------------------------
+    def main_plot(self):
+        plots = self.current_panel().plots()
+        return next(iter(plots.values()), None)
+
+    def export_current(self, kind: str, path, scale: int = 1) -> list[Path]:
+        """Export the visible panel's main plot (png, svg), data (csv) or animation
+        (gif, mp4) to ``path``; raises export.ExportError when there is nothing to export."""
+        panel = self.current_panel()
+        if kind == "csv":
+            return export.export_csv(panel.data_tables(), path)
+        plot = self.main_plot()
+        if plot is None:
+            raise export.ExportError(f"the {panel.title} panel has no plot to export")
+        if kind == "png":
+            return [export.export_png(plot, path, scale)]
+        if kind == "svg":
+            return [export.export_svg(plot, path)]
+        if kind in ("gif", "mp4"):
+            return [export.export_animation(panel, plot, path)]
+        raise ValueError(f"unknown export kind {kind!r}")
+
+    def export_dialog(self, kind: str, scale: int = 1) -> list[Path]:
+        panel = self.current_panel()
+        suffix = {"png": ".png", "svg": ".svg", "csv": ".csv", "gif": ".gif", "mp4": ".mp4"}[kind]
+        tail = f"-{scale}x" if kind == "png" and scale != 1 else ""
+        start = str(Path(self._start_folder()) / f"{panel.name}{tail}{suffix}")
+        path, _ = QFileDialog.getSaveFileName(self, f"Export as {kind.upper()}", start,
+                                              f"{kind.upper()} (*{suffix})")
+        if not path:
+            return []
+        if not path.lower().endswith(suffix):
+            path += suffix
+        try:
+            written = self.export_current(kind, path, scale)
+        except (export.ExportError, OSError) as exc:
+            self.session.report_error("Could not export", SceneError("export", str(exc)))
+            return []
+        self.statusBar().showMessage("Exported " + ", ".join(str(p) for p in written), 8000)
+        return written
+
+    # -- lecture -------------------------------------------------------------------
+    def set_lecture_layout(self, on: bool) -> None:
+        """Hide every panel's controls and let plots and readouts take the room."""
+        self.lecture_layout = bool(on)
+        for widget in self.panels.values():
+            widget.set_lecture_layout(self.lecture_layout)
+        self.lecture_layout_action.setChecked(self.lecture_layout)
+        self.statusBar().setVisible(not self.lecture_layout)
+
+    def _on_lecture_running(self, running: bool) -> None:
+        for a in (self.lecture_next_action, self.lecture_previous_action, self.lecture_end_action):
+            a.setEnabled(running)
+        self._update_title()
+
+    def keyPressEvent(self, event) -> None:
+        # Arrow keys reach the window only when the focused widget did not use them.
+        if self.lecture.handle_key(event):
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
     # -- closing -------------------------------------------------------------
     def shutdown_panels(self) -> None:
         """Stop every panel's timers and threads (idempotent)."""
@@ -167,8 +372,43 @@ class MainWindow(QMainWindow):
         for widget in self.panels.values():
             widget.shutdown()
 
+    def ask_to_save(self) -> QMessageBox:
+        """Save / Discard / Cancel for unsaved work; closes the window unless cancelled."""
+        box = QMessageBox(QMessageBox.Icon.Warning, "Unsaved changes",
+                          f"Save the changes to {self.session.display_name()} before closing?",
+                          QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                          | QMessageBox.StandardButton.Cancel, self)
+        box.setObjectName("close-prompt")
+        box.setDefaultButton(QMessageBox.StandardButton.Save)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def answered(button):
+            choice = box.standardButton(button)
+            if choice == QMessageBox.StandardButton.Save and not self.save():
+                return
+            if choice in (QMessageBox.StandardButton.Save, QMessageBox.StandardButton.Discard):
+                self._close_confirmed = True
+                self.close()
+
+        box.buttonClicked.connect(answered)
+        box.open()
+        self.close_prompt = box
+        return box
+
     def closeEvent(self, event) -> None:
-        settings.set("window/geometry", self.saveGeometry())
-        settings.set("window/last_panel", self.current_panel().name)
+        if self.lecture.running:
+            self.lecture.end()  # the work from before the lecture is what may need saving
+        if (self.session.confirm_close and not self._close_confirmed and not self._closed
+                and self.session.is_modified()):
+            event.ignore()
+            self.ask_to_save()
+            return
+        if not self._closed:
+            settings.set("window/geometry", self.saveGeometry())
+            settings.set("window/last_panel", self.current_panel().name)
+            settings.set("view/theme", self.theme.name)
+            settings.set("view/zoom", self.theme.zoom)
+            settings.set("view/lecture_layout", self.lecture_layout)
+        self.session.finish()
         self.shutdown_panels()
         super().closeEvent(event)

@@ -1,0 +1,231 @@
+"""Export what a panel shows: plots to PNG (1×, 2×, 4×) and SVG, data to CSV, an
+animation to GIF (Pillow) or MP4 (PyAV, when installed).
+
+Plots go through pyqtgraph's exporters, so a 4× PNG is drawn at 4× (sharp text
+and lines), not a blown-up screenshot. Every file is written atomically.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import io
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+import pyqtgraph.exporters  # noqa: F401 - registers pg.exporters
+from PySide6.QtCore import QBuffer, QIODevice, QRectF, QSize
+from PySide6.QtGui import QImage, QPainter
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import QApplication, QWidget
+
+from relulab.io.atomic import write_bytes_atomic, write_text_atomic
+
+PNG_SCALES = (1, 2, 4)
+GIF_FPS = 10
+MAX_ANIMATION_FRAMES = 120
+
+
+class ExportError(RuntimeError):
+    """An export that cannot be made (nothing to export, no encoder, a failed write)."""
+
+
+def _graphics_item(widget: QWidget):
+    """What pyqtgraph's exporters take for this widget: a PlotItem or a whole scene."""
+    if isinstance(widget, pg.PlotWidget):
+        return widget.getPlotItem()
+    if isinstance(widget, pg.GraphicsView):
+        return widget.scene()
+    return None
+
+
+def _png_bytes(image: QImage) -> bytes:
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    if not image.save(buffer, "PNG"):
+        raise ExportError("could not encode the PNG")
+    return bytes(buffer.data())
+
+
+def render_image(widget: QWidget, scale: float = 1.0) -> QImage:
+    """The widget drawn at ``scale`` times its size on screen."""
+    item = _graphics_item(widget)
+    if item is not None:
+        exporter = pg.exporters.ImageExporter(item)
+        width = max(1, int(round(exporter.parameters()["width"] * scale)))
+        exporter.parameters()["width"] = width
+        image = exporter.export(toBytes=True)
+        if image is not None and not image.isNull():
+            return image
+    size = widget.size() * scale
+    image = QImage(size, QImage.Format.Format_ARGB32)
+    image.fill(widget.palette().window().color())
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.scale(scale, scale)
+    widget.render(painter)
+    painter.end()
+    return image
+
+
+def export_png(widget: QWidget, path, scale: float = 1.0) -> Path:
+    """Save the plot (or any widget) as a PNG at ``scale`` × its size on screen."""
+    path = Path(path)
+    write_bytes_atomic(path, _png_bytes(render_image(widget, scale)))
+    return path
+
+
+def export_svg(widget: QWidget, path) -> Path:
+    """Save the plot (or any widget) as an SVG drawing."""
+    path = Path(path)
+    item = _graphics_item(widget)
+    if item is not None:
+        data = pg.exporters.SVGExporter(item).export(toBytes=True)
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+    else:
+        buffer = QBuffer()
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        generator = QSvgGenerator()
+        generator.setOutputDevice(buffer)
+        generator.setSize(widget.size())
+        generator.setViewBox(QRectF(0, 0, widget.width(), widget.height()))
+        painter = QPainter(generator)
+        widget.render(painter)
+        painter.end()
+        data = bytes(buffer.data())
+    write_bytes_atomic(path, bytes(data))
+    return path
+
+
+def _safe_name(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "-" for c in name).strip("-") or "table"
+
+
+def table_csv(headers, rows) -> str:
+    """One table as CSV text (numbers written with full precision)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(headers)
+    for row in rows:
+        writer.writerow([repr(float(v)) if isinstance(v, (float, np.floating)) else v for v in row])
+    return out.getvalue()
+
+
+def export_csv(tables: dict, path) -> list[Path]:
+    """Save ``data_tables()`` as CSV: one table to ``path`` itself; several to
+    ``<stem>-<table>.csv`` beside it. Returns the files written."""
+    if not tables:
+        raise ExportError("this panel has no data to export")
+    path = Path(path)
+    stem = path.name[:-4] if path.name.lower().endswith(".csv") else path.name
+    written = []
+    for name, (headers, rows) in tables.items():
+        target = path if len(tables) == 1 else path.with_name(f"{stem}-{_safe_name(name)}.csv")
+        write_text_atomic(target, table_csv(headers, rows))
+        written.append(target)
+    return written
+
+
+# -- animations ----------------------------------------------------------------
+def record_frames(panel, widget: QWidget, max_frames: int = MAX_ANIMATION_FRAMES) -> list[QImage]:
+    """Step the panel's animation and grab ``widget`` after each frame. The generator
+    is closed at the end, so the panel returns to what it showed before."""
+    frames: list[QImage] = []
+    steps = panel.animation_frames(max_frames)
+    try:
+        for _ in steps:
+            QApplication.processEvents()
+            frames.append(widget.grab().toImage())
+            if len(frames) >= max_frames:
+                break
+    finally:
+        close = getattr(steps, "close", None)
+        if close is not None:
+            close()
+        QApplication.processEvents()
+    if not frames:
+        raise ExportError(f"the {panel.title} panel has no animation to record")
+    return frames
+
+
+def _rgb_array(image: QImage, even: bool = False) -> np.ndarray:
+    """An H×W×3 uint8 copy of the image (cropped to even sides for video encoders)."""
+    image = image.convertToFormat(QImage.Format.Format_RGB888)
+    w, h = image.width(), image.height()
+    data = np.frombuffer(image.constBits(), np.uint8, count=image.sizeInBytes())
+    rgb = data.reshape(h, image.bytesPerLine())[:, : w * 3].reshape(h, w, 3)
+    if even:
+        rgb = rgb[: h - h % 2, : w - w % 2]
+    return rgb.copy()
+
+
+def gif_available() -> bool:
+    return importlib.util.find_spec("PIL") is not None
+
+
+def mp4_available() -> bool:
+    return importlib.util.find_spec("av") is not None
+
+
+def write_gif(frames: list[QImage], path, fps: float = GIF_FPS) -> Path:
+    """Save frames as a looping GIF (Pillow; one adaptive palette per frame)."""
+    if not gif_available():
+        raise ExportError("GIF export needs Pillow: pip install pillow")
+    from PIL import Image
+
+    images = [Image.fromarray(_rgb_array(f)).quantize(colors=256) for f in frames]
+    buffer = io.BytesIO()
+    images[0].save(buffer, format="GIF", save_all=True, append_images=images[1:],
+                   duration=int(round(1000 / fps)), loop=0)
+    path = Path(path)
+    write_bytes_atomic(path, buffer.getvalue())
+    return path
+
+
+def write_mp4(frames: list[QImage], path, fps: float = GIF_FPS) -> Path:
+    """Save frames as an H.264 MP4 (PyAV, which ships its own FFmpeg)."""
+    if not mp4_available():
+        raise ExportError("MP4 export needs PyAV: pip install av")
+    import av
+
+    arrays = [_rgb_array(f, even=True) for f in frames]
+    h, w = arrays[0].shape[:2]
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp.mp4")
+    try:
+        with av.open(str(tmp), mode="w") as container:
+            codec = "libx264" if "libx264" in av.codecs_available else "mpeg4"
+            stream = container.add_stream(codec, rate=int(round(fps)))
+            stream.width, stream.height, stream.pix_fmt = w, h, "yuv420p"
+            for rgb in arrays:
+                rgb = rgb[:h, :w] if rgb.shape[:2] != (h, w) else rgb
+                for packet in stream.encode(av.VideoFrame.from_ndarray(rgb, format="rgb24")):
+                    container.mux(packet)
+            for packet in stream.encode():
+                container.mux(packet)
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def export_animation(panel, widget: QWidget, path, max_frames: int = MAX_ANIMATION_FRAMES,
+                     fps: float = GIF_FPS) -> Path:
+    """Record the panel's animation and save it as GIF or MP4 (by the file's suffix)."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".gif", ".mp4"):
+        raise ExportError(f"{path.name}: an animation is saved as .gif or .mp4")
+    if suffix == ".gif" and not gif_available():
+        raise ExportError("GIF export needs Pillow: pip install pillow")
+    if suffix == ".mp4" and not mp4_available():
+        raise ExportError("MP4 export needs PyAV: pip install av")
+    frames = record_frames(panel, widget, max_frames)
+    return write_gif(frames, path, fps) if suffix == ".gif" else write_mp4(frames, path, fps)
+
+
+def image_size(path) -> QSize:
+    """The pixel size of an image file (for tests and the render command)."""
+    return QImage(str(path)).size()

@@ -1,0 +1,212 @@
+"""Lectures: a playlist of scenes stepped in front of a room, with captions.
+
+Keys while a lecture runs (documented in docs/automation.md and the README):
+
+- PageDown / PageUp (what presenter clickers send): next / previous scene, always.
+- Right, Down / Left, Up: next / previous scene, but only when the focused widget
+  does not use the arrow keys itself. Arrows reach the window only after the focus
+  widget ignored them, so sliders, spin boxes, text fields, lists and panel
+  shortcuts keep their arrows; on a plot or a button they step the lecture.
+- Home / End: first / last scene (same rule as the arrows).
+
+Starting a lecture keeps the work that was on screen and turns the lecture layout
+on; ending it puts that work back and the layout as it was.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
+
+from relulab.io.scenes import Playlist, Scene, SceneError, builtin_lecture_path, read_playlist
+from relulab.ui.theme import current_theme
+
+
+class LectureBar(QFrame):
+    """The strip above the panels while a lecture runs: title, caption, position, buttons."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("lecture-bar")
+        self.setAccessibleName("Lecture")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.title = QLabel(self)
+        self.title.setObjectName("lecture-title")
+        self.title.setAccessibleName("Scene title")
+        self.caption = QLabel(self)
+        self.caption.setObjectName("lecture-caption")
+        self.caption.setAccessibleName("Scene caption")
+        self.caption.setWordWrap(True)
+        self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.position = QLabel(self)
+        self.position.setObjectName("lecture-position")
+        self.position.setAccessibleName("Scene number")
+        self.previous_button = self._button("◀ Previous", "lecture-previous", "Previous scene")
+        self.next_button = self._button("Next ▶", "lecture-next", "Next scene")
+        self.end_button = self._button("End lecture", "lecture-end", "End lecture")
+
+        top = QHBoxLayout()
+        top.addWidget(self.title, 1)
+        top.addWidget(self.position)
+        top.addWidget(self.previous_button)
+        top.addWidget(self.next_button)
+        top.addWidget(self.end_button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.caption)
+        self.apply_theme()
+
+    def _button(self, text: str, name: str, accessible: str) -> QPushButton:
+        b = QPushButton(text, self)
+        b.setObjectName(name)
+        b.setAccessibleName(accessible)
+        b.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keep the keyboard focus on the panel
+        return b
+
+    def apply_theme(self) -> None:
+        theme = current_theme()
+        self.title.setFont(theme.font(14, bold=True))
+        self.caption.setFont(theme.font(12))
+        m = int(8 * theme.zoom)
+        self.layout().setContentsMargins(m, m // 2, m, m // 2)
+
+
+class LectureController(QObject):
+    """Steps the window through a playlist; ``stepped(index)`` after each scene shown."""
+
+    stepped = Signal(int)
+    running_changed = Signal(bool)
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.playlist: Playlist | None = None
+        self.source: Path | None = None
+        self.index = -1
+        self._before: Scene | None = None
+        self._before_session: tuple | None = None
+        self._layout_before = False
+        self.bar = LectureBar()
+        self.bar.hide()
+        self.bar.previous_button.clicked.connect(self.previous)
+        self.bar.next_button.clicked.connect(self.next)
+        self.bar.end_button.clicked.connect(self.end)
+        current_theme().changed.connect(self.bar.apply_theme)
+
+    @property
+    def running(self) -> bool:
+        return self.playlist is not None
+
+    @property
+    def scene(self) -> Scene | None:
+        return self.playlist.scenes[self.index] if self.running else None
+
+    # -- starting and ending ---------------------------------------------------
+    def start_builtin(self) -> bool:
+        try:
+            playlist = read_playlist(builtin_lecture_path(), list(self.window.panels))
+        except SceneError as exc:
+            self.window.session.report_error("Could not read the built-in lecture", exc)
+            return False
+        return self.start(playlist)
+
+    def start(self, playlist: Playlist, source=None) -> bool:
+        """Show the playlist's first scene; the work on screen is kept for ``end()``."""
+        session = self.window.session
+        if not self.running:
+            session.autosave_now()  # unsaved work is on disk before the lecture replaces it
+            self._before = session.capture()
+            self._before_session = (session.path, session._baseline)
+            self._layout_before = self.window.lecture_layout
+        previous = (self.playlist, self.index)
+        self.playlist, self.index = playlist, -1
+        if not self.go(0):
+            self.playlist, self.index = previous
+            if not self.running:
+                self._before = None
+            return False
+        self.source = Path(source) if source is not None else None
+        self.window.set_lecture_layout(True)
+        self.bar.show()
+        self.running_changed.emit(True)
+        return True
+
+    def end(self) -> None:
+        """Put back the work that was on screen before the lecture."""
+        if not self.running:
+            return
+        session = self.window.session
+        self.playlist, self.index, self.source = None, -1, None
+        if self._before is not None:
+            try:
+                session.load(self._before)
+            except SceneError as exc:  # pragma: no cover - our own snapshot
+                session.report_error("Could not restore the work from before the lecture", exc)
+            session.path, session._baseline = self._before_session
+            self._before = None
+        self.bar.hide()
+        self.window.set_lecture_layout(self._layout_before)
+        session.document_changed.emit()
+        self.running_changed.emit(False)
+
+    # -- stepping --------------------------------------------------------------
+    def go(self, index: int) -> bool:
+        """Show scene ``index`` (clamped); a scene that fails to load is reported and skipped."""
+        if not self.running:
+            return False
+        index = max(0, min(index, len(self.playlist.scenes) - 1))
+        if index == self.index:
+            return True
+        scene = self.playlist.scenes[index]
+        session = self.window.session
+        try:
+            session.load(scene)
+        except SceneError as exc:
+            session.report_error(f"Could not show scene {index + 1}", exc)
+            return False
+        session.mark_clean()
+        self.index = index
+        self._show_caption()
+        self.stepped.emit(index)
+        return True
+
+    def next(self) -> bool:
+        return self.go(self.index + 1)
+
+    def previous(self) -> bool:
+        return self.go(self.index - 1)
+
+    def first(self) -> bool:
+        return self.go(0)
+
+    def last(self) -> bool:
+        return self.go(len(self.playlist.scenes) - 1) if self.running else False
+
+    def _show_caption(self) -> None:
+        scene = self.scene
+        n = len(self.playlist.scenes)
+        self.bar.title.setText(scene.title or (self.playlist.title or "Lecture"))
+        self.bar.caption.setText(scene.caption)
+        self.bar.caption.setVisible(bool(scene.caption))
+        self.bar.position.setText(f"{self.index + 1} / {n}")
+        self.bar.previous_button.setEnabled(self.index > 0)
+        self.bar.next_button.setEnabled(self.index < n - 1)
+
+    # -- keys --------------------------------------------------------------------
+    STEP_KEYS = {
+        Qt.Key.Key_Right: "next", Qt.Key.Key_Down: "next",
+        Qt.Key.Key_Left: "previous", Qt.Key.Key_Up: "previous",
+        Qt.Key.Key_Home: "first", Qt.Key.Key_End: "last",
+    }
+
+    def handle_key(self, event) -> bool:
+        """Arrow, Home and End keys that no widget took: step the lecture."""
+        if not self.running or event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
+            return False
+        step = self.STEP_KEYS.get(Qt.Key(event.key()))
+        if step is None:
+            return False
+        getattr(self, step)()
+        return True

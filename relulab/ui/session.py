@@ -1,0 +1,323 @@
+"""The document behind the window: open, save, autosave, restore after a crash.
+
+A scene is applied all or nothing: every affected panel's state is snapshotted
+first, and if any ``load_state`` refuses its part, the panels already loaded get
+their snapshots back, so a bad file leaves the work on screen as it was.
+
+Autosave: while the window runs as the app (``start()``), the work is written every
+60 s to ``autosave.relulab.json`` in the user data folder when it differs from the
+saved file. A clean exit removes it. A file left behind means the last run did not
+exit cleanly; the next start moves it aside to ``recovered.relulab.json`` and offers
+to restore it. ``RELULAB_DATA_DIR`` overrides the folder (for scripts and tests).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Mapping
+
+from PySide6.QtCore import QLockFile, QObject, QStandardPaths, Qt, QTimer, Signal
+from PySide6.QtWidgets import QMessageBox
+
+from relulab.io.scenes import (
+    SCENE_SUFFIX, Playlist, Scene, SceneError, json_ready, read_document, write_scene,
+)
+from relulab.ui import settings
+
+if TYPE_CHECKING:  # pragma: no cover
+    from relulab.ui.panels.base import Panel
+
+log = logging.getLogger("relulab.session")
+
+AUTOSAVE_INTERVAL_MS = 60_000
+AUTOSAVE_NAME = "autosave" + SCENE_SUFFIX
+RECOVERED_NAME = "recovered" + SCENE_SUFFIX
+LOCK_NAME = "session.lock"
+
+
+# -- applying and capturing scenes (no window needed: tests pass fake panels) --
+def capture_scene(panels: Mapping[str, "Panel"], current: str | None = None,
+                  names=None, title: str = "", caption: str = "") -> Scene:
+    """The state of ``panels`` (or those in ``names``) as a scene."""
+    chosen = list(panels) if names is None else list(names)
+    states = {}
+    for name in chosen:
+        states[name] = json_ready(panels[name].state_dict(), f"panels.{name}")
+    return Scene(panels=states, current=current, title=title, caption=caption)
+
+
+def apply_scene(panels: Mapping[str, "Panel"], scene: Scene) -> None:
+    """Load every panel state of ``scene``, all or nothing.
+
+    Raises SceneError(``panels.<name>``, the panel's message) when a panel refuses
+    its state; the panels loaded before it are restored from snapshots first.
+    """
+    unknown = [n for n in scene.panels if n not in panels]
+    if unknown:
+        raise SceneError(f"panels.{unknown[0]}", f"unknown panel (known: {', '.join(panels)})")
+    if scene.current is not None and scene.current not in panels:
+        raise SceneError("current", f"unknown panel {scene.current!r}")
+    snapshots = {name: panels[name].state_dict() for name in scene.panels}
+    loaded: list[str] = []
+    for name, state in scene.panels.items():
+        try:
+            panels[name].load_state(state)
+        except Exception as exc:  # a panel's ValueError, or a bug: either way roll back
+            for done in reversed(loaded):
+                try:
+                    panels[done].load_state(snapshots[done])
+                except Exception:  # pragma: no cover - a panel that cannot reload its own state
+                    log.exception("could not restore the %s panel after a failed load", done)
+            problem = str(exc) if isinstance(exc, ValueError) else \
+                f"could not be loaded ({type(exc).__name__}: {exc})"
+            raise SceneError(f"panels.{name}", problem) from exc
+        loaded.append(name)
+
+
+def fingerprint(scene: Scene) -> str:
+    """A canonical text of the panels' states, to tell whether anything changed."""
+    return json.dumps(scene.panels, sort_keys=True, allow_nan=True, default=str)
+
+
+def data_dir() -> Path:
+    """The user data folder for autosaves (``RELULAB_DATA_DIR`` overrides it)."""
+    override = os.environ.get("RELULAB_DATA_DIR")
+    if override:
+        return Path(override)
+    return Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation))
+
+
+class Session(QObject):
+    """The window's document: its file, whether it is modified, autosave and restore."""
+
+    #: after a scene was opened, restored or saved (the window updates its title)
+    document_changed = Signal()
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.path: Path | None = None
+        self.confirm_close = False  # the app sets it; scripts and tests are never asked
+        self.last_error: SceneError | None = None
+        self.pending_restore: Path | None = None
+        self._baseline = ""
+        self._autosaved = ""
+        self._lock: QLockFile | None = None
+        self._timer = QTimer(self)
+        self._timer.setObjectName("autosave-timer")
+        self._timer.setInterval(AUTOSAVE_INTERVAL_MS)
+        self._timer.timeout.connect(self.autosave_now)
+        self.mark_clean()
+
+    # -- state ---------------------------------------------------------------
+    @property
+    def panels(self):
+        return self.window.panels
+
+    def capture(self, title: str = "", caption: str = "") -> Scene:
+        return capture_scene(self.panels, self.window.current_panel().name,
+                             title=title, caption=caption)
+
+    def _fingerprint(self) -> str:
+        try:
+            return fingerprint(capture_scene(self.panels))
+        except SceneError:
+            return "<unstorable>"  # a panel holds NaN etc.: treat as changed
+
+    def mark_clean(self) -> None:
+        """The work on screen is what the file holds (after open or save)."""
+        self._baseline = self._fingerprint()
+        for panel in self.panels.values():
+            panel.undo_stack.setClean()
+
+    def is_modified(self) -> bool:
+        return self._fingerprint() != self._baseline
+
+    def display_name(self) -> str:
+        if self.path is None:
+            return "Untitled"
+        name = self.path.name
+        return name[: -len(SCENE_SUFFIX)] if name.endswith(SCENE_SUFFIX) else name
+
+    # -- opening ---------------------------------------------------------------
+    def load(self, scene: Scene, clear_undo: bool = True) -> None:
+        """Apply ``scene`` to the window (all or nothing) and show its current panel."""
+        apply_scene(self.panels, scene)
+        if clear_undo:
+            for name in scene.panels:
+                self.panels[name].undo_stack.clear()
+        if scene.current is not None:
+            self.window.show_panel(scene.current)
+
+    def read(self, path) -> Scene | Playlist:
+        """Read and validate a scene or playlist file (nothing is applied)."""
+        return read_document(path, list(self.panels))
+
+    def open(self, path) -> bool:
+        """Open a scene file; on any problem show it and leave the work untouched."""
+        path = Path(path)
+        try:
+            doc = self.read(path)
+            if isinstance(doc, Playlist):
+                self.window.lecture.start(doc, source=path)
+                settings.add_recent(str(path))
+                return True
+            self.load(doc)
+        except SceneError as exc:
+            self.report_error(f"Could not open {path.name}", exc)
+            return False
+        self.path = path
+        self.mark_clean()
+        settings.add_recent(str(path))
+        settings.set("files/last_folder", str(path.parent))
+        self.document_changed.emit()
+        self.window.statusBar().showMessage(f"Opened {path}", 5000)
+        return True
+
+    def report_error(self, title: str, exc: SceneError) -> QMessageBox:
+        """Show a problem with a file next to the work (non-blocking) and in the status bar."""
+        self.last_error = exc
+        self.window.statusBar().showMessage(f"{title}: {exc}", 15000)
+        box = QMessageBox(QMessageBox.Icon.Warning, title,
+                          f"{exc.field}: {exc.problem}", QMessageBox.StandardButton.Ok, self.window)
+        box.setObjectName("scene-error-dialog")
+        box.setInformativeText("Nothing was changed: the work on screen is as it was.")
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+        return box
+
+    # -- saving ----------------------------------------------------------------
+    def save(self, path=None) -> bool:
+        """Save every panel to ``path`` (or the current file) atomically."""
+        target = Path(path) if path is not None else self.path
+        if target is None:
+            raise ValueError("no file name to save to")
+        try:
+            write_scene(target, self.capture())
+        except SceneError as exc:
+            self.report_error("Could not save", exc)
+            return False
+        except OSError as exc:
+            self.report_error("Could not save", SceneError("file", f"{target}: {exc.strerror or exc}"))
+            return False
+        self.path = target
+        self.mark_clean()
+        settings.add_recent(str(target))
+        settings.set("files/last_folder", str(target.parent))
+        self.document_changed.emit()
+        self.window.statusBar().showMessage(f"Saved {target}", 5000)
+        return True
+
+    # -- autosave and restore --------------------------------------------------
+    @property
+    def autosave_path(self) -> Path:
+        return data_dir() / AUTOSAVE_NAME
+
+    @property
+    def recovered_path(self) -> Path:
+        return data_dir() / RECOVERED_NAME
+
+    def start(self, autosave: bool = True) -> Path | None:
+        """Begin a session of the app: look for work a crash left behind, start autosave.
+
+        Returns the file to offer for restoring, if any. Only one running window owns
+        the data folder (a lock file); a second one neither autosaves nor restores.
+        """
+        folder = data_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        self._lock = QLockFile(str(folder / LOCK_NAME))
+        self._lock.setStaleLockTime(0)  # stale only when its process is gone
+        if not self._lock.tryLock(0):
+            self._lock = None
+            log.info("another ReLU Lab window owns %s; no autosave here", folder)
+            return None
+        if self.autosave_path.exists():
+            # left behind by a run that did not exit cleanly: keep it out of the way of
+            # this run's autosaves until the user decides
+            os.replace(self.autosave_path, self.recovered_path)
+        self.pending_restore = self.recovered_path if self.recovered_path.exists() else None
+        if autosave:
+            self._timer.start()
+        return self.pending_restore
+
+    def autosave_now(self) -> Path | None:
+        """Write the work to the autosave file if it differs from the saved file."""
+        if self._lock is None:
+            return None
+        try:
+            scene = self.capture(title=f"Autosave of {self.display_name()}")
+            current = fingerprint(scene)
+            if current == self._baseline:  # nothing unsaved: nothing to keep
+                self.autosave_path.unlink(missing_ok=True)
+                self._autosaved = ""
+                return None
+            if current != self._autosaved:
+                write_scene(self.autosave_path, scene)
+                self._autosaved = current
+        except (SceneError, OSError) as exc:
+            log.warning("autosave failed: %s", exc)
+            self.window.statusBar().showMessage(f"Autosave failed: {exc}", 10000)
+            return None
+        return self.autosave_path
+
+    def offer_restore(self) -> QMessageBox | None:
+        """Ask (without blocking) whether to restore the work a crash left behind."""
+        if self.pending_restore is None:
+            return None
+        box = QMessageBox(QMessageBox.Icon.Question, "Restore unsaved work?",
+                          "ReLU Lab did not close cleanly last time. Restore the work that was "
+                          "autosaved then?", parent=self.window)
+        box.setObjectName("restore-dialog")
+        restore = box.addButton("Restore", QMessageBox.ButtonRole.AcceptRole)
+        restore.setObjectName("restore-accept")
+        discard = box.addButton("Discard", QMessageBox.ButtonRole.DestructiveRole)
+        discard.setObjectName("restore-discard")
+        box.setDefaultButton(restore)
+
+        def answered(button):
+            if button is restore:
+                self.restore()
+            elif button is discard:
+                self.discard_recovered()
+
+        box.buttonClicked.connect(answered)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+        return box
+
+    def restore(self) -> bool:
+        """Load the recovered autosave as unsaved work (it stays until saved or discarded)."""
+        path = self.pending_restore
+        if path is None:
+            return False
+        try:
+            doc = self.read(path)
+            if not isinstance(doc, Scene):
+                raise SceneError("format", "the autosave is not a scene")
+            self.load(doc)
+        except SceneError as exc:
+            self.report_error("Could not restore the autosave", exc)
+            return False
+        self.path = None
+        self._baseline = ""  # restored work is unsaved work
+        self.pending_restore = None
+        self.recovered_path.unlink(missing_ok=True)
+        self.autosave_now()  # now it is this run's autosave
+        self.document_changed.emit()
+        self.window.statusBar().showMessage("Restored the autosaved work; save it to keep it.", 10000)
+        return True
+
+    def discard_recovered(self) -> None:
+        self.pending_restore = None
+        self.recovered_path.unlink(missing_ok=True)
+
+    def finish(self) -> None:
+        """A clean exit: stop autosaving, remove the autosave, release the folder."""
+        self._timer.stop()
+        if self._lock is not None:
+            self.autosave_path.unlink(missing_ok=True)
+            self._lock.unlock()
+            self._lock = None
