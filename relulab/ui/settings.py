@@ -20,6 +20,8 @@ class Setting:
     key: str
     default: Any
     type: type
+    choices: tuple = ()               # allowed values (others read back as the default)
+    limits: tuple | None = None       # (low, high) for numbers
 
 
 SETTINGS: dict[str, Setting] = {
@@ -28,8 +30,8 @@ SETTINGS: dict[str, Setting] = {
         Setting("window/geometry", QByteArray(), QByteArray),
         Setting("window/state", QByteArray(), QByteArray),
         Setting("window/last_panel", "hinges", str),
-        Setting("view/theme", "light", str),
-        Setting("view/zoom", 1.0, float),
+        Setting("view/theme", "light", str, choices=("light", "dark", "high-contrast")),
+        Setting("view/zoom", 1.0, float, limits=(0.5, 3.0)),
         Setting("view/lecture_layout", False, bool),
         Setting("files/recent", [], list),
         Setting("files/last_folder", "", str),
@@ -57,7 +59,11 @@ def get(key: str):
         value = store.value(key, s.default, type=s.type)
     except (TypeError, ValueError):
         return s.default
-    return s.default if value is None else value
+    if value is None or (s.choices and value not in s.choices):
+        return s.default
+    if s.limits is not None and not (s.limits[0] <= value <= s.limits[1]):
+        return s.default
+    return value
 
 
 def set(key: str, value) -> None:  # noqa: A001 - mirrors QSettings

@@ -1,0 +1,164 @@
+"""``relulab render [SCENE] -o OUT.png [--panel NAME] [--size WxH]``: draw a panel offscreen.
+
+Without a scene the panel's default state is drawn. The picture is the panel as it
+looks in the window (``--lecture``: in the lecture layout, controls hidden), or just
+its main plot with ``--plot``. ``.svg`` output draws the main plot as vectors.
+Exit code 0 on success; 1 when the scene or the output is wrong; 2 for bad
+arguments; the problem is one line on standard error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+MIN_SIDE, MAX_SIDE = 64, 8192
+
+
+class _Usage(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, not argparse's usage block
+        raise _Usage(message)
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not WIDTHxHEIGHT, e.g. 1280x800") from None
+    if not (MIN_SIDE <= w <= MAX_SIDE and MIN_SIDE <= h <= MAX_SIDE):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: each side must be between {MIN_SIDE} and {MAX_SIDE} pixels")
+    return w, h
+
+
+def parser() -> argparse.ArgumentParser:
+    from relulab.ui.panels import PANEL_NAMES  # Qt-free
+
+    p = _Parser(prog="relulab render", description="Draw a panel offscreen to a PNG or SVG file.")
+    p.add_argument("scene", nargs="?", help="a scene file (.relulab.json); default: the default state")
+    p.add_argument("-o", "--output", required=True, help="the picture to write (.png or .svg)")
+    p.add_argument("--panel", choices=PANEL_NAMES,
+                   help="the panel to draw (default: the scene's current panel, else the first)")
+    p.add_argument("--size", type=_size, default=(1280, 800), help="WIDTHxHEIGHT in pixels (1280x800)")
+    p.add_argument("--theme", choices=["light", "dark", "high-contrast"], default="light")
+    p.add_argument("--zoom", type=float, default=1.0, help="fonts, lines and handles (1.0)")
+    p.add_argument("--plot", action="store_true", help="only the panel's main plot")
+    p.add_argument("--lecture", action="store_true", help="the lecture layout (controls hidden)")
+    return p
+
+
+def _fail(code: int, message: str) -> int:
+    print(f"relulab render: {message}", file=sys.stderr)
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        args = parser().parse_args(argv)
+    except _Usage as exc:
+        return _fail(2, str(exc))
+    out = os.path.abspath(args.output)
+    suffix = os.path.splitext(out)[1].lower()
+    if suffix not in (".png", ".svg"):
+        return _fail(2, f"{args.output}: the output must end in .png or .svg")
+    if not os.path.isdir(os.path.dirname(out)):
+        return _fail(1, f"{args.output}: the folder {os.path.dirname(out)} does not exist")
+    if not (0.5 <= args.zoom <= 3.0):
+        return _fail(2, f"--zoom {args.zoom}: must be between 0.5 and 3")
+
+    from relulab.io.scenes import SceneError, read_scene
+    from relulab.ui.panels import PANEL_NAMES
+
+    scene = None
+    if args.scene:
+        try:
+            scene = read_scene(args.scene, PANEL_NAMES)
+        except SceneError as exc:
+            return _fail(1, f"{args.scene}: {exc}")
+    name = args.panel or (scene.current if scene and scene.current else None) \
+        or (next(iter(scene.panels), None) if scene else None) or PANEL_NAMES[0]
+
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"  # never needs a display
+    try:
+        return _render(args, scene, name, out, suffix)
+    except SceneError as exc:
+        return _fail(1, f"{args.scene}: {exc}")
+    except Exception as exc:  # one line, whatever went wrong
+        return _fail(1, f"could not draw the {name} panel: {type(exc).__name__}: {exc}")
+
+
+def _render(args, scene, name: str, out: str, suffix: str) -> int:
+    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+    from PySide6.QtWidgets import QApplication
+
+    from relulab.app import ensure_application
+
+    def quiet(kind, context, message):  # Qt's chatter is not the one line we promise
+        if kind == QtMsgType.QtFatalMsg:
+            sys.stderr.write(message + "\n")
+
+    previous = qInstallMessageHandler(quiet)
+    try:
+        ensure_application()
+        from relulab.io.scenes import SceneError
+        from relulab.ui import export
+        from relulab.ui.panels import spec
+        from relulab.ui.panels.base import PlaceholderPanel
+        from relulab.ui.theme import Theme, set_current_theme
+
+        theme = Theme(args.theme, args.zoom)
+        set_current_theme(theme)
+        theme.apply_to_application()
+        p = spec(name)
+        cls = p.load()
+        panel = cls() if cls is not None else PlaceholderPanel(p.name, p.title, p.summary)
+        try:
+            if scene is not None and name in scene.panels:
+                try:
+                    panel.load_state(scene.panels[name])
+                except ValueError as exc:
+                    raise SceneError(f"panels.{name}", str(exc)) from exc
+            panel.set_lecture_layout(args.lecture)
+            panel.resize(*args.size)
+            panel.show()
+            for _ in range(3):  # layouts settle, then plots paint
+                QApplication.processEvents()
+            target = panel
+            if args.plot or suffix == ".svg":
+                target = next(iter(panel.plots().values()), None)
+                if target is None:
+                    return _fail(1, f"the {name} panel has no plot to draw")
+            if args.plot:  # the main plot alone, at the full size
+                target.setParent(None)
+                target.resize(*args.size)
+                target.show()
+                for _ in range(3):
+                    QApplication.processEvents()
+            if suffix == ".svg":
+                export.export_svg(target, out)
+            else:
+                from relulab.io.atomic import write_bytes_atomic
+
+                write_bytes_atomic(out, export._png_bytes(target.grab().toImage()))
+            if target is not panel:
+                target.close()
+                target.deleteLater()
+        finally:
+            panel.shutdown()
+            panel.close()
+            panel.deleteLater()
+            QApplication.processEvents()
+    finally:
+        qInstallMessageHandler(previous)
+    print(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,406 @@
+"""Scene files in the window: round trips, broken files change nothing, autosave and
+restore after a crash, closing with unsaved changes, recent files, drop, settings."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pyqtgraph as pg
+import pytest
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from relulab.io.scenes import SCENE_FORMAT, Scene, SceneError, dump_scene, read_scene
+from relulab.ui import settings
+from relulab.ui.panels import PANEL_NAMES, PANELS
+from relulab.ui.session import AUTOSAVE_NAME, RECOVERED_NAME, apply_scene
+from tests.ui.fakes import data_dir, fake_panels, fake_window, values  # noqa: F401
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def curves(panel) -> list:
+    """The data of every curve in every plot of a panel: what the picture is made of."""
+    out = []
+    for plot in panel.plots().values():
+        items = plot.getPlotItem().listDataItems() if isinstance(plot, pg.PlotWidget) else []
+        for item in items:
+            x, y = item.getData()
+            out.append((None if x is None else list(x), None if y is None else list(y)))
+    return out
+
+
+# -- every real panel ----------------------------------------------------------
+@pytest.mark.parametrize("name", PANEL_NAMES)
+def test_round_trip_of_every_panel_state(name, qtbot, theme, tmp_path):
+    """state_dict → scene file → load_state in a fresh window gives the same state and
+    the same pictures (real panels once they exist; placeholders until then)."""
+    from relulab.app import build_main_window
+
+    first = build_main_window(panel=name)
+    qtbot.addWidget(first)
+    state = first.panel(name).state_dict()
+    path = tmp_path / "one.relulab.json"
+    first.session.save(path)
+    assert json.loads(path.read_text())["panels"][name] == json.loads(json.dumps(state))
+    second = build_main_window(panel=PANEL_NAMES[0])
+    qtbot.addWidget(second)
+    assert second.open_scene(path), second.session.last_error
+    assert second.current_panel().name == name
+    assert second.panel(name).state_dict() == first.panel(name).state_dict()
+    assert curves(second.panel(name)) == curves(first.panel(name))
+    # loading a panel's own state again changes nothing
+    second.panel(name).load_state(second.panel(name).state_dict())
+    assert second.panel(name).state_dict() == state
+    first.close()
+    second.close()
+
+
+# -- the mechanism, on fake panels --------------------------------------------
+def test_save_modify_open(fake_window, tmp_path):
+    w = fake_window
+    w.panel("hinges").set_value(2.5)
+    assert w.session.is_modified()
+    path = tmp_path / "work.relulab.json"
+    assert w.save_as(tmp_path / "work")  # the suffix is added
+    assert path.exists() and not w.session.is_modified()
+    assert w.windowTitle().startswith("work[*]")
+    w.panel("hinges").set_value(-7)
+    w.panel("folding").label = "changed"
+    w.show_panel("converter")
+    assert w.session.is_modified()
+    assert w.open_scene(path)
+    assert w.panel("hinges").value == 2.5 and w.panel("folding").label == "start"
+    assert w.current_panel().name == "hinges"
+    assert not w.session.is_modified()
+    assert settings.get("files/recent")[0] == str(path)
+
+
+def _scene_text(**panels) -> str:
+    return json.dumps({"format": SCENE_FORMAT, "version": 1, "current": "training",
+                       "panels": panels})
+
+
+BROKEN = {
+    "truncated": (lambda: _scene_text(hinges={"value": 3.0})[:50], "file", "cut short"),
+    "wrong type": (lambda: _scene_text(hinges=[1, 2]), "panels.hinges", "got a list"),
+    "newer version": (lambda: json.dumps({"format": SCENE_FORMAT, "version": 99, "panels": {}}),
+                      "version", "newer ReLU Lab"),
+    "bad state in the last panel": (
+        lambda: _scene_text(hinges={"value": 3.0}, training={"value": 4.0},
+                            folding={"value": "steep"}),
+        "panels.folding", "value: expected a finite number"),
+    "unknown panel": (lambda: _scene_text(hinges={"value": 3.0}, nope={}), "panels.nope",
+                      "unknown panel"),
+    "not json": (lambda: "PK\x03\x04 zip?", "file", "not valid JSON"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BROKEN))
+def test_broken_file_gives_its_message_and_changes_nothing(kind, fake_window, tmp_path, qtbot):
+    w = fake_window
+    w.panel("hinges").set_value(1.5)
+    w.show_panel("playground")
+    saved = tmp_path / "mine.relulab.json"
+    w.session.save(saved)
+    w.panel("training").set_value(-2)  # unsaved work too
+    before, path_before = values(w), w.session.path
+    text, field, words = BROKEN[kind]
+    bad = tmp_path / "bad.relulab.json"
+    bad.write_text(text())
+    assert not w.open_scene(bad)
+    assert values(w) == before  # nothing changed, not even the panels loaded first
+    assert w.current_panel().name == "playground"
+    assert w.session.path == path_before and w.session.is_modified()
+    err = w.session.last_error
+    assert err.field == field and words in err.problem
+    box = w.findChild(QMessageBox, "scene-error-dialog")
+    assert box is not None and box.text().startswith(f"{field}: ")
+    assert "Nothing was changed" in box.informativeText()
+    box.close()
+
+
+def test_oversized_file_is_refused(fake_window, tmp_path, monkeypatch):
+    import relulab.io.scenes as scenes
+
+    monkeypatch.setattr(scenes, "MAX_BYTES", 100)
+    monkeypatch.setattr(scenes.read_document, "__defaults__", (None, 100))
+    bad = tmp_path / "big.relulab.json"
+    bad.write_text(_scene_text(hinges={"value": 3.0, "label": "x" * 200}))
+    before = values(fake_window)
+    assert not fake_window.open_scene(bad)
+    assert "larger than" in fake_window.session.last_error.problem
+    assert values(fake_window) == before
+
+
+def test_apply_scene_rolls_back_on_a_panel_bug(fake_window):
+    panels = fake_window.panels
+
+    def broken(state):
+        raise KeyError("oops")
+
+    panels["folding"].load_state = broken
+    scene = Scene(panels={"hinges": {"value": 9.0}, "folding": {"value": 1.0}})
+    with pytest.raises(SceneError) as info:
+        apply_scene(panels, scene)
+    assert info.value.field == "panels.folding" and "KeyError" in info.value.problem
+    assert panels["hinges"].value == 1.0
+
+
+def test_a_scene_may_hold_some_panels(fake_window, tmp_path):
+    w = fake_window
+    w.panel("training").set_value(4)
+    path = tmp_path / "part.relulab.json"
+    path.write_text(_scene_text(hinges={"value": -1.0}))
+    assert w.open_scene(path)
+    assert w.panel("hinges").value == -1.0 and w.panel("training").value == 4.0
+
+
+def test_save_is_atomic_and_failed_saves_keep_the_old_file(fake_window, tmp_path, monkeypatch):
+    w = fake_window
+    path = tmp_path / "keep.relulab.json"
+    w.session.save(path)
+    old = path.read_text()
+    w.panel("hinges").set_value(float("nan"))  # cannot be stored
+    assert not w.session.save(path)
+    assert w.session.last_error.field == "panels.hinges.value"
+    assert path.read_text() == old
+    w.panel("hinges").set_value(2)
+
+    import relulab.io.atomic as atomic
+
+    def crash(*a, **k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(atomic.os, "fsync", crash)
+    assert not w.session.save(path)
+    assert "No space left" in w.session.last_error.problem
+    assert path.read_text() == old
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.relulab.json"]  # no temporary left
+
+
+def test_drop_a_file_on_the_window_opens_it(fake_window, tmp_path):
+    w = fake_window
+    path = tmp_path / "dropped.relulab.json"
+    path.write_text(_scene_text(hinges={"value": 6.0}))
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime,
+                       Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)
+    w.dropEvent(event)
+    assert w.panel("hinges").value == 6.0
+    assert w.session.path == path
+
+
+def test_open_recent(fake_window, tmp_path):
+    w = fake_window
+    path = tmp_path / "recent.relulab.json"
+    w.panel("hinges").set_value(3)
+    w.session.save(path)
+    w.panel("hinges").set_value(0)
+    w._fill_recent_menu()
+    action = w.findChild(type(w.undo_action), "action-recent-1")
+    assert action is not None and "recent.relulab.json" in action.text()
+    action.trigger()
+    assert w.panel("hinges").value == 3
+
+
+# -- closing -------------------------------------------------------------------
+def _click(box, which):
+    box.button(which).click()
+
+
+def test_closing_with_unsaved_changes_asks(fake_window, qtbot, tmp_path):
+    w = fake_window
+    w.session.confirm_close = True
+    w.close()
+    assert not w.isVisible()  # nothing changed: no question
+
+
+@pytest.mark.parametrize("answer", ["cancel", "discard", "save"])
+def test_close_prompt_answers(answer, qtbot, theme, fake_panels, data_dir, tmp_path):
+    from relulab.app import build_main_window
+
+    w = build_main_window()
+    qtbot.addWidget(w)
+    w.show()
+    w.session.confirm_close = True
+    path = tmp_path / "doc.relulab.json"
+    w.session.save(path)
+    w.panel("hinges").set_value(5)
+    w.close()
+    assert w.isVisible()
+    box = w.close_prompt
+    assert box is not None and "doc" in box.text()
+    button = {"cancel": QMessageBox.StandardButton.Cancel,
+              "discard": QMessageBox.StandardButton.Discard,
+              "save": QMessageBox.StandardButton.Save}[answer]
+    _click(box, button)
+    if answer == "cancel":
+        assert w.isVisible() and w.panel("hinges").value == 5
+        w.session.confirm_close = False
+        w.close()
+    else:
+        assert not w.isVisible()
+    saved = read_scene(path).panels["hinges"]["value"]
+    assert saved == (5.0 if answer == "save" else 1.0)
+
+
+# -- autosave and restore ------------------------------------------------------
+def test_autosave_writes_unsaved_work_and_a_clean_exit_removes_it(fake_window, data_dir):
+    w = fake_window
+    assert w.session.start() is None
+    assert w.session._timer.isActive() and w.session._timer.interval() == 60_000
+    assert w.session.autosave_now() is None  # nothing unsaved
+    w.panel("hinges").set_value(8)
+    path = w.session.autosave_now()
+    assert path == data_dir / AUTOSAVE_NAME
+    assert read_scene(path).panels["hinges"]["value"] == 8
+    w.close()
+    assert not path.exists()
+    assert not (data_dir / "session.lock").exists()
+
+
+def test_timer_autosaves(fake_window, data_dir, qtbot):
+    w = fake_window
+    w.session.start()
+    w.session._timer.setInterval(10)
+    w.panel("training").set_value(3)
+    qtbot.waitUntil(lambda: (data_dir / AUTOSAVE_NAME).exists(), timeout=3000)
+
+
+def test_second_window_does_not_take_the_autosave(fake_window, qtbot, data_dir):
+    from relulab.app import build_main_window
+
+    fake_window.session.start()
+    other = build_main_window()
+    qtbot.addWidget(other)
+    assert other.session.start() is None and other.session._lock is None
+    other.panel("hinges").set_value(4)
+    assert other.session.autosave_now() is None
+    other.close()
+
+
+CRASH = textwrap.dedent("""
+    import os, sys
+    sys.path.insert(0, {root!r})
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    from relulab.ui.panels import PANELS, PanelSpec
+    from tests.ui.fakes import fake_class
+    classes = {{p.name: fake_class(p) for p in PANELS}}
+    PanelSpec.load = lambda self: classes[self.name]
+    from relulab.app import build_main_window
+    w = build_main_window()
+    w.session.start()
+    w.panel("folding").set_value(42)
+    w.panel("folding").label = "before the crash"
+    w.show_panel("folding")
+    assert w.session.autosave_now() is not None
+    os._exit(3)  # a crash: no clean exit
+""")
+
+
+def test_restore_after_a_real_crash(qtbot, theme, fake_panels, data_dir, tmp_path):
+    env = dict(os.environ, RELULAB_DATA_DIR=str(data_dir), QT_QPA_PLATFORM="offscreen",
+               XDG_CONFIG_HOME=str(tmp_path / "config"), HOME=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", CRASH.format(root=str(ROOT))], env=env, cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 3, out.stderr
+    assert (data_dir / AUTOSAVE_NAME).exists()
+
+    from relulab.app import build_main_window
+
+    w = build_main_window()
+    qtbot.addWidget(w)
+    w.show()
+    pending = w.session.start()
+    assert pending == data_dir / RECOVERED_NAME
+    assert not (data_dir / AUTOSAVE_NAME).exists()  # moved aside: this run's autosave cannot overwrite it
+    assert w.panel("folding").value == 1.0
+    box = w.session.offer_restore()
+    assert box.objectName() == "restore-dialog"
+    box.findChild(type(box.button(QMessageBox.StandardButton.NoButton) or box.buttons()[0]),
+                  "restore-accept").click()
+    assert w.panel("folding").value == 42 and w.panel("folding").label == "before the crash"
+    assert w.current_panel().name == "folding"
+    assert w.session.is_modified() and w.session.path is None
+    assert not (data_dir / RECOVERED_NAME).exists()
+    assert (data_dir / AUTOSAVE_NAME).exists()  # kept as this run's autosave until saved
+    w.close()
+
+
+def test_discarding_the_recovered_work(qtbot, theme, fake_panels, data_dir):
+    from relulab.app import build_main_window
+
+    data_dir.mkdir(parents=True)
+    (data_dir / AUTOSAVE_NAME).write_text(dump_scene(Scene(panels={"hinges": {"value": 5.0}})))
+    w = build_main_window()
+    qtbot.addWidget(w)
+    assert w.session.start() is not None
+    box = w.session.offer_restore()
+    [b for b in box.buttons() if b.objectName() == "restore-discard"][0].click()
+    assert w.panel("hinges").value == 1.0
+    assert not (data_dir / RECOVERED_NAME).exists()
+    w.close()
+
+
+def test_a_broken_autosave_is_reported_not_applied(qtbot, theme, fake_panels, data_dir):
+    from relulab.app import build_main_window
+
+    data_dir.mkdir(parents=True)
+    (data_dir / AUTOSAVE_NAME).write_text('{"format": "relulab-scene", "version": 1, "pan')
+    w = build_main_window()
+    qtbot.addWidget(w)
+    w.session.start()
+    assert not w.session.restore()
+    assert w.session.last_error.field == "file"
+    assert w.panel("hinges").value == 1.0
+    assert (data_dir / RECOVERED_NAME).exists()  # kept: nothing is deleted that was not read
+    w.close()
+
+
+# -- settings --------------------------------------------------------------------
+def test_window_settings_persist(qtbot, theme, fake_panels, data_dir):
+    from relulab.app import build_main_window
+
+    w = build_main_window(panel="folding")
+    qtbot.addWidget(w)
+    w.show()
+    w.resize(700, 500)
+    theme.set_name("dark")
+    theme.set_zoom(1.44)
+    w.close()
+    assert settings.get("view/theme") == "dark"
+    assert settings.get("view/zoom") == pytest.approx(1.44)
+    assert settings.get("window/last_panel") == "folding"
+    again = build_main_window()
+    qtbot.addWidget(again)
+    assert again.size().width() == 700
+    assert again.theme.name == "dark"
+    again.close()
+    theme.set_name("light")
+    theme.set_zoom(1.0)
+
+
+def test_settings_are_read_with_their_types(qtbot):
+    from PySide6.QtCore import QSettings
+
+    from relulab import APP_NAME, ORGANIZATION
+
+    store = QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, ORGANIZATION, APP_NAME)
+    store.setValue("view/lecture_layout", "false")
+    store.setValue("view/zoom", "1.25")
+    store.setValue("view/theme", "dark")
+    store.sync()
+    assert settings.get("view/lecture_layout") is False
+    assert settings.get("view/zoom") == 1.25
+    store.setValue("view/zoom", "lots")
+    store.sync()
+    assert settings.get("view/zoom") == 1.0  # unreadable: the default
+    store.setValue("view/theme", "neon")
+    store.sync()
+    assert settings.get("view/theme") == "light"  # not a theme: the default
