@@ -121,6 +121,11 @@ class Theme(QObject):
         """A line width or handle size scaled by the zoom."""
         return base * self._zoom
 
+    def handle_size(self, base: float = 12.0) -> float:
+        """The size in pixels of a draggable handle (a kink, a point), scaled by the zoom
+        together with fonts and lines so that everything grows as one on a projector."""
+        return base * self._zoom
+
     def pen(self, role: str = "foreground", width: float = 2.0,
             style: Qt.PenStyle = Qt.PenStyle.SolidLine, alpha: int = 255) -> QPen:
         c = self.color(role)
