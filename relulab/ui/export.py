@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 import pyqtgraph.exporters  # noqa: F401 - registers pg.exporters
-from PySide6.QtCore import QBuffer, QIODevice, QRectF, QSize
+from PySide6.QtCore import QBuffer, QIODevice, QPoint, QRectF, QSize
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication, QWidget
@@ -64,7 +64,7 @@ def render_image(widget: QWidget, scale: float = 1.0) -> QImage:
     painter = QPainter(image)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     painter.scale(scale, scale)
-    widget.render(painter)
+    QWidget.render(widget, painter, QPoint(0, 0))
     painter.end()
     return image
 
@@ -76,25 +76,37 @@ def export_png(widget: QWidget, path, scale: float = 1.0) -> Path:
     return path
 
 
+def _svg_by_painting(widget: QWidget) -> bytes:
+    """The widget painted into Qt's SVG generator (vector paths and text)."""
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    generator = QSvgGenerator()
+    generator.setOutputDevice(buffer)
+    generator.setSize(widget.size())
+    generator.setViewBox(QRectF(0, 0, widget.width(), widget.height()))
+    generator.setTitle(widget.accessibleName() or widget.objectName())
+    painter = QPainter(generator)
+    QWidget.render(widget, painter, QPoint(0, 0))
+    painter.end()
+    return bytes(buffer.data())
+
+
 def export_svg(widget: QWidget, path) -> Path:
     """Save the plot (or any widget) as an SVG drawing."""
     path = Path(path)
+    data = None
     item = _graphics_item(widget)
     if item is not None:
-        data = pg.exporters.SVGExporter(item).export(toBytes=True)
+        try:
+            data = pg.exporters.SVGExporter(item).export(toBytes=True)
+        except ValueError:
+            # pyqtgraph 0.14's SVGExporter cannot parse the closed paths ("… Z") that
+            # Qt ≥ 6.10 writes (pyqtgraph issue 3495); Qt's own generator can.
+            data = None
         if isinstance(data, str):
             data = data.encode("utf-8")
-    else:
-        buffer = QBuffer()
-        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-        generator = QSvgGenerator()
-        generator.setOutputDevice(buffer)
-        generator.setSize(widget.size())
-        generator.setViewBox(QRectF(0, 0, widget.width(), widget.height()))
-        painter = QPainter(generator)
-        widget.render(painter)
-        painter.end()
-        data = bytes(buffer.data())
+    if data is None:
+        data = _svg_by_painting(widget)
     write_bytes_atomic(path, bytes(data))
     return path
 

@@ -1,0 +1,124 @@
+"""Export: PNG at 1×/2×/4×, SVG, CSV of data_tables(), GIF and MP4 of animation_frames()."""
+
+import csv
+
+import pytest
+from PySide6.QtGui import QImage
+
+from relulab.ui import export
+from tests.ui.fakes import data_dir, fake_panels, fake_window  # noqa: F401
+
+
+def test_png_at_three_scales(fake_window, tmp_path):
+    w = fake_window
+    sizes = {}
+    for scale in export.PNG_SCALES:
+        [path] = w.export_current("png", tmp_path / f"plot-{scale}.png", scale)
+        image = QImage(str(path))
+        assert not image.isNull()
+        sizes[scale] = (image.width(), image.height())
+    w1, h1 = sizes[1]
+    assert w1 > 100 and h1 > 50
+    for scale in (2, 4):
+        assert sizes[scale][0] == pytest.approx(w1 * scale, abs=scale)
+        assert sizes[scale][1] == pytest.approx(h1 * scale, abs=scale)
+
+
+def test_png_shows_the_plot_not_a_blank(fake_window, tmp_path):
+    [path] = fake_window.export_current("png", tmp_path / "p.png", 2)
+    image = QImage(str(path))
+    colours = {image.pixelColor(x, image.height() // 2).name() for x in range(0, image.width(), 3)}
+    assert len(colours) > 2  # background, axes, curve
+
+
+def test_svg_holds_the_curve(fake_window, tmp_path):
+    [path] = fake_window.export_current("svg", tmp_path / "p.svg")
+    text = path.read_text()
+    assert text.lstrip().startswith("<?xml") and "<svg" in text
+    assert "<path" in text or "<polyline" in text
+
+
+def test_csv_of_every_table(fake_window, tmp_path):
+    w = fake_window
+    w.panel("hinges").set_value(2.0)
+    written = w.export_current("csv", tmp_path / "data.csv")
+    assert [p.name for p in written] == ["data-curve.csv", "data-slope.csv"]
+    rows = list(csv.reader(written[0].read_text().splitlines()))
+    assert rows[0] == ["x", "y"]
+    assert [float(v) for v in rows[1]] == [-1.0, -2.0]
+    assert len(rows) == 22
+    assert written[1].read_text() == "value\n2.0\n"
+
+
+def test_one_table_goes_to_the_name_given(tmp_path):
+    [path] = export.export_csv({"only": (["a"], [[1], [2]])}, tmp_path / "one.csv")
+    assert path.name == "one.csv" and path.read_text() == "a\n1\n2\n"
+
+
+def test_no_tables_is_an_error(tmp_path):
+    with pytest.raises(export.ExportError, match="no data"):
+        export.export_csv({}, tmp_path / "x.csv")
+
+
+@pytest.mark.skipif(not export.gif_available(), reason="Pillow is not installed")
+def test_gif_of_the_animation_and_the_panel_is_left_as_it_was(fake_window, tmp_path):
+    from PIL import Image
+
+    w = fake_window
+    w.panel("hinges").set_value(0.5)
+    [path] = w.export_current("gif", tmp_path / "anim.gif")
+    with Image.open(path) as gif:
+        assert gif.format == "GIF" and gif.n_frames == 5
+        assert gif.info.get("loop") == 0
+        first = gif.convert("RGB").tobytes()
+        gif.seek(4)
+        assert gif.convert("RGB").tobytes() != first  # the frames differ
+    assert w.panel("hinges").value == 0.5
+
+
+@pytest.mark.skipif(not export.mp4_available(), reason="PyAV is not installed")
+def test_mp4_of_the_animation(fake_window, tmp_path):
+    import av
+
+    [path] = fake_window.export_current("mp4", tmp_path / "anim.mp4")
+    with av.open(str(path)) as container:
+        frames = list(container.decode(video=0))
+    assert len(frames) == 5
+    assert frames[0].width % 2 == 0 and frames[0].height % 2 == 0
+    assert not list(tmp_path.glob(".*"))  # no temporary file left
+
+
+def test_a_panel_without_animation_or_plot_says_so(qtbot, theme, data_dir, tmp_path):
+    from relulab.ui.panels.base import PlaceholderPanel
+
+    panel = PlaceholderPanel("x", "Nothing", "")
+    qtbot.addWidget(panel)
+    with pytest.raises(export.ExportError, match="no animation"):
+        export.record_frames(panel, panel)
+    with pytest.raises(export.ExportError, match=".gif or .mp4"):
+        export.export_animation(panel, panel, tmp_path / "a.avi")
+
+
+def test_any_widget_exports_without_pyqtgraph(qtbot, theme, tmp_path):
+    from PySide6.QtWidgets import QLabel
+
+    label = QLabel("readout 0.0254")
+    qtbot.addWidget(label)
+    label.resize(200, 40)
+    export.export_png(label, tmp_path / "l.png", scale=2)
+    assert QImage(str(tmp_path / "l.png")).size().width() == 400
+    export.export_svg(label, tmp_path / "l.svg")
+    assert "<svg" in (tmp_path / "l.svg").read_text()
+
+
+def test_export_dialog_errors_are_reported(fake_window, monkeypatch, tmp_path):
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(tmp_path / "none" / "x.png"), "")))
+    assert fake_window.export_dialog("png") == []
+    assert fake_window.session.last_error.field == "export"
+    fake_window.findChild(QMessageBox, "scene-error-dialog").close()
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(tmp_path / "ok"), "")))
+    assert [p.name for p in fake_window.export_dialog("png", 2)] == ["ok.png"]
