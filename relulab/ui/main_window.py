@@ -155,7 +155,7 @@ class MainWindow(QMainWindow):
         if not export.mp4_available():
             self.mp4_action.setText("Animation as MP4 (install PyAV: pip install av)")
         self.file_menu.addSeparator()
-        self._action(self.file_menu, "&Quit", "action-quit", self.close, QKeySequence.StandardKey.Quit)
+        self._action(self.file_menu, "&Quit", "action-quit", self.close, "Ctrl+Q")
 
         self.edit_menu = bar.addMenu("&Edit")
         self.edit_menu.setObjectName("menu-edit")
