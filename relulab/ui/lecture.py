@@ -68,7 +68,7 @@ class LectureBar(QFrame):
     def apply_theme(self) -> None:
         theme = current_theme()
         self.title.setFont(theme.font(14, bold=True))
-        self.caption.setFont(theme.font(12))
+        self.caption.setFont(theme.font(11))
         m = int(8 * theme.zoom)
         self.layout().setContentsMargins(m, m // 2, m, m // 2)
 
