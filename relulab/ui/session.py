@@ -247,6 +247,10 @@ class Session(QObject):
         """Write the work to the autosave file if it differs from the saved file."""
         if self._lock is None:
             return None
+        lecture = getattr(self.window, "lecture", None)
+        if lecture is not None and lecture.running:
+            # the screen shows lecture scenes; the work from before was autosaved at the start
+            return self.autosave_path if self.autosave_path.exists() else None
         try:
             scene = self.capture(title=f"Autosave of {self.display_name()}")
             current = fingerprint(scene)

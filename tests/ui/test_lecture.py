@@ -233,3 +233,20 @@ def test_themes_switch_without_restart(fake_window, theme, name, background):
 def test_series_differ_by_line_style_not_only_colour(theme):
     styles = {theme.series_pen(i).style() for i in range(5)}
     assert len(styles) == 5
+
+
+def test_autosave_during_a_lecture_keeps_the_work_from_before(fake_window, data_dir):
+    from relulab.io.scenes import read_scene
+    from relulab.ui.session import AUTOSAVE_NAME
+
+    w = fake_window
+    w.session.start()
+    w.panel("hinges").set_value(-3)  # unsaved work
+    assert w.lecture.start(playlist())
+    path = data_dir / AUTOSAVE_NAME
+    assert read_scene(path).panels["hinges"]["value"] == -3  # written as the lecture began
+    w.lecture.next()
+    w.session.autosave_now()
+    assert read_scene(path).panels["hinges"]["value"] == -3  # not replaced by a lecture scene
+    w.lecture.end()
+    assert w.panel("hinges").value == -3

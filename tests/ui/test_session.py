@@ -404,3 +404,34 @@ def test_settings_are_read_with_their_types(qtbot):
     store.setValue("view/theme", "neon")
     store.sync()
     assert settings.get("view/theme") == "light"  # not a theme: the default
+
+
+def test_the_app_offers_to_restore_at_start(qtbot, theme, fake_panels, data_dir, monkeypatch):
+    """relulab itself: confirm_close on, autosave started, the restore question asked."""
+    data_dir.mkdir(parents=True)
+    (data_dir / AUTOSAVE_NAME).write_text(
+        dump_scene(Scene(panels={"hinges": {"value": 5.0}}, current="hinges")))
+    seen = {}
+
+    def fake_exec(*_):
+        def dialog():
+            for w in QApplication.topLevelWidgets():
+                if w.objectName() == "main-window" and w.isVisible():
+                    return w, w.findChild(QMessageBox, "restore-dialog")
+            return None, None
+
+        qtbot.waitUntil(lambda: dialog()[1] is not None, timeout=5000)
+        window, box = dialog()
+        [b for b in box.buttons() if b.objectName() == "restore-accept"][0].click()
+        seen.update(value=window.panel("hinges").value, confirm=window.session.confirm_close,
+                    autosaving=window.session._timer.isActive())
+        window.session.confirm_close = False
+        window.close()
+        return 0
+
+    monkeypatch.setattr(QApplication, "exec", fake_exec)
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)
+    from relulab.app import main
+
+    assert main([]) == 0
+    assert seen == {"value": 5.0, "confirm": True, "autosaving": True}
