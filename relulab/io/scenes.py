@@ -116,6 +116,9 @@ def json_ready(value, where: str = "value"):
             out[k] = json_ready(v, f"{where}.{k}")
         return out
     if isinstance(value, (list, tuple)):
+        if all(type(v) is float or type(v) is int for v in value):  # the common case: numbers
+            if all(map(math.isfinite, value)):
+                return list(value)
         return [json_ready(v, f"{where}[{i}]") for i, v in enumerate(value)]
     tolist = getattr(value, "tolist", None)  # numpy arrays and scalars, without importing numpy
     if callable(tolist):
@@ -179,18 +182,18 @@ def _mb(n: int) -> str:
 
 
 def _depth(value, limit: int) -> int:
-    """Nesting depth of a JSON value, stopping once ``limit`` is passed."""
-    stack = [(value, 1)]
-    deepest = 0
-    while stack:
-        v, d = stack.pop()
-        deepest = max(deepest, d)
+    """Nesting depth of a JSON value, stopping once ``limit`` is passed (only the
+    containers are visited: a long list of numbers costs one type check each)."""
+    level, deepest = [value], 0
+    while level:
+        deepest += 1
         if deepest > limit:
             return deepest
-        if isinstance(v, dict):
-            stack.extend((c, d + 1) for c in v.values())
-        elif isinstance(v, list):
-            stack.extend((c, d + 1) for c in v)
+        nxt = []
+        for v in level:
+            children = v.values() if isinstance(v, dict) else v if isinstance(v, list) else ()
+            nxt.extend(c for c in children if isinstance(c, (dict, list)))
+        level = nxt
     return deepest
 
 
