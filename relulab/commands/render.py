@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _render(args, scene, name: str, out: str, suffix: str) -> int:
-    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+    from PySide6.QtCore import Qt, QtMsgType, qInstallMessageHandler
     from PySide6.QtWidgets import QApplication
 
     from relulab.app import ensure_application
@@ -125,7 +125,13 @@ def _render(args, scene, name: str, out: str, suffix: str) -> int:
                 except ValueError as exc:
                     raise SceneError(f"panels.{name}", str(exc)) from exc
             panel.set_lecture_layout(args.lecture)
-            panel.resize(*args.size)
+            w, h = args.size
+            # A panel that needs more room than asked for is drawn larger and scaled down
+            # evenly, so the picture has exactly the size asked for and nothing is clipped.
+            need = panel.minimumSizeHint()
+            s = max(1.0, need.width() / w, need.height() / h)
+            logical = (int(round(w * s)), int(round(h * s)))
+            panel.resize(*(logical if not args.plot else args.size))
             panel.show()
             for _ in range(3):  # layouts settle, then plots paint
                 QApplication.processEvents()
@@ -145,7 +151,11 @@ def _render(args, scene, name: str, out: str, suffix: str) -> int:
             else:
                 from relulab.io.atomic import write_bytes_atomic
 
-                write_bytes_atomic(out, export._png_bytes(target.grab().toImage()))
+                image = target.grab().toImage()
+                if image.size().toTuple() != tuple(args.size):
+                    image = image.scaled(*args.size, Qt.AspectRatioMode.IgnoreAspectRatio,
+                                         Qt.TransformationMode.SmoothTransformation)
+                write_bytes_atomic(out, export._png_bytes(image))
             if target is not panel:
                 target.close()
                 target.deleteLater()

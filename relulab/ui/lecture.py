@@ -3,11 +3,12 @@
 Keys while a lecture runs (documented in docs/automation.md and the README):
 
 - PageDown / PageUp (what presenter clickers send): next / previous scene, always.
-- Right, Down / Left, Up: next / previous scene, but only when the focused widget
-  does not use the arrow keys itself. Arrows reach the window only after the focus
-  widget ignored them, so sliders, spin boxes, text fields, lists and panel
-  shortcuts keep their arrows; on a plot or a button they step the lecture.
-- Home / End: first / last scene (same rule as the arrows).
+- Right, Down / Left, Up: next / previous scene; Home / End: first / last scene.
+  In the lecture layout (controls hidden) these keys belong to the lecture, before
+  any panel shortcut, unless the focus is on an editing control (text field, spin
+  box, slider, combo box, list). With the controls shown they belong to the panels
+  first: they step the lecture only when the focused widget and the panel's
+  shortcuts left them unused.
 
 Starting a lecture keeps the work that was on screen and turns the lecture layout
 on; ending it puts that work back and the layout as it was.
@@ -17,8 +18,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView, QAbstractSlider, QAbstractSpinBox, QApplication, QComboBox, QFrame,
+    QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QTextEdit, QVBoxLayout,
+)
 
 from relulab.io.scenes import Playlist, Scene, SceneError, builtin_lecture_path, read_playlist
 from relulab.ui.theme import current_theme
@@ -73,6 +77,22 @@ class LectureBar(QFrame):
         self.layout().setContentsMargins(m, m // 2, m, m // 2)
 
 
+#: Focus widgets that keep the arrow keys even in the lecture layout.
+EDITING = (QLineEdit, QAbstractSpinBox, QAbstractSlider, QComboBox, QTextEdit, QPlainTextEdit,
+           QAbstractItemView)
+
+
+def is_editing(widget) -> bool:
+    """True when ``widget`` (or the composite control it is part of) edits with arrows."""
+    while widget is not None:
+        if isinstance(widget, EDITING):
+            return True
+        widget = widget.parentWidget()
+        if widget is not None and not isinstance(widget, (QAbstractSpinBox, QComboBox)):
+            return False
+    return False
+
+
 class LectureController(QObject):
     """Steps the window through a playlist; ``stepped(index)`` after each scene shown."""
 
@@ -88,6 +108,7 @@ class LectureController(QObject):
         self._before: Scene | None = None
         self._before_session: tuple | None = None
         self._layout_before = False
+        self._filtering = False
         self.bar = LectureBar()
         self.bar.hide()
         self.bar.previous_button.clicked.connect(self.previous)
@@ -130,6 +151,8 @@ class LectureController(QObject):
         self.source = Path(source) if source is not None else None
         self.window.set_lecture_layout(True)
         self.bar.show()
+        self._focus_panel()
+        self.update_key_filter()
         self.running_changed.emit(True)
         return True
 
@@ -148,6 +171,7 @@ class LectureController(QObject):
             self._before = None
         self.bar.hide()
         self.window.set_lecture_layout(self._layout_before)
+        self.update_key_filter()
         session.document_changed.emit()
         self.running_changed.emit(False)
 
@@ -169,8 +193,15 @@ class LectureController(QObject):
         session.mark_clean()
         self.index = index
         self._show_caption()
+        self._focus_panel()
         self.stepped.emit(index)
         return True
+
+    def _focus_panel(self) -> None:
+        """Keys go to the scene's panel (its shortcuts, e.g. Space to train, work) unless
+        the presenter is editing something."""
+        if not is_editing(QApplication.focusWidget()):
+            self.window.current_panel().setFocus(Qt.FocusReason.OtherFocusReason)
 
     def next(self) -> bool:
         return self.go(self.index + 1)
@@ -200,6 +231,30 @@ class LectureController(QObject):
         Qt.Key.Key_Left: "previous", Qt.Key.Key_Up: "previous",
         Qt.Key.Key_Home: "first", Qt.Key.Key_End: "last",
     }
+
+    def update_key_filter(self) -> None:
+        """Watch for arrow keys before the panels' shortcuts only while presenting."""
+        want = self.running and self.window.lecture_layout
+        app = QApplication.instance()
+        if want and not self._filtering:
+            app.installEventFilter(self)
+        elif not want and self._filtering:
+            app.removeEventFilter(self)
+        self._filtering = want
+
+    def eventFilter(self, obj, event) -> bool:
+        # A ShortcutOverride accepted here keeps panel shortcuts (training's Right = one
+        # step, hinges' Left/Right = nudge) from taking the key; the key press then
+        # travels up from the focused widget to the window, which steps the lecture.
+        if (event.type() == QEvent.Type.ShortcutOverride and self.running
+                and self.window.lecture_layout
+                and QApplication.activeWindow() is self.window
+                and Qt.Key(event.key()) in self.STEP_KEYS
+                and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+                and not is_editing(QApplication.focusWidget())):
+            event.accept()
+            return True
+        return False
 
     def handle_key(self, event) -> bool:
         """Arrow, Home and End keys that no widget took: step the lecture."""

@@ -350,6 +350,7 @@ class MainWindow(QMainWindow):
             widget.set_lecture_layout(self.lecture_layout)
         self.lecture_layout_action.setChecked(self.lecture_layout)
         self.statusBar().setVisible(not self.lecture_layout)
+        self.lecture.update_key_filter()
 
     def _on_lecture_running(self, running: bool) -> None:
         for a in (self.lecture_next_action, self.lecture_previous_action, self.lecture_end_action):
@@ -369,6 +370,8 @@ class MainWindow(QMainWindow):
         if self._closed:
             return
         self._closed = True
+        self.lecture.playlist = None
+        self.lecture.update_key_filter()
         for widget in self.panels.values():
             widget.shutdown()
 

@@ -250,3 +250,38 @@ def test_autosave_during_a_lecture_keeps_the_work_from_before(fake_window, data_
     assert read_scene(path).panels["hinges"]["value"] == -3  # not replaced by a lecture scene
     w.lecture.end()
     assert w.panel("hinges").value == -3
+
+
+def test_in_the_lecture_layout_arrows_beat_panel_shortcuts(lecture_window, qtbot):
+    """A panel shortcut on Right (training steps with it) does not keep the presenter
+    from stepping the lecture; with the controls shown the panel gets it back."""
+    from PySide6.QtGui import QKeySequence, QShortcut
+
+    w = lecture_window
+    fired = []
+    for panel in w.panels.values():
+        sc = QShortcut(QKeySequence(Qt.Key.Key_Right), panel)
+        sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        sc.activated.connect(lambda n=panel.name: fired.append(n))
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is not None
+                    and w.current_panel().isAncestorOf(QApplication.focusWidget())
+                    or QApplication.focusWidget() is w.current_panel())
+    press(QApplication.focusWidget(), Qt.Key.Key_Right)
+    assert w.lecture.index == 1 and fired == []
+    assert QApplication.focusWidget() is w.panel("folding")  # the new scene's panel has the keys
+    w.set_lecture_layout(False)
+    press(QApplication.focusWidget(), Qt.Key.Key_Right)
+    assert fired == ["folding"] and w.lecture.index == 1
+    w.set_lecture_layout(True)
+    press(QApplication.focusWidget(), Qt.Key.Key_Right)
+    assert w.lecture.index == 2 and fired == ["folding"]
+
+
+def test_the_key_filter_is_installed_only_while_presenting(lecture_window):
+    w = lecture_window
+    assert w.lecture._filtering
+    w.set_lecture_layout(False)
+    assert not w.lecture._filtering
+    w.set_lecture_layout(True)
+    w.lecture.end()
+    assert not w.lecture._filtering
