@@ -22,7 +22,6 @@ rather than half-read. Qt-free.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -99,14 +98,14 @@ def _kind(value) -> str:
 def json_ready(value, where: str = "value"):
     """``value`` as plain JSON data: tuples become lists, numpy numbers and arrays
     become Python numbers and lists. Raises SceneError naming the path of anything
-    that JSON cannot hold exactly (NaN, infinity, arbitrary objects)."""
+    JSON cannot hold (arbitrary objects). Non-finite numbers (a diverged loss, the loss
+    of an empty test set) are kept: they are written as ``NaN``/``Infinity``, as
+    Python's json module does, so that no work becomes unsaveable."""
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
         return value
     if isinstance(value, float):
-        if not math.isfinite(value):
-            raise SceneError(where, f"{value} is not a finite number; a scene cannot hold it")
         return value
     if isinstance(value, dict):
         out = {}
@@ -117,17 +116,12 @@ def json_ready(value, where: str = "value"):
         return out
     if isinstance(value, (list, tuple)):
         if all(type(v) is float or type(v) is int for v in value):  # the common case: numbers
-            if all(map(math.isfinite, value)):
-                return list(value)
+            return list(value)
         return [json_ready(v, f"{where}[{i}]") for i, v in enumerate(value)]
     tolist = getattr(value, "tolist", None)  # numpy arrays and scalars, without importing numpy
     if callable(tolist):
         return json_ready(tolist(), where)
     raise SceneError(where, f"{type(value).__name__} cannot be stored in a scene")
-
-
-def _reject_constant(name: str):
-    raise SceneError("file", f"{name} is not allowed in a scene (only finite numbers)")
 
 
 def _decode(data: bytes | str, max_bytes: int) -> Any:
@@ -148,7 +142,7 @@ def _decode(data: bytes | str, max_bytes: int) -> Any:
     if not text.strip():
         raise SceneError("file", "the file is empty")
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text)  # NaN and Infinity are read back as written
     except json.JSONDecodeError as exc:
         cut = " (the file looks cut short)" if _unclosed(text) else ""
         raise SceneError("file", f"not valid JSON at line {exc.lineno}, column {exc.colno}: "
@@ -272,7 +266,7 @@ def parse_scene(data: bytes | str, known_panels: Iterable[str] | None = None,
 
 def dump_scene(scene: Scene) -> str:
     """The scene as JSON text (stable key order, one field per line for diffs)."""
-    return json.dumps(scene.to_dict(), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    return json.dumps(scene.to_dict(), indent=1, ensure_ascii=False) + "\n"
 
 
 def _read_bytes(path, max_bytes: int) -> bytes:

@@ -21,59 +21,162 @@ OUT = ROOT / "relulab" / "resources" / "lectures"
 
 TITLE = "How ReLU networks approximate functions"
 
-# (file stem, title, panel on screen, {panel: changes to its default state}, caption)
+# -- how each scene sets up its panels: default state -> scene state -------------
+# Each takes the panel's default state_dict() (and the panel, for the few scenes that
+# run the panel's own training) and returns the state to store. A panel whose state
+# does not have the fields (not written yet) keeps its default.
+
+def _has(state, *keys) -> bool:
+    return all(k in state for k in keys)
+
+
+def hinged_rulers(state, panel):
+    """Seed 004, step 2: the four rulers (c, b) = (1, −2), (0.5, 0), (−1.5, 1), (2, 2)."""
+    if not _has(state, "mode", "kinks", "coefficients"):
+        return state
+    return {**state, "mode": "free", "kinks": [-2.0, 0.0, 1.0, 2.0],
+            "coefficients": [1.0, 0.5, -1.5, 2.0], "intercept": 0.0, "slope": 0.0,
+            "selected": None, "show_components": True, "show_residual": False,
+            "show_convergence": False}
+
+
+def least_squares(n):
+    """Seed 004, step 3: n evenly spaced kinks inside [−3, 3], coefficients by least squares."""
+    def setup(state, panel):
+        if not _has(state, "mode", "kinks"):
+            return state
+        kinks = [-3.0 + 6.0 * (i + 1) / (n + 1) for i in range(n)]
+        return {**state, "mode": "least squares", "kinks": kinks, "coefficients": [0.0] * n,
+                "selected": None, "show_components": False, "show_residual": True,
+                "show_convergence": n > 6}
+    return setup
+
+
+def interpolation(n):
+    """Seed 002: the interpolation construction with n neurons and its error bound."""
+    def setup(state, panel):
+        if not _has(state, "mode", "interpolation_n"):
+            return state
+        return {**state, "mode": "interpolation", "interpolation_n": n, "selected": None,
+                "show_components": False, "show_residual": True, "show_convergence": True}
+    return setup
+
+
+def seed004_training(state, panel):
+    """Seed 004, step 4: 12 hidden neurons, Adam at 0.01, 20000 steps, six starts (the
+    panel's defaults); not trained yet, so the room watches it happen (Space)."""
+    if not _has(state, "hidden", "restarts"):
+        return state
+    return {**state, "hidden": 12, "lr": 0.01, "steps": 20000, "restarts": 6,
+            "optimizer": "adam", "step": 0}
+
+
+def tent(depth):
+    """Seed 004, step 5 and seed 002's sawtooth: the tent composed ``depth`` times."""
+    def setup(state, panel):
+        if "depth" not in state:
+            return state
+        return {**state, "depth": depth}
+    return setup
+
+
+def linear_collapse(state, panel):
+    """Seed 002: the lesson's 2-2-1 network W₁ = [[1, 2], [3, −1]], W₂ = [2, 1], no
+    activation; on the circles its boundary can only be a straight line."""
+    if not _has(state, "architecture", "network"):
+        return state
+    from relulab.model.collapse import lesson_network
+
+    net = lesson_network("identity")
+    return {**state,
+            "architecture": {**state["architecture"], "hidden": [2], "activation": "identity"},
+            "network": {"activation": "identity",
+                        "layers": [{"W": W.tolist(), "b": b.tolist()} for W, b in net.layers]},
+            "training": {**state["training"], "step": 0},
+            "history": {k: [] for k in state["history"]}}
+
+
+def circles_trained(state, panel):
+    """Seed 002: the 2-6-1 circles network, trained by the panel itself with plain
+    gradient descent at rate 0.5 for 2000 full-batch steps from the lesson's start."""
+    if not _has(state, "architecture", "network", "points", "training"):
+        return state
+    from relulab.model.classify import seed002_setup
+
+    X, y, net = seed002_setup(0, 6)
+    start = {**state,
+             "dataset": {**state["dataset"], "name": "circles", "seed": 0, "test_fraction": 0.0},
+             "points": {"x": X.tolist(), "label": [int(v) for v in y], "test": [False] * len(y)},
+             "architecture": {**state["architecture"], "hidden": [6], "activation": "relu"},
+             "network": {"activation": "relu",
+                         "layers": [{"W": W.tolist(), "b": b.tolist()} for W, b in net.layers]},
+             "training": {**state["training"], "optimizer": "gd", "learning_rate": 0.5,
+                          "loss": "cross_entropy", "batch_size": 0, "steps_per_tick": 10,
+                          "max_steps": 2000, "step": 0},
+             "history": {k: [] for k in state["history"]}}
+    panel.load_state(start)
+    while panel.trainer.step_count < 2000:
+        panel.step_once()
+    return panel.state_dict()
+
+
+# (file stem, title, panel on screen, {panel: setup}, caption)
 SCENES = [
-    ("01-hinged-ruler", "A ReLU is a hinged ruler", "hinges", {}, (
+    ("01-hinged-ruler", "A ReLU is a hinged ruler", "hinges", {"hinges": hinged_rulers}, (
         "One ReLU neuron computes c·ReLU(x − b): it lies flat on the axis until its kink at "
         "x = b, and from there on it is a straight line of slope c. Drag the kink sideways and "
         "the bend moves; change c and the ruler tilts. Everything in this lecture is built "
         "from this one shape.")),
-    ("02-sum-of-hinges", "Adding hinges", "hinges", {}, (
+    ("02-sum-of-hinges", "Adding hinges", "hinges", {"hinges": least_squares(3)}, (
         "Add several hinges and a straight line and you get a continuous piecewise-linear "
         "curve: between two kinks the slope is constant, and at each kink it changes by "
         "exactly that hinge's coefficient. Here a few evenly spaced kinks follow "
         "sin(2x) + 0.3x² on [−3, 3], with the coefficients chosen by least squares. The fit "
         "is rough: three hinges leave an error of about 0.52.")),
-    ("03-more-hinges", "More hinges, smaller error", "hinges", {}, (
+    ("03-more-hinges", "More hinges, smaller error", "hinges", {"hinges": least_squares(24)}, (
         "Double the number of hinges and the error falls by about four: 0.52 with 3 hinges, "
         "0.10 with 6, 0.025 with 12 and 0.0065 with 24, where the curve and its approximation "
         "are hard to tell apart. This is the idea behind the universal approximation theorem: "
         "with enough hinges, a sum of them follows any continuous curve on an interval as "
         "closely as we like.")),
-    ("04-training-six-starts", "Letting a network place the kinks", "training", {}, (
+    ("04-training-six-starts", "Letting a network place the kinks", "training",
+     {"training": seed004_training}, (
         "A network with one hidden layer of 12 ReLU neurons is exactly a sum of 12 hinges, "
         "but it also learns where to put its kinks. Adam trains it from six random starts at "
         "once. Five starts end between 0.033 and 0.051, one gets stuck near 0.16, and even "
         "the best is no better than 12 evenly spaced hinges fitted by least squares (0.025): "
         "good weights exist, but training does not always find them. Watch where the kinks "
         "gather: where the curve bends most.")),
-    ("05-depth-tent", "Why depth helps: folding", "folding", {}, (
+    ("05-depth-tent", "Why depth helps: folding", "folding", {"folding": tent(3)}, (
         "Two ReLU neurons make a tent on [0, 1]: t(x) = 2·ReLU(x) − 4·ReLU(x − ½) rises to 1 "
         "and falls back. Feed the tent into itself and the interval is folded again: every "
         "layer of just two neurons doubles the number of linear pieces, so 8 layers (16 "
         "neurons) give 256 pieces. A single hidden layer gains at most one piece per neuron "
         "and would need 255 neurons for the same shape. The counts here are exact.")),
-    ("06-linear-collapse", "Without an activation, layers collapse", "playground", {}, (
+    ("06-linear-collapse", "Without an activation, layers collapse", "playground",
+     {"playground": linear_collapse}, (
         "Take away the activation and two layers are one: W₂(W₁x + b₁) + b₂ is a single layer "
         "with weights W₂W₁. With W₁ = [[1, 2], [3, −1]] and W₂ = [2, 1] the whole network is "
         "the one neuron [5, 3], and no number of linear layers can draw anything but a "
         "straight boundary. Put ReLU back and the input (0, 1) gives 4 instead of 3: the "
         "collapse breaks, and the network can bend.")),
-    ("07-interpolation", "Universal approximation by interpolation", "hinges", {}, (
+    ("07-interpolation", "Universal approximation by interpolation", "hinges",
+     {"hinges": interpolation(17)}, (
         "Here the weights are computed, not trained. Put n equally spaced knots on the curve "
         "and give each ReLU neuron the change of slope between two knots: the network passes "
         "through every knot, a piecewise-linear interpolation. If |f''| ≤ M the error is at "
         "most (b − a)²M/(8n²), so doubling the neurons divides the bound by four. For this "
         "curve, 17 neurons reach an error below 0.05, and with 24 the bound is 0.026 while "
         "the measured error is 0.025.")),
-    ("08-sawtooth", "The sawtooth: depth against width", "folding", {}, (
+    ("08-sawtooth", "The sawtooth: depth against width", "folding", {"folding": tent(6)}, (
         "Composing the tent k times gives a sawtooth with 2^k straight pieces from only 2k "
         "neurons. A network with one hidden layer of m ReLU neurons has at most m + 1 pieces "
         "in one dimension, so to match the sawtooth it needs at least 2^k − 1 neurons. "
         "Telgarsky used this very function to show that some functions need exponentially "
         "many neurons when the network is shallow: a statement about particular functions, "
         "not a law that depth always wins.")),
-    ("09-circles", "A network that learns the circles", "playground", {}, (
+    ("09-circles", "A network that learns the circles", "playground",
+     {"playground": circles_trained}, (
         "A 2-6-1 network (six ReLU neurons, a sigmoid output) learns to separate a central "
         "group from the ring around it with plain gradient descent: 2000 full-batch steps at "
         "learning rate 0.5 reach an accuracy of 1.0 on the training points. Each ReLU neuron "
@@ -90,14 +193,15 @@ def build(write: bool = True) -> list[dict]:
     window = build_main_window()
     defaults = {name: panel.state_dict() for name, panel in window.panels.items()}
     docs = []
-    for stem, title, current, changes, caption in SCENES:
-        names = sorted({current, *changes})
+    for stem, title, current, setups, caption in SCENES:
         states = {}
-        for name in names:
+        for name in sorted({current, *setups}):
             panel = window.panel(name)
             panel.load_state(defaults[name])
-            if name in changes:
-                panel.load_state({**panel.state_dict(), **changes[name]})
+            state = panel.state_dict()
+            if name in setups:
+                state = setups[name](state, panel)
+                panel.load_state(state)  # the panel validates what the scene will hold
             states[name] = panel.state_dict()
         scene = Scene(panels=states, current=current, title=title, caption=caption)
         docs.append(scene.to_dict())

@@ -176,11 +176,11 @@ def test_save_is_atomic_and_failed_saves_keep_the_old_file(fake_window, tmp_path
     path = tmp_path / "keep.relulab.json"
     w.session.save(path)
     old = path.read_text()
-    w.panel("hinges").set_value(float("nan"))  # cannot be stored
+    w.panel("hinges").label = object()  # cannot be stored
     assert not w.session.save(path)
-    assert w.session.last_error.field == "panels.hinges.value"
+    assert w.session.last_error.field == "panels.hinges.label"
     assert path.read_text() == old
-    w.panel("hinges").set_value(2)
+    w.panel("hinges").label = "fine"
 
     import relulab.io.atomic as atomic
 
