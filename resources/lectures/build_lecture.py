@@ -30,14 +30,13 @@ def _has(state, *keys) -> bool:
     return all(k in state for k in keys)
 
 
-def hinged_rulers(state, panel):
-    """Seed 004, step 2: the four rulers (c, b) = (1, −2), (0.5, 0), (−1.5, 1), (2, 2)."""
+def hinged_ruler(state, panel):
+    """Seed 004, step 2: one ruler c·ReLU(x − b), here c = 0.75, b = −1, free to drag."""
     if not _has(state, "mode", "kinks", "coefficients"):
         return state
-    return {**state, "mode": "free", "kinks": [-2.0, 0.0, 1.0, 2.0],
-            "coefficients": [1.0, 0.5, -1.5, 2.0], "intercept": 0.0, "slope": 0.0,
-            "selected": None, "show_components": True, "show_residual": False,
-            "show_convergence": False}
+    return {**state, "mode": "free", "kinks": [-1.0], "coefficients": [0.75],
+            "intercept": 0.0, "slope": 0.0, "selected": None, "show_components": False,
+            "show_residual": False, "show_convergence": False}
 
 
 def least_squares(n):
@@ -122,11 +121,12 @@ def circles_trained(state, panel):
 
 # (file stem, title, panel on screen, {panel: setup}, caption)
 SCENES = [
-    ("01-hinged-ruler", "A ReLU is a hinged ruler", "hinges", {"hinges": hinged_rulers}, (
+    ("01-hinged-ruler", "A ReLU is a hinged ruler", "hinges", {"hinges": hinged_ruler}, (
         "One ReLU neuron computes c·ReLU(x − b): it lies flat on the axis until its kink at "
-        "x = b, and from there on it is a straight line of slope c. Drag the kink sideways and "
-        "the bend moves; change c and the ruler tilts. Everything in this lecture is built "
-        "from this one shape.")),
+        "x = b, and from there on it is a straight line of slope c. Here b = −1 and c = 0.75. "
+        "Drag the kink sideways and the bend moves; drag it up or down and the ruler tilts. "
+        "Everything in this lecture is built from this one shape; the black curve, "
+        "sin(2x) + 0.3x², is what we will build with it.")),
     ("02-sum-of-hinges", "Adding hinges", "hinges", {"hinges": least_squares(3)}, (
         "Add several hinges and a straight line and you get a continuous piecewise-linear "
         "curve: between two kinks the slope is constant, and at each kink it changes by "
@@ -145,8 +145,8 @@ SCENES = [
         "but it also learns where to put its kinks. Adam trains it from six random starts at "
         "once. Five starts end between 0.033 and 0.051, one gets stuck near 0.16, and even "
         "the best is no better than 12 evenly spaced hinges fitted by least squares (0.025): "
-        "good weights exist, but training does not always find them. Watch where the kinks "
-        "gather: where the curve bends most.")),
+        "good weights exist, but training does not always find them. Press Space to train and "
+        "watch where the kinks gather: where the curve bends most.")),
     ("05-depth-tent", "Why depth helps: folding", "folding", {"folding": tent(3)}, (
         "Two ReLU neurons make a tent on [0, 1]: t(x) = 2·ReLU(x) − 4·ReLU(x − ½) rises to 1 "
         "and falls back. Feed the tent into itself and the interval is folded again: every "
@@ -158,8 +158,9 @@ SCENES = [
         "Take away the activation and two layers are one: W₂(W₁x + b₁) + b₂ is a single layer "
         "with weights W₂W₁. With W₁ = [[1, 2], [3, −1]] and W₂ = [2, 1] the whole network is "
         "the one neuron [5, 3], and no number of linear layers can draw anything but a "
-        "straight boundary. Put ReLU back and the input (0, 1) gives 4 instead of 3: the "
-        "collapse breaks, and the network can bend.")),
+        "straight boundary, however long it trains: no line separates the circles. Put ReLU "
+        "back and the input (0, 1) gives 4 instead of 3: the collapse breaks, and the "
+        "network can bend.")),
     ("07-interpolation", "Universal approximation by interpolation", "hinges",
      {"hinges": interpolation(17)}, (
         "Here the weights are computed, not trained. Put n equally spaced knots on the curve "
