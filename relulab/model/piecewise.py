@@ -23,6 +23,7 @@ the depth-24 tent map (16.7 million pieces) takes seconds.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Callable
 
 import numpy as np
 
@@ -36,6 +37,14 @@ SLOPE_RTOL = 1e-9
 
 # Slope of each activation when the neuron is off / on; None = no kink at all.
 _OFF_SLOPE = {"relu": 0.0, "leaky_relu": 0.01, "identity": None}
+
+
+class TooManyKnots(ValueError):
+    """The knots would exceed the ``max_knots`` budget given to piecewise_linear."""
+
+
+class Stopped(Exception):
+    """piecewise_linear was asked to stop (``should_stop()`` returned True)."""
 
 
 def _readonly(a) -> np.ndarray:
@@ -327,12 +336,17 @@ def _layer(state: list, W: np.ndarray, b: np.ndarray, off_slope) -> None:
     state.extend([T, Z, Dz, flags])
 
 
-def piecewise_linear(net: MLP) -> PiecewiseLinear:
+def piecewise_linear(net: MLP, *, max_knots: int | None = None,
+                     should_stop: Callable[[], bool] | None = None) -> PiecewiseLinear:
     """The exact kinks, values and slopes of a network f: R → R on the whole line.
 
     Works for ReLU (and leaky ReLU / identity) networks with one input and one
     output. Each neuron crosses zero at most once per piece of its input, so the
     number of kinks is K ≤ ∏(n_l + 1) − 1 over the hidden widths n_l.
+
+    ``max_knots``: raise TooManyKnots as soon as a layer has more knots than this.
+    ``should_stop``: checked between layers; when it returns True, raise Stopped
+    (lets a worker thread give up on a computation nobody needs any more).
     """
     if not isinstance(net, MLP):
         raise TypeError(f"piecewise_linear needs an MLP, got {type(net).__name__}")
@@ -349,8 +363,13 @@ def piecewise_linear(net: MLP) -> PiecewiseLinear:
 
     # Start from the input h₀ = x with one anchor knot at 0 that is not a boundary.
     state = [np.zeros(1), np.zeros((1, 1)), np.ones((1, 2)), np.zeros(1, dtype=bool)]
-    for W, b in net.layers[:-1]:
+    for layer, (W, b) in enumerate(net.layers[:-1], start=1):
+        if should_stop is not None and should_stop():
+            raise Stopped(f"stopped before layer {layer}")
         _layer(state, W, b, off_slope)
+        if max_knots is not None and state[0].size > max_knots:
+            raise TooManyKnots(f"more than {max_knots:,} knots after layer {layer} "
+                               f"({state[0].size:,})")
     T, H, D, flags = state
     del state
     W, b = net.layers[-1]

@@ -206,3 +206,19 @@ def test_rejects_what_it_cannot_handle():
         piecewise_linear(MLP.random([1, 3, 1], seed=0, activation="tanh"))
     with pytest.raises(TypeError):
         piecewise_linear("not a network")
+
+
+def test_knot_budget_and_stopping():
+    from relulab.model.piecewise import Stopped, TooManyKnots
+
+    with pytest.raises(TooManyKnots, match="after layer 6"):
+        piecewise_linear(tent(8), max_knots=40)
+    assert piecewise_linear(tent(8), max_knots=10_000).n_kinks == 257
+    calls = []
+
+    def stop_at_third():
+        calls.append(1)
+        return len(calls) >= 3
+
+    with pytest.raises(Stopped, match="layer 3"):
+        piecewise_linear(tent(8), should_stop=stop_at_third)
