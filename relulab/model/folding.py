@@ -19,7 +19,7 @@ from relulab.model.piecewise import PiecewiseLinear, piecewise_linear
 MAX_FOLD_NEURONS = 8
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class Fold:
     """One layer u(x) = Σ_i a_i ReLU(w_i x + b_i) + c, to be composed with itself.
 
@@ -221,3 +221,58 @@ def fold_frame(pl_before: PiecewiseLinear | None, pl_after: PiecewiseLinear,
     x, after = pl_after.breakpoints(0.0, 1.0)
     before = x.copy() if pl_before is None else pl_before(x)
     return x, (1.0 - s) * before + s * after
+
+
+MAX_DEPTH = 24
+PEAK_RANGE = (0.2, 0.8)
+
+
+@dataclass(frozen=True)
+class FoldingState:
+    """What the Folding panel shows: the tent's depth and peak, the view, the user's fold."""
+
+    depth: int = 5
+    peak: float = 0.5
+    whole_line: bool = False
+    fold: Fold = FOLD_PRESETS["zigzag: three folds (3 neurons)"]
+    show_fold: bool = True
+
+    def __post_init__(self):
+        depth = _check_depth(self.depth)
+        if depth > MAX_DEPTH:
+            raise ValueError(f"depth must be at most {MAX_DEPTH}, got {depth}")
+        lo, hi = PEAK_RANGE
+        peak = float(self.peak)
+        if not lo <= peak <= hi:
+            raise ValueError(f"peak must lie in [{lo}, {hi}], got {peak}")
+        object.__setattr__(self, "depth", depth)
+        object.__setattr__(self, "peak", peak)
+
+    def to_dict(self) -> dict:
+        return {"depth": self.depth, "peak": self.peak, "whole_line": self.whole_line,
+                "fold": self.fold.to_dict(), "show_fold": self.show_fold}
+
+    @classmethod
+    def from_dict(cls, d) -> "FoldingState":
+        """Validate everything first; a ValueError names the field that is wrong."""
+        if not isinstance(d, dict):
+            raise ValueError("folding state: expected an object")
+        unknown = set(d) - {"depth", "peak", "whole_line", "fold", "show_fold"}
+        if unknown:
+            raise ValueError(f"folding state: unknown field(s) {', '.join(sorted(unknown))}")
+        default = cls()
+        depth = d.get("depth", default.depth)
+        if isinstance(depth, bool) or not isinstance(depth, int):
+            raise ValueError(f"depth: must be a whole number from 1 to {MAX_DEPTH}")
+        peak = d.get("peak", default.peak)
+        if isinstance(peak, bool) or not isinstance(peak, (int, float)):
+            raise ValueError("peak: must be a number")
+        for name in ("whole_line", "show_fold"):
+            if not isinstance(d.get(name, False), bool):
+                raise ValueError(f"{name}: must be true or false")
+        fold = Fold.from_dict(d["fold"]) if "fold" in d else default.fold
+        try:
+            return cls(depth=depth, peak=peak, whole_line=d.get("whole_line", default.whole_line),
+                       fold=fold, show_fold=d.get("show_fold", default.show_fold))
+        except ValueError as e:
+            raise ValueError(str(e)) from None

@@ -136,3 +136,16 @@ def test_fold_frames_go_from_one_layer_to_the_next():
     np.testing.assert_allclose(first, x)  # g^(0) is the identity
     with pytest.raises(ValueError):
         fold_frame(before, after, 1.5)
+
+
+def test_folding_state_round_trip_and_validation():
+    from relulab.model.folding import FoldingState
+
+    s = FoldingState(depth=7, peak=0.35, whole_line=True, fold=Fold.tent(0.4), show_fold=False)
+    assert FoldingState.from_dict(s.to_dict()) == s
+    assert FoldingState.from_dict({}) == FoldingState()
+    for bad, field in [({"depth": 25}, "depth"), ({"depth": "3"}, "depth"), ({"peak": 0.9}, "peak"),
+                       ({"peak": None}, "peak"), ({"whole_line": "yes"}, "whole_line"),
+                       ({"fold": {"w": [1], "b": [], "a": [1]}}, "fold"), ({"colour": 1}, "colour")]:
+        with pytest.raises(ValueError, match=field):
+            FoldingState.from_dict(bad)
