@@ -460,12 +460,19 @@ def shallow_1d(net: MLP) -> OneDShallow:
         return parts[0]
     widths = [p.width for p in parts]
     H = sum(widths)
+    if H == 0:  # every output constant
+        consts = [p.net.layers[-1][1][0] for p in parts]
+        return OneDShallow(MLP([(np.zeros((len(parts), 1)), consts)]), np.array([]), np.array([]),
+                           (), 0, True, "constant: no neuron")
     W1 = np.zeros((H, 1))
     b1 = np.zeros(H)
     W2 = np.zeros((len(parts), H))
     b2 = np.zeros(len(parts))
     start = 0
     for i, p in enumerate(parts):
+        if p.width == 0:
+            b2[i] = p.net.layers[-1][1][0]
+            continue
         (Wa, ba), (Wb, bb) = p.net.layers
         W1[start:start + p.width] = Wa
         b1[start:start + p.width] = ba
@@ -488,7 +495,7 @@ def _one_output(pw) -> OneDShallow:
         x0, y0 = pw.anchor
         a = y0 - s0 * x0  # f(x) = a + s0 x
         if s0 == 0.0:
-            net = MLP([(np.zeros((0, 1)), np.zeros(0)), (np.zeros((1, 0)), [a])])
+            net = MLP([(np.zeros((1, 1)), [a])])  # no hidden neuron at all
             return OneDShallow(net, t, c, (s0, sK), 0, True, "constant: no neuron")
         net = MLP([([[1.0], [-1.0]], [0.0, 0.0]), ([[s0, -s0]], [a])])
         return OneDShallow(net, t, c, (s0, sK), 2, True,

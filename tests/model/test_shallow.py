@@ -160,7 +160,7 @@ def test_widths_by_the_subset_sum_rule():
     left = MLP([([[-1.0]], [0.0]), ([[3.0]], [1.0])])   # 3 ReLU(−x) + 1: s₀ = −3, jump 3
     assert to_shallow(left).hidden_sizes == [1]
     const = MLP([([[1.0]], [0.0]), ([[0.0]], [3.0])])
-    assert to_shallow(const).hidden_sizes == [0] and to_shallow(const)(np.array([5.0]))[0] == 3
+    assert to_shallow(const).hidden_sizes == [] and to_shallow(const)(np.array([5.0]))[0] == 3
     affine = MLP([([[1.0]], [5.0]), ([[2.0]], [3.0])])  # 2x + 13 for x > −5 … and 3 below
     assert to_shallow(affine).hidden_sizes == [1]
     line = MLP([([[1.0], [-1.0]], [5.0, -5.0]), ([[2.0, -2.0]], [1.0])])  # 2x + 11 everywhere
