@@ -172,6 +172,13 @@ class ExtendedNetwork:
     def n_params(self) -> int:
         return sum(L.n_params for L in self.layers)
 
+    @property
+    def n_nonzero(self) -> int:
+        """Parameters that are not 0 (the construction's matrices are mostly zeros)."""
+        return sum(int(np.count_nonzero(L.W) + np.count_nonzero(L.b) + np.count_nonzero(L.S)
+                       + np.count_nonzero(L.V[L.S != 0]) + np.count_nonzero(L.v[L.S != 0]))
+                   for L in self.layers)
+
     def is_finite(self) -> bool:
         return all(L.is_finite for L in self.layers)
 
@@ -351,9 +358,10 @@ def big_m_report(deep: MLP, regions: Sequence[Region], M: float, box=None, n_poi
     shallow = shallow_from_regions(regions)
     finite = big_m_network(shallow, M)
     n = deep.n_in
-    if box is None:
+    if box is None:  # where most regions are: the witnesses' 5–95 % range, widened by 1
         W = np.array([r.witness for r in regions])
-        box = tuple(v for lo, hi in zip(W.min(0) - 1, W.max(0) + 1) for v in (float(lo), float(hi)))
+        lo_q, hi_q = np.quantile(W, 0.05, axis=0) - 1, np.quantile(W, 0.95, axis=0) + 1
+        box = tuple(v for lo, hi in zip(lo_q, hi_q) for v in (round(float(lo), 3), round(float(hi), 3)))
     lo = np.array(box[0::2], dtype=float)
     hi = np.array(box[1::2], dtype=float)
     corners = np.array(np.meshgrid(*[[a, b] for a, b in zip(lo, hi)])).reshape(n, -1).T
