@@ -167,6 +167,8 @@ class Session(QObject):
                 return True
             self.load(doc)
         except SceneError as exc:
+            if not path.exists():
+                settings.remove_recent(str(path))
             self.report_error(f"Could not open {path.name}", exc)
             return False
         self.path = path

@@ -83,3 +83,10 @@ def add_recent(path: str) -> list[str]:
     del recent[MAX_RECENT:]
     set("files/recent", recent)
     return recent
+
+
+def remove_recent(path: str) -> list[str]:
+    """Forget a recent file (it was moved or deleted)."""
+    recent = [p for p in get("files/recent") if p != path]
+    set("files/recent", recent)
+    return recent

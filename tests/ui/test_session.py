@@ -218,6 +218,23 @@ def test_open_recent(fake_window, tmp_path):
     assert action is not None and "recent.relulab.json" in action.text()
     action.trigger()
     assert w.panel("hinges").value == 3
+    path.unlink()  # moved away: opening it says so and forgets it
+    action.trigger()
+    assert "does not exist" in w.session.last_error.problem
+    assert str(path) not in settings.get("files/recent")
+    w.findChild(QMessageBox, "scene-error-dialog").close()
+
+
+def test_drag_enter_accepts_scene_files_only(fake_window, tmp_path):
+    from PySide6.QtGui import QDragEnterEvent
+
+    for name, accepted in (("a.relulab.json", True), ("notes.txt", False)):
+        mime = QMimeData()
+        mime.setUrls([QUrl.fromLocalFile(str(tmp_path / name))])
+        event = QDragEnterEvent(QPointF(5, 5).toPoint(), Qt.DropAction.CopyAction, mime,
+                                Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)
+        fake_window.dragEnterEvent(event)
+        assert event.isAccepted() is accepted
 
 
 # -- closing -------------------------------------------------------------------
