@@ -25,15 +25,49 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def curves(panel) -> list:
-    """The data of every curve in every plot of a panel: what the picture is made of."""
+    """The data of every curve, scatter and image in every plot of a panel: what the
+    picture is made of (PlotWidget and GraphicsLayoutWidget alike)."""
     out = []
     for plot in panel.plots().values():
-        items = plot.getPlotItem().listDataItems() if isinstance(plot, pg.PlotWidget) else []
-        for item in items:
-            x, y = item.getData()
+        scene = plot.scene() if isinstance(plot, pg.GraphicsView) else None
+        if scene is None:
+            continue
+        for item in scene.items():
+            if isinstance(item, pg.PlotDataItem):
+                x, y = item.getData()
+            elif isinstance(item, pg.ScatterPlotItem) and item.parentItem() is not None \
+                    and not isinstance(item.parentItem(), pg.PlotDataItem):
+                x, y = item.getData()
+            elif isinstance(item, pg.ImageItem) and item.image is not None:
+                x, y = None, np.asarray(item.image, float).ravel()
+            else:
+                continue
             out.append((None if x is None else np.asarray(x, float),
                         None if y is None else np.asarray(y, float)))
     return out
+
+
+def _equal(a, b) -> bool:
+    try:
+        same_pictures(a, b)
+    except AssertionError:
+        return False
+    return True
+
+
+def settled_curves(panel, rounds: int = 2000) -> list:
+    """The panel's curves once its background work (a convergence study run by a
+    zero-interval timer, say) has finished: events are processed until nothing moves."""
+    before = curves(panel)
+    for _ in range(rounds):
+        QApplication.processEvents()
+        now = curves(panel)
+        if _equal(before, now):
+            QApplication.processEvents()
+            if _equal(now, curves(panel)):
+                return now
+        before = now
+    return before
 
 
 def same_pictures(a, b) -> None:
@@ -46,29 +80,63 @@ def same_pictures(a, b) -> None:
 
 
 # -- every real panel ----------------------------------------------------------
-@pytest.mark.parametrize("name", PANEL_NAMES)
-def test_round_trip_of_every_panel_state(name, qtbot, theme, tmp_path):
-    """state_dict → scene file → load_state in a fresh window gives the same state and
-    the same pictures (real panels once they exist; placeholders until then)."""
+@pytest.fixture(scope="module")
+def two_windows(qapp):
+    """Two windows with every real panel, built once for the round trips (they are slow
+    to build; each test loads its own states into them)."""
     from relulab.app import build_main_window
+    from relulab.ui.theme import Theme, set_current_theme
 
-    first = build_main_window(panel=name)
-    qtbot.addWidget(first)
-    state = first.panel(name).state_dict()
-    path = tmp_path / "one.relulab.json"
-    first.session.save(path)
-    assert json.loads(path.read_text())["panels"][name] == json.loads(json.dumps(state))
-    second = build_main_window(panel=PANEL_NAMES[0])
-    qtbot.addWidget(second)
+    set_current_theme(Theme())
+    windows = (build_main_window(), build_main_window())
+    windows[0].defaults = {n: p.state_dict() for n, p in windows[0].panels.items()}
+    yield windows
+    for w in windows:
+        w.close()
+        w.deleteLater()
+    QApplication.processEvents()
+
+
+def _round_trip(windows, scene: Scene, tmp_path) -> None:
+    first, second = windows
+    first.session.load(scene)
+    path = tmp_path / "round-trip.relulab.json"
+    assert first.session.save(path), first.session.last_error
+    # the second window starts from other states, so nothing passes by accident
+    second.session.load(Scene(panels={n: first.defaults[n] for n in scene.panels}))
     assert second.open_scene(path), second.session.last_error
-    assert second.current_panel().name == name
-    assert second.panel(name).state_dict() == first.panel(name).state_dict()
-    same_pictures(curves(second.panel(name)), curves(first.panel(name)))
-    # loading a panel's own state again changes nothing
-    second.panel(name).load_state(second.panel(name).state_dict())
-    assert second.panel(name).state_dict() == state
-    first.close()
-    second.close()
+    assert second.current_panel().name == first.current_panel().name
+    for name in scene.panels:
+        assert second.panel(name).state_dict() == first.panel(name).state_dict(), name
+        same_pictures(settled_curves(second.panel(name)), settled_curves(first.panel(name)))
+        # loading a panel's own state again changes nothing
+        state = second.panel(name).state_dict()
+        second.panel(name).load_state(state)
+        assert second.panel(name).state_dict() == state
+
+
+@pytest.mark.parametrize("name", PANEL_NAMES)
+def test_round_trip_of_every_panel_state(name, two_windows, tmp_path):
+    """Every panel's default state → scene file → the other window: the same state and
+    the same pictures (real panels once they exist; placeholders until then)."""
+    first = two_windows[0]
+    state = first.panel(name).state_dict()
+    _round_trip(two_windows, Scene(panels={name: state}, current=name), tmp_path)
+    saved = json.loads((tmp_path / "round-trip.relulab.json").read_text())
+    assert saved["panels"][name] == json.loads(json.dumps(first.panel(name).state_dict()))
+
+
+def _lecture_scenes():
+    from relulab.io.scenes import builtin_lecture_path, read_playlist
+
+    playlist = read_playlist(builtin_lecture_path(), PANEL_NAMES)
+    return [pytest.param(scene, id=f"scene{i + 1}") for i, scene in enumerate(playlist.scenes)]
+
+
+@pytest.mark.parametrize("scene", _lecture_scenes())
+def test_round_trip_of_the_lecture_states(scene, two_windows, tmp_path):
+    """The built-in lecture's (non-default) states survive save and open, pictures too."""
+    _round_trip(two_windows, scene, tmp_path)
 
 
 # -- the mechanism, on fake panels --------------------------------------------
