@@ -272,6 +272,7 @@ class HingesPanel(Panel):
         self._shortcuts = []
         for keys_, slot in (
             ("Tab", lambda: self.select_step(1)), ("Backtab", lambda: self.select_step(-1)),
+            ("Shift+Backtab", lambda: self.select_step(-1)),
             ("Delete", self.delete_selected), ("Backspace", self.delete_selected),
             ("Left", lambda: self.nudge_kink(-1)), ("Right", lambda: self.nudge_kink(1)),
             ("Shift+Up", lambda: self.nudge_coefficient(1)),
