@@ -42,7 +42,7 @@ def least_squares(p):
 def test_opens_on_seed_004_with_six_hinges(panel):
     assert panel.state.mode == "least squares"
     assert panel.rmse_label.text() == "RMSE <b>0.1022</b>"
-    assert "0.2371" in panel.max_label.text()
+    assert "0.2371" in panel.max_label.text() and "on 400 samples" in panel.max_label.text()
     xs, ys = panel.handles.getData()
     np.testing.assert_allclose(xs, evenly_spaced_kinks(-3, 3, 6))
 
@@ -207,7 +207,7 @@ def test_step_target_shows_the_jump_caveat(panel, qtbot):
     qtbot.waitUntil(lambda: panel.convergence_done, timeout=10000)
     assert panel.caveat_label.isVisibleTo(panel)
     text = panel.caveat_label.text()
-    assert "jumps by 1" in text and "does not go to zero" in text
+    assert "Jump of 1 at x ≈ 0<" in text and "does not go to zero" in text
     rows = panel.convergence_rows
     assert rows[-1].ls_rmse < rows[0].ls_rmse / 5
     assert min(r.ls_sup_error for r in rows) > 0.4
@@ -220,7 +220,7 @@ def test_convergence_view_has_slope_minus_two(panel, qtbot):
     n, e = panel.conv_ls_rmse.getData()
     assert len(n) == len(panel.convergence_rows) == 15
     title = panel.convergence_plot.getPlotItem().titleLabel.text
-    assert "error ÷4" in title and "slope −1.9" in title
+    assert "error ÷4" in title and "here slope −1.9" in title
     gx, gy = panel.conv_guide.getData()  # log10 values: the plot is log-log
     assert (gy[1] - gy[0]) / (gx[1] - gx[0]) == pytest.approx(-2)
 
@@ -234,6 +234,9 @@ def test_components_and_residual_views(panel):
     assert y[2] == pytest.approx(c[0] * (3 - panel.fit.kinks[0]))
     panel.residual_check.setChecked(False)
     assert not panel.residual_plot.isVisibleTo(panel)
+    panel.convergence_check.setChecked(False)
+    assert not panel.convergence_plot.isVisibleTo(panel)
+    panel.convergence_check.setChecked(True)
     panel.residual_check.setChecked(True)
     rx, ry = panel.residual_curve.getData()
     np.testing.assert_allclose(ry, panel.fit.predict(rx) - panel.target(rx), atol=1e-12)

@@ -17,7 +17,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut, QUndoCommand
 from PySide6.QtWidgets import (
-    QButtonGroup, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout,
+    QButtonGroup, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGraphicsItem, QGroupBox,
+    QHBoxLayout,
     QLabel, QLineEdit, QPushButton, QRadioButton, QScrollArea, QSizePolicy, QSpinBox,
     QSplitter, QVBoxLayout, QWidget,
 )
@@ -96,9 +97,11 @@ class HingesPanel(Panel):
         self.rmse_label = self._label("hinges-rmse", "RMSE")
         self.max_label = self._label("hinges-max-error", "Largest error")
         self.selected_label = self._label("hinges-selected", "Selected hinge")
-        for w in (self.rmse_label, self.max_label, self.selected_label):
+        for w in (self.rmse_label, self.max_label):
             rl.addWidget(w)
-        rl.addStretch(1)
+        self.selected_label.setWordWrap(True)
+        self.selected_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        rl.addWidget(self.selected_label, 1)
         lv.addWidget(self.readouts)
         self.bound_label = self._label("hinges-bound", "Interpolation error and bound")
         self.bound_label.setWordWrap(True)
@@ -131,7 +134,7 @@ class HingesPanel(Panel):
         rp = self.residual_plot.getPlotItem()
         rp.setLabel("left", "f̂ − f")
         rp.setLabel("bottom", "x")
-        self.residual_curve = rp.plot()
+        self.residual_curve = rp.plot(antialias=False)
         self.residual_zero = pg.InfiniteLine(0, angle=0)
         rp.addItem(self.residual_zero)
 
@@ -142,7 +145,6 @@ class HingesPanel(Panel):
         cp.setLogMode(True, True)
         cp.setLabel("bottom", "number of hinges n")
         cp.setLabel("left", "error")
-        self.conv_legend = cp.addLegend(offset=(-10, 10))
         self.conv_ls_rmse = cp.plot(name="least squares: RMSE", symbol="o")
         self.conv_ls_max = cp.plot(name="least squares: largest", symbol="s")
         self.conv_interp = cp.plot(name="interpolation: largest", symbol="t")
@@ -153,11 +155,30 @@ class HingesPanel(Panel):
         self.conv_now = pg.InfiniteLine(angle=90)
         cp.addItem(self.conv_now)
 
+        # What does not change during a drag (target, axes and grid) is painted once
+        # into a cached pixmap, so a mouse move repaints only the moving items.
+        cache = QGraphicsItem.CacheMode.DeviceCoordinateCache
+        self.target_curve.curve.setCacheMode(cache)
+        for pw in (self.plot, self.residual_plot, self.convergence_plot):
+            for axis in ("left", "bottom", "right", "top"):
+                pw.getPlotItem().getAxis(axis).setCacheMode(cache)
+
         self.splitter = QSplitter(Qt.Orientation.Vertical, left)
         self.splitter.addWidget(self.plot)
         self.bottom = QSplitter(Qt.Orientation.Horizontal)
         self.bottom.addWidget(self.residual_plot)
-        self.bottom.addWidget(self.convergence_plot)
+        conv_box = QWidget()
+        cv = QVBoxLayout(conv_box)
+        cv.setContentsMargins(0, 0, 0, 0)
+        cv.setSpacing(0)
+        cv.addWidget(self.convergence_plot, 1)
+        # the key sits under the plot, not over it: the plot is small and every corner
+        # of it holds data for one target or another
+        self.convergence_key = self._label("hinges-convergence-key", "Key of the convergence plot")
+        self.convergence_key.setWordWrap(True)
+        cv.addWidget(self.convergence_key)
+        self.convergence_box = conv_box
+        self.bottom.addWidget(conv_box)
         self.splitter.addWidget(self.bottom)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
@@ -177,6 +198,7 @@ class HingesPanel(Panel):
 
         tg = QGroupBox("Target")
         tf = QFormLayout(tg)
+        tf.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.preset_box = QComboBox()
         self._name(self.preset_box, "hinges-preset", "Target preset")
         self.preset_box.addItems(list(PRESETS) + [CUSTOM])
@@ -218,6 +240,7 @@ class HingesPanel(Panel):
 
         hg = QGroupBox("Hinges")
         hf = QFormLayout(hg)
+        hf.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.count_spin = QSpinBox()
         self._name(self.count_spin, "hinges-count", "Number of hinges")
         self.count_spin.setRange(1, MAX_HINGES)
@@ -264,8 +287,7 @@ class HingesPanel(Panel):
         cl.addWidget(keys)
         cl.addStretch(1)
         scroll.setWidget(box)
-        scroll.setMinimumWidth(300)
-        scroll.setMaximumWidth(380)
+        self.controls = scroll
         outer.addWidget(scroll)
 
         # keyboard editing, only while the plot has focus (so text boxes keep their keys)
@@ -428,7 +450,7 @@ class HingesPanel(Panel):
             for w in widgets:
                 w.blockSignals(False)
         self.residual_plot.setVisible(s.show_residual)
-        self.convergence_plot.setVisible(s.show_convergence)
+        self.convergence_box.setVisible(s.show_convergence)
         self.bottom.setVisible(s.show_residual or s.show_convergence)
         self.handles.draggable = s.mode != "interpolation"
 
@@ -479,10 +501,12 @@ class HingesPanel(Panel):
             self.components_curve.setVisible(False)
         if s.show_residual:
             self.residual_curve.setData(self._x, fit.residual)
+            if self._drag is None:
+                self._range_residual()
         self._update_readouts(hx, hy)
         if s.show_convergence and full:
             self._start_convergence()
-        elif s.show_convergence:
+        elif s.show_convergence and self._drag is None:
             self._mark_convergence_n()
 
     def _set_ranges(self) -> None:
@@ -494,14 +518,25 @@ class HingesPanel(Panel):
         vb.disableAutoRange()
         rvb = self.residual_plot.getPlotItem().getViewBox()
         rvb.setXRange(s.a, s.b, padding=0.02)
-        rvb.enableAutoRange(axis="y")
+        rvb.disableAutoRange()
         self._range_dirty = False
+
+    def _range_residual(self) -> None:
+        """Fit the residual plot's y range to the residual, symmetric about 0. Not
+        during a drag: a moving range would repaint the axes and grid on every move."""
+        r = self._fit.residual
+        top = float(np.max(np.abs(r))) if r.size else 1.0
+        top = top * 1.1 if top > 0 else 1.0
+        vb = self.residual_plot.getPlotItem().getViewBox()
+        (lo, hi) = vb.viewRange()[1]
+        if not (0.5 * hi < top <= hi) or abs(lo + hi) > 1e-9 * hi:
+            vb.setYRange(-top, top, padding=0)
 
     def _update_readouts(self, hx, hy) -> None:
         s, fit = self._state, self._fit
-        where = f"at the {s.points} sample points"
+        where = f"on {s.points} samples"
         self.rmse_label.setText(f"RMSE <b>{_fmt(fit.rmse)}</b>")
-        self.max_label.setText(f"Largest error <b>{_fmt(fit.max_error)}</b> ({where})")
+        self.max_label.setText(f"Largest error <b>{_fmt(fit.max_error)}</b> {where}")
         sel = s.selected
         if sel is not None and s.mode != "interpolation" and sel < fit.kinks.size:
             change = fit.slope_change(sel)
@@ -540,16 +575,16 @@ class HingesPanel(Panel):
             self.caveat_label.setVisible(False)
             return
         size, where = self._jump
-        text = (f"This target jumps by {size:.3g} at x ≈ {where:.3g}. A sum of hinges is "
-                f"continuous, so somewhere near the jump it stays at least {size / 2:.3g} "
-                "away, however many hinges: the largest error does not go to zero while "
-                "the RMSE does (the approximation theorem asks for a continuous target).")
+        text = (f"<b>Jump of {size:.3g} at x ≈ {round(where, 2) + 0.0:g}</b>: the largest error "
+                f"does not go to zero (a continuous sum of hinges stays ≥ {size / 2:.3g} away "
+                "near the jump, however many hinges; the theorem needs a continuous target), "
+                "while the RMSE does.")
         rows = self._conv_rows
         if len(rows) >= 2:
             first, last = rows[0], rows[-1]
             text += (f" Least squares: n = {first.n} → RMSE {first.ls_rmse:.3f}, largest "
-                     f"error on [a, b] {first.ls_sup_error:.3f}; n = {last.n} → RMSE "
-                     f"{last.ls_rmse:.3f}, largest error {last.ls_sup_error:.3f}.")
+                     f"{first.ls_sup_error:.3f}; n = {last.n} → RMSE {last.ls_rmse:.3f}, "
+                     f"largest {last.ls_sup_error:.3f}.")
         self.caveat_label.setText(text)
         self.caveat_label.setVisible(True)
 
@@ -613,15 +648,16 @@ class HingesPanel(Panel):
         if self._conv_source is None:
             slope = log_log_slope(n[n >= 6], [r.ls_rmse for r in rows if r.n >= 6])
             self.convergence_plot.getPlotItem().setTitle(
-                f"×2 hinges → error ÷4 · measured slope {slope:.2f}".replace("-", "−"),
+                f"smooth f: ×2 hinges → error ÷4 · here slope {slope:.2f}".replace("-", "−"),
                 color=self.theme.color("foreground").name(),
-                size=f"{self.theme.point_size(10):.0f}pt")
+                size=f"{self.theme.point_size(9):.0f}pt")
             self._update_caveat()
 
     def _mark_convergence_n(self) -> None:
         s = self._state
         n = s.interpolation_n if s.mode == "interpolation" else max(1, len(s.kinks))
-        self.conv_now.setValue(np.log10(n))
+        if self.conv_now.value() != np.log10(n):
+            self.conv_now.setValue(np.log10(n))
 
     # -- edits -------------------------------------------------------------------------
     def _kink_step(self) -> float:
@@ -911,6 +947,7 @@ class HingesPanel(Panel):
 
     def apply_theme(self) -> None:
         th = self.theme
+        self.controls.setFixedWidth(int(min(330 * th.zoom, 470)))
         for pw, title in ((self.plot, None), (self.residual_plot, None),
                           (self.convergence_plot, None)):
             th.style_plot(pw, title)
@@ -932,15 +969,26 @@ class HingesPanel(Panel):
         self.conv_bound.setPen(th.pen("muted", 2.0, Qt.PenStyle.DashLine))
         self.conv_guide.setPen(th.pen("foreground", 1.5, Qt.PenStyle.DotLine))
         self.conv_now.setPen(th.pen("selected", 1.5))
-        for lg in (self.legend, self.conv_legend):
+        key = [(th.series_color(0), "●", "LS RMSE"),
+               (th.series_color(1), "■", "LS largest error"),
+               (th.series_color(2), "▼", "interpolation largest"),
+               (th.color("muted"), "‒ ‒", "bound"),
+               (th.color("foreground"), "···", "slope −2")]
+        self.convergence_key.setFont(th.font(8.5))
+        self.convergence_key.setToolTip("LS = least squares with evenly spaced kinks; "
+                                        "bound = (b − a)²M/(8n²) for the interpolation")
+        self.convergence_key.setText(" ".join(
+            f'<span style="color:{c.name()}"><b>{sym}</b></span>&nbsp;{txt}'
+            for c, sym, txt in key))
+        for lg in (self.legend,):
             lg.setLabelTextColor(th.color("foreground"))
-            lg.setLabelTextSize(f"{th.point_size(9):.0f}pt")
+            lg.setLabelTextSize(f"{th.point_size(8):.0f}pt")
             bg = th.color("background")
             bg.setAlpha(190)
             lg.setBrush(pg.mkBrush(bg))
             for _, label in lg.items:
                 label.setText(label.text, color=th.color("foreground"),
-                              size=f"{th.point_size(9):.0f}pt")
+                              size=f"{th.point_size(8):.0f}pt")
         if getattr(self, "_fit", None) is not None:
             self._refresh(full=True)
 
