@@ -315,3 +315,22 @@ def test_theme_and_zoom_restyle(panel, theme):
     assert panel.plot.backgroundBrush().color().name().lower() == "#1e1e1e"
     theme.set_name("light")
     theme.set_zoom(1.0)
+
+
+def test_click_on_a_handle_selects_it(panel):
+    mouse.click(panel.plot, handle_pos(panel, 4))
+    assert panel.state.selected == 4
+    assert panel.plot.hasFocus()
+    hx, hy = panel.handles.getData()
+    sizes = [p.size() for p in panel.handles.points()]
+    assert sizes[4] > sizes[0]  # the selected handle is drawn larger
+    assert panel.undo_stack.count() == 0  # selecting is not an edit
+
+
+def test_interpolation_handles_do_not_drag(panel):
+    panel.set_mode("interpolation")
+    knots = panel.fit.kinks.copy()
+    start = handle_pos(panel, 3)
+    mouse.drag(panel.plot, start, start + type(start)(data_x(panel, 0.4), 0))
+    np.testing.assert_allclose(panel.fit.kinks, knots)
+    assert panel.undo_stack.count() == 1  # only the mode switch
