@@ -334,3 +334,14 @@ def test_interpolation_handles_do_not_drag(panel):
     mouse.drag(panel.plot, start, start + type(start)(data_x(panel, 0.4), 0))
     np.testing.assert_allclose(panel.fit.kinks, knots)
     assert panel.undo_stack.count() == 1  # only the mode switch
+
+
+def test_escape_leaves_the_plot_and_boxes_show_the_fit(panel, qtbot):
+    panel.select(2)
+    assert panel.coefficient_spin.value() == pytest.approx(3.069, abs=1e-3)  # computed, read-only
+    assert not panel.coefficient_spin.isEnabled()
+    panel.plot.setFocus()
+    qtbot.waitUntil(panel.plot.hasFocus)
+    qtbot.keyClick(panel.plot, Qt.Key.Key_Escape)
+    assert panel.state.selected is None
+    assert not panel.plot.hasFocus()

@@ -280,8 +280,8 @@ class HingesPanel(Panel):
 
         keys = QLabel("Drag a handle: sideways moves its kink; up/down changes its slope "
                       "change (Free). Double-click adds a hinge. On the plot: Tab/Shift+Tab "
-                      "select, ←/→ move the kink, Shift+↑/↓ change its slope, Delete removes. "
-                      "Right-click during a drag cancels it.")
+                      "select, ←/→ move the kink, Shift+↑/↓ change its slope, Delete removes, "
+                      "Esc leaves the plot. Right-click during a drag cancels it.")
         keys.setObjectName("hinges-help")
         keys.setWordWrap(True)
         cl.addWidget(keys)
@@ -301,6 +301,7 @@ class HingesPanel(Panel):
             ("Shift+Down", lambda: self.nudge_coefficient(-1)),
             ("Shift+Right", lambda: self.nudge_coefficient(1)),
             ("Shift+Left", lambda: self.nudge_coefficient(-1)),
+            ("Escape", self._leave_plot),
         ):
             sc = QShortcut(QKeySequence(keys_), self.plot)
             sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -433,14 +434,10 @@ class HingesPanel(Panel):
             n = s.interpolation_n if s.mode == "interpolation" else max(1, len(s.kinks))
             self.count_spin.setValue(n)
             free = s.mode == "free"
-            self.intercept_spin.setValue(s.intercept)
-            self.slope_spin.setValue(s.slope)
             self.intercept_spin.setEnabled(free)
             self.slope_spin.setEnabled(free)
             has_sel = s.selected is not None
             self.coefficient_spin.setEnabled(free and has_sel)
-            if free and has_sel:
-                self.coefficient_spin.setValue(s.coefficients[s.selected])
             self.delete_button.setEnabled(has_sel and s.mode != "interpolation")
             self.spread_button.setEnabled(s.mode != "interpolation")
             self.components_check.setChecked(s.show_components)
@@ -503,11 +500,28 @@ class HingesPanel(Panel):
             self.residual_curve.setData(self._x, fit.residual)
             if self._drag is None:
                 self._range_residual()
+        self._show_parameters()
         self._update_readouts(hx, hy)
         if s.show_convergence and full:
             self._start_convergence()
         elif s.show_convergence and self._drag is None:
             self._mark_convergence_n()
+
+    def _show_parameters(self) -> None:
+        """The line and the selected slope change in their boxes: typed in Free mode,
+        computed (and read-only) in the other two."""
+        fit, sel = self._fit, self._state.selected
+        boxes = (self.intercept_spin, self.slope_spin, self.coefficient_spin)
+        for w in boxes:
+            w.blockSignals(True)
+        try:
+            self.intercept_spin.setValue(fit.intercept)
+            self.slope_spin.setValue(fit.slope)
+            if sel is not None and sel < fit.coefficients.size and self._state.mode != "interpolation":
+                self.coefficient_spin.setValue(float(fit.coefficients[sel]))
+        finally:
+            for w in boxes:
+                w.blockSignals(False)
 
     def _set_ranges(self) -> None:
         s = self._state
@@ -676,6 +690,13 @@ class HingesPanel(Panel):
         self._state = replace(self._state, selected=i)
         self._sync_widgets()
         self._refresh()
+
+    def _leave_plot(self) -> None:
+        """Esc: drop the selection and give the focus back to the controls (Tab is
+        taken by hinge selection while the plot has the focus)."""
+        if self._state.selected is not None:
+            self.select(None)
+        self.preset_box.setFocus(Qt.FocusReason.TabFocusReason)
 
     def delete_selected(self) -> None:
         s = self._state
