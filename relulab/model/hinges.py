@@ -119,6 +119,17 @@ class HingeFit:
             out[i] = (right - mid) / delta - (mid - left) / delta
         return out
 
+    def slope_change(self, i: int) -> float:
+        """The slope change of f̂ at kink i alone, measured from f̂ (see ``slope_changes``):
+        (f̂(k + δ) − f̂(k))/δ − (f̂(k) − f̂(k − δ))/δ with δ below the gap to the next kink."""
+        k = float(self.kinks[i])
+        others = np.abs(self.kinks - k)
+        others = others[others > 0]
+        scale = max(1.0, abs(k))
+        delta = 0.25 * min(float(others.min()) if others.size else scale, scale)
+        left, mid, right = self.predict(np.array([k - delta, k, k + delta]))
+        return float((right - mid) / delta - (mid - left) / delta)
+
     def components(self, x) -> np.ndarray:
         """The hinges one by one, cᵢ·ReLU(x − kᵢ), shape (K, len(x))."""
         x = np.asarray(x, dtype=float)

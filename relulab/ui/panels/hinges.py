@@ -67,7 +67,7 @@ class HingesPanel(Panel):
     def __init__(self, host=None, parent=None):
         super().__init__(host, parent)
         self._state = HingesState()
-        self._target = target_from_text(PRESETS_KEY(self._state.target), self._state.a,
+        self._target = target_from_text(_target_key(self._state.target), self._state.a,
                                         self._state.b)
         self._fit = None            # the HingeFit on screen
         self._interp = None         # the Interpolation, in that mode
@@ -110,7 +110,6 @@ class HingesPanel(Panel):
         self.caveat_label.setWordWrap(True)
         lv.addWidget(self.caveat_label)
 
-        pg.setConfigOptions(antialias=True)
         self.plot = pg.PlotWidget(left)
         self.plot.setObjectName("hinges-plot")
         self.plot.setAccessibleName("Target and sum of hinges; drag the handles")
@@ -119,9 +118,9 @@ class HingesPanel(Panel):
         pi = self.plot.getPlotItem()
         pi.setLabel("bottom", "x")
         self.legend = pi.addLegend(offset=(-10, -10))
-        self.target_curve = pi.plot(name="target f(x)")
-        self.approx_curve = pi.plot(name="sum of hinges f̂(x)")
-        self.components_curve = pg.PlotDataItem(connect="finite")
+        self.target_curve = pi.plot(name="target f(x)", antialias=True)
+        self.approx_curve = pi.plot(name="sum of hinges f̂(x)", antialias=True)
+        self.components_curve = pg.PlotDataItem(connect="finite", antialias=True)
         pi.addItem(self.components_curve)
         self.handles = HandlesItem()
         pi.addItem(self.handles)
@@ -396,7 +395,7 @@ class HingesPanel(Panel):
         old = self._state
         target_changed = (state.target, state.a, state.b) != (old.target, old.a, old.b)
         if target_changed:
-            self._target = target_from_text(PRESETS_KEY(state.target), state.a, state.b)
+            self._target = target_from_text(_target_key(state.target), state.a, state.b)
         self._state = state
         if target_changed or state.points != old.points:
             self._load_target_caches()
@@ -424,7 +423,7 @@ class HingesPanel(Panel):
         for w in widgets:
             w.blockSignals(True)
         try:
-            key = PRESETS_KEY(s.target)
+            key = _target_key(s.target)
             self.preset_box.setCurrentText(key if key in PRESETS else CUSTOM)
             self.expression_edit.setText(self._target.text)
             self.a_spin.setValue(s.a)
@@ -780,7 +779,7 @@ class HingesPanel(Panel):
         a = s.a if a is None else float(a)
         b = s.b if b is None else float(b)
         try:
-            t = target_from_text(PRESETS_KEY(text), a, b)
+            t = target_from_text(_target_key(text), a, b)
         except ExpressionError as e:
             self.expression_error.setText(str(e))
             self.expression_error.setVisible(True)
@@ -789,7 +788,7 @@ class HingesPanel(Panel):
             return False
         self.expression_error.setText("")
         self.expression_error.setVisible(False)
-        key = PRESETS_KEY(text)
+        key = _target_key(text)
         self._commit(replace(s, target=key if key in PRESETS else t.text, a=a, b=b),
                      "Change target")
         return True
@@ -902,13 +901,13 @@ class HingesPanel(Panel):
     def load_state(self, d: dict) -> None:
         state = HingesState.from_dict(d)
         try:
-            target_from_text(PRESETS_KEY(state.target), state.a, state.b)
+            target_from_text(_target_key(state.target), state.a, state.b)
         except ExpressionError as e:
             raise ValueError(f"target: {e}") from None
         self._force_apply(state)
 
     def _force_apply(self, state: HingesState) -> None:
-        self._target = target_from_text(PRESETS_KEY(state.target), state.a, state.b)
+        self._target = target_from_text(_target_key(state.target), state.a, state.b)
         self._state = state
         self._load_target_caches()
         self._sync_widgets()
@@ -924,11 +923,11 @@ class HingesPanel(Panel):
             s = self._state
             text = payload.get("target", s.target)
             a, b = float(payload.get("a", s.a)), float(payload.get("b", s.b))
-            target_from_text(PRESETS_KEY(text), a, b)
+            target_from_text(_target_key(text), a, b)
         except (TypeError, ValueError) as e:
             self.show_status(f"Hinges: cannot show those kinks ({e}).")
             return False
-        key = PRESETS_KEY(text)
+        key = _target_key(text)
         new = replace(self._state, mode="least squares", target=key, a=a, b=b)
         new = new.with_kinks(kinks, None, None)
         self._commit(new, "Kinks from training")
@@ -975,7 +974,7 @@ class HingesPanel(Panel):
         self.target_curve.setPen(th.pen("target", 4.0))
         self.approx_curve.setPen(th.pen("approx", 2.5, Qt.PenStyle.DashLine))
         self.components_curve.setPen(th.pen("muted", 1.3, Qt.PenStyle.DotLine))
-        self.residual_curve.setPen(th.pen("error", 1.8))
+        self.residual_curve.setPen(th.pen("error", 1.0))  # 1 px: the fast raster path
         self.residual_zero.setPen(th.pen("muted", 1.0, Qt.PenStyle.DashLine))
         self._brush = pg.mkBrush(th.color("handle"))
         self._selected_brush = pg.mkBrush(th.color("selected"))
@@ -1014,8 +1013,8 @@ class HingesPanel(Panel):
             self._refresh(full=True)
 
 
-def PRESETS_KEY(text: str) -> str:
-    """Preset names are stored as they are; anything else is an expression."""
+def _target_key(text: str) -> str:
+    """A target as stored: a preset name, or the expression text without outer spaces."""
     return text.strip() if isinstance(text, str) else text
 
 
