@@ -229,9 +229,10 @@ def test_components_and_residual_views(panel):
     panel.components_check.setChecked(True)
     x, y = panel.components_curve.getData()
     assert panel.components_curve.isVisible()
-    assert np.isnan(x).sum() == 6  # one polyline per hinge
-    c = panel.fit.coefficients
-    assert y[2] == pytest.approx(c[0] * (3 - panel.fit.kinks[0]))
+    assert np.isnan(x).sum() == 7  # the line a + s·x, then one polyline per hinge
+    f = panel.fit
+    assert y[1] == pytest.approx(f.intercept + 3 * f.slope)
+    assert y[5] == pytest.approx(f.coefficients[0] * (3 - f.kinks[0]))
     panel.residual_check.setChecked(False)
     assert not panel.residual_plot.isVisibleTo(panel)
     panel.convergence_check.setChecked(False)

@@ -491,7 +491,11 @@ class HingesPanel(Panel):
             py[:, 0], py[:, 1] = 0.0, 0.0
             py[:, 2] = c * np.maximum(s.b - k, 0.0)
             py[:, 3] = np.nan
-            self.components_curve.setData(px.ravel(), py.ravel())
+            # the line a + s·x is the first part of the sum
+            lx = [s.a, s.b, np.nan]
+            ly = [fit.intercept + fit.slope * s.a, fit.intercept + fit.slope * s.b, np.nan]
+            self.components_curve.setData(np.concatenate((lx, px.ravel())),
+                                          np.concatenate((ly, py.ravel())))
             self.components_curve.setVisible(True)
         else:
             self.components_curve.setVisible(False)
@@ -993,7 +997,8 @@ class HingesPanel(Panel):
                (th.series_color(1), "■", "LS largest error"),
                (th.series_color(2), "▼", "interpolation largest"),
                (th.color("muted"), "‒ ‒", "bound"),
-               (th.color("foreground"), "···", "slope −2")]
+               (th.color("foreground"), "···",
+                "slope −2: doubling the hinges divides the error by four")]
         self.convergence_key.setFont(th.font(8.5))
         self.convergence_key.setToolTip("LS = least squares with evenly spaced kinks; "
                                         "bound = (b − a)²M/(8n²) for the interpolation")
