@@ -24,9 +24,11 @@ coefficient split equally), and kinks at or before the first point give x − k,
 which lies in the span of 1 and x (the minimum-norm split of the line among a, s
 and those cᵢ is solved in closed form). These splits are what the minimum-norm
 least-squares solution does, because the blocks are independent. When the
-remaining problem is still singular (fewer points than columns, two kinks in one
-gap between data points, …; Schoenberg–Whitney fails) the dense minimum-norm
-solution ``np.linalg.lstsq`` is used instead. No case raises.
+remaining problem is still singular (fewer points than columns, kinks crowded
+between the same few data points, …; the Schoenberg–Whitney condition fails), the
+normal equations are compressed to at most K + 2 rows through the hat basis and
+solved for the minimum-norm solution (LAPACK gelsy). Only data with fewer than two distinct
+x fall back to the dense n × (K + 2) solve. No case raises.
 """
 
 from __future__ import annotations
@@ -174,6 +176,11 @@ def _schoenberg_whitney(xs: np.ndarray, knots: np.ndarray) -> bool:
     distinct sorted points ``xs``: hat j (support (τ_{j−1}, τ_{j+1})) can be given
     its own point, in order. Greedy: take the first unused point inside each support."""
     m = knots.size
+    # Quick sufficient test: with a point in every [τ_j, τ_{j+1}) each hat j < m − 1 gets
+    # one there, and the last hat gets the last point (= τ_{m−1}).
+    starts = np.searchsorted(xs, knots, side="left")
+    if np.all(np.diff(starts) > 0) and xs[-1] >= knots[-1]:
+        return True
     i = 0  # the first point not yet given to a hat
     for j in range(m):
         lo = knots[j - 1] if j > 0 else -np.inf
@@ -185,29 +192,58 @@ def _schoenberg_whitney(xs: np.ndarray, knots: np.ndarray) -> bool:
     return True
 
 
-def _hat_fit(x: np.ndarray, y: np.ndarray, knots: np.ndarray) -> np.ndarray:
-    """Least-squares values of a continuous piecewise-linear f at ``knots`` (which
-    start at min x and end at max x), from the tridiagonal normal equations of the
-    hat basis, gathered per interval in one pass."""
+def _hat_normal_equations(x: np.ndarray, y: np.ndarray, knots: np.ndarray):
+    """HᵀH (its diagonal and off-diagonal: it is tridiagonal) and Hᵀy for the hat
+    basis H on ``knots`` (which start at min x and end at max x), gathered per
+    interval in one pass over the points."""
     m = knots.size
     h = np.diff(knots)
     j = np.clip(np.searchsorted(knots, x, side="right") - 1, 0, m - 2)
     right = (x - knots[j]) / h[j]          # weight of the hat on the right end
     left = 1.0 - right
     n_int = m - 1
-    ll = np.bincount(j, left * left, n_int)
-    lr = np.bincount(j, left * right, n_int)
-    rr = np.bincount(j, right * right, n_int)
     diag = np.zeros(m)
-    diag[:-1] += ll
-    diag[1:] += rr
+    diag[:-1] += np.bincount(j, left * left, n_int)
+    diag[1:] += np.bincount(j, right * right, n_int)
+    off = np.bincount(j, left * right, n_int)
     rhs = np.zeros(m)
     rhs[:-1] += np.bincount(j, left * y, n_int)
     rhs[1:] += np.bincount(j, right * y, n_int)
-    banded = np.zeros((2, m))
-    banded[0, 1:] = lr                     # upper diagonal, LAPACK's upper form
+    return diag, off, rhs
+
+
+def _hat_fit(x: np.ndarray, y: np.ndarray, knots: np.ndarray) -> np.ndarray:
+    """Least-squares values at ``knots`` of a continuous piecewise-linear f, from the
+    tridiagonal normal equations of the hat basis (which must be non-singular)."""
+    diag, off, rhs = _hat_normal_equations(x, y, knots)
+    banded = np.zeros((2, knots.size))
+    banded[0, 1:] = off                    # upper diagonal, LAPACK's upper form
     banded[1] = diag
     return scipy.linalg.solveh_banded(banded, rhs, check_finite=False)
+
+
+def _compressed_fit(x: np.ndarray, y: np.ndarray, kinks: np.ndarray, knots: np.ndarray):
+    """The minimum-norm solution when the hat basis is singular on the data.
+
+    Every column of A = [1, x, ReLU(x − kᵢ)] is piecewise linear with breakpoints
+    among the knots, so A = H·T with T[j] = (1, τⱼ, ReLU(τⱼ − kᵢ)) (values at the
+    knots). With HᵀH = VΛVᵀ (tridiagonal, O(m²)), R = Λ^½VᵀT and z = Λ^−½VᵀHᵀy over
+    the positive λ give RᵀR = AᵀA and Rᵀz = Aᵀy: the same normal equations and null
+    space, so the minimum-norm solution of R·p ≈ z is pinv(A)·y, with m ≤ K + 2 rows
+    instead of n.
+    """
+    diag, off, rhs = _hat_normal_equations(x, y, knots)
+    lam, V = scipy.linalg.eigh_tridiagonal(diag, off)
+    keep = lam > max(float(lam.max()), 0.0) * 1e-13
+    lam, V = lam[keep], V[:, keep]
+    T = np.column_stack([np.ones_like(knots), knots, relu(knots[:, None] - kinks[None, :])])
+    root = np.sqrt(lam)
+    R = root[:, None] * (V.T @ T)
+    z = (V.T @ rhs) / root
+    # a complete orthogonal factorisation (pivoted QR) gives the minimum-norm
+    # solution several times faster than the SVD on these small systems
+    coef, *_ = scipy.linalg.lstsq(R, z, lapack_driver="gelsy", check_finite=False)
+    return float(coef[0]), float(coef[1]), coef[2:]
 
 
 #: Kinks closer than this (relative to the data's scale) count as one kink: the
@@ -231,8 +267,8 @@ def _merge_close(k: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _fast_fit(x: np.ndarray, y: np.ndarray, kinks: np.ndarray):
-    """The minimum-norm least-squares parameters through the hat basis, or None
-    when the reduced problem is singular (then the dense solution is used)."""
+    """The minimum-norm least-squares parameters through the hat basis (and the name
+    of the path taken), or None when the data have fewer than two distinct x."""
     x_min, x_max = float(x[0]), float(x[-1])
     K = kinks.size
     coefficients = np.zeros(K)
@@ -242,15 +278,15 @@ def _fast_fit(x: np.ndarray, y: np.ndarray, kinks: np.ndarray):
         return None
     u, group = _merge_close(kinks[inside], MERGE_TOLERANCE * max(1.0, abs(x_min), abs(x_max)))
     knots = np.concatenate(([x_min], u, [x_max]))
-    xs = np.unique(x)
+    xs = x[np.concatenate(([True], np.diff(x) > 0))]  # the distinct points (x is sorted)
     if xs.size < knots.size or not _schoenberg_whitney(xs, knots):
-        return None
+        return _compressed_fit(x, y, kinks, knots) + ("hat basis, rank-deficient",)
     try:
         v = _hat_fit(x, y, knots)
     except (np.linalg.LinAlgError, ValueError):
-        return None
+        return _compressed_fit(x, y, kinks, knots) + ("hat basis, rank-deficient",)
     if not np.all(np.isfinite(v)):
-        return None
+        return _compressed_fit(x, y, kinks, knots) + ("hat basis, rank-deficient",)
     slopes = np.diff(v) / np.diff(knots)
     line_slope = slopes[0]
     line_intercept = v[0] - line_slope * x_min
@@ -270,7 +306,7 @@ def _fast_fit(x: np.ndarray, y: np.ndarray, kinks: np.ndarray):
         coefficients[left_idx] = p[2:]
     else:
         intercept, slope = line_intercept, line_slope
-    return float(intercept), float(slope), coefficients
+    return float(intercept), float(slope), coefficients, "hat basis"
 
 
 def fit_hinges(x, y, kinks, method: str = "auto") -> HingeFit:
@@ -297,18 +333,15 @@ def fit_hinges(x, y, kinks, method: str = "auto") -> HingeFit:
         return HingeFit(0.0, 0.0, kinks, np.zeros(kinks.size), float("nan"), float("nan"),
                         "empty", np.zeros(0))
     params = None
-    used = "dense"
     if method == "auto":
         if x.size > 1 and np.any(np.diff(x) < 0):
             order = np.argsort(x, kind="stable")
             params = _fast_fit(x[order], y[order], kinks)
         else:
             params = _fast_fit(x, y, kinks)
-        used = "hat basis"
     if params is None:
-        params = _dense_fit(x, y, kinks)
-        used = "dense"
-    intercept, slope, coefficients = params
+        params = _dense_fit(x, y, kinks) + ("dense",)
+    intercept, slope, coefficients, used = params
     pred = evaluate_hinges(x, intercept, slope, kinks, coefficients)
     rmse, worst, r = _errors(pred, y)
     return HingeFit(intercept, slope, kinks, np.asarray(coefficients, dtype=float), rmse, worst,

@@ -255,3 +255,31 @@ def test_state_edits():
     assert len(s.kinks) == 3 and s.selected == 2
     s = s.move_kink(0, -10)
     assert s.kinks[0] == -3.0
+
+
+def test_three_kinks_between_two_points_give_the_minimum_norm_solution():
+    x = np.linspace(0, 1, 11)
+    y = np.cos(3 * x)
+    kinks = [0.2, 0.52, 0.55, 0.58, 0.8]  # three kinks in the gap (0.5, 0.6): rank 6 of 7
+    fit = fit_hinges(x, y, kinks)
+    assert fit.method == "hat basis, rank-deficient"
+    A = design_matrix(x, kinks)
+    assert np.linalg.matrix_rank(A) == 6
+    expected = np.linalg.pinv(A, rcond=1e-10) @ y
+    np.testing.assert_allclose(np.r_[fit.intercept, fit.slope, fit.coefficients], expected,
+                               atol=1e-8)
+
+
+def test_crowded_random_kinks_stay_off_the_dense_path():
+    x = np.linspace(-3, 3, 1000)
+    y = np.sin(2 * x) + 0.3 * x ** 2
+    kinks = np.random.default_rng(0).uniform(-3, 3, 100)  # some crowd between two points
+    fit = fit_hinges(x, y, kinks)
+    dense = fit_hinges(x, y, kinks, method="dense")
+    assert fit.method == "hat basis, rank-deficient"
+    np.testing.assert_allclose(fit.predict(x), dense.predict(x), atol=1e-7)
+    A = design_matrix(x, kinks)
+    params = np.r_[fit.intercept, fit.slope, fit.coefficients]
+    np.testing.assert_allclose(A.T @ (A @ params - y), 0, atol=1e-7)
+    dense_params = np.r_[dense.intercept, dense.slope, dense.coefficients]
+    assert np.linalg.norm(params) <= np.linalg.norm(dense_params) * (1 + 1e-6)
