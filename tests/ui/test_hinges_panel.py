@@ -126,8 +126,11 @@ def test_keyboard_select_move_slope_delete_and_undo(panel, qtbot):
     qtbot.keyClick(panel.plot, Qt.Key.Key_Backtab, Qt.KeyboardModifier.ShiftModifier)
     assert panel.state.selected == 0
     k0 = panel.state.kinks[0]
+    steps = panel.undo_stack.count()
     qtbot.keyClick(panel.plot, Qt.Key.Key_Right)
-    assert panel.state.kinks[0] == pytest.approx(k0 + 6 / 200)
+    qtbot.keyClick(panel.plot, Qt.Key.Key_Right)
+    assert panel.state.kinks[0] == pytest.approx(k0 + 2 * 6 / 200)
+    assert panel.undo_stack.count() == steps + 1  # repeated nudges are one step
     c0 = panel.state.coefficients[0]
     qtbot.keyClick(panel.plot, Qt.Key.Key_Up, Qt.KeyboardModifier.ShiftModifier)
     assert panel.state.coefficients[0] == pytest.approx(c0 + 0.1)
@@ -138,6 +141,8 @@ def test_keyboard_select_move_slope_delete_and_undo(panel, qtbot):
     panel.undo_stack.undo()
     panel.undo_stack.undo()
     assert panel.state.kinks[0] == pytest.approx(k0)
+    panel.undo_stack.redo()
+    assert panel.state.kinks[0] == pytest.approx(k0 + 2 * 6 / 200)
 
 
 def test_double_click_adds_a_hinge(panel):
@@ -156,9 +161,9 @@ def test_count_and_spread_evenly(panel):
     assert panel.state.kinks == tuple(evenly_spaced_kinks(-3, 3, 24))
     assert panel.rmse_label.text() == "RMSE <b>0.0065</b>"
     assert "0.0210" in panel.max_label.text()
-    panel.state  # drag one away then respread
     panel.select(0)
     panel.nudge_kink(1)
+    assert panel.state.kinks != tuple(evenly_spaced_kinks(-3, 3, 24))
     panel.spread_button.click()
     assert panel.state.kinks == tuple(evenly_spaced_kinks(-3, 3, 24))
 

@@ -46,11 +46,25 @@ def _signed(v: float) -> str:
 
 
 class _StateCommand(QUndoCommand):
-    """An edit as a before/after pair of states; redo is safe to run twice."""
+    """An edit as a before/after pair of states; redo is safe to run twice.
 
-    def __init__(self, panel: "HingesPanel", before: HingesState, after: HingesState, text: str):
+    Key presses that nudge the same hinge the same way (``merge_key``) merge into
+    one step, so holding → and then pressing Ctrl+Z puts the kink back at once."""
+
+    def __init__(self, panel: "HingesPanel", before: HingesState, after: HingesState, text: str,
+                 merge_key=None):
         super().__init__(text)
         self.panel, self.before, self.after = panel, before, after
+        self.merge_key = merge_key
+
+    def id(self) -> int:
+        return 1 if self.merge_key is not None else -1
+
+    def mergeWith(self, other) -> bool:
+        if not isinstance(other, _StateCommand) or other.merge_key != self.merge_key:
+            return False
+        self.after = other.after
+        return True
 
     def redo(self):
         self.panel._apply_state(self.after)
@@ -386,10 +400,10 @@ class HingesPanel(Panel):
     def target(self):
         return self._target
 
-    def _commit(self, after: HingesState, text: str) -> None:
+    def _commit(self, after: HingesState, text: str, merge_key=None) -> None:
         """One undoable edit from the current state to ``after``."""
         if after != self._state:
-            self.undo_stack.push(_StateCommand(self, self._state, after, text))
+            self.undo_stack.push(_StateCommand(self, self._state, after, text, merge_key))
 
     def _apply_state(self, state: HingesState) -> None:
         old = self._state
@@ -725,7 +739,7 @@ class HingesPanel(Panel):
         if s.mode == "interpolation" or s.selected is None:
             return
         k = s.kinks[s.selected] + direction * self._kink_step()
-        self._commit(s.move_kink(s.selected, k), "Move kink")
+        self._commit(s.move_kink(s.selected, k), "Move kink", ("kink", s.selected))
 
     def nudge_coefficient(self, direction: int) -> None:
         s = self._state
@@ -735,7 +749,8 @@ class HingesPanel(Panel):
             self.show_status("Least squares sets the slopes; switch to Free to change them.")
             return
         c = s.coefficients[s.selected] + direction * 0.1
-        self._commit(s.set_coefficient(s.selected, round(c, 10)), "Change slope")
+        self._commit(s.set_coefficient(s.selected, round(c, 10)), "Change slope",
+                     ("slope", s.selected))
 
     def spread_evenly(self) -> None:
         s = self._state
