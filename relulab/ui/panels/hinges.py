@@ -108,6 +108,7 @@ class HingesPanel(Panel):
         self.readouts.setObjectName("hinges-readouts")
         rl = QHBoxLayout(self.readouts)
         rl.setContentsMargins(4, 0, 4, 0)
+        rl.setSpacing(18)
         self.rmse_label = self._label("hinges-rmse", "RMSE")
         self.max_label = self._label("hinges-max-error", "Largest error")
         self.selected_label = self._label("hinges-selected", "Selected hinge")
