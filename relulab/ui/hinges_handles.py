@@ -86,12 +86,26 @@ class HandlesItem(pg.ScatterPlotItem):
                 return
         ev.ignore()
 
-    def set_handles(self, xs: np.ndarray, ys: np.ndarray, selected: int | None,
-                    brush, selected_brush, pen, size: float) -> None:
-        n = len(xs)
-        sizes = np.full(n, size)
-        brushes = [brush] * n
-        if selected is not None and 0 <= selected < n:
-            sizes[selected] = size * 1.45
-            brushes[selected] = selected_brush
-        self.setData(x=xs, y=ys, size=sizes, brush=brushes, pen=pen, symbol="o")
+    def set_handles(self, xs: np.ndarray, ys: np.ndarray, brush, pen, size: float) -> None:
+        """All handles in one style: with no per-point styles pyqtgraph's setData stays
+        cheap at 200 handles (the selection is a separate marker, :class:`SelectedMarker`)."""
+        self.setData(x=xs, y=ys, size=size, brush=brush, pen=pen, symbol="o")
+
+
+class SelectedMarker(pg.ScatterPlotItem):
+    """A larger disc under the selected handle, so it shows as a coloured ring. It
+    takes no mouse input: clicks and drags go to the handle above it."""
+
+    def __init__(self):
+        super().__init__(pxMode=True)
+        self.setZValue(9)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+
+    def mouseClickEvent(self, ev):
+        ev.ignore()
+
+    def show_at(self, x: float | None, y: float | None, brush, pen, size: float) -> None:
+        if x is None:
+            self.setData([], [])
+            return
+        self.setData(x=[x], y=[y], size=size, brush=brush, pen=pen, symbol="o")

@@ -328,8 +328,8 @@ def test_click_on_a_handle_selects_it(panel):
     assert panel.state.selected == 4
     assert panel.plot.hasFocus()
     hx, hy = panel.handles.getData()
-    sizes = [p.size() for p in panel.handles.points()]
-    assert sizes[4] > sizes[0]  # the selected handle is drawn larger
+    mx, my = panel.selected_marker.getData()  # a ring under the selected handle
+    assert (mx[0], my[0]) == (hx[4], hy[4])
     assert panel.undo_stack.count() == 0  # selecting is not an edit
 
 

@@ -29,7 +29,7 @@ from relulab.model.hinges import (
     estimate_curvature, find_jump, fit_hinges, hinge_sum, interpolate_hinges, log_log_slope,
 )
 from relulab.model.targets import PRESETS, target_from_text
-from relulab.ui.hinges_handles import HandlesItem
+from relulab.ui.hinges_handles import HandlesItem, SelectedMarker
 from relulab.ui.panels.base import Panel, run_alone
 
 MODE_LABELS = {"free": "Free", "least squares": "Least squares", "interpolation": "Interpolation"}
@@ -139,6 +139,8 @@ class HingesPanel(Panel):
         pi.addItem(self.components_curve)
         self.handles = HandlesItem()
         pi.addItem(self.handles)
+        self.selected_marker = SelectedMarker()
+        pi.addItem(self.selected_marker)
         self.slope_text = pg.TextItem(anchor=(0.5, 1.4))
         pi.addItem(self.slope_text)
 
@@ -495,8 +497,13 @@ class HingesPanel(Panel):
         hx = fit.kinks
         hy = fit.predict(hx)
         selected = s.selected if s.mode != "interpolation" else None
-        self.handles.set_handles(hx, hy, selected, self._brush, self._selected_brush,
-                                 self._handle_pen, th.point_size(11))
+        self.handles.set_handles(hx, hy, self._brush, self._handle_pen, th.point_size(11))
+        if selected is not None and selected < hx.size:
+            self.selected_marker.show_at(float(hx[selected]), float(hy[selected]),
+                                         self._selected_brush, self._handle_pen,
+                                         th.point_size(19))
+        else:
+            self.selected_marker.show_at(None, None, None, None, 0)
         if s.show_components and fit.kinks.size:
             k, c = fit.kinks, fit.coefficients
             n = k.size
@@ -518,7 +525,8 @@ class HingesPanel(Panel):
             self.residual_curve.setData(self._x, fit.residual)
             if self._drag is None:
                 self._range_residual()
-        self._show_parameters()
+        if self._drag is None:  # the boxes catch up when the drag ends
+            self._show_parameters()
         self._update_readouts(hx, hy)
         if s.show_convergence and full:
             self._start_convergence()
