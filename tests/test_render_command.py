@@ -93,3 +93,22 @@ def test_in_process_main_returns_the_code(tmp_path, capsys):
 
     assert main(["-o", str(tmp_path / "x.gif")]) == 2
     assert "must end in .png or .svg" in capsys.readouterr().err
+
+
+def test_one_plot_alone_and_a_plot_that_does_not_exist(tmp_path):
+    from relulab.app import ensure_application  # noqa: F401 - only to know Qt imports
+    from relulab.ui.panels import PANELS
+
+    name = next((p.name for p in PANELS if p.load() is not None), None)
+    if name is None:
+        pytest.skip("no panel written yet")
+    out = tmp_path / "plot.png"
+    r = render("-o", out, "--panel", name, "--size", "500x300", "--plot", tmp_path=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert png_size(out) == (500, 300)
+    r = render("-o", out, "--panel", name, "--plot=no-such-plot", tmp_path=tmp_path)
+    assert r.returncode == 1 and "has no such plot (it has: " in r.stderr
+    svg = tmp_path / "plot.svg"
+    r = render("-o", svg, "--panel", name, tmp_path=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "<svg" in svg.read_text()

@@ -2,7 +2,7 @@
 
 Without a scene the panel's default state is drawn. The picture is the panel as it
 looks in the window (``--lecture``: in the lecture layout, controls hidden), or just
-its main plot with ``--plot``. ``.svg`` output draws the main plot as vectors.
+its main plot with ``--plot`` (another plot with ``--plot NAME``). ``.svg`` output draws the main plot as vectors.
 Exit code 0 on success; 1 when the scene or the output is wrong; 2 for bad
 arguments; the problem is one line on standard error.
 """
@@ -47,7 +47,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--size", type=_size, default=(1280, 800), help="WIDTHxHEIGHT in pixels (1280x800)")
     p.add_argument("--theme", choices=["light", "dark", "high-contrast"], default="light")
     p.add_argument("--zoom", type=float, default=1.0, help="fonts, lines and handles (1.0)")
-    p.add_argument("--plot", action="store_true", help="only the panel's main plot")
+    p.add_argument("--plot", nargs="?", const="", metavar="NAME",
+                   help="only a plot of the panel (its main plot, or the one named)")
     p.add_argument("--lecture", action="store_true", help="the lecture layout (controls hidden)")
     return p
 
@@ -131,16 +132,20 @@ def _render(args, scene, name: str, out: str, suffix: str) -> int:
             need = panel.minimumSizeHint()
             s = max(1.0, need.width() / w, need.height() / h)
             logical = (int(round(w * s)), int(round(h * s)))
-            panel.resize(*(logical if not args.plot else args.size))
+            panel.resize(*(logical if args.plot is None else args.size))
             panel.show()
             for _ in range(3):  # layouts settle, then plots paint
                 QApplication.processEvents()
             target = panel
-            if args.plot or suffix == ".svg":
-                target = next(iter(panel.plots().values()), None)
+            plots = panel.plots()
+            if args.plot is not None or suffix == ".svg":
+                if args.plot and args.plot not in plots:
+                    return _fail(1, f"--plot {args.plot}: the {name} panel has no such plot "
+                                    f"(it has: {', '.join(plots) or 'none'})")
+                target = plots[args.plot] if args.plot else next(iter(plots.values()), None)
                 if target is None:
                     return _fail(1, f"the {name} panel has no plot to draw")
-            if args.plot:  # the main plot alone, at the full size
+            if args.plot is not None:  # the plot alone, at the full size
                 target.setParent(None)
                 target.resize(*args.size)
                 target.show()

@@ -302,17 +302,25 @@ class MainWindow(QMainWindow):
         event.ignore()
 
     # -- export --------------------------------------------------------------------
-    def main_plot(self):
+    def main_plot(self, name: str | None = None):
+        """The visible panel's plot ``name`` (its main plot when None)."""
         plots = self.current_panel().plots()
-        return next(iter(plots.values()), None)
+        if name is None:
+            return next(iter(plots.values()), None)
+        if name not in plots:
+            raise export.ExportError(f"the {self.current_panel().title} panel has no plot "
+                                     f"{name!r} (it has: {', '.join(plots) or 'none'})")
+        return plots[name]
 
-    def export_current(self, kind: str, path, scale: int = 1) -> list[Path]:
-        """Export the visible panel's main plot (png, svg), data (csv) or animation
-        (gif, mp4) to ``path``; raises export.ExportError when there is nothing to export."""
+    def export_current(self, kind: str, path, scale: int = 1, plot: str | None = None) -> list[Path]:
+        """Export the visible panel's plot (png, svg; the main one unless ``plot`` names
+        another), data (csv) or animation (gif, mp4) to ``path``; raises
+        export.ExportError when there is nothing to export."""
         panel = self.current_panel()
         if kind == "csv":
             return export.export_csv(panel.data_tables(), path)
-        plot = self.main_plot()
+        name = plot
+        plot = self.main_plot(name)
         if plot is None:
             raise export.ExportError(f"the {panel.title} panel has no plot to export")
         if kind == "png":

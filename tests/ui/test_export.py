@@ -122,3 +122,10 @@ def test_export_dialog_errors_are_reported(fake_window, monkeypatch, tmp_path):
     monkeypatch.setattr(QFileDialog, "getSaveFileName",
                         staticmethod(lambda *a, **k: (str(tmp_path / "ok"), "")))
     assert [p.name for p in fake_window.export_dialog("png", 2)] == ["ok.png"]
+
+
+def test_a_named_plot_and_an_unknown_one(fake_window, tmp_path):
+    [path] = fake_window.export_current("png", tmp_path / "m.png", plot="main")
+    assert path.exists()
+    with pytest.raises(export.ExportError, match=r"no plot 'nope' \(it has: main\)"):
+        fake_window.export_current("png", tmp_path / "n.png", plot="nope")
