@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass
 
 from PySide6.QtWidgets import (
-    QAbstractButton, QAbstractItemView, QAbstractScrollArea, QAbstractSlider, QAbstractSpinBox,
+    QAbstractButton, QAbstractItemView, QAbstractSlider, QAbstractSpinBox,
     QComboBox, QDialog, QLabel, QLineEdit, QMenu, QMenuBar, QPlainTextEdit, QScrollBar, QTabBar,
     QTextEdit, QWidget,
 )
@@ -41,15 +41,14 @@ def _is_plot(w: QWidget) -> bool:
 
 
 def _ours(w: QWidget, root: QWidget) -> bool:
-    """False for the inner parts of Qt's composite widgets and Qt's own named helpers."""
+    """False for the inner parts of Qt's composite widgets (a spin box's line edit, a
+    tab bar's scroll buttons, scroll bars) and Qt's own named helpers. Widgets inside a
+    scroll area's viewport or a tab widget's stack are ours."""
     if isinstance(w, QScrollBar) or w.objectName().startswith("qt_"):
         return False
     p = w.parentWidget()
     while p is not None and p is not root:
-        if isinstance(p, COMPOSITE) or p.objectName().startswith("qt_"):
-            return False
-        if isinstance(p, QAbstractScrollArea) and not isinstance(p, QAbstractItemView) \
-                and not _is_plot(p) and p.objectName() == "":
+        if isinstance(p, COMPOSITE):
             return False
         p = p.parentWidget()
     return True

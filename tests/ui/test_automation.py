@@ -50,3 +50,22 @@ def test_the_documented_example_runs(main_window, qtbot):
     assert main_window.current_panel().name == "folding"
     caption = main_window.findChild(QLabel, "lecture-caption")
     assert caption is not None and not caption.isVisible()
+
+
+def test_controls_inside_scroll_areas_and_tabs_are_checked(qtbot):
+    from PySide6.QtWidgets import QScrollArea, QTabWidget
+
+    root = QWidget()
+    qtbot.addWidget(root)
+    scroll = QScrollArea(root)
+    scroll.setObjectName("x-controls")
+    inner = QWidget()
+    QVBoxLayout(inner).addWidget(QPushButton("Hidden in a scroll area"))
+    scroll.setWidget(inner)
+    tabs = QTabWidget(root)
+    page = QWidget()
+    QVBoxLayout(page).addWidget(QPushButton("On a tab page"))
+    tabs.addTab(page, "page")
+    problems = unnamed(root)
+    assert any("Hidden in a scroll area" in p for p in problems)
+    assert any("On a tab page" in p for p in problems)
