@@ -320,3 +320,111 @@ def seed002_run(seed: int, hidden: int = 6, steps: int = 2000, learning_rate: fl
     X, y, net = seed002_setup(seed, hidden)
     trainer = Trainer(net, X, y, config=TrainConfig("gd", learning_rate, "cross_entropy"))
     return trainer.step(steps)
+
+
+# -- maps over a grid of the plane ------------------------------------------------
+
+#: The playground's view of the plane: (x_min, x_max, y_min, y_max).
+DEFAULT_BOX = (-1.25, 1.25, -1.25, 1.25)
+
+
+def grid_axes(box=DEFAULT_BOX, resolution: int = 200) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel centres along x and y: ``resolution`` points each, half a pixel inside the box."""
+    x0, x1, y0, y1 = (float(v) for v in box)
+    n = int(resolution)
+    if n < 2 or not (x0 < x1 and y0 < y1):
+        raise ValueError(f"need resolution ≥ 2 and a non-empty box, got {resolution}, {box}")
+    dx, dy = (x1 - x0) / n, (y1 - y0) / n
+    return x0 + dx * (np.arange(n) + 0.5), y0 + dy * (np.arange(n) + 0.5)
+
+
+def grid_layers(net: MLP, box=DEFAULT_BOX, resolution: int = 200) -> list[np.ndarray]:
+    """Pre-activations z_l of every layer at every pixel centre, each of shape
+    (n_l, resolution, resolution) indexed [neuron, row (y), column (x)].
+
+    Computed neuron-major (z = W h + b with h of shape (n, pixels)), which keeps
+    the matrix products contiguous: several times faster than ``net.forward`` on
+    a (pixels, 2) array.
+    """
+    xs, ys = grid_axes(box, resolution)
+    n = len(xs)
+    h = np.empty((2, n * n))
+    h[0] = np.tile(xs, n)
+    h[1] = np.repeat(ys, n)
+    phi = get_activation(net.activation)
+    out = []
+    for i, (W, b) in enumerate(net.layers):
+        z = W @ h
+        z += b[:, None]
+        out.append(z.reshape(-1, n, n))
+        if i < len(net.layers) - 1:
+            h = phi.f(z)
+    return out
+
+
+def decision_map(net: MLP, box=DEFAULT_BOX, resolution: int = 200) -> np.ndarray:
+    """The logit z = net(x) at every pixel centre, shape (resolution, resolution),
+    indexed [row (y), column (x)]; the class-1 probability is σ(z)."""
+    return grid_layers(net, box, resolution)[-1][0]
+
+
+def boundary_segments(Z: np.ndarray, xs: np.ndarray, ys: np.ndarray, level: float = 0.0) -> np.ndarray:
+    """Line segments of the contour Z = level (marching squares, vectorised).
+
+    ``Z`` is indexed [row (y), column (x)] at the points ``xs`` × ``ys``; on every
+    grid edge whose ends lie on different sides of ``level`` the crossing is found
+    by linear interpolation, and the two crossings of a cell are joined. A saddle
+    cell (four crossings) is joined by the sign of its centre value. Returns an
+    array of shape (2·segments, 2): consecutive rows are the two ends of a segment.
+    """
+    Z = np.asarray(Z, float) - level
+    a, b = Z[:-1, :-1], Z[:-1, 1:]     # bottom-left, bottom-right
+    c, d = Z[1:, 1:], Z[1:, :-1]       # top-right, top-left
+    x0, x1 = xs[:-1][None, :], xs[1:][None, :]
+    y0, y1 = ys[:-1][:, None], ys[1:][:, None]
+
+    def cross(p, q):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (p > 0) != (q > 0), p / (p - q)
+
+    # crossing points on the four edges: bottom (a→b), right (b→c), top (d→c), left (a→d)
+    eb, tb = cross(a, b)
+    er, tr = cross(b, c)
+    et, tt = cross(d, c)
+    el, tl = cross(a, d)
+    shape = a.shape
+    pts = {
+        "b": (np.broadcast_to(x0 + (x1 - x0) * tb, shape), np.broadcast_to(y0, shape)),
+        "r": (np.broadcast_to(x1, shape), np.broadcast_to(y0 + (y1 - y0) * tr, shape)),
+        "t": (np.broadcast_to(x0 + (x1 - x0) * tt, shape), np.broadcast_to(y1, shape)),
+        "l": (np.broadcast_to(x0, shape), np.broadcast_to(y0 + (y1 - y0) * tl, shape)),
+    }
+    edges = {"b": eb, "r": er, "t": et, "l": el}
+    count = eb.astype(int) + er + et + el
+    segs = []
+    two = count == 2
+    pairs = [("b", "r"), ("b", "t"), ("b", "l"), ("r", "t"), ("r", "l"), ("t", "l")]
+    for p, q in pairs:
+        m = two & edges[p] & edges[q]
+        if m.any():
+            segs.append((pts[p][0][m], pts[p][1][m], pts[q][0][m], pts[q][1][m]))
+    four = count == 4
+    if four.any():
+        centre_pos = ((a + b + c + d) > 0)[four]
+        same = centre_pos == (a[four] > 0)  # corner a's side joins through the centre
+        for (p, q), (r, s) in ((("b", "l"), ("r", "t")), (("b", "r"), ("t", "l"))):
+            m = four.copy()
+            m[four] = ~same if p == "b" and q == "l" else same
+            for u, v in ((p, q), (r, s)):
+                if m.any():
+                    segs.append((pts[u][0][m], pts[u][1][m], pts[v][0][m], pts[v][1][m]))
+    if not segs:
+        return np.zeros((0, 2))
+    xa = np.concatenate([s[0] for s in segs])
+    ya = np.concatenate([s[1] for s in segs])
+    xb = np.concatenate([s[2] for s in segs])
+    yb = np.concatenate([s[3] for s in segs])
+    out = np.empty((2 * len(xa), 2))
+    out[0::2, 0], out[0::2, 1] = xa, ya
+    out[1::2, 0], out[1::2, 1] = xb, yb
+    return out

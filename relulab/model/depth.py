@@ -62,10 +62,12 @@ class DepthSample:
     regions: int
 
 
-def _default_counter(net: MLP, box) -> int:
-    from relulab.model.regions import count_regions  # the converter's exact enumeration
+def count_regions_in_box(net: MLP, box) -> int:
+    """The number of activation regions of ``net`` with area inside ``box``, from the
+    converter's exact polygon clipping (``relulab.model.regions.region_polygons``)."""
+    from relulab.model.regions import region_polygons
 
-    return int(count_regions(net, box))
+    return len(region_polygons(net, tuple(float(v) for v in box)))
 
 
 def regions_against_depth(budget: int = 80, depths: Sequence[int] = (1, 2, 3, 4),
@@ -75,7 +77,7 @@ def regions_against_depth(budget: int = 80, depths: Sequence[int] = (1, 2, 3, 4)
     network (``MLP.random(sizes, seed)``) of about ``budget`` parameters, and the exact
     number of its linear (activation) regions meeting ``box`` = (x_min, x_max, y_min, y_max),
     counted by the region enumeration, never by sampling."""
-    counter = count or _default_counter
+    counter = count or count_regions_in_box
     for sizes in budget_architectures(budget, depths):
         depth = len(sizes) - 2
         for seed in seeds:
