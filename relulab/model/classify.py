@@ -153,6 +153,10 @@ class Trainer:
     # -- parameters -----------------------------------------------------------
     @property
     def net(self) -> MLP:
+        """The current network (the latest snapshot's: params change only in ``step``)."""
+        return self._last.net
+
+    def _build_net(self) -> MLP:
         p = self.params
         return MLP([(p[i], p[i + 1]) for i in range(0, len(p), 2)], self.activation)
 
@@ -256,7 +260,7 @@ class Trainer:
         return snap
 
     def _snapshot(self) -> TrainingSnapshot:
-        net = self.net
+        net = self._build_net()
         with np.errstate(all="ignore"):
             z_tr = logits(net, self.X) if len(self.y) else np.zeros(0)
             z_te = logits(net, self.X_test) if len(self.y_test) else np.zeros(0)

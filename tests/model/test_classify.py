@@ -61,9 +61,9 @@ def numeric_gradient(trainer, X, y, eps=1e-6):
         for idx in np.ndindex(P.shape):
             old = P[idx]
             P[idx] = old + eps
-            up = loss_from_logits(trainer.net(X)[:, 0], y, trainer.config.loss)
+            up = loss_from_logits(trainer._build_net()(X)[:, 0], y, trainer.config.loss)
             P[idx] = old - eps
-            down = loss_from_logits(trainer.net(X)[:, 0], y, trainer.config.loss)
+            down = loss_from_logits(trainer._build_net()(X)[:, 0], y, trainer.config.loss)
             P[idx] = old
             G[idx] = (up - down) / (2 * eps)
         grads.append(G)
