@@ -21,8 +21,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, QThread, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut, QUndoCommand
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGridLayout, QGroupBox,
-    QHBoxLayout, QLabel, QPushButton, QScrollArea, QSizePolicy, QSpinBox, QTabWidget,
+    QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox,
+    QHBoxLayout, QLabel, QPushButton, QScrollArea, QSpinBox, QSplitter, QTabWidget,
     QVBoxLayout, QWidget,
 )
 
@@ -412,10 +412,16 @@ class PlaygroundPanel(Panel):
         controls.addStretch(1)
 
         # -- right side: map, readouts, network, lower tabs
-        right = QVBoxLayout()
-        outer.addLayout(right, 1)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setObjectName("playground-splitter")
+        self.splitter.setChildrenCollapsible(False)
+        outer.addWidget(self.splitter, 1)
+        upper = QWidget()
+        right = QVBoxLayout(upper)
+        right.setContentsMargins(0, 0, 0, 0)
+        self.splitter.addWidget(upper)
         top = QHBoxLayout()
-        right.addLayout(top, 3)
+        right.addLayout(top, 1)
         self.map_plot = self._named(pg.PlotWidget(), "map", "Decision map")
         self.map_plot.setAspectLocked(True)
         self.map_plot.setMouseEnabled(False, False)
@@ -424,7 +430,7 @@ class PlaygroundPanel(Panel):
         self.map_plot.setRange(xRange=self.box[:2], yRange=self.box[2:], padding=0)
         self.map_plot.setLabel("bottom", "x₁")
         self.map_plot.setLabel("left", "x₂")
-        self.map_plot.setMinimumSize(320, 320)
+        self.map_plot.setMinimumSize(260, 260)
         self.heat = pg.ImageItem()
         self._heat_rect = QRectF(self.box[0], self.box[2], self.box[1] - self.box[0],
                                  self.box[3] - self.box[2])
@@ -440,32 +446,18 @@ class PlaygroundPanel(Panel):
         top.addWidget(self.map_plot, 3)
 
         side_widget = QWidget()
-        side_widget.setObjectName("playground-readouts")
+        side_widget.setObjectName("playground-diagram")
         self._side_widget = side_widget
         side = QVBoxLayout(side_widget)
         side.setContentsMargins(0, 0, 0, 0)
         top.addWidget(side_widget, 2)
-        self.status_label = self._named(QLabel(""), "status", "Training status")
-        self.status_label.setWordWrap(True)
-        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
-        side.addWidget(self.status_label)
-        self.message_label = self._named(QLabel(""), "message", "Messages")
-        self.message_label.setWordWrap(True)
-        side.addWidget(self.message_label)
-        self.region_label = self._named(QLabel(""), "region-count", "Number of linear regions")
-        self.region_label.setWordWrap(True)
-        side.addWidget(self.region_label)
-        self.collapse_label = self._named(QLabel(""), "collapse", "Collapsed affine map")
-        self.collapse_label.setWordWrap(True)
-        self.collapse_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        side.addWidget(self.collapse_label)
         self.network_plot = self._named(pg.PlotWidget(), "network", "Network diagram: hover a neuron")
         self.network_plot.setMouseEnabled(False, False)
         self.network_plot.setMenuEnabled(False)
         self.network_plot.hideButtons()
         for ax in ("left", "bottom"):
             self.network_plot.getPlotItem().hideAxis(ax)
-        self.network_plot.setMinimumHeight(150)
+        self.network_plot.setMinimumHeight(90)
         self.edge_pos = pg.PlotDataItem(connect="pairs")
         self.edge_neg = pg.PlotDataItem(connect="pairs")
         self.network_plot.addItem(self.edge_pos)
@@ -477,8 +469,32 @@ class PlaygroundPanel(Panel):
         self.neuron_label.setWordWrap(True)
         side.addWidget(self.neuron_label)
 
+        # readouts: a strip under the map, kept in the lecture layout
+        readouts = QWidget()
+        readouts.setObjectName("playground-readouts")
+        strip = QHBoxLayout(readouts)
+        strip.setContentsMargins(2, 0, 2, 0)
+        right.addWidget(readouts, 0)
+        self.status_label = self._named(QLabel(""), "status", "Training status")
+        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
+        strip.addWidget(self.status_label, 1, Qt.AlignmentFlag.AlignTop)
+        col = QVBoxLayout()
+        strip.addLayout(col, 2)
+        self.region_label = self._named(QLabel(""), "region-count", "Number of linear regions")
+        self.region_label.setWordWrap(True)
+        col.addWidget(self.region_label)
+        self.collapse_label = self._named(QLabel(""), "collapse", "Collapsed affine map")
+        self.collapse_label.setWordWrap(True)
+        self.collapse_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        col.addWidget(self.collapse_label)
+        self.message_label = self._named(QLabel(""), "message", "Messages")
+        self.message_label.setWordWrap(True)
+        col.addWidget(self.message_label)
+
         self.lower_tabs = self._named(QTabWidget(), "lower-tabs", "Curves and experiments")
-        right.addWidget(self.lower_tabs, 2)
+        self.splitter.addWidget(self.lower_tabs)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1)
         curves = QWidget()
         cl = QHBoxLayout(curves)
         cl.setContentsMargins(0, 0, 0, 0)
@@ -968,15 +984,15 @@ class PlaygroundPanel(Panel):
                                                               [self.box[1], self.box[3]]]]))
         ok = "equal" if err <= 1e-12 else "NOT equal"
         self.collapse_label.setText(
-            f"Identity activation: the {len(net.layers)} layers collapse into one,\n"
-            f"z = {format_affine(A[0], float(c[0]))}\n"
-            f"checked on the points: max |network − collapsed| = {err:.1e} ({ok}); "
+            f"Identity activation: the {len(net.layers)} layers collapse into one, "
+            f"z = {format_affine(A[0], float(c[0]))}. "
+            f"Checked on the points: max |network − collapsed| = {err:.1e} ({ok}); "
             "the boundary is a straight line.")
 
     def _draw_points(self) -> None:
         X, y, is_test = self.points
         th = self.theme
-        size = th.point_size(8)
+        size = 8 * th.zoom ** 0.5
         pens = [th.pen("foreground", 0.8), th.pen("foreground", 0.8)]
         brushes = [pg.mkBrush(th.color("class0")), pg.mkBrush(th.color("class1"))]
         symbols = ["o", "s"]
@@ -1008,14 +1024,14 @@ class PlaygroundPanel(Panel):
             return "—" if not math.isfinite(v) else f"{100 * v:.1f} %"
 
         def num(v):
-            return "—" if not math.isfinite(v) else f"{v:.4f}"
+            return "—" if not math.isfinite(v) else f"{v:.3g}"
 
         loss = LOSSES[self.trainer.config.loss]
         self.status_label.setText(
-            f"Step {snap.step}  ({OPTIMIZERS[self.trainer.config.optimizer]}, "
-            f"rate {self.trainer.config.learning_rate:g})\n"
-            f"Train ({n_train} points): accuracy {pct(snap.train_accuracy)}, {loss} {num(snap.train_loss)}\n"
-            f"Test ({n_test} points): accuracy {pct(snap.test_accuracy)}, {loss} {num(snap.test_loss)}")
+            f"Step {snap.step} · {OPTIMIZERS[self.trainer.config.optimizer]}, "
+            f"rate {self.trainer.config.learning_rate:g}, {loss}\n"
+            f"Train ({n_train}): accuracy {pct(snap.train_accuracy)}, loss {num(snap.train_loss)}\n"
+            f"Test ({n_test}): accuracy {pct(snap.test_accuracy)}, loss {num(snap.test_loss)}")
 
     def _draw_activation(self) -> None:
         a = get_activation(self._state["architecture"]["activation"])
@@ -1275,10 +1291,12 @@ class PlaygroundPanel(Panel):
         neg.setAlpha(150)
         self.edge_pos.setPen(pg.mkPen(pos, width=th.width(1.5)))
         self.edge_neg.setPen(pg.mkPen(neg, width=th.width(1.5), style=Qt.PenStyle.DashLine))
-        self._controls_scroll.setMinimumWidth(int(340 * th.zoom))
-        self._controls_scroll.setMaximumWidth(int(420 * th.zoom))
-        self._side_widget.setMaximumWidth(int(380 * th.zoom))
-        self.lower_tabs.setMinimumHeight(int(190 * th.zoom))
+        # grow with the zoom, but slower, so the map keeps most of a projected screen
+        grow = th.zoom ** 0.5
+        self._controls_scroll.setMinimumWidth(int(340 * grow))
+        self._controls_scroll.setMaximumWidth(int(420 * grow))
+        self._side_widget.setMaximumWidth(int(300 * grow))
+        self.lower_tabs.setMinimumHeight(int(140 * grow))
         if self.trainer is not None:
             self._rebuild_network_items()
             self._draw_depth()
