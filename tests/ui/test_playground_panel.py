@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QShortcut
+from PySide6.QtWidgets import QApplication
 
 from relulab.model.classify import decision_map, seed002_run
 from relulab.model.collapse import collapse
@@ -343,3 +344,18 @@ def test_depth_experiment_stops_with_the_panel(qtbot, theme):
     p.run_depth_experiment()
     p.shutdown()
     assert not p.depth_running()
+
+
+@needs_regions
+def test_overlay_follows_training_in_a_worker_and_is_exact_after_pause(panel, qtbot):
+    from relulab.model.regions import region_polygons
+
+    panel.receive("network", MLP.random([2, 8, 8, 8, 1], seed=1))
+    panel.play_button.click()
+    qtbot.waitUntil(lambda: ", step" in panel.region_label.text(), timeout=20_000)
+    panel.play_button.click()
+    expected = region_polygons(panel.net, panel.box)
+    assert panel.region_label.text() == f"Linear regions in view: {len(expected)} (exact)"
+    qtbot.waitUntil(lambda: panel._region_thread is None, timeout=10_000)
+    QApplication.processEvents()
+    assert panel.region_label.text() == f"Linear regions in view: {len(expected)} (exact)"

@@ -123,6 +123,23 @@ class _DepthThread(QThread):
             self.failed.emit(f"{type(e).__name__}: {e}")
 
 
+class _RegionThread(QThread):
+    """Enumerates one network's regions in the view box off the GUI thread."""
+
+    done = Signal(object, int, object)  # network, step, polygons (or an error text)
+
+    def __init__(self, net: MLP, step: int, box, parent=None):
+        super().__init__(parent)
+        self.net, self.step, self.box = net, step, box
+
+    def run(self):
+        try:
+            polygons = region_polygons(self.net, self.box)
+        except Exception as e:  # shown next to the count, never raised in the thread
+            polygons = f"{type(e).__name__}: {e}"
+        self.done.emit(self.net, self.step, polygons)
+
+
 class PlaygroundPanel(Panel):
     name = "playground"
     title = "Playground"
@@ -138,8 +155,9 @@ class PlaygroundPanel(Panel):
         self._depth_thread: _DepthThread | None = None
         self._hover: tuple[int, int] | None = None
         self._polygons: list = []
-        self._overlay_cost = 0.0
-        self._ticks_since_overlay = 0
+        self._region_thread: _RegionThread | None = None
+        self._region_pending: MLP | None = None
+        self._closing = False
         self._state: dict = {}
         self.timer = QTimer(self)
         self.timer.setInterval(15)
@@ -234,7 +252,6 @@ class PlaygroundPanel(Panel):
         self._sync_widgets()
         self._rebuild_network_items()
         self._polygons = []
-        self._ticks_since_overlay = 10 ** 6
         self.redraw()
 
     def _edit(self, text: str, mutate) -> None:
@@ -824,7 +841,6 @@ class PlaygroundPanel(Panel):
 
     def _on_show_regions(self, on: bool) -> None:
         self._state["view"]["show_regions"] = bool(on)
-        self._ticks_since_overlay = 10 ** 6
         self.redraw()
 
     def _on_neuron_selected(self, _index: int) -> None:
@@ -845,6 +861,7 @@ class PlaygroundPanel(Panel):
             self.timer.start()
         else:
             self.timer.stop()
+            self.redraw()  # the exact overlay of the network where training stopped
 
     def is_playing(self) -> bool:
         return self.timer.isActive()
@@ -959,19 +976,54 @@ class PlaygroundPanel(Panel):
             self.region_item.setData([], [])
             self.region_label.setText("Linear regions: the region enumeration is not installed.")
             return
-        # While training, a costly overlay is refreshed less often so frames stay short.
-        self._ticks_since_overlay += 1
-        every = 1 if not self.is_playing() else max(1, int(self._overlay_cost / 0.02))
-        if self._ticks_since_overlay >= every or not self._polygons:
-            import time
+        if self.is_playing():
+            # While training, the exact regions are enumerated in a worker thread so a
+            # frame costs only the heat map; the newest network wins.
+            self._request_regions(net)
+            return
+        self._set_polygons(region_polygons(net, self.box), None)
 
-            t0 = time.perf_counter()
-            self._polygons = region_polygons(net, self.box)
-            self._overlay_cost = time.perf_counter() - t0
-            self._ticks_since_overlay = 0
-            x, y = polygon_outline(self._polygons)
-            self.region_item.setData(x, y)
-        self.region_label.setText(f"Linear regions in view: {len(self._polygons)} (exact)")
+    def _set_polygons(self, polygons, step: int | None) -> None:
+        self._polygons = polygons
+        x, y = polygon_outline(polygons)
+        self.region_item.setData(x, y)
+        when = "" if step is None else f", step {step}"
+        self.region_label.setText(f"Linear regions in view: {len(polygons)} (exact{when})")
+
+    def _request_regions(self, net: MLP) -> None:
+        if self._region_thread is not None:
+            self._region_pending = net
+            return
+        th = _RegionThread(net, self.trainer.step_count, self.box, self)
+        th.done.connect(self._on_regions_done)
+        th.finished.connect(self._on_region_thread_finished)
+        self._region_thread = th
+        th.start()
+
+    def _on_regions_done(self, net: MLP, step: int, polygons) -> None:
+        if isinstance(polygons, str):
+            self.region_label.setText(f"Linear regions: {polygons}")
+            return
+        # a late answer after a pause is dropped: the pause drew the exact current overlay
+        if self.is_playing() and self.net.sizes == net.sizes and self.net.activation == "relu" \
+                and self._state["view"]["show_regions"]:
+            self._set_polygons(polygons, step)
+
+    def _on_region_thread_finished(self) -> None:
+        th, self._region_thread = self._region_thread, None
+        if th is not None:
+            th.deleteLater()
+        pending, self._region_pending = self._region_pending, None
+        if pending is not None and self.is_playing() and not self._closing:
+            self._request_regions(pending)
+
+    def _wait_for_regions(self) -> None:
+        self._region_pending = None
+        th = self._region_thread
+        if th is not None:
+            th.wait()
+            self._region_thread = None
+            th.deleteLater()
 
     def _draw_collapse(self, net: MLP) -> None:
         if net.activation != "identity":
@@ -1303,7 +1355,9 @@ class PlaygroundPanel(Panel):
             self.redraw()
 
     def shutdown(self) -> None:
+        self._closing = True
         self.timer.stop()
+        self._wait_for_regions()
         self._stop_depth()
         super().shutdown()
 
