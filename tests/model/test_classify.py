@@ -145,3 +145,32 @@ def test_bad_configs_are_named():
         Trainer(MLP.random([2, 3, 2]), np.zeros((1, 2)), np.zeros(1))
     with pytest.raises(ValueError, match="labels must be 0 or 1"):
         Trainer(MLP.random([2, 3, 1]), np.zeros((1, 2)), np.array([2.0]))
+
+
+def test_grid_maps_equal_the_network():
+    from relulab.model.classify import decision_map, grid_axes, grid_layers
+
+    net = MLP.random([2, 8, 8, 8, 1], seed=5)
+    xs, ys = grid_axes((-1, 2, -3, 1), 50)
+    assert xs[0] == pytest.approx(-1 + 1.5 / 50) and ys[-1] == pytest.approx(1 - 2 / 50)
+    gx, gy = np.meshgrid(xs, ys)
+    expected = net(np.c_[gx.ravel(), gy.ravel()])[:, 0].reshape(50, 50)
+    assert np.allclose(decision_map(net, (-1, 2, -3, 1), 50), expected, atol=1e-12)
+    zs = grid_layers(net, (-1, 2, -3, 1), 50)
+    assert [z.shape for z in zs] == [(8, 50, 50)] * 3 + [(1, 50, 50)]
+    with pytest.raises(ValueError):
+        grid_axes((1, 0, 0, 1), 10)
+
+
+def test_boundary_segments_lie_on_the_contour():
+    from relulab.model.classify import boundary_segments, grid_axes
+
+    xs, ys = grid_axes((-1, 1, -1, 1), 120)
+    gx, gy = np.meshgrid(xs, ys)
+    line = boundary_segments(0.3 * gx - gy + 0.1, xs, ys)  # a straight line: exact
+    assert len(line) > 100 and np.abs(0.3 * line[:, 0] - line[:, 1] + 0.1).max() < 1e-12
+    circle = boundary_segments(np.hypot(gx, gy) - 0.7, xs, ys)
+    assert np.abs(np.hypot(*circle.T) - 0.7).max() < 1e-3
+    saddle = boundary_segments(gx * gy, xs, ys)
+    assert len(saddle) and np.abs(saddle.prod(axis=1)).max() < 1e-12
+    assert boundary_segments(gx * 0 + 1, xs, ys).shape == (0, 2)
