@@ -552,6 +552,14 @@ class PlaygroundPanel(Panel):
         self.depth_status.setWordWrap(True)
         drow.addWidget(self.depth_status, 1)
         dl.addLayout(drow)
+        caption = QLabel(
+            "Random He-initialised ReLU networks with the same number of parameters, exact region "
+            "counts in the view box. The most regions a network can have grows exponentially with "
+            "depth; typical counts at initialisation follow the number of neurons instead "
+            "(Hanin & Rolnick 2019).")
+        caption.setObjectName("playground-depth-caption")
+        caption.setWordWrap(True)
+        dl.addWidget(caption)
         self.depth_plot = self._named(pg.PlotWidget(), "depth-plot", "Regions against depth")
         self.depth_plot.setLabel("bottom", "hidden layers (same parameter budget)")
         self.depth_plot.setLabel("left", "linear regions in view")
@@ -1263,6 +1271,7 @@ class PlaygroundPanel(Panel):
         ticks = [[(x[0], f"{x[0]}: {'-'.join(map(str, next(t.sizes for t in s if t.depth == x[0])))}")
                   for x in summary]]
         self.depth_plot.getPlotItem().getAxis("bottom").setTicks(ticks)
+        self.depth_plot.setXRange(0.5, max(x[0] for x in summary) + 0.5, padding=0)
 
     # ------------------------------------------------------------------ messages
     def _message(self, text: str, error: bool = False) -> None:
