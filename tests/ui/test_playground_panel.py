@@ -359,3 +359,31 @@ def test_overlay_follows_training_in_a_worker_and_is_exact_after_pause(panel, qt
     qtbot.waitUntil(lambda: panel._region_thread is None, timeout=10_000)
     QApplication.processEvents()
     assert panel.region_label.text() == f"Linear regions in view: {len(expected)} (exact)"
+
+
+@needs_regions
+def test_big_network_overlay_arrives_from_the_worker(panel, qtbot):
+    from relulab.model.regions import region_polygons
+
+    net = MLP.random([2, 21, 21, 1], seed=2)
+    panel.receive("network", net)
+    expected = len(region_polygons(panel.net, panel.box))
+    qtbot.waitUntil(lambda: panel.region_label.text()
+                    == f"Linear regions in view: {expected} (exact)", timeout=20_000)
+    x, _ = panel.region_item.getData()
+    assert np.isnan(x).sum() == expected
+
+
+def test_empty_data_and_no_hidden_layer(panel):
+    state = panel.state_dict()
+    state["points"] = {"x": [], "label": [], "test": []}
+    state["architecture"]["hidden"] = []
+    state["network"] = {"activation": "relu", "layers": [{"W": [[1.0, -1.0]], "b": [0.5]}]}
+    panel.load_state(state)
+    panel.step_once()
+    assert panel.trainer.step_count == 0 and "—" in panel.status_label.text()
+    assert "1 (no hidden layer" in panel.region_label.text()
+    mouse.click(panel.map_plot, mouse.data_to_viewport(panel.map_plot, 0.1, 0.1))
+    assert n_points(panel) == 1
+    panel.step_once()
+    assert panel.trainer.step_count == 10

@@ -43,6 +43,9 @@ RESOLUTION = 200
 MAX_HIDDEN_LAYERS = 6
 MAX_WIDTH = 64
 HISTORY_LIMIT = 4000
+#: Up to this many hidden neurons the region overlay of a paused network is computed at
+#: once; bigger networks (and every network while training) use the worker thread.
+SYNC_REGION_NEURONS = 40
 PRESETS = {
     "2-6-1 (seed 002)": [6],
     "2-8-8-8-1 (177 parameters)": [8, 8, 8],
@@ -984,9 +987,12 @@ class PlaygroundPanel(Panel):
             self.region_item.setData([], [])
             self.region_label.setText("Linear regions: the region enumeration is not installed.")
             return
-        if self.is_playing():
-            # While training, the exact regions are enumerated in a worker thread so a
-            # frame costs only the heat map; the newest network wins.
+        if self.is_playing() or net.n_hidden_neurons > SYNC_REGION_NEURONS:
+            # While training, and for big networks, the exact regions are enumerated in
+            # a worker thread so a frame costs only the heat map; the newest network wins.
+            if not self.is_playing():
+                self.region_item.setData([], [])
+                self.region_label.setText("Linear regions: counting…")
             self._request_regions(net)
             return
         self._set_polygons(region_polygons(net, self.box), None)
@@ -1012,9 +1018,11 @@ class PlaygroundPanel(Panel):
         if isinstance(polygons, str):
             self.region_label.setText(f"Linear regions: {polygons}")
             return
-        # a late answer after a pause is dropped: the pause drew the exact current overlay
-        if self.is_playing() and self.net.sizes == net.sizes and self.net.activation == "relu" \
-                and self._state["view"]["show_regions"]:
+        if not (self._state["view"]["show_regions"] and self.net.activation == "relu"):
+            return
+        if net is self.net:  # the network on screen: exact and current
+            self._set_polygons(polygons, None)
+        elif self.is_playing() and self.net.sizes == net.sizes:  # a few steps behind
             self._set_polygons(polygons, step)
 
     def _on_region_thread_finished(self) -> None:
@@ -1022,7 +1030,7 @@ class PlaygroundPanel(Panel):
         if th is not None:
             th.deleteLater()
         pending, self._region_pending = self._region_pending, None
-        if pending is not None and self.is_playing() and not self._closing:
+        if pending is not None and not self._closing:
             self._request_regions(pending)
 
     def _wait_for_regions(self) -> None:
