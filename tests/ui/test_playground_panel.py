@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QShortcut
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from relulab.model.classify import decision_map, seed002_run
 from relulab.model.collapse import collapse
@@ -387,3 +387,24 @@ def test_empty_data_and_no_hidden_layer(panel):
     assert n_points(panel) == 1
     panel.step_once()
     assert panel.trainer.step_count == 10
+
+
+def test_every_control_has_an_object_and_accessible_name(panel):
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QAbstractButton, QAbstractSpinBox, QComboBox
+
+    widgets = [w for cls in (QAbstractButton, QAbstractSpinBox, QComboBox, pg.PlotWidget)
+               for w in panel.findChildren(cls)]
+    widgets = [w for w in widgets if not w.objectName().startswith("qt_")
+               and w.parent() is not None and "QTabBar" not in type(w.parent()).__name__]
+    assert len(widgets) > 30
+    for w in widgets:
+        assert w.objectName().startswith("playground-"), (type(w).__name__, w.objectName())
+        assert w.accessibleName(), w.objectName()
+    for name in ("status", "region-count", "collapse", "param-count", "neuron-info", "message",
+                 "data-error", "depth-status"):
+        assert panel.findChild(QLabel, f"playground-{name}") is not None
+    assert panel.findChild(QWidget, "playground-controls") is not None
+    panel.set_lecture_layout(True)
+    assert not panel.findChild(QWidget, "playground-controls").isVisible()
+    assert panel.status_label.isVisible() and panel.map_plot.isVisible()
