@@ -899,7 +899,7 @@ class PlaygroundPanel(Panel):
             self._message(snap.message, error=True)
         elif t["max_steps"] > 0 and self.trainer.step_count >= t["max_steps"]:
             self.play_button.setChecked(False)
-        self.redraw()
+        self.redraw(points=False)
 
     def _record(self, snap) -> None:
         h = self.history
@@ -914,10 +914,12 @@ class PlaygroundPanel(Panel):
                 h[key] = h[key][::2]
 
     # ------------------------------------------------------------------ drawing
-    def redraw(self) -> None:
-        """Heat map, boundary, regions, points, readouts, curves and diagram: one pass."""
+    def redraw(self, points: bool = True) -> None:
+        """Heat map, boundary, regions, points, readouts, curves and diagram: one pass.
+        Training frames skip the points, which only edits change."""
         self._draw_map()
-        self._draw_points()
+        if points:
+            self._draw_points()
         self._draw_curves()
         self._draw_network_weights()
         self._draw_status()
