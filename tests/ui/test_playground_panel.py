@@ -408,3 +408,14 @@ def test_every_control_has_an_object_and_accessible_name(panel):
     panel.set_lecture_layout(True)
     assert not panel.findChild(QWidget, "playground-controls").isVisible()
     assert panel.status_label.isVisible() and panel.map_plot.isVisible()
+
+
+def test_undo_keeps_the_current_training_settings(panel):
+    panel.add_point(0.1, 0.1, 1)
+    panel.lr_spin.setValue(0.2)
+    panel.undo_stack.undo()
+    assert panel.trainer.config.learning_rate == 0.2 and panel.lr_spin.value() == 0.2
+    panel.lesson_button.click()
+    assert panel.trainer.config.learning_rate == 0.5
+    panel.undo_stack.undo()  # the lesson set-up set the rate; its undo restores it
+    assert panel.trainer.config.learning_rate == 0.2

@@ -92,18 +92,39 @@ def diverging_lut(low, mid, high, n: int = 256, strength: float = 0.6) -> np.nda
     return np.clip(lut, 0, 255).astype(np.ubyte)
 
 
-class _Edit(QUndoCommand):
-    """One undoable edit, as the panel's state before and after (redo is idempotent)."""
+#: Settings that are not undo steps: undoing an edit keeps their current values.
+_LIVE_TRAINING = ("optimizer", "learning_rate", "loss", "batch_size", "steps_per_tick", "max_steps")
+_LIVE_VIEW = ("show_regions", "click_class")
 
-    def __init__(self, panel: "PlaygroundPanel", text: str, before: dict, after: dict):
+
+class _Edit(QUndoCommand):
+    """One undoable edit, as the panel's state before and after (redo is idempotent).
+
+    Training settings and view switches are not undo steps, so undo and redo keep
+    their current values, unless the edit itself set them (``sets_training``)."""
+
+    def __init__(self, panel: "PlaygroundPanel", text: str, before: dict, after: dict,
+                 sets_training: bool = False):
         super().__init__(text)
         self.panel, self.before, self.after = panel, before, after
+        self.sets_training = sets_training
+
+    def _live(self, state: dict) -> dict:
+        state = copy.deepcopy(state)
+        current = self.panel._state
+        if current:
+            if not self.sets_training:
+                for k in _LIVE_TRAINING:
+                    state["training"][k] = current["training"][k]
+            for k in _LIVE_VIEW:
+                state["view"][k] = current["view"][k]
+        return state
 
     def redo(self):
-        self.panel._apply_state(self.after)
+        self.panel._apply_state(self._live(self.after))
 
     def undo(self):
-        self.panel._apply_state(self.before)
+        self.panel._apply_state(self._live(self.before))
 
 
 class _DepthThread(QThread):
@@ -158,6 +179,7 @@ class PlaygroundPanel(Panel):
         self._depth_thread: _DepthThread | None = None
         self._hover: tuple[int, int] | None = None
         self._polygons: list = []
+        self._regions_for: MLP | None = None
         self._region_thread: _RegionThread | None = None
         self._region_pending: MLP | None = None
         self._closing = False
@@ -255,9 +277,10 @@ class PlaygroundPanel(Panel):
         self._sync_widgets()
         self._rebuild_network_items()
         self._polygons = []
+        self._regions_for = None
         self.redraw()
 
-    def _edit(self, text: str, mutate) -> None:
+    def _edit(self, text: str, mutate, sets_training: bool = False) -> None:
         """Apply ``mutate`` to a copy of the state and push it as one undo step."""
         before = self._current_state()
         after = copy.deepcopy(before)
@@ -268,7 +291,7 @@ class PlaygroundPanel(Panel):
             self._message(str(e), error=True)
             self._sync_widgets()
             return
-        self.undo_stack.push(_Edit(self, text, before, after))
+        self.undo_stack.push(_Edit(self, text, before, after, sets_training))
 
     # ------------------------------------------------------------------ UI
     def _build_ui(self) -> None:
@@ -833,7 +856,7 @@ class PlaygroundPanel(Panel):
                                  batch_size=0, max_steps=2000, step=0)
             d["history"] = self._empty_history()
 
-        self._edit("seed 002 lesson set-up", mutate)
+        self._edit("seed 002 lesson set-up", mutate, sets_training=True)
         self._message("Seed 002: press Play; after 2000 steps the training accuracy is the lesson's.")
 
     def _on_training_setting(self) -> None:
@@ -976,6 +999,7 @@ class PlaygroundPanel(Panel):
         show = self._state["view"]["show_regions"]
         if not show or net.activation != "relu" or not net.hidden_sizes:
             self._polygons = []
+            self._regions_for = None
             self.region_item.setData([], [])
             if not show:
                 self.region_label.setText("Linear regions: hidden.")
@@ -989,6 +1013,8 @@ class PlaygroundPanel(Panel):
             self.region_item.setData([], [])
             self.region_label.setText("Linear regions: the region enumeration is not installed.")
             return
+        if net is self._regions_for:  # a hover or a neuron choice: same network, same regions
+            return
         if self.is_playing() or net.n_hidden_neurons > SYNC_REGION_NEURONS:
             # While training, and for big networks, the exact regions are enumerated in
             # a worker thread so a frame costs only the heat map; the newest network wins.
@@ -997,10 +1023,11 @@ class PlaygroundPanel(Panel):
                 self.region_label.setText("Linear regions: counting…")
             self._request_regions(net)
             return
-        self._set_polygons(region_polygons(net, self.box), None)
+        self._set_polygons(region_polygons(net, self.box), None, net)
 
-    def _set_polygons(self, polygons, step: int | None) -> None:
+    def _set_polygons(self, polygons, step: int | None, net: MLP | None = None) -> None:
         self._polygons = polygons
+        self._regions_for = net
         x, y = polygon_outline(polygons)
         self.region_item.setData(x, y)
         when = "" if step is None else f", step {step}"
@@ -1023,7 +1050,7 @@ class PlaygroundPanel(Panel):
         if not (self._state["view"]["show_regions"] and self.net.activation == "relu"):
             return
         if net is self.net:  # the network on screen: exact and current
-            self._set_polygons(polygons, None)
+            self._set_polygons(polygons, None, net)
         elif self.is_playing() and self.net.sizes == net.sizes:  # a few steps behind
             self._set_polygons(polygons, step)
 
