@@ -160,6 +160,12 @@ def test_grid_maps_equal_the_network():
     assert [z.shape for z in zs] == [(8, 50, 50)] * 3 + [(1, 50, 50)]
     with pytest.raises(ValueError):
         grid_axes((1, 0, 0, 1), 10)
+    for activation in ("relu", "tanh", "identity", "gelu"):  # the fast picture grid
+        other = net.with_activation(activation)
+        z64 = decision_map(other, (-1, 2, -3, 1), 50)
+        z32 = decision_map(other, (-1, 2, -3, 1), 50, dtype=np.float32)
+        assert z32.dtype == np.float32
+        assert np.abs(z32 - z64).max() <= 1e-5 * max(1.0, np.abs(z64).max())
 
 
 def test_boundary_segments_lie_on_the_contour():

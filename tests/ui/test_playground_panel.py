@@ -39,7 +39,7 @@ def test_initial_picture(panel):
     assert panel.param_label.text() == "2-6-1: 25 parameters"
     img = panel.heat.image
     assert img.shape == (200, 200)
-    assert np.allclose(img.T, 1 / (1 + np.exp(-decision_map(panel.net))), atol=1e-12)
+    assert np.allclose(img.T, 1 / (1 + np.exp(-decision_map(panel.net))), atol=1e-6)
     assert len(panel.train_scatter.data) == 126 and len(panel.test_scatter.data) == 54
 
 
@@ -158,7 +158,7 @@ def test_activation_plot_and_identity_collapse(panel):
     # the boundary is the straight line A x + c = 0
     xy = np.array(panel.boundary_item.getData()).T
     if len(xy):
-        assert np.abs(xy @ A[0] + c[0]).max() < 1e-9
+        assert np.abs(xy @ A[0] + c[0]).max() < 1e-5
     panel.step_once()
     assert "(equal)" in panel.collapse_label.text()  # checked again after training
 
@@ -175,7 +175,7 @@ def test_hover_a_neuron_shows_its_map(panel, qtbot):
 
     xs, ys = grid_axes(panel.box, 200)
     expected = np.maximum(W[k, 0] * xs[None, :] + W[k, 1] * ys[:, None] + b[k], 0)
-    assert np.allclose(panel.heat.image.T, expected, atol=1e-12)
+    assert np.allclose(panel.heat.image.T, expected, atol=1e-5)
     mouse.move(panel.network_plot, mouse.data_to_viewport(panel.network_plot, -0.35, 2.9))
     qtbot.waitUntil(lambda: panel.neuron_label.text().startswith("Hover"), timeout=3000)
 

@@ -955,7 +955,8 @@ class PlaygroundPanel(Panel):
 
     def _draw_map(self) -> None:
         net = self.net
-        zs = grid_layers(net, self.box, RESOLUTION)
+        # float32: a picture needs 7 digits, and the grid is ten times faster
+        zs = grid_layers(net, self.box, RESOLUTION, dtype=np.float32)
         neuron = self._shown_neuron()
         if neuron is not None and (neuron[0] > len(net.layers) - 1 or
                                    neuron[1] >= net.layers[neuron[0] - 1][0].shape[0]):
