@@ -304,7 +304,7 @@ def test_tables_and_plots(panel):
 
 
 @needs_regions
-def test_region_overlay_count_equals_the_converters(panel):
+def test_region_overlay_count_equals_the_converters(panel, qtbot):
     from relulab.model.regions import region_polygons
 
     panel.receive("network", MLP.random([2, 8, 8, 8, 1], seed=4))
@@ -312,7 +312,14 @@ def test_region_overlay_count_equals_the_converters(panel):
     assert panel.region_label.text() == f"Linear regions in view: {len(expected)} (exact)"
     x, y = panel.region_item.getData()
     assert np.isnan(x).sum() == len(expected)
+    from relulab.model.regions import linear_regions
+
+    whole = len(linear_regions(panel.net))
+    qtbot.waitUntil(lambda: panel.plane_label.text()
+                    == f"In the whole plane: {whole} regions (exact).", timeout=20_000)
+    assert whole >= len(expected)
     panel.regions_check.setChecked(False)
+    assert panel.plane_label.text() == ""
     assert panel.region_item.getData()[0] is None or len(panel.region_item.getData()[0]) == 0
     panel.regions_check.setChecked(True)
     panel.set_activation("tanh")

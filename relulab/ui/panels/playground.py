@@ -164,6 +164,25 @@ class _RegionThread(QThread):
         self.done.emit(self.net, self.step, polygons)
 
 
+class _PlaneCountThread(QThread):
+    """Counts a network's regions in all of R² (the converter's exact enumeration)."""
+
+    done = Signal(object, object)  # network, count (or an error text)
+
+    def __init__(self, net: MLP, parent=None):
+        super().__init__(parent)
+        self.net = net
+
+    def run(self):
+        try:
+            from relulab.model.regions import linear_regions
+
+            result = len(linear_regions(self.net))
+        except Exception as e:  # shown in the label, never raised in the thread
+            result = f"{type(e).__name__}: {e}"
+        self.done.emit(self.net, result)
+
+
 class PlaygroundPanel(Panel):
     name = "playground"
     title = "Playground"
@@ -181,6 +200,9 @@ class PlaygroundPanel(Panel):
         self._polygons: list = []
         self._regions_for: MLP | None = None
         self._region_thread: _RegionThread | None = None
+        self._plane_job: _PlaneCountThread | None = None
+        self._plane_pending: MLP | None = None
+        self._plane_count: tuple[MLP, int] | None = None
         self._region_pending: MLP | None = None
         self._closing = False
         self._state: dict = {}
@@ -526,6 +548,10 @@ class PlaygroundPanel(Panel):
         self.region_label = self._named(QLabel(""), "region-count", "Number of linear regions")
         self.region_label.setWordWrap(True)
         col.addWidget(self.region_label)
+        self.plane_label = self._named(QLabel(""), "region-count-plane",
+                                       "Number of linear regions in the whole plane")
+        self.plane_label.setWordWrap(True)
+        col.addWidget(self.plane_label)
         self.collapse_label = self._named(QLabel(""), "collapse", "Collapsed affine map")
         self.collapse_label.setWordWrap(True)
         self.collapse_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -1001,6 +1027,7 @@ class PlaygroundPanel(Panel):
         if not show or net.activation != "relu" or not net.hidden_sizes:
             self._polygons = []
             self._regions_for = None
+            self.plane_label.setText("")
             self.region_item.setData([], [])
             if not show:
                 self.region_label.setText("Linear regions: hidden.")
@@ -1033,6 +1060,42 @@ class PlaygroundPanel(Panel):
         self.region_item.setData(x, y)
         when = "" if step is None else f", step {step}"
         self.region_label.setText(f"Linear regions in view: {len(polygons)} (exact{when})")
+        self._show_plane_count(net)
+
+    def _show_plane_count(self, net: MLP | None) -> None:
+        """The exact number of regions in all of R² (linear programs, in a worker),
+        for a paused network of at most SYNC_REGION_NEURONS hidden neurons."""
+        if net is None or net.n_hidden_neurons > SYNC_REGION_NEURONS:
+            self.plane_label.setText("")
+            return
+        if self._plane_count is not None and self._plane_count[0] is net:
+            self.plane_label.setText(f"In the whole plane: {self._plane_count[1]} regions (exact).")
+            return
+        self.plane_label.setText("In the whole plane: counting…")
+        if self._plane_job is not None:
+            self._plane_pending = net
+            return
+        job = _PlaneCountThread(net, self)
+        job.done.connect(self._on_plane_count)
+        job.finished.connect(self._on_plane_job_finished)
+        self._plane_job = job
+        job.start()
+
+    def _on_plane_count(self, net: MLP, result) -> None:
+        if isinstance(result, str):
+            self.plane_label.setText(f"In the whole plane: {result}")
+            return
+        self._plane_count = (net, int(result))
+        if net is self._regions_for:
+            self._show_plane_count(net)
+
+    def _on_plane_job_finished(self) -> None:
+        job, self._plane_job = self._plane_job, None
+        if job is not None:
+            job.deleteLater()
+        pending, self._plane_pending = self._plane_pending, None
+        if pending is not None and pending is self._regions_for and not self._closing:
+            self._show_plane_count(pending)
 
     def _request_regions(self, net: MLP) -> None:
         if self._region_thread is not None:
@@ -1064,12 +1127,13 @@ class PlaygroundPanel(Panel):
             self._request_regions(pending)
 
     def _wait_for_regions(self) -> None:
-        self._region_pending = None
-        th = self._region_thread
-        if th is not None:
-            th.wait()
-            self._region_thread = None
-            th.deleteLater()
+        self._region_pending = self._plane_pending = None
+        for attr in ("_region_thread", "_plane_job"):
+            th = getattr(self, attr)
+            if th is not None:
+                th.wait()
+                setattr(self, attr, None)
+                th.deleteLater()
 
     def _draw_collapse(self, net: MLP) -> None:
         if net.activation != "identity":
