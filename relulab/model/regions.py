@@ -104,10 +104,48 @@ class Region:
             start += size
         return out
 
+    def describe(self, digits: int = 4) -> str:
+        """The affine map and the stored constraints as text, one per line."""
+        n = self.A.shape[1]
+        names = ["x"] if n == 1 else [f"x{i + 1}" for i in range(n)]
+        lines = [f"pattern {self.pattern_text()}"]
+        for i in range(self.A.shape[0]):
+            lhs = "f(x)" if self.A.shape[0] == 1 else f"f{i + 1}(x)"
+            lines.append(f"{lhs} = {_affine_text(self.A[i], self.c[i], names, digits)}")
+        lines.append(f"{self.n_constraints} stored constraint(s):")
+        for a, c, on in zip(self.normals, self.offsets, self.on):
+            lines.append(f"  {_affine_text(a, c, names, digits)} {'> 0' if on else '≤ 0'}")
+        if not self.is_full_dimensional():
+            lines.append("lower-dimensional: no interior points (a line or a point)")
+        return "\n".join(lines)
+
     def pattern_text(self) -> str:
         """'10|011': one digit per neuron (1 = on), layers separated by '|'."""
         return "|".join("".join("1" if b else "0" for b in layer)
                         for layer in self.pattern_by_layer()) or "(no hidden neurons)"
+
+
+def _affine_text(a, c, names, digits: int) -> str:
+    terms = []
+    for coef, name in zip(a, names):
+        if coef == 0:
+            continue
+        sign = "−" if coef < 0 else "+"
+        terms.append(f"{sign} {abs(coef):.{digits}g} {name}")
+    if c != 0 or not terms:
+        terms.append(f"{'−' if c < 0 else '+'} {abs(c):.{digits}g}")
+    text = " ".join(terms)
+    return text[2:] if text.startswith("+ ") else "−" + text[2:]
+
+
+def region_at(net: MLP, regions: Sequence["Region"], x) -> int:
+    """Index of the region holding the point ``x`` (its activation pattern), or −1."""
+    pattern = net.activation_patterns(np.asarray(x, dtype=float).reshape(1, -1))[0]
+    key = pattern.tobytes()
+    for i, r in enumerate(regions):
+        if r.pattern.tobytes() == key:
+            return i
+    return -1
 
 
 @dataclass(frozen=True, eq=False)
