@@ -161,6 +161,7 @@ class ConverterPanel(Panel):
         self.result: Result | None = None
         self.selected_region = -1
         self._request = 0
+        self._done_request = 0
         self._threads: list[threading.Thread] = []
         self._closing = False
         self._region_items: list[QGraphicsPolygonItem] = []
@@ -610,9 +611,15 @@ class ConverterPanel(Panel):
         self._threads.append(t)
         t.start()
 
+    @property
+    def busy(self) -> bool:
+        """True while the latest conversion has not been drawn yet."""
+        return self._done_request != self._request
+
     def _on_worker_done(self, req: int, out) -> None:
         if req != self._request or self._closing:
             return  # a newer request is running: the latest wins
+        self._done_request = req
         if isinstance(out, Exception):
             self._show_message(f"Conversion failed: {out}", error=True)
             self.verdict.setText("conversion failed")
