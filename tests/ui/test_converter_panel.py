@@ -262,3 +262,14 @@ def test_object_names_are_set(panel):
               "converter-region-info", "converter-shallow-layers"):
         assert n in names
         assert panel.findChild(QWidget, n).accessibleName()
+
+
+def test_tent_source_builds_the_tent_map(qtbot, panel):
+    panel.tent_spin.setValue(4)
+    _wait(qtbot, panel)
+    assert panel.source == "tent" and panel.source_box.currentData() == "tent"
+    one = panel.result.conversion.one_d
+    assert len(one.kinks) == 17 and one.width == 17  # 2^4 + 1 kinks, s₀ = 0
+    panel.undo_stack.undo()
+    _wait(qtbot, panel)
+    assert panel.source == "random" and panel.net.n_in == 2
