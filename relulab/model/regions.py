@@ -30,7 +30,7 @@ sampled grid):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator, Sequence
+from typing import Sequence
 
 import numpy as np
 from scipy.optimize import linprog
@@ -597,17 +597,3 @@ def regions_in_box(regions: Sequence[Region], box) -> list[RegionPolygon]:
         if verts is not None:
             out.append(RegionPolygon(verts, r.pattern, r.A, r.c, idx))
     return out
-
-
-def iter_region_counts(net: MLP) -> Iterator[int]:
-    """Number of cells after each hidden neuron is split (LP method; for progress displays)."""
-    n = net.n_in
-    cells = [_Cell([], [], [], [], np.eye(n), np.zeros(n), np.zeros(n))]
-    stats: dict = {}
-    for _li, W, _b in _iter_layers(net, cells):
-        for i in range(W.shape[0]):
-            new = []
-            for cell in cells:
-                new.extend(_split_by_neuron(cell, i, n, stats))
-            cells[:] = new
-            yield len(cells)

@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QApplication
 
@@ -273,3 +273,11 @@ def test_tent_source_builds_the_tent_map(qtbot, panel):
     panel.undo_stack.undo()
     _wait(qtbot, panel)
     assert panel.source == "random" and panel.net.n_in == 2
+
+
+def test_keyboard_steps_through_regions(qtbot, panel):
+    qtbot.keyClick(panel.main_plot, Qt.Key.Key_BracketRight)
+    assert panel.selected_region == 0 and "Region 1 of" in panel.region_info.text()
+    qtbot.keyClick(panel.main_plot, Qt.Key.Key_BracketLeft)
+    p = panel.result.conversion.p
+    assert panel.selected_region == p - 1 and f"Region {p} of {p}" in panel.region_info.text()

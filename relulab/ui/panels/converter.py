@@ -196,12 +196,14 @@ class ConverterPanel(Panel):
         form.addRow("Architecture", self.arch_edit)
         self.seed_spin = self._named(QSpinBox(), "seed", "Random seed")
         self.seed_spin.setRange(0, 999_999)
+        self.seed_spin.setKeyboardTracking(False)  # typing 123 is one change, not three
         form.addRow("Seed", self.seed_spin)
         self.random_button = self._named(QPushButton("New random network (N)"), "new-random",
                                          "New random network")
         form.addRow(self.random_button)
         self.tent_spin = self._named(QSpinBox(), "tent-depth", "Tent map depth")
         self.tent_spin.setRange(1, 8)
+        self.tent_spin.setKeyboardTracking(False)
         self.tent_spin.setValue(self.tent_depth)
         if not tent_available():
             self.tent_spin.setToolTip("the tent map arrives from the Folding panel")
@@ -292,11 +294,15 @@ class ConverterPanel(Panel):
         right.addWidget(split, 1)
         outer.addLayout(right, 1)
 
-        shortcut = QShortcut(QKeySequence("N"), self)
-        shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        shortcut.setObjectName("converter-shortcut-new-random")
-        shortcut.activated.connect(self.new_random)
-        self._shortcuts = [shortcut]
+        self._shortcuts = []
+        for key, name, slot in (("N", "new-random", self.new_random),
+                                ("]", "next-region", lambda: self.step_region(1)),
+                                ("[", "previous-region", lambda: self.step_region(-1))):
+            shortcut = QShortcut(QKeySequence(key), self)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.setObjectName(f"converter-shortcut-{name}")
+            shortcut.activated.connect(slot)
+            self._shortcuts.append(shortcut)
 
     def _connect(self) -> None:
         self.source_box.activated.connect(self._on_source_chosen)
@@ -811,6 +817,14 @@ class ConverterPanel(Panel):
         self._style_regions()
         self._show_region_info()
 
+    def step_region(self, step: int) -> None:
+        """Select the next (+1) or previous (−1) region, for keyboard use."""
+        if self.result is None or not self.result.conversion.regions:
+            return
+        p = len(self.result.conversion.regions)
+        start = self.selected_region if self.selected_region >= 0 else (-1 if step > 0 else 0)
+        self.select_region((start + step) % p)
+
     def select_region_at(self, x: float, y: float) -> int:
         """Select the region holding the point (x, y); returns its index."""
         if self.result is None or self.result.conversion.n_in != 2:
@@ -821,7 +835,8 @@ class ConverterPanel(Panel):
 
     def _show_region_info(self) -> None:
         if self.result is None or self.selected_region < 0:
-            self.region_info.setText("Click a region to see its affine map and constraints.")
+            self.region_info.setText("Click a region (or press ] and [) to see its affine map "
+                                     "and constraints.")
             return
         r = self.result.conversion.regions[self.selected_region]
         self.region_info.setText(f"Region {self.selected_region + 1} of {len(self.result.conversion.regions)}\n"
