@@ -122,10 +122,14 @@ def _extended_affine(h: np.ndarray, F: np.ndarray, f: np.ndarray) -> np.ndarray:
     if not inf.any():
         return h @ F.T + f
     finite = np.where(inf, 0.0, h) @ F.T + f
-    plus = (h == INF).astype(float)
-    minus = (h == -INF).astype(float)
-    up = plus @ (F > 0).T + minus @ (F < 0).T      # terms that are +∞
-    down = plus @ (F < 0).T + minus @ (F > 0).T    # terms that are −∞
+    cols = np.nonzero(inf.any(axis=0))[0]          # only these inputs can be infinite
+    hc = h[:, cols]
+    plus = (hc == INF).astype(float)
+    minus = (hc == -INF).astype(float)
+    Fp = np.ascontiguousarray((F[:, cols] > 0).T, dtype=float)
+    Fn = np.ascontiguousarray((F[:, cols] < 0).T, dtype=float)
+    up = plus @ Fp + minus @ Fn      # how many terms are +∞ (0·∞ = 0: zero weights skipped)
+    down = plus @ Fn + minus @ Fp    # how many terms are −∞
     if np.any((up > 0) & (down > 0)):
         raise ArithmeticError("∞ − ∞ formed in an extended dot product")
     return np.where(up > 0, INF, np.where(down > 0, -INF, finite))
