@@ -320,13 +320,20 @@ def _iter_layers(net: MLP, cells: list[_Cell]):
             cell.c = d * cell.zeta
 
 
-def linear_regions(net: MLP, method: str = "auto", stats: dict | None = None) -> list[Region]:
+class Stopped(Exception):
+    """The enumeration was asked to stop (``should_stop()`` returned True)."""
+
+
+def linear_regions(net: MLP, method: str = "auto", stats: dict | None = None,
+                   should_stop=None) -> list[Region]:
     """Every non-empty activation region of ``net`` on all of Rⁿ, lower-dimensional ones included.
 
     ``method``: ``"lp"`` (any n: layer-by-layer splitting with exact linear programs),
     ``"polygons"`` (n = 2: projective polygon clipping, programs only where a line
     touches a cell without crossing it) or ``"auto"`` (polygons for n = 2).
     ``stats``, if given, receives counts (``lps``: linear programs solved).
+    ``should_stop``, if given, is called after every neuron; when it returns True
+    the enumeration raises :class:`Stopped` (a newer request, a closing window).
     """
     stats = {} if stats is None else stats
     stats.setdefault("lps", 0)
@@ -337,7 +344,8 @@ def linear_regions(net: MLP, method: str = "auto", stats: dict | None = None) ->
     if method == "polygons":
         if n != 2:
             raise ValueError("polygon clipping needs 2-D input")
-        return _finish(_clip_enumerate(net, _whole_plane(), exact=True, stats=stats), net, n)
+        return _finish(_clip_enumerate(net, _whole_plane(), exact=True, stats=stats,
+                                       should_stop=should_stop), net, n)
     if method != "lp":
         raise ValueError(f"unknown method {method!r}")
     cells = [_Cell([], [], [], [], np.eye(n), np.zeros(n), np.zeros(n))]
@@ -347,6 +355,8 @@ def linear_regions(net: MLP, method: str = "auto", stats: dict | None = None) ->
             for cell in cells:
                 new.extend(_split_by_neuron(cell, i, n, stats))
             cells[:] = new
+            if should_stop is not None and should_stop():
+                raise Stopped()
     return _finish(cells, net, n)
 
 
@@ -417,7 +427,8 @@ def _piece_witness(pieces: list[np.ndarray]) -> np.ndarray:
     return total[:2] / total[2]
 
 
-def _clip_enumerate(net: MLP, start: list[np.ndarray], exact: bool, stats: dict) -> list[_Cell]:
+def _clip_enumerate(net: MLP, start: list[np.ndarray], exact: bool, stats: dict,
+                    should_stop=None) -> list[_Cell]:
     """Split polygon cells neuron by neuron. With ``exact``, a side that no vertex
     shows strictly but that a vertex touches is settled by a linear program."""
     n = 2
@@ -425,6 +436,8 @@ def _clip_enumerate(net: MLP, start: list[np.ndarray], exact: bool, stats: dict)
     for _li, W, _b in _iter_layers(net, cells):
         for i in range(W.shape[0]):
             cells[:] = _clip_neuron(cells, i, exact, stats)
+            if should_stop is not None and should_stop():
+                raise Stopped()
     if not exact:
         return cells
     for cell in cells:

@@ -639,9 +639,10 @@ class Conversion:
         return v
 
 
-def convert(net: MLP, regions: Sequence[Region] | None = None) -> Conversion:
+def convert(net: MLP, regions: Sequence[Region] | None = None, should_stop=None) -> Conversion:
     """Deep → shallow for any ReLU network: 1-D input gives a finite one-hidden-layer
-    network (:func:`shallow_1d`), n-D input the extended three-hidden-layer one."""
+    network (:func:`shallow_1d`), n-D input the extended three-hidden-layer one.
+    ``should_stop`` is passed to the region enumeration (see :func:`linear_regions`)."""
     if net.activation != "relu":
         raise ValueError(f"the converter needs a ReLU network, not {net.activation!r}")
     if not net.is_finite():
@@ -658,7 +659,9 @@ def convert(net: MLP, regions: Sequence[Region] | None = None) -> Conversion:
             boundaries.update(np.asarray(piecewise_linear(single).region_boundaries).tolist())
         p = len(boundaries) + 1
         return Conversion(net, one.net, one_d=one, k=2 * (p - 1), p=p)
-    regions = list(linear_regions(net) if regions is None else regions)
+    if regions is None:
+        regions = linear_regions(net, should_stop=should_stop)
+    regions = list(regions)
     shallow = shallow_from_regions(regions)
     G, g, strict, members = region_constraints(regions)
     return Conversion(net, shallow, regions=regions, k=len(g), p=len(regions))

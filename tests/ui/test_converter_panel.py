@@ -281,3 +281,13 @@ def test_keyboard_steps_through_regions(qtbot, panel):
     qtbot.keyClick(panel.main_plot, Qt.Key.Key_BracketLeft)
     p = panel.result.conversion.p
     assert panel.selected_region == p - 1 and f"Region {p} of {p}" in panel.region_info.text()
+
+
+def test_latest_request_wins(qtbot, panel):
+    panel.arch_edit.setText("2-16-16-1")
+    qtbot.keyClick(panel.arch_edit, Qt.Key.Key_Return)
+    panel.arch_edit.setText("1-4-1")
+    qtbot.keyClick(panel.arch_edit, Qt.Key.Key_Return)
+    _wait(qtbot, panel)
+    assert panel.result.conversion.deep is panel.net and panel.net.sizes == [1, 4, 1]
+    assert panel.kink_table.isVisibleTo(panel)

@@ -30,7 +30,7 @@ from relulab.io.networks import (
     SUFFIXES, NetworkFileError, load_network, network_from_dict, network_to_dict, save_network,
 )
 from relulab.model.mlp import MLP
-from relulab.model.regions import region_at, regions_in_box
+from relulab.model.regions import Stopped, region_at, regions_in_box
 from relulab.model.shallow import Conversion, Verification, convert
 from relulab.ui.panels.base import Panel, run_alone
 
@@ -98,9 +98,9 @@ class Result:
     lower_dimensional: int = 0
 
 
-def compute(net: MLP, box=DRAW_BOX) -> Result:
+def compute(net: MLP, box=DRAW_BOX, should_stop=None) -> Result:
     """Convert, verify and prepare the pictures (model calls only; runs in a worker)."""
-    conv = convert(net)
+    conv = convert(net, should_stop=should_stop)
     ver = conv.verify()
     res = Result(conv, ver)
     if conv.one_d is not None:
@@ -602,9 +602,14 @@ class ConverterPanel(Panel):
         self.verdict.setText("converting…")
         self._threads = [t for t in self._threads if t.is_alive()]
 
+        def stale() -> bool:  # a newer request or a closing panel: stop early
+            return self._closing or req != self._request
+
         def work():
             try:
-                out = compute(net)
+                out = compute(net, should_stop=stale)
+            except Stopped:
+                return
             except Exception as e:  # shown in the panel, the previous picture stays
                 out = e
             if not self._closing:
