@@ -320,7 +320,7 @@ def _iter_layers(net: MLP, cells: list[_Cell]):
             cell.c = d * cell.zeta
 
 
-class Stopped(Exception):
+class EnumerationStopped(Exception):
     """The enumeration was asked to stop (``should_stop()`` returned True)."""
 
 
@@ -333,7 +333,7 @@ def linear_regions(net: MLP, method: str = "auto", stats: dict | None = None,
     touches a cell without crossing it) or ``"auto"`` (polygons for n = 2).
     ``stats``, if given, receives counts (``lps``: linear programs solved).
     ``should_stop``, if given, is called after every neuron; when it returns True
-    the enumeration raises :class:`Stopped` (a newer request, a closing window).
+    the enumeration raises :class:`EnumerationStopped` (a newer request, a closing window).
     """
     stats = {} if stats is None else stats
     stats.setdefault("lps", 0)
@@ -356,7 +356,7 @@ def linear_regions(net: MLP, method: str = "auto", stats: dict | None = None,
                 new.extend(_split_by_neuron(cell, i, n, stats))
             cells[:] = new
             if should_stop is not None and should_stop():
-                raise Stopped()
+                raise EnumerationStopped()
     return _finish(cells, net, n)
 
 
@@ -437,7 +437,7 @@ def _clip_enumerate(net: MLP, start: list[np.ndarray], exact: bool, stats: dict,
         for i in range(W.shape[0]):
             cells[:] = _clip_neuron(cells, i, exact, stats)
             if should_stop is not None and should_stop():
-                raise Stopped()
+                raise EnumerationStopped()
     if not exact:
         return cells
     for cell in cells:

@@ -125,7 +125,7 @@ def test_bad_networks_are_refused():
 
 
 def test_enumeration_can_be_stopped():
-    from relulab.model.regions import Stopped
+    from relulab.model.regions import EnumerationStopped
 
     calls = []
 
@@ -135,6 +135,6 @@ def test_enumeration_can_be_stopped():
 
     for method in ("polygons", "lp"):
         calls.clear()
-        with pytest.raises(Stopped):
+        with pytest.raises(EnumerationStopped):
             linear_regions(MLP.random([2, 6, 6, 1], seed=0), method=method, should_stop=stop)
         assert len(calls) == 3

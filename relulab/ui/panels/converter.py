@@ -30,7 +30,7 @@ from relulab.io.networks import (
     SUFFIXES, NetworkFileError, load_network, network_from_dict, network_to_dict, save_network,
 )
 from relulab.model.mlp import MLP
-from relulab.model.regions import Stopped, region_at, regions_in_box
+from relulab.model.regions import EnumerationStopped, region_at, regions_in_box
 from relulab.model.shallow import Conversion, Verification, convert
 from relulab.ui.panels.base import Panel, run_alone
 
@@ -608,7 +608,7 @@ class ConverterPanel(Panel):
         def work():
             try:
                 out = compute(net, should_stop=stale)
-            except Stopped:
+            except EnumerationStopped:
                 return
             except Exception as e:  # shown in the panel, the previous picture stays
                 out = e
