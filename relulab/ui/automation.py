@@ -20,8 +20,9 @@ from PySide6.QtWidgets import (
 #: Widgets a person or a script operates.
 INTERACTIVE = (QAbstractButton, QAbstractSlider, QAbstractSpinBox, QComboBox, QLineEdit,
                QTextEdit, QPlainTextEdit, QAbstractItemView)
-#: Composite widgets whose inner parts are Qt's, not ours (a spin box's line edit …).
-COMPOSITE = (QAbstractSpinBox, QComboBox, QTabBar, QMenu, QMenuBar, QDialog)
+#: Composite widgets whose inner parts are Qt's, not ours (a spin box's line edit, a
+#: table's headers …).
+COMPOSITE = (QAbstractSpinBox, QComboBox, QTabBar, QMenu, QMenuBar, QDialog, QAbstractItemView)
 
 
 @dataclass(frozen=True)
