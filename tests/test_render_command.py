@@ -47,6 +47,7 @@ def test_a_scene_picks_its_current_panel(tmp_path):
     assert png_size(out) == (320, 240)
 
 
+@pytest.mark.slow
 def test_a_saved_scene_renders_every_panel(tmp_path):
     """What the window saves, the command draws (real panels once they exist)."""
     code = (
