@@ -141,9 +141,11 @@ def export_csv(tables: dict, path) -> list[Path]:
 
 
 # -- animations ----------------------------------------------------------------
-def record_frames(panel, widget: QWidget, max_frames: int = MAX_ANIMATION_FRAMES) -> list[QImage]:
+def record_frames(panel, widget: QWidget, max_frames: int = MAX_ANIMATION_FRAMES,
+                  progress=None) -> list[QImage]:
     """Step the panel's animation and grab ``widget`` after each frame. The generator
-    is closed at the end, so the panel returns to what it showed before."""
+    is closed at the end, so the panel returns to what it showed before.
+    ``progress(frames_so_far, max_frames)`` may return False to stop early."""
     frames: list[QImage] = []
     steps = panel.animation_frames(max_frames)
     try:
@@ -151,6 +153,8 @@ def record_frames(panel, widget: QWidget, max_frames: int = MAX_ANIMATION_FRAMES
             QApplication.processEvents()
             frames.append(widget.grab().toImage())
             if len(frames) >= max_frames:
+                break
+            if progress is not None and progress(len(frames), max_frames) is False:
                 break
     finally:
         close = getattr(steps, "close", None)
@@ -224,7 +228,7 @@ def write_mp4(frames: list[QImage], path, fps: float = GIF_FPS) -> Path:
 
 
 def export_animation(panel, widget: QWidget, path, max_frames: int = MAX_ANIMATION_FRAMES,
-                     fps: float = GIF_FPS) -> Path:
+                     fps: float = GIF_FPS, progress=None) -> Path:
     """Record the panel's animation and save it as GIF or MP4 (by the file's suffix)."""
     path = Path(path)
     suffix = path.suffix.lower()
@@ -234,7 +238,7 @@ def export_animation(panel, widget: QWidget, path, max_frames: int = MAX_ANIMATI
         raise ExportError("GIF export needs Pillow: pip install pillow")
     if suffix == ".mp4" and not mp4_available():
         raise ExportError("MP4 export needs PyAV: pip install av")
-    frames = record_frames(panel, widget, max_frames)
+    frames = record_frames(panel, widget, max_frames, progress)
     return write_gif(frames, path, fps) if suffix == ".gif" else write_mp4(frames, path, fps)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QUndoGroup
 from PySide6.QtWidgets import (
-    QFileDialog, QMainWindow, QMessageBox, QTabWidget, QVBoxLayout, QWidget,
+    QFileDialog, QMainWindow, QMessageBox, QProgressDialog, QTabWidget, QVBoxLayout, QWidget,
 )
 
 import relulab
@@ -312,7 +312,8 @@ class MainWindow(QMainWindow):
                                      f"{name!r} (it has: {', '.join(plots) or 'none'})")
         return plots[name]
 
-    def export_current(self, kind: str, path, scale: int = 1, plot: str | None = None) -> list[Path]:
+    def export_current(self, kind: str, path, scale: int = 1, plot: str | None = None,
+                       progress=None) -> list[Path]:
         """Export the visible panel's plot (png, svg; the main one unless ``plot`` names
         another), data (csv) or animation (gif, mp4) to ``path``; raises
         export.ExportError when there is nothing to export."""
@@ -328,7 +329,7 @@ class MainWindow(QMainWindow):
         if kind == "svg":
             return [export.export_svg(plot, path)]
         if kind in ("gif", "mp4"):
-            return [export.export_animation(panel, plot, path)]
+            return [export.export_animation(panel, plot, path, progress=progress)]
         raise ValueError(f"unknown export kind {kind!r}")
 
     def export_dialog(self, kind: str, scale: int = 1) -> list[Path]:
@@ -342,11 +343,25 @@ class MainWindow(QMainWindow):
             return []
         if not path.lower().endswith(suffix):
             path += suffix
+        progress = None
+        if kind in ("gif", "mp4"):
+            dialog = QProgressDialog("Recording the animation…", "Stop here", 0,
+                                     export.MAX_ANIMATION_FRAMES, self)
+            dialog.setObjectName("export-progress")
+            dialog.setWindowModality(Qt.WindowModality.WindowModal)
+            dialog.setMinimumDuration(300)
+
+            def progress(done, total):
+                dialog.setValue(done)
+                return not dialog.wasCanceled()  # "Stop here" keeps the frames so far
         try:
-            written = self.export_current(kind, path, scale)
+            written = self.export_current(kind, path, scale, progress=progress)
         except (export.ExportError, OSError) as exc:
             self.session.report_error("Could not export", SceneError("export", str(exc)))
             return []
+        finally:
+            if progress is not None:
+                dialog.close()
         self.statusBar().showMessage("Exported " + ", ".join(str(p) for p in written), 8000)
         return written
 

@@ -129,3 +129,17 @@ def test_a_named_plot_and_an_unknown_one(fake_window, tmp_path):
     assert path.exists()
     with pytest.raises(export.ExportError, match=r"no plot 'nope' \(it has: main\)"):
         fake_window.export_current("png", tmp_path / "n.png", plot="nope")
+
+
+@pytest.mark.skipif(not export.gif_available(), reason="Pillow is not installed")
+def test_stopping_a_recording_keeps_the_frames_so_far(fake_window, tmp_path, monkeypatch):
+    from PIL import Image
+    from PySide6.QtWidgets import QFileDialog
+
+    [path] = fake_window.export_current("gif", tmp_path / "two.gif", progress=lambda d, t: d < 2)
+    with Image.open(path) as gif:
+        assert gif.n_frames == 2
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(tmp_path / "menu.gif"), "")))
+    assert [p.name for p in fake_window.export_dialog("gif")] == ["menu.gif"]
+    assert fake_window.panel("hinges").value == 1.0
