@@ -50,10 +50,15 @@ class LectureBar(QFrame):
         self.previous_button = self._button("◀ Previous", "lecture-previous", "Previous scene")
         self.next_button = self._button("Next ▶", "lecture-next", "Next scene")
         self.end_button = self._button("End lecture", "lecture-end", "End lecture")
+        # the caption is read once, then the plots may want its room (Ctrl+H)
+        self.caption_button = self._button("Caption", "lecture-caption-toggle", "Show the caption")
+        self.caption_button.setCheckable(True)
+        self.caption_button.setChecked(True)
 
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
         top.addWidget(self.position)
+        top.addWidget(self.caption_button)
         top.addWidget(self.previous_button)
         top.addWidget(self.next_button)
         top.addWidget(self.end_button)
@@ -72,7 +77,7 @@ class LectureBar(QFrame):
     def apply_theme(self) -> None:
         theme = current_theme()
         self.title.setFont(theme.font(14, bold=True))
-        self.caption.setFont(theme.font(11))
+        self.caption.setFont(theme.font(10.5))
         m = int(8 * theme.zoom)
         self.layout().setContentsMargins(m, m // 2, m, m // 2)
 
@@ -114,6 +119,7 @@ class LectureController(QObject):
         self.bar.previous_button.clicked.connect(self.previous)
         self.bar.next_button.clicked.connect(self.next)
         self.bar.end_button.clicked.connect(self.end)
+        self.bar.caption_button.toggled.connect(lambda _=False: self._show_caption())
         current_theme().changed.connect(self.bar.apply_theme)
 
     @property
@@ -215,12 +221,18 @@ class LectureController(QObject):
     def last(self) -> bool:
         return self.go(len(self.playlist.scenes) - 1) if self.running else False
 
+    def toggle_caption(self) -> None:
+        self.bar.caption_button.toggle()
+
     def _show_caption(self) -> None:
+        if not self.running:
+            return
         scene = self.scene
         n = len(self.playlist.scenes)
         self.bar.title.setText(scene.title or (self.playlist.title or "Lecture"))
         self.bar.caption.setText(scene.caption)
-        self.bar.caption.setVisible(bool(scene.caption))
+        self.bar.caption.setVisible(bool(scene.caption) and self.bar.caption_button.isChecked())
+        self.bar.caption_button.setEnabled(bool(scene.caption))
         self.bar.position.setText(f"{self.index + 1} / {n}")
         self.bar.previous_button.setEnabled(self.index > 0)
         self.bar.next_button.setEnabled(self.index < n - 1)

@@ -209,6 +209,9 @@ class MainWindow(QMainWindow):
         self.lecture_previous_action = self._action(
             self.lecture_menu, "&Previous scene", "action-lecture-previous", self.lecture.previous,
             "PgUp")
+        self.lecture_caption_action = self._action(
+            self.lecture_menu, "Show or hide the &caption", "action-lecture-caption",
+            self.lecture.toggle_caption, "Ctrl+H")
         self.lecture_end_action = self._action(
             self.lecture_menu, "&End lecture", "action-lecture-end", self.lecture.end)
 
@@ -376,7 +379,8 @@ class MainWindow(QMainWindow):
         self.lecture.update_key_filter()
 
     def _on_lecture_running(self, running: bool) -> None:
-        for a in (self.lecture_next_action, self.lecture_previous_action, self.lecture_end_action):
+        for a in (self.lecture_next_action, self.lecture_previous_action, self.lecture_end_action,
+                  self.lecture_caption_action):
             a.setEnabled(running)
         self._update_title()
 

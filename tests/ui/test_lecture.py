@@ -285,3 +285,15 @@ def test_the_key_filter_is_installed_only_while_presenting(lecture_window):
     w.set_lecture_layout(True)
     w.lecture.end()
     assert not w.lecture._filtering
+
+
+def test_the_caption_can_be_hidden_for_the_plots(lecture_window):
+    w = lecture_window
+    assert w.lecture.bar.caption.isVisible()
+    w.findChild(type(w.undo_action), "action-lecture-caption").trigger()
+    assert not w.lecture.bar.caption.isVisible()
+    w.lecture.next()  # stays hidden on the next scene
+    assert not w.lecture.bar.caption.isVisible()
+    assert w.lecture.bar.caption.text() == "The second scene."
+    w.findChild(QWidget, "lecture-caption-toggle").click()
+    assert w.lecture.bar.caption.isVisible()
