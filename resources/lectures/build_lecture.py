@@ -75,7 +75,8 @@ def tent(depth):
     def setup(state, panel):
         if "depth" not in state:
             return state
-        return {**state, "depth": depth}
+        tent_peak = {"peak": 0.5} if "peak" in state else {}  # the symmetric tent of the seeds
+        return {**state, "depth": depth, **tent_peak}
     return setup
 
 
