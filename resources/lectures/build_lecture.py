@@ -75,8 +75,8 @@ def tent(depth):
     def setup(state, panel):
         if "depth" not in state:
             return state
-        tent_peak = {"peak": 0.5} if "peak" in state else {}  # the symmetric tent of the seeds
-        return {**state, "depth": depth, **tent_peak}
+        tent_only = {k: v for k, v in (("peak", 0.5), ("show_fold", False)) if k in state}
+        return {**state, "depth": depth, **tent_only}  # the symmetric tent of the seeds, alone
     return setup
 
 
@@ -171,9 +171,9 @@ SCENES = [
         "curve, 17 neurons reach an error below 0.05, and with 24 the bound is 0.026 while "
         "the measured error is 0.025.")),
     ("08-sawtooth", "The sawtooth: depth against width", "folding", {"folding": tent(6)}, (
-        "Composing the tent k times gives a sawtooth with 2^k straight pieces from only 2k "
+        "Composing the tent k times gives a sawtooth with 2ᵏ straight pieces from only 2k "
         "neurons. A network with one hidden layer of m ReLU neurons has at most m + 1 pieces "
-        "in one dimension, so to match the sawtooth it needs at least 2^k − 1 neurons. "
+        "in one dimension, so to match the sawtooth it needs at least 2ᵏ − 1 neurons. "
         "Telgarsky used this very function to show that some functions need exponentially "
         "many neurons when the network is shallow: a statement about particular functions, "
         "not a law that depth always wins.")),

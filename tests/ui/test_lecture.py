@@ -185,7 +185,7 @@ def test_builtin_lecture_follows_the_seeds():
     playlist = read_playlist(builtin_lecture_path(), PANEL_NAMES)
     text = " ".join(s.caption for s in playlist.scenes)
     for words in ("hinged ruler", "least squares", "six random starts", "256 pieces",
-                  "W₂W₁", "(b − a)²M/(8n²)", "2^k − 1", "2-6-1"):
+                  "W₂W₁", "(b − a)²M/(8n²)", "2ᵏ − 1", "2-6-1"):
         assert words in text or words in " ".join(s.title for s in playlist.scenes), words
     panels = [s.current for s in playlist.scenes]
     assert panels[:5] == ["hinges", "hinges", "hinges", "training", "folding"]
