@@ -145,7 +145,7 @@ class LectureController(QObject):
         if not self.running:
             session.autosave_now()  # unsaved work is on disk before the lecture replaces it
             self._before = session.capture()
-            self._before_session = (session.path, session._baseline)
+            self._before_session = session.document()
             self._layout_before = self.window.lecture_layout
         previous = (self.playlist, self.index)
         self.playlist, self.index = playlist, -1
@@ -173,7 +173,7 @@ class LectureController(QObject):
                 session.load(self._before)
             except SceneError as exc:  # pragma: no cover - our own snapshot
                 session.report_error("Could not restore the work from before the lecture", exc)
-            session.path, session._baseline = self._before_session
+            session.set_document(self._before_session)
             self._before = None
         self.bar.hide()
         self.window.set_lecture_layout(self._layout_before)

@@ -133,6 +133,13 @@ class Session(QObject):
         for panel in self.panels.values():
             panel.undo_stack.setClean()
 
+    def document(self) -> tuple:
+        """Which file the work belongs to and what it held (to put back after a lecture)."""
+        return self.path, self._baseline
+
+    def set_document(self, document: tuple) -> None:
+        self.path, self._baseline = document
+
     def is_modified(self) -> bool:
         return self._fingerprint() != self._baseline
 
