@@ -130,10 +130,11 @@ class TrainingSnapshot:
     def predict(self, x, r: int | None = None) -> np.ndarray:
         """f(x) for every restart, (R, len(x)), or for restart r only, (len(x),)."""
         x = np.asarray(x, dtype=float)
-        if r is not None:
-            return relu(np.outer(x, self.w[r]) + self.b[r]) @ self.a[r] + self.c[r]
-        z = relu(x[None, :, None] * self.w[:, None, :] + self.b[:, None, :])
-        return np.einsum("rnh,rh->rn", z, self.a) + self.c[:, None]
+        with np.errstate(over="ignore", invalid="ignore"):  # a diverged restart may overflow
+            if r is not None:
+                return relu(np.outer(x, self.w[r]) + self.b[r]) @ self.a[r] + self.c[r]
+            z = relu(x[None, :, None] * self.w[:, None, :] + self.b[:, None, :])
+            return np.einsum("rnh,rh->rn", z, self.a) + self.c[:, None]
 
     def network(self, r: int) -> MLP:
         """Restart r as an MLP 1 → H → 1."""
@@ -292,8 +293,10 @@ class HingeNetTrainer:
         H = self.hidden
         P = self._P.copy()
         w, b, a, c = P[:, :H], P[:, H:2 * H], P[:, 2 * H:3 * H], P[:, 3 * H]
-        fitted = relu(self.x[None, :, None] * w[:, None, :] + b[:, None, :]) @ a[:, :, None]
-        rmse = np.sqrt(np.mean((fitted[:, :, 0] + c[:, None] - self.y) ** 2, axis=1))
+        with np.errstate(over="ignore", invalid="ignore"):  # a diverged restart may overflow
+            fitted = relu(self.x[None, :, None] * w[:, None, :] + b[:, None, :]) @ a[:, :, None]
+            rmse = np.sqrt(np.mean((fitted[:, :, 0] + c[:, None] - self.y) ** 2, axis=1))
+        rmse[~np.isfinite(rmse)] = np.inf
         return TrainingSnapshot(
             step=self.step, seeds=self.seeds, hidden=H,
             w=_readonly(w), b=_readonly(b), a=_readonly(a), c=_readonly(c),
