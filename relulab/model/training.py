@@ -32,6 +32,8 @@ OPTIMIZERS = kernels.OPTIMIZERS
 INITS = ("spread", "he")
 MAX_RESTARTS = 32
 MAX_HIDDEN = 1024
+#: Kink positions are kept at most this many times; older records are thinned to make room.
+MAX_KINK_RECORDS = 1000
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -133,8 +135,8 @@ class TrainingSnapshot:
         with np.errstate(over="ignore", invalid="ignore"):  # a diverged restart may overflow
             if r is not None:
                 return relu(np.outer(x, self.w[r]) + self.b[r]) @ self.a[r] + self.c[r]
-            z = relu(x[None, :, None] * self.w[:, None, :] + self.b[:, None, :])
-            return np.einsum("rnh,rh->rn", z, self.a) + self.c[:, None]
+            return np.stack([relu(np.outer(x, self.w[q]) + self.b[q]) @ self.a[q] + self.c[q]
+                             for q in range(self.restarts)])
 
     def network(self, r: int) -> MLP:
         """Restart r as an MLP 1 → H → 1."""
@@ -218,6 +220,7 @@ class HingeNetTrainer:
         self._kink_steps = np.empty(64, dtype=np.int64)
         self._kink_hist = np.empty((64, R, H))
         self._n_kinks = 0
+        self._kink_gap = 0.0
         self._record_kinks()
 
     # -- settings that do not reset ------------------------------------------------
@@ -255,18 +258,29 @@ class HingeNetTrainer:
             self._losses = grown  # old snapshots keep their view of the old buffer
 
     def _record_kinks(self) -> None:
-        if self._n_kinks == self._kink_steps.size:
-            size = 2 * self._kink_steps.size
-            steps = np.empty(size, dtype=np.int64)
-            hist = np.empty((size,) + self._kink_hist.shape[1:])
-            steps[:self._n_kinks] = self._kink_steps[:self._n_kinks]
-            hist[:self._n_kinks] = self._kink_hist[:self._n_kinks]
-            self._kink_steps, self._kink_hist = steps, hist
+        """Remember the kinks at the current step, evenly in steps, at most MAX_KINK_RECORDS times."""
+        n = self._n_kinks
+        if n and self.step - self._kink_steps[n - 1] < self._kink_gap:
+            return
+        if n == self._kink_steps.size:
+            if n >= MAX_KINK_RECORDS:
+                # thin to every other record, in new buffers: old snapshots keep their views
+                keep = np.arange(0, n, 2)
+                steps, hist = self._kink_steps[keep].copy(), self._kink_hist[keep].copy()
+                self._kink_gap = 2 * (self.step - int(steps[0])) / MAX_KINK_RECORDS
+                n = keep.size
+            else:
+                steps, hist = self._kink_steps[:n], self._kink_hist[:n]
+            size = min(2 * self._kink_steps.size, MAX_KINK_RECORDS)
+            self._kink_steps = np.empty(size, dtype=np.int64)
+            self._kink_hist = np.empty((size,) + hist.shape[1:])
+            self._kink_steps[:n], self._kink_hist[:n] = steps, hist
+            self._n_kinks = n
         H = self.hidden
         with np.errstate(divide="ignore", invalid="ignore"):
-            self._kink_hist[self._n_kinks] = -self._P[:, H:2 * H] / self._P[:, :H]
-        self._kink_steps[self._n_kinks] = self.step
-        self._n_kinks += 1
+            self._kink_hist[n] = -self._P[:, H:2 * H] / self._P[:, :H]
+        self._kink_steps[n] = self.step
+        self._n_kinks = n + 1
 
     def advance(self, n: int) -> TrainingSnapshot:
         """Advance every live restart by n steps and return the snapshot after them."""
@@ -293,9 +307,11 @@ class HingeNetTrainer:
         H = self.hidden
         P = self._P.copy()
         w, b, a, c = P[:, :H], P[:, H:2 * H], P[:, 2 * H:3 * H], P[:, 3 * H]
+        rmse = np.empty(len(self.seeds))
         with np.errstate(over="ignore", invalid="ignore"):  # a diverged restart may overflow
-            fitted = relu(self.x[None, :, None] * w[:, None, :] + b[:, None, :]) @ a[:, :, None]
-            rmse = np.sqrt(np.mean((fitted[:, :, 0] + c[:, None] - self.y) ** 2, axis=1))
+            for r in range(len(self.seeds)):  # one restart at a time: N·H memory, not R·N·H
+                fitted = relu(np.outer(self.x, w[r]) + b[r]) @ a[r] + c[r]
+                rmse[r] = np.sqrt(np.mean((fitted - self.y) ** 2))
         rmse[~np.isfinite(rmse)] = np.inf
         return TrainingSnapshot(
             step=self.step, seeds=self.seeds, hidden=H,

@@ -269,3 +269,20 @@ def test_bad_settings_are_named(kwargs, match):
         HingeNetTrainer(X, Y[:-1])
     with pytest.raises(ValueError, match="finite"):
         HingeNetTrainer(np.r_[X, np.nan], np.r_[Y, 0])
+
+
+def test_kink_history_is_thinned_evenly_and_old_snapshots_stay():
+    from relulab.model import training
+
+    trainer = HingeNetTrainer(X, Y, hidden=3, seeds=[0, 1])
+    first = None
+    for i in range(2 * training.MAX_KINK_RECORDS + 10):
+        snap = trainer.advance(1)
+        if i == 10:
+            first = snap
+            kept = first.kink_history.copy()
+    last = trainer.snapshot()
+    assert len(last.kink_steps) <= training.MAX_KINK_RECORDS
+    assert last.kink_steps[0] == 0 and np.all(np.diff(last.kink_steps) > 0)
+    assert np.max(np.diff(last.kink_steps)) <= 4
+    np.testing.assert_array_equal(first.kink_history, kept)
