@@ -423,8 +423,7 @@ class TrainingPanel(Panel):
 
     def _set_playing(self, on: bool) -> None:
         if on and self._trainer is not None and self._trainer.step >= self.steps.value():
-            on = False
-            self._set_status("Finished: raise the number of steps to go on, or reset.")
+            on = False  # finished: raise the number of steps to go on, or reset
         if on and not self._timer.isActive():
             self._last_tick = time.perf_counter()
             self._owed = 0.0
@@ -489,7 +488,6 @@ class TrainingPanel(Panel):
             self._advance(n)
         if self._trainer.step >= self.steps.value():
             self._set_playing(False)
-            self._set_status(f"Finished {self._trainer.step:,} steps.")
 
     def _set_status(self, text: str) -> None:
         self.status.setText(text)
@@ -606,11 +604,15 @@ class TrainingPanel(Panel):
         self.ghost_readout.setText(
             f"· {snap.hidden} even kinks, least squares {self._ghost.rmse:.4f}")
         diverged = [f"restart {r + 1} at step {int(d):,}" for r, d in enumerate(snap.diverged_at) if d >= 0]
-        if diverged:
-            self._set_status("Diverged (stopped, last finite weights kept): " + ", ".join(diverged)
-                             + ". Lower the learning rate.")
+        parts = []
+        if snap.step >= self.steps.value():
+            parts.append(f"Finished {snap.step:,} steps.")
         elif self.running:
-            self._set_status("Training…")
+            parts.append("Training…")
+        if diverged:
+            parts.append("Diverged (stopped, last finite weights kept): " + ", ".join(diverged)
+                         + ". Lower the learning rate.")
+        self._set_status(" ".join(parts))
         running_or_none = self.running or snap.step == 0
         self.send_converter.setEnabled(not running_or_none and not snap.diverged[sel])
         self.send_hinges.setEnabled(not running_or_none and not snap.diverged[sel])
