@@ -130,13 +130,21 @@ class TrainingSnapshot:
         return np.sort(k[(k > lo) & (k < hi)])
 
     def predict(self, x, r: int | None = None) -> np.ndarray:
-        """f(x) for every restart, (R, len(x)), or for restart r only, (len(x),)."""
-        x = np.asarray(x, dtype=float)
-        with np.errstate(over="ignore", invalid="ignore"):  # a diverged restart may overflow
-            if r is not None:
-                return relu(np.outer(x, self.w[r]) + self.b[r]) @ self.a[r] + self.c[r]
-            return np.stack([relu(np.outer(x, self.w[q]) + self.b[q]) @ self.a[q] + self.c[q]
-                             for q in range(self.restarts)])
+        """f(x) for every restart, (R, len(x)), or for restart r only, (len(x),).
+
+        Evaluated with prefix sums over the sorted points, O(N + H log N) per restart."""
+        x = np.asarray(x, dtype=float).ravel()
+        rows = slice(None) if r is None else slice(r, r + 1)
+        order = None
+        if x.size > 1 and np.any(np.diff(x) < 0):
+            order = np.argsort(x, kind="stable")
+        xs = x if order is None else x[order]
+        f = kernels.evaluate_sorted(xs, self.w[rows], self.b[rows], self.a[rows], self.c[rows])
+        if order is not None:
+            out = np.empty_like(f)
+            out[:, order] = f
+            f = out
+        return f if r is None else f[0]
 
     def network(self, r: int) -> MLP:
         """Restart r as an MLP 1 → H → 1."""
@@ -307,11 +315,9 @@ class HingeNetTrainer:
         H = self.hidden
         P = self._P.copy()
         w, b, a, c = P[:, :H], P[:, H:2 * H], P[:, 2 * H:3 * H], P[:, 3 * H]
-        rmse = np.empty(len(self.seeds))
         with np.errstate(over="ignore", invalid="ignore"):  # a diverged restart may overflow
-            for r in range(len(self.seeds)):  # one restart at a time: N·H memory, not R·N·H
-                fitted = relu(np.outer(self.x, w[r]) + b[r]) @ a[r] + c[r]
-                rmse[r] = np.sqrt(np.mean((fitted - self.y) ** 2))
+            fitted = kernels.evaluate_sorted(self.x, w, b, a, c)
+            rmse = np.sqrt(np.mean((fitted - self.y) ** 2, axis=1))
         rmse[~np.isfinite(rmse)] = np.inf
         return TrainingSnapshot(
             step=self.step, seeds=self.seeds, hidden=H,

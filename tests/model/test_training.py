@@ -286,3 +286,15 @@ def test_kink_history_is_thinned_evenly_and_old_snapshots_stay():
     assert last.kink_steps[0] == 0 and np.all(np.diff(last.kink_steps) > 0)
     assert np.max(np.diff(last.kink_steps)) <= 4
     np.testing.assert_array_equal(first.kink_history, kept)
+
+
+def test_prefix_sum_evaluation_matches_the_dense_sum():
+    rng = np.random.default_rng(3)
+    x = np.sort(rng.uniform(-2, 2, 300))
+    w = rng.normal(size=(4, 9))
+    w[0, :3] = 0.0                       # flat neurons: on everywhere (b > 0) or nowhere
+    b = rng.normal(size=(4, 9))
+    a = rng.normal(size=(4, 9))
+    c = rng.normal(size=4)
+    dense = np.einsum("rnh,rh->rn", relu(x[None, :, None] * w[:, None, :] + b[:, None, :]), a) + c[:, None]
+    np.testing.assert_allclose(kernels.evaluate_sorted(x, w, b, a, c), dense, atol=1e-12)

@@ -39,9 +39,13 @@ INIT_LABELS = {"spread": "kinks spread (seed 004)", "he": "He"}
 MAX_STEPS = 200_000
 MAX_POINTS = 4000
 TICK_MS = 16          # one redraw per tick
-COMPUTE_BUDGET = 0.020  # seconds of training per tick, so the event loop answers within 50 ms
+COMPUTE_BUDGET = 0.020  # at most this many seconds of training per tick
+FRAME_BUDGET = 0.040    # training + redraw + painting per tick, so the event loop answers in 50 ms
 CURVE_POINTS = 400    # points per drawn curve
-LOSS_POINTS = 1500    # at most this many points per drawn loss curve
+LOSS_POINTS = 600     # at most this many points per drawn loss curve
+KINK_ROWS = 300       # at most this many moments per drawn kink trajectory
+REFIT_EVERY = 0.5     # seconds between least-squares refits while training runs
+REFIT_LIVE_SIZE = 64 * 1000  # larger N·H: refit only while paused (it would stall the display)
 
 DEFAULTS = {
     "target": DEFAULT_TARGET.name, "a": DEFAULT_TARGET.a, "b": DEFAULT_TARGET.b, "points": 400,
@@ -72,6 +76,12 @@ class TrainingPanel(Panel):
         self._rate = 0.0            # measured steps per second
         self._rate_window = []      # (time, step) over the last second
         self._warm_thread = None
+        self._last_refit = 0.0
+        self._refit_key = None
+        self._style_key = None
+        self._compute_budget = COMPUTE_BUDGET
+        self._tick_started = None
+        self._tick_work = 0.0
         self._build_controls()
         self._build_plots()
         self._build_layout()
@@ -380,10 +390,26 @@ class TrainingPanel(Panel):
         self._target_on_grid = target(self._grid)
         self._snap = self._trainer.snapshot()
         self._rate, self._rate_window = 0.0, []
+        self._set_ranges()
         self._fill_selected()
         self._redraw()
         if not was_running:
             self._set_playing(False)
+
+    def _set_ranges(self) -> None:
+        """Fixed view ranges: axes that do not move every frame are not re-laid out every frame."""
+        lo, hi = self._target.a, self._target.b
+        y = self._target_on_grid
+        span = float(np.ptp(y)) or 1.0
+        self.curve_plot.setXRange(lo, hi, padding=0.02)
+        self.curve_plot.setYRange(float(y.min()) - 0.15 * span, float(y.max()) + 0.3 * span, padding=0)
+        self.curve_plot.getPlotItem().disableAutoRange()
+        steps = self.steps.value()
+        self.loss_plot.getPlotItem().enableAutoRange(x=False, y=True)
+        self.loss_plot.setXRange(0, steps, padding=0.02)
+        self.kink_plot.getPlotItem().disableAutoRange()
+        self.kink_plot.setXRange(lo, hi, padding=0.02)
+        self.kink_plot.setYRange(0, steps, padding=0.02)
 
     def _fill_selected(self) -> None:
         keep = self.selected.currentData()
@@ -407,6 +433,7 @@ class TrainingPanel(Panel):
             self._trainer.lr = value  # no reset: moments and step count carry on
 
     def _on_steps(self, value: int) -> None:
+        self._set_ranges()
         if self._trainer is not None and self._trainer.step >= value and self.running:
             self._set_playing(False)
         self._redraw_readouts()
@@ -426,6 +453,7 @@ class TrainingPanel(Panel):
             on = False  # finished: raise the number of steps to go on, or reset
         if on and not self._timer.isActive():
             self._last_tick = time.perf_counter()
+            self._tick_started = None
             self._owed = 0.0
             self._timer.start()
         elif not on:
@@ -458,7 +486,7 @@ class TrainingPanel(Panel):
         spent = time.perf_counter() - t0
         if spent > 0:
             # learn how many steps fit the budget (smoothed, so one slow tick does not jerk)
-            fit = n * COMPUTE_BUDGET / spent
+            fit = n * self._compute_budget / spent
             self._budget_steps = max(1.0, 0.7 * self._budget_steps + 0.3 * fit)
         now = time.perf_counter()
         self._rate_window.append((now, self._trainer.step))
@@ -466,7 +494,16 @@ class TrainingPanel(Panel):
             self._rate_window.pop(0)
         (t_a, s_a), (t_b, s_b) = self._rate_window[0], self._rate_window[-1]
         self._rate = (s_b - s_a) / (t_b - t_a) if t_b > t_a else 0.0
+        t1 = time.perf_counter()
         self._redraw()
+        redraw = time.perf_counter() - t1
+        # what the rest of the event loop took since the last tick (mostly painting)
+        other = 0.0
+        if self._tick_started is not None:
+            other = max(0.0, t0 - self._tick_started - self._tick_work - TICK_MS / 1000)
+        self._tick_started, self._tick_work = t0, time.perf_counter() - t0
+        # keep training + redraw + painting under the 50 ms the event loop may stall
+        self._compute_budget = min(COMPUTE_BUDGET, max(0.002, FRAME_BUDGET - redraw - other))
 
     def _tick(self) -> None:
         if not kernels.compiled_ready():
@@ -515,14 +552,18 @@ class TrainingPanel(Panel):
         for r in range(R):
             y = preds[r] if not snap.diverged[r] else np.full_like(self._grid, np.nan)
             self.restart_curves[r].setData(self._grid, np.clip(y, lo, hi))
-        self.best_curve.setData(self._grid, preds[best])
+        self.best_curve.setData(self._grid, preds[best] if not snap.diverged[best]
+                                else np.full_like(self._grid, np.nan))
         kinks = snap.kinks_inside(sel)
-        self.kink_markers.setData(kinks, snap.predict(kinks, sel) if kinks.size else [])
+        at = snap.predict(kinks, sel) if kinks.size else np.zeros(0)
+        ok = np.isfinite(at)  # a diverged restart's last weights may overflow
+        self.kink_markers.setData(kinks[ok], at[ok])
         self._draw_losses(snap)
         self._draw_kink_paths(snap, sel)
         self._draw_final(snap)
         self._redraw_readouts()
-        self._style_series()
+        if self._style_key != (best, R):
+            self._style_series()
         self.stepped.emit(snap.step)
 
     def _finite_range(self) -> tuple[float, float]:
@@ -543,8 +584,9 @@ class TrainingPanel(Panel):
 
     def _draw_kink_paths(self, snap, sel: int) -> None:
         lo, hi = snap.domain
-        hist = snap.kink_history[:, sel, :]
-        steps = snap.kink_steps
+        stride = max(1, -(-snap.kink_steps.size // KINK_ROWS))
+        hist = snap.kink_history[::stride, sel, :]
+        steps = snap.kink_steps[::stride]
         if steps.size == 0 or steps[-1] != snap.step:
             hist = np.vstack([hist, snap.kinks[sel][None, :]])
             steps = np.append(steps, snap.step)
@@ -556,7 +598,6 @@ class TrainingPanel(Panel):
         now = inside[-1]
         ok = np.isfinite(now)
         self.kink_now.setData(now[ok], np.full(ok.sum(), float(snap.step)))
-        self.kink_plot.setXRange(lo, hi, padding=0.02)
 
     def _draw_final(self, snap) -> None:
         view = self.final_view.currentData()
@@ -594,13 +635,19 @@ class TrainingPanel(Panel):
         self.rate_readout.setText(f"{self._rate:,.0f} steps/s" if self.running else "paused")
         self.best_readout.setText(
             f"best: restart {best + 1} (seed {snap.seeds[best]}) RMSE {snap.rmse[best]:.4f}")
-        x, y = self._trainer.x, self._trainer.y
-        if not snap.diverged[sel]:
-            _, _, refit = refit_output_layer(x, y, snap.w[sel], snap.b[sel])
+        now = time.perf_counter()
+        if snap.diverged[sel]:
+            self.refit_readout.setText(f"restart {sel + 1}: diverged")
+        elif self._refit_key == (snap.step, sel, id(snap)):
+            pass
+        elif not self.running or (now - self._last_refit > REFIT_EVERY
+                                  and snap.hidden * self._trainer.x.size <= REFIT_LIVE_SIZE):
+            # a least-squares solve costs O(N·H²): live only for small problems, else when paused
+            self._last_refit = now
+            self._refit_key = (snap.step, sel, id(snap))
+            _, _, refit = refit_output_layer(self._trainer.x, self._trainer.y, snap.w[sel], snap.b[sel])
             self.refit_readout.setText(
                 f"restart {sel + 1}: {snap.rmse[sel]:.4f}, output layer refit {refit:.4f}")
-        else:
-            self.refit_readout.setText(f"restart {sel + 1}: diverged")
         self.ghost_readout.setText(
             f"· {snap.hidden} even kinks, least squares {self._ghost.rmse:.4f}")
         diverged = [f"restart {r + 1} at step {int(d):,}" for r, d in enumerate(snap.diverged_at) if d >= 0]
@@ -620,10 +667,11 @@ class TrainingPanel(Panel):
     def _style_series(self) -> None:
         snap = self._snap
         best = snap.best
+        self._style_key = (best, snap.restarts)
         for r, item in enumerate(self.restart_curves[:snap.restarts]):
-            item.setPen(self.theme.series_pen(r, 1.2, alpha=90))
+            item.setPen(self.theme.series_pen(r, 1.0, alpha=90))  # width 1: the fast path
         for r, item in enumerate(self.loss_curves[:snap.restarts]):
-            item.setPen(self.theme.series_pen(r, 2.5 if r == best else 1.2,
+            item.setPen(self.theme.series_pen(r, 2.5 if r == best else 1.0,
                                               alpha=255 if r == best else 110))
 
     def apply_theme(self) -> None:
@@ -660,6 +708,7 @@ class TrainingPanel(Panel):
         if self._snap is not None:
             self._style_series()
             self._draw_final(self._snap)
+            self._draw_losses(self._snap)
 
     # -- sending ------------------------------------------------------------------------
     def selected_network(self):
