@@ -69,8 +69,9 @@ def per_step(trainer: HingeNetTrainer, steps: int) -> float:
     return median_time(lambda: trainer.advance(steps), repeat=3) / steps
 
 
-def event_loop_latency(restarts=32, hidden=64, points=400, seconds=3.0) -> float:
-    """Largest delay of a 10 ms probe timer while the panel trains as fast as it can."""
+def event_loop_delays(restarts=32, hidden=64, points=400, seconds=3.0):
+    """How late a 10 ms probe timer fires: first with the panel idle, then while it trains
+    as fast as it can. Returns (idle delays, training delays, steps trained) in seconds."""
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -88,17 +89,24 @@ def event_loop_latency(restarts=32, hidden=64, points=400, seconds=3.0) -> float
 
     def probe():
         now = time.perf_counter()
-        gaps.append(now - last[0])
+        gaps.append(now - last[0] - 0.010)
         last[0] = now
+
+    def measure(duration):
+        gaps.clear()
+        last[0] = time.perf_counter()
+        end = time.perf_counter() + duration
+        while time.perf_counter() < end:
+            app.processEvents()
+        return np.maximum(np.array(gaps[2:]), 0.0)
 
     timer = QTimer()
     timer.setInterval(10)
     timer.timeout.connect(probe)
-    panel.play()
     timer.start()
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
-        app.processEvents()
+    idle = measure(seconds / 2)
+    panel.play()
+    busy = measure(seconds)
     timer.stop()
     panel.pause()
     steps = panel.snapshot.step
@@ -106,10 +114,7 @@ def event_loop_latency(restarts=32, hidden=64, points=400, seconds=3.0) -> float
     panel.close()
     panel.deleteLater()
     app.processEvents()
-    late = max(gaps[3:]) - 0.010 if len(gaps) > 3 else float("inf")
-    print(f"  panel trained {steps:,} steps in {seconds:.0f} s "
-          f"({restarts} restarts, H = {hidden}, {points} points)")
-    return max(late, 1e-6)
+    return idle, busy, steps
 
 
 def run() -> list[Row]:
@@ -149,7 +154,12 @@ def run() -> list[Row]:
                         "≥ 30× cheaper" if hidden == 256 else ""))
 
     for restarts, hidden, points in ((6, 12, 400), (32, 256, 4000)):
-        late = event_loop_latency(restarts, hidden, points)
-        rows.append(Row(f"event loop delay while training ({restarts} × H {hidden}, {points} pts)",
-                        late, "budget", 0.050, "≤ 50 ms (ratio ≥ 1)"))
+        idle, busy, steps = event_loop_delays(restarts, hidden, points)
+        print(f"  panel, {restarts} restarts × H {hidden}, {points} points: {steps:,} steps in 3 s; "
+              f"probe delay median {fmt_time(np.median(busy))}, 95th percentile "
+              f"{fmt_time(np.percentile(busy, 95))}, max {fmt_time(busy.max())} "
+              f"(idle max {fmt_time(idle.max())})")
+        rows.append(Row(f"event loop delay while training, max ({restarts} × H {hidden}, {points} pts)",
+                        max(busy.max(), 1e-6), "the same probe, panel idle (max)", max(idle.max(), 1e-6),
+                        "≤ 50 ms", note=f"95th percentile {fmt_time(np.percentile(busy, 95))}"))
     return rows

@@ -290,21 +290,26 @@ class HingeNetTrainer:
         self._kink_steps[n] = self.step
         self._n_kinks = n + 1
 
-    def advance(self, n: int) -> TrainingSnapshot:
-        """Advance every live restart by n steps and return the snapshot after them."""
+    def run(self, n: int) -> None:
+        """Advance every live restart by n steps without making a snapshot."""
         n = int(n)
         if n < 0:
             raise ValueError("cannot take a negative number of steps")
-        if n > 0:
-            self._ensure_capacity(n)
-            fn = kernels.advance_numpy if self.backend == "numpy" else kernels.advance_compiled
-            if self.backend == "auto" and not kernels.compiled_available():
-                fn = kernels.advance_numpy
-            fn(self.x, self.y, self._batches(n), self._P, self._m, self._v, self._diverged_at,
-               self._losses, self.step, self.step, n, self.hidden, self.optimizer, self._lr,
-               self.beta1, self.beta2, self.eps, self.momentum)
-            self.step += n
-            self._record_kinks()
+        if n == 0:
+            return
+        self._ensure_capacity(n)
+        fn = kernels.advance_numpy if self.backend == "numpy" else kernels.advance_compiled
+        if self.backend == "auto" and not kernels.compiled_available():
+            fn = kernels.advance_numpy
+        fn(self.x, self.y, self._batches(n), self._P, self._m, self._v, self._diverged_at,
+           self._losses, self.step, self.step, n, self.hidden, self.optimizer, self._lr,
+           self.beta1, self.beta2, self.eps, self.momentum)
+        self.step += n
+        self._record_kinks()
+
+    def advance(self, n: int) -> TrainingSnapshot:
+        """Advance every live restart by n steps and return the snapshot after them."""
+        self.run(n)
         return self.snapshot()
 
     @property

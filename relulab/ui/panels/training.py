@@ -38,9 +38,9 @@ OPTIMIZER_LABELS = {"adam": "Adam", "gd": "gradient descent", "momentum": "momen
 INIT_LABELS = {"spread": "kinks spread (seed 004)", "he": "He"}
 MAX_STEPS = 200_000
 MAX_POINTS = 4000
-TICK_MS = 16          # one redraw per tick
-COMPUTE_BUDGET = 0.020  # at most this many seconds of training per tick
-FRAME_BUDGET = 0.040    # training + redraw + painting per tick, so the event loop answers in 50 ms
+TICK_MS = 10             # training ticks; redraws come every few ticks
+COMPUTE_BUDGET = 0.012   # seconds of training per tick at most
+MIN_REDRAW_INTERVAL = 0.033  # at most 30 redraws a second, fewer when a frame is costly
 CURVE_POINTS = 400    # points per drawn curve
 LOSS_POINTS = 600     # at most this many points per drawn loss curve
 KINK_ROWS = 300       # at most this many moments per drawn kink trajectory
@@ -79,9 +79,12 @@ class TrainingPanel(Panel):
         self._last_refit = 0.0
         self._refit_key = None
         self._style_key = None
-        self._compute_budget = COMPUTE_BUDGET
-        self._tick_started = None
-        self._tick_work = 0.0
+        self._final_labels = None
+        self._last_redraw = 0.0
+        self._redraw_cost = 0.0
+        self._redraw_interval = MIN_REDRAW_INTERVAL
+        self._tick_ended = None
+        self._after_redraw = False
         self._build_controls()
         self._build_plots()
         self._build_layout()
@@ -189,6 +192,9 @@ class TrainingPanel(Panel):
             pw.getPlotItem().hideButtons()
         # one row along the top, where the curves rarely go
         self.legend = self.curve_plot.getPlotItem().addLegend(offset=(-10, 5), colCount=4)
+        self.zero_line = pg.InfiniteLine(pos=0.0, angle=0, movable=False)
+        self.zero_line.setZValue(-10)
+        self.curve_plot.addItem(self.zero_line)
         self.target_curve = self.curve_plot.plot(name="target")
         self.ghost_curve = self.curve_plot.plot(name="least squares, even kinks")
         self.restart_curves: list[pg.PlotDataItem] = []
@@ -337,7 +343,10 @@ class TrainingPanel(Panel):
     # -- state ----------------------------------------------------------------------
     @property
     def snapshot(self):
-        """The latest training snapshot (immutable)."""
+        """The latest training snapshot (immutable); while training runs, the drawn one may
+        be a few ticks older."""
+        if self._trainer is not None and (self._snap is None or self._snap.step != self._trainer.step):
+            return self._trainer.snapshot()
         return self._snap
 
     @property
@@ -453,11 +462,14 @@ class TrainingPanel(Panel):
             on = False  # finished: raise the number of steps to go on, or reset
         if on and not self._timer.isActive():
             self._last_tick = time.perf_counter()
-            self._tick_started = None
+            self._tick_ended = None
             self._owed = 0.0
             self._timer.start()
         elif not on:
             self._timer.stop()
+            if self._snap is not None and self._snap.step != self._trainer.step:
+                self._snap = self._trainer.snapshot()  # ticks between redraws made none
+                self._redraw()
         self.play_button.blockSignals(True)
         self.play_button.setChecked(on)
         self.play_button.setText("Pause" if on else "Play")
@@ -477,16 +489,18 @@ class TrainingPanel(Panel):
         self._set_playing(False)
         self._advance(1)
 
-    def _advance(self, n: int) -> None:
+    def _advance(self, n: int, redraw: bool = True) -> None:
         n = min(n, self.steps.value() - self._trainer.step)
         if n <= 0:
             return
         t0 = time.perf_counter()
-        self._snap = self._trainer.advance(n)
+        self._trainer.run(n)
         spent = time.perf_counter() - t0
+        if redraw or self._trainer.step >= self.steps.value():
+            self._snap = self._trainer.snapshot()
         if spent > 0:
             # learn how many steps fit the budget (smoothed, so one slow tick does not jerk)
-            fit = n * self._compute_budget / spent
+            fit = n * COMPUTE_BUDGET / spent
             self._budget_steps = max(1.0, 0.7 * self._budget_steps + 0.3 * fit)
         now = time.perf_counter()
         self._rate_window.append((now, self._trainer.step))
@@ -494,24 +508,27 @@ class TrainingPanel(Panel):
             self._rate_window.pop(0)
         (t_a, s_a), (t_b, s_b) = self._rate_window[0], self._rate_window[-1]
         self._rate = (s_b - s_a) / (t_b - t_a) if t_b > t_a else 0.0
-        t1 = time.perf_counter()
-        self._redraw()
-        redraw = time.perf_counter() - t1
-        # what the rest of the event loop took since the last tick (mostly painting)
-        other = 0.0
-        if self._tick_started is not None:
-            other = max(0.0, t0 - self._tick_started - self._tick_work - TICK_MS / 1000)
-        self._tick_started, self._tick_work = t0, time.perf_counter() - t0
-        # keep training + redraw + painting under the 50 ms the event loop may stall
-        self._compute_budget = min(COMPUTE_BUDGET, max(0.002, FRAME_BUDGET - redraw - other))
+        if redraw:
+            t1 = time.perf_counter()
+            self._redraw()
+            self._last_redraw = time.perf_counter()
+            self._redraw_cost = self._last_redraw - t1
 
     def _tick(self) -> None:
+        """Train for at most COMPUTE_BUDGET; redraw only as often as the frames' cost allows,
+        so that the event loop spends most of its time answering the user."""
+        started = time.perf_counter()
+        if self._tick_ended is not None and self._after_redraw:
+            # the time between ticks beyond the timer's interval went to painting that frame
+            paint = max(0.0, started - self._tick_ended - TICK_MS / 1000)
+            frame = self._redraw_cost + paint
+            self._redraw_interval = min(0.5, max(MIN_REDRAW_INTERVAL, 2.5 * frame))
+        self._after_redraw = False
         if not kernels.compiled_ready():
             self._set_status("Preparing the compiled training loop…")
             return
-        now = time.perf_counter()
-        elapsed = now - (self._last_tick or now)
-        self._last_tick = now
+        elapsed = started - (self._last_tick or started)
+        self._last_tick = started
         rate = SPEEDS[self.speed.currentIndex()][1]
         cap = int(self._budget_steps)
         if rate is None:
@@ -521,10 +538,14 @@ class TrainingPanel(Panel):
             n = min(int(self._owed), cap)
             self._owed -= n
             self._owed = min(self._owed, float(cap))  # do not pile up after a stall
+        finished = self._trainer.step + n >= self.steps.value()
+        redraw = finished or started - self._last_redraw >= self._redraw_interval
         if n > 0:
-            self._advance(n)
+            self._advance(n, redraw)
+            self._after_redraw = redraw
         if self._trainer.step >= self.steps.value():
             self._set_playing(False)
+        self._tick_ended = time.perf_counter()
 
     def _set_status(self, text: str) -> None:
         self.status.setText(text)
@@ -610,8 +631,7 @@ class TrainingPanel(Panel):
                                         brush=self.theme.color("accent"))
             else:
                 self.final_bars.setOpts(x=[], height=[], width=1)
-            self.final_plot.setLabel("bottom", "final RMSE")
-            self.final_plot.setLabel("left", "restarts")
+            labels = ("final RMSE", "restarts")
             self.final_ghost_line.setAngle(90)
         else:
             order = snap.rmse_order()
@@ -620,9 +640,12 @@ class TrainingPanel(Panel):
                        for r in order]
             self.final_bars.setOpts(x=np.arange(len(order)) + 1, height=heights, width=0.8,
                                     brushes=brushes)
-            self.final_plot.setLabel("bottom", "restarts, best first")
-            self.final_plot.setLabel("left", "final RMSE")
+            labels = ("restarts, best first", "final RMSE")
             self.final_ghost_line.setAngle(0)
+        if self._final_labels != labels:  # relabelling re-lays out the plot: only on a change
+            self._final_labels = labels
+            self.final_plot.setLabel("bottom", labels[0])
+            self.final_plot.setLabel("left", labels[1])
         self.final_ghost_line.setValue(ghost)
 
     def _redraw_readouts(self) -> None:
@@ -680,6 +703,12 @@ class TrainingPanel(Panel):
         t.style_plot(self.loss_plot, "Loss per restart")
         t.style_plot(self.kink_plot, "Kinks over time")
         t.style_plot(self.final_plot, "Final RMSE")
+        self._final_labels = None
+        # pyqtgraph repaints grid lines with every frame, at ten times the cost of the
+        # curves; training redraws many times a second, so these plots go without them
+        for pw in self.plots().values():
+            pw.getPlotItem().showGrid(x=False, y=False)
+        self.zero_line.setPen(t.pen("grid", 1))
         self.target_curve.setPen(t.pen("target", 3))
         self.ghost_curve.setPen(t.pen("second", 2, Qt.PenStyle.DashLine))
         self.best_curve.setPen(t.pen("approx", 3))
