@@ -79,6 +79,7 @@ class TrainingPanel(Panel):
         self._last_refit = 0.0
         self._refit_key = None
         self._style_key = None
+        self._phase = 0
         self._final_labels = None
         self._last_redraw = 0.0
         self._redraw_cost = 0.0
@@ -400,6 +401,8 @@ class TrainingPanel(Panel):
         self._snap = self._trainer.snapshot()
         self._rate, self._rate_window = 0.0, []
         self._set_ranges()
+        self.target_curve.setData(self._grid, self._target_on_grid)
+        self.ghost_curve.setData(self._grid, self._ghost(self._grid))
         self._fill_selected()
         self._redraw()
         if not was_running:
@@ -510,7 +513,7 @@ class TrainingPanel(Panel):
         self._rate = (s_b - s_a) / (t_b - t_a) if t_b > t_a else 0.0
         if redraw:
             t1 = time.perf_counter()
-            self._redraw()
+            self._redraw(live=self.running and self._trainer.step < self.steps.value())
             self._last_redraw = time.perf_counter()
             self._redraw_cost = self._last_redraw - t1
 
@@ -551,15 +554,15 @@ class TrainingPanel(Panel):
         self.status.setText(text)
 
     # -- drawing -----------------------------------------------------------------------
-    def _redraw(self, *_args) -> None:
+    def _redraw(self, *_args, live: bool = False) -> None:
+        """Show the current snapshot. ``live`` (while training): the main plot every time,
+        the three small plots in turn, so that no single frame paints everything."""
         snap = self._snap
         if snap is None:
             return
         R = snap.restarts
         best = snap.best
         sel = self.selected_restart()
-        self.target_curve.setData(self._grid, self._target_on_grid)
-        self.ghost_curve.setData(self._grid, self._ghost(self._grid))
         while len(self.restart_curves) < R:
             item = pg.PlotDataItem()
             self.curve_plot.addItem(item)
@@ -579,9 +582,13 @@ class TrainingPanel(Panel):
         at = snap.predict(kinks, sel) if kinks.size else np.zeros(0)
         ok = np.isfinite(at)  # a diverged restart's last weights may overflow
         self.kink_markers.setData(kinks[ok], at[ok])
-        self._draw_losses(snap)
-        self._draw_kink_paths(snap, sel)
-        self._draw_final(snap)
+        self._phase = (self._phase + 1) % 3
+        if not live or self._phase == 0:
+            self._draw_losses(snap)
+        if not live or self._phase == 1:
+            self._draw_kink_paths(snap, sel)
+        if not live or self._phase == 2:
+            self._draw_final(snap)
         self._redraw_readouts()
         if self._style_key != (best, R):
             self._style_series()
