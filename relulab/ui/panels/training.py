@@ -19,7 +19,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QPushButton,
-    QScrollArea, QSpinBox, QVBoxLayout, QWidget,
+    QScrollArea, QSizePolicy, QSpinBox, QVBoxLayout, QWidget,
 )
 
 from relulab.model import _training_kernels as kernels
@@ -253,22 +253,21 @@ class TrainingPanel(Panel):
         self.controls.setWidget(form_widget)
         self.controls.setFrameShape(QScrollArea.Shape.NoFrame)
 
-        readouts = QVBoxLayout()
-        first = QHBoxLayout()
-        for label in (self.step_readout, self.rate_readout, self.best_readout):
-            first.addWidget(label)
-        first.addStretch(1)
-        readouts.addLayout(first)
-        second = QHBoxLayout()
-        second.addWidget(self.refit_readout)
-        second.addWidget(self.ghost_readout)
-        second.addStretch(1)
-        readouts.addLayout(second)
-        for label in (self.refit_readout, self.ghost_readout, self.best_readout):
-            label.setWordWrap(True)  # wraps on a narrow window instead of widening it
+        readouts = QGridLayout()
+        readouts.addWidget(self.step_readout, 0, 0)
+        readouts.addWidget(self.rate_readout, 0, 1)
+        readouts.addWidget(self.best_readout, 0, 2)
+        readouts.addWidget(self.refit_readout, 1, 0, 1, 2)
+        readouts.addWidget(self.ghost_readout, 1, 2)
+        readouts.setColumnStretch(0, 2)
+        readouts.setColumnStretch(1, 1)
+        readouts.setColumnStretch(2, 3)
         for label in (self.step_readout, self.rate_readout, self.best_readout, self.refit_readout,
                       self.ghost_readout):
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            # changing text neither widens the window nor re-lays out the plots
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            label.setWordWrap(label is not self.step_readout and label is not self.rate_readout)
         plots = QGridLayout()
         plots.addWidget(self.curve_plot, 0, 0, 1, 3)
         plots.addWidget(self.loss_plot, 1, 0)
@@ -677,9 +676,9 @@ class TrainingPanel(Panel):
             self._refit_key = (snap.step, sel, id(snap))
             _, _, refit = refit_output_layer(self._trainer.x, self._trainer.y, snap.w[sel], snap.b[sel])
             self.refit_readout.setText(
-                f"restart {sel + 1}: {snap.rmse[sel]:.4f}, output layer refit {refit:.4f}")
+                f"restart {sel + 1}: {snap.rmse[sel]:.4f}; output layer refit: {refit:.4f}")
         self.ghost_readout.setText(
-            f"· {snap.hidden} even kinks, least squares {self._ghost.rmse:.4f}")
+            f"{snap.hidden} even kinks, least squares: {self._ghost.rmse:.4f}")
         diverged = [f"restart {r + 1} at step {int(d):,}" for r, d in enumerate(snap.diverged_at) if d >= 0]
         parts = []
         if snap.step >= self.steps.value():
@@ -707,8 +706,8 @@ class TrainingPanel(Panel):
     def apply_theme(self) -> None:
         t = self.theme
         t.style_plot(self.curve_plot, "Every restart over the target")
-        t.style_plot(self.loss_plot, "Loss per restart")
-        t.style_plot(self.kink_plot, "Kinks over time")
+        t.style_plot(self.loss_plot, "Loss")
+        t.style_plot(self.kink_plot, "Kinks")
         t.style_plot(self.final_plot, "Final RMSE")
         self._final_labels = None
         # pyqtgraph repaints grid lines with every frame, at ten times the cost of the
