@@ -312,10 +312,6 @@ class HingeNetTrainer:
         self.run(n)
         return self.snapshot()
 
-    @property
-    def finished_restarts(self) -> int:
-        return int(np.count_nonzero(self._diverged_at >= 0))
-
     def snapshot(self) -> TrainingSnapshot:
         H = self.hidden
         P = self._P.copy()

@@ -246,3 +246,32 @@ def test_no_thread_left_after_closing_mid_training(qtbot, theme):
     window.close()
     assert not p.running
     assert set(threading.enumerate()) <= before
+
+
+def test_undo_brings_back_settings_and_progress(qtbot, panel):
+    small(panel, restarts=3, hidden=8, steps=2000)
+    panel.undo_stack.clear()
+    for _ in range(30):
+        panel.step_once()
+    w = panel.snapshot.w.copy()
+    panel.hidden.setValue(5)              # restarts training: one undo step
+    assert panel.snapshot.step == 0 and panel.snapshot.hidden == 5
+    assert panel.undo_stack.count() == 1
+    assert panel.undo_stack.undoText() == "Change hidden width"
+    panel.undo_stack.undo()
+    assert panel.hidden.value() == 8 and panel.snapshot.step == 30
+    np.testing.assert_array_equal(panel.snapshot.w, w)   # replayed from the seeds
+    panel.undo_stack.redo()
+    assert panel.hidden.value() == 5 and panel.snapshot.step == 0
+    panel.undo_stack.undo()
+    panel.reset_button.click()
+    assert panel.snapshot.step == 0 and panel.undo_stack.undoText() == "Reset training"
+    panel.undo_stack.undo()
+    assert panel.snapshot.step == 30
+
+
+def test_bad_target_pushes_no_undo_step(qtbot, panel):
+    panel.undo_stack.clear()
+    panel.target.setCurrentText("2 +")
+    panel.target.lineEdit().returnPressed.emit()
+    assert panel.undo_stack.count() == 0 and panel.target_error.text()

@@ -12,11 +12,12 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from functools import partial
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QKeySequence, QShortcut, QUndoCommand
 from PySide6.QtWidgets import (
     QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QPushButton,
     QScrollArea, QSizePolicy, QSpinBox, QVBoxLayout, QWidget,
@@ -47,12 +48,33 @@ KINK_ROWS = 300       # at most this many moments per drawn kink trajectory
 REFIT_EVERY = 0.5     # seconds between least-squares refits while training runs
 REFIT_LIVE_SIZE = 64 * 1000  # larger N·H: refit only while paused (it would stall the display)
 
+REPLAY_BUDGET = 2e9   # restarts × steps × (points + 10·hidden) replayed on undo/load (≈ 1 s)
+
 DEFAULTS = {
     "target": DEFAULT_TARGET.name, "a": DEFAULT_TARGET.a, "b": DEFAULT_TARGET.b, "points": 400,
     "hidden": 12, "lr": 0.01, "steps": 20_000, "restarts": 6, "optimizer": "adam",
     "batch_size": 0, "init": "spread", "speed": SPEEDS[-1][0], "selected": -1,
     "final_view": "sorted", "step": 0,
 }
+
+
+class _SettingsCommand(QUndoCommand):
+    """A change of settings that restarted training; undo restores the settings and the
+    progress (replayed from the seeds)."""
+
+    def __init__(self, panel: "TrainingPanel", before: dict, after: dict, text: str):
+        super().__init__(text)
+        self.panel, self.before, self.after = panel, before, after
+        self._done = True  # push() calls redo(); the change is already on screen
+
+    def redo(self) -> None:
+        if self._done:
+            self._done = False
+            return
+        self.panel._apply_state(self.after)
+
+    def undo(self) -> None:
+        self.panel._apply_state(self.before)
 
 
 class TrainingPanel(Panel):
@@ -283,7 +305,7 @@ class TrainingPanel(Panel):
         outer.addLayout(right, 1)
 
         for key, slot in ((Qt.Key.Key_Space, self.toggle_play), (Qt.Key.Key_Right, self.step_once),
-                          (Qt.Key.Key_R, self._reset)):
+                          (Qt.Key.Key_R, self.reset_training)):
             sc = QShortcut(QKeySequence(key), self)
             sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             sc.activated.connect(slot)
@@ -317,13 +339,15 @@ class TrainingPanel(Panel):
         self._set_defaults(DEFAULTS)
         self.play_button.toggled.connect(self._on_play_toggled)
         self.step_button.clicked.connect(self.step_once)
-        self.reset_button.clicked.connect(self._reset)
+        self.reset_button.clicked.connect(self.reset_training)
         self.target.activated.connect(self._on_preset)
-        self.target.lineEdit().returnPressed.connect(self._reset)
-        for box in (self.domain_a, self.domain_b, self.points, self.hidden, self.restarts, self.batch):
-            box.valueChanged.connect(self._reset)
-        self.optimizer.currentIndexChanged.connect(self._reset)
-        self.init.currentIndexChanged.connect(self._reset)
+        self.target.lineEdit().returnPressed.connect(partial(self._on_setting, "Change target"))
+        for box, label in ((self.domain_a, "Change domain"), (self.domain_b, "Change domain"),
+                           (self.points, "Change points"), (self.hidden, "Change hidden width"),
+                           (self.restarts, "Change restarts"), (self.batch, "Change batch size")):
+            box.valueChanged.connect(partial(self._on_setting, label))
+        self.optimizer.currentIndexChanged.connect(partial(self._on_setting, "Change optimiser"))
+        self.init.currentIndexChanged.connect(partial(self._on_setting, "Change start"))
         self.lr.valueChanged.connect(self._on_lr)
         self.steps.valueChanged.connect(self._on_steps)
         self.speed.currentIndexChanged.connect(self._on_speed)
@@ -364,7 +388,7 @@ class TrainingPanel(Panel):
                 box.blockSignals(True)
                 box.setValue(value)
                 box.blockSignals(False)
-        self._reset()
+        self._on_setting("Change target")
 
     def _settings(self) -> dict:
         return {
@@ -376,8 +400,53 @@ class TrainingPanel(Panel):
             "final_view": self.final_view.currentData(),
         }
 
-    def _reset(self, *_args) -> None:
-        """New random starts with the current settings (the previous run is dropped)."""
+    def _on_setting(self, label: str, *_args) -> None:
+        """A setting that needs new random starts changed: reset, as one undo step."""
+        before = self._applied_state()
+        if self._reset():
+            self.undo_stack.push(_SettingsCommand(self, before, self.state_dict(), label))
+
+    def reset_training(self) -> None:
+        """Back to the random starts (R); undo brings the progress back."""
+        before = self._applied_state()
+        if before["step"] and self._reset():
+            self.undo_stack.push(_SettingsCommand(self, before, self.state_dict(), "Reset training"))
+
+    def _applied_state(self) -> dict:
+        """The state the panel shows: the settings of the last reset (the controls may have
+        moved since) and the progress made."""
+        d = dict(self._applied)
+        d["lr"] = self.lr.value()
+        d["steps"] = self.steps.value()
+        d["speed"] = self.speed.currentText()
+        d["final_view"] = self.final_view.currentData()
+        d["selected"] = int(self.selected.currentData() if self.selected.currentData() is not None else -1)
+        d["step"] = int(self._trainer.step) if self._trainer else 0
+        return d
+
+    def _apply_state(self, d: dict) -> None:
+        """Show a (validated) state: settings, then replay the steps from the seeds when
+        that is quick; otherwise start again and say so."""
+        self._set_playing(False)
+        self._set_defaults(d)
+        self._reset()
+        i = self.selected.findData(d["selected"])
+        self.selected.blockSignals(True)
+        self.selected.setCurrentIndex(max(i, 0))
+        self.selected.blockSignals(False)
+        steps = d["step"]
+        cost = steps * d["restarts"] * (d["points"] + 10 * d["hidden"])
+        if steps and cost <= REPLAY_BUDGET:
+            self._trainer.run(steps)  # deterministic: the same seeds give the same run
+            self._snap = self._trainer.snapshot()
+            self._redraw()
+        elif steps:
+            self._set_status(f"Settings restored; the {steps:,} steps made with them would take "
+                             "too long to replay, so training starts again.")
+
+    def _reset(self, *_args) -> bool:
+        """New random starts with the current settings (the previous run is dropped).
+        Returns False (and changes nothing) when the target cannot be used."""
         was_running = self.running
         try:
             target = target_from_text(self.target.currentText().strip(), self.domain_a.value(),
@@ -385,7 +454,7 @@ class TrainingPanel(Panel):
         except (ExpressionError, ValueError) as exc:
             self.target_error.setText(str(exc))
             self.target_error.setStyleSheet(f"color: {self.theme.color('error').name()};")
-            return
+            return False
         self.target_error.setText("")
         self._target = target
         x, y = target.sample(self.points.value())
@@ -406,6 +475,8 @@ class TrainingPanel(Panel):
         self._redraw()
         if not was_running:
             self._set_playing(False)
+        self._applied = self._settings()
+        return True
 
     def _set_ranges(self) -> None:
         """Fixed view ranges: axes that do not move every frame are not re-laid out every frame."""
@@ -769,15 +840,8 @@ class TrainingPanel(Panel):
 
     def load_state(self, state: dict) -> None:
         d = self._validate(state)
-        self._set_playing(False)
-        self._set_defaults(d)
-        self._target = DEFAULT_TARGET
-        self._reset()
-        i = self.selected.findData(d["selected"])
-        self.selected.setCurrentIndex(max(i, 0))
-        if d["step"]:
-            self._snap = self._trainer.advance(d["step"])  # deterministic replay from the seeds
-            self._redraw()
+        self._apply_state(d)
+        self.undo_stack.clear()  # a loaded scene starts a new history
 
     def _validate(self, state) -> dict:
         if not isinstance(state, dict):
