@@ -52,32 +52,39 @@ def advance_numpy(x, y, batches, P, m, v, diverged_at, losses, col0, step0, n_st
     opt = _OPT_CODE[optimizer]
     w, b, a, c = P[:, :H], P[:, H:2 * H], P[:, 2 * H:3 * H], P[:, 3 * H]
     rows = np.arange(R)[:, None]
+    nb = N if full else batches.shape[2]
+    C = np.zeros((2 * R, nb + 1))  # prefix sums of e (rows :R) and of e·x (rows R:)
+    G = np.empty_like(P)
+    scale = 2.0 / nb
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for s in range(n_steps):
             t = step0 + s + 1
-            alive = diverged_at < 0
             if full:
-                xs = np.broadcast_to(x, (R, N))
-                ys = y
+                xs, ys = x, y
             else:
                 idx = batches[:, s, :]
                 xs, ys = x[idx], y[idx]
-            nb = xs.shape[1]
             k = -b / w
-            pos, neg = w > 0, w < 0
+            pos = w > 0
+            flat_w = not np.all(w)  # a neuron with w = 0 is on everywhere (b > 0) or nowhere
+            neg = (w < 0) if flat_w else ~pos
             if full:
                 j_right = np.searchsorted(x, k, side="right")
                 j_left = np.searchsorted(x, k, side="left")
             else:
                 j_right = np.stack([np.searchsorted(xs[r], k[r], side="right") for r in range(R)])
                 j_left = np.stack([np.searchsorted(xs[r], k[r], side="left") for r in range(R)])
-            # active: n >= j_right when w > 0; n < j_left when w < 0; all or none when w = 0
-            j = np.where(pos, j_right, np.where(neg, j_left, 0))
+            # active: n >= j_right when w > 0; n < j_left when w < 0
+            j = np.where(pos, j_right, j_left)
             sa, ta = a * w, a * b
-            always = (w == 0) & (b > 0)
-            base_s = np.where(neg, sa, 0.0).sum(axis=1, keepdims=True)
-            base_t = (np.where(neg, ta, 0.0) + np.where(always, ta, 0.0)).sum(axis=1, keepdims=True)
-            sign = np.where(pos, 1.0, np.where(neg, -1.0, 0.0))
+            base_s = (sa * neg).sum(axis=1, keepdims=True)
+            base_t = (ta * neg).sum(axis=1, keepdims=True)
+            if flat_w:
+                always = (w == 0) & (b > 0)
+                base_t = base_t + (ta * always).sum(axis=1, keepdims=True)
+                sign = pos * 1.0 - neg
+            else:
+                sign = np.where(pos, 1.0, -1.0)
             flat = (j + rows * (nb + 1)).ravel()
             size = R * (nb + 1)
             Ds = np.bincount(flat, weights=(sa * sign).ravel(), minlength=size).reshape(R, nb + 1)
@@ -85,18 +92,19 @@ def advance_numpy(x, y, batches, P, m, v, diverged_at, losses, col0, step0, n_st
             S = np.cumsum(Ds[:, :nb], axis=1) + base_s
             T = np.cumsum(Dt[:, :nb], axis=1) + base_t
             e = S * xs + T + c[:, None] - ys
-            loss = (e * e).sum(axis=1) / nb
-            Ce = np.zeros((R, nb + 1))
-            Cx = np.zeros((R, nb + 1))
-            np.cumsum(e, axis=1, out=Ce[:, 1:])
-            np.cumsum(e * xs, axis=1, out=Cx[:, 1:])
-            E, EX = Ce[:, nb:], Cx[:, nb:]
-            ce_j = np.take_along_axis(Ce, j, axis=1)
-            cx_j = np.take_along_axis(Cx, j, axis=1)
-            s1 = np.where(pos, E - ce_j, np.where(neg, ce_j, np.where(always, E, 0.0)))
-            sx = np.where(pos, EX - cx_j, np.where(neg, cx_j, np.where(always, EX, 0.0)))
-            scale = 2.0 / nb
-            G = np.empty_like(P)
+            loss = np.einsum("rn,rn->r", e, e) / nb
+            C[:R, 1:] = e
+            np.multiply(e, xs, out=C[R:, 1:])
+            np.cumsum(C[:, 1:], axis=1, out=C[:, 1:])
+            E, EX = C[:R, nb:], C[R:, nb:]
+            ce_j = np.take_along_axis(C[:R], j, axis=1)
+            cx_j = np.take_along_axis(C[R:], j, axis=1)
+            s1 = np.where(pos, E - ce_j, ce_j)
+            sx = np.where(pos, EX - cx_j, cx_j)
+            if flat_w:
+                zero = ~pos & ~neg
+                s1 = np.where(zero, np.where(always, E, 0.0), s1)
+                sx = np.where(zero, np.where(always, EX, 0.0), sx)
             G[:, :H] = scale * a * sx
             G[:, H:2 * H] = scale * a * s1
             G[:, 2 * H:3 * H] = scale * (w * sx + b * s1)
@@ -111,10 +119,15 @@ def advance_numpy(x, y, batches, P, m, v, diverged_at, losses, col0, step0, n_st
             else:
                 m_new, v_new = m, v
                 P_new = P - lr * G
-            ok = alive & np.isfinite(loss) & np.isfinite(P_new).all(axis=1)
-            newly = alive & ~ok
-            diverged_at[newly] = t
-            losses[:, col0 + s] = np.where(alive & np.isfinite(loss), loss, np.nan)
+            alive = diverged_at < 0
+            finite_loss = np.isfinite(loss)
+            ok = alive & finite_loss & np.isfinite(P_new).all(axis=1)
+            if ok.all():  # the usual case: every restart moves on
+                losses[:, col0 + s] = loss
+                P[:], m[:], v[:] = P_new, m_new, v_new
+                continue
+            diverged_at[alive & ~ok] = t
+            losses[:, col0 + s] = np.where(alive & finite_loss, loss, np.nan)
             keep = ok[:, None]
             P[:] = np.where(keep, P_new, P)
             m[:] = np.where(keep, m_new, m)
