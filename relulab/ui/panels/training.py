@@ -40,7 +40,7 @@ INIT_LABELS = {"spread": "kinks spread (seed 004)", "he": "He"}
 MAX_STEPS = 200_000
 MAX_POINTS = 4000
 TICK_MS = 10             # training ticks; redraws come every few ticks
-COMPUTE_BUDGET = 0.012   # seconds of training per tick at most
+COMPUTE_BUDGET = 0.008   # seconds of training per tick at most
 MIN_REDRAW_INTERVAL = 0.033  # at most 30 redraws a second, fewer when a frame is costly
 CURVE_POINTS = 400    # points per drawn curve
 LOSS_POINTS = 600     # at most this many points per drawn loss curve
@@ -607,10 +607,10 @@ class TrainingPanel(Panel):
         if rate is None:
             n = cap
         else:
-            self._owed += rate * elapsed
+            # after a stall, catch up at most a quarter of a second's worth of steps
+            self._owed = min(self._owed + rate * elapsed, max(1.0, rate * 0.25))
             n = min(int(self._owed), cap)
             self._owed -= n
-            self._owed = min(self._owed, float(cap))  # do not pile up after a stall
         finished = self._trainer.step + n >= self.steps.value()
         redraw = finished or started - self._last_redraw >= self._redraw_interval
         if n > 0:
