@@ -275,3 +275,16 @@ def test_bad_target_pushes_no_undo_step(qtbot, panel):
     panel.target.setCurrentText("2 +")
     panel.target.lineEdit().returnPressed.emit()
     assert panel.undo_stack.count() == 0 and panel.target_error.text()
+
+
+def test_sends_reach_the_converter_and_hinges_panels(qtbot, main_window):
+    kernels.compiled_available()
+    panel = main_window.show_panel("training")
+    small(panel, restarts=2, hidden=6, steps=200)
+    panel.play()
+    qtbot.waitUntil(lambda: not panel.running, timeout=20000)
+    assert panel.send_selected_to_converter()
+    assert main_window.current_panel().name == "converter"
+    main_window.show_panel("training")
+    assert panel.send_selected_to_hinges()
+    assert main_window.current_panel().name == "hinges"
