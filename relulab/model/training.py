@@ -26,6 +26,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from relulab.model import _training_kernels as kernels
+from relulab.model.hinges import HingeFit, evenly_spaced_kinks, fit_hinges
 from relulab.model.mlp import MLP
 
 OPTIMIZERS = kernels.OPTIMIZERS
@@ -376,31 +377,12 @@ def refit_output_layer(x, y, w, b) -> tuple[np.ndarray, float, float]:
     return coef[:-1], float(coef[-1]), rmse
 
 
-@dataclass(frozen=True)
-class EvenHingesFit:
-    """Least-squares fit with evenly spaced kinks: f(x) = c₀ + c₁x + Σᵢ cᵢ₊₂ ReLU(x − kᵢ)."""
-
-    kinks: np.ndarray
-    coef: np.ndarray
-    rmse: float
-
-    def __call__(self, x) -> np.ndarray:
-        x = np.asarray(x, dtype=float)
-        A = np.column_stack([np.ones_like(x), x, relu(x[:, None] - self.kinks[None, :])])
-        return A @ self.coef
-
-
-def fit_even_hinges(x, y, n_kinks: int, lo: float, hi: float) -> EvenHingesFit:
-    """Seed 004's reference: n kinks evenly spaced inside [lo, hi] (linspace(lo, hi, n+2)[1:-1]),
-    a straight line plus one hinge per kink, coefficients by least squares.
-    12 kinks on sin(2x) + 0.3x² over [−3, 3] (400 points) give RMSE 0.0254."""
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
-    kinks = np.linspace(lo, hi, int(n_kinks) + 2)[1:-1]
-    A = np.column_stack([np.ones_like(x), x, relu(x[:, None] - kinks[None, :])])
-    coef, *_ = np.linalg.lstsq(A, y, rcond=None)
-    rmse = float(np.sqrt(np.mean((A @ coef - y) ** 2)))
-    return EvenHingesFit(_readonly(kinks), _readonly(coef), rmse)
+def fit_even_hinges(x, y, n_kinks: int, lo: float, hi: float) -> HingeFit:
+    """Seed 004's reference, the "ghost" that training is compared with: n kinks evenly
+    spaced inside [lo, hi], a straight line plus one hinge per kink, coefficients by
+    least squares (the hinges panel's fit). 12 kinks on sin(2x) + 0.3x² over [−3, 3]
+    (400 points) give RMSE 0.0254."""
+    return fit_hinges(x, y, evenly_spaced_kinks(lo, hi, n_kinks))
 
 
 def rmse_histogram(rmse, bins: int = 10) -> tuple[np.ndarray, np.ndarray]:

@@ -239,7 +239,7 @@ def test_even_hinges_reproduce_seed_004s_table():
     for n, rmse in ((3, 0.5228), (6, 0.1022), (12, 0.0254), (24, 0.0065)):
         assert fit_even_hinges(X, Y, n, -3, 3).rmse == pytest.approx(rmse, abs=6e-5)
     fit = fit_even_hinges(X, Y, 12, -3, 3)
-    assert np.sqrt(np.mean((fit(X) - Y) ** 2)) == pytest.approx(fit.rmse)
+    assert np.sqrt(np.mean((fit.predict(X) - Y) ** 2)) == pytest.approx(fit.rmse)
 
 
 def test_refit_output_layer_never_worse_than_training():

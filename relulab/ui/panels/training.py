@@ -470,7 +470,7 @@ class TrainingPanel(Panel):
         self._rate, self._rate_window = 0.0, []
         self._set_ranges()
         self.target_curve.setData(self._grid, self._target_on_grid)
-        self.ghost_curve.setData(self._grid, self._ghost(self._grid))
+        self.ghost_curve.setData(self._grid, self._ghost.predict(self._grid))
         self._fill_selected()
         self._redraw()
         if not was_running:
@@ -902,7 +902,7 @@ class TrainingPanel(Panel):
         preds = snap.predict(self._grid)
         curves = [[float(x), float(t), float(g)] + [float(v) for v in preds[:, i]]
                   for i, (x, t, g) in enumerate(zip(self._grid, self._target_on_grid,
-                                                    self._ghost(self._grid)))]
+                                                    self._ghost.predict(self._grid)))]
         kinks = [[r + 1, float(k)] for r in range(snap.restarts) for k in snap.kinks_inside(r)]
         return {
             "restarts": (["restart", "seed", "final RMSE", "diverged at step"], restarts),
