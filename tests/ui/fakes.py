@@ -8,7 +8,6 @@ import math
 import numpy as np
 import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from relulab.ui.panels import PANELS, PanelSpec
@@ -136,12 +135,3 @@ def fake_window(qtbot, theme, fake_panels, data_dir):
 
 def values(window) -> dict:
     return {name: (p.value, p.label) for name, p in window.panels.items()}
-
-
-def key(widget, k):
-    """Press and release a key on ``widget`` (delivered to it, then to its parents)."""
-    from pytestqt.qtbot import QtBot  # noqa: F401 - pytest-qt must be there
-
-    from PySide6.QtTest import QTest
-
-    QTest.keyClick(widget, k, Qt.KeyboardModifier.NoModifier)
