@@ -172,6 +172,8 @@ class Session(QObject):
                 self.window.lecture.start(doc, source=path)
                 settings.add_recent(str(path))
                 return True
+            if self.window.lecture.running:
+                self.window.lecture.end()  # the file replaces the work, not a lecture scene
             self.load(doc)
         except SceneError as exc:
             if not path.exists():

@@ -297,3 +297,17 @@ def test_the_caption_can_be_hidden_for_the_plots(lecture_window):
     assert w.lecture.bar.caption.text() == "The second scene."
     w.findChild(QWidget, "lecture-caption-toggle").click()
     assert w.lecture.bar.caption.isVisible()
+
+
+def test_opening_a_scene_during_a_lecture_ends_it_first(lecture_window, tmp_path):
+    import json
+
+    w = lecture_window
+    path = tmp_path / "other.relulab.json"
+    path.write_text(json.dumps({"format": "relulab-scene", "version": 1,
+                                "panels": {"training": {"value": 7.0}}}))
+    assert w.open_scene(path)
+    assert not w.lecture.running
+    assert w.panel("training").value == 7.0
+    assert w.panel("hinges").value == -1  # the work from before the lecture, not scene 1
+    assert w.session.path == path
