@@ -147,12 +147,15 @@ class LectureController(QObject):
             self._before = session.capture()
             self._before_session = session.document()
             self._layout_before = self.window.lecture_layout
+            # Save during a lecture must not write a lecture scene over the user's file
+            session.set_document((None, session.document()[1]))
         previous = (self.playlist, self.index)
         self.playlist, self.index = playlist, -1
         if not self.go(0):
             self.playlist, self.index = previous
             if not self.running:
                 self._before = None
+                session.set_document(self._before_session)
             return False
         self.source = Path(source) if source is not None else None
         self.window.set_lecture_layout(True)

@@ -311,3 +311,23 @@ def test_opening_a_scene_during_a_lecture_ends_it_first(lecture_window, tmp_path
     assert w.panel("training").value == 7.0
     assert w.panel("hinges").value == -1  # the work from before the lecture, not scene 1
     assert w.session.path == path
+
+
+def test_save_during_a_lecture_never_overwrites_the_users_file(fake_window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    from relulab.io.scenes import read_scene
+
+    w = fake_window
+    mine = tmp_path / "mine.relulab.json"
+    w.panel("hinges").set_value(4)
+    w.session.save(mine)
+    assert w.lecture.start(playlist())
+    assert w.session.path is None
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(tmp_path / "slide.relulab.json"), "")))
+    assert w.save()  # asks for a new name
+    assert read_scene(mine).panels["hinges"]["value"] == 4
+    assert read_scene(tmp_path / "slide.relulab.json").panels["hinges"]["value"] == 10
+    w.lecture.end()
+    assert w.session.path == mine and w.panel("hinges").value == 4
