@@ -238,7 +238,12 @@ class Session(QObject):
         the data folder (a lock file); a second one neither autosaves nor restores.
         """
         folder = data_dir()
-        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # no autosave is better than no app
+            log.warning("no autosave: cannot use %s (%s)", folder, exc)
+            self.window.statusBar().showMessage(f"Autosave is off: cannot write to {folder}", 10000)
+            return None
         self._lock = QLockFile(str(folder / LOCK_NAME))
         self._lock.setStaleLockTime(0)  # stale only when its process is gone
         if not self._lock.tryLock(0):
@@ -248,7 +253,13 @@ class Session(QObject):
         if self.autosave_path.exists():
             # left behind by a run that did not exit cleanly: keep it out of the way of
             # this run's autosaves until the user decides
-            os.replace(self.autosave_path, self.recovered_path)
+            try:
+                os.replace(self.autosave_path, self.recovered_path)
+            except OSError as exc:
+                log.warning("cannot set the last autosave aside: %s", exc)
+                self._lock.unlock()
+                self._lock = None
+                return None
         self.pending_restore = self.recovered_path if self.recovered_path.exists() else None
         if autosave:
             self._timer.start()

@@ -531,3 +531,12 @@ def test_the_app_offers_to_restore_at_start(qtbot, theme, fake_panels, data_dir,
 
     assert main([]) == 0
     assert seen == {"value": 5.0, "confirm": True, "autosaving": True}
+
+
+def test_an_unwritable_data_folder_turns_autosave_off(fake_window, tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("RELULAB_DATA_DIR", str(blocker / "data"))
+    assert fake_window.session.start() is None
+    assert fake_window.session.autosave_now() is None
+    assert "Autosave is off" in fake_window.statusBar().currentMessage()
