@@ -419,30 +419,21 @@ def _split_polygon(P: np.ndarray, z: np.ndarray):
 # ---------------------------------------------------------------------------
 # 2-D: every cell clipped against its neuron's line at once
 # ---------------------------------------------------------------------------
-def _ragged_index(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Indices start_k, …, start_k + len_k − 1 for every k, concatenated in order."""
-    total = int(lengths.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.intp)
-    ends = np.cumsum(lengths)
-    shift = np.repeat(starts - (ends - lengths), lengths)
-    return np.arange(total) + shift
-
-
-def _count(index: np.ndarray, flags: np.ndarray, size: int) -> np.ndarray:
-    """How many flagged entries each of ``size`` groups has (``index`` names the group)."""
-    return np.bincount(index[flags], minlength=size)
-
-
 @dataclass
 class _Pieces:
     """Convex polygons of the projective plane as flat arrays: piece k owns the
     vertices ``V[start[k] : start[k] + length[k]]`` (rows (x, y, w), in order) and
-    belongs to cell ``cell[k]``; the pieces of one cell are consecutive."""
+    belongs to cell ``cell[k]``. A cell's pieces keep their order; with one piece
+    per cell (a box) the pieces are in the order of the cells."""
 
     V: np.ndarray
     length: np.ndarray
     cell: np.ndarray
+    vpiece: np.ndarray = None      # vertex → its piece
+
+    def __post_init__(self):
+        if self.vpiece is None:
+            self.vpiece = np.repeat(np.arange(len(self.length)), self.length)
 
     @classmethod
     def of(cls, polygons: Sequence[np.ndarray]) -> "_Pieces":
@@ -547,121 +538,100 @@ def _clip_step(cells: _Cells, j: int, a: np.ndarray, c: np.ndarray, exact: bool,
     straddling pieces at once, Sutherland–Hodgman on flat arrays), the others keep
     their pieces and take the side their vertices show. With ``exact``, a cell that
     a line only touches, and a lower-dimensional cell, is settled by linear programs.
+    Children come in their parents' order, the on-side first, as cell by cell.
     """
     C = len(cells)
     pcs = cells.pieces
     norm = np.sqrt(a[:, 0] * a[:, 0] + a[:, 1] * a[:, 1])
     nonzero = norm > 0
     H = np.zeros((C, 3))
-    H[nonzero, :2] = a[nonzero] / norm[nonzero, None]
-    H[nonzero, 2] = c[nonzero] / norm[nonzero]
+    np.divide(a, norm[:, None], out=H[:, :2], where=nonzero[:, None])
+    np.divide(c, norm, out=H[:, 2], where=nonzero)
     tol = 1e-11 * np.maximum(1.0, np.abs(H[:, 2]))
     row_start = table.append(H)
 
-    piece_of = np.repeat(np.arange(len(pcs.length)), pcs.length)      # vertex → piece
-    vcell = pcs.cell[piece_of]                                          # vertex → cell
+    vpiece = pcs.vpiece
+    vcell = pcs.cell[vpiece]
     z = np.einsum("ij,ij->i", pcs.V, H[vcell])
     tv = tol[vcell]
     on_v, off_v = z > tv, z < -tv
-    touch_v = ~(on_v | off_v)
-    seen_on = _count(vcell, on_v, C) > 0
-    seen_off = _count(vcell, off_v, C) > 0
-    touching = _count(vcell, touch_v, C) > 0
-    has_pieces = np.bincount(pcs.cell, minlength=C) > 0
+    seen_on = np.bincount(vcell, on_v, C) > 0
+    seen_off = np.bincount(vcell, off_v, C) > 0
 
     zero = ~nonzero                                    # constant on the cell: implied
-    full = nonzero & has_pieces
-    cut = full & seen_on & seen_off
-    one_side = full & (seen_on != seen_off)
-    flat = full & ~seen_on & ~seen_off                 # every vertex on the line
-    lower = nonzero & ~has_pieces
-
-    # children as (parent, slot, bit, stores row, witness, pieces: 0 none, 1 keep, 2 on, 3 off)
-    keep = zero | one_side
+    cut = seen_on & seen_off & nonzero
+    keep = zero | (nonzero & (seen_on != seen_off))    # the cell stays whole, on one side
     keep_bit = np.where(zero, c > 0, seen_on)
     keep_row = np.zeros(C, dtype=bool)
-    extra = []                                         # children found by linear programs
+    n_children = keep + 2 * cut
+    extra = []                                         # (cell, bit, stores row, witness)
     if exact:
-        for k in np.flatnonzero(one_side & touching):
+        touching = np.bincount(vcell, ~(on_v | off_v), C) > 0
+        has_pieces = np.bincount(pcs.cell, minlength=C) > 0
+        for k in np.flatnonzero(keep & nonzero & touching):
             # The other side meets the closed cell only where the line touches it:
             # a lower-dimensional region may live there (|x| + 1 at x = 0).
             normals, offsets, on = _stored_rows(cells, k, table)
             bit = bool(seen_on[k])
-            N = np.vstack([normals, H[k, None, :2]])
             stats["lps"] = stats.get("lps", 0) + 1
-            t, x = _max_margin(N, np.append(offsets, H[k, 2]), np.append(on, not bit))
+            t, x = _max_margin(np.vstack([normals, H[k, None, :2]]), np.append(offsets, H[k, 2]),
+                               np.append(on, not bit))
             if t > LP_TOLERANCE:
                 keep_row[k] = True
-                extra.append((k, 1, not bit, True, x))
-        for k in np.flatnonzero(lower | flat):
+                extra.append((k, not bit, True, x))
+        # lower-dimensional cells, and (only for degenerate pieces) a line through every vertex
+        for k in np.flatnonzero(nonzero & ~seen_on & ~seen_off):
             normals, offsets, on = _stored_rows(cells, k, table)
-            w = cells.witness[k] if lower[k] else None
-            w = None if w is None or np.isnan(w[0]) else w
-            margin = (1e-9 * (1.0 + abs(H[k, 2]) + (float(np.abs(w).max()) if w is not None else 0.0))
-                      if lower[k] else np.inf)
-            for slot, (bit, stores, wit) in enumerate(
-                    _lp_children(normals, offsets, on, w, H[k, :2], H[k, 2], stats, margin)):
-                extra.append((k, slot, bit, stores, wit))
+            w = None if has_pieces[k] or np.isnan(cells.witness[k, 0]) else cells.witness[k]
+            margin = (np.inf if has_pieces[k] else
+                      1e-9 * (1.0 + abs(H[k, 2]) + (float(np.abs(w).max()) if w is not None else 0.0)))
+            for bit, stores, wit in _lp_children(normals, offsets, on, w, H[k, :2], H[k, 2],
+                                                 stats, margin):
+                extra.append((k, bit, stores, wit))
+        for e in extra:
+            n_children[e[0]] += 1
 
-    kp = np.flatnonzero(keep)
-    cp = np.flatnonzero(cut)
-    parent = [kp, cp, cp]
-    slot = [np.zeros(len(kp), dtype=np.intp), np.zeros(len(cp), dtype=np.intp),
-            np.ones(len(cp), dtype=np.intp)]
-    bit = [keep_bit[kp], np.ones(len(cp), dtype=bool), np.zeros(len(cp), dtype=bool)]
-    stores = [keep_row[kp], np.ones(len(cp), dtype=bool), np.ones(len(cp), dtype=bool)]
-    witness = [cells.witness[kp], np.full((2 * len(cp), 2), np.nan)]
+    first = np.cumsum(n_children) - n_children         # each parent's first child
+    parent = np.repeat(np.arange(C), n_children)
+    bit = np.zeros(len(parent), dtype=bool)
+    stores = np.zeros(len(parent), dtype=bool)
+    kp, cp = np.flatnonzero(keep), np.flatnonzero(cut)
+    bit[first[kp]] = keep_bit[kp]
+    stores[first[kp]] = keep_row[kp]
+    bit[first[cp]] = True                              # on child, then off child
+    stores[first[cp]] = True
+    stores[first[cp] + 1] = True
+    witness = cells.witness[parent]
     if extra:
-        parent.append(np.array([e[0] for e in extra], dtype=np.intp))
-        slot.append(np.array([e[1] for e in extra], dtype=np.intp))
-        bit.append(np.array([e[2] for e in extra], dtype=bool))
-        stores.append(np.array([e[3] for e in extra], dtype=bool))
-        witness.append(np.array([e[4] for e in extra], dtype=float).reshape(-1, 2))
-    parent, slot = np.concatenate(parent), np.concatenate(slot)
-    bit, stores = np.concatenate(bit), np.concatenate(stores)
-    witness = np.concatenate(witness)
-
-    # children in the order of their parents, the on-side first
-    order = np.argsort(2 * parent + slot, kind="stable")
-    new_id = np.empty(len(order), dtype=np.intp)
-    new_id[order] = np.arange(len(order))
-    parent, bit, stores, witness = parent[order], bit[order], stores[order], witness[order]
+        slot = keep.astype(np.intp)                    # extras follow a kept child
+        for k, b, s, w in extra:
+            pos = first[k] + slot[k]
+            slot[k] += 1
+            bit[pos], stores[pos], witness[pos] = b, s, w
     pattern = cells.pattern[parent]
     pattern[:, j] = bit
     row = cells.row[parent]
     row[stores, j] = row_start + parent[stores]
 
-    # where each old piece goes: whole to a child, cut in two, or nowhere
-    keep_child = np.full(C, -1, dtype=np.intp)
-    keep_child[kp] = new_id[:len(kp)]
-    on_child = np.full(C, -1, dtype=np.intp)
-    off_child = np.full(C, -1, dtype=np.intp)
-    on_child[cp] = new_id[len(kp):len(kp) + len(cp)]
-    off_child[cp] = new_id[len(kp) + len(cp):len(kp) + 2 * len(cp)]
-
+    # where each piece goes: whole to a child, cut in two, or nowhere
     n_pieces = len(pcs.length)
-    zs = np.where(touch_v, 0.0, z)                      # snapped: on the line is 0
-    has_pos = _count(piece_of, zs > 0, n_pieces) > 0
-    has_neg = _count(piece_of, zs < 0, n_pieces) > 0
-    in_cut = cut[pcs.cell]
-    dest = keep_child[pcs.cell].copy()
-    dest[in_cut & ~has_neg] = on_child[pcs.cell[in_cut & ~has_neg]]       # all ≥ 0
-    only_off = in_cut & has_neg & ~has_pos
-    dest[only_off] = off_child[pcs.cell[only_off]]                         # all ≤ 0
-    straddle = in_cut & has_pos & has_neg
-
-    starts = pcs.start
-    whole = np.flatnonzero(dest >= 0)
-    src_V = [pcs.V]
-    src_start = [starts[whole]]
-    src_len = [pcs.length[whole]]
-    src_dest = [dest[whole]]
-    src_key = [whole]
+    pc = pcs.cell
+    zs = np.where(on_v | off_v, z, 0.0)                # snapped: on the line is 0
+    has_pos = np.bincount(vpiece, zs > 0, n_pieces) > 0
+    has_neg = np.bincount(vpiece, zs < 0, n_pieces) > 0
+    f = first[pc]
+    cut_p = cut[pc]
+    straddle = cut_p & has_pos & has_neg
+    dest = np.where(keep[pc] | (cut_p & ~has_neg), f, -1)   # all ≥ 0: the on child
+    dest = np.where(cut_p & has_neg & ~has_pos, f + 1, dest)  # all ≤ 0: the off child
+    whole_v = (dest >= 0)[vpiece]
+    V = pcs.V[whole_v]
+    keys = 2 * vpiece[whole_v]                          # piece order; a cut piece: on, off
     if straddle.any():
-        sv = np.flatnonzero(straddle[piece_of])
-        last = starts + pcs.length - 1
+        start = pcs.start
         nxt = np.arange(len(z)) + 1
-        nxt[last] = starts                               # each piece is a closed loop
+        nxt[start + pcs.length - 1] = start             # each piece is a closed loop
+        sv = np.flatnonzero(straddle[vpiece])
         zi, zj = zs[sv], zs[nxt[sv]]
         Pi, Pj = pcs.V[sv], pcs.V[nxt[sv]]
         crosses = ((zi > 0) & (zj < 0)) | ((zi < 0) & (zj > 0))
@@ -674,27 +644,23 @@ def _clip_step(cells: _Cells, j: int, a: np.ndarray, c: np.ndarray, exact: bool,
         cand[:, 0] = Pi
         cand[crosses, 1] = q
         cand = cand.reshape(-1, 3)
-        pid = np.repeat(piece_of[sv], 2)
-        for keep_mask, child in (((zi >= 0), on_child), ((zi <= 0), off_child)):
-            mask = np.stack([keep_mask, crosses], axis=1).ravel()
-            Vs, ps = cand[mask], pid[mask]
-            lens = np.bincount(ps, minlength=n_pieces)
-            made = np.flatnonzero(lens >= 3)              # a convex cut never leaves fewer
-            if len(made) < np.count_nonzero(lens):
-                good = lens[ps] >= 3
-                Vs, ps = Vs[good], ps[good]
-            offset = sum(len(v) for v in src_V)
-            src_V.append(Vs)
-            src_start.append(offset + np.cumsum(lens[made]) - lens[made])
-            src_len.append(lens[made])
-            src_dest.append(child[pcs.cell[made]])
-            src_key.append(made)
-    V_all = np.concatenate(src_V) if len(src_V) > 1 else pcs.V
-    p_start, p_len = np.concatenate(src_start), np.concatenate(src_len)
-    p_dest, p_key = np.concatenate(src_dest), np.concatenate(src_key)
-    porder = np.argsort(p_dest * max(n_pieces, 1) + p_key, kind="stable")
-    V = V_all[_ragged_index(p_start[porder], p_len[porder])]
-    pieces = _Pieces(V, p_len[porder], p_dest[porder])
+        pid = np.repeat(2 * vpiece[sv], 2)
+        on_mask = np.stack([zi >= 0, crosses], axis=1).ravel()
+        off_mask = np.stack([zi <= 0, crosses], axis=1).ravel()
+        V = np.concatenate([V, cand[on_mask], cand[off_mask]])
+        keys = np.concatenate([keys, pid[on_mask], pid[off_mask] + 1])
+        order = np.argsort(keys, kind="stable")
+        V, keys = V[order], keys[order]
+        dest = np.where(straddle, f, dest)
+    # the new pieces are the runs of equal keys
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else keys
+    lengths = np.diff(np.r_[starts, len(keys)])
+    kept = keys[starts]
+    if len(lengths) and lengths.min() < 3:             # a convex cut never leaves fewer
+        good = lengths >= 3
+        V = V[np.repeat(good, lengths)]
+        kept, lengths = kept[good], lengths[good]
+    pieces = _Pieces(V, lengths, dest[kept >> 1] + (kept & 1))
     return _Cells(pattern, row, cells.root[parent], witness, pieces)
 
 
@@ -750,19 +716,24 @@ def _regions_from_cells(net: MLP, cells: _Cells, table: _RowTable, A, c) -> list
     A_out, c_out = _output_maps(net, A, c)
     sizes = tuple(net.hidden_sizes)
     polys = cells.pieces.split_by_cell(len(cells))
-    wit = _piece_witnesses(cells.pieces, len(cells))
-    R = table.all()
+    witness = np.where(np.isnan(cells.witness), _piece_witnesses(cells.pieces, len(cells)),
+                       cells.witness)
+    # every cell's stored rows, in neuron order, split per cell
+    stored = cells.row >= 0
+    cuts = np.cumsum(stored.sum(axis=1))[:-1]
+    R = table.all()[cells.row[stored]]
+    normals = np.split(R[:, :2], cuts)
+    offsets = np.split(R[:, 2], cuts)
+    on = np.split(cells.pattern[stored], cuts)
+    patterns = cells.pattern.copy()
     out = []
     for k in range(len(cells)):
-        j = np.flatnonzero(cells.row[k] >= 0)
-        rows = R[cells.row[k, j]]
-        w = cells.witness[k] if not polys[k] else wit[k]
+        w = witness[k]
         if np.isnan(w).any():  # no witness yet: the deepest point of the stored rows
-            _, w = _max_margin(rows[:, :2], rows[:, 2], cells.pattern[k, j])
+            _, w = _max_margin(normals[k], offsets[k], on[k])
             w = np.zeros(2) if w is None else w
-        out.append(Region(cells.pattern[k].copy(), rows[:, :2].copy(), rows[:, 2].copy(),
-                          cells.pattern[k, j].copy(), A_out[k], c_out[k],
-                          np.array(w, dtype=float), tuple(polys[k]), sizes))
+        out.append(Region(patterns[k], normals[k], offsets[k], on[k], A_out[k], c_out[k],
+                          w, tuple(polys[k]), sizes))
     return out
 
 
