@@ -529,9 +529,10 @@ def _lp_children(normals, offsets, on, witness, a, c, stats, margin):
     return []
 
 
-def _clip_step(cells: _Cells, j: int, a: np.ndarray, c: np.ndarray, exact: bool,
-               stats: dict, table: _RowTable) -> _Cells:
-    """Split every cell by its own line a_k·x + c_k = 0 (neuron j; a (C, 2), c (C,)).
+def _clip_step(cells: _Cells, j: int, lines: np.ndarray, exact: bool, stats: dict,
+               table: _RowTable) -> _Cells:
+    """Split every cell by its own line of neuron j: ``lines`` (C, 6) holds per cell the
+    unit row (a₁, a₂, c), its snapping tolerance, [ζ > 0] and [a ≠ 0] (see :func:`_unit_lines`).
 
     One array operation gives the signed distance of every vertex of every piece to
     its cell's line; cells with vertices strictly on both sides are cut (all their
@@ -542,12 +543,9 @@ def _clip_step(cells: _Cells, j: int, a: np.ndarray, c: np.ndarray, exact: bool,
     """
     C = len(cells)
     pcs = cells.pieces
-    norm = np.sqrt(a[:, 0] * a[:, 0] + a[:, 1] * a[:, 1])
-    nonzero = norm > 0
-    H = np.zeros((C, 3))
-    np.divide(a, norm[:, None], out=H[:, :2], where=nonzero[:, None])
-    np.divide(c, norm, out=H[:, 2], where=nonzero)
-    tol = 1e-11 * np.maximum(1.0, np.abs(H[:, 2]))
+    H = lines[:, :3]
+    tol = lines[:, 3]
+    nonzero = lines[:, 5] > 0
     row_start = table.append(H)
 
     vpiece = pcs.vpiece
@@ -561,7 +559,7 @@ def _clip_step(cells: _Cells, j: int, a: np.ndarray, c: np.ndarray, exact: bool,
     zero = ~nonzero                                    # constant on the cell: implied
     cut = seen_on & seen_off & nonzero
     keep = zero | (nonzero & (seen_on != seen_off))    # the cell stays whole, on one side
-    keep_bit = np.where(zero, c > 0, seen_on)
+    keep_bit = np.where(zero, lines[:, 4] > 0, seen_on)
     keep_row = np.zeros(C, dtype=bool)
     n_children = keep + 2 * cut
     extra = []                                         # (cell, bit, stores row, witness)
@@ -645,16 +643,24 @@ def _clip_step(cells: _Cells, j: int, a: np.ndarray, c: np.ndarray, exact: bool,
         cand[crosses, 1] = q
         cand = cand.reshape(-1, 3)
         pid = np.repeat(2 * vpiece[sv], 2)
-        on_mask = np.stack([zi >= 0, crosses], axis=1).ravel()
-        off_mask = np.stack([zi <= 0, crosses], axis=1).ravel()
+        on_mask = np.empty((len(sv), 2), dtype=bool)
+        on_mask[:, 0], on_mask[:, 1] = zi >= 0, crosses
+        off_mask = on_mask.copy()
+        off_mask[:, 0] = zi <= 0
+        on_mask, off_mask = on_mask.ravel(), off_mask.ravel()
         V = np.concatenate([V, cand[on_mask], cand[off_mask]])
         keys = np.concatenate([keys, pid[on_mask], pid[off_mask] + 1])
         order = np.argsort(keys, kind="stable")
         V, keys = V[order], keys[order]
         dest = np.where(straddle, f, dest)
     # the new pieces are the runs of equal keys
-    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else keys
-    lengths = np.diff(np.r_[starts, len(keys)])
+    new_run = np.empty(len(keys), dtype=bool)
+    new_run[:1] = True
+    np.not_equal(keys[1:], keys[:-1], out=new_run[1:])
+    starts = np.flatnonzero(new_run)
+    lengths = np.empty_like(starts)
+    lengths[:-1] = starts[1:] - starts[:-1]
+    lengths[-1:] = len(keys) - starts[-1:]
     kept = keys[starts]
     if len(lengths) and lengths.min() < 3:             # a convex cut never leaves fewer
         good = lengths >= 3
@@ -662,6 +668,21 @@ def _clip_step(cells: _Cells, j: int, a: np.ndarray, c: np.ndarray, exact: bool,
         kept, lengths = kept[good], lengths[good]
     pieces = _Pieces(V, lengths, dest[kept >> 1] + (kept & 1))
     return _Cells(pattern, row, cells.root[parent], witness, pieces)
+
+
+def _unit_lines(Z: np.ndarray, zeta: np.ndarray) -> np.ndarray:
+    """Per cell and neuron (Z (C, n, 2), ζ (C, n)): the unit row (a, c)/‖a‖ (zero when
+    a = 0: the neuron is constant on the cell), the tolerance within which a vertex
+    counts as on the line, [ζ > 0] and [a ≠ 0], as (C, n, 6)."""
+    norm = np.sqrt(Z[..., 0] * Z[..., 0] + Z[..., 1] * Z[..., 1])
+    nonzero = norm > 0
+    out = np.zeros(Z.shape[:2] + (6,))
+    np.divide(Z, norm[..., None], out=out[..., :2], where=nonzero[..., None])
+    np.divide(zeta, norm, out=out[..., 2], where=nonzero)
+    out[..., 3] = 1e-11 * np.maximum(1.0, np.abs(out[..., 2]))
+    out[..., 4] = zeta > 0
+    out[..., 5] = nonzero
+    return out
 
 
 def _clip_all(net: MLP, start: list[np.ndarray], exact: bool, stats: dict,
@@ -679,10 +700,10 @@ def _clip_all(net: MLP, start: list[np.ndarray], exact: bool, stats: dict,
     for W, b in hidden:
         Z = np.matmul(W, A)                              # each cell's pre-activation maps
         zeta = np.einsum("ij,kj->ki", W, c) + b
+        lines = _unit_lines(Z, zeta)
         cells.root = np.arange(len(cells))
         for i in range(W.shape[0]):
-            cells = _clip_step(cells, j0 + i, Z[cells.root, i], zeta[cells.root, i],
-                               exact, stats, table)
+            cells = _clip_step(cells, j0 + i, lines[cells.root, i], exact, stats, table)
             if should_stop is not None and should_stop():
                 raise EnumerationStopped()
         d = cells.pattern[:, j0:j0 + W.shape[0]].astype(float)
