@@ -227,9 +227,13 @@ def test_flat_clipping_matches_the_reference_on_degenerate_nets(sizes, seed):
 def test_flat_clipping_on_the_spec_cases_and_coincident_lines():
     coincident = MLP([([[1, 1], [1, 1], [-1, -1], [2, 2]], [0, 0, 0, 0]), ([[1, 1, 1, 1]], [0])])
     parallel = MLP([([[1, 0], [1, 0], [1, 0]], [-1, 0, 1]), ([[1, 1, 1]], [0])])
-    for net in (T1, T2, T2B, T5, coincident, parallel):
+    affine = MLP([([[1.0, -2.0]], [0.5])])                      # no hidden layer
+    dead = MLP([(np.zeros((3, 2)), [-1.0, 0.0, 1.0]), ([[1, 1, 1]], [0])])  # constant neurons
+    for net in (T1, T2, T2B, T5, coincident, parallel, affine, dead):
         _assert_same_polygons(net, (-2.0, 2.0, -2.0, 2.0))
         _assert_same_regions(net)
+    assert len(region_polygons(affine, (-2, 2, -2, 2))) == len(linear_regions(affine)) == 1
+    assert [r.pattern.tolist() for r in linear_regions(dead)] == [[False, False, True]]
     assert len(region_polygons(coincident, (-2, 2, -2, 2))) == 2
     assert len(linear_regions(coincident)) == 3  # x + y > 0, = 0 (a line region), < 0
     assert len(region_polygons(parallel, (-2, 2, -2, 2))) == 4
