@@ -60,6 +60,7 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.lecture.bar)
         layout.addWidget(self.tabs, 1)
         self.tabs.currentChanged.connect(self._on_tab_changed)
+        self.tabs.currentChanged.connect(self._update_title)
         self._build_menus()
         self.statusBar().setObjectName("status-bar")
         self.setAcceptDrops(True)
