@@ -174,6 +174,8 @@ class FoldingPanel(Panel):
         self._fold_error = ""
         self._closed = False
         self._frames: list[tuple[int, float]] = []
+        self._layer_shown: list = [None] * LAYER_PLOTS
+        self._fold_series_shown = None
         self._frame_index = 0
         self._worker = _TentWorker(self)
         self._worker.done.connect(self._on_worker_done, Qt.ConnectionType.QueuedConnection)
@@ -329,13 +331,11 @@ class FoldingPanel(Panel):
         self.curve = self.plot.plot()
         self.curve.setDownsampling(auto=True, method="peak")  # min and max per pixel column
         self.curve.setClipToView(True)
-        self.curve.opts["antialias"] = True
         top.addWidget(self.plot, 3)
         self.fold_plot = self._plot("folding-fold-plot", "Your fold composed k times")
         self.fold_curve = self.fold_plot.plot()
         self.fold_curve.setDownsampling(auto=True, method="peak")
         self.fold_curve.setClipToView(True)
-        self.fold_curve.opts["antialias"] = True
         top.addWidget(self.fold_plot, 2)
         right.addLayout(top, 5)
 
@@ -355,7 +355,6 @@ class FoldingPanel(Panel):
             pw.setMouseEnabled(False, False)
             curve = pw.plot()
             curve.setDownsampling(auto=True, method="peak")
-            curve.opts["antialias"] = True
             self.layer_plots.append(pw)
             self.layer_curves.append(curve)
             grid.addWidget(pw, i // 4, i % 4)
@@ -652,8 +651,8 @@ class FoldingPanel(Panel):
             x, y = result.pl.breakpoints(a, b)
             self.curve.setData(x, y)
         self.plot.setXRange(a, b, padding=0.02)
+        self.plot.setYRange(0.0, 1.0, padding=0.04)  # every tent lives in [0, 1]
         self._draw_fold(a, b)
-        self.plot.enableAutoRange(axis="y")
         self._update_readouts(result)
         self._draw_layers(result)
         self._draw_chart()
@@ -720,17 +719,25 @@ class FoldingPanel(Panel):
         return list(range(1, LAYER_PLOTS)) + [k]
 
     def _draw_layers(self, current: _TentResult | None) -> None:
+        """Small plots of g^(1), g^(2), …; only the ones whose content changed are
+        touched, so a slider step repaints one small plot, not eight."""
         s = self._state
         depths = self._layer_depths()
         for i, (pw, curve) in enumerate(zip(self.layer_plots, self.layer_curves)):
             if i >= len(depths):
-                curve.setData([], [])
-                pw.getPlotItem().setTitle("")
+                if self._layer_shown[i] is not None:
+                    curve.setData([], [])
+                    self._title(pw, "", 9)
+                    self._layer_shown[i] = None
                 pw.setVisible(i < max(4, len(depths)))
                 continue
             pw.setVisible(True)
             j = depths[i]
             result = current if j == s.depth else self._tent(j, s.peak)
+            shown = (j, s.peak, result is not None, self.theme.zoom)
+            if self._layer_shown[i] == shown:
+                continue
+            self._layer_shown[i] = shown
             dots = "… " if i == LAYER_PLOTS - 1 and j != i + 1 else ""
             self._title(pw, f"{dots}{_sup(j)}", 9)
             if result is None:
@@ -741,12 +748,19 @@ class FoldingPanel(Panel):
             pw.setXRange(0, 1, padding=0.02)
             pw.setYRange(0, 1, padding=0.05)
 
-    def _draw_chart(self) -> None:
-        s = self._state
+    def _draw_chart_series(self) -> None:
+        """The two fixed curves: 2k neurons → 2^k pieces, and m neurons → m + 1."""
         k = np.arange(1, MAX_DEPTH + 1)
         self.deep_series.setData(2.0 * k, 2.0 ** k)
         m = np.unique(np.round(np.logspace(0, np.log10(2.0 ** MAX_DEPTH), 60)))
         self.shallow_series.setData(m, m + 1)
+        self._title(self.chart, "pieces against neurons", 10)
+        top = np.log10(2.0 ** MAX_DEPTH)  # log-log: the view is in decades
+        self.chart.setXRange(0, top, padding=0.03)
+        self.chart.setYRange(0, top, padding=0.03)
+
+    def _draw_chart(self) -> None:
+        s = self._state
         n_deep, pieces = 2 * s.depth, 2.0 ** s.depth
         self.deep_marker.setData([n_deep], [pieces])
         self.shallow_marker.setData([pieces - 1 if pieces > 1 else 1], [pieces])
@@ -760,8 +774,9 @@ class FoldingPanel(Panel):
                     break
                 xs.append(j * s.fold.n_neurons)
                 ys.append(fold_counts(pl, j, s.fold.n_neurons).pieces_unit)
-        self.fold_series.setData(xs, ys)
-        self._title(self.chart, "pieces against neurons", 10)
+        if (xs, ys) != self._fold_series_shown:
+            self._fold_series_shown = (xs, ys)
+            self.fold_series.setData(xs, ys)
 
     # -- animation -----------------------------------------------------------------
     def _animation_plan(self, max_frames: int | None = None) -> list[tuple[int, float]]:
@@ -864,7 +879,9 @@ class FoldingPanel(Panel):
             label.setText(label.text, color=t.color("foreground"), size=f"{t.point_size(9):.0f}pt")
         for pw, curve in zip(self.layer_plots, self.layer_curves):
             t.style_plot(pw)
+            pw.getPlotItem().showGrid(x=False, y=False)
             curve.setPen(t.pen("approx", 1.2))
+        self._layer_shown = [None] * LAYER_PLOTS
         t.style_plot(self.chart)
         self.chart.setLabel("bottom", "neurons")
         self.chart.setLabel("left", "pieces")
@@ -886,10 +903,12 @@ class FoldingPanel(Panel):
             marker.setSymbolSize(t.width(12))
             marker.setSymbolBrush(None)
             marker.setSymbolPen(t.pen(role, 2.5))
-        if hasattr(self, "_state"):
-            self._refresh()
+        self._draw_chart_series()
+        self._refresh()
 
     def shutdown(self) -> None:
+        if self._closed:  # called by the main window and again by tests
+            return
         self._closed = True
         self._timer.stop()
         self._worker.stop()
