@@ -466,7 +466,8 @@ class FoldingPanel(Panel):
         finally:
             for w in widgets:
                 w.blockSignals(False)
-        self.depth_label.setText(f"Depth k = <b>{s.depth}</b> layers of 2 neurons")
+        layers = "layer" if s.depth == 1 else "layers"
+        self.depth_label.setText(f"Depth k = <b>{s.depth}</b> {layers} of 2 neurons")
         self.peak_label.setText(f"Peak p = <b>{s.peak:.2f}</b>")
         self.fold_add.setEnabled(s.fold.n_neurons < MAX_FOLD_NEURONS)
         self.fold_remove.setEnabled(s.fold.n_neurons > 1)
@@ -650,8 +651,10 @@ class FoldingPanel(Panel):
             self._set_status("")
             x, y = result.pl.breakpoints(a, b)
             self.curve.setData(x, y)
+            # on [0, 1] every tent stays in [0, 1]; on the line depth 1 goes below 0
+            low = min(0.0, float(y.min())) if s.whole_line else 0.0
+            self.plot.setYRange(low, 1.0, padding=0.04)
         self.plot.setXRange(a, b, padding=0.02)
-        self.plot.setYRange(0.0, 1.0, padding=0.04)  # every tent lives in [0, 1]
         self._draw_fold(a, b)
         self._update_readouts(result)
         self._draw_layers(result)
@@ -699,7 +702,7 @@ class FoldingPanel(Panel):
                 f"{_sup(s.depth)}: <b>{_plain_count(c.pieces_unit)}</b> pieces on [0, 1]; "
                 f"{_plain_count(c.kinks_line)} kinks on the whole line (exact)")
         self.neurons_label.setText(
-            f"<b>{2 * s.depth}</b> neurons in {s.depth} layers; one hidden layer "
+            f"<b>{2 * s.depth}</b> neurons in {s.depth} layer{'s' if s.depth > 1 else ''}; one hidden layer "
             f"needs <b>{_plain_count(2 ** s.depth - 1)}</b>")
         notes = []
         limit = resolvable_depth(s.peak)
