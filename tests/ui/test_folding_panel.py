@@ -252,3 +252,12 @@ def test_runs_alone_without_a_host(panel):
     assert panel.send_tent() is False
     assert "main window" in panel.status_label.text()
     QApplication.processEvents()
+
+
+def test_changing_the_depth_stops_the_animation(panel, qtbot):
+    panel.set_depth(6)
+    panel.play.click()
+    qtbot.waitUntil(lambda: "folding" in panel.plot.getPlotItem().titleLabel.text, timeout=5000)
+    panel.set_depth(3)
+    assert not panel.animation_running() and not panel.play.isChecked()
+    np.testing.assert_array_equal(panel.curve.getData()[1], [0, 1, 0, 1, 0, 1, 0, 1, 0])

@@ -430,6 +430,7 @@ class FoldingPanel(Panel):
         self.undo_stack.push(_StateCommand(self, before, after, text))
 
     def _apply_state(self, state: FoldingState) -> None:
+        self._stop_animation()
         fold_changed = state.fold != self._state.fold
         self._state = state
         self._committed = state
@@ -441,6 +442,7 @@ class FoldingPanel(Panel):
 
     def _set_live(self, state: FoldingState) -> None:
         """Show ``state`` during a slider drag without an undo step yet."""
+        self._stop_animation()
         self._state = state
         self._sync_widgets()
         self._refresh()
@@ -800,6 +802,16 @@ class FoldingPanel(Panel):
         self._set_status(f"Layer {layer}: the part above p = {peak:.2f} turns over, "
                                   "the part below stretches.")
 
+    def _stop_animation(self) -> None:
+        """A change of depth, peak or fold ends a running animation."""
+        if self._timer.isActive():
+            self._timer.stop()
+            self.play.blockSignals(True)
+            self.play.setChecked(False)
+            self.play.setText("Fold ▶")
+            self.play.blockSignals(False)
+            self._set_status("")
+
     def toggle_animation(self) -> None:
         self.play.toggle()
 
@@ -812,6 +824,7 @@ class FoldingPanel(Panel):
         else:
             self._timer.stop()
             self.play.setText("Fold ▶")
+            self._set_status("")
             self._refresh()
 
     def _animation_tick(self) -> None:
