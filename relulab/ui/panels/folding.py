@@ -39,6 +39,7 @@ LAYER_PLOTS = 8
 #: The fold animation stops adding layers here: 4096 pieces already fill the plot.
 ANIMATION_LAYERS = 12
 FRAMES_PER_LAYER = 16
+KINK_TABLE_ROWS = 2 ** 17
 PEAK_STEPS = 100  # the peak slider moves in steps of 0.01
 
 TELGARSKY = (
@@ -868,11 +869,13 @@ class FoldingPanel(Panel):
         tables = {"counts": (["depth", "neurons", "pieces on [0, 1]", "kinks on the line",
                               "neurons in one hidden layer", "source"], rows)}
         result = self._tent(s.depth, s.peak) if s.depth <= SYNC_DEPTH else self._deep
-        if result is not None:
+        if result is not None and (result.depth, result.peak) == (s.depth, s.peak):
             pl = result.pl
-            tables["kinks"] = (["x", "g(x)", "slope to the right"],
-                               [[float(t), float(v), float(sl)] for t, v, sl in
-                                zip(pl.kinks, pl.values, pl.slopes[1:])])
+            n = min(pl.n_kinks, KINK_TABLE_ROWS)  # a CSV of 16.7 million rows helps nobody
+            name = "kinks" if n == pl.n_kinks else f"kinks (first {n} of {pl.n_kinks})"
+            tables[name] = (["x", "g(x)", "slope to the right"],
+                            np.column_stack([pl.kinks[:n], pl.values[:n],
+                                             pl.slopes[1:n + 1]]).tolist())
         return tables
 
     def apply_theme(self) -> None:
