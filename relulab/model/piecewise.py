@@ -167,7 +167,7 @@ def _crossings(Z: np.ndarray, T: np.ndarray):
         del pos, neg
         ik = np.flatnonzero(cross)
         del cross
-        za, zb = z[ik], z[ik + 1]
+        za, zb = z[ik], z[1:][ik]  # z[1:][ik] = z[ik + 1] without an index array
         zb -= za
         np.negative(za, out=za)
         za /= zb
@@ -179,7 +179,7 @@ def _crossings(Z: np.ndarray, T: np.ndarray):
     lam = np.concatenate(fractions)
     del fractions
     r = T[i]
-    r += lam * (T[i + 1] - r)
+    r += lam * (T[1:][i] - r)
     return i, lam, r, counts
 
 
@@ -226,13 +226,12 @@ def _layer(state: list, W: np.ndarray, b: np.ndarray, off_slope) -> None:
     ni = i.size
     # z of every neuron at the roots; between knots z is affine, so interpolate
     Zr = np.empty((n, ni))
-    i1 = i + 1
     for z, zr in zip(Z, Zr):
         za = z[i]
-        np.subtract(z[i1], za, out=zr)
+        np.subtract(z[1:][i], za, out=zr)
         zr *= lam
         zr += za
-    del i1, lam, za
+    del lam
     ends = np.cumsum(counts)
     for k in range(n):  # exactly zero for the neuron that crosses
         Zr[k, ends[k] - counts[k]:ends[k]] = 0.0
@@ -295,12 +294,18 @@ def _layer(state: list, W: np.ndarray, b: np.ndarray, off_slope) -> None:
         del Dz, splits
         Dz = Dz2
         del Dz2
-        # merge knots a rounding error apart (keep the first of each run)
-        tol = np.abs(T[1:])
-        np.maximum(tol, 1.0, out=tol)
-        tol *= MERGE_RTOL
-        close = np.diff(T) <= tol
-        del tol
+        # merge knots a rounding error apart (keep the first of each run); T is
+        # sorted, so max|T| is at an end and one comparison rules out most layers
+        gaps = np.diff(T)
+        if gaps.size and gaps.min() <= MERGE_RTOL * max(1.0, abs(T[0]), abs(T[-1])):
+            tol = np.abs(T[1:])
+            np.maximum(tol, 1.0, out=tol)
+            tol *= MERGE_RTOL
+            close = gaps <= tol
+            del tol
+        else:
+            close = np.zeros(0, dtype=bool)
+        del gaps
         if np.any(close):
             keep = np.concatenate([[True], ~close])
             flags = np.logical_or.reduceat(flags, np.flatnonzero(keep))

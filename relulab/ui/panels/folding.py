@@ -343,6 +343,7 @@ class FoldingPanel(Panel):
         bottom = QHBoxLayout()
         strip = QWidget()
         strip.setObjectName("folding-layers")
+        strip.setAccessibleName("Small plots of the tent after each layer")
         grid = QGridLayout(strip)
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setSpacing(2)
