@@ -410,6 +410,15 @@ class FoldingPanel(Panel):
         self.fold_add.clicked.connect(self.add_fold_neuron)
         self.fold_remove.clicked.connect(self.remove_fold_neuron)
 
+    def _disconnect(self) -> None:
+        """Mirror of the connections that can fire after shutdown (worker, timer)."""
+        for signal, slot in ((self._worker.done, self._on_worker_done),
+                             (self._timer.timeout, self._animation_tick)):
+            try:
+                signal.disconnect(slot)
+            except (RuntimeError, TypeError):
+                pass
+
     # -- state ---------------------------------------------------------------
     @property
     def state(self) -> FoldingState:
@@ -931,6 +940,7 @@ class FoldingPanel(Panel):
             return
         self._closed = True
         self._timer.stop()
+        self._disconnect()
         self._worker.stop()
         self._deep = None
         self._cache.clear()
