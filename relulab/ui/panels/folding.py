@@ -920,6 +920,7 @@ class FoldingPanel(Panel):
         t.style_plot(self.fold_plot)
         self.fold_plot.getPlotItem().showGrid(x=False, y=False)
         self.fold_plot.setLabel("bottom", "x")
+        self.fold_plot.setLabel("left", "u(x)")
         self.fold_curve.setPen(t.pen("second", 1.6))
         self.chart_legend.setLabelTextColor(t.color("foreground"))
         self.chart_legend.setLabelTextSize(f"{t.point_size(9):.0f}pt")
