@@ -261,3 +261,10 @@ def test_changing_the_depth_stops_the_animation(panel, qtbot):
     panel.set_depth(3)
     assert not panel.animation_running() and not panel.play.isChecked()
     np.testing.assert_array_equal(panel.curve.getData()[1], [0, 1, 0, 1, 0, 1, 0, 1, 0])
+
+
+def test_the_real_converter_takes_the_tent(main_window, qtbot):
+    panel = main_window.show_panel("folding")
+    panel.set_depth(3)
+    assert panel.send_tent() is True
+    assert main_window.current_panel() is main_window.panel("converter")
