@@ -66,6 +66,24 @@ def _loop_kinks(net) -> int:
     return sum(1 for i in range(len(s) - 1) if abs(s[i + 1] - s[i]) > 1e-9 * max(abs(s[i]), 1))
 
 
+def _lean_grid_count(depth: int, points: int) -> int:
+    """Baseline: the seeds' grid count (slopes rounded to 3 decimals), evaluating the
+    tent layer by layer in place so that 2^25 + 1 samples fit in memory."""
+    u = np.linspace(0.0, 1.0, points)
+    y = u.copy()
+    tmp = np.empty_like(y)
+    for _ in range(depth):
+        np.subtract(y, 0.5, out=tmp)
+        np.maximum(tmp, 0.0, out=tmp)
+        np.maximum(y, 0.0, out=y)
+        y *= 2.0
+        tmp *= 4.0
+        y -= tmp
+    del tmp
+    slopes = np.round(np.diff(y) / np.diff(u), 3)
+    return 1 + int(np.count_nonzero(np.diff(slopes)))
+
+
 def _peak_memory(fn) -> tuple[float, float]:
     """(seconds, peak traced bytes) of one call of ``fn``."""
     gc.collect()
@@ -133,11 +151,14 @@ def run() -> list[Row]:
     result = {}
     seconds, peak = _peak_memory(lambda: result.setdefault("pl", piecewise_linear(net24)))
     kinks = result.pop("pl").n_kinks
-    grid24 = median_time(lambda: grid_piece_count(24), repeat=3)
+    found = {}
+    grid24 = median_time(lambda: found.setdefault("n", _lean_grid_count(24, 2 ** 25 + 1)),
+                         repeat=1, warmup=0)
     rows.append(Row("exact kinks, tent depth 24 (16 777 216 pieces)", seconds,
-                    "seed grid count, 4097 samples (answers 1: wrong)", grid24,
+                    "seed grid count with 2^25 + 1 samples, evaluated in place", grid24,
                     "≤ 8 s, ≤ 2 GB",
-                    f"{kinks:,} kinks; peak traced memory {peak / 1e9:.2f} GB "
-                    f"(budget 2 GB); the grid baseline is fast because it is wrong"))
+                    f"{kinks:,} kinks; peak traced memory {peak / 1e9:.2f} GB (budget 2 GB); "
+                    f"the grid counts {found['n']:,} pieces; with the seeds' 4097 samples "
+                    f"it counts {grid_piece_count(24)}"))
     rows.extend(_slider_rows())
     return rows

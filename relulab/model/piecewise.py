@@ -214,7 +214,8 @@ def _layer(state: list, W: np.ndarray, b: np.ndarray, off_slope) -> None:
     """
     T, H, D, flags = state
     state.clear()
-    Z = W @ H + b[:, None]
+    Z = W @ H
+    Z += b[:, None]
     del H
     Dz = W @ D
     del D
@@ -288,10 +289,12 @@ def _layer(state: list, W: np.ndarray, b: np.ndarray, off_slope) -> None:
         splits[1:m] = per_interval
         del per_interval
         splits += 1
+        piece_of = np.repeat(np.arange(m + 1), splits)  # old piece of each new piece
+        del splits
         Dz2 = np.empty((n, total + 1))
         for d2, d in zip(Dz2, Dz):
-            d2[:] = np.repeat(d, splits)
-        del Dz, splits
+            np.take(d, piece_of, out=d2)
+        del Dz, piece_of
         Dz = Dz2
         del Dz2
         # merge knots a rounding error apart (keep the first of each run); T is
@@ -319,8 +322,11 @@ def _layer(state: list, W: np.ndarray, b: np.ndarray, off_slope) -> None:
     # the sign is that of z far out, i.e. of its slope (or of z when flat).
     m = T.size
     on = np.empty((n, m + 1), dtype=bool)
+    both_ends = np.empty(max(m - 1, 0))
     for o, z in zip(on, Z):
-        np.greater(z[:-1], np.negative(z[1:]), out=o[1:m])
+        np.add(z[:-1], z[1:], out=both_ends)
+        np.greater(both_ends, 0.0, out=o[1:m])
+    del both_ends
     on[:, 0] = np.where(Dz[:, 0] != 0, Dz[:, 0] < 0, Z[:, 0] > 0)
     on[:, m] = np.where(Dz[:, m] != 0, Dz[:, m] > 0, Z[:, -1] > 0)
     # A knot is a region boundary when the pattern changes across it or at it
@@ -392,17 +398,23 @@ def piecewise_linear(net: MLP, *, max_knots: int | None = None,
     del size
     is_kink = jump > tol
     del jump, tol
-    kinks = T[is_kink]
-    values = y[is_kink]
-    # slope of each piece between kinks: the first sub-piece after the kink
-    first_piece = np.concatenate([[0], np.nonzero(is_kink)[0] + 1])
-    slopes = dy[first_piece]
     anchor = (float(T[0]), float(y[0]))
+    if is_kink.all():  # every knot bends (the tent map): no copies of 16.7 million numbers
+        kinks, values, slopes = T, y, dy
+        non_kink = T[:0]
+    else:
+        kinks = T[is_kink]
+        values = y[is_kink]
+        # slope of each piece between kinks: the first sub-piece after the kink
+        first_piece = np.concatenate([[0], np.flatnonzero(is_kink) + 1])
+        slopes = dy[first_piece]
+        non_kink = T[flags & ~is_kink]
+    boundaries = T if flags.all() else T[flags]
     return PiecewiseLinear(
         kinks=_readonly(kinks),
         values=_readonly(values),
         slopes=_readonly(slopes),
-        region_boundaries=_readonly(T[flags]),
-        non_kink_boundaries=_readonly(T[flags & ~is_kink]),
+        region_boundaries=_readonly(boundaries),
+        non_kink_boundaries=_readonly(non_kink),
         anchor=anchor,
     )
