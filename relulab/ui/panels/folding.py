@@ -529,17 +529,18 @@ class FoldingPanel(Panel):
 
     def send_tent(self) -> bool:
         """Hand the current tent network to the Deep → shallow panel."""
-        net = tent_network(self._state.depth, self._state.peak)
-        sent = self.send_to("converter", "network", net)
-        if not sent:
-            self._set_status("Open the main window to send the network to Deep → shallow.")
-        return sent
+        return self._send(tent_network(self._state.depth, self._state.peak))
 
     def send_fold(self) -> bool:
-        net = self._state.fold.network(self._state.depth)
+        """Hand your fold composed k times to the Deep → shallow panel."""
+        return self._send(self._state.fold.network(self._state.depth))
+
+    def _send(self, net) -> bool:
         sent = self.send_to("converter", "network", net)
         if not sent:
-            self._set_status("Open the main window to send the network to Deep → shallow.")
+            self._set_status("Open the main window to send the network to Deep → shallow."
+                             if self.host is None else
+                             "The Deep → shallow panel did not take the network.")
         return sent
 
     def _on_slider_pressed(self) -> None:
