@@ -177,6 +177,7 @@ class FoldingPanel(Panel):
         self._frames: list[tuple[int, float]] = []
         self._layer_shown: list = [None] * LAYER_PLOTS
         self._fold_series_shown = None
+        self._shared_points = None
         self._frame_index = 0
         self._worker = _TentWorker(self)
         self._worker.done.connect(self._on_worker_done, Qt.ConnectionType.QueuedConnection)
@@ -625,8 +626,17 @@ class FoldingPanel(Panel):
         if self._deep is not None and (self._deep.depth, self._deep.peak) == key:
             return self._deep
         self._deep = None  # free its memory before the next one is built
+        self._shared_points = None
         self._pending = self._worker.submit(depth, peak)
         return None
+
+    def _breakpoints(self, result: _TentResult, a: float, b: float):
+        """(x, y) of the kinks on [a, b]; the main plot and the last small plot share
+        the arrays (at depth 24 each copy is 270 MB)."""
+        shared = self._shared_points
+        if shared is None or shared[0] is not result or shared[1] != (a, b):
+            shared = self._shared_points = (result, (a, b), *result.pl.breakpoints(a, b))
+        return shared[2], shared[3]
 
     def _on_worker_done(self, message) -> None:
         rid, result = message
@@ -680,7 +690,7 @@ class FoldingPanel(Panel):
                                       f"({_plain_count(2 ** s.depth)} pieces)…")
         else:
             self._set_status("")
-            x, y = result.pl.breakpoints(a, b)
+            x, y = self._breakpoints(result, a, b)
             self.curve.setData(x, y)
             # on [0, 1] every tent stays in [0, 1]; on the line depth 1 goes below 0
             low = min(0.0, float(y.min())) if s.whole_line else 0.0
@@ -777,7 +787,7 @@ class FoldingPanel(Panel):
             if result is None:
                 curve.setData([], [])
             else:
-                x, y = result.pl.breakpoints(0.0, 1.0)
+                x, y = self._breakpoints(result, 0.0, 1.0)
                 self._smooth_if_sparse(curve, pw, x.size)
                 curve.setData(x, y)
             pw.setXRange(0, 1, padding=0.02)
