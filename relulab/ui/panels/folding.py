@@ -221,12 +221,14 @@ class FoldingPanel(Panel):
         curve.setDownsampling(auto=True, method="peak")
 
     @staticmethod
-    def _smooth_if_sparse(curve: pg.PlotDataItem, pw: pg.PlotWidget, n_points: int) -> None:
+    def _smooth_if_sparse(curve: pg.PlotDataItem, n_points: int) -> None:
         """In the small plots a sawtooth near pixel size shows moiré; antialiasing
         fixes it and is cheap for thin lines and a few points per pixel. Denser
         curves become a min/max band anyway. (Smoothing the 2-pixel main curve costs
         hundreds of milliseconds, so it stays off there.)"""
-        curve.opts["antialias"] = n_points <= 1.5 * max(pw.width(), 1)
+        # (the small plots are 100–200 pixels wide; their width is not known yet
+        # when the panel first draws, so the limit is a number of points)
+        curve.opts["antialias"] = n_points <= 200
 
     def _title(self, pw: pg.PlotWidget, html: str, size: float = 11) -> None:
         pw.getPlotItem().setTitle(html, color=self.theme.color("foreground").name(),
@@ -788,7 +790,7 @@ class FoldingPanel(Panel):
                 curve.setData([], [])
             else:
                 x, y = self._breakpoints(result, 0.0, 1.0)
-                self._smooth_if_sparse(curve, pw, x.size)
+                self._smooth_if_sparse(curve, x.size)
                 curve.setData(x, y)
             pw.setXRange(0, 1, padding=0.02)
             pw.setYRange(0, 1, padding=0.05)
