@@ -268,3 +268,11 @@ def test_the_real_converter_takes_the_tent(main_window, qtbot):
     panel.set_depth(3)
     assert panel.send_tent() is True
     assert main_window.current_panel() is main_window.panel("converter")
+
+
+def test_idle_time_fills_the_cache_for_the_interactive_depths(panel, qtbot):
+    panel.set_peak(0.45)
+    qtbot.waitUntil(panel.warmed_up, timeout=20000)
+    assert all((d, 0.45) in panel._cache for d in range(1, SYNC_DEPTH + 1))
+    panel.set_depth(SYNC_DEPTH)  # a cache hit: nothing to compute
+    assert f"<b>{pieces_text(2 ** SYNC_DEPTH)}</b> pieces" in panel.count_label.text()

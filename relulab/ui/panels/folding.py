@@ -185,6 +185,12 @@ class FoldingPanel(Panel):
         self._timer.setObjectName("folding-animation-timer")
         self._timer.setInterval(40)
         self._timer.timeout.connect(self._animation_tick)
+        # when idle, fill the cache for every depth up to SYNC_DEPTH (one per tick, a
+        # few ms each) so that later slider steps only redraw
+        self._warm_timer = QTimer(self)
+        self._warm_timer.setObjectName("folding-warm-timer")
+        self._warm_timer.setInterval(0)
+        self._warm_timer.timeout.connect(self._warm_step)
         self._build()
         self._connect()
         self._sync_widgets()
@@ -433,7 +439,8 @@ class FoldingPanel(Panel):
     def _disconnect(self) -> None:
         """Mirror of the connections that can fire after shutdown (worker, timer)."""
         for signal, slot in ((self._worker.done, self._on_worker_done),
-                             (self._timer.timeout, self._animation_tick)):
+                             (self._timer.timeout, self._animation_tick),
+                             (self._warm_timer.timeout, self._warm_step)):
             try:
                 signal.disconnect(slot)
             except (RuntimeError, TypeError):
@@ -622,7 +629,7 @@ class FoldingPanel(Panel):
         if depth <= SYNC_DEPTH:
             result = compute_tent(depth, peak)
             self._cache[key] = result
-            while len(self._cache) > 64:
+            while len(self._cache) > 4 * SYNC_DEPTH:
                 self._cache.popitem(last=False)
             return result
         if self._deep is not None and (self._deep.depth, self._deep.peak) == key:
@@ -631,6 +638,25 @@ class FoldingPanel(Panel):
         self._shared_points = None
         self._pending = self._worker.submit(depth, peak)
         return None
+
+    def _warm_step(self) -> None:
+        """Compute one missing tent or fold depth ≤ SYNC_DEPTH for the current state."""
+        s = self._state
+        for depth in range(1, SYNC_DEPTH + 1):
+            if (depth, s.peak) not in self._cache:
+                self._tent(depth, s.peak)
+                return
+        for depth in range(1, SYNC_DEPTH + 1):
+            if depth not in self._fold_cache:
+                self._fold_pieces(depth)
+                return
+            if isinstance(self._fold_cache[depth], str):
+                break
+        self._warm_timer.stop()
+
+    def warmed_up(self) -> bool:
+        """True once every depth up to SYNC_DEPTH is cached for the current peak."""
+        return not self._warm_timer.isActive()
 
     def _breakpoints(self, result: _TentResult, a: float, b: float):
         """(x, y) of the kinks on [a, b]; the main plot and the last small plot share
@@ -680,6 +706,8 @@ class FoldingPanel(Panel):
         self.status_label.setVisible(bool(text))
 
     def _refresh(self) -> None:
+        if not self._closed and not self._warm_timer.isActive():
+            self._warm_timer.start()
         if self._timer.isActive():
             return  # the animation owns the main curve until it ends
         s = self._state
@@ -976,6 +1004,7 @@ class FoldingPanel(Panel):
             return
         self._closed = True
         self._timer.stop()
+        self._warm_timer.stop()
         self._disconnect()
         self._worker.stop()
         self._deep = None
