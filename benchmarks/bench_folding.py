@@ -106,6 +106,8 @@ def _slider_rows() -> list[Row]:
     panel.show()
     app.processEvents()
     panel.set_fold(folding_panel.FOLD_PRESETS["tent (2 neurons)"])
+    panel._warm_timer.stop()  # measure the two paths, not the idle work
+    panel._warm_timer.setInterval(10 ** 9)
     rows = []
     for depth in (8, 12, 16):
         def change(cached: bool):
@@ -122,9 +124,11 @@ def _slider_rows() -> list[Row]:
 
         fresh = float(np.median([change(False) for _ in range(5)]))
         cached = float(np.median([change(True) for _ in range(5)]))
-        rows.append(Row(f"depth slider to {depth} ({2 ** depth:,} pieces): compute + redraw",
-                        fresh, "the same change with the result cached (redraw only)", cached,
-                        "≤ 50 ms"))
+        # idle time fills the cache for depths ≤ 16, so the cached change is what a user
+        # gets; the baseline computes the tent (and the fold) first
+        rows.append(Row(f"depth slider to {depth} ({2 ** depth:,} pieces), cache warm",
+                        cached, "the same change computing the pieces first", fresh,
+                        "≤ 50 ms (both)"))
     panel.shutdown()
     panel.deleteLater()
     app.processEvents()

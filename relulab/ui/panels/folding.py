@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import warnings
 from collections import OrderedDict
 from dataclasses import replace
 
@@ -441,10 +442,12 @@ class FoldingPanel(Panel):
         for signal, slot in ((self._worker.done, self._on_worker_done),
                              (self._timer.timeout, self._animation_tick),
                              (self._warm_timer.timeout, self._warm_step)):
-            try:
-                signal.disconnect(slot)
-            except (RuntimeError, TypeError):
-                pass
+            with warnings.catch_warnings():  # PySide warns when it was not connected
+                warnings.simplefilter("ignore", RuntimeWarning)
+                try:
+                    signal.disconnect(slot)
+                except (RuntimeError, TypeError):
+                    pass
 
     # -- state ---------------------------------------------------------------
     @property
