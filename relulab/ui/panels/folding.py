@@ -17,7 +17,7 @@ from dataclasses import replace
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QShortcut, QUndoCommand
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QGridLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
     QPushButton, QSizePolicy, QSlider, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
@@ -28,7 +28,7 @@ from relulab.model.folding import (
     fold_counts, fold_frame, resolvable_depth, tent_counts_formula, tent_network,
 )
 from relulab.model.piecewise import PiecewiseLinear, Stopped, TooManyKnots, piecewise_linear
-from relulab.ui.panels.base import Panel, run_alone
+from relulab.ui.panels.base import Panel, SnapshotCommand, run_alone
 
 #: Up to this depth the tent is computed at once (a few ms) and kept in a cache;
 #: deeper ones go to a worker thread so the slider never waits.
@@ -142,21 +142,6 @@ class _TentWorker(QObject):
         if self._thread is not None:
             self._thread.join()
             self._thread = None
-
-
-class _StateCommand(QUndoCommand):
-    """One undoable change of the panel's state, from before/after snapshots."""
-
-    def __init__(self, panel: "FoldingPanel", before: FoldingState, after: FoldingState,
-                 text: str):
-        super().__init__(text)
-        self.panel, self.before, self.after = panel, before, after
-
-    def redo(self):
-        self.panel._apply_state(self.after)
-
-    def undo(self):
-        self.panel._apply_state(self.before)
 
 
 class FoldingPanel(Panel):
@@ -468,7 +453,7 @@ class FoldingPanel(Panel):
             if after != self._state:
                 self._apply_state(after)
             return
-        self.undo_stack.push(_StateCommand(self, before, after, text))
+        self.undo_stack.push(SnapshotCommand(self._apply_state, before, after, text))
 
     def _apply_state(self, state: FoldingState) -> None:
         self._stop_animation()
