@@ -10,10 +10,40 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from PySide6.QtGui import QUndoStack
+from PySide6.QtGui import QUndoCommand, QUndoStack
 from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout, QWidget
 
 from relulab.ui.theme import current_theme
+
+
+class SnapshotCommand(QUndoCommand):
+    """One undoable edit as a before/after pair of panel states.
+
+    ``apply(state)`` puts a state on screen. ``push()`` calls ``redo()`` at once,
+    which re-applies ``after``: harmless, so redo is safe to run twice. Commands with
+    the same non-None ``merge_key`` pushed one after another merge into one step
+    (holding an arrow key is one undo step, not fifty).
+    """
+
+    def __init__(self, apply, before, after, text: str, merge_key=None):
+        super().__init__(text)
+        self.apply, self.before, self.after = apply, before, after
+        self.merge_key = merge_key
+
+    def id(self) -> int:
+        return 1 if self.merge_key is not None else -1
+
+    def mergeWith(self, other) -> bool:
+        if not isinstance(other, SnapshotCommand) or other.merge_key != self.merge_key:
+            return False
+        self.after = other.after
+        return True
+
+    def redo(self):
+        self.apply(self.after)
+
+    def undo(self):
+        self.apply(self.before)
 
 
 class Panel(QWidget):

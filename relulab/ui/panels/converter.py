@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QKeySequence, QPolygonF, QShortcut, QUndoCommand
+from PySide6.QtGui import QBrush, QColor, QKeySequence, QPolygonF, QShortcut
 from PySide6.QtWidgets import (
     QComboBox, QFileDialog, QFormLayout, QGraphicsPolygonItem, QHBoxLayout, QHeaderView, QLabel,
     QLineEdit, QPushButton, QScrollArea, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem,
@@ -32,7 +32,7 @@ from relulab.io.networks import (
 from relulab.model.mlp import MLP
 from relulab.model.regions import EnumerationStopped, region_at, regions_in_box
 from relulab.model.shallow import Conversion, Verification, convert
-from relulab.ui.panels.base import Panel, run_alone
+from relulab.ui.panels.base import Panel, SnapshotCommand, run_alone
 
 SOURCES = [("random", "Random network"), ("received", "From another panel"),
            ("tent", "Tent map"), ("file", "File")]
@@ -124,20 +124,6 @@ def compute(net: MLP, box=DRAW_BOX, should_stop=None) -> Result:
         if net.n_in == 2:
             res.polygons = regions_in_box(conv.regions, box)
     return res
-
-
-class _SourceCommand(QUndoCommand):
-    """Before/after snapshots of the panel's source; redo() is safe to run twice."""
-
-    def __init__(self, panel: "ConverterPanel", before: dict, after: dict, text: str):
-        super().__init__(text)
-        self.panel, self.before, self.after = panel, before, after
-
-    def redo(self):
-        self.panel._apply_state(self.after)
-
-    def undo(self):
-        self.panel._apply_state(self.before)
 
 
 class ConverterPanel(Panel):
@@ -398,7 +384,7 @@ class ConverterPanel(Panel):
         """One undoable step from the current snapshot to one with ``changes``."""
         before = self._snapshot()
         after = dict(before, **changes)
-        self.undo_stack.push(_SourceCommand(self, before, after, text))
+        self.undo_stack.push(SnapshotCommand(self._apply_state, before, after, text))
 
     def _sync_controls(self) -> None:
         widgets = (self.source_box, self.arch_edit, self.seed_spin, self.tent_spin)

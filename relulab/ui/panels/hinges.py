@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, QTimer
-from PySide6.QtGui import QKeySequence, QShortcut, QUndoCommand
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QButtonGroup, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGraphicsItem, QGroupBox,
     QHBoxLayout,
@@ -30,7 +30,7 @@ from relulab.model.hinges import (
 )
 from relulab.model.targets import PRESETS, target_from_text
 from relulab.ui.hinges_handles import HandlesItem, SelectedMarker
-from relulab.ui.panels.base import Panel, run_alone
+from relulab.ui.panels.base import Panel, SnapshotCommand, run_alone
 
 MODE_LABELS = {"free": "Free", "least squares": "Least squares", "interpolation": "Interpolation"}
 MODE_NAMES = {"free": "free", "least squares": "least-squares", "interpolation": "interpolation"}
@@ -43,34 +43,6 @@ def _fmt(v: float) -> str:
 
 def _signed(v: float) -> str:
     return f"{v:+.3f}".replace("-", "−")
-
-
-class _StateCommand(QUndoCommand):
-    """An edit as a before/after pair of states; redo is safe to run twice.
-
-    Key presses that nudge the same hinge the same way (``merge_key``) merge into
-    one step, so holding → and then pressing Ctrl+Z puts the kink back at once."""
-
-    def __init__(self, panel: "HingesPanel", before: HingesState, after: HingesState, text: str,
-                 merge_key=None):
-        super().__init__(text)
-        self.panel, self.before, self.after = panel, before, after
-        self.merge_key = merge_key
-
-    def id(self) -> int:
-        return 1 if self.merge_key is not None else -1
-
-    def mergeWith(self, other) -> bool:
-        if not isinstance(other, _StateCommand) or other.merge_key != self.merge_key:
-            return False
-        self.after = other.after
-        return True
-
-    def redo(self):
-        self.panel._apply_state(self.after)
-
-    def undo(self):
-        self.panel._apply_state(self.before)
 
 
 class HingesPanel(Panel):
@@ -406,7 +378,7 @@ class HingesPanel(Panel):
     def _commit(self, after: HingesState, text: str, merge_key=None) -> None:
         """One undoable edit from the current state to ``after``."""
         if after != self._state:
-            self.undo_stack.push(_StateCommand(self, self._state, after, text, merge_key))
+            self.undo_stack.push(SnapshotCommand(self._apply_state, self._state, after, text, merge_key))
 
     def _apply_state(self, state: HingesState) -> None:
         old = self._state
