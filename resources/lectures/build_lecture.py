@@ -151,9 +151,10 @@ SCENES = [
     ("05-depth-tent", "Why depth helps: folding", "folding", {"folding": tent(3)}, (
         "Two ReLU neurons make a tent on [0, 1]: t(x) = 2·ReLU(x) − 4·ReLU(x − ½) rises to 1 "
         "and falls back. Feed the tent into itself and the interval is folded again: every "
-        "layer of just two neurons doubles the number of linear pieces, so 8 layers (16 "
-        "neurons) give 256 pieces. A single hidden layer gains at most one piece per neuron "
-        "and would need 255 neurons for the same shape. The counts here are exact.")),
+        "layer of just two neurons doubles the number of linear pieces. Here three layers make "
+        "8 pieces; 8 layers (16 neurons) give 256 pieces. A single hidden layer gains at most "
+        "one piece per neuron and would need 255 neurons for the same shape. The counts here "
+        "are exact, never read off a grid.")),
     ("06-linear-collapse", "Without an activation, layers collapse", "playground",
      {"playground": linear_collapse}, (
         "Take away the activation and two layers are one: W₂(W₁x + b₁) + b₂ is a single layer "
