@@ -331,3 +331,40 @@ def test_save_during_a_lecture_never_overwrites_the_users_file(fake_window, tmp_
     assert read_scene(tmp_path / "slide.relulab.json").panels["hinges"]["value"] == 10
     w.lecture.end()
     assert w.session.path == mine and w.panel("hinges").value == 4
+
+
+def test_zoom_reaches_every_real_plot(main_window, theme):
+    """Projector zoom: every panel's plots restyle (tick fonts grow with the zoom)."""
+    import pyqtgraph as pg
+
+    def tick_sizes():
+        sizes = {}
+        for name, panel in main_window.panels.items():
+            for plot_name, plot in panel.plots().items():
+                if isinstance(plot, pg.PlotWidget):
+                    font = plot.getPlotItem().getAxis("bottom").style.get("tickFont")
+                    if font is not None:
+                        sizes[(name, plot_name)] = font.pointSizeF()
+        return sizes
+
+    before = tick_sizes()
+    theme.set_zoom(1.5)
+    after = tick_sizes()
+    theme.set_zoom(1.0)
+    for key, size in before.items():
+        assert after[key] == pytest.approx(size * 1.5, rel=0.1), key
+
+
+def test_theme_switch_reaches_every_real_plot(main_window, theme):
+    import pyqtgraph as pg
+
+    plots = [plot for panel in main_window.panels.values() for plot in panel.plots().values()
+             if isinstance(plot, pg.PlotWidget)]
+    theme.set_name("high-contrast")
+    try:
+        for plot in plots:
+            assert plot.backgroundBrush().color().name() == "#000000", plot.objectName()
+    finally:
+        theme.set_name("light")
+    for plot in plots:
+        assert plot.backgroundBrush().color().name() == "#ffffff", plot.objectName()
