@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Build the ReLU Lab desktop app with PyInstaller (one folder, no console window)
+# and check that the result runs: --version, one headless render and a start of
+# the window, all offscreen.
+#
+#   packaging/build.sh
+#
+# It installs the project (not editable, so the package data the wheel carries is
+# what gets collected) and PyInstaller into a separate virtual environment,
+# build/pyinstaller-venv, made with $PYTHON (default python3). Set
+# RELULAB_BUILD_VENV to use another environment.
+#
+# Output: dist/ReLULab/ (Linux, Windows), dist/ReLU Lab.app (macOS).
+# Exit status: 0 built and checked; 1 the build or a check failed;
+# 77 it could not run here (no venv, or PyInstaller or a dependency could not be
+# installed), so CI can tell "cannot build" from "broken build".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+VENV=${RELULAB_BUILD_VENV:-$ROOT/build/pyinstaller-venv}
+WORK=$ROOT/build/pyinstaller
+DIST=$ROOT/dist
+
+say() { echo "build.sh: $*" >&2; }
+cannot() { say "cannot build here: $*"; exit 77; }
+fail() { say "FAILED: $*"; exit 1; }
+SECONDS=0
+
+# 1. A separate environment with the installed project and PyInstaller.
+if [ ! -e "$VENV/bin/python" ] && [ ! -e "$VENV/Scripts/python.exe" ]; then
+  "${PYTHON:-python3}" -m venv "$VENV" || cannot "could not make a virtual environment at $VENV"
+fi
+PY=$VENV/bin/python
+[ -e "$PY" ] || PY=$VENV/Scripts/python.exe
+"$PY" -m pip install -q --disable-pip-version-check 'pyinstaller>=6.10' \
+  || cannot "could not install PyInstaller"
+"$PY" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$ROOT" \
+  && "$PY" -m pip install -q --disable-pip-version-check "$ROOT" \
+  || cannot "could not install the project and its dependencies"
+say "environment ready (${SECONDS}s)"
+
+# 2. Build. Run from the work folder so that the source tree is not on sys.path
+#    (python -m puts the current folder first): the spec must see the installed package.
+mkdir -p "$WORK"
+(cd "$WORK" && "$PY" -m PyInstaller --noconfirm --clean --log-level WARN \
+   --distpath "$DIST" --workpath "$WORK" "$ROOT/packaging/relulab.spec") \
+  || fail "PyInstaller"
+say "built in ${SECONDS}s"
+
+# 3. Check the bundle runs, offscreen, with no display and no settings of the user's.
+case "$(uname -s)" in
+  Darwin) EXE="$DIST/ReLU Lab.app/Contents/MacOS/relulab" ;;
+  MINGW*|MSYS*|CYGWIN*) EXE="$DIST/ReLULab/relulab.exe" ;;
+  *) EXE="$DIST/ReLULab/relulab" ;;
+esac
+[ -x "$EXE" ] || fail "no executable at $EXE"
+CHECK=$ROOT/build/check
+rm -rf "$CHECK" && mkdir -p "$CHECK"
+export QT_QPA_PLATFORM=offscreen
+export XDG_CONFIG_HOME=$CHECK/config XDG_DATA_HOME=$CHECK/data XDG_CACHE_HOME=$CHECK/cache
+
+expected="relulab $("$PY" -c 'import relulab; print(relulab.__version__)')"
+got=$(cd "$CHECK" && "$EXE" --version) || fail "$EXE --version exited with $?"
+[ "$got" = "$expected" ] || fail "--version printed '$got', expected '$expected'"
+say "ok: --version prints '$got'"
+
+if "$PY" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("relulab.commands.render") is None)' 2>/dev/null; then
+  (cd "$CHECK" && "$EXE" render -o "$CHECK/render.png") || fail "render exited with $?"
+  [ -s "$CHECK/render.png" ] || fail "render wrote no $CHECK/render.png"
+  [ "$(head -c 8 "$CHECK/render.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] \
+    || fail "render.png is not a PNG"
+  say "ok: render wrote $(wc -c < "$CHECK/render.png") bytes of PNG"
+else
+  say "skipped the render check: this version has no 'relulab render' command yet"
+fi
+
+# The window with every panel: it must still be running after a few seconds
+# (timeout's 124) and have printed no traceback.
+if command -v timeout >/dev/null 2>&1; then
+  status=0
+  (cd "$CHECK" && timeout 20 "$EXE" > "$CHECK/window.log" 2>&1) || status=$?
+  if [ "$status" != 124 ] || grep -q Traceback "$CHECK/window.log"; then
+    cat "$CHECK/window.log" >&2
+    fail "the window did not keep running (exit status $status)"
+  fi
+  say "ok: the window starts and keeps running"
+fi
+
+size=$(du -sh "$DIST/ReLULab" | cut -f1)
+say "done in ${SECONDS}s: $DIST/ReLULab ($size)"
