@@ -28,7 +28,9 @@ SECONDS=0
 
 # 1. A separate environment with the installed project and PyInstaller.
 if [ ! -e "$VENV/bin/python" ] && [ ! -e "$VENV/Scripts/python.exe" ]; then
-  "${PYTHON:-python3}" -m venv "$VENV" || cannot "could not make a virtual environment at $VENV"
+  base=${PYTHON:-python3}
+  command -v "$base" >/dev/null 2>&1 || base=python  # Windows installs only "python"
+  "$base" -m venv "$VENV" || cannot "could not make a virtual environment at $VENV with $base"
 fi
 PY=$VENV/bin/python
 [ -e "$PY" ] || PY=$VENV/Scripts/python.exe
