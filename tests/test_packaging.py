@@ -117,6 +117,28 @@ def test_master_svg_renders_with_qt():
     assert renderer.viewBox().width() == renderer.viewBox().height()
 
 
+@pytest.mark.parametrize("size", [16, 64, 256])
+def test_committed_icons_are_drawn_from_the_current_svg(qapp, size):
+    """Catches an edited SVG whose icons were not regenerated (make_icons.py)."""
+    sys.path.insert(0, str(PACKAGING))
+    try:
+        from make_icons import render_png
+    finally:
+        sys.path.remove(str(PACKAGING))
+    from PySide6.QtGui import QImage
+
+    fresh = QImage.fromData(render_png(ROOT / "resources" / "icon.svg", size))
+    committed = QImage(str(HICOLOR / f"{size}x{size}" / "apps" / f"{APP_ID}.png"))
+    fresh = fresh.convertToFormat(QImage.Format.Format_RGBA8888)
+    committed = committed.convertToFormat(QImage.Format.Format_RGBA8888)
+    a = bytes(fresh.constBits())
+    b = bytes(committed.constBits())
+    assert len(a) == len(b) == size * size * 4
+    # Anti-aliasing may differ a little between Qt versions; a changed drawing does not.
+    mean_difference = sum(abs(x - y) for x, y in zip(a, b)) / len(a)
+    assert mean_difference < 2.0
+
+
 def test_window_icon_comes_from_package_data(qapp):
     from relulab.app import ensure_application, window_icon
 
