@@ -1,0 +1,163 @@
+"""``relulab convert IN OUT [--report]``: a deep ReLU network in, its exact shallow equal out.
+
+1-D input gives an ordinary network with one hidden layer (finite weights, least
+width); 2-D to 4-D input gives the three-hidden-layer network with ±∞ rows (JSON
+or NPZ; ``--big-m M`` writes a finite stand-in instead, which ONNX can hold, and
+reports where it may be wrong). Formats follow the extensions (.json, .npz, .onnx).
+A bad input exits with status 1 and one line on standard error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+#: Region enumeration grows quickly with the input dimension; the command stops here.
+MAX_INPUT_DIM = 4
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, not usage + error
+        raise _Failure(f"{message} (see relulab convert --help)", 2)
+
+
+class _Failure(Exception):
+    def __init__(self, message: str, code: int = 1):
+        super().__init__(message)
+        self.code = code
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="relulab convert",
+                description="Convert a deep ReLU network into an exactly equal shallow one.")
+    p.add_argument("input", metavar="IN", help="deep network (.json, .npz or .onnx)")
+    p.add_argument("output", metavar="OUT", help="where to write the shallow network")
+    p.add_argument("--report", action="store_true", help="print sizes, bound and the check")
+    p.add_argument("--big-m", type=float, metavar="M",
+                   help="n-D only: write the finite big-M version (∞ replaced by M)")
+    p.add_argument("--points", type=int, default=2000, metavar="N",
+                   help="random points for the check (default 2000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random points")
+    return p
+
+
+def _arch(sizes) -> str:
+    return "-".join(str(s) for s in sizes)
+
+
+def report_lines(conv, verification, seconds: float, big_m=None) -> list[str]:
+    """The human-readable report of one conversion."""
+    deep = conv.deep
+    n, m = conv.n_in, conv.n_out
+    lines = [
+        f"input size n = {n}, output size m = {m}",
+        f"deep network: {_arch(deep.sizes)}: {len(deep.hidden_sizes)} hidden layers, "
+        f"{deep.n_hidden_neurons} neurons, {deep.n_params} parameters",
+    ]
+    widths = conv.shallow_widths
+    if conv.one_d is not None:
+        one = conv.one_d
+        lines.append(f"kinks: K = {len(one.kinks)} (activation regions along the line: p = {conv.p})")
+        lines.append(f"shallow network: one hidden layer of width {one.width}, finite weights, "
+                     f"{conv.shallow.n_params} parameters")
+        lines.append(f"width rule: {one.rule}")
+    else:
+        lower = sum(not r.is_full_dimensional() for r in conv.regions)
+        lines.append(f"activation regions: p = {conv.p} ({lower} lower-dimensional), "
+                     f"distinct constraints k = {conv.k}")
+        lines.append(f"shallow network: 3 hidden layers of widths {', '.join(map(str, widths))} "
+                     f"(±∞ rows stored factored), {conv.shallow.n_params} parameters, "
+                     f"{conv.shallow.n_nonzero} of them non-zero")
+    terms = (2 * n + conv.k, 2 * n + conv.p, 2 * conv.p * m)
+    widest = max(widths) if widths else 0
+    lines.append(f"Corollary 1 bound: max{{2n + k, 2n + p, 2pm}} = max{{{terms[0]}, {terms[1]}, "
+                 f"{terms[2]}}} = {conv.bound}; widest shallow layer {widest}"
+                 + (" (k = 2(p − 1) in 1-D)" if conv.one_d is not None else ""))
+    where = ("kinks and kinks ± 1e-9" if conv.one_d is not None
+             else "region witnesses and boundary points")
+    lines.append(f"largest |deep − shallow| at {verification.n_exact_points} {where}: "
+                 f"{verification.max_error_exact_points:.3g}")
+    lines.append(f"largest |deep − shallow| at {verification.n_random} random points: "
+                 f"{verification.max_error_random:.3g}")
+    if verification.end_slopes_agree is not None:
+        lines.append(f"end slopes agree: {'yes' if verification.end_slopes_agree else 'NO'}")
+    if big_m is not None:
+        lines.append(big_m.text())
+    lines.append(f"time: {seconds:.3f} s")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        return _run(argv)
+    except _Failure as e:
+        print(f"relulab convert: {e}", file=sys.stderr)
+        return e.code
+    except KeyboardInterrupt:
+        print("relulab convert: interrupted", file=sys.stderr)
+        return 130
+
+
+def _run(argv) -> int:
+    from relulab.io.networks import SUFFIXES, NetworkFileError, load_network, save_network
+    from relulab.model.mlp import MLP
+    from relulab.model.shallow import big_m_network, big_m_report, convert
+
+    args = _parser().parse_args(argv)
+    out = Path(args.output)
+    if out.suffix.lower() not in SUFFIXES:
+        raise _Failure(f"{out.name}: unknown output type {out.suffix or '(no extension)'!r}; "
+                       f"use {', '.join(SUFFIXES)}")
+    if not out.parent.exists():
+        raise _Failure(f"{out}: the folder {out.parent} does not exist")
+    if args.points < 1:
+        raise _Failure("--points must be at least 1")
+    if args.big_m is not None and not (np.isfinite(args.big_m) and args.big_m > 0):
+        raise _Failure(f"--big-m must be a positive number, got {args.big_m}")
+    try:
+        deep = load_network(args.input)
+    except NetworkFileError as e:
+        raise _Failure(str(e)) from None
+    if not isinstance(deep, MLP):
+        raise _Failure(f"{Path(args.input).name}: already an extended (±∞) network, not a deep one")
+    if deep.activation != "relu":
+        raise _Failure(f"{Path(args.input).name}: hidden activation {deep.activation!r}; "
+                       "the converter needs ReLU")
+    if deep.n_in > MAX_INPUT_DIM:
+        raise _Failure(f"{Path(args.input).name}: {deep.n_in} inputs; the converter handles "
+                       f"1 to {MAX_INPUT_DIM} (regions grow too fast beyond)")
+    if deep.n_in >= 2 and out.suffix.lower() == ".onnx" and args.big_m is None:
+        raise _Failure(f"{out.name}: ONNX cannot hold the ±∞ weights of the exact shallow "
+                       "network; write .json or .npz, or add --big-m M for a finite version")
+    if deep.n_in == 1 and args.big_m is not None:
+        raise _Failure("--big-m is for 2-D and up: the 1-D shallow network is already finite")
+
+    t0 = time.perf_counter()
+    conv = convert(deep)
+    verification = conv.verify(n_random=args.points, seed=args.seed)
+    written = conv.shallow
+    rep = None
+    if args.big_m is not None:
+        written = big_m_network(conv.shallow, args.big_m)
+        rep = big_m_report(deep, conv.regions, args.big_m)
+    seconds = time.perf_counter() - t0
+    try:
+        save_network(written, out)
+    except NetworkFileError as e:
+        raise _Failure(str(e)) from None
+    if args.report:
+        print("\n".join(report_lines(conv, verification, seconds, rep)))
+    tol = 1e-9 * max(1.0, conv.scale())
+    if verification.max_error_exact_points > tol or verification.end_slopes_agree is False:
+        print(f"relulab convert: warning: deep and shallow differ by "
+              f"{verification.max_error_exact_points:.3g} at exact points", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

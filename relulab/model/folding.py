@@ -1,0 +1,278 @@
+"""Folding: one small ReLU layer composed with itself, and the pieces it makes.
+
+The tent g(x) = 2 ReLU(x) − 4 ReLU(x − ½) uses two neurons; g composed k times
+(2k neurons in k layers) has 2^k linear pieces on [0, 1] with kinks at j/2^k,
+while one hidden layer of m neurons has at most m + 1 pieces, so it needs
+2^k − 1 neurons to match (Telgarsky 2016). Everything here is counted exactly with
+:func:`relulab.model.piecewise.piecewise_linear`, never by sampling.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from relulab.model.mlp import MLP
+from relulab.model.piecewise import PiecewiseLinear, piecewise_linear
+
+MAX_FOLD_NEURONS = 8
+
+
+@dataclass(frozen=True)
+class Fold:
+    """One layer u(x) = Σ_i a_i ReLU(w_i x + b_i) + c, to be composed with itself.
+
+    ``w`` input weights, ``b`` biases, ``a`` output weights (one per neuron), ``c``
+    the output bias. u∘u∘…∘u (k times) is a network with k hidden layers of n
+    neurons: the output of one copy feeds the next, and the affine maps in between
+    merge, W_l = w aᵀ and b_l = w c + b.
+    """
+
+    w: tuple[float, ...]
+    b: tuple[float, ...]
+    a: tuple[float, ...]
+    c: float = 0.0
+
+    def __post_init__(self):
+        n = len(self.w)
+        for name in ("w", "b", "a"):
+            values = getattr(self, name)
+            if len(values) != n:
+                raise ValueError(f"fold: {name} has {len(values)} entries, w has {n}")
+            for i, v in enumerate(values):
+                if not np.isfinite(v):
+                    raise ValueError(f"fold: {name}[{i + 1}] must be a finite number, got {v}")
+        if not 1 <= n <= MAX_FOLD_NEURONS:
+            raise ValueError(f"fold: needs 1 to {MAX_FOLD_NEURONS} neurons, got {n}")
+        if not np.isfinite(self.c):
+            raise ValueError(f"fold: c must be a finite number, got {self.c}")
+        object.__setattr__(self, "w", tuple(float(v) for v in self.w))
+        object.__setattr__(self, "b", tuple(float(v) for v in self.b))
+        object.__setattr__(self, "a", tuple(float(v) for v in self.a))
+        object.__setattr__(self, "c", float(self.c))
+
+    @classmethod
+    def tent(cls, peak: float = 0.5) -> "Fold":
+        """The tent with its top at ``peak``: x/p on [0, p], (1 − x)/(1 − p) on [p, 1],
+        t(x) = (1/p) ReLU(x) − (1/p + 1/(1 − p)) ReLU(x − p). p = ½ gives
+        2 ReLU(x) − 4 ReLU(x − ½)."""
+        p = _check_peak(peak)
+        return cls(w=(1.0, 1.0), b=(0.0, -p), a=(1.0 / p, -(1.0 / p + 1.0 / (1.0 - p))))
+
+    @property
+    def n_neurons(self) -> int:
+        return len(self.w)
+
+    def __call__(self, x) -> np.ndarray:
+        """u(x) = Σ a_i ReLU(w_i x + b_i) + c."""
+        x = np.asarray(x, dtype=float)
+        z = np.multiply.outer(x, self.w) + self.b
+        return np.maximum(z, 0.0) @ np.asarray(self.a) + self.c
+
+    def network(self, depth: int) -> MLP:
+        """u composed ``depth`` times, as one MLP with ``depth`` hidden layers."""
+        depth = _check_depth(depth)
+        w = np.asarray(self.w)[:, None]
+        b = np.asarray(self.b)
+        a = np.asarray(self.a)[None, :]
+        layers = [(w, b)]
+        for _ in range(depth - 1):
+            layers.append((w @ a, w[:, 0] * self.c + b))
+        layers.append((a, np.array([self.c])))
+        return MLP(layers)
+
+    def to_dict(self) -> dict:
+        return {"w": list(self.w), "b": list(self.b), "a": list(self.a), "c": self.c}
+
+    @classmethod
+    def from_dict(cls, d) -> "Fold":
+        """A Fold from ``to_dict`` output; ValueError naming the field when wrong."""
+        if not isinstance(d, dict):
+            raise ValueError("fold: expected an object with w, b, a and c")
+        values = {}
+        for name in ("w", "b", "a"):
+            v = d.get(name)
+            if not isinstance(v, (list, tuple)) or not all(
+                    isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
+                raise ValueError(f"fold: {name} must be a list of numbers")
+            values[name] = tuple(v)
+        c = d.get("c", 0.0)
+        if not isinstance(c, (int, float)) or isinstance(c, bool):
+            raise ValueError("fold: c must be a number")
+        return cls(c=c, **values)
+
+
+def _check_depth(depth) -> int:
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)):
+        raise ValueError(f"depth must be a whole number, got {depth!r}")
+    if depth < 1:
+        raise ValueError(f"depth must be at least 1, got {depth}")
+    return int(depth)
+
+
+def _check_peak(peak) -> float:
+    peak = float(peak)
+    if not 0.0 < peak < 1.0:
+        raise ValueError(f"peak must lie strictly between 0 and 1, got {peak}")
+    return peak
+
+
+# Folds to start from in the panel's table.
+FOLD_PRESETS: dict[str, Fold] = {
+    "tent (2 neurons)": Fold.tent(0.5),
+    "tent, zero outside [0, 1] (3 neurons)": Fold(w=(1, 1, 1), b=(0, -0.5, -1), a=(2, -4, 2)),
+    "zigzag: three folds (3 neurons)": Fold(w=(1, 1, 1), b=(0, -1 / 3, -2 / 3), a=(3, -6, 6)),
+    "ramp: no folding (2 neurons)": Fold(w=(1, 1), b=(0, -1), a=(1, -1)),
+}
+
+
+def tent_network(depth: int, peak: float = 0.5) -> MLP:
+    """The tent map composed ``depth`` times: two neurons per hidden layer.
+
+    Layer 1: z = (x, x − p); each later layer: z = (t, t − p) with
+    t = (1/p) h₁ − (1/p + 1/(1 − p)) h₂ the previous tent; output t. On [0, 1]
+    it has 2^depth pieces for every peak p in (0, 1).
+    """
+    return Fold.tent(peak).network(depth)
+
+
+@dataclass(frozen=True)
+class FoldCounts:
+    """Exact counts for one composed fold.
+
+    ``pieces_unit``: linear pieces on [0, 1]; ``kinks_line``: kinks on the whole
+    line; ``neurons``: neurons used (n per layer × depth); ``shallow_neurons``: the
+    fewest neurons one hidden layer needs for the same number of pieces on [0, 1]
+    (m neurons give at most m + 1 pieces, so pieces − 1).
+    """
+
+    depth: int
+    pieces_unit: int
+    kinks_line: int
+    neurons: int
+
+    @property
+    def pieces_line(self) -> int:
+        return self.kinks_line + 1
+
+    @property
+    def shallow_neurons(self) -> int:
+        return max(self.pieces_unit - 1, 0)
+
+
+# A kink this close to 0 or 1 sits at the end of [0, 1]: with a peak such as 0.4 the
+# tent's value at 1 is −1e-16 rather than 0, and the next layer puts a kink there.
+END_TOL = 1e-12
+
+
+def fold_counts(pl: PiecewiseLinear, depth: int, neurons_per_layer: int) -> FoldCounts:
+    """Counts of a composed fold from its exact pieces ``pl`` on the whole line.
+
+    Pieces on [0, 1] = 1 + the kinks strictly inside (END_TOL, 1 − END_TOL).
+    """
+    inside = pl.restrict(END_TOL, 1.0 - END_TOL).n_kinks
+    return FoldCounts(depth=depth, pieces_unit=inside + 1,
+                      kinks_line=pl.n_kinks, neurons=depth * neurons_per_layer)
+
+
+def tent_counts_formula(depth: int) -> tuple[int, int]:
+    """What theory says for the tent: (2^k pieces on [0, 1], kinks on the line),
+    with 2 kinks for k = 1 (at 0 and at the peak) and 2^k + 1 for k ≥ 2."""
+    depth = _check_depth(depth)
+    return 2 ** depth, (2 if depth == 1 else 2 ** depth + 1)
+
+
+def resolvable_depth(peak: float, resolution: float = 1e-11) -> int:
+    """The deepest tent whose narrowest piece on [0, 1] is still wider than
+    ``resolution``: pieces have widths p^i (1 − p)^(k − i) / …, the narrowest
+    min(p, 1 − p)^k, and double precision cannot keep kinks closer than ~1e-12
+    apart. For p = ½ this is 36; for p = 0.3 it is 21."""
+    p = _check_peak(peak)
+    return int(np.floor(np.log(resolution) / np.log(min(p, 1.0 - p))))
+
+
+def grid_piece_count(depth: int, points: int = 4097, peak: float = 0.5) -> int:
+    """The seeds' way to count pieces (seed 004): sample g^(k) on ``points`` equally
+    spaced points of [0, 1], round the slopes to 3 decimals and count changes.
+
+    Kept as a warning and a baseline: it can never see more than points − 1 pieces,
+    and past depth 12 the samples at j/4096 all land on zeros of g^(k), so the
+    count collapses (to 1 at depth 13).
+    """
+    u = np.linspace(0.0, 1.0, points)
+    y = tent_network(depth, peak)(u)
+    slopes = np.round(np.diff(y) / np.diff(u), 3)
+    return 1 + int(np.count_nonzero(np.diff(slopes)))
+
+
+def fold_frame(pl_before: PiecewiseLinear | None, pl_after: PiecewiseLinear,
+               s: float) -> tuple[np.ndarray, np.ndarray]:
+    """One frame of folding [0, 1] by one more layer l: the curve
+    y_s(x) = (1 − s)·g^(l−1)(x) + s·g^(l)(x), s ∈ [0, 1], on [0, 1].
+
+    g^(l) = u∘g^(l−1), so at s = 1 the graph of g^(l−1) has been folded by u (the
+    part above the peak turns over, the part below stretches). Both are piecewise
+    linear with kinks among those of g^(l), so the frame is exact on them.
+    ``pl_before`` is None for layer 1 (g^(0)(x) = x).
+    """
+    if not 0.0 <= s <= 1.0:
+        raise ValueError(f"s must lie in [0, 1], got {s}")
+    x, after = pl_after.breakpoints(0.0, 1.0)
+    before = x.copy() if pl_before is None else pl_before(x)
+    return x, (1.0 - s) * before + s * after
+
+
+MAX_DEPTH = 24
+PEAK_RANGE = (0.2, 0.8)
+
+
+@dataclass(frozen=True)
+class FoldingState:
+    """What the Folding panel shows: the tent's depth and peak, the view, the user's fold."""
+
+    depth: int = 5
+    peak: float = 0.5
+    whole_line: bool = False
+    fold: Fold = FOLD_PRESETS["zigzag: three folds (3 neurons)"]
+    show_fold: bool = True
+
+    def __post_init__(self):
+        depth = _check_depth(self.depth)
+        if depth > MAX_DEPTH:
+            raise ValueError(f"depth must be at most {MAX_DEPTH}, got {depth}")
+        lo, hi = PEAK_RANGE
+        peak = float(self.peak)
+        if not lo <= peak <= hi:
+            raise ValueError(f"peak must lie in [{lo}, {hi}], got {peak}")
+        object.__setattr__(self, "depth", depth)
+        object.__setattr__(self, "peak", peak)
+
+    def to_dict(self) -> dict:
+        return {"depth": self.depth, "peak": self.peak, "whole_line": self.whole_line,
+                "fold": self.fold.to_dict(), "show_fold": self.show_fold}
+
+    @classmethod
+    def from_dict(cls, d) -> "FoldingState":
+        """Validate everything first; a ValueError names the field that is wrong."""
+        if not isinstance(d, dict):
+            raise ValueError("folding state: expected an object")
+        unknown = set(d) - {"depth", "peak", "whole_line", "fold", "show_fold"}
+        if unknown:
+            raise ValueError(f"folding state: unknown field(s) {', '.join(sorted(unknown))}")
+        default = cls()
+        depth = d.get("depth", default.depth)
+        if isinstance(depth, bool) or not isinstance(depth, int):
+            raise ValueError(f"depth: must be a whole number from 1 to {MAX_DEPTH}")
+        peak = d.get("peak", default.peak)
+        if isinstance(peak, bool) or not isinstance(peak, (int, float)):
+            raise ValueError("peak: must be a number")
+        for name in ("whole_line", "show_fold"):
+            if not isinstance(d.get(name, False), bool):
+                raise ValueError(f"{name}: must be true or false")
+        fold = Fold.from_dict(d["fold"]) if "fold" in d else default.fold
+        try:
+            return cls(depth=depth, peak=peak, whole_line=d.get("whole_line", default.whole_line),
+                       fold=fold, show_fold=d.get("show_fold", default.show_fold))
+        except ValueError as e:
+            raise ValueError(str(e)) from None

@@ -1,0 +1,660 @@
+"""Deep → shallow: an exactly equal shallow network for any deep ReLU network.
+
+After Villani & Schoots, "Any Deep ReLU Network Is Shallow" (ECAI 2025): every
+ReLU network N: Rⁿ → Rᵐ equals a network with three hidden layers whose weights
+may be ±∞, of width at most max{2n + k, 2n + p, 2pm} (Corollary 1). What is built
+here is a reconstruction that reproduces that bound term by term (the paper's own
+choices of how k is counted and how boundaries are treated may differ):
+
+* hidden layer 1 (2n + k): ReLU(x), ReLU(−x), and per constraint j of the regions
+  a detector, d_j = ReLU(1 − ∞·z_j) for a strict z_j > 0 and d_j = ReLU(z_j) for a
+  non-strict z_j ≤ 0 (0 when satisfied, > 0 when violated);
+* hidden layer 2 (2n + p): ReLU(x), ReLU(−x) again, and per region r
+  o_r = ReLU(+∞·Σ_{j∈J_r} d_j), 0 inside P_r and +∞ outside;
+* hidden layer 3 (2pm): q±_{r,i} = ReLU(±(A_r x + c_r)_i − o_r);
+* output y_i = Σ_r (q⁺_{r,i} − q⁻_{r,i}). Exactly one o_r is 0 at every x, so y = N(x).
+
+Extended reals follow 0·∞ = 0, ReLU(−∞) = 0, ReLU(+∞) = +∞, and ∞ − ∞ is never
+formed. An infinite row is stored factored, S·(v·h + β) with S ∈ {+∞, −∞}: the
+finite bracket is evaluated first and S·t becomes ±∞, or 0 when t = 0.
+
+In 1-D the network is a list of kinks, and :func:`to_shallow` gives an ordinary
+one-hidden-layer network with finite weights and the least possible width.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Sequence
+
+import numpy as np
+
+from relulab.model.mlp import MLP
+from relulab.model.regions import Region, linear_regions
+
+INF = np.inf
+
+
+# ---------------------------------------------------------------------------
+# extended-real networks
+# ---------------------------------------------------------------------------
+def _ro(a) -> np.ndarray:
+    a = np.array(a, dtype=float)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class ExtendedLayer:
+    """One layer: pre = W h + b + S ⊙ (V h + v), row by row.
+
+    ``S`` holds 0 (a finite row: V, v unused), +∞ or −∞. ``W``, ``b``, ``V``, ``v``
+    are finite; h may hold +∞ or −∞ (from an earlier layer)."""
+
+    W: np.ndarray
+    b: np.ndarray
+    S: np.ndarray
+    V: np.ndarray
+    v: np.ndarray
+
+    def __post_init__(self):
+        for name in ("W", "b", "S", "V", "v"):
+            object.__setattr__(self, name, _ro(getattr(self, name)))
+        n_out, n_in = self.W.shape
+        if self.b.shape != (n_out,) or self.S.shape != (n_out,) or self.V.shape != (n_out, n_in) \
+                or self.v.shape != (n_out,):
+            raise ValueError("extended layer: W, b, S, V, v shapes do not agree")
+        if not all(np.all(np.isfinite(a)) for a in (self.W, self.b, self.V, self.v)):
+            raise ValueError("extended layer: W, b, V, v must be finite (∞ only in S)")
+        if not np.all((self.S == 0) | np.isinf(self.S)):
+            raise ValueError("extended layer: S must be 0, +inf or -inf")
+        # Every distinct affine form is evaluated once, so two rows that share a
+        # functional (both senses of one split) see bit-identical values.
+        forms = np.concatenate([np.column_stack([self.W, self.b]),
+                                np.column_stack([self.V, self.v])[self.S != 0]])
+        unique, inverse = np.unique(forms, axis=0, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        object.__setattr__(self, "_forms", unique)
+        object.__setattr__(self, "_finite_idx", inverse[:n_out])
+        scaled = np.full(n_out, -1)
+        scaled[self.S != 0] = inverse[n_out:]
+        object.__setattr__(self, "_scaled_idx", scaled)
+
+    @property
+    def n_in(self) -> int:
+        return self.W.shape[1]
+
+    @property
+    def n_out(self) -> int:
+        return self.W.shape[0]
+
+    @property
+    def is_finite(self) -> bool:
+        return not np.any(self.S != 0)
+
+    @property
+    def n_params(self) -> int:
+        """Weights and biases, an infinite row counting its bracket and its scale."""
+        inf_rows = int(np.count_nonzero(self.S))
+        return self.W.size + self.b.size + inf_rows * (self.n_in + 2)
+
+    def pre_activation(self, h: np.ndarray) -> np.ndarray:
+        """W h + b + S ⊙ (V h + v) in extended reals, h of shape (N, n_in)."""
+        forms = _extended_affine(h, self._forms[:, :-1], self._forms[:, -1])
+        finite = forms[:, self._finite_idx]
+        out = finite.copy()
+        rows = np.nonzero(self.S != 0)[0]
+        if rows.size:
+            t = forms[:, self._scaled_idx[rows]]
+            s = self.S[rows]
+            scaled = np.where(t > 0, s, np.where(t < 0, -s, 0.0))  # S·0 = 0
+            base = finite[:, rows]
+            if np.any(np.isinf(base) & np.isinf(scaled) & (np.sign(base) != np.sign(scaled))):
+                raise ArithmeticError("∞ − ∞ formed in an extended layer")
+            out[:, rows] = base + scaled
+        return out
+
+
+def _extended_affine(h: np.ndarray, F: np.ndarray, f: np.ndarray) -> np.ndarray:
+    """h Fᵀ + f with h possibly ±∞ and 0·∞ = 0; raises on ∞ − ∞."""
+    inf = np.isinf(h)
+    if not inf.any():
+        return h @ F.T + f
+    finite = np.where(inf, 0.0, h) @ F.T + f
+    plus = (h == INF).astype(float)
+    minus = (h == -INF).astype(float)
+    up = plus @ (F > 0).T + minus @ (F < 0).T      # terms that are +∞
+    down = plus @ (F < 0).T + minus @ (F > 0).T    # terms that are −∞
+    if np.any((up > 0) & (down > 0)):
+        raise ArithmeticError("∞ − ∞ formed in an extended dot product")
+    return np.where(up > 0, INF, np.where(down > 0, -INF, finite))
+
+
+@dataclass(frozen=True, eq=False)
+class ExtendedNetwork:
+    """A ReLU network whose rows may be scaled by ±∞ (see :class:`ExtendedLayer`).
+
+    Every layer but the last is followed by ReLU (ReLU(−∞) = 0, ReLU(+∞) = +∞);
+    the last is linear and finite."""
+
+    layers: tuple
+
+    def __post_init__(self):
+        layers = tuple(self.layers)
+        if not layers:
+            raise ValueError("an extended network needs at least one layer")
+        for i in range(1, len(layers)):
+            if layers[i].n_in != layers[i - 1].n_out:
+                raise ValueError(f"layer {i + 1} expects {layers[i].n_in} inputs but layer {i} "
+                                 f"has {layers[i - 1].n_out} neurons")
+        if not layers[-1].is_finite:
+            raise ValueError("the output layer must be finite")
+        object.__setattr__(self, "layers", layers)
+
+    @property
+    def sizes(self) -> list[int]:
+        return [self.layers[0].n_in] + [L.n_out for L in self.layers]
+
+    @property
+    def n_in(self) -> int:
+        return self.layers[0].n_in
+
+    @property
+    def n_out(self) -> int:
+        return self.layers[-1].n_out
+
+    @property
+    def hidden_sizes(self) -> list[int]:
+        return self.sizes[1:-1]
+
+    @property
+    def n_params(self) -> int:
+        return sum(L.n_params for L in self.layers)
+
+    @property
+    def n_nonzero(self) -> int:
+        """Parameters that are not 0 (the construction's matrices are mostly zeros)."""
+        return sum(int(np.count_nonzero(L.W) + np.count_nonzero(L.b) + np.count_nonzero(L.S)
+                       + np.count_nonzero(L.V[L.S != 0]) + np.count_nonzero(L.v[L.S != 0]))
+                   for L in self.layers)
+
+    def is_finite(self) -> bool:
+        return all(L.is_finite for L in self.layers)
+
+    def hidden(self, x) -> list[np.ndarray]:
+        """Post-activations of every hidden layer (may contain +∞)."""
+        h = np.atleast_2d(np.asarray(x, dtype=float))
+        if self.n_in == 1 and h.shape[0] == 1 and h.shape[1] != 1:
+            h = h.T
+        out = []
+        for L in self.layers[:-1]:
+            h = np.maximum(L.pre_activation(h), 0.0)
+            out.append(h)
+        return out
+
+    def __call__(self, x) -> np.ndarray:
+        """Outputs (N, m) for inputs (N, n); a 1-D input with one output gives (N,)."""
+        x = np.asarray(x, dtype=float)
+        flat = x.ndim <= 1 and self.n_in == 1
+        h = x.reshape(-1, 1) if flat else np.atleast_2d(x)
+        if h.shape[1] != self.n_in:
+            raise ValueError(f"expected inputs of shape (N, {self.n_in}), got {x.shape}")
+        for L in self.layers[:-1]:
+            h = np.maximum(L.pre_activation(h), 0.0)
+        y = self.layers[-1].pre_activation(h)
+        return y[:, 0] if flat and self.n_out == 1 else y
+
+    def to_mlp(self) -> MLP:
+        """The same network as an :class:`MLP` (only when every weight is finite)."""
+        if not self.is_finite():
+            raise ValueError("the network has infinite weights; an MLP needs finite ones "
+                             "(see big_m_network for a finite stand-in)")
+        return MLP([(L.W, L.b) for L in self.layers])
+
+    @classmethod
+    def from_mlp(cls, net: MLP) -> "ExtendedNetwork":
+        return cls(tuple(ExtendedLayer(W, b, np.zeros(len(b)), np.zeros_like(W),
+                                       np.zeros(len(b))) for W, b in net.layers))
+
+    def __repr__(self) -> str:
+        return f"ExtendedNetwork({'-'.join(map(str, self.sizes))}, params={self.n_params})"
+
+
+# ---------------------------------------------------------------------------
+# n-D: the three-hidden-layer construction
+# ---------------------------------------------------------------------------
+def region_constraints(regions: Sequence[Region]):
+    """The distinct (normalised functional, sense) pairs of the regions' stored constraints.
+
+    Returns (normals (k, n), offsets (k,), strict (k,), members) where ``members[r]``
+    lists the constraint indices of region r. Two rows are one constraint when their
+    normalised functionals are bit-identical (the same split seen from two cells)."""
+    index: dict = {}
+    normals, offsets, strict, members = [], [], [], []
+    for r in regions:
+        mine = []
+        for a, c, on in zip(r.normals, r.offsets, r.on):
+            key = (a.tobytes(), float(c), bool(on))
+            if key not in index:
+                index[key] = len(normals)
+                normals.append(a)
+                offsets.append(float(c))
+                strict.append(bool(on))
+            mine.append(index[key])
+        members.append(sorted(set(mine)))
+    n = regions[0].A.shape[1] if regions else 0
+    return (np.array(normals).reshape(-1, n), np.array(offsets), np.array(strict, dtype=bool),
+            members)
+
+
+def shallow_from_regions(regions: Sequence[Region]) -> ExtendedNetwork:
+    """The three-hidden-layer extended network for a list of regions that partition Rⁿ.
+
+    Widths (2n + k, 2n + p, 2pm) with k distinct constraints and p regions."""
+    if not regions:
+        raise ValueError("no regions")
+    m, n = regions[0].A.shape
+    p = len(regions)
+    G, g, strict, members = region_constraints(regions)
+    k = len(g)
+    I = np.eye(n)
+
+    # hidden layer 1: x⁺, x⁻, detectors
+    W1 = np.zeros((2 * n + k, n))
+    b1 = np.zeros(2 * n + k)
+    S1 = np.zeros(2 * n + k)
+    V1 = np.zeros((2 * n + k, n))
+    v1 = np.zeros(2 * n + k)
+    W1[:n], W1[n:2 * n] = I, -I
+    rows = 2 * n + np.arange(k)
+    # strict z_j > 0: ReLU(1 − ∞·z_j)
+    W1[rows[strict]] = 0.0
+    b1[rows[strict]] = 1.0
+    S1[rows[strict]] = -INF
+    V1[rows[strict]] = G[strict]
+    v1[rows[strict]] = g[strict]
+    # non-strict z_j ≤ 0: ReLU(z_j)
+    W1[rows[~strict]] = G[~strict]
+    b1[rows[~strict]] = g[~strict]
+
+    # hidden layer 2: x⁺, x⁻, o_r = ReLU(+∞·Σ_{j∈J_r} d_j)
+    W2 = np.zeros((2 * n + p, 2 * n + k))
+    W2[:2 * n, :2 * n] = np.eye(2 * n)
+    S2 = np.zeros(2 * n + p)
+    V2 = np.zeros((2 * n + p, 2 * n + k))
+    for r, js in enumerate(members):
+        S2[2 * n + r] = INF
+        V2[2 * n + r, [2 * n + j for j in js]] = 1.0
+
+    # hidden layer 3: q±_{r,i} = ReLU(±(A_r x + c_r)_i − o_r), x = x⁺ − x⁻
+    W3 = np.zeros((2 * p * m, 2 * n + p))
+    b3 = np.zeros(2 * p * m)
+    W4 = np.zeros((m, 2 * p * m))
+    for r, reg in enumerate(regions):
+        for i in range(m):
+            for s, sign in enumerate((1.0, -1.0)):
+                row = 2 * (r * m + i) + s
+                W3[row, :n] = sign * reg.A[i]
+                W3[row, n:2 * n] = -sign * reg.A[i]
+                W3[row, 2 * n + r] = -1.0
+                b3[row] = sign * reg.c[i]
+                W4[i, row] = sign
+    zeros = np.zeros
+    layers = (
+        ExtendedLayer(W1, b1, S1, V1, v1),
+        ExtendedLayer(W2, zeros(2 * n + p), S2, V2, zeros(2 * n + p)),
+        ExtendedLayer(W3, b3, zeros(2 * p * m), zeros(W3.shape), zeros(2 * p * m)),
+        ExtendedLayer(W4, zeros(m), zeros(m), zeros(W4.shape), zeros(m)),
+    )
+    return ExtendedNetwork(layers)
+
+
+def corollary_bound(n: int, k: int, p: int, m: int) -> int:
+    """Corollary 1's width bound max{2n + k, 2n + p, 2pm}."""
+    return max(2 * n + k, 2 * n + p, 2 * p * m)
+
+
+# ---------------------------------------------------------------------------
+# big M: a finite stand-in, exact only away from the boundaries
+# ---------------------------------------------------------------------------
+def big_m_network(shallow: ExtendedNetwork, M: float) -> MLP:
+    """∞ replaced by a finite M: rows S·(v·h + β) become ±M·(v·h + β).
+
+    Exact where every strict constraint holds with margin ≥ 1/M, every violated
+    non-strict one is violated by ≥ |g|/M, and every |A_r x + c_r| ≤ M; wrong in
+    slabs of half-width ~max(1, |g|)/M around the region boundaries."""
+    M = float(M)
+    if not (np.isfinite(M) and M > 0):
+        raise ValueError(f"M must be a positive finite number, got {M}")
+    layers = []
+    for L in shallow.layers:
+        s = np.where(L.S > 0, M, np.where(L.S < 0, -M, 0.0))
+        layers.append((L.W + s[:, None] * L.V, L.b + s * L.v))
+    return MLP(layers)
+
+
+@dataclass(frozen=True)
+class BigMReport:
+    M: float
+    box: tuple
+    max_abs_value: float     # G = max |A_r x + c_r| over the box
+    slab_half_width: float   # max(1, G)/M
+    fraction_in_slabs: float  # of random points in the box
+    max_error: float         # largest |deep − big-M| at those points
+    max_error_outside_slabs: float
+
+    def text(self) -> str:
+        return (f"big-M with M = {self.M:g}: exact on the box {self.box} except within "
+                f"{self.slab_half_width:.3g} of a region boundary ({100 * self.fraction_in_slabs:.2f} % "
+                f"of the box); largest error there {self.max_error:.3g}, elsewhere "
+                f"{self.max_error_outside_slabs:.3g}. Outside the box, values above M are wrong.")
+
+
+def big_m_report(deep: MLP, regions: Sequence[Region], M: float, box=None, n_points: int = 20000,
+                 seed: int = 0) -> BigMReport:
+    """Where the finite big-M network may be wrong, measured on random points of a box
+    (default: the witnesses' bounding box, widened by 1)."""
+    shallow = shallow_from_regions(regions)
+    finite = big_m_network(shallow, M)
+    n = deep.n_in
+    if box is None:  # where most regions are: the witnesses' 5–95 % range, widened by 1
+        W = np.array([r.witness for r in regions])
+        lo_q, hi_q = np.quantile(W, 0.05, axis=0) - 1, np.quantile(W, 0.95, axis=0) + 1
+        box = tuple(v for lo, hi in zip(lo_q, hi_q) for v in (round(float(lo), 3), round(float(hi), 3)))
+    lo = np.array(box[0::2], dtype=float)
+    hi = np.array(box[1::2], dtype=float)
+    corners = np.array(np.meshgrid(*[[a, b] for a, b in zip(lo, hi)])).reshape(n, -1).T
+    G = max(float(np.abs(corners @ r.A.T + r.c).max()) for r in regions)
+    half = max(1.0, G) / float(M)
+    X = np.random.default_rng(seed).uniform(lo, hi, (n_points, n))
+    Gn, gn, _strict, _ = region_constraints(regions)
+    dist = np.abs(X @ Gn.T + gn).min(axis=1) if len(gn) else np.full(n_points, np.inf)
+    in_slab = dist < half
+    err = np.abs(deep(X).reshape(n_points, -1) - finite(X).reshape(n_points, -1)).max(axis=1)
+    return BigMReport(float(M), tuple(float(v) for v in box), G, half, float(in_slab.mean()),
+                      float(err.max()), float(err[~in_slab].max()) if (~in_slab).any() else 0.0)
+
+
+# ---------------------------------------------------------------------------
+# 1-D: kinks and one finite hidden layer of least width
+# ---------------------------------------------------------------------------
+def _flip_set(jumps: np.ndarray, s0: float, exhaustive_up_to: int = 20):
+    """A subset F of the jumps with Σ_F c_i = −s₀ (to rounding), or None.
+
+    Tries the empty set, all, one, all but one and pairs for any K; every subset
+    when K ≤ ``exhaustive_up_to`` (meet in the middle). Returns (F, searched_all)."""
+    K = len(jumps)
+    scale = max(1.0, abs(s0), float(np.abs(jumps).max()) if K else 0.0)
+    tol = 1e-9 * scale
+    target = -s0
+    if abs(target) <= tol:
+        return [], True
+    total = float(jumps.sum())
+    if abs(total - target) <= tol:
+        return list(range(K)), True
+    for i in range(K):
+        if abs(jumps[i] - target) <= tol:
+            return [i], True
+        if abs(total - jumps[i] - target) <= tol:
+            return [j for j in range(K) if j != i], True
+    if K <= 2000:
+        order = np.argsort(jumps)
+        sj = jumps[order]
+        lo, hi = 0, K - 1
+        while lo < hi:
+            s = sj[lo] + sj[hi]
+            if abs(s - target) <= tol:
+                return sorted([int(order[lo]), int(order[hi])]), True
+            if s < target:
+                lo += 1
+            else:
+                hi -= 1
+    if K > exhaustive_up_to:
+        return None, False
+    half = K // 2
+    left, right = list(range(half)), list(range(half, K))
+
+    def sums(idx):
+        out = {}
+        for r in range(len(idx) + 1):
+            for combo in combinations(idx, r):
+                out.setdefault(round(float(sum(jumps[list(combo)])) / tol), combo)
+        return out
+
+    rs = sums(right)
+    for combo in (c for r in range(len(left) + 1) for c in combinations(left, r)):
+        need = target - float(sum(jumps[list(combo)]))
+        key = round(need / tol)
+        for kk in (key - 1, key, key + 1):
+            if kk in rs:
+                F = sorted(list(combo) + list(rs[kk]))
+                if abs(float(jumps[F].sum()) - target) <= 2 * tol:
+                    return F, True
+    return None, True
+
+
+@dataclass(frozen=True)
+class OneDShallow:
+    """The 1-D result: the network, its kinks, and whether its width is provably least."""
+
+    net: MLP
+    kinks: np.ndarray
+    jumps: np.ndarray
+    slopes_at_ends: tuple
+    width: int
+    least_width_proven: bool
+    rule: str
+
+
+def shallow_1d(net: MLP) -> OneDShallow:
+    """A one-hidden-layer network equal to ``net`` on all of R, of least width.
+
+    With kinks t₁ < … < t_K, jumps c_i and left slope s₀:
+    f(x) = f(t₁) − s₀ ReLU(t₁ − x) + (s₀ + c₁) ReLU(x − t₁) + Σ_{i≥2} c_i ReLU(x − t_i)
+    has width K + 1; width K suffices iff some jumps sum to −s₀ (those neurons turn
+    into c_i ReLU(t_i − x)). K = 0: width 0 if constant, 2 if affine. Several outputs
+    are converted one by one and share the hidden layer."""
+    from relulab.model.piecewise import piecewise_linear
+
+    if net.n_in != 1:
+        raise ValueError(f"the 1-D conversion needs one input, the network has {net.n_in}")
+    parts = []
+    for i in range(net.n_out):
+        W, b = net.layers[-1]
+        single = MLP(list(net.layers[:-1]) + [(W[i:i + 1], b[i:i + 1])], net.activation)
+        parts.append(_one_output(piecewise_linear(single)))
+    if len(parts) == 1:
+        return parts[0]
+    widths = [p.width for p in parts]
+    H = sum(widths)
+    if H == 0:  # every output constant
+        consts = [p.net.layers[-1][1][0] for p in parts]
+        return OneDShallow(MLP([(np.zeros((len(parts), 1)), consts)]), np.array([]), np.array([]),
+                           (), 0, True, "constant: no neuron")
+    W1 = np.zeros((H, 1))
+    b1 = np.zeros(H)
+    W2 = np.zeros((len(parts), H))
+    b2 = np.zeros(len(parts))
+    start = 0
+    for i, p in enumerate(parts):
+        if p.width == 0:
+            b2[i] = p.net.layers[-1][1][0]
+            continue
+        (Wa, ba), (Wb, bb) = p.net.layers
+        W1[start:start + p.width] = Wa
+        b1[start:start + p.width] = ba
+        W2[i, start:start + p.width] = Wb[0]
+        b2[i] = bb[0]
+        start += p.width
+    kinks = np.unique(np.concatenate([p.kinks for p in parts]))
+    return OneDShallow(MLP([(W1, b1), (W2, b2)]), kinks, np.array([]),
+                       (), H, all(p.least_width_proven for p in parts),
+                       "; ".join(f"output {i + 1}: {p.rule}" for i, p in enumerate(parts)))
+
+
+def _one_output(pw) -> OneDShallow:
+    t = np.asarray(pw.kinks, dtype=float)
+    c = np.asarray(pw.jumps, dtype=float)
+    s0 = float(pw.slopes[0])
+    sK = float(pw.slopes[-1])
+    K = len(t)
+    if K == 0:
+        x0, y0 = pw.anchor
+        a = y0 - s0 * x0  # f(x) = a + s0 x
+        if s0 == 0.0:
+            net = MLP([(np.zeros((1, 1)), [a])])  # no hidden neuron at all
+            return OneDShallow(net, t, c, (s0, sK), 0, True, "constant: no neuron")
+        net = MLP([([[1.0], [-1.0]], [0.0, 0.0]), ([[s0, -s0]], [a])])
+        return OneDShallow(net, t, c, (s0, sK), 2, True,
+                           "affine: s₀ ReLU(x) − s₀ ReLU(−x), one neuron cannot do it")
+    f1 = float(pw.values[0])
+    a = f1 - s0 * t[0]  # f(x) = a + s₀ x + Σ c_i ReLU(x − t_i)
+    F, searched_all = _flip_set(c, s0)
+    if F is not None:
+        flip = np.zeros(K, dtype=bool)
+        flip[F] = True
+        # c ReLU(x − t) = c (x − t) + c ReLU(t − x): the flipped linear parts cancel s₀ x
+        W1 = np.where(flip, -1.0, 1.0)[:, None]
+        b1 = np.where(flip, t, -t)
+        bias = a - float(np.sum(c[flip] * t[flip]))
+        net = MLP([(W1, b1), (c[None, :], [bias])])
+        rule = (f"width K = {K}: the jumps at {len(F)} kink(s) sum to −s₀ = {-s0:.6g}, "
+                "so those neurons face left and no linear term is left over")
+        if not F:
+            rule = f"width K = {K}: the left slope s₀ is 0"
+        return OneDShallow(net, t, c, (s0, sK), K, True, rule)
+    W1 = np.concatenate([[[-1.0]], np.ones((K, 1))])
+    b1 = np.concatenate([[t[0]], -t])
+    W2 = np.concatenate([[-s0, s0 + c[0]], c[1:]])[None, :]
+    net = MLP([(W1, b1), (W2, [f1])])
+    rule = (f"width K + 1 = {K + 1}: no subset of the jumps sums to −s₀ = {-s0:.6g}"
+            if searched_all else
+            f"width K + 1 = {K + 1}: no subset of the jumps among those tried (none, all, one, "
+            f"all but one, pairs) sums to −s₀; with K = {K} not every subset was tried")
+    return OneDShallow(net, t, c, (s0, sK), K + 1, searched_all, rule)
+
+
+def to_shallow(net: MLP) -> MLP:
+    """A one-hidden-layer network with finite weights equal to the 1-D network ``net``
+    on the whole line, of least width (K or K + 1 for K kinks); see :func:`shallow_1d`."""
+    return shallow_1d(net).net
+
+
+def to_shallow_extended(net: MLP, regions: Sequence[Region] | None = None) -> ExtendedNetwork:
+    """The three-hidden-layer extended-real network equal to ``net`` on all of Rⁿ."""
+    if regions is None:
+        regions = linear_regions(net)
+    return shallow_from_regions(regions)
+
+
+# ---------------------------------------------------------------------------
+# a whole conversion, with its verification (for the command and the panel)
+# ---------------------------------------------------------------------------
+@dataclass
+class Verification:
+    max_error_exact_points: float   # kinks ± 1e-9 / witnesses and boundary points
+    n_exact_points: int
+    max_error_random: float
+    n_random: int
+    end_slopes_agree: bool | None = None  # 1-D only
+    max_error_at_kinks: float | None = None  # 1-D only, exactly at the kinks
+
+    def ok(self, tol: float = 1e-9) -> bool:
+        return (self.max_error_exact_points <= tol and self.max_error_random <= tol
+                and self.end_slopes_agree is not False)
+
+
+@dataclass
+class Conversion:
+    """A deep network, its shallow equal, and what the Corollary says about its size."""
+
+    deep: MLP
+    shallow: object                      # MLP (1-D) or ExtendedNetwork (n-D)
+    one_d: OneDShallow | None = None
+    regions: list = field(default_factory=list)
+    k: int = 0
+    p: int = 0
+
+    @property
+    def n_in(self) -> int:
+        return self.deep.n_in
+
+    @property
+    def n_out(self) -> int:
+        return self.deep.n_out
+
+    @property
+    def shallow_widths(self) -> list[int]:
+        return list(self.shallow.hidden_sizes)
+
+    @property
+    def bound(self) -> int:
+        """Corollary 1: max{2n + k, 2n + p, 2pm}. In 1-D, p counts the activation
+        regions along the line and k = 2(p − 1) (two senses per boundary point)."""
+        return corollary_bound(self.n_in, self.k, self.p, self.n_out)
+
+    def scale(self) -> float:
+        if self.one_d is not None:
+            t = self.one_d.kinks
+            return max(1.0, float(np.abs(t).max()) if len(t) else 1.0)
+        W = np.array([r.witness for r in self.regions])
+        return max(1.0, float(np.abs(W).max()) if W.size else 1.0)
+
+    def exact_points(self) -> np.ndarray:
+        """Kinks and kinks ± 1e-9 (1-D); witnesses and points on stored boundaries (n-D)."""
+        if self.one_d is not None:
+            t = self.one_d.kinks
+            return np.concatenate([t, t - 1e-9, t + 1e-9])[:, None]
+        pts = [r.witness for r in self.regions]
+        for r in self.regions:
+            for a, c in zip(r.normals, r.offsets):
+                pts.append(r.witness - (a @ r.witness + c) * a)  # on the boundary z = 0
+        return np.array(pts).reshape(-1, self.n_in)
+
+    def verify(self, n_random: int = 2000, seed: int = 0) -> Verification:
+        """Largest |deep − shallow| on the exact points and on random points."""
+        X = self.exact_points()
+        d = lambda P: np.asarray(self.deep(P), dtype=float).reshape(len(P), -1)  # noqa: E731
+        s = lambda P: np.asarray(self.shallow(P), dtype=float).reshape(len(P), -1)  # noqa: E731
+        exact = float(np.abs(d(X) - s(X)).max()) if len(X) else 0.0
+        rng = np.random.default_rng(seed)
+        R = rng.normal(0.0, 2.0 * self.scale(), (n_random, self.n_in))
+        rand = float(np.abs(d(R) - s(R)).max())
+        v = Verification(exact, len(X), rand, n_random)
+        if self.one_d is not None:
+            t = self.one_d.kinks
+            if len(t):
+                v.max_error_at_kinks = float(np.abs(d(t[:, None]) - s(t[:, None])).max())
+            far = 10.0 * self.scale() + 10.0
+            P = np.array([[-far - 1], [-far], [far], [far + 1]])
+            dd, ss = d(P), s(P)
+            slope_d = np.concatenate([dd[1] - dd[0], dd[3] - dd[2]])
+            slope_s = np.concatenate([ss[1] - ss[0], ss[3] - ss[2]])
+            v.end_slopes_agree = bool(np.allclose(slope_d, slope_s, rtol=1e-9, atol=1e-9 * far))
+        return v
+
+
+def convert(net: MLP, regions: Sequence[Region] | None = None) -> Conversion:
+    """Deep → shallow for any ReLU network: 1-D input gives a finite one-hidden-layer
+    network (:func:`shallow_1d`), n-D input the extended three-hidden-layer one."""
+    if net.activation != "relu":
+        raise ValueError(f"the converter needs a ReLU network, not {net.activation!r}")
+    if not net.is_finite():
+        raise ValueError("the network has NaN or infinite weights")
+    if net.n_in == 1:
+        from relulab.model.piecewise import piecewise_linear
+
+        one = shallow_1d(net)
+        # regions along the line: the activation boundaries (a superset of the kinks)
+        boundaries = set()
+        for i in range(net.n_out):
+            W, b = net.layers[-1]
+            single = MLP(list(net.layers[:-1]) + [(W[i:i + 1], b[i:i + 1])], net.activation)
+            boundaries.update(np.asarray(piecewise_linear(single).region_boundaries).tolist())
+        p = len(boundaries) + 1
+        return Conversion(net, one.net, one_d=one, k=2 * (p - 1), p=p)
+    regions = list(linear_regions(net) if regions is None else regions)
+    shallow = shallow_from_regions(regions)
+    G, g, strict, members = region_constraints(regions)
+    return Conversion(net, shallow, regions=regions, k=len(g), p=len(regions))

@@ -1,0 +1,204 @@
+"""Network files: round trips in every format, ONNX checked by onnxruntime, and
+every kind of bad file refused with a message naming the problem."""
+
+import json
+
+import numpy as np
+import pytest
+
+from relulab.io.networks import (
+    NetworkFileError, load_network, network_from_dict, network_to_onnx_bytes, save_network)
+from relulab.model.mlp import MLP
+from relulab.model.shallow import ExtendedNetwork, to_shallow, to_shallow_extended
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+NET = MLP.random([2, 5, 4, 3], seed=0)
+X = np.random.default_rng(1).normal(size=(200, 2))
+
+
+@pytest.mark.parametrize("suffix", [".json", ".npz", ".onnx"])
+def test_round_trip(tmp_path, suffix):
+    path = tmp_path / f"net{suffix}"
+    save_network(NET, path)
+    back = load_network(path)
+    assert back.sizes == NET.sizes
+    assert np.allclose(back(X), NET(X), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("suffix", [".json", ".npz"])
+def test_extended_round_trip(tmp_path, suffix):
+    net = MLP.random([2, 4, 4, 1], seed=2)
+    shallow = to_shallow_extended(net)
+    path = tmp_path / f"shallow{suffix}"
+    save_network(shallow, path)
+    back = load_network(path)
+    assert isinstance(back, ExtendedNetwork) and back.sizes == shallow.sizes
+    assert np.array_equal(back(X), shallow(X))
+
+
+def test_json_is_documented_schema(tmp_path):
+    path = tmp_path / "net.json"
+    save_network(NET, path)
+    doc = json.loads(path.read_text())
+    assert doc["format"] == "relulab-network" and doc["activation"] == "relu"
+    assert [len(L["biases"]) for L in doc["layers"]] == [5, 4, 3]
+    minimal = {"layers": [{"weights": [[1, 2]], "biases": [0]}, {"weights": [[3]], "biases": [1]}]}
+    assert network_from_dict(minimal)(np.array([[1.0, 1.0]]))[0, 0] == 10.0
+
+
+def test_onnx_export_runs_in_onnxruntime(tmp_path):
+    ort = pytest.importorskip("onnxruntime")
+    deep = MLP.random([1, 8, 8, 1], seed=3)
+    shallow = to_shallow(deep)
+    for net in (deep, shallow):
+        path = tmp_path / "n.onnx"
+        save_network(net, path)
+        sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        x = np.linspace(-5, 5, 101)[:, None]
+        y = sess.run(None, {"x": x})[0]
+        assert np.allclose(y[:, 0], deep(x[:, 0]), rtol=1e-9, atol=1e-9)
+
+
+def _model(nodes, inits, n_in=2, n_out=1, elem=TensorProto.FLOAT):
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", elem, ["N", n_in])],
+                              [helper.make_tensor_value_info("y", elem, ["N", n_out])],
+                              initializer=inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def _t(a, name):
+    return numpy_helper.from_array(np.asarray(a, dtype=np.float32), name)
+
+
+def test_onnx_import_matmul_add_and_gemm_variants(tmp_path):
+    W1 = np.array([[1.0, -2.0], [0.5, 1.0], [2.0, 0.0]])  # (out, in)
+    nodes = [helper.make_node("MatMul", ["x", "B1"], ["m1"]),
+             helper.make_node("Add", ["m1", "c1"], ["z1"]),
+             helper.make_node("Relu", ["z1"], ["h1"]),
+             helper.make_node("Gemm", ["h1", "B2", "c2"], ["y"], alpha=2.0, beta=0.5)]
+    B2 = np.array([[1.0], [-1.0], [0.5]])  # (in, out), transB = 0
+    model = _model(nodes, [_t(W1.T, "B1"), _t([0.1, -0.2, 0.3], "c1"), _t(B2, "B2"), _t([4.0], "c2")])
+    path = tmp_path / "m.onnx"
+    path.write_bytes(model.SerializeToString())
+    net = load_network(path)
+    expect = MLP([(W1, [0.1, -0.2, 0.3]), (2.0 * B2.T, [2.0])])
+    assert np.allclose(net(X), expect(X), atol=1e-6)
+
+
+def _bad_onnx(tmp_path, nodes, inits, **kw):
+    path = tmp_path / "bad.onnx"
+    path.write_bytes(_model(nodes, inits, **kw).SerializeToString())
+    return path
+
+
+def test_onnx_unsupported_operator_is_named(tmp_path):
+    path = _bad_onnx(tmp_path, [helper.make_node("Gemm", ["x", "B"], ["z"], transB=1, name="fc"),
+                                helper.make_node("Sigmoid", ["z"], ["y"], name="squash")],
+                     [_t([[1.0, 2.0]], "B")])
+    with pytest.raises(NetworkFileError, match=r"node 2 \(Sigmoid 'squash'\) is not supported"):
+        load_network(path)
+
+
+def test_onnx_shape_mismatch_and_nan(tmp_path):
+    path = _bad_onnx(tmp_path, [helper.make_node("Gemm", ["x", "B"], ["z"], transB=1),
+                                helper.make_node("Relu", ["z"], ["h"]),
+                                helper.make_node("Gemm", ["h", "B2"], ["y"], transB=1)],
+                     [_t([[1.0, 2.0], [3.0, 4.0]], "B"), _t([[1.0, 2.0, 3.0]], "B2")])
+    with pytest.raises(NetworkFileError, match="layer 2 expects 3 inputs but layer 1 has 2 neurons"):
+        load_network(path)
+    path = _bad_onnx(tmp_path, [helper.make_node("Gemm", ["x", "B"], ["y"], transB=1)],
+                     [_t([[1.0, np.nan]], "B")])
+    with pytest.raises(NetworkFileError, match="NaN or infinite"):
+        load_network(path)
+
+
+def test_onnx_cannot_hold_infinite_weights():
+    with pytest.raises(NetworkFileError, match="infinite"):
+        network_to_onnx_bytes(to_shallow_extended(MLP.random([2, 2, 1], seed=0)))
+
+
+BAD_JSON = [
+    ("", "empty"),
+    ('{"layers": [{"weights": [[1, 2]], "biases": [0]}', "truncated JSON"),
+    ("[1, 2]", "top level must be an object"),
+    ('{"layers": "many"}', '"layers" must be a non-empty list'),
+    ('{"layers": [{"weights": [[1, 2], [3]], "biases": [0, 0]}]}', "row 2 has 1 entries"),
+    ('{"layers": [{"weights": [[1, "a"]], "biases": [0]}]}', "'a' is not a number"),
+    ('{"layers": [{"weights": [[1, NaN]], "biases": [0]}]}', "NaN is not allowed"),
+    ('{"layers": [{"weights": [[1, 1e999]], "biases": [0]}]}', "not finite"),
+    ('{"layers": [{"weights": [[1, 2]], "biases": [0, 1]}]}', "1 rows of weights but 2 biases"),
+    ('{"layers": [{"weights": [[1, 2]], "biases": [0]}, {"weights": [[1, 2]], "biases": [0]}]}',
+     "layer 2 weights: 2 columns, expected 1"),
+    ('{"layers": [{"weights": [[1]], "biases": [0]}], "activation": "swish"}', '"activation"'),
+    ('{"layers": [{"weights": [[true]], "biases": [0]}]}', "True is not a number"),
+    ('{"format": "onnx", "layers": []}', '"format"'),
+    ('{"layers": [{"weights": [[1]]}]}', '"biases" is missing'),
+]
+
+
+@pytest.mark.parametrize("text, message", BAD_JSON)
+def test_bad_json_files(tmp_path, text, message):
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    with pytest.raises(NetworkFileError, match=message.replace("(", r"\(").replace("[", r"\[")) as e:
+        load_network(path)
+    assert "bad.json" in str(e.value)
+
+
+def test_files_that_are_not_what_their_name_says(tmp_path):
+    save_network(NET, tmp_path / "real.npz")
+    (tmp_path / "fake.json").write_bytes((tmp_path / "real.npz").read_bytes())
+    with pytest.raises(NetworkFileError, match="not a JSON file"):
+        load_network(tmp_path / "fake.json")
+    save_network(NET, tmp_path / "real.json")
+    for suffix in (".npz", ".onnx"):
+        (tmp_path / f"fake{suffix}").write_bytes((tmp_path / "real.json").read_bytes())
+        with pytest.raises(NetworkFileError, match=f"not a {suffix[1:].upper()} file"):
+            load_network(tmp_path / f"fake{suffix}")
+    with pytest.raises(NetworkFileError, match="unknown file type"):
+        load_network(tmp_path / "net.txt")
+    with pytest.raises(NetworkFileError, match="no such file"):
+        load_network(tmp_path / "missing.json")
+
+
+def test_truncated_binary_files(tmp_path):
+    for suffix in (".npz", ".onnx"):
+        save_network(NET, tmp_path / f"n{suffix}")
+        data = (tmp_path / f"n{suffix}").read_bytes()
+        (tmp_path / f"t{suffix}").write_bytes(data[: len(data) // 2])
+        with pytest.raises(NetworkFileError, match="truncated|damaged"):
+            load_network(tmp_path / f"t{suffix}")
+
+
+def test_bad_npz_contents(tmp_path):
+    def write(**arrays):
+        path = tmp_path / "a.npz"
+        np.savez(path, **arrays)
+        return path
+
+    with pytest.raises(NetworkFileError, match="no W1"):
+        load_network(write(weights=np.eye(2)))
+    with pytest.raises(NetworkFileError, match="W1 has no b1"):
+        load_network(write(W1=np.eye(2)))
+    with pytest.raises(NetworkFileError, match="NaN or infinite"):
+        load_network(write(W1=np.array([[np.inf]]), b1=np.zeros(1)))
+    with pytest.raises(NetworkFileError, match="expected 2"):
+        load_network(write(W1=np.zeros(3), b1=np.zeros(1)))
+    with pytest.raises(NetworkFileError, match="layer 2"):
+        load_network(write(W1=np.eye(2), b1=np.zeros(2), W2=np.ones((1, 3)), b2=np.zeros(1)))
+    path = tmp_path / "obj.npz"
+    np.savez(path, W1=np.array([object()], dtype=object), b1=np.zeros(1))
+    with pytest.raises(NetworkFileError, match="plain arrays"):
+        load_network(path)
+
+
+def test_save_is_atomic_and_keeps_the_old_file(tmp_path):
+    path = tmp_path / "n.onnx"
+    save_network(NET, path)
+    before = path.read_bytes()
+    with pytest.raises(NetworkFileError):
+        save_network(to_shallow_extended(MLP.random([2, 2, 1], seed=0)), path)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["n.onnx"]

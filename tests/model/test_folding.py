@@ -1,0 +1,151 @@
+"""The tent map and other folds composed with themselves: exact piece counts."""
+
+import numpy as np
+import pytest
+
+from relulab.model.folding import (
+    FOLD_PRESETS, Fold, fold_counts, fold_frame, grid_piece_count, resolvable_depth,
+    tent_counts_formula, tent_network,
+)
+from relulab.model.piecewise import piecewise_linear
+
+
+def test_tent_network_is_the_seed_tent():
+    net = tent_network(1)
+    assert net.sizes == [1, 2, 1]
+    x = np.linspace(-1, 2, 301)
+    np.testing.assert_allclose(net(x), 2 * np.maximum(x, 0) - 4 * np.maximum(x - 0.5, 0))
+    deep = tent_network(5)
+    assert deep.sizes == [1, 2, 2, 2, 2, 2, 1]
+    assert deep.n_hidden_neurons == 10
+
+
+def test_composition_equals_applying_the_layer_again_and_again():
+    rng = np.random.default_rng(0)
+    x = rng.uniform(-0.5, 1.5, 500)
+    for fold in [*FOLD_PRESETS.values(), Fold.tent(0.3),
+                 Fold(w=(0.5, -1.2, 2.0), b=(0.1, 0.3, -0.4), a=(1.0, 0.7, -0.9), c=0.2)]:
+        y = x.copy()
+        for depth in range(1, 6):
+            y = fold(y)
+            np.testing.assert_allclose(fold.network(depth)(x), y, atol=1e-9)
+
+
+@pytest.mark.parametrize("depth", range(1, 21))
+def test_tent_counts_are_exact_up_to_depth_20(depth):
+    pl = piecewise_linear(tent_network(depth))
+    counts = fold_counts(pl, depth, 2)
+    assert counts.pieces_unit == 2 ** depth
+    assert counts.kinks_line == (2 if depth == 1 else 2 ** depth + 1)
+    assert (counts.pieces_unit, counts.kinks_line) == tent_counts_formula(depth)
+    assert counts.neurons == 2 * depth
+    assert counts.shallow_neurons == 2 ** depth - 1
+    # the kinks on [0, 1] are exactly j / 2^k
+    np.testing.assert_array_equal(pl.restrict(0, 1).kinks,
+                                  np.arange(1, 2 ** depth) / 2.0 ** depth)
+    if depth >= 2:
+        assert pl.kinks[0] == 0.0 and pl.kinks[-1] == 1.0
+        # outside [0, 1] the tent is clipped by the next layer: flat zero
+        assert pl.slopes[0] == 0.0 and pl.slopes[-1] == 0.0
+
+
+def test_tent_values_at_the_kinks_alternate_between_0_and_1():
+    pl = piecewise_linear(tent_network(10)).restrict(0, 1)
+    np.testing.assert_array_equal(pl.values, np.arange(1, 2 ** 10) % 2)
+
+
+def test_the_seeds_grid_count_breaks_past_depth_12():
+    for depth in range(1, 13):
+        assert grid_piece_count(depth) == 2 ** depth
+    for depth in range(13, 17):
+        exact = fold_counts(piecewise_linear(tent_network(depth)), depth, 2).pieces_unit
+        assert exact == 2 ** depth
+        assert grid_piece_count(depth) != exact
+    assert grid_piece_count(13) == 1  # every sample lands on a zero of g^(13)
+
+
+@pytest.mark.parametrize("peak", [0.3, 0.45, 0.62, 0.75])
+def test_an_asymmetric_tent_still_doubles_the_pieces(peak):
+    for depth in range(1, min(resolvable_depth(peak), 14) + 1):
+        pl = piecewise_linear(tent_network(depth, peak))
+        counts = fold_counts(pl, depth, 2)
+        assert (counts.pieces_unit, counts.kinks_line) == tent_counts_formula(depth), depth
+    top = piecewise_linear(tent_network(1, peak))
+    np.testing.assert_allclose(top.kinks, [0.0, peak])
+    assert top(peak) == pytest.approx(1.0)
+
+
+def test_resolvable_depth():
+    assert resolvable_depth(0.5) == 36
+    assert resolvable_depth(0.3) == resolvable_depth(0.7) == 21
+    with pytest.raises(ValueError, match="peak"):
+        resolvable_depth(1.0)
+
+
+def test_other_folds_have_their_own_exact_counts():
+    zigzag = FOLD_PRESETS["zigzag: three folds (3 neurons)"]
+    for depth in range(1, 8):
+        counts = fold_counts(piecewise_linear(zigzag.network(depth)), depth, 3)
+        assert counts.pieces_unit == 3 ** depth
+    zero_outside = FOLD_PRESETS["tent, zero outside [0, 1] (3 neurons)"]
+    for depth in range(1, 10):
+        pl = piecewise_linear(zero_outside.network(depth))
+        np.testing.assert_array_equal(pl.kinks, np.arange(2 ** depth + 1) / 2.0 ** depth)
+    ramp = FOLD_PRESETS["ramp: no folding (2 neurons)"]
+    for depth in range(1, 6):
+        assert fold_counts(piecewise_linear(ramp.network(depth)), depth, 2).pieces_unit == 1
+
+
+def test_fold_validation_names_the_field():
+    with pytest.raises(ValueError, match="b has 1 entries"):
+        Fold(w=(1, 2), b=(0,), a=(1, 1))
+    with pytest.raises(ValueError, match=r"a\[2\] must be a finite number"):
+        Fold(w=(1, 2), b=(0, 0), a=(1, np.nan))
+    with pytest.raises(ValueError, match="1 to 8 neurons"):
+        Fold(w=(), b=(), a=())
+    with pytest.raises(ValueError, match="peak"):
+        tent_network(3, peak=0.0)
+    with pytest.raises(ValueError, match="depth"):
+        tent_network(0)
+    with pytest.raises(ValueError, match="depth"):
+        tent_network(2.5)
+
+
+def test_fold_round_trips_through_a_dict():
+    fold = Fold(w=(1, -2), b=(0.5, 0), a=(3, 1), c=-1)
+    assert Fold.from_dict(fold.to_dict()).to_dict() == fold.to_dict()
+    with pytest.raises(ValueError, match="w must be a list"):
+        Fold.from_dict({"w": "1, 2", "b": [0, 0], "a": [1, 1]})
+    with pytest.raises(ValueError, match="c must be a number"):
+        Fold.from_dict({"w": [1], "b": [0], "a": [1], "c": "x"})
+    with pytest.raises(ValueError, match="expected an object"):
+        Fold.from_dict([1, 2])
+
+
+def test_fold_frames_go_from_one_layer_to_the_next():
+    before = piecewise_linear(tent_network(2))
+    after = piecewise_linear(tent_network(3))
+    x, y0 = fold_frame(before, after, 0.0)
+    np.testing.assert_array_equal(x, np.arange(9) / 8)
+    np.testing.assert_allclose(y0, before(x))
+    _, y1 = fold_frame(before, after, 1.0)
+    np.testing.assert_allclose(y1, after(x))
+    _, yh = fold_frame(before, after, 0.5)
+    np.testing.assert_allclose(yh, (before(x) + after(x)) / 2)
+    x, first = fold_frame(None, piecewise_linear(tent_network(1)), 0.0)
+    np.testing.assert_allclose(first, x)  # g^(0) is the identity
+    with pytest.raises(ValueError):
+        fold_frame(before, after, 1.5)
+
+
+def test_folding_state_round_trip_and_validation():
+    from relulab.model.folding import FoldingState
+
+    s = FoldingState(depth=7, peak=0.35, whole_line=True, fold=Fold.tent(0.4), show_fold=False)
+    assert FoldingState.from_dict(s.to_dict()) == s
+    assert FoldingState.from_dict({}) == FoldingState()
+    for bad, field in [({"depth": 25}, "depth"), ({"depth": "3"}, "depth"), ({"peak": 0.9}, "peak"),
+                       ({"peak": None}, "peak"), ({"whole_line": "yes"}, "whole_line"),
+                       ({"fold": {"w": [1], "b": [], "a": [1]}}, "fold"), ({"colour": 1}, "colour")]:
+        with pytest.raises(ValueError, match=field):
+            FoldingState.from_dict(bad)

@@ -1,0 +1,121 @@
+"""``relulab convert``: files in, shallow network out, the report, and bad input
+answered with one line on standard error and a non-zero status."""
+
+import json
+
+import numpy as np
+import pytest
+
+from relulab.app import main as app_main
+from relulab.commands.convert import main
+from relulab.io.networks import load_network, save_network
+from relulab.model.mlp import MLP, compose
+from relulab.model.shallow import ExtendedNetwork
+
+
+def _run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_1d_to_onnx_with_report(tmp_path, capsys):
+    tent = MLP([([[1.0], [1.0]], [0, -0.5]), ([[2.0, -4.0]], [0])])
+    deep = compose(compose(compose(tent, tent), tent), tent)
+    save_network(deep, tmp_path / "tent4.json")
+    code, out, err = _run(capsys, tmp_path / "tent4.json", tmp_path / "shallow.onnx", "--report")
+    assert code == 0 and err == ""
+    assert "kinks: K = 17" in out and "width 17" in out
+    assert "end slopes agree: yes" in out
+    shallow = load_network(tmp_path / "shallow.onnx")
+    assert shallow.hidden_sizes == [17]
+    x = np.linspace(-1, 2, 301)
+    assert np.allclose(shallow(x), deep(x), atol=1e-12)
+
+
+@pytest.mark.parametrize("sizes", [[2, 6, 6, 1], [3, 4, 4, 2], [4, 3, 3, 1]])
+def test_nd_to_json_with_report(tmp_path, capsys, sizes):
+    deep = MLP.random(sizes, seed=1)
+    save_network(deep, tmp_path / "deep.npz")
+    code, out, err = _run(capsys, tmp_path / "deep.npz", tmp_path / "shallow.json", "--report")
+    assert code == 0, err
+    shallow = load_network(tmp_path / "shallow.json")
+    assert isinstance(shallow, ExtendedNetwork) and len(shallow.hidden_sizes) == 3
+    X = np.random.default_rng(0).normal(size=(500, sizes[0]))
+    assert np.allclose(shallow(X), deep(X), atol=1e-9)
+    for needle in (f"input size n = {sizes[0]}", "activation regions: p =", "Corollary 1 bound",
+                   "random points", "region witnesses and boundary points", "parameters"):
+        assert needle in out
+    widths = [int(w) for w in out.split("widths ")[1].split(" (")[0].split(", ")]
+    assert widths == shallow.hidden_sizes
+
+
+def test_big_m_writes_finite_onnx_and_says_where_it_is_wrong(tmp_path, capsys):
+    deep = MLP.random([2, 5, 5, 1], seed=2)
+    save_network(deep, tmp_path / "d.json")
+    code, out, err = _run(capsys, tmp_path / "d.json", tmp_path / "s.onnx", "--report",
+                          "--big-m", "1e5")
+    assert code == 0, err
+    assert "region boundary" in out
+    assert load_network(tmp_path / "s.onnx").is_finite()
+
+
+def test_dispatch_through_the_app(tmp_path, capsys):
+    save_network(MLP.random([1, 3, 1], seed=0), tmp_path / "d.json")
+    assert app_main(["convert", str(tmp_path / "d.json"), str(tmp_path / "s.json")]) == 0
+    assert load_network(tmp_path / "s.json").hidden_sizes[0] <= 4
+
+
+def _bad_cases(tmp_path):
+    good = tmp_path / "good.json"
+    save_network(MLP.random([2, 3, 1], seed=0), good)
+    cases = {}
+
+    def file(name, data):
+        p = tmp_path / name
+        p.write_bytes(data if isinstance(data, bytes) else data.encode())
+        return p
+
+    cases["missing"] = ([tmp_path / "nope.json", tmp_path / "o.json"], "no such file")
+    cases["empty"] = ([file("e.json", ""), tmp_path / "o.json"], "empty")
+    cases["truncated"] = ([file("t.json", good.read_text()[:40]), tmp_path / "o.json"], "truncated")
+    cases["wrong types"] = ([file("w.json", json.dumps({"layers": [{"weights": "x", "biases": []}]})),
+                             tmp_path / "o.json"], "weights")
+    cases["shape"] = ([file("s.json", json.dumps({"layers": [
+        {"weights": [[1, 2]], "biases": [0]}, {"weights": [[1, 2]], "biases": [0]}]})),
+        tmp_path / "o.json"], "columns")
+    cases["nan"] = ([file("n.json", '{"layers": [{"weights": [[NaN]], "biases": [0]}]}'),
+                     tmp_path / "o.json"], "NaN")
+    cases["disguised"] = ([file("d.npz", good.read_text()), tmp_path / "o.json"], "not a NPZ file")
+    cases["extension"] = ([good, tmp_path / "o.txt"], "unknown output type")
+    cases["onnx infinite"] = ([good, tmp_path / "o.onnx"], "ONNX cannot hold")
+    cases["too many inputs"] = ([file("big.json", json.dumps({"layers": [
+        {"weights": [[1, 1, 1, 1, 1]], "biases": [0]}, {"weights": [[1]], "biases": [0]}]})),
+        tmp_path / "o.json"], "5 inputs")
+    cases["tanh"] = ([file("tanh.json", json.dumps({"activation": "tanh", "layers": [
+        {"weights": [[1]], "biases": [0]}, {"weights": [[1]], "biases": [0]}]})),
+        tmp_path / "o.json"], "needs ReLU")
+    cases["no folder"] = ([good, tmp_path / "no" / "o.json"], "does not exist")
+    cases["bad M"] = ([good, tmp_path / "o.json", "--big-m", "-3"], "--big-m")
+    cases["unsupported onnx"] = ([file("u.onnx", b"\x08\x07garbage-not-protobuf\xff\xff"),
+                                  tmp_path / "o.json"], "ONNX")
+    return cases
+
+
+CASES = ["missing", "empty", "truncated", "wrong types", "shape", "nan", "disguised", "extension",
+         "onnx infinite", "too many inputs", "tanh", "no folder", "bad M", "unsupported onnx"]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_bad_input_gives_one_line(tmp_path, capsys, case):
+    argv, needle = _bad_cases(tmp_path)[case]
+    code, out, err = _run(capsys, *argv)
+    assert code != 0
+    assert out == ""
+    assert err.count("\n") == 1 and needle in err, err
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_usage_error_is_one_line(capsys):
+    code, out, err = _run(capsys, "only-one.json")
+    assert code == 2 and err.count("\n") == 1 and "OUT" in err
