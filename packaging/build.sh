@@ -66,7 +66,10 @@ got=$(cd "$CHECK" && "$EXE" --version) || fail "$EXE --version exited with $?"
 [ "$got" = "$expected" ] || fail "--version printed '$got', expected '$expected'"
 say "ok: --version prints '$got'"
 
-if "$PY" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("relulab.commands.render") is None)' 2>/dev/null; then
+# A check runs once the command it needs is part of the installed project.
+has() { "$PY" -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('$1') is None)" 2>/dev/null; }
+
+if has relulab.commands.render; then
   (cd "$CHECK" && "$EXE" render -o "$CHECK/render.png") || fail "render exited with $?"
   [ -s "$CHECK/render.png" ] || fail "render wrote no $CHECK/render.png"
   [ "$(head -c 8 "$CHECK/render.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] \
@@ -74,6 +77,20 @@ if "$PY" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("relu
   say "ok: render wrote $(wc -c < "$CHECK/render.png") bytes of PNG"
 else
   say "skipped the render check: this version has no 'relulab render' command yet"
+fi
+
+if has relulab.commands.convert; then
+  # Exact region enumeration runs SciPy's HiGHS linear programs: a classic thing for a
+  # frozen build to lose. A small 2-D network, made by the installed project.
+  (cd "$CHECK" && "$PY" -c 'from relulab.io.networks import save_network
+from relulab.model.mlp import MLP
+save_network(MLP.random([2, 4, 4, 1], seed=0), "deep.json")') || fail "could not write a test network"
+  (cd "$CHECK" && "$EXE" convert deep.json shallow.json --report > convert.log) \
+    || fail "convert exited with $?"
+  [ -s "$CHECK/shallow.json" ] || fail "convert wrote no shallow.json"
+  say "ok: convert turned a 2-4-4-1 network into a shallow one"
+else
+  say "skipped the convert check: this version has no 'relulab convert' command yet"
 fi
 
 # The window with every panel: it must still be running after a few seconds
