@@ -99,10 +99,28 @@ def _bad_cases(tmp_path):
     cases["bad M"] = ([good, tmp_path / "o.json", "--big-m", "-3"], "--big-m")
     cases["unsupported onnx"] = ([file("u.onnx", b"\x08\x07garbage-not-protobuf\xff\xff"),
                                   tmp_path / "o.json"], "ONNX")
+    onnx = pytest.importorskip("onnx")
+    from onnx import helper, numpy_helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Gemm", ["x", "B"], ["z"], transB=1, name="fc"),
+         helper.make_node("Sigmoid", ["z"], ["y"], name="squash")], "g",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["N", 2])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["N", 1])],
+        initializer=[numpy_helper.from_array(np.ones((1, 2), np.float32), "B")])
+    cases["sigmoid onnx"] = ([file("sig.onnx", helper.make_model(graph).SerializeToString()),
+                              tmp_path / "o.json"], "(Sigmoid 'squash') is not supported")
+    inf_graph = helper.make_graph(
+        [helper.make_node("Gemm", ["x", "B"], ["y"], transB=1)], "g",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["N", 2])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["N", 1])],
+        initializer=[numpy_helper.from_array(np.array([[1, np.inf]], np.float32), "B")])
+    cases["inf onnx"] = ([file("inf.onnx", helper.make_model(inf_graph).SerializeToString()),
+                          tmp_path / "o.json"], "NaN or infinite")
     return cases
 
 
-CASES = ["missing", "empty", "truncated", "wrong types", "shape", "nan", "disguised", "extension",
+CASES = ["sigmoid onnx", "inf onnx", "missing", "empty", "truncated", "wrong types", "shape", "nan", "disguised", "extension",
          "onnx infinite", "too many inputs", "tanh", "no folder", "bad M", "unsupported onnx"]
 
 

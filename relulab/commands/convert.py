@@ -101,6 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("relulab convert: interrupted", file=sys.stderr)
         return 130
+    except (ValueError, ArithmeticError, MemoryError) as e:  # from the model: still one line
+        print(f"relulab convert: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
 
 
 def _run(argv) -> int:

@@ -311,7 +311,7 @@ def _onnx():
     return onnx, numpy_helper
 
 
-ONNX_OPS = ("Gemm", "MatMul", "Add", "Relu", "Identity")
+ONNX_OPS = ("Gemm", "MatMul", "Add", "Relu", "Identity", "Flatten")
 
 
 def _from_onnx_bytes(data: bytes, name: str) -> MLP:
@@ -385,6 +385,10 @@ def _from_onnx_bytes(data: bytes, name: str) -> MLP:
                 W, b = M @ W, M @ b + c
             if n_in is None and not layers and W.shape[1] > 0:
                 n_in = W.shape[1]
+        elif op == "Flatten":
+            if int(attrs.get("axis", 1)) != 1:
+                raise NetworkFileError(f"{where}: only Flatten with axis = 1 (a no-op on "
+                                       "(N, features) data) is supported")
         elif op == "Relu":
             if W is None:
                 if not layers:

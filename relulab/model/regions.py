@@ -30,7 +30,7 @@ sampled grid):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator, Sequence
+from typing import Sequence
 
 import numpy as np
 from scipy.optimize import linprog
@@ -104,10 +104,48 @@ class Region:
             start += size
         return out
 
+    def describe(self, digits: int = 4) -> str:
+        """The affine map and the stored constraints as text, one per line."""
+        n = self.A.shape[1]
+        names = ["x"] if n == 1 else [f"x{i + 1}" for i in range(n)]
+        lines = [f"pattern {self.pattern_text()}"]
+        for i in range(self.A.shape[0]):
+            lhs = "f(x)" if self.A.shape[0] == 1 else f"f{i + 1}(x)"
+            lines.append(f"{lhs} = {_affine_text(self.A[i], self.c[i], names, digits)}")
+        lines.append(f"{self.n_constraints} stored constraint(s):")
+        for a, c, on in zip(self.normals, self.offsets, self.on):
+            lines.append(f"  {_affine_text(a, c, names, digits)} {'> 0' if on else '≤ 0'}")
+        if not self.is_full_dimensional():
+            lines.append("lower-dimensional: no interior points (a line or a point)")
+        return "\n".join(lines)
+
     def pattern_text(self) -> str:
         """'10|011': one digit per neuron (1 = on), layers separated by '|'."""
         return "|".join("".join("1" if b else "0" for b in layer)
                         for layer in self.pattern_by_layer()) or "(no hidden neurons)"
+
+
+def _affine_text(a, c, names, digits: int) -> str:
+    terms = []
+    for coef, name in zip(a, names):
+        if coef == 0:
+            continue
+        sign = "−" if coef < 0 else "+"
+        terms.append(f"{sign} {abs(coef):.{digits}g} {name}")
+    if c != 0 or not terms:
+        terms.append(f"{'−' if c < 0 else '+'} {abs(c):.{digits}g}")
+    text = " ".join(terms)
+    return text[2:] if text.startswith("+ ") else "−" + text[2:]
+
+
+def region_at(net: MLP, regions: Sequence["Region"], x) -> int:
+    """Index of the region holding the point ``x`` (its activation pattern), or −1."""
+    pattern = net.activation_patterns(np.asarray(x, dtype=float).reshape(1, -1))[0]
+    key = pattern.tobytes()
+    for i, r in enumerate(regions):
+        if r.pattern.tobytes() == key:
+            return i
+    return -1
 
 
 @dataclass(frozen=True, eq=False)
@@ -282,13 +320,20 @@ def _iter_layers(net: MLP, cells: list[_Cell]):
             cell.c = d * cell.zeta
 
 
-def linear_regions(net: MLP, method: str = "auto", stats: dict | None = None) -> list[Region]:
+class EnumerationStopped(Exception):
+    """The enumeration was asked to stop (``should_stop()`` returned True)."""
+
+
+def linear_regions(net: MLP, method: str = "auto", stats: dict | None = None,
+                   should_stop=None) -> list[Region]:
     """Every non-empty activation region of ``net`` on all of Rⁿ, lower-dimensional ones included.
 
     ``method``: ``"lp"`` (any n: layer-by-layer splitting with exact linear programs),
     ``"polygons"`` (n = 2: projective polygon clipping, programs only where a line
     touches a cell without crossing it) or ``"auto"`` (polygons for n = 2).
     ``stats``, if given, receives counts (``lps``: linear programs solved).
+    ``should_stop``, if given, is called after every neuron; when it returns True
+    the enumeration raises :class:`EnumerationStopped` (a newer request, a closing window).
     """
     stats = {} if stats is None else stats
     stats.setdefault("lps", 0)
@@ -299,7 +344,8 @@ def linear_regions(net: MLP, method: str = "auto", stats: dict | None = None) ->
     if method == "polygons":
         if n != 2:
             raise ValueError("polygon clipping needs 2-D input")
-        return _finish(_clip_enumerate(net, _whole_plane(), exact=True, stats=stats), net, n)
+        return _finish(_clip_enumerate(net, _whole_plane(), exact=True, stats=stats,
+                                       should_stop=should_stop), net, n)
     if method != "lp":
         raise ValueError(f"unknown method {method!r}")
     cells = [_Cell([], [], [], [], np.eye(n), np.zeros(n), np.zeros(n))]
@@ -309,6 +355,8 @@ def linear_regions(net: MLP, method: str = "auto", stats: dict | None = None) ->
             for cell in cells:
                 new.extend(_split_by_neuron(cell, i, n, stats))
             cells[:] = new
+            if should_stop is not None and should_stop():
+                raise EnumerationStopped()
     return _finish(cells, net, n)
 
 
@@ -379,7 +427,8 @@ def _piece_witness(pieces: list[np.ndarray]) -> np.ndarray:
     return total[:2] / total[2]
 
 
-def _clip_enumerate(net: MLP, start: list[np.ndarray], exact: bool, stats: dict) -> list[_Cell]:
+def _clip_enumerate(net: MLP, start: list[np.ndarray], exact: bool, stats: dict,
+                    should_stop=None) -> list[_Cell]:
     """Split polygon cells neuron by neuron. With ``exact``, a side that no vertex
     shows strictly but that a vertex touches is settled by a linear program."""
     n = 2
@@ -387,6 +436,8 @@ def _clip_enumerate(net: MLP, start: list[np.ndarray], exact: bool, stats: dict)
     for _li, W, _b in _iter_layers(net, cells):
         for i in range(W.shape[0]):
             cells[:] = _clip_neuron(cells, i, exact, stats)
+            if should_stop is not None and should_stop():
+                raise EnumerationStopped()
     if not exact:
         return cells
     for cell in cells:
@@ -559,17 +610,3 @@ def regions_in_box(regions: Sequence[Region], box) -> list[RegionPolygon]:
         if verts is not None:
             out.append(RegionPolygon(verts, r.pattern, r.A, r.c, idx))
     return out
-
-
-def iter_region_counts(net: MLP) -> Iterator[int]:
-    """Number of cells after each hidden neuron is split (LP method; for progress displays)."""
-    n = net.n_in
-    cells = [_Cell([], [], [], [], np.eye(n), np.zeros(n), np.zeros(n))]
-    stats: dict = {}
-    for _li, W, _b in _iter_layers(net, cells):
-        for i in range(W.shape[0]):
-            new = []
-            for cell in cells:
-                new.extend(_split_by_neuron(cell, i, n, stats))
-            cells[:] = new
-            yield len(cells)

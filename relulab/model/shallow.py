@@ -122,10 +122,14 @@ def _extended_affine(h: np.ndarray, F: np.ndarray, f: np.ndarray) -> np.ndarray:
     if not inf.any():
         return h @ F.T + f
     finite = np.where(inf, 0.0, h) @ F.T + f
-    plus = (h == INF).astype(float)
-    minus = (h == -INF).astype(float)
-    up = plus @ (F > 0).T + minus @ (F < 0).T      # terms that are +∞
-    down = plus @ (F < 0).T + minus @ (F > 0).T    # terms that are −∞
+    cols = np.nonzero(inf.any(axis=0))[0]          # only these inputs can be infinite
+    hc = h[:, cols]
+    plus = (hc == INF).astype(float)
+    minus = (hc == -INF).astype(float)
+    Fp = np.ascontiguousarray((F[:, cols] > 0).T, dtype=float)
+    Fn = np.ascontiguousarray((F[:, cols] < 0).T, dtype=float)
+    up = plus @ Fp + minus @ Fn      # how many terms are +∞ (0·∞ = 0: zero weights skipped)
+    down = plus @ Fn + minus @ Fp    # how many terms are −∞
     if np.any((up > 0) & (down > 0)):
         raise ArithmeticError("∞ − ∞ formed in an extended dot product")
     return np.where(up > 0, INF, np.where(down > 0, -INF, finite))
@@ -635,9 +639,10 @@ class Conversion:
         return v
 
 
-def convert(net: MLP, regions: Sequence[Region] | None = None) -> Conversion:
+def convert(net: MLP, regions: Sequence[Region] | None = None, should_stop=None) -> Conversion:
     """Deep → shallow for any ReLU network: 1-D input gives a finite one-hidden-layer
-    network (:func:`shallow_1d`), n-D input the extended three-hidden-layer one."""
+    network (:func:`shallow_1d`), n-D input the extended three-hidden-layer one.
+    ``should_stop`` is passed to the region enumeration (see :func:`linear_regions`)."""
     if net.activation != "relu":
         raise ValueError(f"the converter needs a ReLU network, not {net.activation!r}")
     if not net.is_finite():
@@ -654,7 +659,9 @@ def convert(net: MLP, regions: Sequence[Region] | None = None) -> Conversion:
             boundaries.update(np.asarray(piecewise_linear(single).region_boundaries).tolist())
         p = len(boundaries) + 1
         return Conversion(net, one.net, one_d=one, k=2 * (p - 1), p=p)
-    regions = list(linear_regions(net) if regions is None else regions)
+    if regions is None:
+        regions = linear_regions(net, should_stop=should_stop)
+    regions = list(regions)
     shallow = shallow_from_regions(regions)
     G, g, strict, members = region_constraints(regions)
     return Conversion(net, shallow, regions=regions, k=len(g), p=len(regions))

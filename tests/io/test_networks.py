@@ -74,7 +74,8 @@ def _t(a, name):
 
 def test_onnx_import_matmul_add_and_gemm_variants(tmp_path):
     W1 = np.array([[1.0, -2.0], [0.5, 1.0], [2.0, 0.0]])  # (out, in)
-    nodes = [helper.make_node("MatMul", ["x", "B1"], ["m1"]),
+    nodes = [helper.make_node("Flatten", ["x"], ["xf"]),
+             helper.make_node("MatMul", ["xf", "B1"], ["m1"]),
              helper.make_node("Add", ["m1", "c1"], ["z1"]),
              helper.make_node("Relu", ["z1"], ["h1"]),
              helper.make_node("Gemm", ["h1", "B2", "c2"], ["y"], alpha=2.0, beta=0.5)]

@@ -122,3 +122,19 @@ def test_bad_networks_are_refused():
         linear_regions(T1.with_activation("tanh"))
     with pytest.raises(ValueError, match="box"):
         region_polygons(T1, (1, -1, 0, 1))
+
+
+def test_enumeration_can_be_stopped():
+    from relulab.model.regions import EnumerationStopped
+
+    calls = []
+
+    def stop():
+        calls.append(1)
+        return len(calls) >= 3
+
+    for method in ("polygons", "lp"):
+        calls.clear()
+        with pytest.raises(EnumerationStopped):
+            linear_regions(MLP.random([2, 6, 6, 1], seed=0), method=method, should_stop=stop)
+        assert len(calls) == 3

@@ -191,3 +191,24 @@ def test_converter_refuses_what_it_cannot_do():
         convert(T1.with_activation("tanh"))
     with pytest.raises(ValueError, match="infinite|NaN"):
         convert(MLP([([[np.nan]], [0.0]), ([[1.0]], [0.0])]))
+
+
+@pytest.mark.parametrize("n, seed", [(1, 0), (2, 1), (2, 2), (3, 3)])
+def test_degenerate_networks_on_a_lattice(n, seed):
+    """Weights and biases in {−1, 0, 1}: lines through lattice points, shared lines,
+    lower-dimensional regions. Every lattice point's pattern is an enumerated region
+    (boundaries included) and the shallow network is exact there."""
+    rng = np.random.default_rng(seed)
+    g = np.arange(-3, 3.5, 0.5)
+    X = np.stack(np.meshgrid(*[g] * n), -1).reshape(-1, n)
+    for _ in range(12):
+        sizes = [n] + list(rng.integers(1, 4, rng.integers(1, 4))) + [1]
+        net = MLP([(rng.integers(-1, 2, (b, a)).astype(float), rng.integers(-1, 2, b).astype(float))
+                   for a, b in zip(sizes[:-1], sizes[1:])])
+        regions = linear_regions(net)
+        patterns = {r.pattern.tobytes() for r in regions}
+        assert len(patterns) == len(regions)
+        assert {p.tobytes() for p in net.activation_patterns(X)} <= patterns
+        if n == 2:
+            assert patterns == {r.pattern.tobytes() for r in linear_regions(net, method="lp")}
+        assert np.abs(to_shallow_extended(net, regions)(X) - net(X)).max() <= 1e-12

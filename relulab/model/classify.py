@@ -1,0 +1,438 @@
+"""Training any MLP with one output as a two-class classifier in the plane.
+
+The network's output z is a logit; the class-1 probability is p = σ(z) and the
+predicted class is 1 when p > ½. Two losses:
+
+- cross-entropy  L = (1/n) Σ −y log p − (1−y) log(1−p),  ∂L/∂z = (p − y)/n
+- squared error  L = (1/2n) Σ (p − y)²,                    ∂L/∂z = (p − y) p (1 − p)/n
+
+The gradient flows back through the layers (``W`` of shape (out, in))::
+
+    ∂L/∂W_l = δ_lᵀ h_{l−1},  ∂L/∂b_l = Σ δ_l,  δ_{l−1} = (δ_l W_l) ⊙ φ'(z_{l−1})
+
+and the parameters move by plain gradient descent, or Adam, on the full set or
+on mini-batches. :class:`Trainer` keeps the mutable arrays; every step hands out
+an immutable :class:`TrainingSnapshot` with a frozen ``MLP``. A step whose loss
+or weights stop being finite (or whose weights pass 10⁶) is undone, and the
+trainer stops and says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Iterator
+
+import numpy as np
+
+from relulab.model.activations import get_activation, sigmoid
+from relulab.model.datasets import circles
+from relulab.model.mlp import MLP
+
+LOSSES = {"cross_entropy": "cross-entropy", "squared": "squared error"}
+OPTIMIZERS = {"gd": "gradient descent", "adam": "Adam"}
+#: Weights larger than this count as diverged.
+DIVERGENCE_LIMIT = 1e6
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """How to train: optimizer ``gd`` or ``adam``, learning rate, loss, batch size
+    (0 = full batch), and the seed that shuffles mini-batches."""
+
+    optimizer: str = "gd"
+    learning_rate: float = 0.5
+    loss: str = "cross_entropy"
+    batch_size: int = 0
+    seed: int = 0
+    beta1: float = 0.9
+    beta2: float = 0.999
+    eps: float = 1e-8
+
+    def __post_init__(self):
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(f"optimizer must be one of {', '.join(OPTIMIZERS)}, got {self.optimizer!r}")
+        if self.loss not in LOSSES:
+            raise ValueError(f"loss must be one of {', '.join(LOSSES)}, got {self.loss!r}")
+        lr = float(self.learning_rate)
+        if not (np.isfinite(lr) and lr > 0):
+            raise ValueError(f"learning rate must be a positive number, got {self.learning_rate}")
+        if int(self.batch_size) < 0:
+            raise ValueError(f"batch size must be ≥ 0 (0 = all points), got {self.batch_size}")
+
+
+@dataclass(frozen=True)
+class TrainingSnapshot:
+    """The state after ``step`` updates: the network and its loss and accuracy."""
+
+    step: int
+    net: MLP
+    train_loss: float
+    train_accuracy: float
+    test_loss: float          # NaN without test points
+    test_accuracy: float      # NaN without test points
+    diverged: bool = False
+    message: str = ""
+
+
+def logits(net: MLP, X) -> np.ndarray:
+    """The network's output z for each point, shape (N,)."""
+    X = np.asarray(X, float).reshape(-1, net.n_in)
+    return net.forward(X)[-1][:, 0]
+
+
+def predict_proba(net: MLP, X) -> np.ndarray:
+    """p = σ(z): the probability of class 1 at each point."""
+    return sigmoid(logits(net, X))
+
+
+def loss_from_logits(z, y, loss: str = "cross_entropy") -> float:
+    """Mean loss. Cross-entropy from logits without overflow:
+    −y log σ(z) − (1−y) log(1−σ(z)) = max(z, 0) − y z + log(1 + e^(−|z|))."""
+    z, y = np.asarray(z, float), np.asarray(y, float)
+    if len(y) == 0:
+        return float("nan")
+    if loss == "cross_entropy":
+        return float(np.mean(np.maximum(z, 0) - y * z + np.log1p(np.exp(-np.abs(z)))))
+    if loss == "squared":
+        return float(0.5 * np.mean((sigmoid(z) - y) ** 2))
+    raise ValueError(f"unknown loss {loss!r}")
+
+
+def accuracy(net: MLP, X, y) -> float:
+    """Share of points whose predicted class (p > ½, i.e. z > 0) equals the label."""
+    y = np.asarray(y, float)
+    if len(y) == 0:
+        return float("nan")
+    return float(np.mean((logits(net, X) > 0) == (y > 0.5)))
+
+
+def _check_data(X, y, n_in: int, what: str):
+    X = np.asarray(X, float)
+    y = np.asarray(y, float).reshape(-1)
+    if len(y) == 0:
+        return X.reshape(0, n_in), y
+    if X.ndim != 2 or X.shape != (len(y), n_in):
+        raise ValueError(f"{what} points must have shape ({len(y)}, {n_in}), got {X.shape}")
+    if not np.all(np.isfinite(X)):
+        raise ValueError(f"{what} points must be finite")
+    if not np.all((y == 0) | (y == 1)):
+        raise ValueError(f"{what} labels must be 0 or 1")
+    return X, y
+
+
+class Trainer:
+    """Trains ``net`` (one output) on ``(X, y)``; reports on ``(X_test, y_test)`` too.
+
+    ``step(k)`` makes k updates and returns a snapshot; once diverged it makes no
+    more and keeps the last finite network.
+    """
+
+    def __init__(self, net: MLP, X, y, X_test=None, y_test=None, config: TrainConfig | None = None,
+                 step: int = 0):
+        if net.n_out != 1:
+            raise ValueError(f"a classifier needs one output, the network has {net.n_out}")
+        self.config = config or TrainConfig()
+        self.X, self.y = _check_data(X, y, net.n_in, "training")
+        if X_test is None:
+            X_test, y_test = np.zeros((0, net.n_in)), np.zeros(0)
+        self.X_test, self.y_test = _check_data(X_test, y_test, net.n_in, "test")
+        self.activation = net.activation
+        self._phi = get_activation(net.activation)
+        self.params = [np.array(a) for W, b in net.layers for a in (W, b)]
+        self.step_count = int(step)
+        self._m = [np.zeros_like(p) for p in self.params]
+        self._v = [np.zeros_like(p) for p in self.params]
+        self._adam_t = 0
+        self._rng = np.random.default_rng(self.config.seed)
+        self._order = np.zeros(0, dtype=int)
+        self._cursor = 0
+        self.diverged = False
+        self.message = ""
+        self._last = self._snapshot()
+
+    # -- parameters -----------------------------------------------------------
+    @property
+    def net(self) -> MLP:
+        """The current network (the latest snapshot's: params change only in ``step``)."""
+        return self._last.net
+
+    def _build_net(self) -> MLP:
+        p = self.params
+        return MLP([(p[i], p[i + 1]) for i in range(0, len(p), 2)], self.activation)
+
+    def set_config(self, config: TrainConfig) -> None:
+        """Change optimizer, rate, loss or batch size without losing the weights."""
+        if config.optimizer != self.config.optimizer:
+            self._m = [np.zeros_like(p) for p in self.params]
+            self._v = [np.zeros_like(p) for p in self.params]
+            self._adam_t = 0
+        self.config = config
+        self._last = self._snapshot()
+
+    # -- one update -------------------------------------------------------------
+    def _batch(self):
+        n, bs = len(self.y), int(self.config.batch_size)
+        if bs <= 0 or bs >= n:
+            return self.X, self.y
+        if self._cursor + bs > len(self._order):
+            self._order = self._rng.permutation(n)
+            self._cursor = 0
+        idx = self._order[self._cursor:self._cursor + bs]
+        self._cursor += bs
+        return self.X[idx], self.y[idx]
+
+    def gradients(self, X, y) -> list[np.ndarray]:
+        """∂L/∂(W₁, b₁, …, W_L, b_L) on the points (X, y), by backpropagation."""
+        p = self.params
+        n_layers = len(p) // 2
+        hs, zs = [X], []
+        h = X
+        for i in range(n_layers):
+            W, b = p[2 * i], p[2 * i + 1]
+            z = h @ W.T + b
+            zs.append(z)
+            if i < n_layers - 1:
+                h = self._phi.f(z)
+                hs.append(h)
+        z_out = zs[-1][:, 0]
+        q = sigmoid(z_out)
+        if self.config.loss == "cross_entropy":
+            dz = (q - y)[:, None] / len(y)
+        else:
+            dz = ((q - y) * q * (1 - q))[:, None] / len(y)
+        grads: list[np.ndarray] = [None] * len(p)  # type: ignore[list-item]
+        for i in range(n_layers - 1, -1, -1):
+            grads[2 * i] = dz.T @ hs[i]
+            grads[2 * i + 1] = dz.sum(0)
+            if i > 0:
+                dz = (dz @ p[2 * i]) * self._phi.df(zs[i - 1])
+        return grads
+
+    def _update(self) -> None:
+        X, y = self._batch()
+        grads = self.gradients(X, y)
+        lr = float(self.config.learning_rate)
+        if self.config.optimizer == "gd":
+            for P, G in zip(self.params, grads):
+                P -= lr * G
+            return
+        c = self.config
+        self._adam_t += 1
+        t = self._adam_t
+        for P, G, m, v in zip(self.params, grads, self._m, self._v):
+            m *= c.beta1
+            m += (1 - c.beta1) * G
+            v *= c.beta2
+            v += (1 - c.beta2) * G * G
+            m_hat = m / (1 - c.beta1 ** t)
+            v_hat = v / (1 - c.beta2 ** t)
+            P -= lr * m_hat / (np.sqrt(v_hat) + c.eps)
+
+    def _finite(self) -> bool:
+        return all(np.all(np.isfinite(P)) and np.max(np.abs(P), initial=0) <= DIVERGENCE_LIMIT
+                   for P in self.params)
+
+    def step(self, k: int = 1) -> TrainingSnapshot:
+        """Make up to k updates (none when there are no training points or after divergence)."""
+        if self.diverged or len(self.y) == 0:
+            return self._last
+        for _ in range(int(k)):
+            saved = [P.copy() for P in self.params]
+            with np.errstate(all="ignore"):
+                self._update()
+                ok = self._finite()
+            if not ok:
+                self.params = saved
+                self.diverged = True
+                self.message = (
+                    f"Training diverged at step {self.step_count + 1}: the weights stopped being "
+                    f"finite or passed {DIVERGENCE_LIMIT:g}. Stopped; lower the learning rate "
+                    f"(now {self.config.learning_rate:g}) and reset.")
+                break
+            self.step_count += 1
+        snap = self._snapshot()
+        if not self.diverged and not np.isfinite(snap.train_loss):
+            self.diverged = True
+            self.message = (f"Training diverged at step {self.step_count}: the loss is no longer "
+                            "finite. Stopped; lower the learning rate and reset.")
+            snap = replace(snap, diverged=True, message=self.message)
+        self._last = snap
+        return snap
+
+    def _snapshot(self) -> TrainingSnapshot:
+        net = self._build_net()
+        with np.errstate(all="ignore"):
+            z_tr = logits(net, self.X) if len(self.y) else np.zeros(0)
+            z_te = logits(net, self.X_test) if len(self.y_test) else np.zeros(0)
+            loss = self.config.loss
+            return TrainingSnapshot(
+                step=self.step_count, net=net,
+                train_loss=loss_from_logits(z_tr, self.y, loss),
+                train_accuracy=float(np.mean((z_tr > 0) == (self.y > 0.5))) if len(self.y) else float("nan"),
+                test_loss=loss_from_logits(z_te, self.y_test, loss),
+                test_accuracy=float(np.mean((z_te > 0) == (self.y_test > 0.5))) if len(self.y_test) else float("nan"),
+                diverged=self.diverged, message=self.message)
+
+    @property
+    def snapshot(self) -> TrainingSnapshot:
+        return self._last
+
+
+def train(net: MLP, X, y, steps: int, config: TrainConfig | None = None, X_test=None, y_test=None,
+          every: int = 1) -> Iterator[TrainingSnapshot]:
+    """A generator of snapshots, one every ``every`` steps, ending after ``steps``
+    updates or at divergence (the last snapshot then says so)."""
+    trainer = Trainer(net, X, y, X_test, y_test, config)
+    done = 0
+    while done < steps:
+        k = min(every, steps - done)
+        snap = trainer.step(k)
+        done += k
+        yield snap
+        if snap.diverged:
+            return
+
+
+# -- seed 002 -------------------------------------------------------------------
+
+def seed002_network(rng: np.random.Generator, hidden: int) -> MLP:
+    """The lesson's 2-H-1 initialisation, drawn from ``rng`` in its order:
+    W₁ ~ N(0, √(2/2)) of shape 2×H, b₁ ~ U(−½, ½), W₂ ~ N(0, √(1/H)) of shape H×1, b₂ = 0.
+
+    The lesson stores W as (in, out); ``MLP`` stores (out, in), hence the transposes.
+    """
+    H = int(hidden)
+    W1 = rng.normal(0, np.sqrt(2 / 2), (2, H))
+    b1 = rng.uniform(-0.5, 0.5, H)
+    W2 = rng.normal(0, np.sqrt(1 / H), (H, 1))
+    b2 = np.zeros(1)
+    return MLP([(W1.T, b1), (W2.T, b2)], "relu")
+
+
+def seed002_setup(seed: int, hidden: int = 6):
+    """``(X, y, net)`` as the lesson makes them: one ``default_rng(seed)`` draws the
+    circles and then the weights."""
+    rng = np.random.default_rng(seed)
+    X, y = circles(rng)
+    return X, y, seed002_network(rng, hidden)
+
+
+def seed002_run(seed: int, hidden: int = 6, steps: int = 2000, learning_rate: float = 0.5) -> TrainingSnapshot:
+    """The lesson's experiment: full-batch gradient descent at rate 0.5 on the
+    cross-entropy gradient (p − y)/n for ``steps`` steps; the returned snapshot's
+    ``train_accuracy`` is the lesson's printed accuracy (1.0 for H = 6, seeds 0–9)."""
+    X, y, net = seed002_setup(seed, hidden)
+    trainer = Trainer(net, X, y, config=TrainConfig("gd", learning_rate, "cross_entropy"))
+    return trainer.step(steps)
+
+
+# -- maps over a grid of the plane ------------------------------------------------
+
+#: The playground's view of the plane: (x_min, x_max, y_min, y_max).
+DEFAULT_BOX = (-1.25, 1.25, -1.25, 1.25)
+
+
+def grid_axes(box=DEFAULT_BOX, resolution: int = 200) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel centres along x and y: ``resolution`` points each, half a pixel inside the box."""
+    x0, x1, y0, y1 = (float(v) for v in box)
+    n = int(resolution)
+    if n < 2 or not (x0 < x1 and y0 < y1):
+        raise ValueError(f"need resolution ≥ 2 and a non-empty box, got {resolution}, {box}")
+    dx, dy = (x1 - x0) / n, (y1 - y0) / n
+    return x0 + dx * (np.arange(n) + 0.5), y0 + dy * (np.arange(n) + 0.5)
+
+
+def grid_layers(net: MLP, box=DEFAULT_BOX, resolution: int = 200, dtype=np.float64) -> list[np.ndarray]:
+    """Pre-activations z_l of every layer at every pixel centre, each of shape
+    (n_l, resolution, resolution) indexed [neuron, row (y), column (x)].
+
+    Computed neuron-major (z = W h + b with h of shape (n, pixels)) with
+    ``einsum``, which runs single-threaded: these skinny products are too small
+    for a threaded BLAS, whose threads only fight each other (and other
+    programs) on a busy laptop. Several times faster than ``net.forward`` on a
+    (pixels, 2) array. ``dtype=np.float32`` is for pictures: about ten times
+    faster again, with values good to ~1e-6 relative (exact counts and maps come
+    from float64 code, never from the picture).
+    """
+    xs, ys = grid_axes(box, resolution)
+    n = len(xs)
+    h = np.empty((2, n * n), dtype=dtype)
+    h[0] = np.tile(xs, n)
+    h[1] = np.repeat(ys, n)
+    phi = get_activation(net.activation)
+    out = []
+    for i, (W, b) in enumerate(net.layers):
+        z = np.einsum("ij,jn->in", W.astype(dtype, copy=False), h)
+        z += b.astype(dtype, copy=False)[:, None]
+        out.append(z.reshape(-1, n, n))
+        if i < len(net.layers) - 1:
+            h = phi.f(z).astype(dtype, copy=False)
+    return out
+
+
+def decision_map(net: MLP, box=DEFAULT_BOX, resolution: int = 200, dtype=np.float64) -> np.ndarray:
+    """The logit z = net(x) at every pixel centre, shape (resolution, resolution),
+    indexed [row (y), column (x)]; the class-1 probability is σ(z)."""
+    return grid_layers(net, box, resolution, dtype)[-1][0]
+
+
+def boundary_segments(Z: np.ndarray, xs: np.ndarray, ys: np.ndarray, level: float = 0.0) -> np.ndarray:
+    """Line segments of the contour Z = level (marching squares, vectorised).
+
+    ``Z`` is indexed [row (y), column (x)] at the points ``xs`` × ``ys``; on every
+    grid edge whose ends lie on different sides of ``level`` the crossing is found
+    by linear interpolation, and the two crossings of a cell are joined. A saddle
+    cell (four crossings) is joined by the sign of its centre value. Returns an
+    array of shape (2·segments, 2): consecutive rows are the two ends of a segment.
+    """
+    Z = np.asarray(Z, float) - level
+    a, b = Z[:-1, :-1], Z[:-1, 1:]     # bottom-left, bottom-right
+    c, d = Z[1:, 1:], Z[1:, :-1]       # top-right, top-left
+    x0, x1 = xs[:-1][None, :], xs[1:][None, :]
+    y0, y1 = ys[:-1][:, None], ys[1:][:, None]
+
+    def cross(p, q):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (p > 0) != (q > 0), p / (p - q)
+
+    # crossing points on the four edges: bottom (a→b), right (b→c), top (d→c), left (a→d)
+    eb, tb = cross(a, b)
+    er, tr = cross(b, c)
+    et, tt = cross(d, c)
+    el, tl = cross(a, d)
+    shape = a.shape
+    pts = {
+        "b": (np.broadcast_to(x0 + (x1 - x0) * tb, shape), np.broadcast_to(y0, shape)),
+        "r": (np.broadcast_to(x1, shape), np.broadcast_to(y0 + (y1 - y0) * tr, shape)),
+        "t": (np.broadcast_to(x0 + (x1 - x0) * tt, shape), np.broadcast_to(y1, shape)),
+        "l": (np.broadcast_to(x0, shape), np.broadcast_to(y0 + (y1 - y0) * tl, shape)),
+    }
+    edges = {"b": eb, "r": er, "t": et, "l": el}
+    count = eb.astype(int) + er + et + el
+    segs = []
+    two = count == 2
+    pairs = [("b", "r"), ("b", "t"), ("b", "l"), ("r", "t"), ("r", "l"), ("t", "l")]
+    for p, q in pairs:
+        m = two & edges[p] & edges[q]
+        if m.any():
+            segs.append((pts[p][0][m], pts[p][1][m], pts[q][0][m], pts[q][1][m]))
+    four = count == 4
+    if four.any():
+        centre_pos = ((a + b + c + d) > 0)[four]
+        same = centre_pos == (a[four] > 0)  # corner a's side joins through the centre
+        for (p, q), (r, s) in ((("b", "l"), ("r", "t")), (("b", "r"), ("t", "l"))):
+            m = four.copy()
+            m[four] = ~same if p == "b" and q == "l" else same
+            for u, v in ((p, q), (r, s)):
+                if m.any():
+                    segs.append((pts[u][0][m], pts[u][1][m], pts[v][0][m], pts[v][1][m]))
+    if not segs:
+        return np.zeros((0, 2))
+    xa = np.concatenate([s[0] for s in segs])
+    ya = np.concatenate([s[1] for s in segs])
+    xb = np.concatenate([s[2] for s in segs])
+    yb = np.concatenate([s[3] for s in segs])
+    out = np.empty((2 * len(xa), 2))
+    out[0::2, 0], out[0::2, 1] = xa, ya
+    out[1::2, 0], out[1::2, 1] = xb, yb
+    return out

@@ -1,0 +1,1051 @@
+"""The Hinges panel: drag hinged rulers and watch the fit.
+
+f̂(x) = a + s·x + Σ cᵢ·ReLU(x − kᵢ). Three modes: Free (the learner sets every
+kink and slope change), Least squares (the learner moves kinks, the coefficients
+are re-solved on every mouse move) and Interpolation (n equally spaced knots, the
+measured error next to the bound (b − a)²M/(8n²)). The mathematics is in
+:mod:`relulab.model.hinges`; this module only shows it and turns input into edits.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt, QTimer
+from PySide6.QtGui import QKeySequence, QShortcut, QUndoCommand
+from PySide6.QtWidgets import (
+    QButtonGroup, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGraphicsItem, QGroupBox,
+    QHBoxLayout,
+    QLabel, QLineEdit, QPushButton, QRadioButton, QScrollArea, QSizePolicy, QSpinBox,
+    QSplitter, QVBoxLayout, QWidget,
+)
+
+from relulab.model.expression import ExpressionError
+from relulab.model.hinges import (
+    DEFAULT_COUNTS, MAX_HINGES, MAX_POINTS, MIN_POINTS, HingesState, convergence_study,
+    estimate_curvature, find_jump, fit_hinges, hinge_sum, interpolate_hinges, log_log_slope,
+)
+from relulab.model.targets import PRESETS, target_from_text
+from relulab.ui.hinges_handles import HandlesItem, SelectedMarker
+from relulab.ui.panels.base import Panel, run_alone
+
+MODE_LABELS = {"free": "Free", "least squares": "Least squares", "interpolation": "Interpolation"}
+MODE_NAMES = {"free": "free", "least squares": "least-squares", "interpolation": "interpolation"}
+CUSTOM = "Typed expression"
+
+
+def _fmt(v: float) -> str:
+    return "—" if v is None or not np.isfinite(v) else f"{v:.4f}"
+
+
+def _signed(v: float) -> str:
+    return f"{v:+.3f}".replace("-", "−")
+
+
+class _StateCommand(QUndoCommand):
+    """An edit as a before/after pair of states; redo is safe to run twice.
+
+    Key presses that nudge the same hinge the same way (``merge_key``) merge into
+    one step, so holding → and then pressing Ctrl+Z puts the kink back at once."""
+
+    def __init__(self, panel: "HingesPanel", before: HingesState, after: HingesState, text: str,
+                 merge_key=None):
+        super().__init__(text)
+        self.panel, self.before, self.after = panel, before, after
+        self.merge_key = merge_key
+
+    def id(self) -> int:
+        return 1 if self.merge_key is not None else -1
+
+    def mergeWith(self, other) -> bool:
+        if not isinstance(other, _StateCommand) or other.merge_key != self.merge_key:
+            return False
+        self.after = other.after
+        return True
+
+    def redo(self):
+        self.panel._apply_state(self.after)
+
+    def undo(self):
+        self.panel._apply_state(self.before)
+
+
+class HingesPanel(Panel):
+    name = "hinges"
+    title = "Hinges"
+    summary = "drag hinged rulers and watch least squares refit; interpolation and its error bound."
+
+    def __init__(self, host=None, parent=None):
+        super().__init__(host, parent)
+        self._state = HingesState()
+        self._target = target_from_text(_target_key(self._state.target), self._state.a,
+                                        self._state.b)
+        self._fit = None            # the HingeFit on screen
+        self._interp = None         # the Interpolation, in that mode
+        self._drag = None           # (index, snapshot, press position, kink, coefficient)
+        self._fit_method = "auto"   # "dense" only for the benchmark's baseline
+        self._conv_rows: list = []
+        self._conv_source = None
+        self._conv_key = None
+        self._build()
+        self._connect()
+        self._load_target_caches()
+        self._sync_widgets()
+        self._refresh(full=True)
+
+    # -- building ------------------------------------------------------------------
+    def _build(self) -> None:
+        outer = QHBoxLayout(self)
+        outer.setContentsMargins(4, 4, 4, 4)
+        left = QWidget(self)
+        lv = QVBoxLayout(left)
+        lv.setContentsMargins(0, 0, 0, 0)
+
+        self.readouts = QWidget(left)
+        self.readouts.setObjectName("hinges-readouts")
+        rl = QHBoxLayout(self.readouts)
+        rl.setContentsMargins(4, 0, 4, 0)
+        rl.setSpacing(18)
+        self.rmse_label = self._label("hinges-rmse", "RMSE")
+        self.max_label = self._label("hinges-max-error", "Largest error")
+        self.selected_label = self._label("hinges-selected", "Selected hinge")
+        for w in (self.rmse_label, self.max_label):
+            rl.addWidget(w)
+        self.selected_label.setWordWrap(True)
+        self.selected_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        rl.addWidget(self.selected_label, 1)
+        lv.addWidget(self.readouts)
+        self.bound_label = self._label("hinges-bound", "Interpolation error and bound")
+        self.bound_label.setWordWrap(True)
+        lv.addWidget(self.bound_label)
+        self.caveat_label = self._label("hinges-caveat", "Jump caveat")
+        self.caveat_label.setWordWrap(True)
+        lv.addWidget(self.caveat_label)
+
+        self.plot = pg.PlotWidget(left)
+        self.plot.setObjectName("hinges-plot")
+        self.plot.setAccessibleName("Target and sum of hinges; drag the handles")
+        self.plot.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.plot.setMenuEnabled(False)
+        pi = self.plot.getPlotItem()
+        pi.setLabel("bottom", "x")
+        self.legend = pi.addLegend(offset=(-10, -10))
+        self.target_curve = pi.plot(name="target f(x)", antialias=True)
+        self.approx_curve = pi.plot(name="sum of hinges f̂(x)", antialias=True)
+        self.components_curve = pg.PlotDataItem(connect="finite", antialias=True)
+        pi.addItem(self.components_curve)
+        self.handles = HandlesItem()
+        pi.addItem(self.handles)
+        self.selected_marker = SelectedMarker()
+        pi.addItem(self.selected_marker)
+        self.slope_text = pg.TextItem(anchor=(0.5, 1.4))
+        pi.addItem(self.slope_text)
+
+        self.residual_plot = pg.PlotWidget()
+        self.residual_plot.setObjectName("hinges-residual-plot")
+        self.residual_plot.setAccessibleName("Residual f̂(x) − f(x) at the sample points")
+        rp = self.residual_plot.getPlotItem()
+        rp.setLabel("left", "f̂ − f")
+        rp.setLabel("bottom", "x")
+        self.residual_curve = rp.plot(antialias=False)
+        self.residual_zero = pg.InfiniteLine(0, angle=0)
+        rp.addItem(self.residual_zero)
+
+        self.convergence_plot = pg.PlotWidget()
+        self.convergence_plot.setObjectName("hinges-convergence-plot")
+        self.convergence_plot.setAccessibleName("Error against the number of hinges, log-log")
+        cp = self.convergence_plot.getPlotItem()
+        cp.setLogMode(True, True)
+        cp.setLabel("bottom", "number of hinges n")
+        cp.setLabel("left", "error")
+        self.conv_ls_rmse = cp.plot(name="least squares: RMSE", symbol="o")
+        self.conv_ls_max = cp.plot(name="least squares: largest", symbol="s")
+        self.conv_interp = cp.plot(name="interpolation: largest", symbol="t")
+        self.conv_bound = cp.plot(name="bound")
+        self.conv_guide = cp.plot(name="slope −2")
+        cp.getAxis("bottom").setTicks([[(np.log10(n), str(n)) for n in (1, 2, 4, 8, 16, 32, 64, 128)],
+                                       []])
+        self.conv_now = pg.InfiniteLine(angle=90)
+        cp.addItem(self.conv_now)
+
+        # What does not change during a drag (target, axes and grid) is painted once
+        # into a cached pixmap, so a mouse move repaints only the moving items.
+        cache = QGraphicsItem.CacheMode.DeviceCoordinateCache
+        self.target_curve.curve.setCacheMode(cache)
+        for pw in (self.plot, self.residual_plot, self.convergence_plot):
+            for axis in ("left", "bottom", "right", "top"):
+                pw.getPlotItem().getAxis(axis).setCacheMode(cache)
+
+        self.splitter = QSplitter(Qt.Orientation.Vertical, left)
+        self.splitter.addWidget(self.plot)
+        self.bottom = QSplitter(Qt.Orientation.Horizontal)
+        self.bottom.addWidget(self.residual_plot)
+        conv_box = QWidget()
+        cv = QVBoxLayout(conv_box)
+        cv.setContentsMargins(0, 0, 0, 0)
+        cv.setSpacing(0)
+        cv.addWidget(self.convergence_plot, 1)
+        # the key sits under the plot, not over it: the plot is small and every corner
+        # of it holds data for one target or another
+        self.convergence_key = self._label("hinges-convergence-key", "Key of the convergence plot")
+        self.convergence_key.setWordWrap(True)
+        cv.addWidget(self.convergence_key)
+        self.convergence_box = conv_box
+        self.bottom.addWidget(conv_box)
+        self.splitter.addWidget(self.bottom)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([480, 300])
+        self.splitter.setChildrenCollapsible(False)
+        lv.addWidget(self.splitter, 1)
+        outer.addWidget(left, 1)
+
+        # -- controls --
+        scroll = QScrollArea(self)
+        scroll.setObjectName("hinges-controls")
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        box = QWidget()
+        cl = QVBoxLayout(box)
+        cl.setContentsMargins(4, 0, 4, 0)
+
+        tg = QGroupBox("Target")
+        tf = QFormLayout(tg)
+        tf.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        self.preset_box = QComboBox()
+        self._name(self.preset_box, "hinges-preset", "Target preset")
+        self.preset_box.addItems(list(PRESETS) + [CUSTOM])
+        tf.addRow("Preset", self.preset_box)
+        self.expression_edit = QLineEdit()
+        self._name(self.expression_edit, "hinges-expression", "Target expression in x")
+        self.expression_edit.setPlaceholderText("e.g. sin(3x) + x^2/4, Enter to apply")
+        tf.addRow("f(x) =", self.expression_edit)
+        self.expression_error = self._label("hinges-expression-error", "Expression error")
+        self.expression_error.setWordWrap(True)
+        self.expression_error.setStyleSheet("color: #D55E00;")
+        self.expression_error.setVisible(False)
+        tf.addRow(self.expression_error)
+        dom = QHBoxLayout()
+        self.a_spin = self._double("hinges-a", "Domain start a", -1000, 1000, 3)
+        self.b_spin = self._double("hinges-b", "Domain end b", -1000, 1000, 3)
+        dom.addWidget(self.a_spin)
+        dom.addWidget(QLabel("to"))
+        dom.addWidget(self.b_spin)
+        tf.addRow("Domain", dom)
+        self.points_spin = QSpinBox()
+        self._name(self.points_spin, "hinges-points", "Number of sample points")
+        self.points_spin.setRange(MIN_POINTS, MAX_POINTS)
+        self.points_spin.setKeyboardTracking(False)
+        tf.addRow("Sample points", self.points_spin)
+        cl.addWidget(tg)
+
+        mg = QGroupBox("Mode")
+        ml = QVBoxLayout(mg)
+        self.mode_group = QButtonGroup(self)
+        self.mode_buttons = {}
+        for mode, label in MODE_LABELS.items():
+            rb = QRadioButton(label)
+            self._name(rb, f"hinges-mode-{MODE_NAMES[mode]}", f"{label} mode")
+            self.mode_group.addButton(rb)
+            self.mode_buttons[mode] = rb
+            ml.addWidget(rb)
+        cl.addWidget(mg)
+
+        hg = QGroupBox("Hinges")
+        hf = QFormLayout(hg)
+        hf.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        self.count_spin = QSpinBox()
+        self._name(self.count_spin, "hinges-count", "Number of hinges")
+        self.count_spin.setRange(1, MAX_HINGES)
+        self.count_spin.setKeyboardTracking(False)
+        hf.addRow("Hinges", self.count_spin)
+        row = QHBoxLayout()
+        self.spread_button = QPushButton("Spread evenly")
+        self._name(self.spread_button, "hinges-spread", "Spread the kinks evenly")
+        self.delete_button = QPushButton("Delete selected")
+        self._name(self.delete_button, "hinges-delete", "Delete the selected hinge")
+        row.addWidget(self.spread_button)
+        row.addWidget(self.delete_button)
+        hf.addRow(row)
+        self.intercept_spin = self._double("hinges-intercept", "Intercept a of the line a + s·x",
+                                           -1e4, 1e4, 4, 0.1)
+        self.slope_spin = self._double("hinges-slope", "Slope s of the line a + s·x",
+                                       -1e4, 1e4, 4, 0.1)
+        hf.addRow("Line a", self.intercept_spin)
+        hf.addRow("Line s", self.slope_spin)
+        self.coefficient_spin = self._double("hinges-coefficient",
+                                             "Slope change c of the selected hinge",
+                                             -1e4, 1e4, 4, 0.1)
+        hf.addRow("Selected c", self.coefficient_spin)
+        cl.addWidget(hg)
+
+        vg = QGroupBox("Show")
+        vl = QVBoxLayout(vg)
+        self.components_check = QCheckBox("Each hinge cᵢ·ReLU(x − kᵢ)")
+        self._name(self.components_check, "hinges-components", "Show each hinge separately")
+        self.residual_check = QCheckBox("Residual plot")
+        self._name(self.residual_check, "hinges-residual", "Show the residual plot")
+        self.convergence_check = QCheckBox("Convergence (error against n)")
+        self._name(self.convergence_check, "hinges-convergence", "Show the convergence plot")
+        for w in (self.components_check, self.residual_check, self.convergence_check):
+            vl.addWidget(w)
+        cl.addWidget(vg)
+
+        keys = QLabel("Drag a handle: sideways moves its kink; up/down changes its slope "
+                      "change (Free). Double-click adds a hinge. On the plot: Tab/Shift+Tab "
+                      "select, ←/→ move the kink, Shift+↑/↓ change its slope, Delete removes, "
+                      "Esc leaves the plot. Right-click during a drag cancels it.")
+        keys.setObjectName("hinges-help")
+        keys.setWordWrap(True)
+        cl.addWidget(keys)
+        cl.addStretch(1)
+        scroll.setWidget(box)
+        self.controls = scroll
+        outer.addWidget(scroll)
+
+        # keyboard editing, only while the plot has focus (so text boxes keep their keys)
+        self._shortcuts = []
+        for keys_, slot in (
+            ("Tab", lambda: self.select_step(1)), ("Backtab", lambda: self.select_step(-1)),
+            ("Shift+Backtab", lambda: self.select_step(-1)),
+            ("Delete", self.delete_selected), ("Backspace", self.delete_selected),
+            ("Left", lambda: self.nudge_kink(-1)), ("Right", lambda: self.nudge_kink(1)),
+            ("Shift+Up", lambda: self.nudge_coefficient(1)),
+            ("Shift+Down", lambda: self.nudge_coefficient(-1)),
+            ("Shift+Right", lambda: self.nudge_coefficient(1)),
+            ("Shift+Left", lambda: self.nudge_coefficient(-1)),
+            ("Escape", self._leave_plot),
+        ):
+            sc = QShortcut(QKeySequence(keys_), self.plot)
+            sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            sc.activated.connect(slot)
+            self._shortcuts.append(sc)
+
+        self._conv_timer = QTimer(self)
+        self._conv_timer.setInterval(0)
+        self._conv_timer.timeout.connect(self._convergence_tick)
+        self.apply_theme()
+
+    def _label(self, name: str, accessible: str) -> QLabel:
+        w = QLabel("")
+        w.setObjectName(name)
+        w.setAccessibleName(accessible)
+        w.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        return w
+
+    @staticmethod
+    def _name(w: QWidget, name: str, accessible: str) -> None:
+        w.setObjectName(name)
+        w.setAccessibleName(accessible)
+        w.setToolTip(accessible)
+
+    def _double(self, name, accessible, lo, hi, decimals, step=0.5) -> QDoubleSpinBox:
+        w = QDoubleSpinBox()
+        self._name(w, name, accessible)
+        w.setRange(lo, hi)
+        w.setDecimals(decimals)
+        w.setSingleStep(step)
+        w.setKeyboardTracking(False)
+        w.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        return w
+
+    # -- wiring (all of it here; shutdown undoes it) ---------------------------------------
+    def _connect(self) -> None:
+        self.handles.drag_started.connect(self._on_drag_start)
+        self.handles.drag_moved.connect(self._on_drag_move)
+        self.handles.drag_finished.connect(self._on_drag_finish)
+        self.handles.drag_cancelled.connect(self._on_drag_cancel)
+        self.handles.clicked.connect(self._on_handle_clicked)
+        self.plot.scene().sigMouseClicked.connect(self._on_scene_clicked)
+        self.preset_box.activated.connect(self._on_preset)
+        self.expression_edit.returnPressed.connect(self._on_expression)
+        self.a_spin.valueChanged.connect(self._on_domain)
+        self.b_spin.valueChanged.connect(self._on_domain)
+        self.points_spin.valueChanged.connect(self._on_points)
+        self.mode_group.buttonClicked.connect(self._on_mode)
+        self.count_spin.valueChanged.connect(self._on_count)
+        self.spread_button.clicked.connect(self.spread_evenly)
+        self.delete_button.clicked.connect(self.delete_selected)
+        self.intercept_spin.valueChanged.connect(self._on_line)
+        self.slope_spin.valueChanged.connect(self._on_line)
+        self.coefficient_spin.valueChanged.connect(self._on_coefficient)
+        self.components_check.toggled.connect(lambda on: self._set_view(show_components=on))
+        self.residual_check.toggled.connect(lambda on: self._set_view(show_residual=on))
+        self.convergence_check.toggled.connect(lambda on: self._set_view(show_convergence=on))
+
+    def shutdown(self) -> None:
+        self._conv_timer.stop()
+        self._conv_source = None
+        try:
+            self.plot.scene().sigMouseClicked.disconnect(self._on_scene_clicked)
+        except (RuntimeError, TypeError):
+            pass
+        super().shutdown()
+
+    # -- state ----------------------------------------------------------------------
+    @property
+    def state(self) -> HingesState:
+        return self._state
+
+    @property
+    def fit(self):
+        """The HingeFit on screen (least squares, free or the interpolation)."""
+        return self._fit
+
+    @property
+    def interpolation(self):
+        return self._interp
+
+    @property
+    def target(self):
+        return self._target
+
+    def _commit(self, after: HingesState, text: str, merge_key=None) -> None:
+        """One undoable edit from the current state to ``after``."""
+        if after != self._state:
+            self.undo_stack.push(_StateCommand(self, self._state, after, text, merge_key))
+
+    def _apply_state(self, state: HingesState) -> None:
+        old = self._state
+        target_changed = (state.target, state.a, state.b) != (old.target, old.a, old.b)
+        if target_changed:
+            self._target = target_from_text(_target_key(state.target), state.a, state.b)
+        self._state = state
+        if target_changed or state.points != old.points:
+            self._load_target_caches()
+        self._sync_widgets()
+        self._refresh(full=True)
+
+    def _load_target_caches(self) -> None:
+        s = self._state
+        self._x = np.linspace(s.a, s.b, s.points)
+        self._y = self._target(self._x)
+        self._x_dense = np.linspace(s.a, s.b, 2001)
+        self._y_dense = self._target(self._x_dense)
+        self._curvature = estimate_curvature(self._target, s.a, s.b)
+        self._jump = find_jump(self._target, s.a, s.b)
+        self._conv_key = None
+        self._range_dirty = True
+
+    def _sync_widgets(self) -> None:
+        """Show the state in the controls, with their signals blocked (no echo)."""
+        s = self._state
+        widgets = (self.preset_box, self.expression_edit, self.a_spin, self.b_spin,
+                   self.points_spin, self.count_spin, self.intercept_spin, self.slope_spin,
+                   self.coefficient_spin, self.components_check, self.residual_check,
+                   self.convergence_check, self.mode_group)
+        for w in widgets:
+            w.blockSignals(True)
+        try:
+            key = _target_key(s.target)
+            self.preset_box.setCurrentText(key if key in PRESETS else CUSTOM)
+            self.expression_edit.setText(self._target.text)
+            self.a_spin.setValue(s.a)
+            self.b_spin.setValue(s.b)
+            self.points_spin.setValue(s.points)
+            self.mode_buttons[s.mode].setChecked(True)
+            n = s.interpolation_n if s.mode == "interpolation" else max(1, len(s.kinks))
+            self.count_spin.setValue(n)
+            free = s.mode == "free"
+            self.intercept_spin.setEnabled(free)
+            self.slope_spin.setEnabled(free)
+            has_sel = s.selected is not None
+            self.coefficient_spin.setEnabled(free and has_sel)
+            self.delete_button.setEnabled(has_sel and s.mode != "interpolation")
+            self.spread_button.setEnabled(s.mode != "interpolation")
+            self.components_check.setChecked(s.show_components)
+            self.residual_check.setChecked(s.show_residual)
+            self.convergence_check.setChecked(s.show_convergence)
+        finally:
+            for w in widgets:
+                w.blockSignals(False)
+        self.residual_plot.setVisible(s.show_residual)
+        self.convergence_box.setVisible(s.show_convergence)
+        self.bottom.setVisible(s.show_residual or s.show_convergence)
+        self.handles.draggable = s.mode != "interpolation"
+
+    # -- computing and drawing ------------------------------------------------------------
+    def _compute(self) -> None:
+        s = self._state
+        self._interp = None
+        if s.mode == "least squares":
+            self._fit = fit_hinges(self._x, self._y, s.kinks, method=self._fit_method)
+        elif s.mode == "free":
+            self._fit = hinge_sum(self._x, self._y, s.intercept, s.slope, s.kinks, s.coefficients)
+        else:
+            it = interpolate_hinges(self._target, s.a, s.b, s.interpolation_n, self._curvature)
+            self._interp = it
+            f = it.fit
+            self._fit = hinge_sum(self._x, self._y, f.intercept, f.slope, f.kinks, f.coefficients)
+
+    def _refresh(self, full: bool = False) -> None:
+        """Refit and redraw what depends on the hinges; ``full`` also redraws the target,
+        the view range and the convergence study."""
+        s = self._state
+        self._compute()
+        fit = self._fit
+        th = self.theme
+        if full:
+            self.target_curve.setData(self._x_dense, self._y_dense)
+            if self._range_dirty:
+                self._set_ranges()
+        xs, ys = fit.vertices(s.a, s.b)
+        self.approx_curve.setData(xs, ys)
+        hx = fit.kinks
+        hy = fit.predict(hx)
+        selected = s.selected if s.mode != "interpolation" else None
+        self.handles.set_handles(hx, hy, self._brush, self._handle_pen, th.point_size(11))
+        if selected is not None and selected < hx.size:
+            self.selected_marker.show_at(float(hx[selected]), float(hy[selected]),
+                                         self._selected_brush, self._handle_pen,
+                                         th.point_size(19))
+        else:
+            self.selected_marker.show_at(None, None, None, None, 0)
+        if s.show_components and fit.kinks.size:
+            k, c = fit.kinks, fit.coefficients
+            n = k.size
+            px = np.empty((n, 4))
+            py = np.empty((n, 4))
+            px[:, 0], px[:, 1], px[:, 2], px[:, 3] = s.a, np.clip(k, s.a, s.b), s.b, np.nan
+            py[:, 0], py[:, 1] = 0.0, 0.0
+            py[:, 2] = c * np.maximum(s.b - k, 0.0)
+            py[:, 3] = np.nan
+            # the line a + s·x is the first part of the sum
+            lx = [s.a, s.b, np.nan]
+            ly = [fit.intercept + fit.slope * s.a, fit.intercept + fit.slope * s.b, np.nan]
+            self.components_curve.setData(np.concatenate((lx, px.ravel())),
+                                          np.concatenate((ly, py.ravel())))
+            self.components_curve.setVisible(True)
+        else:
+            self.components_curve.setVisible(False)
+        if s.show_residual:
+            self.residual_curve.setData(self._x, fit.residual)
+            if self._drag is None:
+                self._range_residual()
+        if self._drag is None:  # the boxes catch up when the drag ends
+            self._show_parameters()
+        self._update_readouts(hx, hy)
+        if s.show_convergence and full:
+            self._start_convergence()
+        elif s.show_convergence and self._drag is None:
+            self._mark_convergence_n()
+
+    def _show_parameters(self) -> None:
+        """The line and the selected slope change in their boxes: typed in Free mode,
+        computed (and read-only) in the other two."""
+        fit, sel = self._fit, self._state.selected
+        boxes = (self.intercept_spin, self.slope_spin, self.coefficient_spin)
+        for w in boxes:
+            w.blockSignals(True)
+        try:
+            self.intercept_spin.setValue(fit.intercept)
+            self.slope_spin.setValue(fit.slope)
+            if sel is not None and sel < fit.coefficients.size and self._state.mode != "interpolation":
+                self.coefficient_spin.setValue(float(fit.coefficients[sel]))
+        finally:
+            for w in boxes:
+                w.blockSignals(False)
+
+    def _set_ranges(self) -> None:
+        s = self._state
+        lo, hi = float(np.min(self._y_dense)), float(np.max(self._y_dense))
+        pad = 0.12 * max(hi - lo, 1e-6)
+        vb = self.plot.getPlotItem().getViewBox()
+        vb.setRange(xRange=(s.a, s.b), yRange=(lo - pad, hi + pad), padding=0.02)
+        vb.disableAutoRange()
+        rvb = self.residual_plot.getPlotItem().getViewBox()
+        rvb.setXRange(s.a, s.b, padding=0.02)
+        rvb.disableAutoRange()
+        self._range_dirty = False
+
+    def _range_residual(self) -> None:
+        """Fit the residual plot's y range to the residual, symmetric about 0. Not
+        during a drag: a moving range would repaint the axes and grid on every move."""
+        r = self._fit.residual
+        top = float(np.max(np.abs(r))) if r.size else 1.0
+        top = top * 1.1 if top > 0 else 1.0
+        vb = self.residual_plot.getPlotItem().getViewBox()
+        (lo, hi) = vb.viewRange()[1]
+        if not (0.5 * hi < top <= hi) or abs(lo + hi) > 1e-9 * hi:
+            vb.setYRange(-top, top, padding=0)
+
+    def _update_readouts(self, hx, hy) -> None:
+        s, fit = self._state, self._fit
+        where = f"on {s.points} samples"
+        self.rmse_label.setText(f"RMSE <b>{_fmt(fit.rmse)}</b>")
+        self.max_label.setText(f"Largest error <b>{_fmt(fit.max_error)}</b> {where}")
+        sel = s.selected
+        if sel is not None and s.mode != "interpolation" and sel < fit.kinks.size:
+            change = fit.slope_change(sel)
+            self.selected_label.setText(
+                f"Hinge {sel + 1} of {fit.kinks.size}: kink {fit.kinks[sel]:.3f}, "
+                f"slope change <b>{_signed(change)}</b>")
+            self.slope_text.setText(f"Δslope {_signed(change)}")
+            self.slope_text.setPos(float(hx[sel]), float(hy[sel]))
+            self.slope_text.setVisible(True)
+        else:
+            self.selected_label.setText("No hinge selected (click one or press Tab on the plot)"
+                                        if s.mode != "interpolation" else
+                                        f"{s.interpolation_n} neurons, knots every "
+                                        f"{(s.b - s.a) / s.interpolation_n:.4g}")
+            self.slope_text.setVisible(False)
+        if self._interp is not None:
+            it = self._interp
+            c = it.curvature
+            if it.bound is not None:
+                self.bound_label.setText(
+                    f"Interpolation, n = {it.n}: largest error on [a, b] <b>{_fmt(it.max_error)}"
+                    f"</b> ≤ bound (b − a)²M/(8n²) = <b>{_fmt(it.bound)}</b>, with M = max|f''| "
+                    f"≈ {c.M:.4g} (an estimate from second differences)")
+            else:
+                self.bound_label.setText(
+                    f"Interpolation, n = {it.n}: largest error on [a, b] <b>{_fmt(it.max_error)}"
+                    "</b>. No bound: f'' is unbounded here (a corner or a jump), so "
+                    "(b − a)²M/(8n²) does not apply.")
+            self.bound_label.setVisible(True)
+        else:
+            self.bound_label.setVisible(False)
+        self._update_caveat()
+
+    def _update_caveat(self) -> None:
+        if self._jump is None:
+            self.caveat_label.setVisible(False)
+            return
+        size, where = self._jump
+        text = (f"<b>Jump of {size:.3g} at x ≈ {round(where, 2) + 0.0:g}</b>: the largest error "
+                f"does not go to zero (a continuous sum of hinges stays ≥ {size / 2:.3g} away "
+                "near the jump, however many hinges; the theorem needs a continuous target), "
+                "while the RMSE does.")
+        rows = self._conv_rows
+        if len(rows) >= 2:
+            first, last = rows[0], rows[-1]
+            text += (f" Least squares: n = {first.n} → RMSE {first.ls_rmse:.3f}, largest "
+                     f"{first.ls_sup_error:.3f}; n = {last.n} → RMSE {last.ls_rmse:.3f}, "
+                     f"largest {last.ls_sup_error:.3f}.")
+        self.caveat_label.setText(text)
+        self.caveat_label.setVisible(True)
+
+    # -- convergence study (a generator, a few rows per timer tick) ----------------------
+    def _start_convergence(self) -> None:
+        s = self._state
+        key = (s.target, s.a, s.b, s.points)
+        if key == self._conv_key:
+            self._mark_convergence_n()
+            return
+        self._conv_key = key
+        self._conv_rows = []
+        self._conv_source = convergence_study(self._target, s.a, s.b, DEFAULT_COUNTS, s.points)
+        for item in (self.conv_ls_rmse, self.conv_ls_max, self.conv_interp, self.conv_bound,
+                     self.conv_guide):
+            item.setData([], [])
+        self._conv_timer.start()
+        self._mark_convergence_n()
+
+    def _convergence_tick(self) -> None:
+        if self._conv_source is None:
+            self._conv_timer.stop()
+            return
+        for _ in range(4):
+            row = next(self._conv_source, None)
+            if row is None:
+                self._conv_source = None
+                self._conv_timer.stop()
+                break
+            self._conv_rows.append(row)
+        self._draw_convergence()
+
+    @property
+    def convergence_done(self) -> bool:
+        return self._conv_source is None and bool(self._conv_rows)
+
+    @property
+    def convergence_rows(self) -> list:
+        return list(self._conv_rows)
+
+    def _draw_convergence(self) -> None:
+        rows = self._conv_rows
+        if not rows:
+            return
+        n = np.array([r.n for r in rows], dtype=float)
+        self.conv_ls_rmse.setData(n, [r.ls_rmse for r in rows])
+        self.conv_ls_max.setData(n, [r.ls_sup_error for r in rows])
+        self.conv_interp.setData(n, [r.interp_max_error for r in rows])
+        bn = [(r.n, r.bound) for r in rows if r.bound is not None]
+        if bn:
+            self.conv_bound.setData([b[0] for b in bn], [b[1] for b in bn])
+        else:
+            self.conv_bound.setData([], [])
+        # the guide: slope −2 through the interpolation error at the middle n
+        mid = rows[len(rows) // 2]
+        e0 = mid.interp_max_error if mid.interp_max_error > 0 else mid.ls_rmse
+        if e0 > 0 and len(rows) > 1:
+            g = np.array([n[0], n[-1]])
+            self.conv_guide.setData(g, e0 * 1.6 * (g / mid.n) ** -2.0)
+        self.convergence_plot.getPlotItem().getViewBox().enableAutoRange()
+        if self._conv_source is None:
+            slope = log_log_slope(n[n >= 6], [r.ls_rmse for r in rows if r.n >= 6])
+            self.convergence_plot.getPlotItem().setTitle(
+                f"smooth f: ×2 hinges → error ÷4 · here slope {slope:.2f}".replace("-", "−"),
+                color=self.theme.color("foreground").name(),
+                size=f"{self.theme.point_size(9):.0f}pt")
+            self._update_caveat()
+
+    def _mark_convergence_n(self) -> None:
+        s = self._state
+        n = s.interpolation_n if s.mode == "interpolation" else max(1, len(s.kinks))
+        if self.conv_now.value() != np.log10(n):
+            self.conv_now.setValue(np.log10(n))
+
+    # -- edits -------------------------------------------------------------------------
+    def _kink_step(self) -> float:
+        return (self._state.b - self._state.a) / 200.0
+
+    def select_step(self, step: int) -> None:
+        if self._state.mode == "interpolation":
+            return
+        self._state = self._state.select_next(step)
+        self._sync_widgets()
+        self._refresh()
+
+    def select(self, i: int | None) -> None:
+        if i is not None and not 0 <= i < len(self._state.kinks):
+            raise IndexError(f"no hinge {i}")
+        self._state = replace(self._state, selected=i)
+        self._sync_widgets()
+        self._refresh()
+
+    def _leave_plot(self) -> None:
+        """Esc: drop the selection and give the focus back to the controls (Tab is
+        taken by hinge selection while the plot has the focus)."""
+        if self._state.selected is not None:
+            self.select(None)
+        self.preset_box.setFocus(Qt.FocusReason.TabFocusReason)
+
+    def delete_selected(self) -> None:
+        s = self._state
+        if s.mode == "interpolation" or s.selected is None:
+            return
+        if len(s.kinks) <= 1:
+            self.show_status("At least one hinge stays.")
+            return
+        self._commit(s.remove_kink(s.selected), "Delete hinge")
+
+    def add_hinge(self, x: float) -> None:
+        s = self._state
+        if s.mode == "interpolation":
+            self.show_status("Interpolation places its own knots; change the count instead.")
+            return
+        if len(s.kinks) >= MAX_HINGES:
+            self.show_status(f"At most {MAX_HINGES} hinges.")
+            return
+        self._commit(s.add_kink(x), "Add hinge")
+
+    def nudge_kink(self, direction: int) -> None:
+        s = self._state
+        if s.mode == "interpolation" or s.selected is None:
+            return
+        k = s.kinks[s.selected] + direction * self._kink_step()
+        self._commit(s.move_kink(s.selected, k), "Move kink", ("kink", s.selected))
+
+    def nudge_coefficient(self, direction: int) -> None:
+        s = self._state
+        if s.selected is None or s.mode == "interpolation":
+            return
+        if s.mode != "free":
+            self.show_status("Least squares sets the slopes; switch to Free to change them.")
+            return
+        c = s.coefficients[s.selected] + direction * 0.1
+        self._commit(s.set_coefficient(s.selected, round(c, 10)), "Change slope",
+                     ("slope", s.selected))
+
+    def spread_evenly(self) -> None:
+        s = self._state
+        if s.mode == "interpolation":
+            return
+        self._commit(self._with_free_coefficients(s.spread_evenly(len(s.kinks) or 1)),
+                     "Spread kinks evenly")
+
+    def set_mode(self, mode: str) -> None:
+        s = self._state
+        if mode == s.mode:
+            return
+        new = replace(s, mode=mode)
+        if mode == "free":
+            # start from what is on screen, so switching does not change the picture
+            f = self._fit
+            if s.mode == "interpolation":
+                new = new.with_kinks(f.kinks, f.coefficients, None)
+            else:
+                new = new.with_kinks(f.kinks, f.coefficients)
+            new = replace(new, intercept=round(f.intercept, 12), slope=round(f.slope, 12))
+        self._commit(new, f"{MODE_LABELS[mode]} mode")
+
+    def set_count(self, n: int) -> None:
+        s = self._state
+        n = min(max(int(n), 1), MAX_HINGES)
+        if s.mode == "interpolation":
+            self._commit(replace(s, interpolation_n=n), "Number of neurons")
+        else:
+            self._commit(self._with_free_coefficients(s.spread_evenly(n)), "Number of hinges")
+
+    def _with_free_coefficients(self, s: HingesState) -> HingesState:
+        """In Free mode new kinks start from their least-squares slopes (a sensible
+        shape to edit from) instead of a flat line."""
+        if s.mode != "free":
+            return s
+        f = fit_hinges(self._x, self._y, s.kinks)
+        return replace(s.with_kinks(s.kinks, f.coefficients, None), intercept=f.intercept,
+                       slope=f.slope)
+
+    def set_target(self, text: str, a: float | None = None, b: float | None = None) -> bool:
+        """Change the target (a preset name or an expression) and maybe the domain.
+        On error the message goes next to the box, and nothing else changes."""
+        s = self._state
+        a = s.a if a is None else float(a)
+        b = s.b if b is None else float(b)
+        try:
+            t = target_from_text(_target_key(text), a, b)
+        except ExpressionError as e:
+            self.expression_error.setText(str(e))
+            self.expression_error.setVisible(True)
+            self._sync_widgets()
+            self.expression_edit.setText(text)
+            return False
+        self.expression_error.setText("")
+        self.expression_error.setVisible(False)
+        key = _target_key(text)
+        self._commit(replace(s, target=key if key in PRESETS else t.text, a=a, b=b),
+                     "Change target")
+        return True
+
+    # -- control slots -------------------------------------------------------------------
+    def _on_preset(self, index: int) -> None:
+        name = self.preset_box.itemText(index)
+        if name == CUSTOM:
+            self.expression_edit.setFocus()
+            self.expression_edit.selectAll()
+            return
+        p = PRESETS[name]
+        self.set_target(name, p.a, p.b)
+
+    def _on_expression(self) -> None:
+        self.set_target(self.expression_edit.text())
+
+    def _on_domain(self, _=None) -> None:
+        a, b = self.a_spin.value(), self.b_spin.value()
+        if not a < b:
+            self.expression_error.setText(f"The domain [{a:g}, {b:g}] is empty: a must be below b.")
+            self.expression_error.setVisible(True)
+            return
+        self.set_target(self._state.target, a, b)
+
+    def _on_points(self, n: int) -> None:
+        self._commit(replace(self._state, points=int(n)), "Sample points")
+
+    def _on_mode(self, button) -> None:
+        for mode, rb in self.mode_buttons.items():
+            if rb is button:
+                self.set_mode(mode)
+
+    def _on_count(self, n: int) -> None:
+        self.set_count(n)
+
+    def _on_line(self, _=None) -> None:
+        if self._state.mode == "free":
+            self._commit(replace(self._state, intercept=self.intercept_spin.value(),
+                                 slope=self.slope_spin.value()), "Change line")
+
+    def _on_coefficient(self, value: float) -> None:
+        s = self._state
+        if s.mode == "free" and s.selected is not None:
+            self._commit(s.set_coefficient(s.selected, value), "Change slope")
+
+    def _set_view(self, **flags) -> None:
+        # view toggles are not edits a learner regrets: no undo step
+        self._state = replace(self._state, **flags)
+        self._sync_widgets()
+        self._refresh(full=True)
+
+    # -- mouse -------------------------------------------------------------------------
+    def _on_handle_clicked(self, i: int) -> None:
+        self.plot.setFocus(Qt.FocusReason.MouseFocusReason)
+        if self._state.mode != "interpolation":
+            self.select(i)
+
+    def _on_scene_clicked(self, ev) -> None:
+        if not ev.double() or ev.button() != Qt.MouseButton.LeftButton:
+            return
+        vb = self.plot.getPlotItem().getViewBox()
+        if not vb.sceneBoundingRect().contains(ev.scenePos()):
+            return
+        p = vb.mapSceneToView(ev.scenePos())
+        self.add_hinge(p.x())
+
+    def _on_drag_start(self, i: int, pos: QPointF) -> None:
+        s = self._state
+        self.plot.setFocus(Qt.FocusReason.MouseFocusReason)
+        coefficient = s.coefficients[i] if s.mode == "free" else 0.0
+        self._drag = (i, s, QPointF(pos), s.kinks[i], coefficient)
+        self._state = replace(s, selected=i)
+        self._sync_widgets()
+
+    def _on_drag_move(self, i: int, pos: QPointF) -> None:
+        if self._drag is None:
+            return
+        _, before, press, k0, c0 = self._drag
+        s = self._state.move_kink(i, k0 + (pos.x() - press.x()))
+        if s.mode == "free":
+            # up/down: the curve a lever length L right of the kink follows the mouse
+            lever = (s.b - s.a) / 8.0
+            s = s.set_coefficient(i, c0 + (pos.y() - press.y()) / lever)
+        self._state = s
+        self._refresh()
+
+    def _on_drag_finish(self, i: int) -> None:
+        if self._drag is None:
+            return
+        before = self._drag[1]
+        self._drag = None
+        after = self._state
+        self._state = before
+        self._commit(after, "Drag hinge")
+        if after == before:
+            self._apply_state(after)
+
+    def _on_drag_cancel(self, i: int) -> None:
+        if self._drag is None:
+            return
+        before = self._drag[1]
+        self._drag = None
+        self._apply_state(before)
+
+    # -- panel hooks -------------------------------------------------------------------
+    def state_dict(self) -> dict:
+        return self._state.to_dict()
+
+    def load_state(self, d: dict) -> None:
+        state = HingesState.from_dict(d)
+        try:
+            target_from_text(_target_key(state.target), state.a, state.b)
+        except ExpressionError as e:
+            raise ValueError(f"target: {e}") from None
+        self._force_apply(state)
+
+    def _force_apply(self, state: HingesState) -> None:
+        self._target = target_from_text(_target_key(state.target), state.a, state.b)
+        self._state = state
+        self._load_target_caches()
+        self._sync_widgets()
+        self._refresh(full=True)
+
+    def receive(self, kind: str, payload) -> bool:
+        if kind != "hinges" or not isinstance(payload, dict):
+            return False
+        try:
+            kinks = [float(k) for k in payload.get("kinks", [])]
+            if not kinks or len(kinks) > MAX_HINGES or not all(np.isfinite(kinks)):
+                raise ValueError(f"between 1 and {MAX_HINGES} finite kinks are needed")
+            s = self._state
+            text = payload.get("target", s.target)
+            a, b = float(payload.get("a", s.a)), float(payload.get("b", s.b))
+            target_from_text(_target_key(text), a, b)
+        except (TypeError, ValueError) as e:
+            self.show_status(f"Hinges: cannot show those kinks ({e}).")
+            return False
+        key = _target_key(text)
+        new = replace(self._state, mode="least squares", target=key, a=a, b=b)
+        new = new.with_kinks(kinks, None, None)
+        self._commit(new, "Kinks from training")
+        return True
+
+    def plots(self) -> dict:
+        return {"main": self.plot, "residual": self.residual_plot,
+                "convergence": self.convergence_plot}
+
+    def data_tables(self) -> dict:
+        f = self._fit
+        hinges = [["intercept a", "", f.intercept], ["slope s", "", f.slope]]
+        hinges += [[f"hinge {i + 1}", float(k), float(c)]
+                   for i, (k, c) in enumerate(zip(f.kinks, f.coefficients))]
+        samples = [[float(x), float(y), float(y + r), float(r)]
+                   for x, y, r in zip(self._x, self._y, f.residual)]
+        conv = [[r.n, r.ls_rmse, r.ls_max_error, r.ls_sup_error, r.interp_max_error,
+                 "" if r.bound is None else r.bound] for r in self._conv_rows]
+        return {
+            "hinges": (["term", "kink", "coefficient"], hinges),
+            "samples": (["x", "target", "approximation", "residual"], samples),
+            "convergence": (["n", "least squares RMSE", "least squares largest error (samples)",
+                             "least squares largest error (fine grid)",
+                             "interpolation largest error", "bound"], conv),
+        }
+
+    def animation_frames(self, max_frames: int = 120):
+        """Least squares with 1, 2, … evenly spaced hinges, one count per frame."""
+        saved = self._state
+        try:
+            base = replace(saved, mode="least squares", selected=None)
+            for n in range(1, min(max_frames, MAX_HINGES, 48) + 1):
+                self._force_apply(base.spread_evenly(n))
+                yield n
+        finally:
+            self._force_apply(saved)
+
+    def apply_theme(self) -> None:
+        th = self.theme
+        self.controls.setFixedWidth(int(min(330 * th.zoom, 470)))
+        for pw, title in ((self.plot, None), (self.residual_plot, None),
+                          (self.convergence_plot, None)):
+            th.style_plot(pw, title)
+        self.target_curve.setPen(th.pen("target", 4.0))
+        self.approx_curve.setPen(th.pen("approx", 2.5, Qt.PenStyle.DashLine))
+        self.components_curve.setPen(th.pen("muted", 1.3, Qt.PenStyle.DotLine))
+        self.residual_curve.setPen(th.pen("error", 1.0))  # 1 px: the fast raster path
+        self.residual_zero.setPen(th.pen("muted", 1.0, Qt.PenStyle.DashLine))
+        self._brush = pg.mkBrush(th.color("handle"))
+        self._selected_brush = pg.mkBrush(th.color("selected"))
+        self._handle_pen = th.pen("background", 1.5)
+        self.slope_text.setColor(th.color("foreground"))
+        self.slope_text.setFont(th.font(11, bold=True))
+        for i, item in enumerate((self.conv_ls_rmse, self.conv_ls_max, self.conv_interp)):
+            item.setPen(th.series_pen(i, 2.0))
+            item.setSymbolBrush(pg.mkBrush(th.series_color(i)))
+            item.setSymbolPen(th.series_pen(i, 1.0))
+            item.setSymbolSize(th.point_size(7))
+        self.conv_bound.setPen(th.pen("muted", 2.0, Qt.PenStyle.DashLine))
+        self.conv_guide.setPen(th.pen("foreground", 1.5, Qt.PenStyle.DotLine))
+        self.conv_now.setPen(th.pen("selected", 1.5))
+        key = [(th.series_color(0), "●", "LS RMSE"),
+               (th.series_color(1), "■", "LS largest error"),
+               (th.series_color(2), "▼", "interpolation largest"),
+               (th.color("muted"), "‒ ‒", "bound"),
+               (th.color("foreground"), "···",
+                "slope −2: doubling the hinges divides the error by four")]
+        self.convergence_key.setFont(th.font(8.5))
+        self.convergence_key.setToolTip("LS = least squares with evenly spaced kinks; "
+                                        "bound = (b − a)²M/(8n²) for the interpolation")
+        self.convergence_key.setText(" ".join(
+            f'<span style="color:{c.name()}"><b>{sym}</b></span>&nbsp;{txt}'
+            for c, sym, txt in key))
+        for lg in (self.legend,):
+            lg.setLabelTextColor(th.color("foreground"))
+            lg.setLabelTextSize(f"{th.point_size(8):.0f}pt")
+            bg = th.color("background")
+            bg.setAlpha(190)
+            lg.setBrush(pg.mkBrush(bg))
+            for _, label in lg.items:
+                label.setText(label.text, color=th.color("foreground"),
+                              size=f"{th.point_size(8):.0f}pt")
+        if getattr(self, "_fit", None) is not None:
+            self._refresh(full=True)
+
+
+def _target_key(text: str) -> str:
+    """A target as stored: a preset name, or the expression text without outer spaces."""
+    return text.strip() if isinstance(text, str) else text
+
+
+if __name__ == "__main__":
+    sys.exit(run_alone(HingesPanel))

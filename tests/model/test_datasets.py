@@ -1,0 +1,127 @@
+"""Datasets: seed 002's circles exactly, the other sets reproducible, CSV validated."""
+
+import numpy as np
+import pytest
+
+from relulab.model.datasets import (
+    DATASETS, circles, load_points_csv, make_dataset, points_from_csv, points_to_csv,
+    save_points_csv, test_mask, train_test_split,
+)
+
+
+def lesson_circles(seed):
+    """Seed 002's own lines, verbatim."""
+    rng = np.random.default_rng(seed)
+    n = 90
+    a0, r0 = rng.uniform(0, 2 * np.pi, n), np.sqrt(rng.uniform(0, 1, n)) * 1.15
+    a1, r1 = rng.uniform(0, 2 * np.pi, n), rng.uniform(1.95, 2.8, n)
+    X = np.vstack([np.c_[r0 * np.cos(a0), r0 * np.sin(a0)], np.c_[r1 * np.cos(a1), r1 * np.sin(a1)]])
+    X = (X + 0.12 * rng.normal(size=X.shape)) / 3
+    y = np.r_[np.zeros(n), np.ones(n)]
+    return X, y, rng.normal()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7])
+def test_circles_are_exactly_the_lessons(seed):
+    X, y, next_draw = lesson_circles(seed)
+    rng = np.random.default_rng(seed)
+    X2, y2 = circles(rng)
+    assert np.array_equal(X, X2) and np.array_equal(y, y2)
+    assert rng.normal() == next_draw  # the generator is left where the lesson leaves it
+    X3, _ = circles(seed)
+    assert np.array_equal(X, X3)
+
+
+def test_circles_geometry():
+    X, y = circles(0, noise=0.0)
+    r = np.hypot(*X.T) * 3
+    assert r[y == 0].max() <= 1.15 and r[y == 1].min() >= 1.95 and r[y == 1].max() <= 2.8
+
+
+@pytest.mark.parametrize("name", list(DATASETS))
+def test_every_dataset_is_reproducible_and_balanced(name):
+    X, y = make_dataset(name, seed=3)
+    X2, y2 = make_dataset(name, seed=3)
+    X3, _ = make_dataset(name, seed=4)
+    assert np.array_equal(X, X2) and np.array_equal(y, y2)
+    assert not np.array_equal(X, X3)
+    assert X.shape == (len(y), 2) and set(np.unique(y)) == {0.0, 1.0}
+    assert (y == 0).sum() == (y == 1).sum()
+    assert np.all(np.abs(X) < 1.6)
+
+
+def test_labels_follow_their_rule_without_noise():
+    X, y = make_dataset("xor", 0, noise=0.0)
+    assert np.array_equal(y, (X[:, 0] * X[:, 1] < 0).astype(float))
+    X, y = make_dataset("checkerboard", 0, noise=0.0)
+    ij = np.floor((X + 1) * 2).astype(int)
+    assert np.array_equal(y, ((ij[:, 0] + ij[:, 1]) % 2).astype(float))
+    X, y = make_dataset("spirals", 0, noise=0.0)
+    assert np.all(np.hypot(*X.T) <= 0.95 + 1e-12)
+
+
+def test_noise_moves_points():
+    X0, _ = make_dataset("gaussians", 0, noise=0.0)
+    X1, _ = make_dataset("gaussians", 0, noise=0.5)
+    assert X1.std() > X0.std()
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(ValueError, match="unknown dataset"):
+        make_dataset("moons")
+    with pytest.raises(ValueError, match="noise"):
+        make_dataset("xor", noise=-1)
+    with pytest.raises(ValueError, match="points per class"):
+        make_dataset("xor", n_per_class=0)
+
+
+def test_split_is_reproducible_and_sized():
+    X, y = circles(0)
+    Xtr, ytr, Xte, yte = train_test_split(X, y, 0.25, seed=2)
+    assert len(yte) == 45 and len(ytr) == 135
+    assert np.array_equal(test_mask(180, 0.25, 2), test_mask(180, 0.25, 2))
+    with pytest.raises(ValueError, match="test fraction"):
+        test_mask(10, 1.0)
+
+
+def test_csv_round_trip(tmp_path):
+    X, y = make_dataset("spirals", 1)
+    mask = test_mask(len(y), 0.3, 0)
+    path = tmp_path / "points.csv"
+    save_points_csv(path, X, y, mask)
+    X2, y2, m2 = load_points_csv(path)
+    assert np.array_equal(X, X2) and np.array_equal(y, y2) and np.array_equal(mask, m2)
+
+
+def test_csv_without_header_or_set_column():
+    X, y, t = points_from_csv("0.5,0.25,1\n-1,2,0\n")
+    assert X.tolist() == [[0.5, 0.25], [-1.0, 2.0]] and y.tolist() == [1.0, 0.0] and not t.any()
+
+
+@pytest.mark.parametrize("text, message", [
+    ("x1,x2,label\n0,0\n", "line 2: expected x1, x2, label"),
+    ("0,0,2\n", "line 1: label must be 0 or 1"),
+    ("0,abc,1\n", "line 1: coordinates must be numbers"),
+    ("0,nan,1\n", "line 1: coordinates must be finite"),
+    ("0,0,1,validation\n", "set must be 'train' or 'test'"),
+    ("x1,x2,label\n", "no points"),
+    ("", "no points"),
+])
+def test_csv_errors_name_the_line(text, message):
+    with pytest.raises(ValueError, match=message):
+        points_from_csv(text)
+
+
+def test_bad_file_is_rejected_whole(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text("x1,x2,label\n0,0,1\n1,1,5\n")
+    with pytest.raises(ValueError, match="bad.csv: line 3"):
+        load_points_csv(path)
+    path.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(ValueError, match="not a text file"):
+        load_points_csv(path)
+
+
+def test_to_csv_text():
+    text = points_to_csv([[1, 2]], [1], [True])
+    assert text.splitlines() == ["x1,x2,label,set", "1.0,2.0,1,test"]

@@ -1,0 +1,293 @@
+"""The Deep → shallow panel: sources, the 1-D and 2-D views, clicking a region,
+export, undo, state, and every bad input shown next to the controls."""
+
+import json
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+from PySide6.QtWidgets import QApplication
+
+from relulab.io.networks import load_network, save_network
+from relulab.model.mlp import MLP, compose
+from relulab.ui.panels.converter import ConverterPanel
+from tests.ui import mouse
+
+TENT = MLP([([[1.0], [1.0]], [0, -0.5]), ([[2.0, -4.0]], [0])])
+
+
+def _wait(qtbot, panel):
+    qtbot.waitUntil(lambda: not panel.busy, timeout=30000)
+
+
+@pytest.fixture
+def panel(qtbot, theme):
+    p = ConverterPanel()
+    qtbot.addWidget(p)
+    p.resize(1200, 760)
+    p.show()
+    _wait(qtbot, p)
+    yield p
+    p.shutdown()
+
+
+def _set_architecture(qtbot, panel, text):
+    panel.arch_edit.setText(text)
+    qtbot.keyClick(panel.arch_edit, Qt.Key.Key_Return)
+    _wait(qtbot, panel)
+
+
+def test_default_is_a_2d_region_map(panel):
+    conv = panel.result.conversion
+    assert panel.net.sizes == [2, 8, 8, 1]
+    assert conv.p == len(conv.regions) > 10
+    assert len(panel._region_items) == len(panel.result.polygons) > 10
+    assert panel.verdict.text().startswith("Equal")
+    widths = "-".join(map(str, conv.shallow_widths))
+    assert widths in panel.sizes_label.text() and f"= {conv.bound}" in panel.sizes_label.text()
+    assert list(panel.plots()) == ["regions"]
+    assert len(panel.data_tables()["regions"][1]) == conv.p
+
+
+def test_1d_curves_kinks_and_verdict(qtbot, panel):
+    _set_architecture(qtbot, panel, "1-8-8-1")
+    res = panel.result
+    x, deep = panel.deep_curve.getData()
+    _, shallow = panel.shallow_curve.getData()
+    assert np.allclose(deep, shallow, atol=1e-9)
+    assert np.allclose(deep, panel.net(x), atol=1e-12)
+    K = len(res.conversion.one_d.kinks)
+    assert panel.kink_table.rowCount() == K
+    assert float(panel.kink_table.item(0, 1).text()) == pytest.approx(res.conversion.one_d.kinks[0],
+                                                                        rel=1e-4)
+    assert "end slopes agree" in panel.verdict.text() and panel.verdict.text().startswith("Equal")
+    _, diff = panel.diff_curve.getData()
+    assert np.abs(diff).max() < 1e-9
+    assert list(panel.plots()) == ["functions", "difference"]
+
+
+def test_architecture_change_is_one_undo_step(qtbot, panel):
+    _set_architecture(qtbot, panel, "2-4-4-1")
+    assert panel.net.sizes == [2, 4, 4, 1]
+    panel.undo_stack.undo()
+    _wait(qtbot, panel)
+    assert panel.net.sizes == [2, 8, 8, 1] and panel.arch_edit.text() == "2-8-8-1"
+    panel.undo_stack.redo()
+    _wait(qtbot, panel)
+    assert panel.net.sizes == [2, 4, 4, 1]
+
+
+@pytest.mark.parametrize("text, needle", [("2-x-1", "whole numbers"), ("2-1", "at least one hidden"),
+                                          ("5-4-1", "5 inputs"), ("2-40-40-1", "hidden neurons"),
+                                          ("2-0-1", "at least one neuron")])
+def test_bad_architecture_keeps_the_network(qtbot, panel, text, needle):
+    before = panel.net
+    panel.arch_edit.setText(text)
+    qtbot.keyClick(panel.arch_edit, Qt.Key.Key_Return)
+    assert needle in panel.message.text()
+    assert panel.net is before and not panel.busy and panel.undo_stack.count() == 0
+
+
+def test_new_random_network_by_shortcut(qtbot, panel):
+    seed = panel.seed
+    panel.arch_edit.setFocus()
+    qtbot.keyClick(panel.main_plot, Qt.Key.Key_N)
+    _wait(qtbot, panel)
+    assert panel.seed == seed + 1 and panel.seed_spin.value() == seed + 1
+
+
+def test_received_network_and_tent(qtbot, panel):
+    net = MLP.random([1, 6, 1], seed=3)
+    assert panel.receive("network", net)
+    _wait(qtbot, panel)
+    assert panel.source == "received" and panel.net is net
+    assert panel.source_box.currentData() == "received"
+    tent4 = compose(compose(compose(TENT, TENT), TENT), TENT)
+    assert panel.receive("tent", {"network": tent4, "depth": 4})
+    _wait(qtbot, panel)
+    assert len(panel.result.conversion.one_d.kinks) == 17
+    assert panel.result.conversion.one_d.width == 17 and panel.tent_spin.value() == 4
+
+
+def test_received_bad_networks_are_refused(qtbot, panel):
+    before = panel.net
+    assert not panel.receive("network", MLP.random([2, 3, 1], seed=0).with_activation("tanh"))
+    assert "ReLU" in panel.message.text()
+    assert not panel.receive("network", MLP([([[1.0, 2.0]], [0.0])]))
+    assert "no hidden layer" in panel.message.text()
+    assert not panel.receive("hinges", {})
+    assert panel.net is before
+
+
+def test_click_a_region_shows_its_map_and_constraints(qtbot, panel):
+    vp = mouse.data_to_viewport(panel.main_plot, 0.3, 0.2)
+    mouse.click(panel.main_plot, vp)
+    idx = panel.selected_region
+    assert idx >= 0
+    region = panel.result.conversion.regions[idx]
+    assert np.array_equal(panel.net.activation_patterns(np.array([[0.3, 0.2]]))[0], region.pattern)
+    text = panel.region_info.text()
+    assert f"Region {idx + 1} of" in text and "f(x) =" in text and "stored constraint" in text
+
+
+def test_export_formats(qtbot, panel, tmp_path):
+    assert panel.export_shallow(tmp_path / "s.json")
+    shallow = load_network(tmp_path / "s.json")
+    X = np.random.default_rng(0).normal(size=(300, 2))
+    assert np.allclose(shallow(X), panel.net(X), atol=1e-9)
+    assert panel.export_shallow(tmp_path / "s.npz")
+    assert not panel.export_shallow(tmp_path / "s.onnx")
+    assert "ONNX cannot hold infinite weights" in panel.message.text()
+    assert not (tmp_path / "s.onnx").exists()
+
+
+def test_1d_export_to_onnx_runs_in_onnxruntime(qtbot, panel, tmp_path):
+    ort = pytest.importorskip("onnxruntime")
+    _set_architecture(qtbot, panel, "1-6-6-1")
+    assert panel.export_shallow(tmp_path / "s.onnx")
+    sess = ort.InferenceSession(str(tmp_path / "s.onnx"), providers=["CPUExecutionProvider"])
+    x = np.linspace(-4, 4, 81)[:, None]
+    assert np.allclose(sess.run(None, {"x": x})[0][:, 0], panel.net(x[:, 0]), atol=1e-9)
+
+
+def _bad_files(tmp_path):
+    good = tmp_path / "good.json"
+    save_network(MLP.random([2, 3, 1], seed=0), good)
+    onnx = pytest.importorskip("onnx")
+    from onnx import helper, numpy_helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Gemm", ["x", "B"], ["z"], transB=1, name="fc"),
+         helper.make_node("Sigmoid", ["z"], ["y"], name="squash")], "g",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["N", 2])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["N", 1])],
+        initializer=[numpy_helper.from_array(np.ones((1, 2), np.float32), "B")])
+    files = {
+        "empty.json": (b"", "empty"),
+        "trunc.json": (good.read_bytes()[:30], "truncated"),
+        "nan.json": (b'{"layers": [{"weights": [[NaN, 1]], "biases": [0]}, '
+                     b'{"weights": [[1]], "biases": [0]}]}', "NaN"),
+        "shape.json": (json.dumps({"layers": [{"weights": [[1, 2]], "biases": [0]},
+                                              {"weights": [[1, 2]], "biases": [0]}]}).encode(),
+                       "columns"),
+        "types.json": (json.dumps({"layers": [{"weights": [["a"]], "biases": [0]}]}).encode(),
+                       "not a number"),
+        "disguised.npz": (good.read_bytes(), "not a NPZ file"),
+        "sigmoid.onnx": (helper.make_model(graph).SerializeToString(), "Sigmoid"),
+        "net.txt": (good.read_bytes(), "unknown file type"),
+    }
+    return {name: (tmp_path / name, needle) for name, (data, needle) in files.items()
+            if (tmp_path / name).write_bytes(data) is not None}
+
+
+@pytest.mark.parametrize("name", ["empty.json", "trunc.json", "nan.json", "shape.json",
+                                  "types.json", "disguised.npz", "sigmoid.onnx", "net.txt"])
+def test_bad_files_keep_the_network(qtbot, panel, tmp_path, name):
+    path, needle = _bad_files(tmp_path)[name]
+    before = panel.state_dict()
+    assert not panel.load_file(path)
+    assert needle in panel.message.text() and path.name in panel.message.text()
+    assert panel.state_dict() == before and not panel.busy
+
+
+def test_open_and_drop_a_file(qtbot, panel, tmp_path):
+    deep = MLP.random([1, 5, 5, 1], seed=4)
+    save_network(deep, tmp_path / "deep.npz")
+    assert panel.load_file(tmp_path / "deep.npz")
+    _wait(qtbot, panel)
+    assert panel.source == "file" and panel.net.sizes == [1, 5, 5, 1]
+    other = MLP.random([2, 3, 3, 1], seed=5)
+    save_network(other, tmp_path / "other.json")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(tmp_path / "other.json"))])
+    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime,
+                       Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    panel.dropEvent(event)
+    _wait(qtbot, panel)
+    assert panel.net.sizes == [2, 3, 3, 1] and "other.json" in panel.state_dict()["file"]
+
+
+def test_state_round_trip_and_bad_state(qtbot, panel):
+    _set_architecture(qtbot, panel, "2-5-5-1")
+    state = panel.state_dict()
+    json.dumps(state)
+    other = ConverterPanel()
+    qtbot.addWidget(other)
+    _wait(qtbot, other)
+    other.load_state(state)
+    _wait(qtbot, other)
+    assert other.net.sizes == [2, 5, 5, 1]
+    X = np.random.default_rng(1).normal(size=(50, 2))
+    assert np.array_equal(other.net(X), panel.net(X))
+    assert other.result.conversion.p == panel.result.conversion.p
+    before = other.state_dict()
+    for bad, field in ((dict(state, source="web"), "source"), (dict(state, seed=-1), "seed"),
+                       (dict(state, architecture=[2, "a", 1]), "architecture"),
+                       (dict(state, network={"layers": []}), "layers"),
+                       (dict(state, tent_depth=99), "tent_depth")):
+        with pytest.raises(ValueError, match=field):
+            other.load_state(bad)
+        assert other.state_dict() == before
+    other.shutdown()
+
+
+def test_lecture_layout_hides_only_the_controls(qtbot, panel):
+    panel.set_lecture_layout(True)
+    from PySide6.QtWidgets import QWidget
+
+    assert not panel.findChild(QWidget, "converter-controls").isVisible()
+    assert panel.sizes_label.isVisible() and panel.verdict.isVisible()
+    panel.set_lecture_layout(False)
+
+
+def test_sent_from_the_main_window(qtbot, main_window):
+    net = MLP.random([1, 4, 4, 1], seed=9)
+    assert main_window.send_to("converter", "network", net)
+    panel = main_window.current_panel()
+    assert panel.name == "converter"
+    _wait(qtbot, panel)
+    assert panel.net is net and panel.result.conversion.one_d is not None
+    QApplication.processEvents()
+
+
+def test_object_names_are_set(panel):
+    from PySide6.QtWidgets import QWidget
+
+    names = {w.objectName() for w in panel.findChildren(QWidget) if w.objectName()}
+    for n in ("converter-controls", "converter-source", "converter-architecture", "converter-seed",
+              "converter-new-random", "converter-tent-depth", "converter-open", "converter-export",
+              "converter-message", "converter-verdict", "converter-summary", "converter-sizes",
+              "converter-main-plot", "converter-difference-plot", "converter-kinks",
+              "converter-region-info", "converter-shallow-layers"):
+        assert n in names
+        assert panel.findChild(QWidget, n).accessibleName()
+
+
+def test_tent_source_builds_the_tent_map(qtbot, panel):
+    panel.tent_spin.setValue(4)
+    _wait(qtbot, panel)
+    assert panel.source == "tent" and panel.source_box.currentData() == "tent"
+    one = panel.result.conversion.one_d
+    assert len(one.kinks) == 17 and one.width == 17  # 2^4 + 1 kinks, s₀ = 0
+    panel.undo_stack.undo()
+    _wait(qtbot, panel)
+    assert panel.source == "random" and panel.net.n_in == 2
+
+
+def test_keyboard_steps_through_regions(qtbot, panel):
+    qtbot.keyClick(panel.main_plot, Qt.Key.Key_BracketRight)
+    assert panel.selected_region == 0 and "Region 1 of" in panel.region_info.text()
+    qtbot.keyClick(panel.main_plot, Qt.Key.Key_BracketLeft)
+    p = panel.result.conversion.p
+    assert panel.selected_region == p - 1 and f"Region {p} of {p}" in panel.region_info.text()
+
+
+def test_latest_request_wins(qtbot, panel):
+    panel.arch_edit.setText("2-16-16-1")
+    qtbot.keyClick(panel.arch_edit, Qt.Key.Key_Return)
+    panel.arch_edit.setText("1-4-1")
+    qtbot.keyClick(panel.arch_edit, Qt.Key.Key_Return)
+    _wait(qtbot, panel)
+    assert panel.result.conversion.deep is panel.net and panel.net.sizes == [1, 4, 1]
+    assert panel.kink_table.isVisibleTo(panel)
