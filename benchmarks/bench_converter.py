@@ -1,14 +1,17 @@
 """Deep → shallow: 1-D conversion, 2-D region maps, exact regions on all of R².
 
 Baselines, measured in the same run: evaluating the deep network on a dense grid
-(what a sampled picture would cost, and it still misses regions), and the
-linear-program enumeration (SciPy HiGHS, one program per undecided child)."""
+(what a sampled picture would cost, and it still misses regions), the
+linear-program enumeration (SciPy HiGHS, one program per undecided child), and the
+cell-by-cell polygon clipping that the flat one (every cell of a neuron in one
+array step) replaced."""
 
 import numpy as np
 
 from benchmarks.common import Row, median_time
 from relulab.model.mlp import MLP
-from relulab.model.regions import linear_regions, region_polygons
+from relulab.model.regions import (_reference_linear_regions, _reference_region_polygons,
+                                   linear_regions, region_polygons)
 from relulab.model.shallow import convert, shallow_1d
 
 BOX = (-3.0, 3.0, -3.0, 3.0)
@@ -35,6 +38,26 @@ def run() -> list[Row]:
         n_poly = len(region_polygons(net, BOX))
         rows.append(Row(f"2-D region map {'-'.join(map(str, sizes))} in [-3,3]² ({n_poly} polygons)",
                         t, f"patterns on a 500² grid ({_grid_patterns(net)} seen)", g, target))
+
+    # the flat clipping against the cell-by-cell clipping it replaced, same polygons
+    for sizes, box in (([2, 8, 8, 8, 1], (-1.25, 1.25, -1.25, 1.25)), ([2, 8, 8, 8, 1], BOX),
+                       ([2, 16, 16, 16, 1], BOX)):
+        for seed in (0, 3):
+            net = MLP.random(sizes, seed=seed)
+            n_poly = len(region_polygons(net, box))
+            flat = median_time(lambda: region_polygons(net, box), repeat=9)
+            cell = median_time(lambda: _reference_region_polygons(net, box), repeat=3)
+            rows.append(Row(f"region map {'-'.join(map(str, sizes))} seed {seed} in "
+                            f"[{box[0]:g},{box[1]:g}]² ({n_poly} polygons), flat clipping",
+                            flat, "cell-by-cell clipping (before)", cell, "several × faster"))
+    for sizes in ([2, 8, 8, 8, 1], [2, 16, 16, 1]):
+        net = MLP.random(sizes, seed=0)
+        p = len(linear_regions(net))
+        flat = median_time(lambda: linear_regions(net, method="polygons"), repeat=5)
+        cell = median_time(lambda: _reference_linear_regions(net), repeat=3)
+        rows.append(Row(f"exact regions on all of R², {'-'.join(map(str, sizes))} ({p} regions), "
+                        "flat clipping", flat, "cell-by-cell clipping (before)", cell,
+                        "several × faster"))
 
     net = MLP.random([2, 16, 16, 1], seed=0)
     stats = {}

@@ -167,7 +167,7 @@ def _crossings(Z: np.ndarray, T: np.ndarray):
         del pos, neg
         ik = np.flatnonzero(cross)
         del cross
-        za, zb = z[ik], z[ik + 1]
+        za, zb = z[ik], z[1:][ik]  # z[1:][ik] = z[ik + 1] without an index array
         zb -= za
         np.negative(za, out=za)
         za /= zb
@@ -179,7 +179,7 @@ def _crossings(Z: np.ndarray, T: np.ndarray):
     lam = np.concatenate(fractions)
     del fractions
     r = T[i]
-    r += lam * (T[i + 1] - r)
+    r += lam * (T[1:][i] - r)
     return i, lam, r, counts
 
 
@@ -214,7 +214,8 @@ def _layer(state: list, W: np.ndarray, b: np.ndarray, off_slope) -> None:
     """
     T, H, D, flags = state
     state.clear()
-    Z = W @ H + b[:, None]
+    Z = W @ H
+    Z += b[:, None]
     del H
     Dz = W @ D
     del D
@@ -226,13 +227,12 @@ def _layer(state: list, W: np.ndarray, b: np.ndarray, off_slope) -> None:
     ni = i.size
     # z of every neuron at the roots; between knots z is affine, so interpolate
     Zr = np.empty((n, ni))
-    i1 = i + 1
     for z, zr in zip(Z, Zr):
         za = z[i]
-        np.subtract(z[i1], za, out=zr)
+        np.subtract(z[1:][i], za, out=zr)
         zr *= lam
         zr += za
-    del i1, lam, za
+    del lam
     ends = np.cumsum(counts)
     for k in range(n):  # exactly zero for the neuron that crosses
         Zr[k, ends[k] - counts[k]:ends[k]] = 0.0
@@ -289,18 +289,26 @@ def _layer(state: list, W: np.ndarray, b: np.ndarray, off_slope) -> None:
         splits[1:m] = per_interval
         del per_interval
         splits += 1
+        piece_of = np.repeat(np.arange(m + 1), splits)  # old piece of each new piece
+        del splits
         Dz2 = np.empty((n, total + 1))
         for d2, d in zip(Dz2, Dz):
-            d2[:] = np.repeat(d, splits)
-        del Dz, splits
+            np.take(d, piece_of, out=d2)
+        del Dz, piece_of
         Dz = Dz2
         del Dz2
-        # merge knots a rounding error apart (keep the first of each run)
-        tol = np.abs(T[1:])
-        np.maximum(tol, 1.0, out=tol)
-        tol *= MERGE_RTOL
-        close = np.diff(T) <= tol
-        del tol
+        # merge knots a rounding error apart (keep the first of each run); T is
+        # sorted, so max|T| is at an end and one comparison rules out most layers
+        gaps = np.diff(T)
+        if gaps.size and gaps.min() <= MERGE_RTOL * max(1.0, abs(T[0]), abs(T[-1])):
+            tol = np.abs(T[1:])
+            np.maximum(tol, 1.0, out=tol)
+            tol *= MERGE_RTOL
+            close = gaps <= tol
+            del tol
+        else:
+            close = np.zeros(0, dtype=bool)
+        del gaps
         if np.any(close):
             keep = np.concatenate([[True], ~close])
             flags = np.logical_or.reduceat(flags, np.flatnonzero(keep))
@@ -314,8 +322,11 @@ def _layer(state: list, W: np.ndarray, b: np.ndarray, off_slope) -> None:
     # the sign is that of z far out, i.e. of its slope (or of z when flat).
     m = T.size
     on = np.empty((n, m + 1), dtype=bool)
+    both_ends = np.empty(max(m - 1, 0))
     for o, z in zip(on, Z):
-        np.greater(z[:-1], np.negative(z[1:]), out=o[1:m])
+        np.add(z[:-1], z[1:], out=both_ends)
+        np.greater(both_ends, 0.0, out=o[1:m])
+    del both_ends
     on[:, 0] = np.where(Dz[:, 0] != 0, Dz[:, 0] < 0, Z[:, 0] > 0)
     on[:, m] = np.where(Dz[:, m] != 0, Dz[:, m] > 0, Z[:, -1] > 0)
     # A knot is a region boundary when the pattern changes across it or at it
@@ -387,17 +398,23 @@ def piecewise_linear(net: MLP, *, max_knots: int | None = None,
     del size
     is_kink = jump > tol
     del jump, tol
-    kinks = T[is_kink]
-    values = y[is_kink]
-    # slope of each piece between kinks: the first sub-piece after the kink
-    first_piece = np.concatenate([[0], np.nonzero(is_kink)[0] + 1])
-    slopes = dy[first_piece]
     anchor = (float(T[0]), float(y[0]))
+    if is_kink.all():  # every knot bends (the tent map): no copies of 16.7 million numbers
+        kinks, values, slopes = T, y, dy
+        non_kink = T[:0]
+    else:
+        kinks = T[is_kink]
+        values = y[is_kink]
+        # slope of each piece between kinks: the first sub-piece after the kink
+        first_piece = np.concatenate([[0], np.flatnonzero(is_kink) + 1])
+        slopes = dy[first_piece]
+        non_kink = T[flags & ~is_kink]
+    boundaries = T if flags.all() else T[flags]
     return PiecewiseLinear(
         kinks=_readonly(kinks),
         values=_readonly(values),
         slopes=_readonly(slopes),
-        region_boundaries=_readonly(T[flags]),
-        non_kink_boundaries=_readonly(T[flags & ~is_kink]),
+        region_boundaries=_readonly(boundaries),
+        non_kink_boundaries=_readonly(non_kink),
         anchor=anchor,
     )

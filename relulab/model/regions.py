@@ -25,6 +25,14 @@ sampled grid):
   crossing it (where lower-dimensional regions can hide).
 * :func:`region_polygons` for drawing: the same clipping inside a view box, no
   linear programs at all.
+
+The 2-D clipping keeps every cell in flat arrays (patterns, stored rows, polygon
+vertices with their owners) and splits all cells by neuron j in one step: the
+signed distances of every vertex to its own cell's line come from one product, only
+cells with vertices strictly on both sides are cut, and their crossings are made
+together. A neuron costs a fixed number of array operations, not a Python loop over
+cells; the cell-by-cell clipping it replaced is kept at the end of this module as
+the reference the tests and benchmarks compare with.
 """
 
 from __future__ import annotations
@@ -344,8 +352,9 @@ def linear_regions(net: MLP, method: str = "auto", stats: dict | None = None,
     if method == "polygons":
         if n != 2:
             raise ValueError("polygon clipping needs 2-D input")
-        return _finish(_clip_enumerate(net, _whole_plane(), exact=True, stats=stats,
-                                       should_stop=should_stop), net, n)
+        cells, table, A, c = _clip_all(net, _whole_plane(), exact=True, stats=stats,
+                                       should_stop=should_stop)
+        return _regions_from_cells(net, cells, table, A, c)
     if method != "lp":
         raise ValueError(f"unknown method {method!r}")
     cells = [_Cell([], [], [], [], np.eye(n), np.zeros(n), np.zeros(n))]
@@ -415,6 +424,434 @@ def _split_polygon(P: np.ndarray, z: np.ndarray):
     return (np.array(pos) if len(pos) >= 3 else None), (np.array(neg) if len(neg) >= 3 else None)
 
 
+# ---------------------------------------------------------------------------
+# 2-D: every cell clipped against its neuron's line at once
+# ---------------------------------------------------------------------------
+@dataclass
+class _Pieces:
+    """Convex polygons of the projective plane as flat arrays: piece k owns the
+    vertices ``V[start[k] : start[k] + length[k]]`` (rows (x, y, w), in order) and
+    belongs to cell ``cell[k]``. A cell's pieces keep their order; with one piece
+    per cell (a box) the pieces are in the order of the cells."""
+
+    V: np.ndarray
+    length: np.ndarray
+    cell: np.ndarray
+    vpiece: np.ndarray = None      # vertex → its piece
+
+    def __post_init__(self):
+        if self.vpiece is None:
+            self.vpiece = np.repeat(np.arange(len(self.length)), self.length)
+
+    @classmethod
+    def of(cls, polygons: Sequence[np.ndarray]) -> "_Pieces":
+        return cls(np.concatenate(polygons), np.array([len(P) for P in polygons]),
+                   np.zeros(len(polygons), dtype=np.intp))
+
+    @property
+    def start(self) -> np.ndarray:
+        return np.cumsum(self.length) - self.length
+
+    def split_by_cell(self, n_cells: int) -> list[list[np.ndarray]]:
+        out: list[list[np.ndarray]] = [[] for _ in range(n_cells)]
+        for cell, P in zip(self.cell.tolist(), np.split(self.V, np.cumsum(self.length)[:-1])):
+            out[cell].append(P)
+        return out
+
+
+@dataclass
+class _Cells:
+    """Every cell of the 2-D clipping as flat arrays (C cells, N hidden neurons).
+
+    ``pattern[k, j]``: neuron j on in cell k (for the neurons split so far);
+    ``row[k, j]``: index into the table of unit rows (a, c) when neuron j's line is a
+    stored constraint of cell k, else −1; ``root[k]``: the cell at the start of the
+    current layer that cell k came from (its pre-activation maps Z, ζ are the layer's);
+    ``witness[k]``: a point of a lower-dimensional cell (NaN for polygon cells)."""
+
+    pattern: np.ndarray
+    row: np.ndarray
+    root: np.ndarray
+    witness: np.ndarray
+    pieces: _Pieces
+
+    def __len__(self) -> int:
+        return len(self.root)
+
+
+class _RowTable:
+    """Unit rows (a₁, a₂, c) of every neuron step, appended block by block."""
+
+    def __init__(self):
+        self.blocks: list[np.ndarray] = []
+        self.size = 0
+        self._all: np.ndarray | None = None
+
+    def append(self, H: np.ndarray) -> int:
+        start = self.size
+        self.blocks.append(H)
+        self.size += len(H)
+        self._all = None
+        return start
+
+    def all(self) -> np.ndarray:
+        if self._all is None:
+            self._all = np.concatenate(self.blocks) if self.blocks else np.zeros((0, 3))
+        return self._all
+
+
+def _stored_rows(cells: _Cells, k: int, table: _RowTable):
+    """Cell k's stored constraints as (normals, offsets, on), in neuron order."""
+    j = np.flatnonzero(cells.row[k] >= 0)
+    R = table.all()[cells.row[k, j]]
+    return R[:, :2].copy(), R[:, 2].copy(), cells.pattern[k, j].copy()
+
+
+def _lp_children(normals, offsets, on, witness, a, c, stats, margin):
+    """Split one cell by the unit row a·x + c with linear programs (as ``_lp_split``):
+    a list of (bit, stores the row, witness) for the non-empty children."""
+    known = {}
+    if witness is not None:
+        zw = float(a @ witness + c)
+        if zw > margin:
+            known[True] = witness
+        elif zw < -margin:
+            known[False] = witness
+    alive = {}
+    for bit in (True, False):
+        if bit in known:
+            alive[bit] = known[bit]
+            continue
+        N = np.vstack([normals, a[None, :]])
+        o = np.append(offsets, c)
+        s = np.append(on, bit)
+        stats["lps"] = stats.get("lps", 0) + 1
+        t, x = _max_margin(N, o, s)
+        if t > LP_TOLERANCE:
+            alive[bit] = _central_witness(N, o, s, x, stats)
+    if len(alive) == 2:
+        return [(True, True, alive[True]), (False, True, alive[False])]
+    if len(alive) == 1:
+        bit, w = next(iter(alive.items()))
+        return [(bit, False, witness if witness is not None else w)]
+    return []
+
+
+def _clip_step(cells: _Cells, j: int, lines: np.ndarray, exact: bool, stats: dict,
+               table: _RowTable) -> _Cells:
+    """Split every cell by its own line of neuron j: ``lines`` (C, 6) holds per cell the
+    unit row (a₁, a₂, c), its snapping tolerance, [ζ > 0] and [a ≠ 0] (see :func:`_unit_lines`).
+
+    One array operation gives the signed distance of every vertex of every piece to
+    its cell's line; cells with vertices strictly on both sides are cut (all their
+    straddling pieces at once, Sutherland–Hodgman on flat arrays), the others keep
+    their pieces and take the side their vertices show. With ``exact``, a cell that
+    a line only touches, and a lower-dimensional cell, is settled by linear programs.
+    Children come in their parents' order, the on-side first, as cell by cell.
+    """
+    C = len(cells)
+    pcs = cells.pieces
+    H = lines[:, :3]
+    tol = lines[:, 3]
+    nonzero = lines[:, 5] > 0
+    row_start = table.append(H)
+
+    vpiece = pcs.vpiece
+    vcell = pcs.cell[vpiece]
+    z = np.einsum("ij,ij->i", pcs.V, H[vcell])
+    tv = tol[vcell]
+    on_v, off_v = z > tv, z < -tv
+    seen_on = np.bincount(vcell, on_v, C) > 0
+    seen_off = np.bincount(vcell, off_v, C) > 0
+
+    zero = ~nonzero                                    # constant on the cell: implied
+    cut = seen_on & seen_off & nonzero
+    keep = zero | (nonzero & (seen_on != seen_off))    # the cell stays whole, on one side
+    keep_bit = np.where(zero, lines[:, 4] > 0, seen_on)
+    keep_row = np.zeros(C, dtype=bool)
+    n_children = keep + 2 * cut
+    extra = []                                         # (cell, bit, stores row, witness)
+    if exact:
+        touching = np.bincount(vcell, ~(on_v | off_v), C) > 0
+        has_pieces = np.bincount(pcs.cell, minlength=C) > 0
+        for k in np.flatnonzero(keep & nonzero & touching):
+            # The other side meets the closed cell only where the line touches it:
+            # a lower-dimensional region may live there (|x| + 1 at x = 0).
+            normals, offsets, on = _stored_rows(cells, k, table)
+            bit = bool(seen_on[k])
+            stats["lps"] = stats.get("lps", 0) + 1
+            t, x = _max_margin(np.vstack([normals, H[k, None, :2]]), np.append(offsets, H[k, 2]),
+                               np.append(on, not bit))
+            if t > LP_TOLERANCE:
+                keep_row[k] = True
+                extra.append((k, not bit, True, x))
+        # lower-dimensional cells, and (only for degenerate pieces) a line through every vertex
+        for k in np.flatnonzero(nonzero & ~seen_on & ~seen_off):
+            normals, offsets, on = _stored_rows(cells, k, table)
+            w = None if has_pieces[k] or np.isnan(cells.witness[k, 0]) else cells.witness[k]
+            margin = (np.inf if has_pieces[k] else
+                      1e-9 * (1.0 + abs(H[k, 2]) + (float(np.abs(w).max()) if w is not None else 0.0)))
+            for bit, stores, wit in _lp_children(normals, offsets, on, w, H[k, :2], H[k, 2],
+                                                 stats, margin):
+                extra.append((k, bit, stores, wit))
+        for e in extra:
+            n_children[e[0]] += 1
+
+    first = np.cumsum(n_children) - n_children         # each parent's first child
+    parent = np.repeat(np.arange(C), n_children)
+    bit = np.zeros(len(parent), dtype=bool)
+    stores = np.zeros(len(parent), dtype=bool)
+    kp, cp = np.flatnonzero(keep), np.flatnonzero(cut)
+    bit[first[kp]] = keep_bit[kp]
+    stores[first[kp]] = keep_row[kp]
+    bit[first[cp]] = True                              # on child, then off child
+    stores[first[cp]] = True
+    stores[first[cp] + 1] = True
+    witness = cells.witness[parent]
+    if extra:
+        slot = keep.astype(np.intp)                    # extras follow a kept child
+        for k, b, s, w in extra:
+            pos = first[k] + slot[k]
+            slot[k] += 1
+            bit[pos], stores[pos], witness[pos] = b, s, w
+    pattern = cells.pattern[parent]
+    pattern[:, j] = bit
+    row = cells.row[parent]
+    row[stores, j] = row_start + parent[stores]
+
+    # where each piece goes: whole to a child, cut in two, or nowhere
+    n_pieces = len(pcs.length)
+    pc = pcs.cell
+    zs = np.where(on_v | off_v, z, 0.0)                # snapped: on the line is 0
+    has_pos = np.bincount(vpiece, zs > 0, n_pieces) > 0
+    has_neg = np.bincount(vpiece, zs < 0, n_pieces) > 0
+    f = first[pc]
+    cut_p = cut[pc]
+    straddle = cut_p & has_pos & has_neg
+    dest = np.where(keep[pc] | (cut_p & ~has_neg), f, -1)   # all ≥ 0: the on child
+    dest = np.where(cut_p & has_neg & ~has_pos, f + 1, dest)  # all ≤ 0: the off child
+    whole_v = (dest >= 0)[vpiece]
+    V = pcs.V[whole_v]
+    keys = 2 * vpiece[whole_v]                          # piece order; a cut piece: on, off
+    if straddle.any():
+        start = pcs.start
+        nxt = np.arange(len(z)) + 1
+        nxt[start + pcs.length - 1] = start             # each piece is a closed loop
+        sv = np.flatnonzero(straddle[vpiece])
+        zi, zj = zs[sv], zs[nxt[sv]]
+        Pi, Pj = pcs.V[sv], pcs.V[nxt[sv]]
+        crosses = ((zi > 0) & (zj < 0)) | ((zi < 0) & (zj > 0))
+        # the crossing on edge (p, q) is z_p q − z_q p up to sign: a positive
+        # combination of p and q, so it stays on the same side of w = 0
+        q = zi[crosses, None] * Pj[crosses] - zj[crosses, None] * Pi[crosses]
+        q /= np.sqrt(np.einsum("ij,ij->i", q, q))[:, None]
+        q[zi[crosses] < 0] *= -1.0
+        cand = np.zeros((len(sv), 2, 3))
+        cand[:, 0] = Pi
+        cand[crosses, 1] = q
+        cand = cand.reshape(-1, 3)
+        pid = np.repeat(2 * vpiece[sv], 2)
+        on_mask = np.empty((len(sv), 2), dtype=bool)
+        on_mask[:, 0], on_mask[:, 1] = zi >= 0, crosses
+        off_mask = on_mask.copy()
+        off_mask[:, 0] = zi <= 0
+        on_mask, off_mask = on_mask.ravel(), off_mask.ravel()
+        V = np.concatenate([V, cand[on_mask], cand[off_mask]])
+        keys = np.concatenate([keys, pid[on_mask], pid[off_mask] + 1])
+        order = np.argsort(keys, kind="stable")
+        V, keys = V[order], keys[order]
+        dest = np.where(straddle, f, dest)
+    # the new pieces are the runs of equal keys
+    new_run = np.empty(len(keys), dtype=bool)
+    new_run[:1] = True
+    np.not_equal(keys[1:], keys[:-1], out=new_run[1:])
+    starts = np.flatnonzero(new_run)
+    lengths = np.empty_like(starts)
+    lengths[:-1] = starts[1:] - starts[:-1]
+    lengths[-1:] = len(keys) - starts[-1:]
+    kept = keys[starts]
+    if len(lengths) and lengths.min() < 3:             # a convex cut never leaves fewer
+        good = lengths >= 3
+        V = V[np.repeat(good, lengths)]
+        kept, lengths = kept[good], lengths[good]
+    pieces = _Pieces(V, lengths, dest[kept >> 1] + (kept & 1))
+    return _Cells(pattern, row, cells.root[parent], witness, pieces)
+
+
+def _unit_lines(Z: np.ndarray, zeta: np.ndarray) -> np.ndarray:
+    """Per cell and neuron (Z (C, n, 2), ζ (C, n)): the unit row (a, c)/‖a‖ (zero when
+    a = 0: the neuron is constant on the cell), the tolerance within which a vertex
+    counts as on the line, [ζ > 0] and [a ≠ 0], as (C, n, 6)."""
+    norm = np.sqrt(Z[..., 0] * Z[..., 0] + Z[..., 1] * Z[..., 1])
+    nonzero = norm > 0
+    out = np.zeros(Z.shape[:2] + (6,))
+    np.divide(Z, norm[..., None], out=out[..., :2], where=nonzero[..., None])
+    np.divide(zeta, norm, out=out[..., 2], where=nonzero)
+    out[..., 3] = 1e-11 * np.maximum(1.0, np.abs(out[..., 2]))
+    out[..., 4] = zeta > 0
+    out[..., 5] = nonzero
+    return out
+
+
+def _clip_all(net: MLP, start: list[np.ndarray], exact: bool, stats: dict,
+              should_stop=None):
+    """Split polygon cells neuron by neuron, all cells of a step at once.
+    Returns (cells, row table, A, c): the last hidden layer's h = A x + c per cell."""
+    hidden, _ = _hidden_layers(net)
+    N = sum(W.shape[0] for W, _ in hidden)
+    cells = _Cells(np.zeros((1, N), dtype=bool), np.full((1, N), -1, dtype=np.intp),
+                   np.zeros(1, dtype=np.intp), np.full((1, 2), np.nan), _Pieces.of(start))
+    table = _RowTable()
+    A = np.eye(2)[None]                                  # (cells, width, 2)
+    c = np.zeros((1, 2))
+    j0 = 0
+    for W, b in hidden:
+        Z = np.matmul(W, A)                              # each cell's pre-activation maps
+        zeta = np.einsum("ij,kj->ki", W, c) + b
+        lines = _unit_lines(Z, zeta)
+        cells.root = np.arange(len(cells))
+        for i in range(W.shape[0]):
+            cells = _clip_step(cells, j0 + i, lines[cells.root, i], exact, stats, table)
+            if should_stop is not None and should_stop():
+                raise EnumerationStopped()
+        d = cells.pattern[:, j0:j0 + W.shape[0]].astype(float)
+        A = d[:, :, None] * Z[cells.root]
+        c = d * zeta[cells.root]
+        j0 += W.shape[0]
+    return cells, table, A, c
+
+
+def _output_maps(net: MLP, A: np.ndarray, c: np.ndarray):
+    W_out, b_out = net.layers[-1]
+    return np.matmul(W_out, A), np.einsum("ij,kj->ki", W_out, c) + b_out
+
+
+def _piece_witnesses(pieces: _Pieces, n_cells: int) -> np.ndarray:
+    """Per cell, a finite interior point of its pieces (as :func:`_piece_witness`):
+    finite vertices as (x, y, 1), directions as (d, 0), averaged per piece, summed."""
+    V = pieces.V
+    w = V[:, 2:3]
+    finite = w[:, 0] > 1e-12
+    pts = np.where(finite[:, None], V / np.where(finite[:, None], w, 1.0), V)
+    piece_of = np.repeat(np.arange(len(pieces.length)), pieces.length)
+    pts = pts / pieces.length[piece_of, None]
+    vcell = pieces.cell[piece_of]
+    total = np.stack([np.bincount(vcell, pts[:, k], minlength=n_cells) for k in range(3)], axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return total[:, :2] / total[:, 2:3]
+
+
+def _regions_from_cells(net: MLP, cells: _Cells, table: _RowTable, A, c) -> list[Region]:
+    A_out, c_out = _output_maps(net, A, c)
+    sizes = tuple(net.hidden_sizes)
+    polys = cells.pieces.split_by_cell(len(cells))
+    witness = np.where(np.isnan(cells.witness), _piece_witnesses(cells.pieces, len(cells)),
+                       cells.witness)
+    # every cell's stored rows, in neuron order, split per cell
+    stored = cells.row >= 0
+    cuts = np.cumsum(stored.sum(axis=1))[:-1]
+    R = table.all()[cells.row[stored]]
+    normals = np.split(R[:, :2], cuts)
+    offsets = np.split(R[:, 2], cuts)
+    on = np.split(cells.pattern[stored], cuts)
+    patterns = cells.pattern.copy()
+    out = []
+    for k in range(len(cells)):
+        w = witness[k]
+        if np.isnan(w).any():  # no witness yet: the deepest point of the stored rows
+            _, w = _max_margin(normals[k], offsets[k], on[k])
+            w = np.zeros(2) if w is None else w
+        out.append(Region(patterns[k], normals[k], offsets[k], on[k], A_out[k], c_out[k],
+                          w, tuple(polys[k]), sizes))
+    return out
+
+
+def _to_box_polygon(pieces: Sequence[np.ndarray], box) -> np.ndarray | None:
+    """The union of convex pieces (one convex region) clipped to ``box``, as (k, 2)."""
+    x0, x1, y0, y1 = box
+    planes = [np.array(h, dtype=float) for h in
+              ([1, 0, -x0], [-1, 0, x1], [0, 1, -y0], [0, -1, y1])]
+    pts = []
+    for P in pieces:
+        Q = P
+        for h in planes:
+            z = Q @ h
+            z[np.abs(z) <= 1e-14 * (1 + abs(h[2]))] = 0.0
+            Q, _ = _split_polygon(Q, z)
+            if Q is None:
+                break
+        if Q is not None:
+            pts.append(Q[:, :2] / Q[:, 2:3])
+    if not pts:
+        return None
+    return _convex_hull(np.concatenate(pts))
+
+
+def _convex_hull(points: np.ndarray) -> np.ndarray | None:
+    """Counter-clockwise hull (monotone chain) without repeated points; None if flat."""
+    pts = np.unique(np.round(points, 12), axis=0)
+    if len(pts) < 3:
+        return None
+    pts = pts[np.lexsort((pts[:, 1], pts[:, 0]))]
+
+    def cross(o, a, b):
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    lower, upper = [], []
+    for p in pts:
+        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
+            lower.pop()
+        lower.append(tuple(p))
+    for p in pts[::-1]:
+        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 0:
+            upper.pop()
+        upper.append(tuple(p))
+    hull = np.array(lower[:-1] + upper[:-1])
+    return hull if len(hull) >= 3 else None
+
+
+def region_polygons(net: MLP, box) -> list[RegionPolygon]:
+    """The full-dimensional activation regions of a 2-input network inside ``box``
+    = (xmin, xmax, ymin, ymax), as convex polygons, by clipping (no linear programs).
+
+    Each polygon is {x ∈ box : pattern(x) = s}; together they tile the box. Regions
+    that only touch the box on a line or at a point are not drawn; for the exact
+    partition of R² use :func:`linear_regions`. Every cell is clipped against its
+    neuron's line in the same array operation, so a neuron costs a few numpy calls
+    whatever the number of cells.
+    """
+    if net.n_in != 2:
+        raise ValueError(f"region polygons need 2-D input, the network has {net.n_in}")
+    _hidden_layers(net)
+    cells, _table, A, c = _clip_all(net, _box(box), exact=False, stats={})
+    A_out, c_out = _output_maps(net, A, c)
+    pcs = cells.pieces
+    XY = pcs.V[:, :2] / pcs.V[:, 2:3]
+    owners = pcs.cell.tolist()
+    return [RegionPolygon(verts, cells.pattern[k], A_out[k], c_out[k], index)
+            for index, (k, verts) in enumerate(zip(owners, np.split(XY, np.cumsum(pcs.length)[:-1])))]
+
+
+def regions_in_box(regions: Sequence[Region], box) -> list[RegionPolygon]:
+    """Exact regions (from :func:`linear_regions` on 2-D input) clipped to ``box``.
+
+    Regions with no area inside the box (lines, points, regions elsewhere) are left
+    out; ``index`` is the region's position in ``regions``."""
+    box = tuple(float(v) for v in box)
+    _box(box)
+    out = []
+    for idx, r in enumerate(regions):
+        if not r.pieces:
+            continue
+        verts = _to_box_polygon(r.pieces, box)
+        if verts is not None:
+            out.append(RegionPolygon(verts, r.pattern, r.A, r.c, idx))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# reference: the cell-by-cell clipping, kept to check the flat one against
+# ---------------------------------------------------------------------------
 def _piece_witness(pieces: list[np.ndarray]) -> np.ndarray:
     """A finite interior point: finite vertices as (x, y, 1), directions as (d, 0), summed."""
     total = np.zeros(3)
@@ -427,15 +864,15 @@ def _piece_witness(pieces: list[np.ndarray]) -> np.ndarray:
     return total[:2] / total[2]
 
 
-def _clip_enumerate(net: MLP, start: list[np.ndarray], exact: bool, stats: dict,
-                    should_stop=None) -> list[_Cell]:
+def _reference_clip_enumerate(net: MLP, start: list[np.ndarray], exact: bool, stats: dict,
+                              should_stop=None) -> list[_Cell]:
     """Split polygon cells neuron by neuron. With ``exact``, a side that no vertex
     shows strictly but that a vertex touches is settled by a linear program."""
     n = 2
     cells = [_Cell([], [], [], [], np.eye(n), np.zeros(n), None, list(start))]
     for _li, W, _b in _iter_layers(net, cells):
         for i in range(W.shape[0]):
-            cells[:] = _clip_neuron(cells, i, exact, stats)
+            cells[:] = _reference_clip_neuron(cells, i, exact, stats)
             if should_stop is not None and should_stop():
                 raise EnumerationStopped()
     if not exact:
@@ -446,7 +883,7 @@ def _clip_enumerate(net: MLP, start: list[np.ndarray], exact: bool, stats: dict,
     return cells
 
 
-def _clip_neuron(cells: list[_Cell], i: int, exact: bool, stats: dict) -> list[_Cell]:
+def _reference_clip_neuron(cells: list[_Cell], i: int, exact: bool, stats: dict) -> list[_Cell]:
     # Values of every cell's neuron-i functional at every vertex, in one product.
     owners, verts, piece_len = [], [], []
     H = np.zeros((len(cells), 3))
@@ -529,62 +966,13 @@ def _clip_neuron(cells: list[_Cell], i: int, exact: bool, stats: dict) -> list[_
     return out
 
 
-def _to_box_polygon(pieces: Sequence[np.ndarray], box) -> np.ndarray | None:
-    """The union of convex pieces (one convex region) clipped to ``box``, as (k, 2)."""
-    x0, x1, y0, y1 = box
-    planes = [np.array(h, dtype=float) for h in
-              ([1, 0, -x0], [-1, 0, x1], [0, 1, -y0], [0, -1, y1])]
-    pts = []
-    for P in pieces:
-        Q = P
-        for h in planes:
-            z = Q @ h
-            z[np.abs(z) <= 1e-14 * (1 + abs(h[2]))] = 0.0
-            Q, _ = _split_polygon(Q, z)
-            if Q is None:
-                break
-        if Q is not None:
-            pts.append(Q[:, :2] / Q[:, 2:3])
-    if not pts:
-        return None
-    return _convex_hull(np.concatenate(pts))
-
-
-def _convex_hull(points: np.ndarray) -> np.ndarray | None:
-    """Counter-clockwise hull (monotone chain) without repeated points; None if flat."""
-    pts = np.unique(np.round(points, 12), axis=0)
-    if len(pts) < 3:
-        return None
-    pts = pts[np.lexsort((pts[:, 1], pts[:, 0]))]
-
-    def cross(o, a, b):
-        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-
-    lower, upper = [], []
-    for p in pts:
-        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
-            lower.pop()
-        lower.append(tuple(p))
-    for p in pts[::-1]:
-        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 0:
-            upper.pop()
-        upper.append(tuple(p))
-    hull = np.array(lower[:-1] + upper[:-1])
-    return hull if len(hull) >= 3 else None
-
-
-def region_polygons(net: MLP, box) -> list[RegionPolygon]:
-    """The full-dimensional activation regions of a 2-input network inside ``box``
-    = (xmin, xmax, ymin, ymax), as convex polygons, by clipping (no linear programs).
-
-    Each polygon is {x ∈ box : pattern(x) = s}; together they tile the box. Regions
-    that only touch the box on a line or at a point are not drawn; for the exact
-    partition of R² use :func:`linear_regions`.
-    """
+def _reference_region_polygons(net: MLP, box) -> list[RegionPolygon]:
+    """:func:`region_polygons` by the cell-by-cell clipping it replaced (for tests and
+    benchmarks: the same polygons, one Python loop per cell and neuron)."""
     if net.n_in != 2:
         raise ValueError(f"region polygons need 2-D input, the network has {net.n_in}")
     _hidden_layers(net)
-    cells = _clip_enumerate(net, _box(box), exact=False, stats={})
+    cells = _reference_clip_enumerate(net, _box(box), exact=False, stats={})
     W_out, b_out = net.layers[-1]
     out = []
     for cell in cells:
@@ -595,18 +983,11 @@ def region_polygons(net: MLP, box) -> list[RegionPolygon]:
     return out
 
 
-def regions_in_box(regions: Sequence[Region], box) -> list[RegionPolygon]:
-    """Exact regions (from :func:`linear_regions` on 2-D input) clipped to ``box``.
-
-    Regions with no area inside the box (lines, points, regions elsewhere) are left
-    out; ``index`` is the region's position in ``regions``."""
-    box = tuple(float(v) for v in box)
-    _box(box)
-    out = []
-    for idx, r in enumerate(regions):
-        if not r.pieces:
-            continue
-        verts = _to_box_polygon(r.pieces, box)
-        if verts is not None:
-            out.append(RegionPolygon(verts, r.pattern, r.A, r.c, idx))
-    return out
+def _reference_linear_regions(net: MLP, stats: dict | None = None) -> list[Region]:
+    """``linear_regions(net, method="polygons")`` by the cell-by-cell clipping (reference)."""
+    stats = {} if stats is None else stats
+    stats.setdefault("lps", 0)
+    if net.n_in != 2:
+        raise ValueError("polygon clipping needs 2-D input")
+    return _finish(_reference_clip_enumerate(net, _whole_plane(), exact=True, stats=stats),
+                   net, 2)

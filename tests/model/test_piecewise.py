@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from relulab.model.mlp import MLP
 from relulab.model.piecewise import PiecewiseLinear, piecewise_linear
@@ -222,3 +224,33 @@ def test_knot_budget_and_stopping():
 
     with pytest.raises(Stopped, match="layer 3"):
         piecewise_linear(tent(8), should_stop=stop_at_third)
+
+
+# Small integer and half-integer weights make the awkward cases common: neurons that
+# are exactly zero at an existing knot, coinciding kinks, dead and constant neurons.
+_weights = st.sampled_from([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0])
+
+
+@st.composite
+def degenerate_nets(draw):
+    sizes = [1] + draw(st.lists(st.integers(1, 4), min_size=1, max_size=4)) + [1]
+    layers = []
+    for n_in, n_out in zip(sizes[:-1], sizes[1:]):
+        W = [[draw(_weights) for _ in range(n_in)] for _ in range(n_out)]
+        b = [draw(_weights) for _ in range(n_out)]
+        layers.append((W, b))
+    return MLP(layers)
+
+
+@settings(max_examples=150, deadline=None)
+@given(degenerate_nets())
+def test_degenerate_networks_are_still_exact(net):
+    pl = piecewise_linear(net)
+    x = dense_grid(pl, n=2001)
+    y = net(x)
+    np.testing.assert_allclose(pl(x), y, rtol=0, atol=1e-9 * max(1.0, np.abs(y).max()))
+    assert np.all(np.diff(pl.kinks) > 0)
+    assert np.all(np.abs(pl.jumps) > 0)
+    # every kink lies on a region boundary, and the two lists do not overlap
+    assert set(pl.kinks.tolist()) <= set(pl.region_boundaries.tolist())
+    assert not set(pl.kinks.tolist()) & set(pl.non_kink_boundaries.tolist())

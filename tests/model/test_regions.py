@@ -138,3 +138,111 @@ def test_enumeration_can_be_stopped():
         with pytest.raises(EnumerationStopped):
             linear_regions(MLP.random([2, 6, 6, 1], seed=0), method=method, should_stop=stop)
         assert len(calls) == 3
+
+
+# ---------------------------------------------------------------------------
+# the flat clipping (all cells of a neuron at once) against the cell-by-cell reference
+# ---------------------------------------------------------------------------
+def _degenerate_net(sizes, seed, biases=(-1.0, 0.0, 1.0)):
+    """Weights in {−1, 0, 1}: lines through vertices, parallel and coincident lines,
+    neurons constant on whole cells."""
+    rng = np.random.default_rng(seed)
+    layers = [(rng.integers(-1, 2, size=(m, n)).astype(float), rng.choice(biases, size=m))
+              for n, m in zip(sizes[:-1], sizes[1:])]
+    return MLP(layers)
+
+
+def _polygon_key(polygons):
+    return sorted((p.pattern.tobytes(), round(p.area, 9)) for p in polygons)
+
+
+def _assert_same_polygons(net, box):
+    from relulab.model.regions import _reference_region_polygons
+
+    new, old = region_polygons(net, box), _reference_region_polygons(net, box)
+    assert len(new) == len(old)
+    assert [p.pattern.tobytes() for p in new] == [p.pattern.tobytes() for p in old]
+    for p, q in zip(new, old):
+        assert p.area == pytest.approx(q.area, rel=1e-9, abs=1e-12)
+        assert p.vertices.shape == q.vertices.shape
+        assert np.allclose(p.vertices, q.vertices, rtol=1e-9, atol=1e-12)
+        assert np.allclose(p.A, q.A, atol=1e-12) and np.allclose(p.c, q.c, atol=1e-12)
+        assert p.index == q.index
+    x0, x1, y0, y1 = box
+    assert sum(p.area for p in new) == pytest.approx((x1 - x0) * (y1 - y0), rel=1e-9)
+    return new
+
+
+def _assert_same_regions(net):
+    from relulab.model.regions import _reference_linear_regions
+
+    s_new, s_old = {}, {}
+    new = linear_regions(net, method="polygons", stats=s_new)
+    old = _reference_linear_regions(net, stats=s_old)
+    assert len(new) == len(old)
+    assert [r.pattern.tobytes() for r in new] == [r.pattern.tobytes() for r in old]
+    assert s_new["lps"] == s_old["lps"]
+    for r, q in zip(new, old):
+        assert r.is_full_dimensional() == q.is_full_dimensional()
+        assert len(r.pieces) == len(q.pieces)
+        assert np.array_equal(r.on, q.on)
+        assert np.allclose(r.normals, q.normals, atol=1e-12)
+        assert np.allclose(r.offsets, q.offsets, atol=1e-12)
+        assert np.allclose(r.A, q.A, atol=1e-12) and np.allclose(r.c, q.c, atol=1e-12)
+        for P, Q in zip(r.pieces, q.pieces):
+            assert np.allclose(P, Q, atol=1e-12)
+        assert np.allclose(r.witness, q.witness, rtol=1e-9, atol=1e-9)
+        assert r.contains(r.witness[None, :], tol=1e-7)[0]
+    return new
+
+
+@pytest.mark.parametrize("sizes, seed", [([2, 8, 8, 8, 1], 0), ([2, 8, 8, 8, 1], 3), ([2, 3, 1], 1),
+                                         ([2, 12, 1], 2), ([2, 6, 6, 6, 6, 1], 4),
+                                         ([2, 16, 16, 1], 5), ([2, 4, 4, 2], 6), ([2, 1, 1, 1], 7)])
+def test_flat_clipping_matches_the_reference_on_random_nets(sizes, seed):
+    net = MLP.random(sizes, seed=seed)
+    for box in ((-1.25, 1.25, -1.25, 1.25), (-3.0, 3.0, -3.0, 3.0), (0.1, 0.7, -2.0, 5.0)):
+        _assert_same_polygons(net, box)
+
+
+@pytest.mark.parametrize("sizes, seed", [([2, 8, 8, 8, 1], 0), ([2, 10, 1], 2), ([2, 6, 6, 6, 1], 4),
+                                         ([2, 12, 12, 1], 5)])
+def test_flat_whole_plane_matches_the_reference_on_random_nets(sizes, seed):
+    _assert_same_regions(MLP.random(sizes, seed=seed))
+
+
+@pytest.mark.parametrize("sizes", [[2, 4, 1], [2, 6, 6, 1], [2, 5, 5, 5, 1], [2, 8, 4, 1]])
+@pytest.mark.parametrize("seed", range(6))
+def test_flat_clipping_matches_the_reference_on_degenerate_nets(sizes, seed):
+    """Integer weights: lines through the box's corners and through each other's
+    crossings, parallel and coincident lines, neurons dead on whole cells."""
+    net = _degenerate_net(sizes, seed)
+    _assert_same_polygons(net, (-2.0, 2.0, -2.0, 2.0))
+    _assert_same_polygons(net, (-1.0, 1.0, 0.0, 1.0))  # lines along the box's edges
+    regions = _assert_same_regions(net)
+    assert {r.pattern.tobytes() for r in regions} == \
+        {r.pattern.tobytes() for r in linear_regions(net, method="lp")}
+
+
+def test_flat_clipping_on_the_spec_cases_and_coincident_lines():
+    coincident = MLP([([[1, 1], [1, 1], [-1, -1], [2, 2]], [0, 0, 0, 0]), ([[1, 1, 1, 1]], [0])])
+    parallel = MLP([([[1, 0], [1, 0], [1, 0]], [-1, 0, 1]), ([[1, 1, 1]], [0])])
+    affine = MLP([([[1.0, -2.0]], [0.5])])                      # no hidden layer
+    dead = MLP([(np.zeros((3, 2)), [-1.0, 0.0, 1.0]), ([[1, 1, 1]], [0])])  # constant neurons
+    for net in (T1, T2, T2B, T5, coincident, parallel, affine, dead):
+        _assert_same_polygons(net, (-2.0, 2.0, -2.0, 2.0))
+        _assert_same_regions(net)
+    assert len(region_polygons(affine, (-2, 2, -2, 2))) == len(linear_regions(affine)) == 1
+    assert [r.pattern.tolist() for r in linear_regions(dead)] == [[False, False, True]]
+    assert len(region_polygons(coincident, (-2, 2, -2, 2))) == 2
+    assert len(linear_regions(coincident)) == 3  # x + y > 0, = 0 (a line region), < 0
+    assert len(region_polygons(parallel, (-2, 2, -2, 2))) == 4
+
+
+def test_flat_clipping_lower_dimensional_regions_on_the_spec_cases():
+    """T2B has two line regions; they come from the touching test, as before."""
+    stats = {}
+    regions = _assert_same_regions(T2B)
+    assert sum(not r.is_full_dimensional() for r in regions) == 2
+    linear_regions(T2B, stats=stats)
+    assert stats["lps"] > 0

@@ -1,0 +1,1019 @@
+"""Folding: the tent map composed layer by layer, with exact piece counts to depth 24.
+
+Each layer of two ReLU neurons folds [0, 1] onto itself, so depth k gives 2^k
+pieces from 2k neurons, where one hidden layer needs 2^k − 1. The pieces are
+counted exactly by the model (``piecewise_linear``); the plots keep every peak and
+valley visible at any depth with pyqtgraph's min/max ("peak") downsampling.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import warnings
+from collections import OrderedDict
+from dataclasses import replace
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence, QShortcut, QUndoCommand
+from PySide6.QtWidgets import (
+    QCheckBox, QComboBox, QGridLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
+    QPushButton, QSizePolicy, QSlider, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+)
+
+from relulab.model.folding import (
+    FOLD_PRESETS, MAX_DEPTH, MAX_FOLD_NEURONS, PEAK_RANGE, Fold, FoldCounts, FoldingState,
+    fold_counts, fold_frame, resolvable_depth, tent_counts_formula, tent_network,
+)
+from relulab.model.piecewise import PiecewiseLinear, Stopped, TooManyKnots, piecewise_linear
+from relulab.ui.panels.base import Panel, run_alone
+
+#: Up to this depth the tent is computed at once (a few ms) and kept in a cache;
+#: deeper ones go to a worker thread so the slider never waits.
+SYNC_DEPTH = 16
+#: The user's fold is computed only while its knots stay under this budget.
+FOLD_MAX_KNOTS = 2 ** 17
+#: Small plots of g^(1), g^(2), … (the last one always shows g^(k)).
+LAYER_PLOTS = 8
+#: The fold animation stops adding layers here: 4096 pieces already fill the plot.
+ANIMATION_LAYERS = 12
+FRAMES_PER_LAYER = 16
+KINK_TABLE_ROWS = 2 ** 17
+PEAK_STEPS = 100  # the peak slider moves in steps of 0.01
+
+TELGARSKY = (
+    "<b>Why depth helps here.</b> Each layer of two neurons folds [0, 1] onto itself, so "
+    "k layers (2k neurons) make 2<sup>k</sup> pieces; one hidden layer has at most one kink "
+    "per neuron and needs 2<sup>k</sup> − 1. Telgarsky (2016): such sawtooth functions "
+    "cannot even be <i>approximated</i> by shallow networks unless they are exponentially "
+    "wide. <b>But</b> it is a result about specific functions, not a law: it does not say "
+    "that every real task gains equally from depth."
+)
+
+
+def _sup(k: int) -> str:
+    return f"g<sup>({k})</sup>"
+
+
+def _plain_count(n: int) -> str:
+    return f"{n:,}".replace(",", "\u2009")  # thin spaces: 1 048 576
+
+
+class _TentResult:
+    """The exact pieces of one tent network and its counts."""
+
+    __slots__ = ("depth", "peak", "pl", "counts")
+
+    def __init__(self, depth: int, peak: float, pl: PiecewiseLinear):
+        self.depth, self.peak, self.pl = depth, peak, pl
+        self.counts: FoldCounts = fold_counts(pl, depth, 2)
+
+
+def compute_tent(depth: int, peak: float, should_stop=None) -> _TentResult:
+    return _TentResult(depth, peak, piecewise_linear(tent_network(depth, peak),
+                                                     should_stop=should_stop))
+
+
+class _TentWorker(QObject):
+    """One background thread for deep tents; the latest request wins.
+
+    ``done`` carries (request id, result or exception) and reaches the panel
+    through a queued connection; the thread never touches widgets.
+    """
+
+    done = Signal(object)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._cond = threading.Condition()
+        self._request = None
+        self._latest = 0
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+
+    def submit(self, depth: int, peak: float) -> int:
+        with self._cond:
+            self._latest += 1
+            self._request = (self._latest, depth, peak)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="folding-worker",
+                                                daemon=True)
+                self._thread.start()
+            self._cond.notify()
+            return self._latest
+
+    def cancel(self) -> None:
+        """Forget the pending request; a running one stops at its next layer."""
+        with self._cond:
+            self._latest += 1
+            self._request = None
+
+    @property
+    def busy(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while self._request is None and not self._stopping:
+                    self._cond.wait()
+                if self._stopping:
+                    return
+                rid, depth, peak = self._request
+                self._request = None
+            try:
+                result = compute_tent(
+                    depth, peak, should_stop=lambda: self._stopping or self._latest != rid)
+            except Stopped:
+                continue
+            except Exception as exc:  # reported to the panel, shown next to the count
+                result = exc
+            if not self._stopping:
+                self.done.emit((rid, result))
+            del result
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopping = True
+            self._request = None
+            self._cond.notify()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+
+class _StateCommand(QUndoCommand):
+    """One undoable change of the panel's state, from before/after snapshots."""
+
+    def __init__(self, panel: "FoldingPanel", before: FoldingState, after: FoldingState,
+                 text: str):
+        super().__init__(text)
+        self.panel, self.before, self.after = panel, before, after
+
+    def redo(self):
+        self.panel._apply_state(self.after)
+
+    def undo(self):
+        self.panel._apply_state(self.before)
+
+
+class FoldingPanel(Panel):
+    name = "folding"
+    title = "Folding"
+    summary = "the tent map composed layer by layer doubles the pieces each time; exact counts."
+
+    def __init__(self, host=None, parent=None):
+        super().__init__(host, parent)
+        self._state = FoldingState()
+        self._committed = self._state
+        self._drag_before: FoldingState | None = None
+        self._cache: OrderedDict[tuple[int, float], _TentResult] = OrderedDict()
+        self._deep: _TentResult | None = None  # the latest deep tent (only one is kept)
+        self._pending: int | None = None        # id of the deep request we wait for
+        self._fold_cache: dict[int, PiecewiseLinear | str] = {}
+        self._fold_error = ""
+        self._closed = False
+        self._frames: list[tuple[int, float]] = []
+        self._layer_shown: list = [None] * LAYER_PLOTS
+        self._fold_series_shown = None
+        self._shared_points = None
+        self._frame_index = 0
+        self._worker = _TentWorker(self)
+        self._worker.done.connect(self._on_worker_done, Qt.ConnectionType.QueuedConnection)
+        self._timer = QTimer(self)
+        self._timer.setObjectName("folding-animation-timer")
+        self._timer.setInterval(40)
+        self._timer.timeout.connect(self._animation_tick)
+        # when idle, fill the cache for every depth up to SYNC_DEPTH (one per tick, a
+        # few ms each) so that later slider steps only redraw
+        self._warm_timer = QTimer(self)
+        self._warm_timer.setObjectName("folding-warm-timer")
+        self._warm_timer.setInterval(0)
+        self._warm_timer.timeout.connect(self._warm_step)
+        self._build()
+        self._connect()
+        self._sync_widgets()
+        self.apply_theme()  # styles the plots and draws them
+
+    # -- building ------------------------------------------------------------
+    @staticmethod
+    def _name(w: QWidget, name: str, accessible: str) -> QWidget:
+        w.setObjectName(name)
+        w.setAccessibleName(accessible)
+        return w
+
+    def _label(self, name: str, accessible: str, wrap: bool = True) -> QLabel:
+        label = QLabel()
+        label.setWordWrap(wrap)
+        label.setTextFormat(Qt.TextFormat.RichText)
+        return self._name(label, name, accessible)
+
+    def _plot(self, name: str, accessible: str) -> pg.PlotWidget:
+        pw = pg.PlotWidget()
+        pw.setObjectName(name)
+        pw.setAccessibleName(accessible)
+        pw.setMenuEnabled(False)
+        pw.hideButtons()
+        return pw
+
+    @staticmethod
+    def _extremes_per_pixel(curve: pg.PlotDataItem) -> None:
+        """Draw dense curves as the min and max of each pixel column (pyqtgraph's
+        "peak" downsampling), so every peak and valley stays visible at any depth.
+        The factor 1 makes a chunk one pixel wide (pyqtgraph's default is 5 pixels'
+        worth of samples, five times more points to draw for no visible gain)."""
+        curve.opts["autoDownsampleFactor"] = 1.0
+        curve.setDownsampling(auto=True, method="peak")
+
+    @staticmethod
+    def _smooth_if_sparse(curve: pg.PlotDataItem, n_points: int) -> None:
+        """In the small plots a sawtooth near pixel size shows moiré; antialiasing
+        fixes it and is cheap for thin lines and a few points per pixel. Denser
+        curves become a min/max band anyway. (Smoothing the 2-pixel main curve costs
+        hundreds of milliseconds, so it stays off there.)"""
+        # (the small plots are 100–200 pixels wide; their width is not known yet
+        # when the panel first draws, so the limit is a number of points)
+        curve.opts["antialias"] = n_points <= 200
+
+    def _title(self, pw: pg.PlotWidget, html: str, size: float = 11) -> None:
+        pw.getPlotItem().setTitle(html, color=self.theme.color("foreground").name(),
+                                  size=f"{self.theme.point_size(size):.0f}pt")
+
+    def _build(self) -> None:
+        outer = QHBoxLayout(self)
+        outer.setContentsMargins(6, 6, 6, 6)
+
+        # controls (hidden in the lecture layout)
+        controls = self._name(QWidget(), "folding-controls", "Folding controls")
+        controls.setMaximumWidth(340)
+        controls.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        c = QVBoxLayout(controls)
+        c.setContentsMargins(0, 0, 0, 0)
+
+        self.depth_label = self._label("folding-depth-label", "Depth", wrap=False)
+        self.depth_slider = self._name(QSlider(Qt.Orientation.Horizontal), "folding-depth",
+                                       "Depth: number of tent layers")
+        self.depth_slider.setRange(1, MAX_DEPTH)
+        self.depth_slider.setPageStep(4)
+        self.depth_slider.setTickPosition(QSlider.TickPosition.TicksBelow)
+        self.depth_slider.setTickInterval(4)
+        self.depth_slider.setToolTip("Layers of the tent network ( [ and ] step by one )")
+        c.addWidget(self.depth_label)
+        c.addWidget(self.depth_slider)
+
+        self.peak_label = self._label("folding-peak-label", "Peak", wrap=False)
+        self.peak_slider = self._name(QSlider(Qt.Orientation.Horizontal), "folding-peak",
+                                      "Peak of the tent")
+        self.peak_slider.setRange(round(PEAK_RANGE[0] * PEAK_STEPS), round(PEAK_RANGE[1] * PEAK_STEPS))
+        self.peak_slider.setPageStep(5)
+        self.peak_slider.setToolTip("Where the tent has its top: ½ is the symmetric tent")
+        c.addWidget(self.peak_label)
+        c.addWidget(self.peak_slider)
+
+        self.whole_line = self._name(QCheckBox("Whole line (not only [0, 1])"),
+                                     "folding-whole-line", "Show the whole line")
+        self.whole_line.setToolTip("Shortcut: L")
+        c.addWidget(self.whole_line)
+
+        row = QVBoxLayout()
+        self.play = self._name(QPushButton("Fold ▶"), "folding-play", "Play the folding animation")
+        self.play.setToolTip("Fold [0, 1] onto itself one layer at a time (F)")
+        self.play.setCheckable(True)
+        self.send = self._name(QPushButton("Send to Deep → shallow"), "folding-send",
+                               "Send the tent network to the Deep to shallow panel")
+        self.send.setToolTip("The converter builds the equal one-hidden-layer network")
+        row.addWidget(self.play)
+        row.addWidget(self.send)
+        c.addLayout(row)
+
+        box = self._name(QGroupBox("Your own fold u(x) = Σ aᵢ ReLU(wᵢ x + bᵢ) + c"),
+                         "folding-fold-box", "Your own fold")
+        f = QVBoxLayout(box)
+        self.fold_preset = self._name(QComboBox(), "folding-fold-preset", "Fold preset")
+        self.fold_preset.addItem("choose a preset…")
+        for name in FOLD_PRESETS:
+            self.fold_preset.addItem(name)
+        f.addWidget(self.fold_preset)
+        self.fold_table = self._name(QTableWidget(0, 3), "folding-fold-table",
+                                     "Weights of your fold: w, b and a per neuron")
+        self.fold_table.setHorizontalHeaderLabels(["w", "b", "a"])
+        for j, tip in enumerate(("input weight wᵢ", "bias bᵢ", "output weight aᵢ")):
+            self.fold_table.horizontalHeaderItem(j).setToolTip(tip)
+        self.fold_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.fold_table.verticalHeader().setDefaultSectionSize(24)
+        self.fold_table.setMinimumHeight(100)
+        self.fold_table.setMaximumHeight(170)
+        f.addWidget(self.fold_table)
+        crow = QHBoxLayout()
+        crow.addWidget(QLabel("c (output bias)"))
+        self.fold_c = self._name(QTableWidget(1, 1), "folding-fold-c", "Output bias c of your fold")
+        self.fold_c.horizontalHeader().hide()
+        self.fold_c.verticalHeader().hide()
+        self.fold_c.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.fold_c.setFixedHeight(28)
+        self.fold_c.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.fold_c.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        crow.addWidget(self.fold_c)
+        f.addLayout(crow)
+        brow = QHBoxLayout()
+        self.fold_add = self._name(QPushButton("Add neuron"), "folding-fold-add",
+                                   "Add a neuron to your fold")
+        self.fold_remove = self._name(QPushButton("Remove last"), "folding-fold-remove",
+                                      "Remove the last neuron of your fold")
+        brow.addWidget(self.fold_add)
+        brow.addWidget(self.fold_remove)
+        f.addLayout(brow)
+        self.fold_show = self._name(QCheckBox("Show u composed k times"), "folding-fold-show",
+                                    "Show your fold composed k times")
+        f.addWidget(self.fold_show)
+        self.fold_error = self._label("folding-fold-error", "Problem with your fold")
+        f.addWidget(self.fold_error)
+        self.fold_send = self._name(QPushButton("Send your fold to Deep → shallow"),
+                                    "folding-fold-send", "Send your composed fold to the converter")
+        f.addWidget(self.fold_send)
+        c.addWidget(box)
+        c.addStretch(1)
+        outer.addWidget(controls)
+
+        # plots and readouts (always visible)
+        right = QVBoxLayout()
+        self.count_label = self._label("folding-count", "Piece count")
+        self.neurons_label = self._label("folding-neurons", "Neurons used against one hidden layer")
+        self.fold_count_label = self._label("folding-fold-count", "Counts of your fold")
+        self.precision_label = self._label("folding-precision", "Precision note")
+        self.status_label = self._label("folding-status", "Computation status", wrap=False)
+        readouts = QGridLayout()
+        readouts.addWidget(self.count_label, 0, 0)
+        readouts.addWidget(self.neurons_label, 0, 1)
+        readouts.addWidget(self.fold_count_label, 1, 0)
+        readouts.addWidget(self.precision_label, 1, 1)
+        readouts.addWidget(self.status_label, 2, 0, 1, 2)
+        readouts.setColumnStretch(0, 1)
+        readouts.setColumnStretch(1, 1)
+        right.addLayout(readouts)
+
+        top = QHBoxLayout()
+        self.plot = self._plot("folding-plot", "The tent network composed k times")
+        self.curve = self.plot.plot()
+        self._extremes_per_pixel(self.curve)
+        self.curve.setClipToView(True)
+        top.addWidget(self.plot, 3)
+        self.fold_plot = self._plot("folding-fold-plot", "Your fold composed k times")
+        self.fold_curve = self.fold_plot.plot()
+        self._extremes_per_pixel(self.fold_curve)
+        self.fold_curve.setClipToView(True)
+        top.addWidget(self.fold_plot, 2)
+        right.addLayout(top, 5)
+
+        bottom = QHBoxLayout()
+        strip = QWidget()
+        strip.setObjectName("folding-layers")
+        strip.setAccessibleName("Small plots of the tent after each layer")
+        grid = QGridLayout(strip)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setSpacing(2)
+        self.layer_plots: list[pg.PlotWidget] = []
+        self.layer_curves = []
+        for i in range(LAYER_PLOTS):
+            pw = self._plot(f"folding-layer-{i + 1}", f"Small plot {i + 1} of the layers")
+            pw.setMinimumSize(60, 60)
+            pw.getPlotItem().hideAxis("left")
+            pw.getPlotItem().hideAxis("bottom")
+            pw.setMouseEnabled(False, False)
+            curve = pw.plot()
+            self._extremes_per_pixel(curve)
+            self.layer_plots.append(pw)
+            self.layer_curves.append(curve)
+            grid.addWidget(pw, i // 4, i % 4)
+        bottom.addWidget(strip, 3)
+        self.chart = self._plot("folding-chart", "Pieces against neurons, deep against shallow")
+        self.chart.setLogMode(x=True, y=True)
+        self.chart.setMouseEnabled(False, False)
+        self.chart_legend = self.chart.getPlotItem().addLegend()
+        # the top middle of the log-log chart is empty: deep is at the left, the
+        # one-layer diagonal reaches the top only at the far right
+        self.chart_legend.anchor((0, 0), (0.3, 0), offset=(0, 4))
+        self.deep_series = self.chart.plot(name="deep (k layers)")
+        self.shallow_series = self.chart.plot(name="one hidden layer")
+        self.fold_series = self.chart.plot(name="your fold")
+        self.match_line = self.chart.plot()
+        self.deep_marker = self.chart.plot()
+        self.shallow_marker = self.chart.plot()
+        bottom.addWidget(self.chart, 2)
+        right.addLayout(bottom, 3)
+
+        self.telgarsky = self._label("folding-telgarsky", "Telgarsky's statement and its caveat")
+        self.telgarsky.setText(TELGARSKY)
+        self.telgarsky.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        right.addWidget(self.telgarsky)
+        outer.addLayout(right, 1)
+
+        # panel shortcuts: only while this panel has focus somewhere inside it
+        for keys, slot in (("]", lambda: self.step_depth(1)), ("[", lambda: self.step_depth(-1)),
+                           ("F", self.toggle_animation), ("L", self.whole_line.toggle)):
+            sc = QShortcut(QKeySequence(keys), self)
+            sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            sc.activated.connect(slot)
+
+    def _connect(self) -> None:
+        self.depth_slider.sliderPressed.connect(self._on_slider_pressed)
+        self.peak_slider.sliderPressed.connect(self._on_slider_pressed)
+        self.depth_slider.valueChanged.connect(self._on_depth_slider)
+        self.peak_slider.valueChanged.connect(self._on_peak_slider)
+        self.depth_slider.sliderReleased.connect(self._on_slider_released)
+        self.peak_slider.sliderReleased.connect(self._on_slider_released)
+        self.whole_line.toggled.connect(
+            lambda on: self._commit(replace(self._state, whole_line=on), "whole line"))
+        self.fold_show.toggled.connect(
+            lambda on: self._commit(replace(self._state, show_fold=on), "show your fold"))
+        self.play.toggled.connect(self._on_play)
+        self.send.clicked.connect(self.send_tent)
+        self.fold_send.clicked.connect(self.send_fold)
+        self.fold_preset.activated.connect(self._on_preset)
+        self.fold_table.itemChanged.connect(self._on_fold_edited)
+        self.fold_c.itemChanged.connect(self._on_fold_edited)
+        self.fold_add.clicked.connect(self.add_fold_neuron)
+        self.fold_remove.clicked.connect(self.remove_fold_neuron)
+
+    def _disconnect(self) -> None:
+        """Mirror of the connections that can fire after shutdown (worker, timer)."""
+        for signal, slot in ((self._worker.done, self._on_worker_done),
+                             (self._timer.timeout, self._animation_tick),
+                             (self._warm_timer.timeout, self._warm_step)):
+            with warnings.catch_warnings():  # PySide warns when it was not connected
+                warnings.simplefilter("ignore", RuntimeWarning)
+                try:
+                    signal.disconnect(slot)
+                except (RuntimeError, TypeError):
+                    pass
+
+    # -- state ---------------------------------------------------------------
+    @property
+    def state(self) -> FoldingState:
+        return self._state
+
+    def state_dict(self) -> dict:
+        return self._state.to_dict()
+
+    def load_state(self, d: dict) -> None:
+        state = FoldingState.from_dict(d)  # raises before anything changes
+        self._commit(state, "load folding state")
+
+    def _commit(self, after: FoldingState, text: str) -> None:
+        """One undo step from the last committed state to ``after``."""
+        before = self._committed
+        if after == before:
+            if after != self._state:
+                self._apply_state(after)
+            return
+        self.undo_stack.push(_StateCommand(self, before, after, text))
+
+    def _apply_state(self, state: FoldingState) -> None:
+        self._stop_animation()
+        fold_changed = state.fold != self._state.fold
+        self._state = state
+        self._committed = state
+        if fold_changed:
+            self._fold_cache.clear()
+            self._fold_error = ""
+        self._sync_widgets()
+        self._refresh()
+
+    def _set_live(self, state: FoldingState) -> None:
+        """Show ``state`` during a slider drag without an undo step yet."""
+        self._stop_animation()
+        self._state = state
+        self._sync_widgets()
+        self._refresh()
+
+    def _sync_widgets(self) -> None:
+        s = self._state
+        widgets = (self.depth_slider, self.peak_slider, self.whole_line, self.fold_show,
+                   self.fold_table, self.fold_c)
+        for w in widgets:
+            w.blockSignals(True)
+        try:
+            self.depth_slider.setValue(s.depth)
+            self.peak_slider.setValue(round(s.peak * PEAK_STEPS))
+            self.whole_line.setChecked(s.whole_line)
+            self.fold_show.setChecked(s.show_fold)
+            fold = s.fold
+            self.fold_table.setRowCount(fold.n_neurons)
+            for i in range(fold.n_neurons):
+                for j, v in enumerate((fold.w[i], fold.b[i], fold.a[i])):
+                    self.fold_table.setItem(i, j, QTableWidgetItem(f"{v:g}"))
+            self.fold_table.setVerticalHeaderLabels([f"neuron {i + 1}" for i in range(fold.n_neurons)])
+            self.fold_c.setItem(0, 0, QTableWidgetItem(f"{fold.c:g}"))
+        finally:
+            for w in widgets:
+                w.blockSignals(False)
+        layers = "layer" if s.depth == 1 else "layers"
+        self.depth_label.setText(f"Depth k = <b>{s.depth}</b> {layers} of 2 neurons")
+        self.peak_label.setText(f"Peak p = <b>{s.peak:.2f}</b>")
+        self.fold_add.setEnabled(s.fold.n_neurons < MAX_FOLD_NEURONS)
+        self.fold_remove.setEnabled(s.fold.n_neurons > 1)
+
+    # -- user actions ----------------------------------------------------------
+    def set_depth(self, depth: int) -> None:
+        self._commit(replace(self._state, depth=int(min(max(depth, 1), MAX_DEPTH))),
+                     f"depth {depth}")
+
+    def step_depth(self, step: int) -> None:
+        self.set_depth(self._state.depth + step)
+
+    def set_peak(self, peak: float) -> None:
+        lo, hi = PEAK_RANGE
+        self._commit(replace(self._state, peak=round(min(max(peak, lo), hi), 2)), f"peak {peak:.2f}")
+
+    def set_fold(self, fold: Fold, text: str = "edit your fold") -> None:
+        self._commit(replace(self._state, fold=fold), text)
+
+    def add_fold_neuron(self) -> None:
+        f = self._state.fold
+        if f.n_neurons < MAX_FOLD_NEURONS:
+            self.set_fold(Fold(f.w + (1.0,), f.b + (-1.0,), f.a + (0.0,), f.c), "add a neuron")
+
+    def remove_fold_neuron(self) -> None:
+        f = self._state.fold
+        if f.n_neurons > 1:
+            self.set_fold(Fold(f.w[:-1], f.b[:-1], f.a[:-1], f.c), "remove a neuron")
+
+    def send_tent(self) -> bool:
+        """Hand the current tent network to the Deep → shallow panel."""
+        return self._send(tent_network(self._state.depth, self._state.peak))
+
+    def send_fold(self) -> bool:
+        """Hand your fold composed k times to the Deep → shallow panel."""
+        return self._send(self._state.fold.network(self._state.depth))
+
+    def _send(self, net) -> bool:
+        sent = self.send_to("converter", "network", net)
+        if not sent:
+            self._set_status("Open the main window to send the network to Deep → shallow."
+                             if self.host is None else
+                             "The Deep → shallow panel did not take the network.")
+        return sent
+
+    def _on_slider_pressed(self) -> None:
+        self._drag_before = self._committed
+
+    def _on_slider_released(self) -> None:
+        if self._drag_before is not None:
+            after = self._state
+            self._state = self._drag_before
+            self._committed = self._drag_before
+            self._drag_before = None
+            self._commit(after, f"depth {after.depth}, peak {after.peak:.2f}")
+
+    def _slider_dragging(self) -> bool:
+        return self.depth_slider.isSliderDown() or self.peak_slider.isSliderDown()
+
+    def _on_depth_slider(self, value: int) -> None:
+        if self._slider_dragging():
+            self._set_live(replace(self._state, depth=value))
+        else:
+            self.set_depth(value)
+
+    def _on_peak_slider(self, value: int) -> None:
+        peak = value / PEAK_STEPS
+        if self._slider_dragging():
+            self._set_live(replace(self._state, peak=peak))
+        else:
+            self.set_peak(peak)
+
+    def _on_preset(self, index: int) -> None:
+        if index <= 0:
+            return
+        name = self.fold_preset.itemText(index)
+        self.fold_preset.setCurrentIndex(0)
+        self.set_fold(FOLD_PRESETS[name], f"fold preset: {name}")
+
+    def _on_fold_edited(self, item: QTableWidgetItem) -> None:
+        """Parse the edited cell; a bad number is reported and the cell restored."""
+        f = self._state.fold
+        if item.tableWidget() is self.fold_c:
+            field, row = "c", 0
+        else:
+            field, row = ("w", "b", "a")[item.column()], item.row()
+        text = item.text().strip().replace("−", "-")
+        where = "c (output bias)" if field == "c" else f"{field} of neuron {row + 1}"
+        try:
+            value = float(text)
+            if not np.isfinite(value):
+                raise ValueError
+        except ValueError:
+            self._fold_error = f"{where}: “{item.text()}” is not a finite number; kept {self._fold_value(field, row):g}."
+            self._sync_widgets()
+            self._update_fold_readout()
+            return
+        if field == "c":
+            new = Fold(f.w, f.b, f.a, value)
+        else:
+            values = {k: list(getattr(f, k)) for k in ("w", "b", "a")}
+            values[field][row] = value
+            new = Fold(c=f.c, **values)
+        self._fold_error = ""
+        self.set_fold(new, f"set {where} to {value:g}")
+
+    def _fold_value(self, field: str, row: int) -> float:
+        f = self._state.fold
+        return f.c if field == "c" else getattr(f, field)[row]
+
+    # -- computing -------------------------------------------------------------
+    def _tent(self, depth: int, peak: float) -> _TentResult | None:
+        """The tent's exact pieces: at once for shallow depths, else the worker's
+        latest result (None while it computes)."""
+        key = (depth, peak)
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return self._cache[key]
+        if depth <= SYNC_DEPTH:
+            result = compute_tent(depth, peak)
+            self._cache[key] = result
+            while len(self._cache) > 4 * SYNC_DEPTH:
+                self._cache.popitem(last=False)
+            return result
+        if self._deep is not None and (self._deep.depth, self._deep.peak) == key:
+            return self._deep
+        self._deep = None  # free its memory before the next one is built
+        self._shared_points = None
+        self._pending = self._worker.submit(depth, peak)
+        return None
+
+    def _warm_step(self) -> None:
+        """Compute one missing tent or fold depth ≤ SYNC_DEPTH for the current state."""
+        s = self._state
+        for depth in range(1, SYNC_DEPTH + 1):
+            if (depth, s.peak) not in self._cache:
+                self._tent(depth, s.peak)
+                return
+        for depth in range(1, SYNC_DEPTH + 1):
+            if depth not in self._fold_cache:
+                self._fold_pieces(depth)
+                return
+            if isinstance(self._fold_cache[depth], str):
+                break
+        self._warm_timer.stop()
+
+    def warmed_up(self) -> bool:
+        """True once every depth up to SYNC_DEPTH is cached for the current peak."""
+        return not self._warm_timer.isActive()
+
+    def _breakpoints(self, result: _TentResult, a: float, b: float):
+        """(x, y) of the kinks on [a, b]; the main plot and the last small plot share
+        the arrays (at depth 24 each copy is 270 MB)."""
+        shared = self._shared_points
+        if shared is None or shared[0] is not result or shared[1] != (a, b):
+            shared = self._shared_points = (result, (a, b), *result.pl.breakpoints(a, b))
+        return shared[2], shared[3]
+
+    def _on_worker_done(self, message) -> None:
+        rid, result = message
+        if self._closed or rid != self._pending:
+            return
+        self._pending = None
+        if isinstance(result, Exception):
+            self._set_status(f"Could not compute {_sup(self._state.depth)}: {result}")
+            return
+        self._deep = result
+        self._refresh()
+
+    def computing(self) -> bool:
+        """True while a deep tent is being computed in the background."""
+        return self._pending is not None
+
+    def _fold_pieces(self, depth: int) -> PiecewiseLinear | str:
+        """The user's fold composed ``depth`` times, or why it was not computed."""
+        if depth not in self._fold_cache:
+            previous = self._fold_cache.get(depth - 1)
+            if isinstance(previous, str):
+                self._fold_cache[depth] = previous  # over budget already
+            else:
+                try:
+                    self._fold_cache[depth] = piecewise_linear(
+                        self._state.fold.network(depth), max_knots=FOLD_MAX_KNOTS)
+                except TooManyKnots:
+                    self._fold_cache[depth] = (
+                        f"over {_plain_count(FOLD_MAX_KNOTS)} kinks by depth {depth}, "
+                        "not computed")
+        return self._fold_cache[depth]
+
+    # -- drawing -----------------------------------------------------------------
+    def _view_range(self) -> tuple[float, float]:
+        return (-0.5, 1.5) if self._state.whole_line else (0.0, 1.0)
+
+    def _set_status(self, text: str) -> None:
+        self.status_label.setText(text)
+        self.status_label.setVisible(bool(text))
+
+    def _refresh(self) -> None:
+        if not self._closed and not self._warm_timer.isActive():
+            self._warm_timer.start()
+        if self._timer.isActive():
+            return  # the animation owns the main curve until it ends
+        s = self._state
+        result = self._tent(s.depth, s.peak)
+        a, b = self._view_range()
+        where = "on the whole line" if s.whole_line else "on [0, 1]"
+        self._title(self.plot, f"{_sup(s.depth)}(x) {where}, peak p = {s.peak:.2f}")
+        if result is None:
+            self._set_status(f"Computing the exact kinks of {_sup(s.depth)} "
+                                      f"({_plain_count(2 ** s.depth)} pieces)…")
+        else:
+            self._set_status("")
+            x, y = self._breakpoints(result, a, b)
+            self.curve.setData(x, y)
+            # on [0, 1] every tent stays in [0, 1]; on the line depth 1 goes below 0
+            low = min(0.0, float(y.min())) if s.whole_line else 0.0
+            self.plot.setYRange(low, 1.0, padding=0.04)
+        self.plot.setXRange(a, b, padding=0.02)
+        self._draw_fold(a, b)
+        self._update_readouts(result)
+        self._draw_layers(result)
+        self._draw_chart()
+
+    def _draw_fold(self, a: float, b: float) -> None:
+        s = self._state
+        self.fold_plot.setVisible(s.show_fold)
+        if s.show_fold:
+            pl = self._fold_pieces(s.depth)
+            if isinstance(pl, str):
+                self.fold_curve.setData([], [])
+            else:
+                x, y = pl.breakpoints(a, b)
+                self.fold_curve.setData(x, y)
+            self._title(self.fold_plot, f"your fold u<sup>({s.depth})</sup>(x)"
+                        + (": too many pieces" if isinstance(pl, str) else ""))
+            self.fold_plot.setXRange(a, b, padding=0.02)
+            self.fold_plot.enableAutoRange(axis="y")
+        self._update_fold_readout()
+
+    def _update_fold_readout(self) -> None:
+        s = self._state
+        self.fold_error.setText(self._fold_error)
+        n = s.fold.n_neurons
+        pl = self._fold_pieces(s.depth)
+        if isinstance(pl, str):
+            self.fold_count_label.setText(f"Your fold u<sup>({s.depth})</sup>: {pl}")
+            return
+        counts = fold_counts(pl, s.depth, n)
+        self.fold_count_label.setText(
+            f"Your fold u<sup>({s.depth})</sup>: <b>{_plain_count(counts.pieces_unit)}</b> pieces "
+            f"on [0, 1], {_plain_count(counts.kinks_line)} kinks on the line; "
+            f"{counts.neurons} neurons")
+
+    def _update_readouts(self, result: _TentResult | None) -> None:
+        s = self._state
+        pieces, kinks = tent_counts_formula(s.depth)
+        if result is None:
+            self.count_label.setText(f"{_sup(s.depth)}: computing… (theory: "
+                                     f"{_plain_count(pieces)} pieces on [0, 1])")
+        else:
+            c = result.counts
+            self.count_label.setText(
+                f"{_sup(s.depth)}: <b>{_plain_count(c.pieces_unit)}</b> pieces on [0, 1]; "
+                f"{_plain_count(c.kinks_line)} kinks on the whole line (exact)")
+        self.neurons_label.setText(
+            f"<b>{2 * s.depth}</b> neurons in {s.depth} layer{'s' if s.depth > 1 else ''}; one hidden layer "
+            f"needs <b>{_plain_count(2 ** s.depth - 1)}</b>")
+        notes = []
+        limit = resolvable_depth(s.peak)
+        if s.depth > limit:
+            notes.append(f"With peak {s.peak:.2f} the narrowest pieces (about "
+                         f"{min(s.peak, 1 - s.peak) ** s.depth:.0e} wide) are beyond double "
+                         f"precision past depth {limit}.")
+        if result is not None and (result.counts.pieces_unit, result.counts.kinks_line) != (pieces, kinks):
+            notes.append(f"Theory says {_plain_count(pieces)} pieces on [0, 1] and "
+                         f"{_plain_count(kinks)} kinks; floating point merged some.")
+        self.precision_label.setText(" ".join(notes))
+
+    def _layer_depths(self) -> list[int]:
+        k = self._state.depth
+        if k <= LAYER_PLOTS:
+            return list(range(1, k + 1))
+        return list(range(1, LAYER_PLOTS)) + [k]
+
+    def _draw_layers(self, current: _TentResult | None) -> None:
+        """Small plots of g^(1), g^(2), …; only the ones whose content changed are
+        touched, so a slider step repaints one small plot, not eight."""
+        s = self._state
+        depths = self._layer_depths()
+        for i, (pw, curve) in enumerate(zip(self.layer_plots, self.layer_curves)):
+            if i >= len(depths):
+                if self._layer_shown[i] is not None:
+                    curve.setData([], [])
+                    self._title(pw, "", 9)
+                    self._layer_shown[i] = None
+                pw.setVisible(i < max(4, len(depths)))
+                continue
+            pw.setVisible(True)
+            j = depths[i]
+            result = current if j == s.depth else self._tent(j, s.peak)
+            shown = (j, s.peak, result is not None, self.theme.zoom)
+            if self._layer_shown[i] == shown:
+                continue
+            self._layer_shown[i] = shown
+            dots = "… " if i == LAYER_PLOTS - 1 and j != i + 1 else ""
+            self._title(pw, f"{dots}{_sup(j)}", 9)
+            if result is None:
+                curve.setData([], [])
+            else:
+                x, y = self._breakpoints(result, 0.0, 1.0)
+                self._smooth_if_sparse(curve, x.size)
+                curve.setData(x, y)
+            pw.setXRange(0, 1, padding=0.02)
+            pw.setYRange(0, 1, padding=0.05)
+
+    def _draw_chart_series(self) -> None:
+        """The two fixed curves: 2k neurons → 2^k pieces, and m neurons → m + 1."""
+        k = np.arange(1, MAX_DEPTH + 1)
+        self.deep_series.setData(2.0 * k, 2.0 ** k)
+        m = np.unique(np.round(np.logspace(0, np.log10(2.0 ** MAX_DEPTH), 60)))
+        self.shallow_series.setData(m, m + 1)
+        self._title(self.chart, "pieces against neurons", 10)
+        top = np.log10(2.0 ** MAX_DEPTH)  # log-log: the view is in decades
+        self.chart.setXRange(0, top, padding=0.03)
+        self.chart.setYRange(0, top, padding=0.03)
+
+    def _draw_chart(self) -> None:
+        s = self._state
+        n_deep, pieces = 2 * s.depth, 2.0 ** s.depth
+        self.deep_marker.setData([n_deep], [pieces])
+        self.shallow_marker.setData([pieces - 1 if pieces > 1 else 1], [pieces])
+        self.match_line.setData([n_deep, max(pieces - 1, 1)], [pieces, pieces])
+        # the user's fold: pieces on [0, 1] for every depth computed so far
+        xs, ys = [], []
+        if s.show_fold:
+            for j in range(1, s.depth + 1):
+                pl = self._fold_pieces(j)
+                if isinstance(pl, str):
+                    break
+                xs.append(j * s.fold.n_neurons)
+                ys.append(fold_counts(pl, j, s.fold.n_neurons).pieces_unit)
+        if (xs, ys) != self._fold_series_shown:
+            self._fold_series_shown = (xs, ys)
+            self.fold_series.setData(xs, ys)
+
+    # -- animation -----------------------------------------------------------------
+    def _animation_plan(self, max_frames: int | None = None) -> list[tuple[int, float]]:
+        layers = min(self._state.depth, ANIMATION_LAYERS)
+        steps = FRAMES_PER_LAYER
+        if max_frames is not None:
+            steps = max(2, min(steps, max_frames // layers))
+        return [(layer, i / (steps - 1)) for layer in range(1, layers + 1) for i in range(steps)]
+
+    def _show_frame(self, layer: int, s: float) -> None:
+        peak = self._state.peak
+        before = None if layer == 1 else self._tent(layer - 1, peak)
+        after = self._tent(layer, peak)
+        x, y = fold_frame(None if before is None else before.pl, after.pl, s)
+        self.curve.setData(x, y)
+        self.plot.setXRange(0, 1, padding=0.02)
+        self._title(self.plot, f"folding: {_sup(layer - 1)} → {_sup(layer)} ({round(100 * s)} %)")
+        self._set_status(f"Layer {layer}: the part above p = {peak:.2f} turns over, "
+                                  "the part below stretches.")
+
+    def _stop_animation(self) -> None:
+        """A change of depth, peak or fold ends a running animation."""
+        if self._timer.isActive():
+            self._timer.stop()
+            self.play.blockSignals(True)
+            self.play.setChecked(False)
+            self.play.setText("Fold ▶")
+            self.play.blockSignals(False)
+            self._set_status("")
+
+    def toggle_animation(self) -> None:
+        self.play.toggle()
+
+    def _on_play(self, on: bool) -> None:
+        if on:
+            self._frames = self._animation_plan()
+            self._frame_index = 0
+            self.play.setText("Stop ■")
+            self._timer.start()
+        else:
+            self._timer.stop()
+            self.play.setText("Fold ▶")
+            self._set_status("")
+            self._refresh()
+
+    def _animation_tick(self) -> None:
+        if self._frame_index >= len(self._frames):
+            self.play.setChecked(False)  # ends the animation and redraws g^(k)
+            return
+        self._show_frame(*self._frames[self._frame_index])
+        self._frame_index += 1
+
+    def animation_running(self) -> bool:
+        return self._timer.isActive()
+
+    def animation_frames(self, max_frames: int = 120):
+        """Folding [0, 1] one layer at a time, one yield per frame (for GIF export)."""
+        self.play.setChecked(False)
+        try:
+            for layer, s in self._animation_plan(max_frames)[:max_frames]:
+                self._show_frame(layer, s)
+                yield
+        finally:
+            self._refresh()
+
+    # -- hooks ---------------------------------------------------------------------
+    def plots(self) -> dict:
+        plots = {"main": self.plot, "fold": self.fold_plot, "chart": self.chart}
+        for i, pw in enumerate(self.layer_plots):
+            plots[f"layer-{i + 1}"] = pw
+        return plots
+
+    def data_tables(self) -> dict:
+        s = self._state
+        rows = []
+        for j in range(1, s.depth + 1):
+            pieces, kinks = tent_counts_formula(j)
+            exact = self._cache.get((j, s.peak))
+            if exact is None and self._deep is not None and (self._deep.depth, self._deep.peak) == (j, s.peak):
+                exact = self._deep
+            if exact is not None:
+                pieces, kinks = exact.counts.pieces_unit, exact.counts.kinks_line
+            rows.append([j, 2 * j, pieces, kinks, pieces - 1, "exact" if exact else "formula"])
+        tables = {"counts": (["depth", "neurons", "pieces on [0, 1]", "kinks on the line",
+                              "neurons in one hidden layer", "source"], rows)}
+        result = self._tent(s.depth, s.peak) if s.depth <= SYNC_DEPTH else self._deep
+        if result is not None and (result.depth, result.peak) == (s.depth, s.peak):
+            pl = result.pl
+            n = min(pl.n_kinks, KINK_TABLE_ROWS)  # a CSV of 16.7 million rows helps nobody
+            name = "kinks" if n == pl.n_kinks else f"kinks (first {n} of {pl.n_kinks})"
+            tables[name] = (["x", "g(x)", "slope to the right"],
+                            np.column_stack([pl.kinks[:n], pl.values[:n],
+                                             pl.slopes[1:n + 1]]).tolist())
+        return tables
+
+    def apply_theme(self) -> None:
+        t = self.theme
+        self.findChild(QWidget, "folding-controls").setMaximumWidth(int(330 * t.zoom))
+        self.telgarsky.setFont(t.font(9))
+        t.style_plot(self.plot)
+        # no grid behind the sawtooth: the curve fills the plot anyway, and the
+        # translucent grid lines cost more to paint than the curve (slider budget)
+        self.plot.getPlotItem().showGrid(x=False, y=False)
+        self.plot.setLabel("bottom", "x")
+        self.plot.setLabel("left", "g(x)")
+        self.curve.setPen(t.pen("approx", 2.0))
+        t.style_plot(self.fold_plot)
+        self.fold_plot.getPlotItem().showGrid(x=False, y=False)
+        self.fold_plot.setLabel("bottom", "x")
+        self.fold_plot.setLabel("left", "u(x)")
+        self.fold_curve.setPen(t.pen("second", 1.6))
+        self.chart_legend.setLabelTextColor(t.color("foreground"))
+        self.chart_legend.setLabelTextSize(f"{t.point_size(9):.0f}pt")
+        background = t.color("background")
+        background.setAlpha(220)
+        self.chart_legend.setBrush(background)
+        for _, label in self.chart_legend.items:  # restyle labels made before
+            label.setText(label.text, color=t.color("foreground"), size=f"{t.point_size(9):.0f}pt")
+        for pw, curve in zip(self.layer_plots, self.layer_curves):
+            t.style_plot(pw)
+            pw.getPlotItem().showGrid(x=False, y=False)
+            curve.setPen(t.pen("approx", 1.2))
+        self._layer_shown = [None] * LAYER_PLOTS
+        t.style_plot(self.chart)
+        self.chart.setLabel("bottom", "neurons")
+        self.chart.setLabel("left", "pieces")
+        self.deep_series.setPen(t.pen("approx", 2.0))
+        self.deep_series.setSymbol("o")
+        self.deep_series.setSymbolSize(t.width(5))
+        self.deep_series.setSymbolBrush(t.color("approx"))
+        self.deep_series.setSymbolPen(None)
+        self.shallow_series.setPen(t.pen("accent", 2.0, Qt.PenStyle.DashLine))
+        self.fold_series.setPen(t.pen("second", 1.5, Qt.PenStyle.DotLine))
+        self.fold_series.setSymbol("s")
+        self.fold_series.setSymbolSize(t.width(5))
+        self.fold_series.setSymbolBrush(t.color("second"))
+        self.fold_series.setSymbolPen(None)
+        self.match_line.setPen(t.pen("muted", 1.2, Qt.PenStyle.DotLine))
+        for marker, role in ((self.deep_marker, "approx"), (self.shallow_marker, "accent")):
+            marker.setPen(None)
+            marker.setSymbol("o")
+            marker.setSymbolSize(t.width(12))
+            marker.setSymbolBrush(None)
+            marker.setSymbolPen(t.pen(role, 2.5))
+        self._draw_chart_series()
+        self._refresh()
+
+    def shutdown(self) -> None:
+        if self._closed:  # called by the main window and again by tests
+            return
+        self._closed = True
+        self._timer.stop()
+        self._warm_timer.stop()
+        self._disconnect()
+        self._worker.stop()
+        self._deep = None
+        self._cache.clear()
+        super().shutdown()
+
+
+if __name__ == "__main__":
+    sys.exit(run_alone(FoldingPanel))

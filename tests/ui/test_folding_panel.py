@@ -1,0 +1,278 @@
+"""The Folding panel: the sliders drive exact counts, plots keep every peak, undo, sends."""
+
+import threading
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from relulab.model.folding import FOLD_PRESETS, Fold
+from relulab.model.mlp import MLP
+from relulab.ui.panels.folding import SYNC_DEPTH, FoldingPanel
+
+
+@pytest.fixture
+def panel(qtbot, theme):
+    p = FoldingPanel()
+    qtbot.addWidget(p)
+    p.resize(1280, 800)
+    p.show()
+    qtbot.waitExposed(p)
+    yield p
+    p.shutdown()
+
+
+def pieces_text(n: int) -> str:
+    return f"{n:,}".replace(",", "\u2009")
+
+
+def test_depth_slider_drives_the_count_label(panel, qtbot):
+    assert "<b>32</b> pieces on [0, 1]" in panel.count_label.text()
+    panel.depth_slider.setValue(10)  # a click or key press, not a drag: one undo step
+    assert panel.state.depth == 10
+    assert f"<b>{pieces_text(1024)}</b> pieces on [0, 1]" in panel.count_label.text()
+    assert f"{pieces_text(1025)} kinks on the whole line" in panel.count_label.text()
+    assert "<b>20</b> neurons" in panel.neurons_label.text()
+    assert f"<b>{pieces_text(1023)}</b>" in panel.neurons_label.text()
+    panel.depth_slider.setFocus()
+    qtbot.keyClick(panel.depth_slider, Qt.Key.Key_Right)
+    assert panel.state.depth == 11
+    assert f"<b>{pieces_text(2048)}</b> pieces" in panel.count_label.text()
+
+
+def test_main_curve_is_the_exact_tent_and_keeps_every_peak(panel, qtbot):
+    panel.set_depth(3)
+    x, y = panel.curve.getData()
+    np.testing.assert_array_equal(x, np.arange(9) / 8)
+    np.testing.assert_array_equal(y, [0, 1, 0, 1, 0, 1, 0, 1, 0])
+    panel.set_depth(14)  # 16 384 pieces, far more than pixel columns
+    panel.plot.grab()
+    x, y = panel.curve.getData()
+    assert len(x) < 2 ** 14
+    pairs = y[: len(y) // 2 * 2].reshape(-1, 2)
+    # min/max per column: every column still reaches both a peak (1) and a valley (0)
+    assert np.all(pairs.max(axis=1) == 1.0)
+    assert np.all(pairs.min(axis=1) == 0.0)
+
+
+def test_deep_tents_are_computed_in_the_background(panel, qtbot):
+    before = set(threading.enumerate())
+    panel.set_depth(SYNC_DEPTH + 2)
+    assert panel.computing()
+    assert "computing" in panel.count_label.text()
+    qtbot.waitUntil(lambda: not panel.computing(), timeout=20000)
+    assert f"<b>{pieces_text(2 ** 18)}</b> pieces on [0, 1]" in panel.count_label.text()
+    x, y = panel.curve.getData()
+    assert y.min() == 0.0 and y.max() == 1.0
+    # the last small plot shows g^(18) from the same result
+    assert "g<sup>(18)</sup>" in panel.layer_plots[-1].getPlotItem().titleLabel.text
+    panel.shutdown()
+    assert set(threading.enumerate()) <= before
+
+
+def test_latest_deep_request_wins(panel, qtbot):
+    panel.set_depth(20)
+    panel.set_depth(17)
+    qtbot.waitUntil(lambda: not panel.computing(), timeout=20000)
+    assert panel.state.depth == 17
+    assert f"<b>{pieces_text(2 ** 17)}</b> pieces" in panel.count_label.text()
+
+
+def test_a_slider_drag_is_one_undo_step_and_undo_restores(panel, qtbot):
+    slider = panel.depth_slider
+    count = panel.undo_stack.count()
+    slider.setSliderDown(True)
+    for v in (6, 7, 8, 9):
+        slider.setValue(v)
+        assert f"<b>{pieces_text(2 ** v)}</b> pieces" in panel.count_label.text()
+    slider.setSliderDown(False)
+    assert panel.undo_stack.count() == count + 1
+    panel.undo_stack.undo()
+    assert panel.state.depth == 5 and slider.value() == 5
+    assert "<b>32</b> pieces" in panel.count_label.text()
+    panel.undo_stack.redo()
+    assert panel.state.depth == 9
+
+
+def test_peak_slider_moves_the_top_of_the_tent(panel, qtbot):
+    panel.set_depth(1)
+    panel.peak_slider.setValue(30)
+    assert panel.state.peak == pytest.approx(0.3)
+    x, y = panel.curve.getData()
+    np.testing.assert_allclose(x, [0.0, 0.3, 1.0])
+    np.testing.assert_allclose(y, [0.0, 1.0, 0.0], atol=1e-12)
+    panel.set_depth(8)
+    assert f"<b>{pieces_text(256)}</b> pieces" in panel.count_label.text()
+    assert panel.precision_label.text() == ""
+    panel.set_peak(0.2)
+    panel.set_depth(16)
+    assert "double precision" in panel.precision_label.text()
+
+
+def test_whole_line_toggle(panel, qtbot):
+    panel.set_depth(4)
+    panel.whole_line.click()
+    assert panel.state.whole_line
+    x, y = panel.curve.getData()
+    assert x[0] == -0.5 and x[-1] == 1.5
+    assert y[0] == 0.0 and y[-1] == 0.0  # clipped to zero outside [0, 1]
+    assert "17 kinks on the whole line" in panel.count_label.text()
+    panel.undo_stack.undo()
+    assert not panel.state.whole_line and panel.curve.getData()[0][0] == 0.0
+
+
+def test_your_own_fold_from_the_table(panel, qtbot):
+    panel.set_depth(4)
+    assert "<b>81</b> pieces on [0, 1]" in panel.fold_count_label.text()  # zigzag: 3^4
+    table = panel.fold_table
+    table.item(0, 0).setText("abc")
+    assert "w of neuron 1" in panel.fold_error.text() and "not a finite number" in panel.fold_error.text()
+    assert panel.state.fold == FOLD_PRESETS["zigzag: three folds (3 neurons)"]
+    assert table.item(0, 0).text() == "1"
+    # a fold that is just the tent, typed in: a = 3 → 2, −6 → −4, third neuron off
+    table.item(0, 2).setText("2")
+    table.item(1, 1).setText("-0.5")
+    table.item(1, 2).setText("-4")
+    table.item(2, 2).setText("0")
+    assert panel.state.fold == Fold(w=(1, 1, 1), b=(0, -0.5, -2 / 3), a=(2, -4, 0))
+    assert panel.fold_error.text() == ""
+    assert "<b>16</b> pieces on [0, 1]" in panel.fold_count_label.text()
+    x, y = panel.fold_curve.getData()
+    np.testing.assert_allclose(x, np.arange(17) / 16)
+    panel.fold_remove.click()
+    assert panel.state.fold.n_neurons == 2
+    for _ in range(5):
+        panel.undo_stack.undo()
+    assert panel.state.fold == FOLD_PRESETS["zigzag: three folds (3 neurons)"]
+
+
+def test_fold_presets_and_the_knot_budget(panel, qtbot):
+    combo = panel.fold_preset
+    index = combo.findText("tent (2 neurons)")
+    combo.activated.emit(index)
+    assert panel.state.fold == FOLD_PRESETS["tent (2 neurons)"]
+    assert "<b>32</b> pieces on [0, 1]" in panel.fold_count_label.text()
+    panel.set_fold(FOLD_PRESETS["zigzag: three folds (3 neurons)"])
+    panel.set_depth(12)  # 3^12 = 531 441 pieces is over the budget
+    assert "not computed" in panel.fold_count_label.text()
+    assert panel.fold_curve.getData()[0] is None or len(panel.fold_curve.getData()[0]) == 0
+
+
+def test_chart_marks_deep_against_shallow(panel, qtbot):
+    panel.set_depth(6)
+    x, y = panel.deep_marker.getData()  # log-log chart: getData gives log10
+    np.testing.assert_allclose(10 ** np.array([x[0], y[0]]), [12, 64])
+    x, y = panel.shallow_marker.getData()
+    np.testing.assert_allclose(10 ** np.array([x[0], y[0]]), [63, 64])
+    x, y = panel.deep_series.getData()
+    assert len(x) == 24
+
+
+def test_fold_animation_runs_and_ends_on_g_k(panel, qtbot):
+    panel.set_depth(3)
+    panel.play.click()
+    assert panel.animation_running()
+    qtbot.waitUntil(lambda: not panel.animation_running(), timeout=10000)
+    assert not panel.play.isChecked()
+    x, y = panel.curve.getData()
+    np.testing.assert_array_equal(y, [0, 1, 0, 1, 0, 1, 0, 1, 0])
+
+
+def test_animation_frames_for_export(panel, qtbot):
+    panel.set_depth(3)
+    shapes = []
+    gen = panel.animation_frames(12)
+    for _ in gen:
+        shapes.append(panel.curve.getData()[1].copy())
+    assert 6 <= len(shapes) <= 12
+    np.testing.assert_allclose(shapes[0], [0, 0.5, 1])  # g^(0)(x) = x at the kinks of g^(1)
+    np.testing.assert_allclose(shapes[-1], [0, 1, 0, 1, 0, 1, 0, 1, 0])
+    x, y = panel.curve.getData()  # restored
+    np.testing.assert_array_equal(x, np.arange(9) / 8)
+
+
+def test_state_round_trip_and_bad_state(panel, qtbot):
+    panel.set_depth(7)
+    panel.set_peak(0.4)
+    d = panel.state_dict()
+    other = FoldingPanel()
+    qtbot.addWidget(other)
+    other.load_state(d)
+    assert other.state_dict() == d
+    assert other.count_label.text() == panel.count_label.text()
+    with pytest.raises(ValueError, match="depth"):
+        other.load_state({**d, "depth": 99})
+    with pytest.raises(ValueError, match="fold"):
+        other.load_state({**d, "fold": {"w": [1], "b": [0, 1], "a": [1]}})
+    assert other.state_dict() == d
+    other.shutdown()
+
+
+def test_shortcuts_are_scoped_to_the_panel(panel, qtbot):
+    panel.activateWindow()
+    panel.depth_slider.setFocus()
+    qtbot.keyClick(panel.depth_slider, Qt.Key.Key_BracketRight)
+    assert panel.state.depth == 6
+    qtbot.keyClick(panel.depth_slider, Qt.Key.Key_BracketLeft)
+    assert panel.state.depth == 5
+    qtbot.keyClick(panel.depth_slider, Qt.Key.Key_L)
+    assert panel.state.whole_line
+
+
+def test_data_tables(panel):
+    headers, rows = panel.data_tables()["counts"]
+    assert headers[2] == "pieces on [0, 1]"
+    assert [r[2] for r in rows] == [2, 4, 8, 16, 32]
+    headers, rows = panel.data_tables()["kinks"]
+    assert len(rows) == 33
+
+
+def test_send_the_tent_to_the_converter(main_window, qtbot, monkeypatch):
+    panel = main_window.show_panel("folding")
+    converter = main_window.panel("converter")
+    received = []
+    monkeypatch.setattr(converter, "receive",
+                        lambda kind, payload: received.append((kind, payload)) or True)
+    panel.set_depth(4)
+    panel.send.click()
+    kind, net = received[-1]
+    assert kind == "network" and isinstance(net, MLP)
+    assert net.sizes == [1, 2, 2, 2, 2, 1]
+    assert main_window.current_panel() is converter
+    x = np.arange(17) / 16
+    np.testing.assert_allclose(net(x), np.arange(17) % 2, atol=1e-12)
+    main_window.show_panel("folding")
+    panel.fold_send.click()
+    kind, net = received[-1]
+    assert net.sizes == [1, 3, 3, 3, 3, 1]
+
+
+def test_runs_alone_without_a_host(panel):
+    assert panel.send_tent() is False
+    assert "main window" in panel.status_label.text()
+    QApplication.processEvents()
+
+
+def test_changing_the_depth_stops_the_animation(panel, qtbot):
+    panel.set_depth(6)
+    panel.play.click()
+    qtbot.waitUntil(lambda: "folding" in panel.plot.getPlotItem().titleLabel.text, timeout=5000)
+    panel.set_depth(3)
+    assert not panel.animation_running() and not panel.play.isChecked()
+    np.testing.assert_array_equal(panel.curve.getData()[1], [0, 1, 0, 1, 0, 1, 0, 1, 0])
+
+
+def test_the_real_converter_takes_the_tent(main_window, qtbot):
+    panel = main_window.show_panel("folding")
+    panel.set_depth(3)
+    assert panel.send_tent() is True
+    assert main_window.current_panel() is main_window.panel("converter")
+
+
+def test_idle_time_fills_the_cache_for_the_interactive_depths(panel, qtbot):
+    panel.set_peak(0.45)
+    qtbot.waitUntil(panel.warmed_up, timeout=20000)
+    assert all((d, 0.45) in panel._cache for d in range(1, SYNC_DEPTH + 1))
+    panel.set_depth(SYNC_DEPTH)  # a cache hit: nothing to compute
+    assert f"<b>{pieces_text(2 ** SYNC_DEPTH)}</b> pieces" in panel.count_label.text()

@@ -1,0 +1,290 @@
+"""The Training panel under pytest-qt: play, pause, step, reset, settings, sends, clean close."""
+
+import threading
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from relulab.model import _training_kernels as kernels
+from relulab.model.mlp import MLP
+from relulab.ui.panels.training import TrainingPanel
+
+
+@pytest.fixture
+def panel(qtbot, theme):
+    kernels.compiled_available()  # compile once up front, so waits below are about training
+    p = TrainingPanel()
+    qtbot.addWidget(p)
+    p.resize(1200, 760)
+    p.show()
+    qtbot.waitExposed(p)
+    yield p
+    p.shutdown()
+
+
+def small(panel, restarts=3, hidden=8, steps=3000):
+    panel.restarts.setValue(restarts)
+    panel.hidden.setValue(hidden)
+    panel.steps.setValue(steps)
+
+
+def test_plays_pauses_and_the_loss_goes_down(qtbot, panel):
+    small(panel)
+    start = panel.snapshot
+    assert start.step == 0 and start.restarts == 3 and start.hidden == 8
+    qtbot.mouseClick(panel.play_button, Qt.MouseButton.LeftButton)
+    assert panel.running and panel.play_button.text() == "Pause"
+    qtbot.waitUntil(lambda: panel.snapshot.step >= 500, timeout=20000)
+    qtbot.mouseClick(panel.play_button, Qt.MouseButton.LeftButton)
+    assert not panel.running
+    paused_at = panel.snapshot.step
+    QApplication.processEvents()
+    assert panel.snapshot.step == paused_at
+    snap = panel.snapshot
+    assert np.all(snap.rmse < start.rmse)
+    # the views show the snapshot
+    x, y = panel.best_curve.getData()
+    np.testing.assert_allclose(y, snap.predict(x, snap.best))
+    lx, ly = panel.loss_curves[0].xData, panel.loss_curves[0].yData  # before the log scale
+    assert lx[-1] == snap.step and ly[-1] == pytest.approx(snap.losses[0, -1])
+    kx, _ = panel.kink_markers.getData()
+    np.testing.assert_allclose(np.sort(kx), snap.kinks_inside(snap.best))
+    assert f"step {snap.step:,}" in panel.step_readout.text()
+    assert f"{snap.rmse[snap.best]:.4f}" in panel.best_readout.text()
+
+
+def test_runs_to_the_set_number_of_steps_and_stops(qtbot, panel):
+    small(panel, steps=400)
+    panel.play()
+    qtbot.waitUntil(lambda: not panel.running, timeout=20000)
+    assert panel.snapshot.step == 400
+    assert "Finished" in panel.status.text()
+    panel.play()  # nothing left to do
+    assert not panel.running
+
+
+def test_step_and_reset_by_keyboard(qtbot, panel):
+    small(panel)
+    panel.play_button.setFocus()
+    qtbot.keyClick(panel.play_button, Qt.Key.Key_Right)
+    qtbot.keyClick(panel.play_button, Qt.Key.Key_Right)
+    assert panel.snapshot.step == 2
+    first = panel.snapshot.w.copy()
+    qtbot.keyClick(panel.play_button, Qt.Key.Key_R)
+    assert panel.snapshot.step == 0
+    assert not np.array_equal(first, panel.snapshot.w)  # reset went back to the starts
+    qtbot.keyClick(panel.play_button, Qt.Key.Key_Space)
+    assert panel.running
+    qtbot.keyClick(panel.play_button, Qt.Key.Key_Space)
+    assert not panel.running
+
+
+def test_speed_limits_steps_per_tick(qtbot, panel):
+    small(panel, steps=100_000)
+    panel.speed.setCurrentIndex(0)   # 10 steps/s
+    panel.play()
+    qtbot.waitUntil(lambda: panel.snapshot.step >= 2, timeout=5000)
+    panel.pause()
+    assert panel.snapshot.step < 50
+
+
+def test_changing_the_learning_rate_does_not_reset(qtbot, panel):
+    small(panel)
+    panel.step_once()
+    for _ in range(9):
+        panel.step_once()
+    panel.lr.setValue(0.002)
+    assert panel.snapshot.step == 10 and panel.trainer.lr == pytest.approx(0.002)
+    panel.step_once()
+    assert panel.snapshot.step == 11 and panel.snapshot.lr == pytest.approx(0.002)
+
+
+@pytest.mark.parametrize("change", [
+    lambda p: p.hidden.setValue(5), lambda p: p.restarts.setValue(2),
+    lambda p: p.optimizer.setCurrentIndex(p.optimizer.findData("momentum")),
+    lambda p: p.batch.setValue(32), lambda p: p.points.setValue(200),
+])
+def test_architecture_and_optimiser_changes_reset(qtbot, panel, change):
+    small(panel)
+    panel.step_once()
+    change(panel)
+    assert panel.snapshot.step == 0
+
+
+def test_every_restart_drawn_and_32_allowed(qtbot, panel):
+    panel.restarts.setValue(32)
+    assert panel.restarts.maximum() == 32
+    panel.step_once()
+    def drawn():
+        return [c for c in panel.restart_curves if c.xData is not None and len(c.xData)]
+
+    assert len(drawn()) == 32
+    panel.restarts.setValue(4)
+    assert len(drawn()) == 4
+
+
+def test_typed_target_and_bad_target_message(qtbot, panel):
+    panel.target.setCurrentText("abs(x) - 0.5")
+    panel.domain_a.setValue(-1.0)   # resets with the typed expression
+    assert panel.state_dict()["target"] == "abs(x) - 0.5"
+    _, ty = panel.target_curve.getData()
+    assert ty.min() == pytest.approx(-0.5, abs=0.01)
+    before = panel.snapshot
+    panel.target.setCurrentText("sin(")
+    panel.target.lineEdit().returnPressed.emit()
+    assert panel.target_error.text() != ""
+    assert panel.snapshot is before  # nothing lost
+    panel.target.setCurrentText("x^2")
+    panel.target.lineEdit().returnPressed.emit()
+    assert panel.target_error.text() == ""
+
+
+def test_ghost_and_refit_readouts(qtbot, panel):
+    # seed 004's numbers: 12 evenly spaced kinks by least squares give 0.0254
+    assert "0.0254" in panel.ghost_readout.text()
+    gx, gy = panel.ghost_curve.getData()
+    assert len(gx) > 100
+    assert "refit" in panel.refit_readout.text()
+
+
+def test_final_losses_sorted_and_histogram(qtbot, panel):
+    small(panel, restarts=5, steps=300)
+    panel.play()
+    qtbot.waitUntil(lambda: not panel.running, timeout=20000)
+    heights = panel.final_bars.opts["height"]
+    assert np.all(np.diff(heights) >= 0) and len(heights) == 5
+    panel.final_view.setCurrentIndex(panel.final_view.findData("histogram"))
+    assert int(np.sum(panel.final_bars.opts["height"])) == 5
+
+
+def test_divergence_is_reported_with_its_step(qtbot, panel):
+    small(panel, restarts=2, hidden=12, steps=50)
+    panel.optimizer.setCurrentIndex(panel.optimizer.findData("gd"))
+    panel.lr.setValue(10.0)
+    panel.play()
+    qtbot.waitUntil(lambda: not panel.running, timeout=20000)
+    assert np.all(panel.snapshot.diverged)
+    assert "Diverged" in panel.status.text() and "at step" in panel.status.text()
+
+
+def test_send_to_converter_and_hinges(qtbot, panel):
+    sent = []
+
+    class Host:
+        def send_to(self, name, kind, payload):
+            sent.append((name, kind, payload))
+            return True
+
+    small(panel, steps=200)
+    assert not panel.send_converter.isEnabled()   # nothing trained yet
+    panel.play()
+    qtbot.waitUntil(lambda: not panel.running, timeout=20000)
+    panel.host = Host()
+    assert panel.send_converter.isEnabled()
+    qtbot.mouseClick(panel.send_converter, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.send_hinges, Qt.MouseButton.LeftButton)
+    (n1, k1, mlp), (n2, k2, payload) = sent
+    assert (n1, k1, n2, k2) == ("converter", "network", "hinges", "hinges")
+    assert isinstance(mlp, MLP) and mlp.sizes == [1, 8, 1]
+    snap = panel.snapshot
+    np.testing.assert_allclose(mlp(np.array([0.3])), snap.predict([0.3], snap.best))
+    assert payload["kinks"] == pytest.approx(list(snap.kinks_inside(snap.best)))
+    assert payload["a"] == -3.0 and payload["b"] == 3.0 and "sin" in payload["target"]
+
+
+def test_state_round_trip_and_bad_state(qtbot, panel):
+    small(panel, restarts=2, steps=500)
+    panel.selected.setCurrentIndex(2)
+    for _ in range(20):
+        panel.step_once()
+    state = panel.state_dict()
+    w = panel.snapshot.w.copy()
+    panel.restarts.setValue(4)
+    panel.load_state(state)
+    assert panel.state_dict() == state
+    np.testing.assert_array_equal(panel.snapshot.w, w)  # replayed from the seeds
+    for bad, field in (({"hidden": 0}, "hidden"), ({"optimizer": "x"}, "optimizer"),
+                       ({"lr": "fast"}, "lr"), ({"target": "sin("}, "target"),
+                       ({"nonsense": 1}, "nonsense"), ({"step": 900}, "step")):
+        with pytest.raises(ValueError, match=field):
+            panel.load_state({**state, **bad})
+        assert panel.state_dict() == state
+
+
+def test_animation_frames_leave_the_panel_as_found(qtbot, panel):
+    small(panel, steps=300)
+    before = panel.state_dict()
+    frames = list(panel.animation_frames(10))
+    assert len(frames) == 10 and frames[-1] == 300
+    assert panel.state_dict() == before
+    tables = panel.data_tables()
+    assert len(tables["restarts"][1]) == 3
+    assert set(panel.plots()) == {"curves", "losses", "kinks", "final"}
+
+
+def test_lecture_layout_hides_controls(qtbot, panel):
+    panel.set_lecture_layout(True)
+    assert not panel.controls.isVisible()
+    panel.set_lecture_layout(False)
+    assert panel.controls.isVisible()
+
+
+def test_no_thread_left_after_closing_mid_training(qtbot, theme):
+    before = set(threading.enumerate())
+    from relulab.app import build_main_window
+
+    window = build_main_window(panel="training")
+    qtbot.addWidget(window)
+    window.show()
+    p = window.panel("training")
+    p.restarts.setValue(8)
+    p.play()
+    qtbot.waitUntil(lambda: p.snapshot.step > 0, timeout=20000)
+    assert p.running
+    window.close()
+    assert not p.running
+    assert set(threading.enumerate()) <= before
+
+
+def test_undo_brings_back_settings_and_progress(qtbot, panel):
+    small(panel, restarts=3, hidden=8, steps=2000)
+    panel.undo_stack.clear()
+    for _ in range(30):
+        panel.step_once()
+    w = panel.snapshot.w.copy()
+    panel.hidden.setValue(5)              # restarts training: one undo step
+    assert panel.snapshot.step == 0 and panel.snapshot.hidden == 5
+    assert panel.undo_stack.count() == 1
+    assert panel.undo_stack.undoText() == "Change hidden width"
+    panel.undo_stack.undo()
+    assert panel.hidden.value() == 8 and panel.snapshot.step == 30
+    np.testing.assert_array_equal(panel.snapshot.w, w)   # replayed from the seeds
+    panel.undo_stack.redo()
+    assert panel.hidden.value() == 5 and panel.snapshot.step == 0
+    panel.undo_stack.undo()
+    panel.reset_button.click()
+    assert panel.snapshot.step == 0 and panel.undo_stack.undoText() == "Reset training"
+    panel.undo_stack.undo()
+    assert panel.snapshot.step == 30
+
+
+def test_bad_target_pushes_no_undo_step(qtbot, panel):
+    panel.undo_stack.clear()
+    panel.target.setCurrentText("2 +")
+    panel.target.lineEdit().returnPressed.emit()
+    assert panel.undo_stack.count() == 0 and panel.target_error.text()
+
+
+def test_sends_reach_the_converter_and_hinges_panels(qtbot, main_window):
+    kernels.compiled_available()
+    panel = main_window.show_panel("training")
+    small(panel, restarts=2, hidden=6, steps=200)
+    panel.play()
+    qtbot.waitUntil(lambda: not panel.running, timeout=20000)
+    assert panel.send_selected_to_converter()
+    assert main_window.current_panel().name == "converter"
+    main_window.show_panel("training")
+    assert panel.send_selected_to_hinges()
+    assert main_window.current_panel().name == "hinges"
