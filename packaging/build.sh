@@ -70,11 +70,16 @@ say "ok: --version prints '$got'"
 has() { "$PY" -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('$1') is None)" 2>/dev/null; }
 
 if has relulab.commands.render; then
-  (cd "$CHECK" && "$EXE" render -o "$CHECK/render.png") || fail "render exited with $?"
-  [ -s "$CHECK/render.png" ] || fail "render wrote no $CHECK/render.png"
-  [ "$(head -c 8 "$CHECK/render.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] \
-    || fail "render.png is not a PNG"
-  say "ok: render wrote $(wc -c < "$CHECK/render.png") bytes of PNG"
+  # Every panel drawn headless by the bundle: its modules, SciPy, pyqtgraph and Qt's
+  # offscreen platform must all have been collected.
+  for panel in $("$PY" -c 'from relulab.ui.panels import PANEL_NAMES; print(*PANEL_NAMES)'); do
+    png=$CHECK/render-$panel.png
+    (cd "$CHECK" && "$EXE" render --panel "$panel" -o "$png") || fail "render --panel $panel exited with $?"
+    [ -s "$png" ] || fail "render --panel $panel wrote no $png"
+    [ "$(head -c 8 "$png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] \
+      || fail "$png is not a PNG"
+    say "ok: render --panel $panel wrote $(wc -c < "$png") bytes of PNG"
+  done
 else
   say "skipped the render check: this version has no 'relulab render' command yet"
 fi
