@@ -51,7 +51,37 @@ def ensure_application():
     app.setOrganizationName(relulab.ORGANIZATION)
     app.setApplicationVersion(relulab.__version__)
     app.setDesktopFileName(relulab.APP_ID)
+    if app.windowIcon().isNull():
+        app.setWindowIcon(window_icon())
     return app
+
+
+def window_icon():
+    """The application icon in every size shipped (16 … 512 px).
+
+    Read through ``importlib.resources`` as bytes, so it is found wherever the
+    package lives: a source tree, an installed wheel or a frozen build. A missing
+    icon is logged, not fatal: the app still works without one.
+    """
+    from importlib.resources import files
+
+    from PySide6.QtGui import QIcon, QPixmap
+
+    icon = QIcon()
+    hicolor = files(relulab) / "resources" / "icons" / "hicolor"
+    try:
+        folders = sorted(hicolor.iterdir(), key=lambda f: f.name)
+    except OSError:
+        folders = []
+    for folder in folders:
+        png = folder / "apps" / f"{relulab.APP_ID}.png"
+        if png.is_file():
+            pixmap = QPixmap()
+            if pixmap.loadFromData(png.read_bytes(), "PNG"):
+                icon.addPixmap(pixmap)
+    if icon.isNull():
+        logging.getLogger(__name__).warning("application icon not found under %s", hicolor)
+    return icon
 
 
 def build_main_window(panel: str | None = None, theme: str | None = None,
