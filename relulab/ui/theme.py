@@ -189,6 +189,8 @@ class Theme(QObject):
             axis.setStyle(tickFont=tick_font, tickTextOffset=int(4 * self._zoom))
             if axis.label is not None:
                 axis.label.setFont(self.font(10))
+            # ticks in plain numbers: an SI factor in the label ("(x0.001)") reads as part of the name
+            axis.enableAutoSIPrefix(False)
         item.showGrid(x=True, y=True, alpha=0.25)
         if title is not None:
             item.setTitle(title, color=fg.name(), size=f"{self.point_size(11):.0f}pt")

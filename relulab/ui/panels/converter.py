@@ -870,7 +870,7 @@ class ConverterPanel(Panel):
 
     def apply_theme(self) -> None:
         t = self.theme
-        self._left.setFixedWidth(int(300 * t.zoom))
+        self._left.setFixedWidth(int(330 * t.zoom))
         t.style_plot(self.main_plot)
         t.style_plot(self.diff_plot)
         self.deep_curve.setPen(t.pen("target", 2.5))

@@ -387,7 +387,7 @@ class PlaygroundPanel(Panel):
         self.layer_spins: list[QSpinBox] = []
         layers_widget = QWidget()
         layers_widget.setLayout(self.layers_row)
-        nform.addRow("Hidden layers", layers_widget)
+        nform.addRow("Neurons per\nhidden layer", layers_widget)
         row = QHBoxLayout()
         self.add_layer_button = self._named(QPushButton("+ layer"), "add-layer", "Add a hidden layer")
         self.remove_layer_button = self._named(QPushButton("− layer"), "remove-layer",
