@@ -172,12 +172,19 @@ class _PlaneCountThread(QThread):
     def __init__(self, net: MLP, parent=None):
         super().__init__(parent)
         self.net = net
+        self._stop = False
+
+    def stop(self) -> None:
+        """Ask the enumeration to stop after its current neuron (closing never waits long)."""
+        self._stop = True
 
     def run(self):
-        try:
-            from relulab.model.regions import linear_regions
+        from relulab.model.regions import EnumerationStopped, linear_regions
 
-            result = len(linear_regions(self.net))
+        try:
+            result = len(linear_regions(self.net, should_stop=lambda: self._stop))
+        except EnumerationStopped:
+            return
         except Exception as e:  # shown in the label, never raised in the thread
             result = f"{type(e).__name__}: {e}"
         self.done.emit(self.net, result)
@@ -1131,6 +1138,8 @@ class PlaygroundPanel(Panel):
         for attr in ("_region_thread", "_plane_job"):
             th = getattr(self, attr)
             if th is not None:
+                if hasattr(th, "stop"):
+                    th.stop()
                 th.wait()
                 setattr(self, attr, None)
                 th.deleteLater()
