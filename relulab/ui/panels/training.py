@@ -563,7 +563,10 @@ class TrainingPanel(Panel):
         self.curve_plot.setYRange(float(y.min()) - 0.15 * span, float(y.max()) + 0.3 * span, padding=0)
         self.curve_plot.getPlotItem().disableAutoRange()
         steps = self.steps.value()
-        self.loss_plot.getPlotItem().enableAutoRange(x=False, y=True)
+        # the small plots' ranges are set with their data: pyqtgraph's auto range runs
+        # when a plot paints and changes the axes, which paints the plot a second time
+        self.loss_plot.getPlotItem().disableAutoRange()
+        self.final_plot.getPlotItem().disableAutoRange()
         self.loss_plot.setXRange(0, steps, padding=0.02)
         self.kink_plot.getPlotItem().disableAutoRange()
         self.kink_plot.setXRange(lo, hi, padding=0.02)
@@ -804,10 +807,17 @@ class TrainingPanel(Panel):
         idx = np.arange(0, steps, stride)
         if steps and idx[-1] != steps - 1:
             idx = np.append(idx, steps - 1)
+        lo, hi = np.inf, 0.0
         for r in range(snap.restarts):
             vals = snap.losses[r, idx] if steps else np.zeros(0)
             ok = np.isfinite(vals) & (vals > 0)
             self.loss_curves[r].setData((idx + 1)[ok], vals[ok])
+            if ok.any():
+                lo, hi = min(lo, vals[ok].min()), max(hi, vals[ok].max())
+        if hi > 0:
+            if hi <= lo:
+                lo, hi = lo / 2, hi * 2
+            self.loss_plot.setYRange(np.log10(lo), np.log10(hi), padding=0.05)  # log scale
 
     def _draw_kink_paths(self) -> None:
         snap, sel = self._snap, self.selected_restart()
@@ -843,6 +853,9 @@ class TrainingPanel(Panel):
                 self.final_bars.setOpts(x=[], height=[], width=1)
             labels = ("final RMSE", "restarts")
             self.final_ghost_line.setAngle(90)
+            xs = [edges[0], edges[-1], ghost] if counts.size else [ghost]
+            xs = [v for v in xs if np.isfinite(v)] or [0.0, 1.0]
+            x_range, top = (min(xs), max(xs)), max(1, int(counts.max()) if counts.size else 1)
         else:
             order = snap.rmse_order()
             heights = np.where(np.isfinite(snap.rmse[order]), snap.rmse[order], 0.0)
@@ -852,11 +865,17 @@ class TrainingPanel(Panel):
                                     brushes=brushes)
             labels = ("restarts, best first", "final RMSE")
             self.final_ghost_line.setAngle(0)
+            x_range = (0.5, len(order) + 0.5)
+            top = max([float(heights.max()) if heights.size else 0.0]
+                      + ([ghost] if np.isfinite(ghost) else [])) or 1.0
         if self._final_labels != labels:  # relabelling re-lays out the plot: only on a change
             self._final_labels = labels
             self.final_plot.setLabel("bottom", labels[0])
             self.final_plot.setLabel("left", labels[1])
         self.final_ghost_line.setValue(ghost)
+        if x_range[1] <= x_range[0]:
+            x_range = (x_range[0] - 0.5, x_range[0] + 0.5)
+        self.final_plot.setRange(xRange=x_range, yRange=(0.0, top), padding=0.05)
 
     def _redraw_readouts(self) -> None:
         snap = self._snap
