@@ -76,38 +76,41 @@ class ChunkSizer:
 
     A step costs from a few microseconds (H = 12, 400 points) to a millisecond (32
     restarts, H = 256, 4000 points), so nothing is assumed: the first chunk is one step,
-    and then n = budget / (seconds per step). A chunk at most ``growth`` times the last
-    one, so that one lucky measurement cannot make the next chunk overrun; a chunk that
-    ran slower than expected is believed at once, a faster one eased in (a shared
-    machine makes single measurements noisy).
+    and then n = budget / (seconds per step), the cost per step being the median of the
+    last few chunks: it is the same for every step of a run, and what varies is the
+    machine (another process taking the core for a while), which one chunk's time would
+    overstate. A chunk is at most ``growth`` times the last one, so that a lucky
+    measurement cannot make the next chunk overrun by much.
     """
 
-    def __init__(self, budget: float, growth: float = 2.0):
-        if not budget > 0 or not growth > 1:
-            raise ValueError("the budget must be positive and the growth above 1")
+    def __init__(self, budget: float, growth: float = 2.0, window: int = 5):
+        if not budget > 0 or not growth > 1 or window < 1:
+            raise ValueError("the budget must be positive, the growth above 1, the window ≥ 1")
         self.budget = budget
         self.growth = growth
-        self.per_step: float | None = None   # seconds per step, None until measured
+        self._recent = deque(maxlen=window)  # seconds per step of the last chunks
         self.last = 0                        # steps in the last chunk
+
+    @property
+    def per_step(self) -> float | None:
+        """Seconds per step (median of the last chunks), None until measured."""
+        return float(np.median(self._recent)) if self._recent else None
 
     def size(self, budget: float | None = None) -> int:
         """Steps for the next chunk so that it takes at most ``budget`` (default: the
         sizer's budget) seconds; at least one."""
         budget = self.budget if budget is None else budget
-        if self.per_step is None:
+        per = self.per_step
+        if per is None:
             return 1
-        fit = int(budget / self.per_step) if self.per_step > 0 else sys.maxsize
+        fit = int(budget / per) if per > 0 else sys.maxsize
         return max(1, min(fit, int(max(1, self.last) * self.growth)))
 
     def record(self, steps: int, seconds: float) -> None:
         """Remember that ``steps`` steps took ``seconds``."""
         if steps <= 0 or not seconds >= 0:
             return
-        per = seconds / steps
-        if self.per_step is None or per > self.per_step:
-            self.per_step = per
-        else:
-            self.per_step = 0.7 * self.per_step + 0.3 * per
+        self._recent.append(seconds / steps)
         self.last = steps
 
 
