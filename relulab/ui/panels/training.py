@@ -907,8 +907,11 @@ class TrainingPanel(Panel):
             # a least-squares solve costs O(N·H²) (≈ 50 ms at H = 256 on 4000 points):
             # on the worker thread, so that pausing or finishing does not stall the window
             self._refit_key = key
-            self._show_refit(sel, snap.rmse[sel], None)
+            self._show_refit(sel, snap.rmse[sel], "computing…")
             self._request_refit(key, snap.w[sel], snap.b[sel])
+        elif not small:
+            self._refit_key = None
+            self._show_refit(sel, snap.rmse[sel], "when paused")
         self.ghost_readout.setText(
             f"{snap.hidden} even kinks, least squares: {self._ghost.rmse:.4f}")
         diverged = [f"restart {r + 1} at step {int(d):,}" for r, d in enumerate(snap.diverged_at) if d >= 0]
@@ -925,8 +928,8 @@ class TrainingPanel(Panel):
         self.send_converter.setEnabled(not running_or_none and not snap.diverged[sel])
         self.send_hinges.setEnabled(not running_or_none and not snap.diverged[sel])
 
-    def _show_refit(self, r: int, rmse: float, refit: float | None) -> None:
-        shown = "computing…" if refit is None else f"{refit:.4f}"
+    def _show_refit(self, r: int, rmse: float, refit: float | str) -> None:
+        shown = refit if isinstance(refit, str) else f"{refit:.4f}"
         self.refit_readout.setText(f"restart {r + 1}: {rmse:.4f}; output layer refit: {shown}")
 
     def _request_refit(self, key, w, b) -> None:
