@@ -620,6 +620,7 @@ class TrainingPanel(Panel):
             self._owed = 0.0
             self._pieces.clear()
             self._frame_started = time.perf_counter()
+            self._frame_cost = self._paint_seconds = 0.0  # paints while paused do not count
             self._freeze_gc()
             self._timer.start()
         elif not on:
