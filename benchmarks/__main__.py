@@ -11,6 +11,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from benchmarks.common import fmt_time  # noqa: E402
+from relulab.app import limit_blas_threads  # noqa: E402
 
 
 def main(argv: list[str]) -> int:
@@ -23,6 +24,7 @@ def main(argv: list[str]) -> int:
             print(f"unknown benchmark(s): {', '.join(sorted(unknown))}; known: {', '.join(names)}")
             return 2
         names = wanted
+    limit_blas_threads()  # measure what the app runs: one BLAS thread, as it sets
     rows = []
     for name in names:
         module = importlib.import_module(f"benchmarks.{name}")

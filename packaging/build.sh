@@ -74,7 +74,7 @@ if has relulab.commands.render; then
   # offscreen platform must all have been collected.
   for panel in $("$PY" -c 'from relulab.ui.panels import PANEL_NAMES; print(*PANEL_NAMES)'); do
     png=$CHECK/render-$panel.png
-    (cd "$CHECK" && "$EXE" render --panel "$panel" -o "$png") || fail "render --panel $panel exited with $?"
+    (cd "$CHECK" && "$EXE" render --panel "$panel" -o "$png" > /dev/null) || fail "render --panel $panel exited with $?"
     [ -s "$png" ] || fail "render --panel $panel wrote no $png"
     [ "$(head -c 8 "$png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] \
       || fail "$png is not a PNG"

@@ -40,10 +40,24 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def limit_blas_threads() -> None:
+    """Run BLAS on one thread.
+
+    The app's matrices are small (hundreds of rows, tens of columns), where a second
+    BLAS thread costs more in hand-over than it saves, and on a busy machine it competes
+    with the GUI thread: a least-squares refit that takes 0.2 ms alone took 100 ms with
+    two threads under load, and a drag missed its frame.
+    """
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1, user_api="blas")
+
+
 def ensure_application():
     """The QApplication, made with the app's names if it does not exist yet."""
     from PySide6.QtWidgets import QApplication
 
+    limit_blas_threads()
     app = QApplication.instance()
     if app is None:
         app = QApplication(sys.argv[:1])

@@ -540,3 +540,25 @@ def test_an_unwritable_data_folder_turns_autosave_off(fake_window, tmp_path, mon
     assert fake_window.session.start() is None
     assert fake_window.session.autosave_now() is None
     assert "Autosave is off" in fake_window.statusBar().currentMessage()
+
+
+def test_a_bad_part_leaves_every_real_panel_as_it_was(main_window, tmp_path):
+    """Real panels: a valid hinges state followed by a broken playground state changes
+    neither (the hinges panel is rolled back)."""
+    from relulab.io.scenes import builtin_lecture_path, read_playlist
+
+    w = main_window
+    before = {n: p.state_dict() for n, p in w.panels.items()}
+    good_hinges = read_playlist(builtin_lecture_path(), PANEL_NAMES).scenes[1].panels["hinges"]
+    assert good_hinges != before["hinges"]  # so a missed roll-back would show
+    broken = dict(before["playground"], dataset="not a dataset")
+    path = tmp_path / "half-good.relulab.json"
+    path.write_text(json.dumps({"format": SCENE_FORMAT, "version": 1, "current": "hinges",
+                                "panels": {"hinges": good_hinges, "playground": broken}}))
+    current = w.current_panel().name
+    assert not w.open_scene(path)
+    err = w.session.last_error
+    assert err.field == "panels.playground" and "dataset" in err.problem
+    assert {n: p.state_dict() for n, p in w.panels.items()} == before
+    assert w.current_panel().name == current
+    w.findChild(QMessageBox, "scene-error-dialog").close()
