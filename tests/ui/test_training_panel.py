@@ -1,5 +1,7 @@
-"""The Training panel under pytest-qt: play, pause, step, reset, settings, sends, clean close."""
+"""The Training panel under pytest-qt: play, pause, step, reset, settings, sends, clean close,
+and the work per tick that keeps the window responsive while it trains."""
 
+import gc
 import threading
 
 import numpy as np
@@ -9,7 +11,8 @@ from PySide6.QtWidgets import QApplication
 
 from relulab.model import _training_kernels as kernels
 from relulab.model.mlp import MLP
-from relulab.ui.panels.training import TrainingPanel
+from relulab.model.training import refit_output_layer
+from relulab.ui.panels.training import ChunkSizer, TrainingPanel
 
 
 @pytest.fixture
@@ -288,3 +291,148 @@ def test_sends_reach_the_converter_and_hinges_panels(qtbot, main_window):
     main_window.show_panel("training")
     assert panel.send_selected_to_hinges()
     assert main_window.current_panel().name == "hinges"
+
+
+# -- staying responsive while training ----------------------------------------------------
+def test_chunk_sizer_starts_with_one_step_and_fits_the_budget():
+    sizer = ChunkSizer(budget=0.008)
+    assert sizer.size() == 1                   # nothing measured: one step
+    sizer.record(1, 0.001)                     # 1 ms per step
+    assert sizer.size() == 2                   # would fit 8, but grows at most twofold
+    sizer.record(2, 0.002)
+    sizer.record(4, 0.004)
+    assert sizer.size() == 8                   # 8 ms / 1 ms
+    sizer.record(8, 0.008)
+    assert sizer.size() == 8                   # stays at the budget
+    assert sizer.size(budget=0.003) == 3       # what is left after a drawing piece
+
+
+def test_chunk_sizer_grows_twofold_and_shrugs_off_one_slow_chunk():
+    sizer = ChunkSizer(budget=0.008)
+    sizer.record(1, 1e-5)
+    for n in (2, 4, 8, 16, 32, 64, 128, 256, 512):
+        assert sizer.size() == n
+        sizer.record(n, n * 1e-5)
+    assert sizer.size() == 800                 # 8 ms at 10 µs per step
+    sizer.record(800, 0.080)                   # the core was taken away for a while
+    assert sizer.size() == 800                 # one slow chunk: the median holds
+    sizer.record(800, 0.080)
+    sizer.record(800, 0.080)                   # slow three times in five: believed
+    assert sizer.size() == 80
+    with pytest.raises(ValueError):
+        ChunkSizer(budget=0)
+
+
+def test_a_new_run_starts_with_a_one_step_chunk(qtbot, panel):
+    small(panel)
+    panel.step_once()
+    for _ in range(5):
+        panel._train(50)
+    assert panel._sizer.size() > 1
+    panel.hidden.setValue(12)        # the cost of a step changes with the settings
+    assert panel._sizer.size() == 1
+
+
+def own_panel(qtbot):
+    """A panel the test shuts down itself (shutdown runs once)."""
+    kernels.compiled_available()
+    p = TrainingPanel()
+    qtbot.addWidget(p)
+    return p
+
+
+def test_full_garbage_collections_skip_old_objects_while_training(qtbot):
+    panel = own_panel(qtbot)
+    small(panel, steps=100_000)
+    assert gc.get_freeze_count() == 0
+    panel.play()
+    assert gc.get_freeze_count() > 0
+    panel.pause()
+    assert gc.get_freeze_count() == 0
+    panel.play()
+    panel.shutdown()
+    assert gc.get_freeze_count() == 0
+
+
+def test_large_refit_runs_on_a_worker_and_lands_in_the_readout(qtbot):
+    panel = own_panel(qtbot)
+    panel.points.setValue(4000)
+    panel.hidden.setValue(20)          # N·H = 80 000: too large to solve on the GUI thread
+    panel.step_once()
+    assert "computing" in panel.refit_readout.text()
+    snap, r = panel.snapshot, panel.selected_restart()
+    _, _, expected = refit_output_layer(panel.trainer.x, panel.trainer.y, snap.w[r], snap.b[r])
+    qtbot.waitUntil(lambda: f"output layer refit: {expected:.4f}" in panel.refit_readout.text(),
+                    timeout=10000)
+    panel.steps.setValue(100_000)
+    panel.play()
+    qtbot.waitUntil(lambda: panel.snapshot.step > 3, timeout=10000)
+    qtbot.waitSignal(panel.stepped, timeout=10000).wait()
+    assert "refit: when paused" in panel.refit_readout.text()
+    assert f"{panel._snap.rmse[panel.selected_restart()]:.4f}" in panel.refit_readout.text()
+    panel.pause()
+    assert "computing" in panel.refit_readout.text()
+    before = set(threading.enumerate())
+    panel.shutdown()
+    assert not any(t.name.startswith("relulab-refit") for t in threading.enumerate())
+    assert set(threading.enumerate()) <= before
+
+
+def test_final_frame_is_drawn_piece_by_piece_before_stopping(qtbot, panel):
+    small(panel, restarts=4, steps=3000)
+    pieces, ticks = [], [0]
+    for name in ("_draw_curves", "_draw_losses", "_draw_kink_paths", "_draw_final"):
+        original = getattr(panel, name)
+        setattr(panel, name, lambda *a, _f=original, _n=name, **k: (pieces.append((_n, ticks[0])),
+                                                                     _f(*a, **k)))
+    tick = panel._tick
+
+    def counted_tick():
+        ticks[0] += 1
+        tick()
+
+    panel._timer.timeout.disconnect(tick)
+    panel._timer.timeout.connect(counted_tick)
+    panel.play()
+    qtbot.waitUntil(lambda: not panel.running, timeout=20000)
+    names, in_ticks = zip(*pieces[-4:])
+    assert names == ("_draw_curves", "_draw_losses", "_draw_kink_paths", "_draw_final")
+    assert len(set(in_ticks)) == 4   # each in its own tick, each followed by its own paint
+    snap = panel.snapshot
+    assert panel._snap is snap and snap.step == 3000
+    lx = panel.loss_curves[0].xData
+    assert lx[-1] == 3000
+    _, ky = panel.kink_now.getData()
+    assert np.all(ky == 3000)
+
+
+def test_switching_restart_while_training_redraws_its_kinks(qtbot, panel):
+    small(panel, restarts=3, steps=200_000)
+    panel.speed.setCurrentIndex(1)   # 100 steps/s: the best restart rarely changes meanwhile
+    panel.play()
+    qtbot.waitUntil(lambda: panel.snapshot.step >= 5, timeout=5000)
+    other = (panel._snap.best + 1) % 3
+    panel.selected.setCurrentIndex(panel.selected.findData(other))
+
+    def shows_other():
+        kx, _ = panel.kink_markers.getData()
+        return len(kx) == len(panel._snap.kinks_inside(other)) and np.allclose(
+            np.sort(kx), panel._snap.kinks_inside(other))
+
+    qtbot.waitUntil(shows_other, timeout=5000)
+    panel.pause()
+
+
+def test_small_plots_ranges_hold_what_they_show(qtbot, panel):
+    small(panel, restarts=4, steps=500)
+    panel.play()
+    qtbot.waitUntil(lambda: not panel.running, timeout=20000)
+    (_, _), (y0, y1) = panel.loss_plot.getPlotItem().viewRange()
+    drawn = np.concatenate([c.yData for c in panel.loss_curves[:4]])
+    assert y0 <= np.log10(drawn.min()) and np.log10(drawn.max()) <= y1
+    (x0, x1), (y0, y1) = panel.final_plot.getPlotItem().viewRange()
+    heights = panel.final_bars.opts["height"]
+    assert x0 < 1 and 4 < x1 and y0 <= 0 and max(heights.max(), panel._ghost.rmse) <= y1
+    panel.final_view.setCurrentIndex(panel.final_view.findData("histogram"))
+    (x0, x1), _ = panel.final_plot.getPlotItem().viewRange()
+    assert x0 <= min(panel.snapshot.rmse.min(), panel._ghost.rmse) and max(panel.snapshot.rmse) <= x1

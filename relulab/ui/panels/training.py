@@ -3,15 +3,26 @@
 View: every restart's curve over the target (best highlighted), the selected restart's
 kinks as moving markers and their trajectories over the steps, log-scale loss curves,
 final RMSEs sorted or as a histogram, and the least-squares "ghost" with evenly spaced
-kinks for comparison. A QTimer drives the model's trainer: a few steps per tick
-(as many as fit a time budget), one redraw per tick.
+kinks for comparison. A QTimer drives the model's trainer.
+
+Staying responsive (the event loop answers within 50 ms while training): every tick does
+one bounded piece of work and returns to the event loop, which then paints what changed.
+A tick trains for as many steps as fit COMPUTE_BUDGET (measured, see ``ChunkSizer``), or
+draws one piece of a frame (the curves, the losses, the kinks or the final RMSEs, each
+followed by its own paint) and trains in what is left of the budget. The least-squares
+refit of a large network runs on a worker thread. Python's full garbage collections,
+which walk every object Qt, pyqtgraph and numba made (≈ 80 ms), are kept off the
+objects that already exist while training runs (``gc.freeze``).
 """
 
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 import time
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 import numpy as np
@@ -40,13 +51,15 @@ INIT_LABELS = {"spread": "kinks spread (seed 004)", "he": "He"}
 MAX_STEPS = 200_000
 MAX_POINTS = 4000
 TICK_MS = 10             # training ticks; redraws come every few ticks
-COMPUTE_BUDGET = 0.008   # seconds of training per tick at most
+COMPUTE_BUDGET = 0.008   # seconds of work per tick at most (training and drawing together)
+MIN_TRAIN_SLICE = 0.002  # after a drawing piece, train only if this much budget is left
 MIN_REDRAW_INTERVAL = 0.033  # at most 30 redraws a second, fewer when a frame is costly
 CURVE_POINTS = 400    # points per drawn curve
 LOSS_POINTS = 600     # at most this many points per drawn loss curve
 KINK_ROWS = 300       # at most this many moments per drawn kink trajectory
+KINK_POINTS = 24_000  # and at most this many points in all trajectories (paint cost is per point)
 REFIT_EVERY = 0.5     # seconds between least-squares refits while training runs
-REFIT_LIVE_SIZE = 64 * 1000  # larger N·H: refit only while paused (it would stall the display)
+REFIT_LIVE_SIZE = 64 * 1000  # larger N·H: refit only while paused, on a worker thread
 
 REPLAY_BUDGET = 2e9   # restarts × steps × (points + 10·hidden) replayed on undo/load (≈ 1 s)
 
@@ -56,6 +69,63 @@ DEFAULTS = {
     "batch_size": 0, "init": "spread", "speed": SPEEDS[-1][0], "selected": -1,
     "final_view": "sorted", "step": 0,
 }
+
+
+class ChunkSizer:
+    """How many training steps fit a time budget, learned from the chunks run so far.
+
+    A step costs from a few microseconds (H = 12, 400 points) to a millisecond (32
+    restarts, H = 256, 4000 points), so nothing is assumed: the first chunk is one step,
+    and then n = budget / (seconds per step), the cost per step being the median of the
+    last few chunks: it is the same for every step of a run, and what varies is the
+    machine (another process taking the core for a while), which one chunk's time would
+    overstate. A chunk is at most ``growth`` times the last one, so that a lucky
+    measurement cannot make the next chunk overrun by much.
+    """
+
+    def __init__(self, budget: float, growth: float = 2.0, window: int = 5):
+        if not budget > 0 or not growth > 1 or window < 1:
+            raise ValueError("the budget must be positive, the growth above 1, the window ≥ 1")
+        self.budget = budget
+        self.growth = growth
+        self._recent = deque(maxlen=window)  # seconds per step of the last chunks
+        self.last = 0                        # steps in the last chunk
+
+    @property
+    def per_step(self) -> float | None:
+        """Seconds per step (median of the last chunks), None until measured."""
+        return float(np.median(self._recent)) if self._recent else None
+
+    def size(self, budget: float | None = None) -> int:
+        """Steps for the next chunk so that it takes at most ``budget`` (default: the
+        sizer's budget) seconds; at least one."""
+        budget = self.budget if budget is None else budget
+        per = self.per_step
+        if per is None:
+            return 1
+        fit = int(budget / per) if per > 0 else sys.maxsize
+        return max(1, min(fit, int(max(1, self.last) * self.growth)))
+
+    def record(self, steps: int, seconds: float) -> None:
+        """Remember that ``steps`` steps took ``seconds``."""
+        if steps <= 0 or not seconds >= 0:
+            return
+        self._recent.append(seconds / steps)
+        self.last = steps
+
+
+class _TimedPlotWidget(pg.PlotWidget):
+    """A PlotWidget that adds the time of each paint to its panel's frame cost (the paint
+    of a frame is the larger part of its cost, and it runs after the tick returns)."""
+
+    def __init__(self, panel: "TrainingPanel"):
+        super().__init__()
+        self._panel = panel
+
+    def paintEvent(self, ev):
+        t0 = time.perf_counter()
+        super().paintEvent(ev)
+        self._panel._paint_seconds += time.perf_counter() - t0
 
 
 class _SettingsCommand(QUndoCommand):
@@ -85,6 +155,8 @@ class TrainingPanel(Panel):
 
     #: emitted after every redraw with the current step (tests and scripts wait on it)
     stepped = Signal(int)
+    #: a refit finished on the worker thread: (key, rmse); queued to the GUI thread
+    _refit_done = Signal(object, float)
 
     def __init__(self, host=None, parent=None):
         super().__init__(host, parent)
@@ -92,7 +164,7 @@ class TrainingPanel(Panel):
         self._snap = None
         self._target = DEFAULT_TARGET
         self._ghost = None
-        self._budget_steps = 50.0   # steps that fit COMPUTE_BUDGET, learned as we go
+        self._sizer = ChunkSizer(COMPUTE_BUDGET)  # steps that fit the budget, learned as we go
         self._owed = 0.0            # fractional steps owed at a fixed speed
         self._last_tick = None
         self._rate = 0.0            # measured steps per second
@@ -100,14 +172,17 @@ class TrainingPanel(Panel):
         self._warm_thread = None
         self._last_refit = 0.0
         self._refit_key = None
+        self._refit_pool = None     # one worker thread for large refits, made when needed
+        self._refit_future = None
         self._style_key = None
         self._phase = 0
         self._final_labels = None
-        self._last_redraw = 0.0
-        self._redraw_cost = 0.0
+        self._pieces = deque()      # drawing pieces of the current frame, one per tick
+        self._frame_started = 0.0
+        self._frame_cost = 0.0      # seconds the current frame has cost so far (drawing + paint)
+        self._paint_seconds = 0.0   # added to by the plots' paint events
         self._redraw_interval = MIN_REDRAW_INTERVAL
-        self._tick_ended = None
-        self._after_redraw = False
+        self._gc_frozen = False
         self._build_controls()
         self._build_plots()
         self._build_layout()
@@ -206,10 +281,11 @@ class TrainingPanel(Panel):
         self.status.setWordWrap(True)
 
     def _build_plots(self) -> None:
-        self.curve_plot = self._named(pg.PlotWidget(), "plot", "Restarts over the target")
-        self.loss_plot = self._named(pg.PlotWidget(), "loss-plot", "Loss per restart, log scale")
-        self.kink_plot = self._named(pg.PlotWidget(), "kinks-plot", "Kink trajectories of the selected restart")
-        self.final_plot = self._named(pg.PlotWidget(), "final-plot", "Final RMSE per restart")
+        self.curve_plot = self._named(_TimedPlotWidget(self), "plot", "Restarts over the target")
+        self.loss_plot = self._named(_TimedPlotWidget(self), "loss-plot", "Loss per restart, log scale")
+        self.kink_plot = self._named(_TimedPlotWidget(self), "kinks-plot",
+                                     "Kink trajectories of the selected restart")
+        self.final_plot = self._named(_TimedPlotWidget(self), "final-plot", "Final RMSE per restart")
         for pw in (self.curve_plot, self.loss_plot, self.kink_plot, self.final_plot):
             pw.setMenuEnabled(False)
             pw.getPlotItem().hideButtons()
@@ -351,8 +427,9 @@ class TrainingPanel(Panel):
         self.lr.valueChanged.connect(self._on_lr)
         self.steps.valueChanged.connect(self._on_steps)
         self.speed.currentIndexChanged.connect(self._on_speed)
-        self.selected.currentIndexChanged.connect(self._redraw)
-        self.final_view.currentIndexChanged.connect(self._redraw)
+        self.selected.currentIndexChanged.connect(self._on_view_changed)
+        self.final_view.currentIndexChanged.connect(self._on_view_changed)
+        self._refit_done.connect(self._on_refit_done)
         self.send_converter.clicked.connect(self.send_selected_to_converter)
         self.send_hinges.clicked.connect(self.send_selected_to_hinges)
 
@@ -468,6 +545,8 @@ class TrainingPanel(Panel):
         self._target_on_grid = target(self._grid)
         self._snap = self._trainer.snapshot()
         self._rate, self._rate_window = 0.0, []
+        self._sizer = ChunkSizer(COMPUTE_BUDGET)  # a step's cost depends on the settings
+        self._pieces.clear()
         self._set_ranges()
         self.target_curve.setData(self._grid, self._target_on_grid)
         self.ghost_curve.setData(self._grid, self._ghost.predict(self._grid))
@@ -487,7 +566,10 @@ class TrainingPanel(Panel):
         self.curve_plot.setYRange(float(y.min()) - 0.15 * span, float(y.max()) + 0.3 * span, padding=0)
         self.curve_plot.getPlotItem().disableAutoRange()
         steps = self.steps.value()
-        self.loss_plot.getPlotItem().enableAutoRange(x=False, y=True)
+        # the small plots' ranges are set with their data: pyqtgraph's auto range runs
+        # when a plot paints and changes the axes, which paints the plot a second time
+        self.loss_plot.getPlotItem().disableAutoRange()
+        self.final_plot.getPlotItem().disableAutoRange()
         self.loss_plot.setXRange(0, steps, padding=0.02)
         self.kink_plot.getPlotItem().disableAutoRange()
         self.kink_plot.setXRange(lo, hi, padding=0.02)
@@ -535,11 +617,16 @@ class TrainingPanel(Panel):
             on = False  # finished: raise the number of steps to go on, or reset
         if on and not self._timer.isActive():
             self._last_tick = time.perf_counter()
-            self._tick_ended = None
             self._owed = 0.0
+            self._pieces.clear()
+            self._frame_started = time.perf_counter()
+            self._frame_cost = self._paint_seconds = 0.0  # paints while paused do not count
+            self._freeze_gc()
             self._timer.start()
         elif not on:
             self._timer.stop()
+            self._unfreeze_gc()
+            self._pieces.clear()
             if self._snap is not None and self._snap.step != self._trainer.step:
                 self._snap = self._trainer.snapshot()  # ticks between redraws made none
                 self._redraw()
@@ -548,6 +635,20 @@ class TrainingPanel(Panel):
         self.play_button.setText("Pause" if on else "Play")
         self.play_button.blockSignals(False)
         self._redraw_readouts()
+
+    def _freeze_gc(self) -> None:
+        """Move every object alive now out of the garbage collector's reach while training
+        runs: a full collection walks them all (Qt wrappers, pyqtgraph items, numba's
+        compiler state; ≈ 80 ms) and would stall the event loop. Only the objects made
+        while training are then collected; a freeze made elsewhere is left in place."""
+        if not self._gc_frozen:
+            self._gc_frozen = gc.get_freeze_count() == 0
+            gc.freeze()
+
+    def _unfreeze_gc(self) -> None:
+        if self._gc_frozen:
+            self._gc_frozen = False
+            gc.unfreeze()  # cycles that died meanwhile become collectable again
 
     def play(self) -> None:
         self._set_playing(True)
@@ -562,74 +663,114 @@ class TrainingPanel(Panel):
         self._set_playing(False)
         self._advance(1)
 
-    def _advance(self, n: int, redraw: bool = True) -> None:
+    def _advance(self, n: int) -> None:
+        """Train n steps (fewer at the end) and show the result in every view."""
+        if self._train(n):
+            self._snap = self._trainer.snapshot()
+            self._redraw()
+
+    def _train(self, n: int) -> bool:
+        """Train n steps (fewer at the end); remember how long they took. True if any ran."""
         n = min(n, self.steps.value() - self._trainer.step)
         if n <= 0:
-            return
+            return False
         t0 = time.perf_counter()
         self._trainer.run(n)
-        spent = time.perf_counter() - t0
-        if redraw or self._trainer.step >= self.steps.value():
-            self._snap = self._trainer.snapshot()
-        if spent > 0:
-            # learn how many steps fit the budget (smoothed, so one slow tick does not jerk)
-            fit = n * COMPUTE_BUDGET / spent
-            self._budget_steps = max(1.0, 0.7 * self._budget_steps + 0.3 * fit)
         now = time.perf_counter()
+        self._sizer.record(n, now - t0)
         self._rate_window.append((now, self._trainer.step))
         while len(self._rate_window) > 2 and now - self._rate_window[0][0] > 1.0:
             self._rate_window.pop(0)
         (t_a, s_a), (t_b, s_b) = self._rate_window[0], self._rate_window[-1]
         self._rate = (s_b - s_a) / (t_b - t_a) if t_b > t_a else 0.0
-        if redraw:
-            t1 = time.perf_counter()
-            self._redraw(live=self.running and self._trainer.step < self.steps.value())
-            self._last_redraw = time.perf_counter()
-            self._redraw_cost = self._last_redraw - t1
+        return True
 
     def _tick(self) -> None:
-        """Train for at most COMPUTE_BUDGET; redraw only as often as the frames' cost allows,
-        so that the event loop spends most of its time answering the user."""
+        """One bounded piece of work, then back to the event loop (which paints what the
+        piece changed before the next tick): a piece of the current frame and training in
+        what is left of COMPUTE_BUDGET, or a training chunk that fills it. After the last
+        step the rest of the final frame is drawn, one piece per tick, and then the timer
+        stops."""
         started = time.perf_counter()
-        if self._tick_ended is not None and self._after_redraw:
-            # the time between ticks beyond the timer's interval went to painting that frame
-            paint = max(0.0, started - self._tick_ended - TICK_MS / 1000)
-            frame = self._redraw_cost + paint
-            self._redraw_interval = min(0.5, max(MIN_REDRAW_INTERVAL, 2.5 * frame))
-        self._after_redraw = False
         if not kernels.compiled_ready():
             self._set_status("Preparing the compiled training loop…")
             return
         elapsed = started - (self._last_tick or started)
         self._last_tick = started
         rate = SPEEDS[self.speed.currentIndex()][1]
-        cap = int(self._budget_steps)
-        if rate is None:
-            n = cap
-        else:
+        if rate is not None:
             # after a stall, catch up at most a quarter of a second's worth of steps
             self._owed = min(self._owed + rate * elapsed, max(1.0, rate * 0.25))
-            n = min(int(self._owed), cap)
-            self._owed -= n
-        finished = self._trainer.step + n >= self.steps.value()
-        redraw = finished or started - self._last_redraw >= self._redraw_interval
-        if n > 0:
-            self._advance(n, redraw)
-            self._after_redraw = redraw
+        drawn = 0.0
+        if self._pieces:
+            self._pieces.popleft()()
+            drawn = time.perf_counter() - started
+            self._frame_cost += drawn
+        elif (self._trainer.step < self.steps.value()
+              and started - self._frame_started >= self._redraw_interval):
+            self._begin_frame(final=False)
+            drawn = time.perf_counter() - started
+            self._frame_cost += drawn
         if self._trainer.step >= self.steps.value():
-            self._set_playing(False)
-        self._tick_ended = time.perf_counter()
+            if not self._pieces:
+                self._set_playing(False)   # the final frame is complete
+            return
+        left = COMPUTE_BUDGET - drawn
+        if drawn and left < MIN_TRAIN_SLICE:
+            return
+        n = self._sizer.size(left)
+        if rate is not None:
+            n = min(int(self._owed), n)
+            self._owed -= n
+        if n > 0 and self._train(n) and self._trainer.step >= self.steps.value():
+            self._pieces.append(partial(self._begin_frame, final=True))
+
+    def _begin_frame(self, final: bool) -> None:
+        """Take a snapshot and draw its main plot now; queue the small plots for the next
+        ticks: one of them in turn while training runs, all three for the final frame."""
+        now = time.perf_counter()
+        if self._frame_cost:
+            # drawing may take at most 40 % of the time: a costly frame waits longer
+            cost = self._frame_cost + self._paint_seconds
+            self._redraw_interval = min(0.5, max(MIN_REDRAW_INTERVAL, 2.5 * cost))
+        self._frame_started, self._frame_cost, self._paint_seconds = now, 0.0, 0.0
+        self._snap = self._trainer.snapshot()
+        self._draw_curves()
+        if final:
+            self._pieces.extend([self._draw_losses, self._draw_kink_paths, self._draw_final])
+        else:
+            self._phase = (self._phase + 1) % 3
+            self._pieces.append((self._draw_losses, self._draw_kink_paths, self._draw_final)[self._phase])
+
+    def _on_view_changed(self, *_args) -> None:
+        """Another restart or final-loss view chosen: redraw now, or while training in
+        the next ticks, one piece at a time."""
+        if self.running:
+            self._pieces.clear()
+            self._pieces.extend([self._draw_curves, self._draw_losses, self._draw_kink_paths,
+                                 self._draw_final])
+        else:
+            self._redraw()
 
     def _set_status(self, text: str) -> None:
         self.status.setText(text)
 
     # -- drawing -----------------------------------------------------------------------
-    def _redraw(self, *_args, live: bool = False) -> None:
-        """Show the current snapshot. ``live`` (while training): the main plot every time,
-        the three small plots in turn, so that no single frame paints everything."""
-        snap = self._snap
-        if snap is None:
+    def _redraw(self, *_args) -> None:
+        """Show the current snapshot in every view at once (after a pause, a step, a reset
+        or a change of settings; while training, ``_begin_frame`` spreads this over ticks)."""
+        if self._snap is None:
             return
+        self._draw_curves(emit=False)
+        self._draw_losses()
+        self._draw_kink_paths()
+        self._draw_final()
+        self.stepped.emit(self._snap.step)
+
+    def _draw_curves(self, emit: bool = True) -> None:
+        """The main plot (every restart, the best, the selected restart's kinks) and the
+        readouts."""
+        snap = self._snap
         R = snap.restarts
         best = snap.best
         sel = self.selected_restart()
@@ -640,7 +781,8 @@ class TrainingPanel(Panel):
             self.restart_curves.append(item)
             self.loss_curves.append(self.loss_plot.plot(connect="finite"))
         for item in self.restart_curves[R:] + self.loss_curves[R:]:
-            item.setData([], [])
+            if item.xData is not None and len(item.xData):
+                item.setData([], [])
         preds = snap.predict(self._grid)
         lo, hi = self._finite_range()
         for r in range(R):
@@ -652,37 +794,41 @@ class TrainingPanel(Panel):
         at = snap.predict(kinks, sel) if kinks.size else np.zeros(0)
         ok = np.isfinite(at)  # a diverged restart's last weights may overflow
         self.kink_markers.setData(kinks[ok], at[ok])
-        self._phase = (self._phase + 1) % 3
-        if not live or self._phase == 0:
-            self._draw_losses(snap)
-        if not live or self._phase == 1:
-            self._draw_kink_paths(snap, sel)
-        if not live or self._phase == 2:
-            self._draw_final(snap)
         self._redraw_readouts()
-        if self._style_key != (best, R):
-            self._style_series()
-        self.stepped.emit(snap.step)
+        self._style_series()
+        if emit:
+            self.stepped.emit(snap.step)
 
     def _finite_range(self) -> tuple[float, float]:
         y = self._target_on_grid
         span = float(np.ptp(y)) or 1.0
         return float(y.min()) - 2 * span, float(y.max()) + 2 * span
 
-    def _draw_losses(self, snap) -> None:
+    def _draw_losses(self) -> None:
+        snap = self._snap
         steps = snap.losses.shape[1]
         stride = max(1, -(-steps // LOSS_POINTS))
         idx = np.arange(0, steps, stride)
         if steps and idx[-1] != steps - 1:
             idx = np.append(idx, steps - 1)
+        lo, hi = np.inf, 0.0
         for r in range(snap.restarts):
             vals = snap.losses[r, idx] if steps else np.zeros(0)
             ok = np.isfinite(vals) & (vals > 0)
             self.loss_curves[r].setData((idx + 1)[ok], vals[ok])
+            if ok.any():
+                lo, hi = min(lo, vals[ok].min()), max(hi, vals[ok].max())
+        if hi > 0:
+            if hi <= lo:
+                lo, hi = lo / 2, hi * 2
+            self.loss_plot.setYRange(np.log10(lo), np.log10(hi), padding=0.05)  # log scale
 
-    def _draw_kink_paths(self, snap, sel: int) -> None:
+    def _draw_kink_paths(self) -> None:
+        snap, sel = self._snap, self.selected_restart()
         lo, hi = snap.domain
-        stride = max(1, -(-snap.kink_steps.size // KINK_ROWS))
+        # painting costs per point: at large H fewer moments per trajectory
+        rows = max(2, min(KINK_ROWS, KINK_POINTS // snap.hidden))
+        stride = max(1, -(-snap.kink_steps.size // rows))
         hist = snap.kink_history[::stride, sel, :]
         steps = snap.kink_steps[::stride]
         if steps.size == 0 or steps[-1] != snap.step:
@@ -697,7 +843,8 @@ class TrainingPanel(Panel):
         ok = np.isfinite(now)
         self.kink_now.setData(now[ok], np.full(ok.sum(), float(snap.step)))
 
-    def _draw_final(self, snap) -> None:
+    def _draw_final(self) -> None:
+        snap = self._snap
         view = self.final_view.currentData()
         ghost = self._ghost.rmse if self._ghost is not None else np.nan
         if view == "histogram":
@@ -710,6 +857,9 @@ class TrainingPanel(Panel):
                 self.final_bars.setOpts(x=[], height=[], width=1)
             labels = ("final RMSE", "restarts")
             self.final_ghost_line.setAngle(90)
+            xs = [edges[0], edges[-1], ghost] if counts.size else [ghost]
+            xs = [v for v in xs if np.isfinite(v)] or [0.0, 1.0]
+            x_range, top = (min(xs), max(xs)), max(1, int(counts.max()) if counts.size else 1)
         else:
             order = snap.rmse_order()
             heights = np.where(np.isfinite(snap.rmse[order]), snap.rmse[order], 0.0)
@@ -719,11 +869,17 @@ class TrainingPanel(Panel):
                                     brushes=brushes)
             labels = ("restarts, best first", "final RMSE")
             self.final_ghost_line.setAngle(0)
+            x_range = (0.5, len(order) + 0.5)
+            top = max([float(heights.max()) if heights.size else 0.0]
+                      + ([ghost] if np.isfinite(ghost) else [])) or 1.0
         if self._final_labels != labels:  # relabelling re-lays out the plot: only on a change
             self._final_labels = labels
             self.final_plot.setLabel("bottom", labels[0])
             self.final_plot.setLabel("left", labels[1])
         self.final_ghost_line.setValue(ghost)
+        if x_range[1] <= x_range[0]:
+            x_range = (x_range[0] - 0.5, x_range[0] + 0.5)
+        self.final_plot.setRange(xRange=x_range, yRange=(0.0, top), padding=0.05)
 
     def _redraw_readouts(self) -> None:
         snap = self._snap
@@ -736,18 +892,27 @@ class TrainingPanel(Panel):
         self.best_readout.setText(
             f"best: restart {best + 1} (seed {snap.seeds[best]}) RMSE {snap.rmse[best]:.4f}")
         now = time.perf_counter()
+        key = (snap.step, sel, id(snap))
+        small = snap.hidden * self._trainer.x.size <= REFIT_LIVE_SIZE
         if snap.diverged[sel]:
+            self._refit_key = None
             self.refit_readout.setText(f"restart {sel + 1}: diverged")
-        elif self._refit_key == (snap.step, sel, id(snap)):
-            pass
-        elif not self.running or (now - self._last_refit > REFIT_EVERY
-                                  and snap.hidden * self._trainer.x.size <= REFIT_LIVE_SIZE):
-            # a least-squares solve costs O(N·H²): live only for small problems, else when paused
+        elif self._refit_key == key:
+            pass  # shown, or on its way from the worker
+        elif small and (not self.running or now - self._last_refit > REFIT_EVERY):
             self._last_refit = now
-            self._refit_key = (snap.step, sel, id(snap))
+            self._refit_key = key
             _, _, refit = refit_output_layer(self._trainer.x, self._trainer.y, snap.w[sel], snap.b[sel])
-            self.refit_readout.setText(
-                f"restart {sel + 1}: {snap.rmse[sel]:.4f}; output layer refit: {refit:.4f}")
+            self._show_refit(sel, snap.rmse[sel], refit)
+        elif not small and not self.running:
+            # a least-squares solve costs O(N·H²) (≈ 50 ms at H = 256 on 4000 points):
+            # on the worker thread, so that pausing or finishing does not stall the window
+            self._refit_key = key
+            self._show_refit(sel, snap.rmse[sel], "computing…")
+            self._request_refit(key, snap.w[sel], snap.b[sel])
+        elif not small:
+            self._refit_key = None
+            self._show_refit(sel, snap.rmse[sel], "when paused")
         self.ghost_readout.setText(
             f"{snap.hidden} even kinks, least squares: {self._ghost.rmse:.4f}")
         diverged = [f"restart {r + 1} at step {int(d):,}" for r, d in enumerate(snap.diverged_at) if d >= 0]
@@ -764,15 +929,50 @@ class TrainingPanel(Panel):
         self.send_converter.setEnabled(not running_or_none and not snap.diverged[sel])
         self.send_hinges.setEnabled(not running_or_none and not snap.diverged[sel])
 
-    def _style_series(self) -> None:
+    def _show_refit(self, r: int, rmse: float, refit: float | str) -> None:
+        shown = refit if isinstance(refit, str) else f"{refit:.4f}"
+        self.refit_readout.setText(f"restart {r + 1}: {rmse:.4f}; output layer refit: {shown}")
+
+    def _request_refit(self, key, w, b) -> None:
+        """Refit the output layer for (w, b) on the worker thread; the latest request wins."""
+        if self._refit_pool is None:
+            self._refit_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="relulab-refit")
+        if self._refit_future is not None:
+            self._refit_future.cancel()  # not started yet: no longer wanted
+        x, y = self._trainer.x, self._trainer.y
+        self._refit_future = self._refit_pool.submit(refit_output_layer, x, y, w, b)
+        self._refit_future.add_done_callback(partial(self._refit_finished, key))
+
+    def _refit_finished(self, key, future) -> None:
+        """On the worker thread: hand the result to the GUI thread (a queued signal)."""
+        if future.cancelled() or future.exception() is not None:
+            return
+        self._refit_done.emit(key, future.result()[2])
+
+    def _on_refit_done(self, key, refit: float) -> None:
         snap = self._snap
-        best = snap.best
-        self._style_key = (best, snap.restarts)
-        for r, item in enumerate(self.restart_curves[:snap.restarts]):
-            item.setPen(self.theme.series_pen(r, 1.0, alpha=90))  # width 1: the fast path
-        for r, item in enumerate(self.loss_curves[:snap.restarts]):
-            item.setPen(self.theme.series_pen(r, 2.5 if r == best else 1.0,
-                                              alpha=255 if r == best else 110))
+        if snap is None or key != self._refit_key or key != (snap.step, self.selected_restart(), id(snap)):
+            return  # the panel has moved on
+        self._show_refit(key[1], snap.rmse[key[1]], refit)
+
+    def _style_series(self, full: bool = False) -> None:
+        """Pens of the restarts' curves; only the best restart's loss curve stands out, so
+        when only the best changes, only two curves are restyled."""
+        snap = self._snap
+        best, R = snap.best, snap.restarts
+        old = self._style_key
+        if old == (best, R) and not full:
+            return
+        self._style_key = (best, R)
+        if full or old is None or old[1] != R:
+            for r, item in enumerate(self.restart_curves[:R]):
+                item.setPen(self.theme.series_pen(r, 1.0, alpha=90))  # width 1: the fast path
+            restyle = range(R)
+        else:
+            restyle = {old[0], best}
+        for r in restyle:
+            self.loss_curves[r].setPen(self.theme.series_pen(r, 2.5 if r == best else 1.0,
+                                                             alpha=255 if r == best else 110))
 
     def apply_theme(self) -> None:
         t = self.theme
@@ -794,7 +994,7 @@ class TrainingPanel(Panel):
         self.kink_markers.setBrush(t.color("selected"))
         self.kink_markers.setPen(t.pen("foreground", 1))
         self.kink_markers.setSymbol("d")
-        self.kink_paths.setPen(t.pen("accent", 1.5))
+        self.kink_paths.setPen(t.pen("accent", 1.0))  # width 1: the fast path
         self.legend.setLabelTextColor(t.color("foreground"))
         self.legend.setLabelTextSize(f"{t.point_size(10):.0f}pt")
         bg = t.color("background")
@@ -812,9 +1012,9 @@ class TrainingPanel(Panel):
                       self.ghost_readout):
             label.setFont(t.font(11, bold=label is self.best_readout))
         if self._snap is not None:
-            self._style_series()
-            self._draw_final(self._snap)
-            self._draw_losses(self._snap)
+            self._style_series(full=True)
+            self._draw_final()
+            self._draw_losses()
 
     # -- sending ------------------------------------------------------------------------
     def selected_network(self):
@@ -927,6 +1127,11 @@ class TrainingPanel(Panel):
 
     def shutdown(self) -> None:
         self._timer.stop()
+        self._unfreeze_gc()
+        self._pieces.clear()
+        if self._refit_pool is not None:
+            self._refit_pool.shutdown(wait=True, cancel_futures=True)
+            self._refit_pool = None
         if self._warm_thread is not None:
             self._warm_thread.join()
             self._warm_thread = None
