@@ -13,14 +13,8 @@ from relulab.ui.panels.folding import SYNC_DEPTH, FoldingPanel
 
 
 @pytest.fixture
-def panel(qtbot, theme):
-    p = FoldingPanel()
-    qtbot.addWidget(p)
-    p.resize(1280, 800)
-    p.show()
-    qtbot.waitExposed(p)
-    yield p
-    p.shutdown()
+def panel(shown_panel):
+    return shown_panel(FoldingPanel)
 
 
 def pieces_text(n: int) -> str:

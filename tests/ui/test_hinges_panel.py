@@ -11,14 +11,8 @@ from tests.ui import mouse
 
 
 @pytest.fixture
-def panel(qtbot, theme):
-    p = HingesPanel()
-    qtbot.addWidget(p)
-    p.resize(1200, 760)
-    p.show()
-    qtbot.waitExposed(p)
-    yield p
-    p.shutdown()
+def panel(shown_panel):
+    return shown_panel(HingesPanel, (1200, 760))
 
 
 def handle_pos(p, i):

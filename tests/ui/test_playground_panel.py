@@ -19,14 +19,8 @@ needs_regions = pytest.mark.skipif(not regions_available(),
 
 
 @pytest.fixture
-def panel(qtbot, theme):
-    p = PlaygroundPanel()
-    qtbot.addWidget(p)
-    p.resize(1280, 800)
-    p.show()
-    qtbot.waitExposed(p)
-    yield p
-    p.shutdown()
+def panel(shown_panel):
+    return shown_panel(PlaygroundPanel)
 
 
 def n_points(panel):

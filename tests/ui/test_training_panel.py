@@ -16,15 +16,9 @@ from relulab.ui.panels.training import ChunkSizer, TrainingPanel
 
 
 @pytest.fixture
-def panel(qtbot, theme):
+def panel(shown_panel):
     kernels.compiled_available()  # compile once up front, so waits below are about training
-    p = TrainingPanel()
-    qtbot.addWidget(p)
-    p.resize(1200, 760)
-    p.show()
-    qtbot.waitExposed(p)
-    yield p
-    p.shutdown()
+    return shown_panel(TrainingPanel, (1200, 760))
 
 
 def small(panel, restarts=3, hidden=8, steps=3000):
