@@ -974,6 +974,13 @@ class TrainingPanel(Panel):
             self.loss_curves[r].setPen(self.theme.series_pen(r, 2.5 if r == best else 1.0,
                                                              alpha=255 if r == best else 110))
 
+    def _fit_controls_width(self) -> None:
+        """Wide enough for the form at the current zoom: no sideways scrolling of controls."""
+        need = (self.controls.widget().minimumSizeHint().width()
+                + self.controls.verticalScrollBar().sizeHint().width())
+        self.controls.setMinimumWidth(max(int(self.theme.width(220)), need))
+        self.controls.setMaximumWidth(max(int(self.theme.width(330)), need))
+
     def apply_theme(self) -> None:
         t = self.theme
         t.style_plot(self.curve_plot, "Every restart over the target")
@@ -1004,6 +1011,8 @@ class TrainingPanel(Panel):
             label.setText(label.text)  # pyqtgraph applies new label attributes on the next setText
         self.controls.setMinimumWidth(int(t.width(220)))
         self.controls.setMaximumWidth(int(t.width(330)))
+        # the new fonts reach the form's size hint only after this event, so fit then
+        QTimer.singleShot(0, self._fit_controls_width)
         self.kink_now.setSize(size)
         self.kink_now.setBrush(t.color("selected"))
         self.kink_now.setPen(t.pen("foreground", 1))
