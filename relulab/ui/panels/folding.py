@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import warnings
 from collections import OrderedDict
 from dataclasses import replace
 
@@ -421,18 +420,6 @@ class FoldingPanel(Panel):
         self.fold_c.itemChanged.connect(self._on_fold_edited)
         self.fold_add.clicked.connect(self.add_fold_neuron)
         self.fold_remove.clicked.connect(self.remove_fold_neuron)
-
-    def _disconnect(self) -> None:
-        """Mirror of the connections that can fire after shutdown (worker, timer)."""
-        for signal, slot in ((self._worker.done, self._on_worker_done),
-                             (self._timer.timeout, self._animation_tick),
-                             (self._warm_timer.timeout, self._warm_step)):
-            with warnings.catch_warnings():  # PySide warns when it was not connected
-                warnings.simplefilter("ignore", RuntimeWarning)
-                try:
-                    signal.disconnect(slot)
-                except (RuntimeError, TypeError):
-                    pass
 
     # -- state ---------------------------------------------------------------
     @property
@@ -991,9 +978,11 @@ class FoldingPanel(Panel):
         if self._closed:  # called by the main window and again by tests
             return
         self._closed = True
+        # Stopped timers fire no more and a late worker result is dropped by the
+        # _closed check in _on_worker_done. Disconnecting the worker's signal here
+        # instead could deadlock against the worker thread emitting it.
         self._timer.stop()
         self._warm_timer.stop()
-        self._disconnect()
         self._worker.stop()
         self._deep = None
         self._cache.clear()
