@@ -27,6 +27,7 @@ from typing import Callable
 
 import numpy as np
 
+from relulab.model.cancel import Cancelled
 from relulab.model.mlp import MLP
 
 # Knots closer than this (relative to max(1, |t|)) are one knot: a root computed
@@ -43,8 +44,8 @@ class TooManyKnots(ValueError):
     """The knots would exceed the ``max_knots`` budget given to piecewise_linear."""
 
 
-class Stopped(Exception):
-    """piecewise_linear was asked to stop (``should_stop()`` returned True)."""
+# The name piecewise_linear's callers know; the same exception as every model loop's.
+Stopped = Cancelled
 
 
 def _readonly(a) -> np.ndarray:

@@ -43,6 +43,7 @@ from typing import Sequence
 import numpy as np
 from scipy.optimize import linprog
 
+from relulab.model.cancel import Cancelled
 from relulab.model.mlp import MLP
 
 #: A child cell is non-empty when the largest margin t of its strict rows exceeds this.
@@ -328,8 +329,8 @@ def _iter_layers(net: MLP, cells: list[_Cell]):
             cell.c = d * cell.zeta
 
 
-class EnumerationStopped(Exception):
-    """The enumeration was asked to stop (``should_stop()`` returned True)."""
+# The name the region code's callers know; the same exception as every model loop's.
+EnumerationStopped = Cancelled
 
 
 def linear_regions(net: MLP, method: str = "auto", stats: dict | None = None,
