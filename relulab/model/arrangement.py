@@ -1,0 +1,486 @@
+"""The region engine: activation regions cut out neuron by neuron, every decision certified.
+
+A ReLU network's activation regions are what its neurons' zero sets cut the input
+space into. Processing the neurons in order (layer by layer), each region found so
+far (a *cell*, with the activation pattern of the neurons before) is split by the
+next neuron, whose pre-activation is affine on the cell: z = a·x + c. Three
+questions decide everything:
+
+* on which side of z = 0 does each vertex of the cell lie (+, − or exactly on it);
+* hence: does z = 0 cross the cell (vertices strictly on both sides), leave it
+  whole on one side, or touch it (vertices on z = 0, the rest on one side);
+* where it touches, is the touching set (a vertex, an edge) part of the cell? Then
+  it is a lower-dimensional region of its own ({0} for |x| + 1 = ReLU(x) + ReLU(−x) + 1).
+
+In 2-D a cell is a list of convex polygons of the projective plane (points at
+infinity included, so all of R² is covered with no bounding box; in a box, one
+polygon). Every vertex is the crossing of two lines, v = σ·(L₁ × L₂) in homogeneous
+coordinates, and every line is a neuron's z on a cell of an earlier layer, whose
+exact coefficients are products of the weights along that cell's activation pattern
+(doubles are dyadic rationals, so these are integers times a power of two). The
+sign of z at v is therefore the sign of an exact integer, sign(L · σ(L₁ × L₂)).
+
+Certified signs: the lines are computed in floating point with a rigorous bound on
+their error (|fl(W A) − W A| ≤ γₘ |W| |A| propagated through the layers), the vertex
+and the product L · v likewise; when |L · v| exceeds its bound the sign is proven,
+and otherwise it is computed exactly with Python integers from the weights (the
+*exact fallback*, counted in ``stats["exact"]``). σ needs no arithmetic: a vertex
+made where L crosses edge (p → q) of a counter-clockwise polygon whose interior lies
+on side ι of the edge's line has σ = ι·sign(L·p). Whether a touching vertex or edge
+belongs to the cell is kept as flags (a strict constraint z > 0 of the cell vanishes
+there or not), so lower-dimensional regions are found without linear programs.
+
+Degenerate networks (lines through one point, duplicate neurons, zero rows, zero
+biases) are then ordinary: a line through a vertex gets the sign 0, exactly.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import threading
+import time
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+
+import numpy as np
+
+from relulab.model import _arrangement_kernels as kern
+from relulab.model.cancel import Cancelled
+from relulab.model.mlp import MLP
+
+#: Default limits of one whole-space enumeration (the converter's n-D work; see
+#: :class:`RegionLimit`): beyond them the regions are too many to convert usefully.
+MAX_REGIONS = 50_000
+MAX_SECONDS = 60.0
+
+_ids = itertools.count(1)
+_id_lock = threading.Lock()
+
+
+class RegionLimit(ValueError):
+    """The enumeration stopped at a limit on regions or time (message: one line)."""
+
+
+def hidden_layers(net: MLP):
+    """The hidden layers and the output layer of a ReLU network with finite weights."""
+    if net.activation != "relu":
+        raise ValueError(f"activation regions are defined for ReLU networks, not {net.activation!r}")
+    if not net.is_finite():
+        raise ValueError("the network has NaN or infinite weights")
+    return net.layers[:-1], net.layers[-1]
+
+
+# ---------------------------------------------------------------------------
+# exact integers
+# ---------------------------------------------------------------------------
+def dyadic(values) -> tuple[list, int]:
+    """Floats as integers over one power of two: values = ints / 2**s (exact)."""
+    ratios = [float(v).as_integer_ratio() for v in np.ravel(values)]
+    s = max((q.bit_length() - 1 for _, q in ratios), default=0)
+    return [p << (s - (q.bit_length() - 1)) for p, q in ratios], s
+
+
+def _sign(x: int) -> int:
+    return (x > 0) - (x < 0)
+
+
+class _ExactLines:
+    """Exact coefficients of the neurons' pre-activations on the cells of each layer.
+
+    A cell of layer l is named by its activation pattern on the neurons before layer
+    l (an integer, bit g for neuron g); its maps Z (integer rows over one common
+    positive power of two) come from its parent's (the pattern without layer l − 1)
+    by integer matrix products, and are kept."""
+
+    def __init__(self, hidden):
+        self.hidden = hidden
+        self.ints = [None] * len(hidden)
+        self.first = np.cumsum([0] + [W.shape[0] for W, _ in hidden]).tolist()
+        self.cache: dict = {}
+
+    def _layer(self, l):
+        got = self.ints[l]
+        if got is None:
+            W, b = self.hidden[l]
+            mw, sw = dyadic(W)
+            mb, sb = dyadic(b)
+            m = W.shape[1]
+            got = ([mw[j * m:(j + 1) * m] for j in range(W.shape[0])], sw, mb, sb)
+            self.ints[l] = got
+        return got
+
+    def Z(self, l: int, pattern: int):
+        """(rows, t): layer l's maps on the cell with ``pattern`` (bits of the neurons
+        before layer l), the true rows being rows / 2**t."""
+        key = (l, pattern)
+        got = self.cache.get(key)
+        if got is not None:
+            return got
+        mw, sw, mb, sb = self._layer(l)
+        if l == 0:
+            n = len(mw[0])
+            t = max(sw, sb)
+            rows = [[w << (t - sw) for w in row] + [b << (t - sb)] for row, b in zip(mw, mb)]
+        else:
+            g0 = self.first[l - 1]
+            zp, tp = self.Z(l - 1, pattern & ((1 << g0) - 1))
+            on = [k for k in range(len(zp)) if pattern >> (g0 + k) & 1]
+            n = len(zp[0]) - 1
+            t = max(sw + tp, sb)
+            shift, bshift = t - sw - tp, t - sb
+            rows = []
+            for row, b in zip(mw, mb):
+                out = [sum(row[k] * zp[k][d] for k in on) << shift for d in range(n + 1)]
+                out[n] += b << bshift
+                rows.append(out)
+        got = (rows, t)
+        self.cache[key] = got
+        return got
+
+    def line(self, layer: int, j: int, words) -> list:
+        """Row j of the maps of layer ``layer`` on the cell whose pattern words are ``words``."""
+        pattern = 0
+        for i, w in enumerate(words):
+            pattern |= int(w) << (64 * i)
+        return self.Z(layer, pattern & ((1 << self.first[layer]) - 1))[0][j]
+
+
+class _Run:
+    """One enumeration's context: exact fallback, stop requests and limits."""
+
+    def __init__(self, hidden, base, should_stop, max_cells, deadline):
+        self.exact = _ExactLines(hidden)
+        self.base = base              # exact integer lines with ids 0 … len(base) − 1
+        self.vertex_cache: dict = {}
+        self.should_stop = should_stop
+        self.max_cells = max_cells
+        self.deadline = deadline
+        self.stopped = 0
+        with _id_lock:
+            self.id = next(_ids)
+        kern.CONTEXTS[self.id] = self
+
+    def close(self) -> None:
+        kern.CONTEXTS.pop(self.id, None)
+
+    def line(self, source) -> list:
+        layer, j, words = source
+        if layer < 0:
+            return self.base[j]
+        return self.exact.line(layer, j, words)
+
+    # called from the compiled loops
+    def exact_sign(self, v, sg, s1, s2, s) -> int:
+        p = self.vertex_cache.get(v)
+        if p is None:
+            a, b = self.line(s1), self.line(s2)
+            p = (sg * (a[1] * b[2] - a[2] * b[1]), sg * (a[2] * b[0] - a[0] * b[2]),
+                 sg * (a[0] * b[1] - a[1] * b[0]))
+            self.vertex_cache[v] = p
+        h = self.line(s)
+        return _sign(h[0] * p[0] + h[1] * p[1] + h[2] * p[2])
+
+    def stop_code(self, cells) -> int:
+        if self.should_stop is not None and self.should_stop():
+            self.stopped = 1
+        elif cells > self.max_cells:
+            self.stopped = -1
+        elif self.deadline is not None and time.perf_counter() > self.deadline:
+            self.stopped = 2
+        return self.stopped
+
+
+def _limit_message(code: int, cells: int, max_cells: int, seconds: float) -> str:
+    if code == -1:
+        return (f"more than {max_cells:,} activation regions (the limit): too many to enumerate "
+                "and convert; try a smaller network")
+    return (f"the region enumeration passed its time limit of {seconds:g} s with {cells:,} "
+            "regions so far; try a smaller network")
+
+
+# ---------------------------------------------------------------------------
+# lines of a layer, with error bounds
+# ---------------------------------------------------------------------------
+def layer_lines(W, b, A, EA):
+    """Every root's pre-activation maps of one layer and their error bounds.
+
+    A (R, m, n + 1): root r's h_{l−1} = A[r] x̃ (x̃ = (x, 1)), EA its entrywise error
+    bound. Returns Z (R, n_l, n + 1) with Z[r] = W A[r] + b e_last and EZ ≥ |fl(Z) − Z|:
+    γ_{m+1}(|W| |A| + |b|) for this product plus |W| EA carried from before."""
+    m = W.shape[1]
+    with np.errstate(over="raise", invalid="raise"):
+        try:
+            Z = np.matmul(W, A)
+            Z[..., -1] += b
+            g = (m + 2) * kern.U
+            EZ = np.matmul(np.abs(W), EA + g * np.abs(A))
+            EZ[..., -1] += g * np.abs(b)
+            EZ *= 1.0 + 1e-10
+        except FloatingPointError:
+            raise ValueError("the weights are too large for exact region enumeration "
+                             "(a pre-activation overflows)") from None
+    EZ[EZ > 0] += kern.FLOOR
+    return Z, EZ
+
+
+def normalise_lines(Z, EZ):
+    """Rows scaled by powers of two (exactly) to a largest entry in [½, 1), with flags:
+    TINY when a non-zero entry is too small for the filter, EXACT when the row's error
+    bound is zero."""
+    d = Z.shape[-1]
+    Z = Z.reshape(-1, d)
+    EZ = EZ.reshape(-1, d)
+    big = np.abs(Z).max(axis=1)
+    _, k = np.frexp(big)
+    LX = np.ldexp(Z, -k[:, None])
+    LE = np.ldexp(EZ, -k[:, None])
+    LE[LE > 0] += kern.FLOOR
+    A = np.abs(LX)
+    flags = np.where(((A > 0) & (A < kern.TINY)).any(axis=1), kern.LTINY, 0)
+    flags |= np.where((LE == 0).all(axis=1), kern.LEXACT, 0)
+    return LX, LE, flags.astype(np.int64)
+
+
+def unpack_bits(words: np.ndarray, n_bits: int) -> np.ndarray:
+    """Bit g of row k (word g // 64, bit g % 64) as a bool array (rows, n_bits)."""
+    if n_bits == 0:
+        return np.zeros((len(words), 0), dtype=bool)
+    b = np.unpackbits(np.ascontiguousarray(words).view(np.uint8).reshape(len(words), -1),
+                      axis=1, bitorder="little")
+    return b[:, :n_bits].astype(bool)
+
+
+# ---------------------------------------------------------------------------
+# 2-D
+# ---------------------------------------------------------------------------
+class Arrangement2D:
+    """The cells of one 2-D enumeration, as the compiled loop left them.
+
+    ``len()`` is the number of regions (cheap); the rest is read out on demand:
+    ``pattern``/``stored`` (C, N) (neuron on; its line is a stored constraint of the
+    cell), ``full`` (polygons, or segments and points), ``pieces(k)`` (cell k's pieces
+    as homogeneous vertices (x, y, w), w = 0 at infinity), ``rows`` (the stored
+    constraints as unit rows) and ``maps`` (the network's affine map on each cell)."""
+
+    def __init__(self, C, CP, CS, CR, Cs, Cn, PK, K, V, VQ, LX, LID, KBs, A, W_out, b_out,
+                 sizes, stats):
+        self.n_cells = int(C)
+        self._CP, self._CS, self._CR = CP[:C], CS[:C], CR[:C]
+        self._Cs, self._Cn, self._PK, self._K = Cs[:C], Cn[:C], PK, K
+        self._VX, self._VQ, self._LX, self._LID, self._KBs = V[:, :3], VQ, LX, LID, KBs
+        self._A, self._W_out, self._b_out = A, W_out, b_out
+        self.layer_sizes = sizes
+        self.stats = stats
+
+    def __len__(self) -> int:
+        return self.n_cells
+
+    @cached_property
+    def pattern(self) -> np.ndarray:
+        return unpack_bits(self._CP, sum(self.layer_sizes))
+
+    @cached_property
+    def stored(self) -> np.ndarray:
+        return unpack_bits(self._CS, sum(self.layer_sizes))
+
+    @cached_property
+    def full(self) -> np.ndarray:
+        """Per cell: full-dimensional (polygons) or not (segments and points)."""
+        return self._PK[self._Cs, 2] == kern.POLY
+
+    def pieces(self, k: int) -> list[tuple[int, np.ndarray]]:
+        """Cell k's pieces: (kind, homogeneous vertices (m, 3)); kind 2 polygon (in
+        counter-clockwise order), 1 segment, 0 point."""
+        out = []
+        for q in range(self._Cs[k], self._Cs[k] + self._Cn[k]):
+            k0, m, kind = self._PK[q]
+            out.append((int(kind), self._VX[self._K[k0:k0 + m, 0]]))
+        return out
+
+    @cached_property
+    def maps(self) -> tuple[np.ndarray, np.ndarray]:
+        """(A (C, m, 2), c (C, m)): the network is x ↦ A[k] x + c[k] on cell k."""
+        H = self._A.reshape(self._A.shape[0], self.n_cells, 3)
+        A = np.einsum("oi,icd->cod", self._W_out, H)
+        return A[..., :2].copy(), A[..., 2] + self._b_out
+
+    @cached_property
+    def rows(self) -> np.ndarray:
+        """(C, N, 3): every stored constraint as the unit row (a, c)/‖a‖ of its line
+        (zero where the neuron's line is not stored)."""
+        sizes = np.array(self.layer_sizes, dtype=np.int64)
+        out = np.zeros(self.pattern.shape + (3,))
+        if not len(sizes):
+            return out
+        layer_of = np.repeat(np.arange(len(sizes)), sizes)
+        j_of = np.arange(len(layer_of)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        keys = (self._KBs[layer_of][None, :] + self._CR[:, layer_of] * sizes[layer_of][None, :]
+                + j_of[None, :])
+        ks, gs = np.nonzero(self.stored)
+        R = self._LX[self._LID[keys[ks, gs]]]
+        out[ks, gs] = R / np.hypot(R[:, 0], R[:, 1])[:, None]
+        return out
+
+
+def _base_2d(box):
+    """Exact base lines, their float rows and the starting pieces (box or plane).
+
+    Pieces: lists of (vertex (l1, l2, point), edge line to the next corner, ι, vinc, einc)."""
+    if box is None:
+        lines = [(0, 0, 1), (0, 1, 0), (1, 0, 0)]          # L∞, the x-axis, the y-axis
+        O, E1, E2, W1, W2 = ((1, 2, (0, 0, 1)), (1, 0, (1, 0, 0)), (2, 0, (0, 1, 0)),
+                             (1, 0, (-1, 0, 0)), (2, 0, (0, -1, 0)))
+        X, Y, INF = 1, 2, 0
+        pieces = [
+            [(O, X, 1, 1, 1), (E1, INF, 1, 0, 0), (E2, Y, 1, 0, 1)],
+            [(O, Y, -1, 1, 1), (E2, INF, 1, 0, 0), (W1, X, 1, 0, 1)],
+            [(O, X, -1, 1, 1), (W1, INF, 1, 0, 0), (W2, Y, -1, 0, 1)],
+            [(O, Y, 1, 1, 1), (W2, INF, 1, 0, 0), (E1, X, -1, 0, 1)],
+        ]
+        return lines, pieces
+    x0, x1, y0, y1 = box
+    lines = [(0.0, 0.0, 1.0), (0.0, 1.0, -y0), (1.0, 0.0, -x1), (0.0, 1.0, -y1), (1.0, 0.0, -x0)]
+    BL, BR, TR, TL = ((4, 1, (x0, y0, 1.0)), (1, 2, (x1, y0, 1.0)), (2, 3, (x1, y1, 1.0)),
+                      (3, 4, (x0, y1, 1.0)))
+    pieces = [[(BL, 1, 1, 1, 1), (BR, 2, -1, 1, 1), (TR, 3, -1, 1, 1), (TL, 4, 1, 1, 1)]]
+    return lines, pieces
+
+
+def _exact_row(row) -> tuple:
+    ints, _ = dyadic(np.array(row, dtype=float))
+    return tuple(ints)
+
+
+def check_box(box) -> tuple:
+    x0, x1, y0, y1 = (float(v) for v in box)
+    if not (np.all(np.isfinite([x0, x1, y0, y1])) and x1 > x0 and y1 > y0):
+        raise ValueError(f"box must be (xmin, xmax, ymin, ymax) with min < max, got {box}")
+    return x0, x1, y0, y1
+
+
+def arrangement_2d(net: MLP, box=None, lower: bool = True, should_stop=None,
+                   max_regions: int | None = None, max_seconds: float | None = None
+                   ) -> Arrangement2D:
+    """Enumerate the activation regions of a 2-input ReLU network.
+
+    ``box`` = (xmin, xmax, ymin, ymax): the regions with area inside the box, one
+    polygon each; ``None``: all of R², as projective polygons. ``lower``: also the
+    lower-dimensional regions (lines and points; whole plane only). ``should_stop``
+    is asked after every root cell of a layer (:class:`~relulab.model.cancel.Cancelled`);
+    ``max_regions``/``max_seconds`` raise :class:`RegionLimit`.
+    """
+    t0 = time.perf_counter()
+    out, counters, sizes = _run_2d(net, box, lower, should_stop, max_regions, max_seconds)
+    status, C, CP, CS, CR, Cs, Cn, PK, nP, K, nK, V, VQ, nv, LX, LF, LS, nL, A, LID, KBs = out
+    W_out, b_out = net.layers[-1]
+    stats = {"exact": int(counters[0]), "lps": 0, "seconds": time.perf_counter() - t0}
+    return Arrangement2D(C, CP, CS, CR, Cs, Cn, PK, K, V, VQ, LX, LID, KBs, A, W_out, b_out,
+                         sizes, stats)
+
+
+def count_regions_2d(net: MLP, box=None, should_stop=None, max_regions: int | None = None,
+                     max_seconds: float | None = None) -> int:
+    """The number of activation regions of a 2-input network: with area in ``box``, or
+    on all of R² (lower-dimensional ones included) when ``box`` is None. The same
+    enumeration as :func:`arrangement_2d`, without reading anything else out."""
+    return int(_run_2d(net, box, True, should_stop, max_regions, max_seconds)[0][1])
+
+
+def _run_2d(net, box, lower, should_stop, max_regions, max_seconds):
+    if net.activation != "relu":
+        raise ValueError(f"activation regions are defined for ReLU networks, not {net.activation!r}")
+    if net.n_in != 2:
+        raise ValueError(f"this enumeration needs 2-D input, the network has {net.n_in}")
+    hidden = net.layers[:-1]
+    W_out, b_out = net.layers[-1]
+    if hidden:
+        Wf = np.concatenate([W.ravel() for W, _ in hidden])
+        bf = np.concatenate([b for _, b in hidden])
+    else:
+        Wf = bf = np.zeros(0)
+    # one sum is finite unless a weight is not (or the sum overflows: then look closer)
+    if not np.isfinite(Wf.sum() + bf.sum() + W_out.sum() + b_out.sum()) and not net.is_finite():
+        raise ValueError("the network has NaN or infinite weights")
+    if box is not None:
+        box = check_box(box)
+        lower = False
+    sizes = tuple(W.shape[0] for W, _ in hidden)
+    N = sum(sizes)
+    max_cells = int(max_regions) if max_regions is not None else _NO_LIMIT
+    deadline = time.perf_counter() + max_seconds if max_seconds is not None else None
+    base, *start = _start_2d(box)
+    start = [a.copy() if isinstance(a, np.ndarray) else a for a in start]
+    run = _Run(hidden, base, should_stop, max_cells, deadline)
+    try:
+        Wo = np.zeros(len(hidden) + 1, dtype=np.int64)
+        bo = np.zeros(len(hidden) + 1, dtype=np.int64)
+        for l, (W, b) in enumerate(hidden):
+            Wo[l + 1] = Wo[l] + W.size
+            bo[l + 1] = bo[l] + b.size
+        counters = np.zeros(2, dtype=np.int64)
+        check = should_stop is not None or deadline is not None or max_cells != _NO_LIMIT
+        out = kern.run2(Wf, Wo, bf, bo, np.array(sizes, dtype=np.int64), *start,
+                        max(1, -(-N // 64)), lower, run.id, check, max_cells, counters)
+    finally:
+        run.close()
+    status, C = out[0], out[1]
+    if status == 1:
+        raise Cancelled("region enumeration")
+    if status == 3:
+        raise ValueError("the weights are too large for exact region enumeration "
+                         "(a pre-activation overflows)")
+    if status != 0:
+        raise RegionLimit(_limit_message(status, C, max_cells, max_seconds or 0.0))
+    return out, counters, sizes
+
+
+_NO_LIMIT = np.iinfo(np.int64).max
+
+
+@lru_cache(maxsize=16)
+def _start_2d(box):
+    """Exact base lines; the kernel's starting line table, vertices and pieces (copied
+    by each run: the kernel writes into them)."""
+    base_rows, pieces = _base_2d(box)
+    base = [_exact_row(r) for r in base_rows]
+    nb = len(base_rows)
+    cap = 256
+    LX = np.zeros((cap, 3))
+    LE = np.zeros((cap, 3))
+    LF = np.zeros(cap, dtype=np.int64)
+    LS = np.zeros((cap, 3), dtype=np.int64)
+    rows = np.array(base_rows, dtype=float)
+    _, k = np.frexp(np.abs(rows).max(axis=1))
+    LX[:nb] = np.ldexp(rows, -k[:, None])
+    LF[:nb] = kern.LEXACT | np.where(((LX[:nb] != 0) & (np.abs(LX[:nb]) < kern.TINY)).any(axis=1),
+                                     kern.LTINY, 0)
+    LS[:nb] = np.column_stack([np.full(nb, -1), np.full(nb, -1), np.arange(nb)])
+    verts = {}
+    for piece in pieces:
+        for vx, *_ in piece:
+            verts.setdefault(vx, len(verts))
+    nv = len(verts)
+    V = np.zeros((max(cap, 4 * nv), 6))
+    VQ = np.zeros((len(V), 3), dtype=np.int64)
+    VI = np.zeros((len(V), 3), dtype=np.int64)
+    for (l1, l2, pt), v in verts.items():
+        # σ from exact arithmetic so that σ(L₁ × L₂) is a positive multiple of the point
+        a, b = base[l1], base[l2]
+        cross = (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+        sg = 1 if sum(float(c) * p for c, p in zip(cross, pt)) > 0 else -1
+        p = np.array(pt, dtype=float)
+        _, e = np.frexp(np.abs(p).max())
+        V[v, :3] = np.ldexp(p, -e)
+        tiny = ((V[v, :3] != 0) & (np.abs(V[v, :3]) < kern.TINY)).any()
+        VQ[v] = (-1, 0, (kern.FINITE if pt[2] != 0 else 0) | (kern.VTINY if tiny else 0))
+        VI[v] = (l1, l2, sg)
+    K = np.zeros((cap, 4), dtype=np.int64)
+    PK = np.zeros((cap, 3), dtype=np.int64)
+    nK = 0
+    for q, piece in enumerate(pieces):
+        PK[q] = (nK, len(piece), kern.POLY)
+        for vx, line, side, vinc, einc in piece:
+            K[nK] = (verts[vx], line, side, (kern.VINC if vinc else 0) | (kern.EINC if einc else 0))
+            nK += 1
+    return base, LX, LE, LF, LS, nb, V, VQ, VI, nv, K, nK, PK, len(pieces)
