@@ -38,9 +38,11 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import math
 import threading
 import time
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import cached_property, lru_cache
 
 import numpy as np
@@ -181,6 +183,50 @@ class _Run:
         h = self.line(s)
         return _sign(h[0] * p[0] + h[1] * p[1] + h[2] * p[2])
 
+    def exact_sign_nd(self, ray, tight, pattern, origin, la, j) -> int:
+        """sign(z · y) for neuron j of layer la on the cell with ``pattern`` and the ray
+        y where the constraints in ``tight`` vanish (rank n: y is their null space,
+        oriented so that a constraint of the cell that does not vanish is positive)."""
+        y = self.ray_cache.get(ray)
+        words = [int(w) for w in pattern]
+        pat = sum(w << (64 * i) for i, w in enumerate(words))
+        if y is None:
+            y = self._ray(tight, pat, origin, la, j)
+            self.ray_cache[ray] = y
+        h = self.exact.Z(la, pat & ((1 << self.exact.first[la]) - 1))[0][j]
+        return _sign(sum(a * b for a, b in zip(h, y)))
+
+    def _constraint(self, bit, pat, origin):
+        """Constraint ``bit`` of a cell with pattern ``pat`` as (exact row, side) with
+        side·row ≥ 0 on the cell."""
+        dirs, G = self.fan
+        N, n = self.N, G.shape[1]
+        if bit < N:
+            l = bisect.bisect_right(self.exact.first, bit) - 1
+            row = self.exact.Z(l, pat & ((1 << self.exact.first[l]) - 1))[0][bit - self.exact.first[l]]
+            return row, (1 if pat >> bit & 1 else -1)
+        if bit < N + n:
+            return [int(v) for v in G[origin][bit - N]] + [0], 1
+        return [0] * n + [1], 1
+
+    def _ray(self, tight, pat, origin, la, j):
+        N, n = self.N, self.fan[1].shape[1]
+        t = sum(int(w) << (64 * i) for i, w in enumerate(tight))
+        current = self.exact.first[la] + j         # constraints before it are the cell's
+        rows, others = [], []
+        for bit in range(N + n + 1):
+            if bit < N and bit >= current:
+                continue
+            (rows if t >> bit & 1 else others).append(bit)
+        M = [[Fraction(v) for v in self._constraint(b, pat, origin)[0]] for b in rows]
+        y = _null_vector(M, n + 1)
+        for b in others:
+            row, side = self._constraint(b, pat, origin)
+            s = side * _sign(sum(a * v for a, v in zip(row, y)))
+            if s != 0:
+                return [v * s for v in y]
+        raise AssertionError("a ray of a pointed cone lies on every constraint")
+
     def stop_code(self, cells) -> int:
         if self.should_stop is not None and self.should_stop():
             self.stopped = 1
@@ -189,6 +235,37 @@ class _Run:
         elif self.deadline is not None and time.perf_counter() > self.deadline:
             self.stopped = 2
         return self.stopped
+
+
+def _null_vector(M, d) -> list:
+    """A non-zero integer vector y with M y = 0 (M: rows of Fractions, rank d − 1)."""
+    M = [row[:] for row in M]
+    pivots = []
+    r = 0
+    for col in range(d):
+        p = next((i for i in range(r, len(M)) if M[i][col] != 0), None)
+        if p is None:
+            continue
+        M[r], M[p] = M[p], M[r]
+        inv = 1 / M[r][col]
+        M[r] = [v * inv for v in M[r]]
+        for i in range(len(M)):
+            if i != r and M[i][col] != 0:
+                f = M[i][col]
+                M[i] = [a - f * b for a, b in zip(M[i], M[r])]
+        pivots.append(col)
+        r += 1
+    free = [c for c in range(d) if c not in pivots]
+    if len(free) != 1:
+        raise AssertionError(f"the tight constraints of a ray have rank {len(pivots)}, not {d - 1}")
+    y = [Fraction(0)] * d
+    y[free[0]] = Fraction(1)
+    for i, col in enumerate(pivots):
+        y[col] = -M[i][free[0]]
+    den = 1
+    for v in y:
+        den = den * v.denominator // math.gcd(den, v.denominator)
+    return [int(v * den) for v in y]
 
 
 def _limit_message(code: int, cells: int, max_cells: int, seconds: float) -> str:
@@ -360,18 +437,20 @@ def check_box(box) -> tuple:
 
 
 def arrangement_2d(net: MLP, box=None, lower: bool = True, should_stop=None,
-                   max_regions: int | None = None, max_seconds: float | None = None
-                   ) -> Arrangement2D:
+                   max_regions: int | None = None, max_seconds: float | None = None,
+                   exact_only: bool = False) -> Arrangement2D:
     """Enumerate the activation regions of a 2-input ReLU network.
 
     ``box`` = (xmin, xmax, ymin, ymax): the regions with area inside the box, one
     polygon each; ``None``: all of R², as projective polygons. ``lower``: also the
     lower-dimensional regions (lines and points; whole plane only). ``should_stop``
     is asked after every root cell of a layer (:class:`~relulab.model.cancel.Cancelled`);
-    ``max_regions``/``max_seconds`` raise :class:`RegionLimit`.
+    ``max_regions``/``max_seconds`` raise :class:`RegionLimit`. ``exact_only``: decide
+    every sign with integers (slow; the tests compare it with the filter).
     """
     t0 = time.perf_counter()
-    out, counters, sizes = _run_2d(net, box, lower, should_stop, max_regions, max_seconds)
+    out, counters, sizes = _run_2d(net, box, lower, should_stop, max_regions, max_seconds,
+                                   exact_only)
     status, C, CP, CS, CR, Cs, Cn, PK, nP, K, nK, V, VQ, nv, LX, LF, LS, nL, A, LID, KBs = out
     W_out, b_out = net.layers[-1]
     stats = {"exact": int(counters[0]), "lps": 0, "seconds": time.perf_counter() - t0}
@@ -387,7 +466,7 @@ def count_regions_2d(net: MLP, box=None, should_stop=None, max_regions: int | No
     return int(_run_2d(net, box, True, should_stop, max_regions, max_seconds)[0][1])
 
 
-def _run_2d(net, box, lower, should_stop, max_regions, max_seconds):
+def _run_2d(net, box, lower, should_stop, max_regions, max_seconds, exact_only=False):
     if net.activation != "relu":
         raise ValueError(f"activation regions are defined for ReLU networks, not {net.activation!r}")
     if net.n_in != 2:
@@ -421,7 +500,8 @@ def _run_2d(net, box, lower, should_stop, max_regions, max_seconds):
         counters = np.zeros(2, dtype=np.int64)
         check = should_stop is not None or deadline is not None or max_cells != _NO_LIMIT
         out = kern.run2(Wf, Wo, bf, bo, np.array(sizes, dtype=np.int64), *start,
-                        max(1, -(-N // 64)), lower, run.id, check, max_cells, counters)
+                        max(1, -(-N // 64)), lower, exact_only, run.id, check, max_cells,
+                        counters)
     finally:
         run.close()
     status, C = out[0], out[1]
@@ -484,3 +564,140 @@ def _start_2d(box):
             K[nK] = (verts[vx], line, side, (kern.VINC if vinc else 0) | (kern.EINC if einc else 0))
             nK += 1
     return base, LX, LE, LF, LS, nb, V, VQ, VI, nv, K, nK, PK, len(pieces)
+
+
+# ---------------------------------------------------------------------------
+# n-D
+# ---------------------------------------------------------------------------
+@lru_cache(maxsize=8)
+def _fan(n: int):
+    """R^n as n + 1 simplicial cones around the origin: cone o is spanned by the
+    directions e₁ … eₙ, −(1, …, 1) but the o-th. Returns the directions (n + 1, n)
+    and each cone's facet normals G[o] (row k vanishes on every direction but the
+    cone's k-th, where it is 1), as integer arrays."""
+    dirs = np.vstack([np.eye(n, dtype=np.int64), -np.ones((1, n), dtype=np.int64)])
+    G = []
+    for o in range(n + 1):
+        M = np.delete(dirs, o, axis=0).T              # columns: the cone's directions
+        inv = np.linalg.inv(M.astype(float))
+        Gi = np.rint(inv).astype(np.int64)             # det ±1: the inverse is integer
+        assert np.array_equal(Gi @ M, np.eye(n, dtype=np.int64))
+        G.append(Gi)
+    return dirs, np.array(G)
+
+
+class ArrangementND:
+    """The cells of an n-D enumeration (see :class:`Arrangement2D`): ``len()``,
+    ``pattern``, ``stored``, ``full`` and ``rays(k)`` (cell k's pieces as lists of
+    homogeneous rays (x, w), w = 0 at infinity)."""
+
+    def __init__(self, out, n_in, sizes, stats):
+        (status, C, CP, CS, CR, CL, Cs, Cn, PK, PO, nP, KR, KT, nK, X, nv, A) = out
+        self.n_cells = int(C)
+        self.n_in = n_in
+        self._CP, self._CS, self._CL = CP[:C], CS[:C], CL[:C]
+        self._Cs, self._Cn, self._PK, self._KR, self._X = Cs[:C], Cn[:C], PK, KR, X
+        self.layer_sizes = sizes
+        self.stats = stats
+
+    def __len__(self) -> int:
+        return self.n_cells
+
+    @cached_property
+    def pattern(self) -> np.ndarray:
+        return unpack_bits(self._CP, sum(self.layer_sizes))
+
+    @cached_property
+    def stored(self) -> np.ndarray:
+        return unpack_bits(self._CS, sum(self.layer_sizes))
+
+    @cached_property
+    def full(self) -> np.ndarray:
+        return self._CL == 0
+
+    def rays(self, k: int) -> list[np.ndarray]:
+        out = []
+        for q in range(self._Cs[k], self._Cs[k] + self._Cn[k]):
+            k0, m = self._PK[q]
+            out.append(self._X[self._KR[k0:k0 + m]])
+        return out
+
+
+def arrangement_nd(net: MLP, should_stop=None, max_regions: int | None = None,
+                   max_seconds: float | None = None, exact_only: bool = False) -> ArrangementND:
+    """Every activation region of a ReLU network on all of Rⁿ, lower-dimensional ones
+    included, by splitting cones of rays (any n ≥ 1; see the module docstring)."""
+    if net.activation != "relu":
+        raise ValueError(f"activation regions are defined for ReLU networks, not {net.activation!r}")
+    if not net.is_finite():
+        raise ValueError("the network has NaN or infinite weights")
+    t0 = time.perf_counter()
+    hidden = net.layers[:-1]
+    n = net.n_in
+    d = n + 1
+    sizes = tuple(W.shape[0] for W, _ in hidden)
+    N = sum(sizes)
+    MW = max(1, -(-(N + d) // 64))
+    dirs, G = _fan(n)
+    # rays: the origin, then the n + 1 directions at infinity
+    X = np.zeros((256, d))
+    X[0, n] = 1.0
+    X[1:n + 2, :n] = dirs
+    XE = np.zeros_like(X)
+    RQ = np.zeros((len(X), 3), dtype=np.int64)
+    RQ[:, 0] = -1
+    RQ[0, 2] = kern.FINITE
+    KR = np.zeros(1024, dtype=np.int64)
+    KT = np.zeros((1024, MW), dtype=np.uint64)
+    PK = np.zeros((256, 2), dtype=np.int64)
+    PO = np.zeros(256, dtype=np.int64)
+
+    def setbit(k, b):
+        KT[k, b // 64] |= np.uint64(1) << np.uint64(b % 64)
+
+    nK = 0
+    for o in range(n + 1):
+        PK[o] = (nK, n + 1)
+        PO[o] = o
+        KR[nK] = 0
+        for f in range(n):
+            setbit(nK, N + f)                     # the origin is on every facet
+        nK += 1
+        for k, dk in enumerate(x for x in range(n + 1) if x != o):
+            KR[nK] = 1 + dk
+            for f in range(n):
+                if f != k:
+                    setbit(nK, N + f)
+            setbit(nK, N + n)                     # at infinity
+            nK += 1
+    max_cells = int(max_regions) if max_regions is not None else _NO_LIMIT
+    deadline = t0 + max_seconds if max_seconds is not None else None
+    run = _Run(hidden, [], should_stop, max_cells, deadline)
+    run.fan = (dirs, G)
+    run.N = N
+    run.ray_cache = {}
+    try:
+        if N:
+            Wf = np.concatenate([W.ravel() for W, _ in hidden])
+            bf = np.concatenate([b for _, b in hidden])
+        else:
+            Wf = bf = np.zeros(0)
+        Wo = np.cumsum([0] + [W.size for W, _ in hidden]).astype(np.int64)
+        bo = np.cumsum([0] + [len(b) for _, b in hidden]).astype(np.int64)
+        counters = np.zeros(2, dtype=np.int64)
+        check = should_stop is not None or deadline is not None or max_cells != _NO_LIMIT
+        out = kern.runnd(Wf, Wo, bf, bo, np.array(sizes, dtype=np.int64), d, KR, KT, PK, PO,
+                         n + 1, nK, X, XE, RQ, n + 2, max(1, -(-N // 64)), exact_only, run.id,
+                         check, max_cells, counters)
+    finally:
+        run.close()
+    status, C = out[0], out[1]
+    if status == 1:
+        raise Cancelled("region enumeration")
+    if status == 3:
+        raise ValueError("the weights are too large for exact region enumeration "
+                         "(a pre-activation overflows)")
+    if status != 0:
+        raise RegionLimit(_limit_message(status, C, max_cells, max_seconds or 0.0))
+    stats = {"exact": int(counters[0]), "lps": 0, "seconds": time.perf_counter() - t0}
+    return ArrangementND(out, n, sizes, stats)
