@@ -155,7 +155,7 @@ def _run(argv) -> int:
         raise _Failure(str(e)) from None
     if args.report:
         print("\n".join(report_lines(conv, verification, seconds, rep)))
-    tol = 1e-9 * max(1.0, conv.scale())
+    tol = verification.tolerance()
     if verification.max_error_exact_points > tol or verification.end_slopes_agree is False:
         print(f"relulab convert: warning: deep and shallow differ by "
               f"{verification.max_error_exact_points:.3g} at exact points", file=sys.stderr)

@@ -563,10 +563,26 @@ class Verification:
     n_random: int
     end_slopes_agree: bool | None = None  # 1-D only
     max_error_at_kinks: float | None = None  # 1-D only, exactly at the kinks
+    scale: float = 1.0   # size of what the outputs are summed from, at the points checked
 
-    def ok(self, tol: float = 1e-9) -> bool:
+    def tolerance(self, rel: float = 1e-9) -> float:
+        """What "equal" allows: ``rel`` times the size of the summed terms (rounding
+        grows with them, so a network in other units verifies the same)."""
+        return rel * max(1.0, self.scale)
+
+    def ok(self, tol: float | None = None) -> bool:
+        tol = self.tolerance() if tol is None else tol
         return (self.max_error_exact_points <= tol and self.max_error_random <= tol
                 and self.end_slopes_agree is not False)
+
+
+def _magnitude(net: MLP, X: np.ndarray) -> float:
+    """max over X of Σ|terms| of the network's output: the forward pass with |W|, |b|
+    and |x| (the scale of its rounding errors)."""
+    h = np.abs(np.asarray(X, dtype=float))
+    for W, b in net.layers:
+        h = h @ np.abs(W).T + np.abs(b)
+    return float(h.max()) if h.size else 0.0
 
 
 @dataclass
@@ -626,6 +642,7 @@ class Conversion:
         R = rng.normal(0.0, 2.0 * self.scale(), (n_random, self.n_in))
         rand = float(np.abs(d(R) - s(R)).max())
         v = Verification(exact, len(X), rand, n_random)
+        v.scale = _magnitude(self.deep, np.concatenate([X.reshape(-1, self.n_in), R]))
         if self.one_d is not None:
             t = self.one_d.kinks
             if len(t):
@@ -639,10 +656,20 @@ class Conversion:
         return v
 
 
-def convert(net: MLP, regions: Sequence[Region] | None = None, should_stop=None) -> Conversion:
+#: A conversion stops with a one-line :class:`~relulab.model.regions.RegionLimit` beyond
+#: these: the three-hidden-layer network is built as dense matrices of about p × k
+#: entries (p regions, k constraints), some hundreds of megabytes at 3,000 regions.
+MAX_REGIONS = 3000
+MAX_SECONDS = 30.0
+
+
+def convert(net: MLP, regions: Sequence[Region] | None = None, should_stop=None,
+            max_regions: int | None = MAX_REGIONS, max_seconds: float | None = MAX_SECONDS
+            ) -> Conversion:
     """Deep → shallow for any ReLU network: 1-D input gives a finite one-hidden-layer
     network (:func:`shallow_1d`), n-D input the extended three-hidden-layer one.
-    ``should_stop`` is passed to the region enumeration (see :func:`linear_regions`)."""
+    ``should_stop``, ``max_regions`` and ``max_seconds`` are passed to the region
+    enumeration (see :func:`linear_regions`)."""
     if net.activation != "relu":
         raise ValueError(f"the converter needs a ReLU network, not {net.activation!r}")
     if not net.is_finite():
@@ -660,7 +687,8 @@ def convert(net: MLP, regions: Sequence[Region] | None = None, should_stop=None)
         p = len(boundaries) + 1
         return Conversion(net, one.net, one_d=one, k=2 * (p - 1), p=p)
     if regions is None:
-        regions = linear_regions(net, should_stop=should_stop)
+        regions = linear_regions(net, should_stop=should_stop, max_regions=max_regions,
+                                 max_seconds=max_seconds)
     regions = list(regions)
     shallow = shallow_from_regions(regions)
     G, g, strict, members = region_constraints(regions)

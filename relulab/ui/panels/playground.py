@@ -60,11 +60,11 @@ def regions_available() -> bool:
     return importlib.util.find_spec("relulab.model.regions") is not None
 
 
-def region_polygons(net: MLP, box):
+def region_polygons(net: MLP, box, should_stop=None):
     """The exact activation regions of ``net`` inside ``box`` (the converter's code)."""
     from relulab.model.regions import region_polygons as polygons
 
-    return polygons(net, tuple(box))
+    return polygons(net, tuple(box), should_stop=should_stop)
 
 
 def polygon_outline(polygons) -> tuple[np.ndarray, np.ndarray]:
@@ -155,10 +155,19 @@ class _RegionThread(QThread):
     def __init__(self, net: MLP, step: int, box, parent=None):
         super().__init__(parent)
         self.net, self.step, self.box = net, step, box
+        self._stop = False
+
+    def stop(self) -> None:
+        """Ask the enumeration to stop soon (closing never waits long)."""
+        self._stop = True
 
     def run(self):
+        from relulab.model.regions import EnumerationStopped
+
         try:
-            polygons = region_polygons(self.net, self.box)
+            polygons = region_polygons(self.net, self.box, should_stop=lambda: self._stop)
+        except EnumerationStopped:
+            return
         except Exception as e:  # shown next to the count, never raised in the thread
             polygons = f"{type(e).__name__}: {e}"
         self.done.emit(self.net, self.step, polygons)
@@ -179,10 +188,10 @@ class _PlaneCountThread(QThread):
         self._stop = True
 
     def run(self):
-        from relulab.model.regions import EnumerationStopped, linear_regions
+        from relulab.model.regions import EnumerationStopped, count_linear_regions
 
         try:
-            result = len(linear_regions(self.net, should_stop=lambda: self._stop))
+            result = count_linear_regions(self.net, should_stop=lambda: self._stop)
         except EnumerationStopped:
             return
         except Exception as e:  # shown in the label, never raised in the thread
@@ -1070,7 +1079,7 @@ class PlaygroundPanel(Panel):
         self._show_plane_count(net)
 
     def _show_plane_count(self, net: MLP | None) -> None:
-        """The exact number of regions in all of R² (linear programs, in a worker),
+        """The exact number of regions in all of R² (the region engine, in a worker),
         for a paused network of at most SYNC_REGION_NEURONS hidden neurons."""
         if net is None or net.n_hidden_neurons > SYNC_REGION_NEURONS:
             self.plane_label.setText("")
