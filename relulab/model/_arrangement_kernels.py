@@ -580,12 +580,35 @@ def _split_layer(st, l, n, R, g0, KB, RB, C, nP, nK, nv, nL, Z, EZ,
 
 
 @njit(cache=True)
-def run2(Wf, Wo, bf, bo, sizes, LX, LE, LF, LS, nL, V, VQ, VI, nv,
-         K, nK, PK, nP, PW, lower, exact_only, ctx, check, max_cells, counters):
+def _next_maps(Z, EZ, CP, CR, C, l, g0, n, d):
+    """h_l = D_l Z(root) on every cell as (n, d·C) maps and their error bounds (row by
+    row: the writes run along memory)."""
+    A = np.empty((n, d * C))
+    EA = np.empty((n, d * C))
+    for k in range(n):
+        gk = g0 + k
+        w = gk // 64
+        bit = np.uint64(1) << np.uint64(gk % 64)
+        for c in range(C):
+            if CP[c, w] & bit:
+                r = CR[c, l]
+                for t in range(d):
+                    A[k, d * c + t] = Z[k, d * r + t]
+                    EA[k, d * c + t] = EZ[k, d * r + t]
+            else:
+                for t in range(d):
+                    A[k, d * c + t] = 0.0
+                    EA[k, d * c + t] = 0.0
+    return A, EA
+
+
+@njit(cache=True)
+def run2(Wf, Wo, bf, bo, sizes, LX0, LE0, LF0, LS0, nL, V0, VQ0, VI0, nv,
+         K0, nK, PK0, nP, PW, lower, exact_only, maps, ctx, check, max_cells, counters):
     """Enumerate the regions of a 2-input network whose hidden layer l has weights
     ``Wf[Wo[l]:Wo[l+1]]`` (row-major, sizes[l] rows) and biases ``bf[bo[l]:bo[l+1]]``,
-    starting from one cell made of pieces 0 … nP − 1 (corners K, vertices V, base
-    lines L).
+    starting from one cell made of pieces 0 … nP − 1 (corners K0, vertices V0, base
+    lines L*0: read, not written).
 
     Layer by layer, each *root* (a cell when the layer starts) is split by the
     layer's neurons one after the other, root after root (its cells stay close in
@@ -593,25 +616,49 @@ def run2(Wf, Wo, bf, bo, sizes, LX, LE, LF, LS, nL, V, VQ, VI, nv,
     touching lower-dimensional region, are appended. Vertices: V (x, y, w and their
     error bounds), VQ (the last line asked and its sign, flags), VI (the two lines and
     σ). Returns a status (0 done, 3 overflow, else the context's stop code) and the
-    final state."""
+    final state; ``maps``: the last layer's maps A too (else the first layer's)."""
     NL = max(1, sizes.shape[0])
+    # the arrays grow (doubling) as the cells come: memory asked for up front but not
+    # used costs page faults on every run, more than the few regrowths
+    cap = 256
     C = 1
-    cap = 64
-    CP = np.zeros((cap, PW), np.uint64)
-    CS = np.zeros((cap, PW), np.uint64)
-    CR = np.zeros((cap, NL), np.int64)
-    Cs = np.zeros(cap, np.int64)        # first piece of the cell
-    Cn = np.zeros(cap, np.int64)        # number of pieces
+    CP = np.empty((cap, PW), np.uint64)
+    CS = np.empty((cap, PW), np.uint64)
+    CR = np.empty((cap, NL), np.int64)
+    Cs = np.empty(cap, np.int64)        # first piece of the cell
+    Cn = np.empty(cap, np.int64)        # number of pieces
+    CP[0] = 0
+    CS[0] = 0
+    CR[0] = 0
+    Cs[0] = 0
     Cn[0] = nP
-    RPAT = np.zeros((64, PW), np.uint64)
+    K = np.empty((8 * cap, 4), np.int64)
+    K[:nK] = K0[:nK]
+    PK = np.empty((3 * cap, 3), np.int64)
+    PK[:nP] = PK0[:nP]
+    V = np.empty((3 * cap, 6))
+    V[:nv] = V0[:nv]
+    VQ = np.empty((3 * cap, 3), np.int64)
+    VQ[:nv] = VQ0[:nv]
+    VI = np.empty((3 * cap, 3), np.int64)
+    VI[:nv] = VI0[:nv]
+    LX = np.empty((cap, 3))
+    LX[:nL] = LX0[:nL]
+    LE = np.empty((cap, 3))
+    LE[:nL] = LE0[:nL]
+    LF = np.empty(cap, np.int64)
+    LF[:nL] = LF0[:nL]
+    LS = np.empty((cap, 3), np.int64)
+    LS[:nL] = LS0[:nL]
+    RPAT = np.empty((cap, PW), np.uint64)
     nR = 0
     A = np.zeros((2, 3))
     A[0, 0] = 1.0
     A[1, 1] = 1.0
     EA = np.zeros((2, 3))
-    sgn = np.empty(64, np.int64)
-    xv = np.empty(64, np.int64)
-    LID = np.empty(64, np.int64)       # line key (layer, root, neuron) → row of the table
+    sgn = np.empty(256, np.int64)
+    xv = np.empty(256, np.int64)
+    LID = np.empty(cap, np.int64)      # line key (layer, root, neuron) → row of the table
     KBs = np.zeros(NL, np.int64)       # each layer's first key
     KB = 0
     g0 = 0
@@ -679,17 +726,10 @@ def run2(Wf, Wo, bf, bo, sizes, LX, LE, LF, LS, nL, V, VQ, VI, nv,
                 xv = np.empty(2 * st[13], np.int64)
         if status != 0:
             return status, C, CP, CS, CR, Cs, Cn, PK, nP, K, nK, V, VQ, nv, LX, LF, LS, nL, A, LID, KBs
-        # the next layer's maps on today's cells: h_l = D_l Z(root)
-        A = np.zeros((n, 3 * C))
-        EA = np.zeros((n, 3 * C))
-        for c in range(C):
-            r = CR[c, l]
-            for k in range(n):
-                gk = g0 + k
-                if CP[c, gk // 64] & (np.uint64(1) << np.uint64(gk % 64)):
-                    for d in range(3):
-                        A[k, 3 * c + d] = Z[k, 3 * r + d]
-                        EA[k, 3 * c + d] = EZ[k, 3 * r + d]
+        # the next layer's maps on today's cells: h_l = D_l Z(root) (after the last
+        # layer only when asked: the output maps)
+        if l + 1 < sizes.shape[0] or maps:
+            A, EA = _next_maps(Z, EZ, CP, CR, C, l, g0, n, 3)
         g0 += n
         KB += R * n
     return 0, C, CP, CS, CR, Cs, Cn, PK, nP, K, nK, V, VQ, nv, LX, LF, LS, nL, A, LID, KBs
@@ -1124,16 +1164,7 @@ def runnd(Wf, Wo, bf, bo, sizes, d, KR, KT, PK, PO, nP, nK, X, XE, RQ, nv, PW,
                 xv = np.empty(2 * st[12], np.int64)
         if status != 0:
             return status, C, CP, CS, CR, CL, Cs, Cn, PK, PO, nP, KR, KT, nK, X, nv, A
-        A = np.zeros((n, d * C))
-        EA = np.zeros((n, d * C))
-        for c in range(C):
-            r = CR[c, l]
-            for k in range(n):
-                gk = g0 + k
-                if CP[c, gk // 64] & (np.uint64(1) << np.uint64(gk % 64)):
-                    for t in range(d):
-                        A[k, d * c + t] = Z[k, d * r + t]
-                        EA[k, d * c + t] = EZ[k, d * r + t]
+        A, EA = _next_maps(Z, EZ, CP, CR, C, l, g0, n, d)
         g0 += n
         KB += R * n
     return 0, C, CP, CS, CR, CL, Cs, Cn, PK, PO, nP, KR, KT, nK, X, nv, A

@@ -450,7 +450,7 @@ def arrangement_2d(net: MLP, box=None, lower: bool = True, should_stop=None,
     """
     t0 = time.perf_counter()
     out, counters, sizes = _run_2d(net, box, lower, should_stop, max_regions, max_seconds,
-                                   exact_only)
+                                   exact_only, maps=True)
     status, C, CP, CS, CR, Cs, Cn, PK, nP, K, nK, V, VQ, nv, LX, LF, LS, nL, A, LID, KBs = out
     W_out, b_out = net.layers[-1]
     stats = {"exact": int(counters[0]), "lps": 0, "seconds": time.perf_counter() - t0}
@@ -466,7 +466,8 @@ def count_regions_2d(net: MLP, box=None, should_stop=None, max_regions: int | No
     return int(_run_2d(net, box, True, should_stop, max_regions, max_seconds)[0][1])
 
 
-def _run_2d(net, box, lower, should_stop, max_regions, max_seconds, exact_only=False):
+def _run_2d(net, box, lower, should_stop, max_regions, max_seconds, exact_only=False,
+            maps=False):
     if net.activation != "relu":
         raise ValueError(f"activation regions are defined for ReLU networks, not {net.activation!r}")
     if net.n_in != 2:
@@ -488,8 +489,7 @@ def _run_2d(net, box, lower, should_stop, max_regions, max_seconds, exact_only=F
     N = sum(sizes)
     max_cells = int(max_regions) if max_regions is not None else _NO_LIMIT
     deadline = time.perf_counter() + max_seconds if max_seconds is not None else None
-    base, *start = _start_2d(box)
-    start = [a.copy() if isinstance(a, np.ndarray) else a for a in start]
+    base, *start = _start_2d(box)        # templates: the kernel copies them
     run = _Run(hidden, base, should_stop, max_cells, deadline)
     try:
         Wo = np.zeros(len(hidden) + 1, dtype=np.int64)
@@ -500,8 +500,8 @@ def _run_2d(net, box, lower, should_stop, max_regions, max_seconds, exact_only=F
         counters = np.zeros(2, dtype=np.int64)
         check = should_stop is not None or deadline is not None or max_cells != _NO_LIMIT
         out = kern.run2(Wf, Wo, bf, bo, np.array(sizes, dtype=np.int64), *start,
-                        max(1, -(-N // 64)), lower, exact_only, run.id, check, max_cells,
-                        counters)
+                        max(1, -(-N // 64)), lower, exact_only, maps, run.id, check,
+                        max_cells, counters)
     finally:
         run.close()
     status, C = out[0], out[1]
@@ -563,6 +563,8 @@ def _start_2d(box):
         for vx, line, side, vinc, einc in piece:
             K[nK] = (verts[vx], line, side, (kern.VINC if vinc else 0) | (kern.EINC if einc else 0))
             nK += 1
+    for a in (LX, LE, LF, LS, V, VQ, VI, K, PK):
+        a.setflags(write=False)
     return base, LX, LE, LF, LS, nb, V, VQ, VI, nv, K, nK, PK, len(pieces)
 
 

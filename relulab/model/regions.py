@@ -207,7 +207,6 @@ def count_linear_regions(net: MLP, box=None, should_stop=None, max_regions: int 
     """The number of activation regions: on all of Rⁿ (lower-dimensional ones
     included), or, for 2-D input, those with area inside ``box`` = (xmin, xmax, ymin,
     ymax). The same enumeration as :func:`linear_regions` without building regions."""
-    arrangement.hidden_layers(net)
     if net.n_in == 2:
         return arrangement.count_regions_2d(net, box, should_stop, max_regions, max_seconds)
     if box is not None:
