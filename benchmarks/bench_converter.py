@@ -1,17 +1,16 @@
 """Deep → shallow: 1-D conversion, 2-D region maps, exact regions on all of R².
 
 Baselines, measured in the same run: evaluating the deep network on a dense grid
-(what a sampled picture would cost, and it still misses regions), the
-linear-program enumeration (SciPy HiGHS, one program per undecided child), and the
-cell-by-cell polygon clipping that the flat one (every cell of a neuron in one
-array step) replaced."""
+(what a sampled picture would cost, and it still misses regions) and the
+linear-program enumeration of before (SciPy HiGHS, one program per undecided child).
+The region engine against its peer, regioncam, is in bench_regions."""
 
 import numpy as np
 
 from benchmarks.common import Row, median_time
+from benchmarks.lp_regions import lp_region_count
 from relulab.model.mlp import MLP
-from relulab.model.regions import (_reference_linear_regions, _reference_region_polygons,
-                                   linear_regions, region_polygons)
+from relulab.model.regions import linear_regions, region_polygons
 from relulab.model.shallow import convert, shallow_1d
 
 BOX = (-3.0, 3.0, -3.0, 3.0)
@@ -39,36 +38,16 @@ def run() -> list[Row]:
         rows.append(Row(f"2-D region map {'-'.join(map(str, sizes))} in [-3,3]² ({n_poly} polygons)",
                         t, f"patterns on a 500² grid ({_grid_patterns(net)} seen)", g, target))
 
-    # the flat clipping against the cell-by-cell clipping it replaced, same polygons
-    for sizes, box in (([2, 8, 8, 8, 1], (-1.25, 1.25, -1.25, 1.25)), ([2, 8, 8, 8, 1], BOX),
-                       ([2, 16, 16, 16, 1], BOX)):
-        for seed in (0, 3):
-            net = MLP.random(sizes, seed=seed)
-            n_poly = len(region_polygons(net, box))
-            flat = median_time(lambda: region_polygons(net, box), repeat=9)
-            cell = median_time(lambda: _reference_region_polygons(net, box), repeat=3)
-            rows.append(Row(f"region map {'-'.join(map(str, sizes))} seed {seed} in "
-                            f"[{box[0]:g},{box[1]:g}]² ({n_poly} polygons), flat clipping",
-                            flat, "cell-by-cell clipping (before)", cell, "several × faster"))
-    for sizes in ([2, 8, 8, 8, 1], [2, 16, 16, 1]):
-        net = MLP.random(sizes, seed=0)
-        p = len(linear_regions(net))
-        flat = median_time(lambda: linear_regions(net, method="polygons"), repeat=5)
-        cell = median_time(lambda: _reference_linear_regions(net), repeat=3)
-        rows.append(Row(f"exact regions on all of R², {'-'.join(map(str, sizes))} ({p} regions), "
-                        "flat clipping", flat, "cell-by-cell clipping (before)", cell,
-                        "several × faster"))
-
     net = MLP.random([2, 16, 16, 1], seed=0)
     stats = {}
     exact = median_time(lambda: linear_regions(net, stats=stats), repeat=3)
     p = len(linear_regions(net))
-    lp_stats = {}
-    lp = median_time(lambda: linear_regions(net, method="lp", stats=lp_stats), repeat=1, warmup=0)
-    rows.append(Row(f"exact regions on all of R², 2-16-16-1 ({p} regions, {stats['lps'] // 4} LPs)",
-                    exact, f"LP splitting only ({lp_stats['lps']} LPs)", lp, "≤ 5 s",
-                    "polygons of the projective plane: no bounding box, LPs only where a line "
-                    "touches a cell without crossing it"))
+    lp = median_time(lambda: lp_region_count(net), repeat=1, warmup=0)
+    _, lps = lp_region_count(net)
+    rows.append(Row(f"exact regions on all of R², 2-16-16-1 ({p} regions, {stats['lps']} LPs)",
+                    exact, f"LP splitting of before ({lps} LPs)", lp, "≤ 5 s",
+                    "polygons of the projective plane: no bounding box; every sign proven, "
+                    f"{stats['exact']} of them by integer arithmetic"))
 
     conv = median_time(lambda: convert(net), repeat=3)
     rows.append(Row("2-16-16-1 → three-hidden-layer extended network (regions + construction)",

@@ -331,6 +331,27 @@ def unpack_bits(words: np.ndarray, n_bits: int) -> np.ndarray:
 # ---------------------------------------------------------------------------
 # 2-D
 # ---------------------------------------------------------------------------
+def ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The indices start[i] … start[i] + count[i] − 1 of every i, concatenated."""
+    starts = np.asarray(starts, dtype=np.int64)
+    counts = np.asarray(counts, dtype=np.int64)
+    offsets = np.cumsum(counts) - counts
+    return np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(offsets - starts, counts)
+
+
+@dataclass
+class Flat:
+    """Every cell's pieces in cell order: piece q belongs to cell ``cell[q]``, has kind
+    ``kind[q]`` (2 polygon, 1 segment, 0 point, −1 a cone of rays) and the points
+    ``points[start[q] : start[q] + length[q]]`` (homogeneous, w = 0 at infinity)."""
+
+    points: np.ndarray
+    start: np.ndarray
+    length: np.ndarray
+    kind: np.ndarray
+    cell: np.ndarray
+
+
 class Arrangement2D:
     """The cells of one 2-D enumeration, as the compiled loop left them.
 
@@ -374,6 +395,14 @@ class Arrangement2D:
             k0, m, kind = self._PK[q]
             out.append((int(kind), self._VX[self._K[k0:k0 + m, 0]]))
         return out
+
+    @cached_property
+    def flat(self) -> Flat:
+        q = ranges(self._Cs, self._Cn)
+        k0, m, kind = self._PK[q].T
+        pts = self._VX[self._K[ranges(k0, m), 0]]
+        return Flat(pts, np.cumsum(m) - m, m, kind,
+                    np.repeat(np.arange(self.n_cells), self._Cn))
 
     @cached_property
     def maps(self) -> tuple[np.ndarray, np.ndarray]:
@@ -616,6 +645,14 @@ class ArrangementND:
     @cached_property
     def full(self) -> np.ndarray:
         return self._CL == 0
+
+    @cached_property
+    def flat(self) -> Flat:
+        q = ranges(self._Cs, self._Cn)
+        k0, m = self._PK[q].T
+        pts = self._X[self._KR[ranges(k0, m)]]
+        return Flat(pts, np.cumsum(m) - m, m, np.full(len(q), -1),
+                    np.repeat(np.arange(self.n_cells), self._Cn))
 
     def rays(self, k: int) -> list[np.ndarray]:
         out = []

@@ -314,60 +314,70 @@ def _regions(net: MLP, arr, should_stop) -> list[Region]:
     n = net.n_in
     Zs, A, c = _layer_maps(net, pattern)
     rows = np.concatenate(Zs, axis=1) if Zs else np.zeros((len(arr), 0, n + 1))
-    two_d = isinstance(arr, arrangement.Arrangement2D)
-    # (kind, homogeneous points): 2 polygon, 1 segment, 0 point; −1 a cone of rays (n-D)
-    pieces = [arr.pieces(k) for k in range(len(arr))] if two_d else \
-        [[(-1, R) for R in arr.rays(k)] for k in range(len(arr))]
-    witness = _witnesses(net, pieces, pattern, full, arr.stats)
+    norm = np.linalg.norm(rows[..., :n], axis=2)
+    norm[norm == 0] = 1.0  # a row that rounds to a constant: kept as computed
+    rows = rows / norm[..., None]
+    flat = arr.flat
+    witness = _witnesses(net, flat, pattern, full, arr.stats)
+    polys = [()] * len(arr)
+    if isinstance(arr, arrangement.Arrangement2D):
+        # the polygons of full cells, as drawn and clipped by regions_in_box
+        split = np.split(flat.points, flat.start[1:])
+        by_cell: dict = {}
+        for q in np.flatnonzero(flat.kind == 2):
+            by_cell.setdefault(int(flat.cell[q]), []).append(split[q])
+        for k, ps in by_cell.items():
+            polys[k] = tuple(ps)
     sizes = tuple(arr.layer_sizes)
     out = []
     for k in range(len(arr)):
         if should_stop is not None and k % 1024 == 0 and should_stop():
             raise EnumerationStopped("building regions")
-        j = np.flatnonzero(stored[k])
+        j = stored[k]
         R = rows[k, j]
-        norm = np.linalg.norm(R[:, :n], axis=1)
-        norm[norm == 0] = 1.0  # a row that rounds to a constant: kept as computed
-        polys = tuple(P for kind, P in pieces[k] if kind == 2) if two_d and full[k] else ()
-        out.append(Region(pattern[k], R[:, :n] / norm[:, None], R[:, n] / norm, pattern[k, j],
-                          A[k], c[k], witness[k], polys, sizes, bool(full[k])))
+        out.append(Region(pattern[k], R[:, :n], R[:, n], pattern[k, j], A[k], c[k], witness[k],
+                          polys[k], sizes, bool(full[k])))
     return out
 
 
-def _inner_point(P: np.ndarray) -> np.ndarray | None:
-    """A homogeneous point of a cone's relative interior: the mean of its rays, finite
-    ones as (x, 1) and directions scaled to the size of the finite ones as (d, 0)
-    (None without a finite ray)."""
-    w = P[:, -1]
+def _inner_points(flat) -> tuple[np.ndarray, np.ndarray]:
+    """Per piece, the mean of its points with finite ones as (x, 1) and directions
+    scaled to the size of the finite ones as (d, 0): (sum of x (P, n), weight (P,));
+    x / weight lies in the piece's relative interior (weight 0: no finite point)."""
+    P = flat.points
+    n = P.shape[1] - 1
+    w = P[:, n]
     finite = w > 0
-    if not finite.any():
-        return None
-    pts = P[finite] / w[finite, None]
-    size = 1.0 + np.abs(pts[:, :-1]).max()
-    dirs = P[~finite]
-    if len(dirs):
-        dirs = dirs * (size / np.abs(dirs).max(axis=1))[:, None]
-    return np.concatenate([pts, dirs]).mean(axis=0)
+    pts = np.where(finite[:, None], P[:, :n] / np.where(finite, w, 1.0)[:, None], 0.0)
+    piece = np.repeat(np.arange(len(flat.length)), flat.length)
+    size = 1.0 + np.maximum.reduceat(np.abs(pts).max(axis=1), flat.start) if len(P) else \
+        np.zeros(0)
+    d = P[:, :n]
+    big = np.abs(d).max(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dirs = np.where(finite[:, None], 0.0, d * (size[piece] / big)[:, None])
+    total = np.add.reduceat(pts + dirs, flat.start) if len(P) else np.zeros((0, n))
+    weight = np.add.reduceat(finite.astype(float), flat.start) if len(P) else np.zeros(0)
+    return total / flat.length[:, None], weight / flat.length
 
 
-def _witnesses(net, pieces, pattern, full, stats) -> np.ndarray:
+def _witnesses(net, flat, pattern, full, stats) -> np.ndarray:
     """A point of every cell: the mean of its pieces' inner points, proven to have
     the cell's pattern for full-dimensional cells (other candidates are tried when the
     first is too close to a boundary to prove)."""
     n = net.n_in
-    W = np.zeros((len(pieces), n))
-    for k, ps in enumerate(pieces):
-        tot = np.zeros(n + 1)
-        for _, P in ps:
-            q = _inner_point(P)
-            if q is not None:
-                tot += q
-        W[k] = tot[:n] / tot[n] if tot[n] > 0 else 0.0
+    C = len(pattern)
+    x, wt = _inner_points(flat)
+    sx = np.zeros((C, n))
+    sw = np.zeros(C)
+    np.add.at(sx, flat.cell, x)
+    np.add.at(sw, flat.cell, wt)
+    W = np.divide(sx, sw[:, None], out=np.zeros((C, n)), where=sw[:, None] > 0)
     pat, proven = certified_patterns(net, W)
     bad = np.flatnonzero(full & ~(proven.all(axis=1) & (pat == pattern).all(axis=1)))
     unproven = 0
     for k in bad:
-        for cand in _candidates(pieces[k]):
+        for cand in _candidates(flat, k):
             p, ok = certified_patterns(net, cand[None])
             if ok.all() and np.array_equal(p[0], pattern[k]):
                 W[k] = cand
@@ -378,8 +388,11 @@ def _witnesses(net, pieces, pattern, full, stats) -> np.ndarray:
     return W
 
 
-def _candidates(pieces):
-    """More interior points of a cell: each piece's own, then (2-D) its triangles'."""
+def _candidates(flat, k):
+    """More interior points of cell k: each piece's own, then (2-D) its triangles'."""
+    qs = np.flatnonzero(flat.cell == k)
+    pieces = [(flat.kind[q], flat.points[flat.start[q]:flat.start[q] + flat.length[q]])
+              for q in qs]
     for _, P in pieces:
         q = _inner_point(P)
         if q is not None:
@@ -391,6 +404,20 @@ def _candidates(pieces):
             q = _inner_point(P[[0, i, i + 1]])
             if q is not None:
                 yield q[:-1] / q[-1]
+
+
+def _inner_point(P: np.ndarray) -> np.ndarray | None:
+    """One piece's inner point (see :func:`_inner_points`) as a homogeneous point."""
+    w = P[:, -1]
+    finite = w > 0
+    if not finite.any():
+        return None
+    pts = P[finite] / w[finite, None]
+    size = 1.0 + np.abs(pts[:, :-1]).max()
+    dirs = P[~finite]
+    if len(dirs):
+        dirs = dirs * (size / np.abs(dirs).max(axis=1))[:, None]
+    return np.concatenate([pts, dirs]).mean(axis=0)
 
 
 # ---------------------------------------------------------------------------
