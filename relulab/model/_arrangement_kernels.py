@@ -3,14 +3,16 @@
 Only sign decisions and bookkeeping live here; everything a decision rests on is
 explained in the engine's docstring. Lines and points are homogeneous triples:
 a line (a₁, a₂, c) is the zero set of a₁x + a₂y + c, a point (x, y, w) is (x/w, y/w)
-for w > 0 and the direction (x, y) at infinity for w = 0. Every triple is stored
-scaled by a power of two (exact) so that its largest entry lies in [½, 1), together
-with an entrywise bound on its distance from the true triple.
+for w > 0 and the direction (x, y) at infinity for w = 0. Every triple is kept with
+an entrywise bound on its distance from the true triple, and scaled by a power of
+two (exactly) when its size is extreme, so that products neither overflow nor
+underflow.
 
 A sign is certified by the floating-point filter when |z| exceeds the bound on its
 error; otherwise ``_exact_sign_cb`` answers it with integers (the engine registers a
-context per run in ``CONTEXTS``). The same functions run uncompiled when numba is
-absent (``objmode`` then does nothing), only slower.
+context per run in ``CONTEXTS``). The functions are compiled with numba, cached on
+disk where there is a place for it (else in memory: a frozen app); without numba
+they run as plain Python (``objmode`` then does nothing), correct but very slow.
 """
 
 from __future__ import annotations
@@ -20,14 +22,21 @@ import math
 import numpy as np
 
 try:
-    from numba import njit, objmode
+    import numba
+    from numba import objmode
+
+    def njit(cache: bool = False):
+        def wrap(fn):
+            try:
+                return numba.njit(cache=cache)(fn)
+            except RuntimeError:  # no writable place for the cache: compile in memory
+                return numba.njit(fn)
+        return wrap
 except ImportError:  # pragma: no cover - numba is a dependency; this keeps the engine usable
     import contextlib
 
-    def njit(*args, **kwargs):
-        if args and callable(args[0]):
-            return args[0]
-        return lambda f: f
+    def njit(cache: bool = False):
+        return lambda fn: fn
 
     def objmode(**kwargs):
         return contextlib.nullcontext()

@@ -268,6 +268,28 @@ def _null_vector(M, d) -> list:
     return [int(v * den) for v in y]
 
 
+_warm_lock = threading.Lock()
+
+
+def engine_ready() -> bool:
+    """True once the compiled loops are loaded (never blocks)."""
+    run2, runnd = kern.run2, kern.runnd
+    return bool(getattr(run2, "signatures", True)) and bool(getattr(runnd, "signatures", True))
+
+
+def warm_up() -> None:
+    """Compile the engine's loops, or load them from the disk cache: a fraction of a
+    second when cached, most of a minute the first time. Safe from any thread."""
+    with _warm_lock:
+        if engine_ready():
+            return
+        two = MLP([(np.eye(2), np.zeros(2)), (np.ones((1, 2)), np.zeros(1))])
+        count_regions_2d(two)
+        arrangement_2d(two, box=(-1.0, 1.0, -1.0, 1.0))
+        three = MLP([(np.eye(3), np.zeros(3)), (np.ones((1, 3)), np.zeros(1))])
+        arrangement_nd(three)
+
+
 def _limit_message(code: int, cells: int, max_cells: int, seconds: float) -> str:
     if code == -1:
         return (f"more than {max_cells:,} activation regions (the limit): too many to enumerate "

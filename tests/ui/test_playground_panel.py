@@ -18,6 +18,15 @@ needs_regions = pytest.mark.skipif(not regions_available(),
                                    reason="relulab.model.regions has not landed yet")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _region_engine_loaded():
+    """Load the region engine's compiled loops once: until they are, the panel draws
+    the overlay from its worker (test_overlay_waits_for_the_engine_in_the_worker)."""
+    from relulab.model.arrangement import warm_up
+
+    warm_up()
+
+
 @pytest.fixture
 def panel(shown_panel):
     return shown_panel(PlaygroundPanel)
@@ -428,3 +437,18 @@ def test_undo_keeps_the_current_training_settings(panel):
     assert panel.trainer.config.learning_rate == 0.5
     panel.undo_stack.undo()  # the lesson set-up set the rate; its undo restores it
     assert panel.trainer.config.learning_rate == 0.2
+
+
+@needs_regions
+def test_overlay_waits_for_the_engine_in_the_worker(panel, qtbot, monkeypatch):
+    """Before the compiled loops are loaded the GUI thread never enumerates."""
+    from relulab.model.regions import region_polygons
+    from relulab.ui.panels import playground
+
+    monkeypatch.setattr(playground, "engine_ready", lambda: False)
+    net = MLP.random([2, 5, 5, 1], seed=8)
+    panel.receive("network", net)
+    assert panel.region_label.text() == "Linear regions: counting…"
+    expected = len(region_polygons(net, panel.box))
+    qtbot.waitUntil(lambda: panel.region_label.text()
+                    == f"Linear regions in view: {expected} (exact)", timeout=20_000)

@@ -60,6 +60,14 @@ def regions_available() -> bool:
     return importlib.util.find_spec("relulab.model.regions") is not None
 
 
+def engine_ready() -> bool:
+    """True once the region engine's compiled loops are loaded; until then (seconds, or
+    a minute on the very first run) the overlay is computed in the worker."""
+    from relulab.model.arrangement import engine_ready as ready
+
+    return ready()
+
+
 def region_polygons(net: MLP, box, should_stop=None):
     """The exact activation regions of ``net`` inside ``box`` (the converter's code)."""
     from relulab.model.regions import region_polygons as polygons
@@ -1059,7 +1067,7 @@ class PlaygroundPanel(Panel):
             return
         if net is self._regions_for:  # a hover or a neuron choice: same network, same regions
             return
-        if self.is_playing() or net.n_hidden_neurons > SYNC_REGION_NEURONS:
+        if self.is_playing() or net.n_hidden_neurons > SYNC_REGION_NEURONS or not engine_ready():
             # While training, and for big networks, the exact regions are enumerated in
             # a worker thread so a frame costs only the heat map; the newest network wins.
             if not self.is_playing():
