@@ -15,6 +15,7 @@ import numpy as np
 
 from benchmarks.common import Row, best_time, median_time
 from benchmarks.lp_regions import lp_region_count
+from relulab.model.arrangement import arrangement_2d
 from relulab.model.mlp import MLP
 from relulab.model.regions import count_linear_regions, linear_regions
 
@@ -56,13 +57,15 @@ def _concurrent(m):
 
 
 def _grid_with_diagonals():
+    """Lines x = 3i, y = 3i and the diagonals x ± y = 3k (all weights times 3, so in
+    doubles every crossing of three or four lines is exact)."""
     rows, bias = [], []
-    for i in range(-2, 3):
-        rows += [[1, 0], [0, 1]]
-        bias += [-i, -i]
-    for k in range(-3, 4):
-        rows += [[1, -1], [1, 1]]
-        bias += [-k, -k]
+    for i in range(-3, 4):
+        rows += [[3, 0], [0, 3]]
+        bias += [-3 * i, -3 * i]
+    for k in range(-5, 6):
+        rows += [[3, -3], [3, 3]]
+        bias += [-3 * k, -3 * k]
     return MLP([(np.array(rows, float), np.array(bias, float)), (np.ones((1, len(rows))), [0.0])])
 
 
@@ -83,35 +86,38 @@ def run() -> list[Row]:
                         "points included)", plane_t, peer, peer_t,
                         "≤ 2× regioncam's box count (ratio ≥ 0.5)"))
 
-    # degenerate networks: all of R², no linear programs
+    # degenerate networks on all of R², against the same sizes in general position
+    rng = np.random.default_rng(0)
     fan = _concurrent(100)
-    zero = MLP([(W, np.zeros_like(b)) for W, b in MLP.random([2, 32, 32, 1], seed=0).layers])
-    for name, net in (("100 lines through one point", fan),
-                      ("2-32-32-1 with zero biases (every line through the origin)", zero)):
+    fan_generic = MLP([(fan.layers[0][0], rng.uniform(-1, 1, 100)), fan.layers[1]])
+    generic = MLP.random([2, 32, 32, 1], seed=0)
+    zero = MLP([(W, np.zeros_like(b)) for W, b in generic.layers])
+    for name, net, base in (("100 lines through one point", fan, fan_generic),
+                            ("2-32-32-1 with zero biases (all lines through 0)", zero, generic)):
         stats = {}
         p = len(linear_regions(net, stats=stats))
         t = best_time(lambda: linear_regions(net), repeat=5)
-        peer_n, peer_t, peer = _peer(rc, net)
-        box_n = count_linear_regions(net, BOX)
-        note = "" if peer_n is None else \
-            f"in [-3,3]²: {box_n} regions, regioncam {peer_n}" + ("" if peer_n == box_n else
-                                                                   " (float32 near the crossing)")
+        p_base = len(linear_regions(base))
+        t_base = best_time(lambda: linear_regions(base), repeat=5)
         rows.append(Row(f"{name}: {p} regions of R², {stats['lps']} LPs, {stats['exact']} exact "
-                        "signs", t, peer, peer_t, "≤ 0.5 s (was 65 s and 23 s)", note))
+                        "signs", t, f"the same sizes in general position ({p_base} regions)",
+                        t_base, "≤ 0.5 s (was 65 s and 23 s)"))
     grid = _grid_with_diagonals()
-    g_box = (-2.5, 2.5, -2.5, 2.5)
+    g_box = (-3.5, 3.5, -3.5, 3.5)
     n_grid = count_linear_regions(grid, g_box)
+    exact = arrangement_2d(grid, box=g_box).stats["exact"]
     t = best_time(lambda: count_linear_regions(grid, g_box), repeat=9)
     if rc is None:
         peer, peer_t, note = "regioncam: not installed (pip install regioncam)", NAN, ""
     else:
-        peer_n = rc(grid, 2.5)
-        peer_t = best_time(lambda: rc(grid, 2.5), repeat=9)
+        peer_n = rc(grid, 3.5)
+        peer_t = best_time(lambda: rc(grid, 3.5), repeat=9)
         peer = "regioncam, box count"
         note = (f"regioncam counts {peer_n}" + ("" if peer_n == n_grid else
-                ": zero-area slivers where 3 or 4 lines meet exactly (float32)"))
-    rows.append(Row(f"grid with diagonals through its crossings in [-2.5,2.5]²: {n_grid} regions "
-                    "(exact)", t, peer, peer_t, "exact where lines meet", note))
+                ": where 3 or 4 lines meet exactly, float32 leaves slivers"))
+    rows.append(Row(f"grid ×3 with diagonals through its crossings in [-3.5,3.5]²: {n_grid} "
+                    f"regions ({exact} signs by integers)", t, peer, peer_t, "the exact count",
+                    note))
 
     # n-D: cones of rays against the linear programs of before
     for sizes, target in (([3, 8, 8, 1], "≤ 1 s"), ([4, 8, 8, 1], "≤ 5 s")):

@@ -59,6 +59,8 @@ LTINY = 1
 LEXACT = 2
 # the line at infinity is line 0 of every run
 LINF = 0
+# cells visited between two questions "stop?" inside one root (about a millisecond)
+STOP_WORK = 20000
 
 #: run contexts by id, for the exact fallback and the stop check (see arrangement.py)
 CONTEXTS: dict = {}
@@ -230,6 +232,7 @@ def _split_layer(st, l, n, R, g0, KB, RB, C, nP, nK, nv, nL, Z, EZ,
     much is needed; grow and call again), −1 too many cells, else a stop code."""
     PW = CP.shape[1]
     NL = CR.shape[1]
+    work = 0
     if True:
         r = st[0]
         i = st[1]
@@ -259,6 +262,15 @@ def _split_layer(st, l, n, R, g0, KB, RB, C, nP, nK, nv, nL, Z, EZ,
                 word = g // 64
                 bit = np.uint64(1) << np.uint64(g % 64)
                 C0 = C
+                # inside a big root (the first layer's is the whole plane) ask again
+                # after every few thousand cells visited
+                work += C0 - local + 1
+                if check and work > STOP_WORK:
+                    work = 0
+                    with objmode(code="int64"):
+                        code = _stop_cb(ctx, C)
+                    if code != 0:
+                        return code, C, nP, nK, nv, nL
                 # room for the worst case of this step, else back to the caller to grow
                 # the arrays (replacing an array inside these loops would cost
                 # reference counting at every iteration)
@@ -783,6 +795,7 @@ def _split_layer_nd(st, l, nl, R, g0, KB, d, N, C, nP, nK, nv, Z, EZ,
     MW = KT.shape[1]
     n = d - 1
     wbit = N + n
+    work = 0
     r = st[0]
     i = st[1]
     while r < R:
@@ -809,6 +822,13 @@ def _split_layer_nd(st, l, nl, R, g0, KB, d, N, C, nP, nK, nv, Z, EZ,
             word = g // 64
             bit = np.uint64(1) << np.uint64(g % 64)
             C0 = C
+            work += C0 - local + 1
+            if check and work > STOP_WORK // 8:
+                work = 0
+                with objmode(code="int64"):
+                    code = _stop_cb(ctx, C)
+                if code != 0:
+                    return code, C, nP, nK, nv
             kspan = nK - nK_root + rk
             pspan = nP - nP_root + rp
             # new rays of one piece ≤ |R+|·|R−| ≤ corners²/4

@@ -416,6 +416,16 @@ def test_enumeration_can_be_stopped(run):
     assert len(calls) == 3
 
 
+@pytest.mark.parametrize("sizes", [[2, 300, 1], [3, 60, 1]])
+def test_one_big_root_is_stopped_inside(sizes):
+    """The first layer has a single root (all of Rⁿ): its neurons are many steps, and
+    the question comes back between them, not only when the root is done."""
+    stop, calls = _stopper(2)
+    with pytest.raises(EnumerationStopped):
+        count_linear_regions(MLP.random(sizes, seed=0), should_stop=stop)
+    assert len(calls) == 2
+
+
 def test_limits_stop_with_one_line():
     net = MLP.random([3, 8, 8, 1], seed=0)
     with pytest.raises(RegionLimit, match="more than 100 activation regions") as e:
