@@ -789,7 +789,10 @@ def _split_layer_nd(st, l, nl, R, g0, KB, d, N, C, nP, nK, nv, Z, EZ,
                     CP, CS, CR, CL, Cs, Cn, PK, PO, KR, KT, X, XE, RQ, RZ, sgn, xv, acc, tmp,
                     lower, exact_only, ctx, check, max_cells, counters):
     """Split the roots st[0] … R − 1 of layer l by its nl neurons (see ``_split_layer``
-    for the resumption protocol; st[8:13] say how much room is needed)."""
+    for the resumption protocol; st[8:13] say how much room is needed). Room for the
+    new rays is checked cell by cell (a cut cell with m rays can make m²/4 of them),
+    so a return for room may come in the middle of a neuron: st[15] = 1, and the loop
+    over cells resumes at cell st[13] of the st[14] there were."""
     PW = CP.shape[1]
     NL = CR.shape[1]
     MW = KT.shape[1]
@@ -799,7 +802,7 @@ def _split_layer_nd(st, l, nl, R, g0, KB, d, N, C, nP, nK, nv, Z, EZ,
     r = st[0]
     i = st[1]
     while r < R:
-        if i == 0:
+        if i == 0 and not st[15]:
             if check:
                 with objmode(code="int64"):
                     code = _stop_cb(ctx, C)
@@ -821,29 +824,28 @@ def _split_layer_nd(st, l, nl, R, g0, KB, d, N, C, nP, nK, nv, Z, EZ,
             g = g0 + i
             word = g // 64
             bit = np.uint64(1) << np.uint64(g % 64)
-            C0 = C
-            work += C0 - local + 1
-            if check and work > STOP_WORK // 8:
-                work = 0
-                with objmode(code="int64"):
-                    code = _stop_cb(ctx, C)
-                if code != 0:
-                    return code, C, nP, nK, nv
-            kspan = nK - nK_root + rk
-            pspan = nP - nP_root + rp
-            # new rays of one piece ≤ |R+|·|R−| ≤ corners²/4
-            nspan = (kspan * kspan) // 4 + kspan
-            if (C + C0 - local + 1 > CP.shape[0] or nP + 2 * pspan + 1 > PK.shape[0]
-                    or nK + 3 * (kspan + nspan) > KR.shape[0] or nv + nspan > X.shape[0]
-                    or kspan > sgn.shape[0] or nspan > xv.shape[0]):
-                st[0] = r
-                st[1] = i
-                st[8] = C + C0 - local + 1
-                st[9] = nP + 2 * pspan + 1
-                st[10] = nK + 3 * (kspan + nspan)
-                st[11] = nv + nspan
-                st[12] = max(kspan, nspan)
-                return 4, C, nP, nK, nv
+            if st[15]:                   # resuming inside this neuron's loop over cells
+                C0 = st[14]
+                idx0 = st[13]
+                st[15] = 0
+            else:
+                C0 = C
+                idx0 = local - 1
+                work += C0 - local + 1
+                if check and work > STOP_WORK // 8:
+                    work = 0
+                    with objmode(code="int64"):
+                        code = _stop_cb(ctx, C)
+                    if code != 0:
+                        return code, C, nP, nK, nv
+                pspan = nP - nP_root + rp
+                if C + C0 - local + 1 > CP.shape[0] or nP + 2 * pspan + 1 > PK.shape[0]:
+                    st[0] = r
+                    st[1] = i
+                    st[8] = C + C0 - local + 1
+                    st[9] = nP + 2 * pspan + 1
+                    st[10] = st[11] = st[12] = 0
+                    return 4, C, nP, nK, nv
             key = KB + r * nl + i
             # the line, scaled when extreme
             big = 0.0
@@ -860,12 +862,17 @@ def _split_layer_nd(st, l, nl, R, g0, KB, d, N, C, nP, nK, nv, Z, EZ,
                 tmp[1, t] = e + FLOOR if e > 0.0 else 0.0
                 if a != 0.0 and abs(a) < TINY:
                     ltiny = True
-            for idx in range(local - 1, C0):
+            for idx in range(idx0, C0):
                 c = r if idx < local else idx
                 q0 = Cs[c]
                 q1 = q0 + Cn[c]
                 k0c = PK[q0, 0]
                 tot = PK[q1 - 1, 0] + PK[q1 - 1, 1] - k0c
+                if tot > sgn.shape[0]:
+                    st[0], st[1], st[13], st[14], st[15] = r, i, idx, C0, 1
+                    st[8] = st[9] = st[10] = st[11] = 0
+                    st[12] = tot
+                    return 4, C, nP, nK, nv
                 npos = 0
                 nneg = 0
                 for q in range(q0, q1):
@@ -911,6 +918,16 @@ def _split_layer_nd(st, l, nl, R, g0, KB, d, N, C, nP, nK, nv, Z, EZ,
                             nneg += 1
                 if npos == 0:
                     continue                     # z ≤ 0 on the whole cell: off
+                # room for this cell's children: ≤ npos·nneg new rays
+                nnew = npos * nneg
+                if nK + 3 * (tot + nnew) > KR.shape[0] or nv + nnew > X.shape[0] \
+                        or nnew > xv.shape[0]:
+                    st[0], st[1], st[13], st[14], st[15] = r, i, idx, C0, 1
+                    st[8] = st[9] = 0
+                    st[10] = nK + 3 * (tot + nnew)
+                    st[11] = nv + nnew
+                    st[12] = nnew
+                    return 4, C, nP, nK, nv
                 CP[c, word] |= bit
                 if nneg == 0:
                     # z ≥ 0 on the cell: it stays, on; zero rays get bit g; each piece's
@@ -1162,7 +1179,7 @@ def runnd(Wf, Wo, bf, bo, sizes, d, KR, KT, PK, PO, nP, nK, X, XE, RQ, nv, PW,
                         return 3, C, CP, CS, CR, CL, Cs, Cn, PK, PO, nP, KR, KT, nK, X, nv, A
                     e = EZ[j, d * r + t] * (1.0 + 1e-10)
                     EZ[j, d * r + t] = e + FLOOR if e > 0.0 else 0.0
-        st = np.zeros(14, np.int64)
+        st = np.zeros(16, np.int64)
         while True:
             status, C, nP, nK, nv = _split_layer_nd(
                 st, l, n, R, g0, KB, d, N, C, nP, nK, nv, Z, EZ,
