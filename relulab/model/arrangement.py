@@ -30,8 +30,20 @@ on side ι of the edge's line has σ = ι·sign(L·p). Whether a touching vertex
 belongs to the cell is kept as flags (a strict constraint z > 0 of the cell vanishes
 there or not), so lower-dimensional regions are found without linear programs.
 
+In n dimensions (:func:`arrangement_nd`, any n) a cell is a union of pointed cones
+of R^{n+1} (homogeneous points (x, w), w ≥ 0; Rⁿ starts as the n + 1 cones of a fan
+around the origin), each kept as its extreme rays with their tight sets (the
+constraints that vanish there). Splitting by z is the double description step: a new
+ray z_p q − z_q p for every pair of rays p (z > 0), q (z < 0) that span an edge,
+which holds exactly when no third ray's tight set contains T(p) ∩ T(q). A ray's exact
+coordinates are the null space of its tight constraints, so the fallback is again
+integer arithmetic. A touching face belongs to the cell unless a neuron on in the
+cell vanishes on all of it, or it lies at infinity.
+
 Degenerate networks (lines through one point, duplicate neurons, zero rows, zero
-biases) are then ordinary: a line through a vertex gets the sign 0, exactly.
+biases) are then ordinary: a line through a vertex gets the sign 0, exactly. A
+network in other units (input scaled, shifted) has the same arrangement: no
+decision depends on an absolute tolerance.
 """
 
 from __future__ import annotations
@@ -50,11 +62,6 @@ import numpy as np
 from relulab.model import _arrangement_kernels as kern
 from relulab.model.cancel import Cancelled
 from relulab.model.mlp import MLP
-
-#: Default limits of one whole-space enumeration (the converter's n-D work; see
-#: :class:`RegionLimit`): beyond them the regions are too many to convert usefully.
-MAX_REGIONS = 50_000
-MAX_SECONDS = 60.0
 
 _ids = itertools.count(1)
 _id_lock = threading.Lock()
@@ -301,46 +308,6 @@ def _limit_message(code: int, cells: int, max_cells: int, seconds: float) -> str
 # ---------------------------------------------------------------------------
 # lines of a layer, with error bounds
 # ---------------------------------------------------------------------------
-def layer_lines(W, b, A, EA):
-    """Every root's pre-activation maps of one layer and their error bounds.
-
-    A (R, m, n + 1): root r's h_{l−1} = A[r] x̃ (x̃ = (x, 1)), EA its entrywise error
-    bound. Returns Z (R, n_l, n + 1) with Z[r] = W A[r] + b e_last and EZ ≥ |fl(Z) − Z|:
-    γ_{m+1}(|W| |A| + |b|) for this product plus |W| EA carried from before."""
-    m = W.shape[1]
-    with np.errstate(over="raise", invalid="raise"):
-        try:
-            Z = np.matmul(W, A)
-            Z[..., -1] += b
-            g = (m + 2) * kern.U
-            EZ = np.matmul(np.abs(W), EA + g * np.abs(A))
-            EZ[..., -1] += g * np.abs(b)
-            EZ *= 1.0 + 1e-10
-        except FloatingPointError:
-            raise ValueError("the weights are too large for exact region enumeration "
-                             "(a pre-activation overflows)") from None
-    EZ[EZ > 0] += kern.FLOOR
-    return Z, EZ
-
-
-def normalise_lines(Z, EZ):
-    """Rows scaled by powers of two (exactly) to a largest entry in [½, 1), with flags:
-    TINY when a non-zero entry is too small for the filter, EXACT when the row's error
-    bound is zero."""
-    d = Z.shape[-1]
-    Z = Z.reshape(-1, d)
-    EZ = EZ.reshape(-1, d)
-    big = np.abs(Z).max(axis=1)
-    _, k = np.frexp(big)
-    LX = np.ldexp(Z, -k[:, None])
-    LE = np.ldexp(EZ, -k[:, None])
-    LE[LE > 0] += kern.FLOOR
-    A = np.abs(LX)
-    flags = np.where(((A > 0) & (A < kern.TINY)).any(axis=1), kern.LTINY, 0)
-    flags |= np.where((LE == 0).all(axis=1), kern.LEXACT, 0)
-    return LX, LE, flags.astype(np.int64)
-
-
 def unpack_bits(words: np.ndarray, n_bits: int) -> np.ndarray:
     """Bit g of row k (word g // 64, bit g % 64) as a bool array (rows, n_bits)."""
     if n_bits == 0:
@@ -380,15 +347,14 @@ class Arrangement2D:
     ``len()`` is the number of regions (cheap); the rest is read out on demand:
     ``pattern``/``stored`` (C, N) (neuron on; its line is a stored constraint of the
     cell), ``full`` (polygons, or segments and points), ``pieces(k)`` (cell k's pieces
-    as homogeneous vertices (x, y, w), w = 0 at infinity), ``rows`` (the stored
-    constraints as unit rows) and ``maps`` (the network's affine map on each cell)."""
+    as homogeneous vertices (x, y, w), w = 0 at infinity), ``flat`` (every piece at
+    once) and ``maps`` (the network's affine map on each cell)."""
 
-    def __init__(self, C, CP, CS, CR, Cs, Cn, PK, K, V, VQ, LX, LID, KBs, A, W_out, b_out,
-                 sizes, stats):
+    def __init__(self, C, CP, CS, CR, Cs, Cn, PK, K, V, VQ, A, W_out, b_out, sizes, stats):
         self.n_cells = int(C)
         self._CP, self._CS, self._CR = CP[:C], CS[:C], CR[:C]
         self._Cs, self._Cn, self._PK, self._K = Cs[:C], Cn[:C], PK, K
-        self._VX, self._VQ, self._LX, self._LID, self._KBs = V[:, :3], VQ, LX, LID, KBs
+        self._VX, self._VQ = V[:, :3], VQ
         self._A, self._W_out, self._b_out = A, W_out, b_out
         self.layer_sizes = sizes
         self.stats = stats
@@ -432,24 +398,6 @@ class Arrangement2D:
         H = self._A.reshape(self._A.shape[0], self.n_cells, 3)
         A = np.einsum("oi,icd->cod", self._W_out, H)
         return A[..., :2].copy(), A[..., 2] + self._b_out
-
-    @cached_property
-    def rows(self) -> np.ndarray:
-        """(C, N, 3): every stored constraint as the unit row (a, c)/‖a‖ of its line
-        (zero where the neuron's line is not stored)."""
-        sizes = np.array(self.layer_sizes, dtype=np.int64)
-        out = np.zeros(self.pattern.shape + (3,))
-        if not len(sizes):
-            return out
-        layer_of = np.repeat(np.arange(len(sizes)), sizes)
-        j_of = np.arange(len(layer_of)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-        keys = (self._KBs[layer_of][None, :] + self._CR[:, layer_of] * sizes[layer_of][None, :]
-                + j_of[None, :])
-        ks, gs = np.nonzero(self.stored)
-        R = self._LX[self._LID[keys[ks, gs]]]
-        out[ks, gs] = R / np.hypot(R[:, 0], R[:, 1])[:, None]
-        return out
-
 
 def _base_2d(box):
     """Exact base lines, their float rows and the starting pieces (box or plane).
@@ -505,8 +453,7 @@ def arrangement_2d(net: MLP, box=None, lower: bool = True, should_stop=None,
     status, C, CP, CS, CR, Cs, Cn, PK, nP, K, nK, V, VQ, nv, LX, LF, LS, nL, A, LID, KBs = out
     W_out, b_out = net.layers[-1]
     stats = {"exact": int(counters[0]), "lps": 0, "seconds": time.perf_counter() - t0}
-    return Arrangement2D(C, CP, CS, CR, Cs, Cn, PK, K, V, VQ, LX, LID, KBs, A, W_out, b_out,
-                         sizes, stats)
+    return Arrangement2D(C, CP, CS, CR, Cs, Cn, PK, K, V, VQ, A, W_out, b_out, sizes, stats)
 
 
 def count_regions_2d(net: MLP, box=None, should_stop=None, max_regions: int | None = None,
@@ -641,8 +588,8 @@ def _fan(n: int):
 
 class ArrangementND:
     """The cells of an n-D enumeration (see :class:`Arrangement2D`): ``len()``,
-    ``pattern``, ``stored``, ``full`` and ``rays(k)`` (cell k's pieces as lists of
-    homogeneous rays (x, w), w = 0 at infinity)."""
+    ``pattern``, ``stored``, ``full`` and ``flat`` (every cell's cones as homogeneous
+    rays (x, w), w = 0 at infinity)."""
 
     def __init__(self, out, n_in, sizes, stats):
         (status, C, CP, CS, CR, CL, Cs, Cn, PK, PO, nP, KR, KT, nK, X, nv, A) = out
@@ -675,13 +622,6 @@ class ArrangementND:
         pts = self._X[self._KR[ranges(k0, m)]]
         return Flat(pts, np.cumsum(m) - m, m, np.full(len(q), -1),
                     np.repeat(np.arange(self.n_cells), self._Cn))
-
-    def rays(self, k: int) -> list[np.ndarray]:
-        out = []
-        for q in range(self._Cs[k], self._Cs[k] + self._Cn[k]):
-            k0, m = self._PK[q]
-            out.append(self._X[self._KR[k0:k0 + m]])
-        return out
 
 
 def arrangement_nd(net: MLP, should_stop=None, max_regions: int | None = None,
