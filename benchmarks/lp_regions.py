@@ -11,9 +11,13 @@ from scipy.optimize import linprog
 TOLERANCE = 1e-9
 
 
-def _max_margin(normals, offsets, strict):
-    """max t with a·x + c ≥ t on strict rows, a·x + c ≤ 0 on the others, t ≤ 1."""
-    k, n = normals.shape
+def max_margin(normals, offsets, strict):
+    """max t with a·x + c ≥ t on strict rows, a·x + c ≤ 0 on the others, t ≤ 1
+    (rows of unit normals: t is a distance); (t, x), or (−inf, None) if infeasible."""
+    k, n = normals.shape if normals.ndim == 2 else (0, 0)
+    if k == 0:
+        return 1.0, None
+    strict = np.asarray(strict, dtype=bool)
     A_ub = np.zeros((k, n + 1))
     b_ub = np.zeros(k)
     A_ub[strict, :n] = -normals[strict]
@@ -59,7 +63,7 @@ def lp_region_count(net) -> tuple[int, int]:
                         alive[bit] = w
                         continue
                     lps += 1
-                    t, x = _max_margin(np.vstack([rows, a]), np.append(offs, cc),
+                    t, x = max_margin(np.vstack([rows, a]), np.append(offs, cc),
                                        np.append(on, bit))
                     if t > TOLERANCE:
                         alive[bit] = x

@@ -223,6 +223,29 @@ def _grow1(a, need):
 
 
 @njit(cache=True)
+def _off_child(CP, CS, CR, Cs, Cn, c, C, word, bit, pstart, nP):
+    """Cell C becomes cell c's off side: its pattern without this neuron's bit, its
+    stored rows and roots, and the pieces pstart … nP − 1."""
+    for w in range(CP.shape[1]):
+        CP[C, w] = CP[c, w]
+        CS[C, w] = CS[c, w]
+    CP[C, word] &= ~bit
+    for t in range(CR.shape[1]):
+        CR[C, t] = CR[c, t]
+    Cs[C] = pstart
+    Cn[C] = nP - pstart
+
+
+@njit(cache=True)
+def _has_side(sgn, t, m, on):
+    """Some of the m signs from sgn[t] are > 0 (on) or < 0 (not on)."""
+    for j in range(t, t + m):
+        if (on and sgn[j] > 0) or (not on and sgn[j] < 0):
+            return True
+    return False
+
+
+@njit(cache=True)
 def _split_layer(st, l, n, R, g0, KB, RB, C, nP, nK, nv, nL, Z, EZ,
                  CP, CS, CR, Cs, Cn, PK, K, V, VQ, VI, LX, LE, LF, LS, LID, RPAT, sgn, xv,
                  lower, exact_only, ctx, check, max_cells, counters):
@@ -230,8 +253,6 @@ def _split_layer(st, l, n, R, g0, KB, RB, C, nP, nK, nv, nL, Z, EZ,
     root st[0] on (st[2:8] hold that root's bookkeeping when resuming). Returns
     (status, C, nP, nK, nv, nL): status 0 done, 4 out of room (st[8:14] say how
     much is needed; grow and call again), −1 too many cells, else a stop code."""
-    PW = CP.shape[1]
-    NL = CR.shape[1]
     work = 0
     if True:
         r = st[0]
@@ -397,14 +418,7 @@ def _split_layer(st, l, n, R, g0, KB, RB, C, nP, nK, nv, nL, Z, EZ,
                             t += mq
                         if nP > pstart:
                             CS[c, word] |= bit
-                            for w in range(PW):
-                                CP[C, w] = CP[c, w]
-                                CS[C, w] = CS[c, w]
-                            CP[C, word] &= ~bit
-                            for tt in range(NL):
-                                CR[C, tt] = CR[c, tt]
-                            Cs[C] = pstart
-                            Cn[C] = nP - pstart
+                            _off_child(CP, CS, CR, Cs, Cn, c, C, word, bit, pstart, nP)
                             C += 1
                         continue
                     if full:
@@ -417,11 +431,7 @@ def _split_layer(st, l, n, R, g0, KB, RB, C, nP, nK, nv, nL, Z, EZ,
                             for q in range(q0, q1):
                                 k0 = PK[q, 0]
                                 mq = PK[q, 1]
-                                seen = False
-                                for jj in range(mq):
-                                    if (on and sgn[t + jj] > 0) or (not on and sgn[t + jj] < 0):
-                                        seen = True
-                                if not seen:
+                                if not _has_side(sgn, t, mq, on):
                                     t += mq
                                     continue
                                 kstart = nK
@@ -479,14 +489,7 @@ def _split_layer(st, l, n, R, g0, KB, RB, C, nP, nK, nv, nL, Z, EZ,
                                 Cs[c] = pstart
                                 Cn[c] = nP - pstart
                             else:
-                                for w in range(PW):
-                                    CP[C, w] = CP[c, w]
-                                    CS[C, w] = CS[c, w]
-                                CP[C, word] &= ~bit
-                                for tt in range(NL):
-                                    CR[C, tt] = CR[c, tt]
-                                Cs[C] = pstart
-                                Cn[C] = nP - pstart
+                                _off_child(CP, CS, CR, Cs, Cn, c, C, word, bit, pstart, nP)
                                 C += 1
                         continue
                     # a lower-dimensional cell: segments and points
@@ -583,14 +586,7 @@ def _split_layer(st, l, n, R, g0, KB, RB, C, nP, nK, nv, nL, Z, EZ,
                             Cs[c] = pstart
                             Cn[c] = nP - pstart
                         else:
-                            for w in range(PW):
-                                CP[C, w] = CP[c, w]
-                                CS[C, w] = CS[c, w]
-                            CP[C, word] &= ~bit
-                            for tt in range(NL):
-                                CR[C, tt] = CR[c, tt]
-                            Cs[C] = pstart
-                            Cn[C] = nP - pstart
+                            _off_child(CP, CS, CR, Cs, Cn, c, C, word, bit, pstart, nP)
                             C += 1
                 i += 1
             if C > max_cells:
@@ -598,6 +594,28 @@ def _split_layer(st, l, n, R, g0, KB, RB, C, nP, nK, nv, nL, Z, EZ,
             i = 0
             r += 1
         return 0, C, nP, nK, nv, nL
+
+
+@njit(cache=True)
+def _add_bias(Z, EZ, b, gam, d, R):
+    """Finish every root's maps Z (n, d·R) = W A + b and their bounds: the bias on each
+    root's last column, one rounding more, and the slack of the bound's own rounding.
+    False when a map overflows."""
+    for r in range(R):
+        for j in range(Z.shape[0]):
+            Z[j, d * r + d - 1] += b[j]
+            EZ[j, d * r + d - 1] += gam * abs(b[j])
+            for t in range(d):
+                if not (abs(Z[j, d * r + t]) < np.inf):
+                    return False
+                e = EZ[j, d * r + t] * (1.0 + 1e-10)
+                EZ[j, d * r + t] = e + FLOOR if e > 0.0 else 0.0
+    return True
+
+
+@njit(cache=True)
+def _grow_cells(CP, CS, CR, Cs, Cn, need):
+    return _grow2(CP, need), _grow2(CS, need), _grow2(CR, need), _grow1(Cs, need), _grow1(Cn, need)
 
 
 @njit(cache=True)
@@ -702,18 +720,11 @@ def run2(Wf, Wo, bf, bo, sizes, LX0, LE0, LF0, LS0, nL, V0, VQ0, VI0, nv,
         Z = np.dot(W, A)
         gam = (m + 2) * U
         EZ = np.dot(np.abs(W), EA + gam * np.abs(A))
+        if not _add_bias(Z, EZ, b, gam, 3, R):
+            return 3, C, CP, CS, CR, Cs, Cn, PK, nP, K, nK, V, VQ, nv, LX, LF, LS, nL, A, LID, KBs
         if KB + R * n > LID.shape[0]:
             LID = _grow1(LID, KB + R * n)
-        for r in range(R):
-            for j in range(n):
-                Z[j, 3 * r + 2] += b[j]
-                EZ[j, 3 * r + 2] += gam * abs(b[j])
-                if not (max(abs(Z[j, 3 * r]), abs(Z[j, 3 * r + 1]), abs(Z[j, 3 * r + 2])) < np.inf):
-                    return 3, C, CP, CS, CR, Cs, Cn, PK, nP, K, nK, V, VQ, nv, LX, LF, LS, nL, A, LID, KBs
-                for d in range(3):
-                    e = EZ[j, 3 * r + d] * (1.0 + 1e-10)
-                    EZ[j, 3 * r + d] = e + FLOOR if e > 0.0 else 0.0
-                LID[KB + r * n + j] = -1
+        LID[KB:KB + R * n] = -1
         KBs[l] = KB
         st = np.zeros(14, np.int64)
         while True:
@@ -724,11 +735,7 @@ def run2(Wf, Wo, bf, bo, sizes, LX0, LE0, LF0, LS0, nL, V0, VQ0, VI0, nv,
             if status != 4:
                 break
             if st[8] > CP.shape[0]:
-                CP = _grow2(CP, st[8])
-                CS = _grow2(CS, st[8])
-                CR = _grow2(CR, st[8])
-                Cs = _grow1(Cs, st[8])
-                Cn = _grow1(Cn, st[8])
+                CP, CS, CR, Cs, Cn = _grow_cells(CP, CS, CR, Cs, Cn, st[8])
             if st[9] > PK.shape[0]:
                 PK = _grow2(PK, st[9])
             if st[10] > K.shape[0]:
@@ -794,7 +801,6 @@ def _split_layer_nd(st, l, nl, R, g0, KB, d, N, C, nP, nK, nv, Z, EZ,
     so a return for room may come in the middle of a neuron: st[15] = 1, and the loop
     over cells resumes at cell st[13] of the st[14] there were."""
     PW = CP.shape[1]
-    NL = CR.shape[1]
     MW = KT.shape[1]
     n = d - 1
     wbit = N + n
@@ -979,15 +985,8 @@ def _split_layer_nd(st, l, nl, R, g0, KB, d, N, C, nP, nK, nv, Z, EZ,
                         t += mq
                     if nP > pstart:
                         CS[c, word] |= bit
-                        for w in range(PW):
-                            CP[C, w] = CP[c, w]
-                            CS[C, w] = CS[c, w]
-                        CP[C, word] &= ~bit
-                        for tt in range(NL):
-                            CR[C, tt] = CR[c, tt]
+                        _off_child(CP, CS, CR, Cs, Cn, c, C, word, bit, pstart, nP)
                         CL[C] = 1
-                        Cs[C] = pstart
-                        Cn[C] = nP - pstart
                         C += 1
                     continue
                 # cut: every piece with rays on both sides gets the new rays of its edges
@@ -1078,11 +1077,7 @@ def _split_layer_nd(st, l, nl, R, g0, KB, d, N, C, nP, nK, nv, Z, EZ,
                     for q in range(q0, q1):
                         kq = PK[q, 0]
                         mq = PK[q, 1]
-                        seen = False
-                        for jj in range(mq):
-                            if (on and sgn[t + jj] > 0) or (not on and sgn[t + jj] < 0):
-                                seen = True
-                        if not seen:
+                        if not _has_side(sgn, t, mq, on):
                             t += mq
                             continue
                         kstart = nK
@@ -1111,15 +1106,8 @@ def _split_layer_nd(st, l, nl, R, g0, KB, d, N, C, nP, nK, nv, Z, EZ,
                         Cs[c] = pstart
                         Cn[c] = nP - pstart
                     else:
-                        for w in range(PW):
-                            CP[C, w] = CP[c, w]
-                            CS[C, w] = CS[c, w]
-                        CP[C, word] &= ~bit
-                        for tt in range(NL):
-                            CR[C, tt] = CR[c, tt]
+                        _off_child(CP, CS, CR, Cs, Cn, c, C, word, bit, pstart, nP)
                         CL[C] = CL[c]
-                        Cs[C] = pstart
-                        Cn[C] = nP - pstart
                         C += 1
             i += 1
         if C > max_cells:
@@ -1170,15 +1158,8 @@ def runnd(Wf, Wo, bf, bo, sizes, d, KR, KT, PK, PO, nP, nK, X, XE, RQ, nv, PW,
         Z = np.dot(W, A)
         gam = (m + 2) * U
         EZ = np.dot(np.abs(W), EA + gam * np.abs(A))
-        for r in range(R):
-            for j in range(n):
-                Z[j, d * r + d - 1] += b[j]
-                EZ[j, d * r + d - 1] += gam * abs(b[j])
-                for t in range(d):
-                    if not (abs(Z[j, d * r + t]) < np.inf):
-                        return 3, C, CP, CS, CR, CL, Cs, Cn, PK, PO, nP, KR, KT, nK, X, nv, A
-                    e = EZ[j, d * r + t] * (1.0 + 1e-10)
-                    EZ[j, d * r + t] = e + FLOOR if e > 0.0 else 0.0
+        if not _add_bias(Z, EZ, b, gam, d, R):
+            return 3, C, CP, CS, CR, CL, Cs, Cn, PK, PO, nP, KR, KT, nK, X, nv, A
         st = np.zeros(16, np.int64)
         while True:
             status, C, nP, nK, nv = _split_layer_nd(
@@ -1188,12 +1169,8 @@ def runnd(Wf, Wo, bf, bo, sizes, d, KR, KT, PK, PO, nP, nK, X, XE, RQ, nv, PW,
             if status != 4:
                 break
             if st[8] > CP.shape[0]:
-                CP = _grow2(CP, st[8])
-                CS = _grow2(CS, st[8])
-                CR = _grow2(CR, st[8])
+                CP, CS, CR, Cs, Cn = _grow_cells(CP, CS, CR, Cs, Cn, st[8])
                 CL = _grow1(CL, st[8])
-                Cs = _grow1(Cs, st[8])
-                Cn = _grow1(Cn, st[8])
             if st[9] > PK.shape[0]:
                 PK = _grow2(PK, st[9])
                 PO = _grow1(PO, st[9])

@@ -297,12 +297,35 @@ def warm_up() -> None:
         arrangement_nd(three)
 
 
-def _limit_message(code: int, cells: int, max_cells: int, seconds: float) -> str:
-    if code == -1:
-        return (f"more than {max_cells:,} activation regions (the limit): too many to enumerate "
-                "and convert; try a smaller network")
-    return (f"the region enumeration passed its time limit of {seconds:g} s with {cells:,} "
-            "regions so far; try a smaller network")
+def _check_status(status: int, cells: int, max_cells: int, seconds) -> None:
+    """Raise what a compiled run's status says: stopped, overflowed, past a limit."""
+    if status == 0:
+        return
+    if status == 1:
+        raise Cancelled("region enumeration")
+    if status == 3:
+        raise ValueError("the weights are too large for exact region enumeration "
+                         "(a pre-activation overflows)")
+    if status == -1:
+        raise RegionLimit(f"more than {max_cells:,} activation regions (the limit): too many "
+                          "to enumerate and convert; try a smaller network")
+    raise RegionLimit(f"the region enumeration passed its time limit of {seconds or 0:g} s with "
+                      f"{cells:,} regions so far; try a smaller network")
+
+
+def _flat_weights(hidden):
+    """The hidden layers' weights and biases end to end, and where each layer starts."""
+    if hidden:
+        Wf = np.concatenate([W.ravel() for W, _ in hidden])
+        bf = np.concatenate([b for _, b in hidden])
+    else:
+        Wf = bf = np.zeros(0)
+    Wo = np.zeros(len(hidden) + 1, dtype=np.int64)
+    bo = np.zeros(len(hidden) + 1, dtype=np.int64)
+    for l, (W, b) in enumerate(hidden):
+        Wo[l + 1] = Wo[l] + W.size
+        bo[l + 1] = bo[l] + b.size
+    return Wf, Wo, bf, bo
 
 
 # ---------------------------------------------------------------------------
@@ -341,21 +364,13 @@ class Flat:
     cell: np.ndarray
 
 
-class Arrangement2D:
-    """The cells of one 2-D enumeration, as the compiled loop left them.
+class _Cells:
+    """What both enumerations leave: C cells, their patterns (bits), stored rows and
+    ranges of pieces."""
 
-    ``len()`` is the number of regions (cheap); the rest is read out on demand:
-    ``pattern``/``stored`` (C, N) (neuron on; its line is a stored constraint of the
-    cell), ``full`` (polygons, or segments and points), ``pieces(k)`` (cell k's pieces
-    as homogeneous vertices (x, y, w), w = 0 at infinity), ``flat`` (every piece at
-    once) and ``maps`` (the network's affine map on each cell)."""
-
-    def __init__(self, C, CP, CS, CR, Cs, Cn, PK, K, V, VQ, A, W_out, b_out, sizes, stats):
+    def __init__(self, C, CP, CS, Cs, Cn, PK, sizes, stats):
         self.n_cells = int(C)
-        self._CP, self._CS, self._CR = CP[:C], CS[:C], CR[:C]
-        self._Cs, self._Cn, self._PK, self._K = Cs[:C], Cn[:C], PK, K
-        self._VX, self._VQ = V[:, :3], VQ
-        self._A, self._W_out, self._b_out = A, W_out, b_out
+        self._CP, self._CS, self._Cs, self._Cn, self._PK = CP[:C], CS[:C], Cs[:C], Cn[:C], PK
         self.layer_sizes = sizes
         self.stats = stats
 
@@ -364,11 +379,27 @@ class Arrangement2D:
 
     @cached_property
     def pattern(self) -> np.ndarray:
+        """(C, N): neuron g is on in cell k."""
         return unpack_bits(self._CP, sum(self.layer_sizes))
 
     @cached_property
     def stored(self) -> np.ndarray:
+        """(C, N): neuron g's line is a stored constraint of cell k."""
         return unpack_bits(self._CS, sum(self.layer_sizes))
+
+
+class Arrangement2D(_Cells):
+    """The cells of one 2-D enumeration, as the compiled loop left them.
+
+    ``len()`` is the number of regions (cheap); the rest is read out on demand:
+    ``pattern``/``stored``, ``full`` (polygons, or segments and points), ``pieces(k)``
+    (cell k's pieces as homogeneous vertices (x, y, w), w = 0 at infinity), ``flat``
+    (every piece at once) and ``maps`` (the network's affine map on each cell)."""
+
+    def __init__(self, C, CP, CS, CR, Cs, Cn, PK, K, V, VQ, A, W_out, b_out, sizes, stats):
+        super().__init__(C, CP, CS, Cs, Cn, PK, sizes, stats)
+        self._K, self._VX, self._VQ = K, V[:, :3], VQ
+        self._A, self._W_out, self._b_out = A, W_out, b_out
 
     @cached_property
     def full(self) -> np.ndarray:
@@ -472,11 +503,7 @@ def _run_2d(net, box, lower, should_stop, max_regions, max_seconds, exact_only=F
         raise ValueError(f"this enumeration needs 2-D input, the network has {net.n_in}")
     hidden = net.layers[:-1]
     W_out, b_out = net.layers[-1]
-    if hidden:
-        Wf = np.concatenate([W.ravel() for W, _ in hidden])
-        bf = np.concatenate([b for _, b in hidden])
-    else:
-        Wf = bf = np.zeros(0)
+    Wf, Wo, bf, bo = _flat_weights(hidden)
     # one sum is finite unless a weight is not (or the sum overflows: then look closer)
     if not np.isfinite(Wf.sum() + bf.sum() + W_out.sum() + b_out.sum()) and not net.is_finite():
         raise ValueError("the network has NaN or infinite weights")
@@ -490,11 +517,6 @@ def _run_2d(net, box, lower, should_stop, max_regions, max_seconds, exact_only=F
     base, *start = _start_2d(box)        # templates: the kernel copies them
     run = _Run(hidden, base, should_stop, max_cells, deadline)
     try:
-        Wo = np.zeros(len(hidden) + 1, dtype=np.int64)
-        bo = np.zeros(len(hidden) + 1, dtype=np.int64)
-        for l, (W, b) in enumerate(hidden):
-            Wo[l + 1] = Wo[l] + W.size
-            bo[l + 1] = bo[l] + b.size
         counters = np.zeros(2, dtype=np.int64)
         check = should_stop is not None or deadline is not None or max_cells != _NO_LIMIT
         out = kern.run2(Wf, Wo, bf, bo, np.array(sizes, dtype=np.int64), *start,
@@ -502,14 +524,7 @@ def _run_2d(net, box, lower, should_stop, max_regions, max_seconds, exact_only=F
                         max_cells, counters)
     finally:
         run.close()
-    status, C = out[0], out[1]
-    if status == 1:
-        raise Cancelled("region enumeration")
-    if status == 3:
-        raise ValueError("the weights are too large for exact region enumeration "
-                         "(a pre-activation overflows)")
-    if status != 0:
-        raise RegionLimit(_limit_message(status, C, max_cells, max_seconds or 0.0))
+    _check_status(out[0], out[1], max_cells, max_seconds)
     return out, counters, sizes
 
 
@@ -586,30 +601,16 @@ def _fan(n: int):
     return dirs, np.array(G)
 
 
-class ArrangementND:
+class ArrangementND(_Cells):
     """The cells of an n-D enumeration (see :class:`Arrangement2D`): ``len()``,
     ``pattern``, ``stored``, ``full`` and ``flat`` (every cell's cones as homogeneous
     rays (x, w), w = 0 at infinity)."""
 
     def __init__(self, out, n_in, sizes, stats):
         (status, C, CP, CS, CR, CL, Cs, Cn, PK, PO, nP, KR, KT, nK, X, nv, A) = out
-        self.n_cells = int(C)
+        super().__init__(C, CP, CS, Cs, Cn, PK, sizes, stats)
         self.n_in = n_in
-        self._CP, self._CS, self._CL = CP[:C], CS[:C], CL[:C]
-        self._Cs, self._Cn, self._PK, self._KR, self._X = Cs[:C], Cn[:C], PK, KR, X
-        self.layer_sizes = sizes
-        self.stats = stats
-
-    def __len__(self) -> int:
-        return self.n_cells
-
-    @cached_property
-    def pattern(self) -> np.ndarray:
-        return unpack_bits(self._CP, sum(self.layer_sizes))
-
-    @cached_property
-    def stored(self) -> np.ndarray:
-        return unpack_bits(self._CS, sum(self.layer_sizes))
+        self._CL, self._KR, self._X = CL[:C], KR, X
 
     @cached_property
     def full(self) -> np.ndarray:
@@ -678,13 +679,7 @@ def arrangement_nd(net: MLP, should_stop=None, max_regions: int | None = None,
     run.N = N
     run.ray_cache = {}
     try:
-        if N:
-            Wf = np.concatenate([W.ravel() for W, _ in hidden])
-            bf = np.concatenate([b for _, b in hidden])
-        else:
-            Wf = bf = np.zeros(0)
-        Wo = np.cumsum([0] + [W.size for W, _ in hidden]).astype(np.int64)
-        bo = np.cumsum([0] + [len(b) for _, b in hidden]).astype(np.int64)
+        Wf, Wo, bf, bo = _flat_weights(hidden)
         counters = np.zeros(2, dtype=np.int64)
         check = should_stop is not None or deadline is not None or max_cells != _NO_LIMIT
         out = kern.runnd(Wf, Wo, bf, bo, np.array(sizes, dtype=np.int64), d, KR, KT, PK, PO,
@@ -692,13 +687,6 @@ def arrangement_nd(net: MLP, should_stop=None, max_regions: int | None = None,
                          check, max_cells, counters)
     finally:
         run.close()
-    status, C = out[0], out[1]
-    if status == 1:
-        raise Cancelled("region enumeration")
-    if status == 3:
-        raise ValueError("the weights are too large for exact region enumeration "
-                         "(a pre-activation overflows)")
-    if status != 0:
-        raise RegionLimit(_limit_message(status, C, max_cells, max_seconds or 0.0))
+    _check_status(out[0], out[1], max_cells, max_seconds)
     stats = {"exact": int(counters[0]), "lps": 0, "seconds": time.perf_counter() - t0}
     return ArrangementND(out, n, sizes, stats)

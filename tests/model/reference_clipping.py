@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import linprog
 
+from benchmarks.lp_regions import max_margin as _max_margin
 from relulab.model.cancel import Cancelled
 from relulab.model.mlp import MLP
 from relulab.model.regions import Region, RegionPolygon
@@ -22,32 +22,6 @@ LP_TOLERANCE = 1e-9
 
 def _hidden_layers(net: MLP):
     return net.layers[:-1], net.layers[-1]
-
-
-def _max_margin(normals: np.ndarray, offsets: np.ndarray, strict: np.ndarray):
-    """max t s.t. a_i·x + c_i ≥ t (strict rows), a_j·x + c_j ≤ 0 (other rows), t ≤ 1.
-
-    Rows are unit normals, so t is a distance. The set {strict rows > 0, others ≤ 0}
-    is non-empty iff t* > 0. Returns (t*, x*) with t* = −inf when infeasible.
-    """
-    k, n = normals.shape if normals.ndim == 2 else (0, 0)
-    if k == 0:
-        return 1.0, None
-    strict = np.asarray(strict, dtype=bool)
-    A_ub = np.zeros((k, n + 1))
-    b_ub = np.zeros(k)
-    A_ub[strict, :n] = -normals[strict]
-    A_ub[strict, n] = 1.0
-    b_ub[strict] = offsets[strict]
-    A_ub[~strict, :n] = normals[~strict]
-    b_ub[~strict] = -offsets[~strict]
-    cost = np.zeros(n + 1)
-    cost[n] = -1.0
-    res = linprog(cost, A_ub=A_ub, b_ub=b_ub, bounds=[(None, None)] * n + [(None, 1.0)],
-                  method="highs")
-    if res.status != 0:
-        return -np.inf, None
-    return float(res.x[n]), res.x[:n].copy()
 
 
 def _central_witness(normals, offsets, on, x, stats):
