@@ -139,7 +139,7 @@ class PiecewiseLinear:
         if self.kink_errors is None:
             return None
         t, e = self.kinks, self.kink_errors
-        if np.any(np.abs(t - a) <= e) or np.any(np.abs(t - b) <= e):
+        if np.any((np.abs(t - a) <= e) & (e > 0)) or np.any((np.abs(t - b) <= e) & (e > 0)):
             return None
         return int(np.count_nonzero((t > a) & (t < b)))
 
@@ -961,7 +961,7 @@ def _certified_pieces(net: MLP, off_slope, max_knots, should_stop):
     ET = st.ET
     certificate = CERTIFIED_LATTICE if Edy is None and ET is None else CERTIFIED_FLOAT
     return (st.T, ET, st.flags, y, dy, jump, is_kink, certificate, Ejump,
-            None if Edy is None else Edy[:, 0])
+            None if Edy is None else Edy[:, 0], Ey)
 
 
 @dataclass(frozen=True)
@@ -982,6 +982,8 @@ class LinePieces:
     kink_index: np.ndarray | None = None  # positions of ``kinks`` among the exact knots
     jump_errors: np.ndarray | None = None  # bounds on |jumps − exact|; None: not certified
     left_slope_errors: np.ndarray | None = None
+    kink_errors: np.ndarray | None = None  # bounds on |kinks − exact|
+    value_errors: np.ndarray | None = None  # (m, N): bounds on the outputs at the kinks
 
     @property
     def n_outputs(self) -> int:
@@ -989,7 +991,7 @@ class LinePieces:
 
 
 def _pieces_from_arrays(T, ET, flags, y, dy, jump, is_kink, certificate, Ejump=None,
-                        Edy0=None) -> LinePieces:
+                        Edy0=None, Ey=None) -> LinePieces:
     outputs = []
     for o in range(y.shape[0]):
         kink = is_kink[o]
@@ -1022,7 +1024,12 @@ def _pieces_from_arrays(T, ET, flags, y, dy, jump, is_kink, certificate, Ejump=N
                           np.zeros((y.shape[0], int(any_kink.sum()))) if Ejump is None
                           else Ejump[:, any_kink]),
                       left_slope_errors=None if not certified else _readonly(
-                          np.zeros(y.shape[0]) if Edy0 is None else Edy0))
+                          np.zeros(y.shape[0]) if Edy0 is None else Edy0),
+                      kink_errors=None if not certified else _readonly(
+                          np.zeros(int(any_kink.sum())) if ET is None else ET[any_kink]),
+                      value_errors=None if not certified else _readonly(
+                          np.zeros((y.shape[0], int(any_kink.sum()))) if Ey is None
+                          else Ey[:, any_kink]))
 
 
 def _float(q) -> float:
@@ -1066,7 +1073,11 @@ def _pieces_from_exact(ex: ExactLine) -> LinePieces:
     return LinePieces(tuple(outputs), _readonly(knots), _readonly(knots[any_kink]),
                       _readonly(jump_all[:, any_kink]),
                       _readonly([_float(s) for s in ex.slopes[0]]), EXACT_RATIONAL, ex,
-                      np.flatnonzero(any_kink), None, None)
+                      np.flatnonzero(any_kink), _readonly(U * np.abs(jump_all[:, any_kink])),
+                      _readonly(U * np.abs([_float(s) for s in ex.slopes[0]])),
+                      _readonly(errs[any_kink]),
+                      _readonly([[U * abs(_float(ex.values[k][o])) for k in np.flatnonzero(any_kink)]
+                                 for o in range(m)]))
 
 
 def _float_pieces(net: MLP, off_slope, max_knots, should_stop) -> LinePieces:

@@ -25,6 +25,7 @@ one-hidden-layer network with finite weights and the least possible width.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Sequence
 
 import numpy as np
@@ -396,12 +397,8 @@ class _Jumps:
         self.c = np.asarray(lp.jumps, dtype=float).reshape(lp.n_outputs, -1)
         self.s0 = np.asarray(lp.left_slopes, dtype=float)
         self.exact_line = lp.exact
-        if lp.exact is not None:
-            self.Ec = np.zeros_like(self.c)
-            self.Es0 = np.zeros_like(self.s0)
-        else:
-            self.Ec = np.asarray(lp.jump_errors, dtype=float).reshape(self.c.shape)
-            self.Es0 = np.asarray(lp.left_slope_errors, dtype=float)
+        self.Ec = np.asarray(lp.jump_errors, dtype=float).reshape(self.c.shape)
+        self.Es0 = np.asarray(lp.left_slope_errors, dtype=float)
         self.exact_runs = 0
 
     @property
@@ -538,6 +535,21 @@ class OneDShallow:
     rule: str
     jump_vectors: np.ndarray | None = None
     certificate: str = ""
+    # bounds on how far the written weights are from an exactly equal network's:
+    # per hidden neuron its kink and its output weights (m × H), and the output biases
+    weight_errors: tuple | None = None
+
+    def representation_error(self, X) -> np.ndarray:
+        """Bound (N points × m outputs) on |shallow − deep| at X in exact arithmetic:
+        Σ_i EV_i (|x − t_i| + Et_i) + |V_i| Et_i + E_bias."""
+        X = np.asarray(X, dtype=float).reshape(-1)
+        if self.weight_errors is None or self.width == 0:
+            return np.zeros((X.size, self.net.n_out))
+        Et, EV, Eb = self.weight_errors
+        (W1, b1), (W2, _) = self.net.layers
+        t = -b1 / W1[:, 0]
+        dist = np.abs(X[:, None] - t[None, :]) + Et  # (N, H)
+        return dist @ EV.T + (np.abs(W2) @ Et)[None, :] + Eb[None, :]
 
 
 def shallow_1d(net: MLP) -> OneDShallow:
@@ -564,7 +576,7 @@ def _least_width(net: MLP, lp) -> OneDShallow:
     m, N = lp.n_outputs, J.N
     t = np.asarray(lp.kinks, dtype=float)
     s0 = J.s0
-    sK = s0 + J.c.sum(axis=1)
+    sK = np.array([o.slopes[-1] for o in lp.outputs])  # certified, not a cancelling sum
     ends = (float(s0[0]), float(sK[0])) if m == 1 else (tuple(s0), tuple(sK))
     one = lambda v: np.asarray(v[0] if m == 1 else np.zeros(0))  # noqa: E731
     vectors = None if m == 1 else J.c
@@ -580,6 +592,8 @@ def _least_width(net: MLP, lp) -> OneDShallow:
                            "affine: s₀ ReLU(x) − s₀ ReLU(−x); one neuron cannot draw a "
                            "sloped line without a kink", vectors, lp.certificate)
     values1 = np.array([float(o(t[:1])[0]) for o in lp.outputs])  # f(t₁)
+    Et = np.asarray(lp.kink_errors, dtype=float)
+    Ey1 = np.asarray(lp.value_errors, dtype=float)[:, 0]
     F, searched_all = _flip_set(J)
     c = J.c
     several = "" if m == 1 else f" in all {m} outputs at once"
@@ -589,24 +603,37 @@ def _least_width(net: MLP, lp) -> OneDShallow:
         # c ReLU(x − t) = c (x − t) + c ReLU(t − x): the flipped linear parts cancel s₀ x
         W1 = np.where(flip, -1.0, 1.0)[:, None]
         b1 = np.where(flip, t, -t)
-        bias = values1 - s0 * t[0] - (c[:, flip] * t[flip]).sum(axis=1)
+        # f(t₁) − s₀ t₁ − Σ_F c_t t, summed exactly and rounded once (its terms may be
+        # far larger than the result)
+        bias = np.array([float(Fraction(float(values1[o])) - Fraction(float(s0[o])) * Fraction(float(t[0]))
+                               - sum(Fraction(float(c[o, k])) * Fraction(float(t[k])) for k in F))
+                         for o in range(m)])
+        Eb = (Ey1 + J.Es0 * (abs(t[0]) + Et[0]) + np.abs(s0) * Et[0]
+              + (J.Ec[:, flip] * (np.abs(t[flip]) + Et[flip]) + np.abs(c[:, flip]) * Et[flip]).sum(axis=1)
+              + 2 * 2.0 ** -53 * np.abs(bias))
         out = MLP([(W1, b1), (c, bias)])
+        errors = (Et, J.Ec, Eb)
         rule = (f"width N = {N}: the jumps at {len(F)} kink(s) sum to −s₀{several}, so those "
                 "neurons face left and no linear term is left over")
         if not F:
             rule = f"width N = {N}: the left slope s₀ is 0{several}"
-        return OneDShallow(out, t, one(c), ends, N, True, rule, vectors, lp.certificate)
+        return OneDShallow(out, t, one(c), ends, N, True, rule, vectors, lp.certificate, errors)
     W1 = np.concatenate([[[-1.0]], np.ones((N, 1))])
     b1 = np.concatenate([[t[0]], -t])
-    W2 = np.column_stack([-s0, s0 + c[:, 0], c[:, 1:]])
+    # s₀ + c₁ is the slope right of t₁: read it directly rather than cancel s₀ against c₁
+    right = np.array([o.slopes[np.searchsorted(o.kinks, t[0], side="right")]
+                      for o in lp.outputs])
+    W2 = np.column_stack([-s0, right, c[:, 1:]])
     out = MLP([(W1, b1), (W2, values1)])
+    errors = (np.concatenate([Et[:1], Et]), np.column_stack([J.Es0, J.Ec[:, 0] + J.Es0, J.Ec[:, 1:]]),
+              Ey1)
     rule = (f"width N + 1 = {N + 1}: no set of kinks has jumps summing to −s₀{several}"
             if searched_all else
             f"width N + 1 = {N + 1}: no set of kinks among those tried (none, all, one, all "
             f"but one, pairs) has jumps summing to −s₀{several}; with N = {N} not every "
             "set was tried, so this width is not proven least")
     return OneDShallow(out, t, one(c), ends, N + 1, searched_all, rule, vectors,
-                       lp.certificate)
+                       lp.certificate, errors)
 
 
 def to_shallow(net: MLP) -> MLP:
@@ -625,16 +652,48 @@ def to_shallow_extended(net: MLP, regions: Sequence[Region] | None = None) -> Ex
 # ---------------------------------------------------------------------------
 # a whole conversion, with its verification (for the command and the panel)
 # ---------------------------------------------------------------------------
+#: In 1-D, deep and shallow agree "up to rounding" at x when
+#: |deep(x) − shallow(x)| ≤ ROUNDING · (L + 2) · (n + 2) · u · (M_deep(x) + M_shallow(x)),
+#: with u = 2⁻⁵³, L layers, n the widest layer and M the network with every weight,
+#: bias and x replaced by its absolute value (the size of the terms that are summed;
+#: doubling x's units doubles M, so the bound holds in any units).
+ROUNDING = 16.0
+
+
+def magnitude(net: MLP, X: np.ndarray) -> np.ndarray:
+    """M(x): the network with |W|, |b| evaluated at |x| (no activation needed, all
+    terms are ≥ 0); it bounds the size of every number summed when evaluating net(x)."""
+    h = np.abs(np.asarray(X, dtype=float).reshape(len(X), -1))
+    for W, b in net.layers:
+        h = h @ np.abs(W).T + np.abs(b)
+    return h
+
+
+def rounding_bound(deep: MLP, shallow: MLP, X: np.ndarray) -> np.ndarray:
+    """The scale-relative bound above, at the points X, per output."""
+    L = max(len(deep.layers), len(shallow.layers))
+    n = max(max(deep.sizes), max(shallow.sizes))
+    return ROUNDING * (L + 2) * (n + 2) * 2.0 ** -53 * (magnitude(deep, X) + magnitude(shallow, X))
+
+
 @dataclass
 class Verification:
-    max_error_exact_points: float   # kinks ± 1e-9 / witnesses and boundary points
+    max_error_exact_points: float   # kinks and midpoints between them / witnesses and boundary points
     n_exact_points: int
     max_error_random: float
     n_random: int
     end_slopes_agree: bool | None = None  # 1-D only
     max_error_at_kinks: float | None = None  # 1-D only, exactly at the kinks
+    max_rounding_ratio: float | None = None  # 1-D only: largest |deep − shallow| / bound
+    finite: bool = True
 
     def ok(self, tol: float = 1e-9) -> bool:
+        """1-D: every difference within the rounding bound (ROUNDING); n-D: within
+        ``tol``. Never ok when a value is NaN or infinite."""
+        if not self.finite:
+            return False
+        if self.max_rounding_ratio is not None:
+            return self.max_rounding_ratio <= 1.0 and self.end_slopes_agree is not False
         return (self.max_error_exact_points <= tol and self.max_error_random <= tol
                 and self.end_slopes_agree is not False)
 
@@ -675,11 +734,23 @@ class Conversion:
         W = np.array([r.witness for r in self.regions])
         return max(1.0, float(np.abs(W).max()) if W.size else 1.0)
 
+    def _span_1d(self):
+        """(centre, reach) of the kinks: in the network's own units."""
+        t = self.one_d.kinks
+        if not len(t):
+            return 0.0, 1.0
+        reach = max(float(t[-1] - t[0]), float(np.abs(t).max()))
+        return float((t[0] + t[-1]) / 2), reach if reach > 0 else 1.0
+
     def exact_points(self) -> np.ndarray:
-        """Kinks and kinks ± 1e-9 (1-D); witnesses and points on stored boundaries (n-D)."""
+        """Kinks, midpoints between neighbouring kinks and one point beyond each end
+        (1-D); witnesses and points on stored boundaries (n-D)."""
         if self.one_d is not None:
             t = self.one_d.kinks
-            return np.concatenate([t, t - 1e-9, t + 1e-9])[:, None]
+            if not len(t):
+                return np.array([[-1.0], [0.0], [1.0]])
+            _, reach = self._span_1d()
+            return np.concatenate([t, (t[1:] + t[:-1]) / 2, [t[0] - reach, t[-1] + reach]])[:, None]
         pts = [r.witness for r in self.regions]
         for r in self.regions:
             for a, c in zip(r.normals, r.offsets):
@@ -687,26 +758,55 @@ class Conversion:
         return np.array(pts).reshape(-1, self.n_in)
 
     def verify(self, n_random: int = 2000, seed: int = 0) -> Verification:
-        """Largest |deep − shallow| on the exact points and on random points."""
+        """Largest |deep − shallow| on the exact points and on random points; in 1-D
+        also measured against the rounding bound (see ROUNDING) and the end slopes."""
         X = self.exact_points()
         d = lambda P: np.asarray(self.deep(P), dtype=float).reshape(len(P), -1)  # noqa: E731
         s = lambda P: np.asarray(self.shallow(P), dtype=float).reshape(len(P), -1)  # noqa: E731
-        exact = float(np.abs(d(X) - s(X)).max()) if len(X) else 0.0
         rng = np.random.default_rng(seed)
-        R = rng.normal(0.0, 2.0 * self.scale(), (n_random, self.n_in))
-        rand = float(np.abs(d(R) - s(R)).max())
-        v = Verification(exact, len(X), rand, n_random)
+        with np.errstate(over="ignore", invalid="ignore"):
+            dX, sX = d(X), s(X)
+            exact = float(np.abs(dX - sX).max()) if len(X) else 0.0
+            if self.one_d is not None:
+                centre, reach = self._span_1d()
+                R = rng.normal(centre, 2.0 * reach, (n_random, 1))
+            else:
+                R = rng.normal(0.0, 2.0 * self.scale(), (n_random, self.n_in))
+            dR, sR = d(R), s(R)
+            rand = float(np.abs(dR - sR).max())
+        finite = bool(np.all(np.isfinite(dX)) and np.all(np.isfinite(sX))
+                      and np.all(np.isfinite(dR)) and np.all(np.isfinite(sR)))
+        v = Verification(exact, len(X), rand, n_random, finite=finite)
         if self.one_d is not None:
             t = self.one_d.kinks
             if len(t):
                 v.max_error_at_kinks = float(np.abs(d(t[:, None]) - s(t[:, None])).max())
-            far = 10.0 * self.scale() + 10.0
-            P = np.array([[-far - 1], [-far], [far], [far + 1]])
-            dd, ss = d(P), s(P)
-            slope_d = np.concatenate([dd[1] - dd[0], dd[3] - dd[2]])
-            slope_s = np.concatenate([ss[1] - ss[0], ss[3] - ss[2]])
-            v.end_slopes_agree = bool(np.allclose(slope_d, slope_s, rtol=1e-9, atol=1e-9 * far))
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                P = np.concatenate([X, R])
+                diff = np.abs(np.concatenate([dX, dR]) - np.concatenate([sX, sR]))
+                bound = (rounding_bound(self.deep, self.shallow, P)
+                         + self.one_d.representation_error(P))
+                ratio = np.where(diff == 0, 0.0, diff / bound)
+            v.max_rounding_ratio = float(np.max(ratio)) if np.all(np.isfinite(ratio)) else np.inf
+            v.end_slopes_agree = self._end_slopes_agree()
         return v
+
+    def _end_slopes_agree(self) -> bool:
+        """The shallow network's slopes on the two rays (read off its weights) against
+        the deep network's certified ones, within the rounding of the weights."""
+        (W1, b1), (W2, _) = self.shallow.layers if len(self.shallow.layers) == 2 else \
+            ((np.zeros((0, 1)), np.zeros(0)), (np.zeros((self.n_out, 0)), None))
+        w = W1[:, 0]
+        one = self.one_d
+        left = np.asarray(one.slopes_at_ends[0], dtype=float).reshape(-1)
+        right = np.asarray(one.slopes_at_ends[1], dtype=float).reshape(-1)
+        for want, on in ((left, w < 0), (right, w > 0)):
+            terms = W2[:, on] * w[on]
+            got = terms.sum(axis=1)
+            size = np.abs(terms).sum(axis=1) + np.abs(want)
+            if np.any(np.abs(got - want) > 8 * (len(w) + 2) * 2.0 ** -53 * size * ROUNDING):
+                return False
+        return True
 
 
 def convert(net: MLP, regions: Sequence[Region] | None = None, should_stop=None) -> Conversion:
