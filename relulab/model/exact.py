@@ -251,6 +251,7 @@ def exact_line(net: MLP, max_knots: int | None = None,
     slopes.append([Fraction(a, den_out) for a in maps[L][0]])
     x = None  # current point (Fraction); None = −∞
     xf = float("-inf")
+    P = Q = 1
     while True:
         check(should_stop, "exact kinks")
         best = None
@@ -260,7 +261,7 @@ def exact_line(net: MLP, max_knots: int | None = None,
                 rf = r[0]
                 if rf < xf:
                     continue
-                if x is not None and (rf == xf) and Fraction(r[1], r[2]) <= x:
+                if x is not None and rf == xf and r[1] * Q <= P * r[2]:  # root ≤ x
                     continue
                 if best is None or rf < best[0]:
                     best, ties = r, []
@@ -270,22 +271,23 @@ def exact_line(net: MLP, max_knots: int | None = None,
             break
         nxt = Fraction(best[1], best[2])
         first_layer = best[3]
-        for r in ties:  # equal floats: compare exactly
-            q = Fraction(r[1], r[2])
-            if q < nxt:
-                nxt, first_layer = q, r[3]
-        for r in ties:
-            if Fraction(r[1], r[2]) == nxt:
-                first_layer = min(first_layer, r[3])
+        if ties:  # equal floats: compare exactly
+            for r in ties:
+                q = Fraction(r[1], r[2])
+                if q < nxt:
+                    nxt, first_layer = q, r[3]
+            for r in ties:
+                if Fraction(r[1], r[2]) == nxt:
+                    first_layer = min(first_layer, r[3])
         x, xf = nxt, float(nxt)
         knots.append(x)
         if max_knots is not None and len(knots) > max_knots:
             raise BeyondExact(f"more than {max_knots:,} exact knots")
         # the output's value at x from the maps on the left (the network is continuous)
-        A_out, C_out = maps[L]
-        values.append([(Fraction(a) * x + c) / den_out for a, c in zip(A_out, C_out)])
-        # patterns just right of x, from the first layer whose neuron switches here
         P, Q = x.numerator, x.denominator
+        A_out, C_out = maps[L]
+        values.append([Fraction(a * P + c * Q, Q << S_out) for a, c in zip(A_out, C_out)])
+        # patterns just right of x, from the first layer whose neuron switches here
         for l in range(first_layer, L + 1):
             if l > first_layer:  # its inputs changed: a new map and new roots
                 maps[l] = ex.layer_map(l, *maps[l - 1], pats[l - 1])

@@ -1045,9 +1045,8 @@ def _float(q) -> float:
 
 def _pieces_from_exact(ex: ExactLine) -> LinePieces:
     knots = np.array([_float(t) for t in ex.knots])
-    # |double − exact|, rounded up so that it stays a bound
-    errs = np.array([_float(abs(t - Fraction(k))) for t, k in zip(ex.knots, knots)])
-    errs = np.where(errs > 0, np.nextafter(errs, np.inf), 0.0)
+    # |double − exact| ≤ half a unit in the last place (correct rounding)
+    errs = np.spacing(np.abs(knots)) / 2
     m = ex.n_outputs
     outputs = []
     any_kink = np.zeros(len(ex.knots), dtype=bool)
