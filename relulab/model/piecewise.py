@@ -239,6 +239,22 @@ def _crossings(Z: np.ndarray, T: np.ndarray):
     return i, lam, r, counts
 
 
+#: Below this many pre-activations (neurons × knots) a layer is handled in whole-array
+#: steps; above it row by row, which keeps long rows (the deep tent) in cache.
+_SMALL = 1 << 16
+
+
+def _crossings_small(Z: np.ndarray, T: np.ndarray):
+    """_crossings in whole-array steps (the same results, in the same order)."""
+    pos, neg = Z > 0, Z < 0
+    cross = (pos[:, :-1] & neg[:, 1:]) | (neg[:, :-1] & pos[:, 1:])
+    j, i = np.nonzero(cross)
+    za, zb = Z[j, i], Z[j, i + 1]
+    lam = -za / (zb - za)
+    r = T[i] + lam * (T[i + 1] - T[i])
+    return i, lam, r, np.bincount(j, minlength=Z.shape[0]).astype(np.int64)
+
+
 def _ray_roots(z_end: np.ndarray, dz: np.ndarray, t_end: float, left: bool):
     """Zero crossings of z(t) = z_end + dz·(t − t_end) beyond the extreme knot,
     sorted: the neurons j and the positions r."""
@@ -547,7 +563,7 @@ def _layer_certified(st: _State, W: np.ndarray, b: np.ndarray, off_slope) -> Non
     for col in (0, m):
         if EDz is not None:
             _certify_signs(Dz[:, col], EDz[:, col])
-    i, lam, r, counts = _crossings(Z, T)
+    i, lam, r, counts = (_crossings_small if Z.size <= _SMALL else _crossings)(Z, T)
     ni = i.size
     who = np.repeat(np.arange(n, dtype=np.int16 if n < 2 ** 15 else np.int64), counts)
     # Neurons with the same weights differ by a constant, b_k − b_j: at the root of j
@@ -558,15 +574,20 @@ def _layer_certified(st: _State, W: np.ndarray, b: np.ndarray, off_slope) -> Non
         Zr = same[0][:, who]
         exact_at_root = None
     else:
-        Zr = np.empty((n, ni))
-        for z, zr in zip(Z, Zr):
-            za = z[i]
-            np.subtract(z[1:][i], za, out=zr)
-            zr *= lam
-            zr += za
+        if exact:  # row by row: long rows (a deep fold) stay cache-friendly
+            Zr = np.empty((n, ni))
+            for z, zr in zip(Z, Zr):
+                za = z[i]
+                np.subtract(z[1:][i], za, out=zr)
+                zr *= lam
+                zr += za
+        else:
+            Zr = Z[:, i]
+            Zr += lam * (Z[:, i + 1] - Zr)
         Zr[who, np.arange(ni)] = 0.0
-        exact_at_root = np.zeros(Zr.shape, dtype=bool)
-        exact_at_root[who, np.arange(ni)] = True
+        exact_at_root = None if same is None and not exact else np.zeros(Zr.shape, dtype=bool)
+        if exact_at_root is not None:
+            exact_at_root[who, np.arange(ni)] = True
         if same is not None and ni:
             offsets, known = same
             for k in range(n):
@@ -594,9 +615,9 @@ def _layer_certified(st: _State, W: np.ndarray, b: np.ndarray, off_slope) -> Non
         EZr = EZl = EZrr = ETr = ETl = ETrr = None
     else:
         ETr, EZr = _root_bounds(T, ET, Z, EZ, i, lam, r, who, Zr)
-        if exact_at_root is None:
+        if all_known:
             EZr[:] = 0.0
-        else:
+        elif exact_at_root is not None:
             EZr[exact_at_root] = 0.0
         ETl, EZl = _ray_bounds(T[0], ET[0], Z[:, 0], EZ[:, 0], Dz[:, 0], EDz[:, 0], jl, rl, Zl)
         ETrr, EZrr = _ray_bounds(T[-1], ET[-1], Z[:, -1], EZ[:, -1], Dz[:, -1], EDz[:, -1],
@@ -754,13 +775,18 @@ def _pattern(T, Z, Dz, flags):
     n = Z.shape[0]
     m = T.size
     on = np.empty((n, m + 1), dtype=bool)
+    on[:, 0] = np.where(Dz[:, 0] != 0, Dz[:, 0] < 0, Z[:, 0] > 0)
+    on[:, m] = np.where(Dz[:, m] != 0, Dz[:, m] > 0, Z[:, -1] > 0)
+    if Z.size <= _SMALL:
+        on[:, 1:m] = (Z[:, :-1] + Z[:, 1:]) > 0
+        at = Z > 0
+        flags |= ((on[:, :-1] != on[:, 1:]) | (at != on[:, :-1]) | (at != on[:, 1:])).any(axis=0)
+        return on, flags
     both_ends = np.empty(max(m - 1, 0))
     for o, z in zip(on, Z):
         np.add(z[:-1], z[1:], out=both_ends)
         np.greater(both_ends, 0.0, out=o[1:m])
     del both_ends
-    on[:, 0] = np.where(Dz[:, 0] != 0, Dz[:, 0] < 0, Z[:, 0] > 0)
-    on[:, m] = np.where(Dz[:, m] != 0, Dz[:, m] > 0, Z[:, -1] > 0)
     for o, z in zip(on, Z):
         at = z > 0
         changed = o[:-1] != o[1:]
@@ -770,12 +796,17 @@ def _pattern(T, Z, Dz, flags):
     return on, flags
 
 
+_PROBE = np.random.default_rng(12).uniform(0.5, 1.5, 4096)
+
+
 def _parallel_offsets(W, b):
     """For neurons k, j with identical weight rows: offsets[k, j] = b_k − b_j and
     known[k, j] True when that difference is exactly a double. None when no two
     neurons share their weights."""
     n = W.shape[0]
-    if n < 2:
+    # distinct projections prove distinct rows (cheaper than comparing every pair)
+    if n < 2 or np.unique(W @ _PROBE[:W.shape[1]] if W.shape[1] <= _PROBE.size else
+                          W.sum(axis=1)).size == n:
         return None
     equal = np.all(W[:, None, :] == W[None, :, :], axis=2)
     np.fill_diagonal(equal, False)
@@ -882,11 +913,12 @@ def _root_bounds(T, ET, Z, EZ, i, lam, r, who, Zr):
     dT = T[i + 1] - T[i]
     ETa, ETb = ET[i], ET[i + 1]
     ETr = (np.maximum(ETa, ETb) + elam * (dT + ETa + ETb) + 4 * U * (dT + np.abs(r))) * (1 + 8 * U)
-    EZr = np.empty(Zr.shape)
-    for k, (zk, ek) in enumerate(zip(Z, EZ)):
-        a, b = zk[i], zk[i + 1]
-        EZr[k] = (np.maximum(ek[i], ek[i + 1]) + elam * (np.abs(b - a) + ek[i] + ek[i + 1])
-                  + 4 * U * (np.abs(a) + np.abs(b))) * (1 + 8 * U)
+    A, B = Z[:, i], Z[:, i + 1]
+    EA, EB = EZ[:, i], EZ[:, i + 1]
+    EZr = np.maximum(EA, EB)
+    EZr += elam * (np.abs(B - A) + EA + EB)
+    EZr += 4 * U * (np.abs(A) + np.abs(B))
+    EZr *= 1 + 8 * U
     EZr[who, np.arange(i.size)] = 0.0  # the crossing neuron is exactly 0 at its root
     return ETr, EZr
 
