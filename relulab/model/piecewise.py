@@ -447,8 +447,9 @@ def _lattice(a: np.ndarray) -> int:
 
 def _fits(bound: float, e: int) -> bool:
     """Integers of magnitude bound·2^e stay below 2^53, so sums and products of
-    numbers on the lattice 2^−e Z are exact in doubles."""
-    return bound == 0 or (np.isfinite(bound) and np.log2(bound) + e < 52.5)
+    numbers on the lattice 2^−e Z are exact in doubles (which hold no finer lattice
+    than 2^−1074)."""
+    return bound == 0 or (np.isfinite(bound) and np.log2(bound) + e < 52.5 and e <= 1074)
 
 
 class _State:
@@ -496,6 +497,10 @@ def _affine_bounded(W, H, b, EH):
     E = A @ (EH + g * np.abs(H))
     if b is not None:
         E += g * np.abs(b)[:, None]
+    # a product of two non-zero doubles may underflow: each adds at most 2^−1074
+    nonzero_W, nonzero_H = A[A > 0], np.abs(H[H != 0])
+    if nonzero_W.size and nonzero_H.size and nonzero_W.min() * nonzero_H.min() < 2.0 ** -960:
+        E += 2.0 ** -1073 * ((A > 0).astype(float) @ (H != 0).astype(float))
     return Z, E
 
 

@@ -818,16 +818,12 @@ def convert(net: MLP, regions: Sequence[Region] | None = None, should_stop=None)
     if not net.is_finite():
         raise ValueError("the network has NaN or infinite weights")
     if net.n_in == 1:
-        from relulab.model.piecewise import piecewise_linear
+        from relulab.model.piecewise import line_pieces
 
-        one = shallow_1d(net)
+        lp = line_pieces(net, should_stop=should_stop)
+        one = _least_width(net, lp)
         # regions along the line: the activation boundaries (a superset of the kinks)
-        boundaries = set()
-        for i in range(net.n_out):
-            W, b = net.layers[-1]
-            single = MLP(list(net.layers[:-1]) + [(W[i:i + 1], b[i:i + 1])], net.activation)
-            boundaries.update(np.asarray(piecewise_linear(single).region_boundaries).tolist())
-        p = len(boundaries) + 1
+        p = len(lp.knots) + 1
         return Conversion(net, one.net, one_d=one, k=2 * (p - 1), p=p)
     if regions is None:
         regions = linear_regions(net, should_stop=should_stop)

@@ -305,3 +305,13 @@ def test_idle_time_fills_the_cache_for_the_interactive_depths(panel, qtbot):
     panel.set_peak(0.45)
     qtbot.waitUntil(panel.warmed_up, timeout=20000)
     assert all((d, 0.45) in panel._cache for d in range(1, EXACT_SYNC_DEPTH + 1))
+
+
+def test_the_fold_animation_at_another_peak_stays_in_the_interactive_depths(panel, qtbot):
+    panel.set_peak(0.3)
+    panel.set_depth(12)  # computed in the background: exact rationals
+    frames = sum(1 for _ in panel.animation_frames(max_frames=60))
+    assert frames > 0
+    assert max(layer for layer, _ in panel._animation_plan()) <= EXACT_SYNC_DEPTH
+    qtbot.waitUntil(lambda: not panel.computing(), timeout=20000)
+    assert f"<b>{pieces_text(2 ** 12)}</b> pieces on [0, 1]" in panel.count_label.text()

@@ -860,7 +860,7 @@ class FoldingPanel(Panel):
 
     # -- animation -----------------------------------------------------------------
     def _animation_plan(self, max_frames: int | None = None) -> list[tuple[int, float]]:
-        layers = min(self._state.depth, ANIMATION_LAYERS)
+        layers = min(self._state.depth, ANIMATION_LAYERS, _sync_depth(self._state.peak))
         steps = FRAMES_PER_LAYER
         if max_frames is not None:
             steps = max(2, min(steps, max_frames // layers))
