@@ -236,7 +236,7 @@ def _number_matrix(value, where: str, rows: int | None = None, cols: int | None 
             width = len(row)
         if len(row) != width:
             raise NetworkFileError(f"{where}: row {i + 1} has {len(row)} entries, row 1 has {width}")
-        out.append(_number_list(row, f"{where} row {i + 1}"))
+        out.append(_number_list(row, f"{where}, row {i + 1}"))
     M = np.stack(out)
     if rows is not None and M.shape[0] != rows:
         raise NetworkFileError(f"{where}: {M.shape[0]} rows, expected {rows}")
@@ -349,8 +349,13 @@ def _check_growth(layers: list[_Layer], name: str) -> None:
                 f"1e{log_bound:.0f} on inputs of size 1 (doubles end at 1.8e308)")
 
 
-def _assemble(parsed: list[_Layer], activation: str, name: str) -> MLP | ExtendedNetwork:
-    """Check sizes, shapes and values of layers read from any format; build the network."""
+_JSON_KEYS = ("weights", "biases", "scaled_weights", "scaled_biases")
+
+
+def _assemble(parsed: list[_Layer], activation: str, name: str,
+              keys=lambda i: _JSON_KEYS) -> MLP | ExtendedNetwork:
+    """Check sizes, shapes and values of layers read from any format; build the network.
+    ``keys(i)`` names layer i's W, b, V, v in messages as the file names them."""
     total = sum(L.W.size + L.b.size + (0 if L.S is None else L.S.size + L.V.size + L.v.size)
                 for L in parsed)
     if total > MAX_PARAMETERS:
@@ -360,15 +365,16 @@ def _assemble(parsed: list[_Layer], activation: str, name: str) -> MLP | Extende
         if i and L.W.shape[1] != parsed[i - 1].W.shape[0]:
             raise NetworkFileError(f"{where}: weights have {L.W.shape[1]} columns but layer {i} "
                                    f"has {parsed[i - 1].W.shape[0]} neurons")
-        _check_entries(L.W, f"{where} weights")
-        _check_entries(L.b, f"{where} biases")
+        kW, kb, kV, kv = keys(i + 1)
+        _check_entries(L.W, f"{where} {kW}")
+        _check_entries(L.b, f"{where} {kb}")
         if L.S is not None:
             if not np.all((L.S == 0) | np.isinf(L.S)):
                 raise NetworkFileError(f"{where} scale: entries must be 0, \"inf\" or \"-inf\"")
             if i == len(parsed) - 1 and np.any(L.S != 0):
                 raise NetworkFileError(f"{where}: the output layer cannot have infinite rows")
-            _check_entries(L.V, f"{where} scaled_weights")
-            _check_entries(L.v, f"{where} scaled_biases")
+            _check_entries(L.V, f"{where} {kV}")
+            _check_entries(L.v, f"{where} {kv}")
     if any(L.S is not None for L in parsed):
         if activation != "relu":
             raise NetworkFileError(f"{name}: infinite rows need \"activation\": \"relu\"")
@@ -546,7 +552,7 @@ def network_from_arrays(arrays: dict, name: str = "network") -> MLP | ExtendedNe
                 if key in arrays:
                     raise NetworkFileError(f"{where}: {key} without S{i}")
         parsed.append(entry)
-    return _assemble(parsed, activation, name)
+    return _assemble(parsed, activation, name, keys=lambda i: (f"W{i}", f"b{i}", f"V{i}", f"v{i}"))
 
 
 # ---------------------------------------------------------------------------
@@ -1123,16 +1129,17 @@ def _from_onnx_bytes(data: bytes, name: str) -> MLP:
 
 
 def network_to_onnx_bytes(net, dtype=np.float64) -> bytes:
-    """An ONNX model (Gemm with transB = 1, then Relu or LeakyRelu, per layer) of a
-    finite ReLU or leaky-ReLU network."""
+    """An ONNX model (Gemm with transB = 1, then Relu, per layer) of a finite ReLU
+    network, in float64 (onnxruntime has no float64 LeakyRelu, so leaky-ReLU networks
+    are written as JSON or NPZ)."""
     if isinstance(net, ExtendedNetwork):
         if not net.is_finite():
             raise NetworkFileError("ONNX cannot hold infinite weights: export the extended network "
                                    "as JSON or NPZ, or a finite big-M version as ONNX")
         net = net.to_mlp()
-    if net.activation not in ("relu", "leaky_relu"):
-        raise NetworkFileError(f"ONNX export writes ReLU and leaky ReLU networks, not "
-                               f"{net.activation!r}")
+    if net.activation != "relu":
+        raise NetworkFileError(f"ONNX export writes ReLU networks, not {net.activation!r}; "
+                               "use JSON or NPZ")
     if not net.is_finite():
         raise NetworkFileError("ONNX export needs finite weights")
     onnx, numpy_helper = _onnx()
@@ -1150,11 +1157,7 @@ def network_to_onnx_bytes(net, dtype=np.float64) -> bytes:
         nodes.append(helper.make_node("Gemm", [current, Wn, bn], [out], name=f"layer{i + 1}",
                                       transB=1))
         if not last:
-            if net.activation == "relu":
-                nodes.append(helper.make_node("Relu", [out], [f"h{i + 1}"], name=f"relu{i + 1}"))
-            else:
-                nodes.append(helper.make_node("LeakyRelu", [out], [f"h{i + 1}"],
-                                              name=f"leaky_relu{i + 1}", alpha=LEAKY_SLOPE))
+            nodes.append(helper.make_node("Relu", [out], [f"h{i + 1}"], name=f"relu{i + 1}"))
             current = f"h{i + 1}"
     graph = helper.make_graph(
         nodes, "relulab_network",

@@ -444,18 +444,51 @@ def test_discarding_the_recovered_work(qtbot, theme, fake_panels, data_dir):
     w.close()
 
 
-def test_a_broken_autosave_is_reported_not_applied(qtbot, theme, fake_panels, data_dir):
+def test_a_broken_autosave_is_offered_once_then_set_aside(qtbot, theme, fake_panels, data_dir):
+    """A corrupt autosave is refused cleanly, renamed aside with a note saying where,
+    and not offered again at the next start."""
+    from relulab.app import build_main_window
+    from relulab.ui.session import REFUSED_PREFIX
+
+    data_dir.mkdir(parents=True)
+    broken = '{"format": "relulab-scene", "version": 1, "pan'
+    (data_dir / AUTOSAVE_NAME).write_text(broken)
+    w = build_main_window()
+    qtbot.addWidget(w)
+    assert w.session.start() == data_dir / RECOVERED_NAME
+    box = w.session.offer_restore()
+    [b for b in box.buttons() if b.objectName() == "restore-accept"][0].click()
+    assert w.session.last_error.field == "file"
+    assert w.panel("hinges").value == 1.0
+    aside = w.session.refused_autosave
+    assert aside is not None and aside.parent == data_dir and aside.name.startswith(REFUSED_PREFIX)
+    assert aside.read_text() == broken  # kept, never deleted
+    assert not (data_dir / RECOVERED_NAME).exists()
+    assert str(aside) in w.session.last_error.problem
+    assert "\n" not in str(w.session.last_error)
+    assert w.session.offer_restore() is None  # not again in this run
+    w.close()
+    again = build_main_window()
+    qtbot.addWidget(again)
+    assert again.session.start() is None  # nor at the next start
+    assert again.session.offer_restore() is None
+    again.close()
+
+
+def test_an_autosave_a_panel_refuses_is_set_aside_too(qtbot, theme, fake_panels, data_dir):
     from relulab.app import build_main_window
 
     data_dir.mkdir(parents=True)
-    (data_dir / AUTOSAVE_NAME).write_text('{"format": "relulab-scene", "version": 1, "pan')
+    (data_dir / AUTOSAVE_NAME).write_text(dump_scene(Scene(panels={
+        "hinges": {"value": 5.0}, "folding": {"value": "steep"}})))
     w = build_main_window()
     qtbot.addWidget(w)
     w.session.start()
     assert not w.session.restore()
-    assert w.session.last_error.field == "file"
-    assert w.panel("hinges").value == 1.0
-    assert (data_dir / RECOVERED_NAME).exists()  # kept: nothing is deleted that was not read
+    err = w.session.last_error
+    assert err.field == "panels.folding" and "kept as" in err.problem
+    assert w.panel("hinges").value == 1.0  # all or nothing
+    assert w.session.refused_autosave.exists() and not (data_dir / RECOVERED_NAME).exists()
     w.close()
 
 
