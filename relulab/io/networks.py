@@ -327,7 +327,7 @@ def _check_entries(arr: np.ndarray, where: str) -> None:
     place = (f"row {index[0] + 1}, entry {index[1] + 1}" if arr.ndim == 2
              else f"entry {index[0] + 1}" if arr.ndim == 1 else "value")
     if not math.isfinite(value):
-        problem = f"{value} is NaN or infinite, not a finite number"
+        problem = f"{value}: NaN or infinite values are not allowed"
     else:
         problem = f"{value:.3g} is out of range (at most ±{MAX_ABS_WEIGHT:g})"
     raise NetworkFileError(f"{where}, {place}: {problem}")

@@ -595,3 +595,102 @@ def test_a_bad_part_leaves_every_real_panel_as_it_was(main_window, tmp_path):
     assert {n: p.state_dict() for n, p in w.panels.items()} == before
     assert w.current_panel().name == current
     w.findChild(QMessageBox, "scene-error-dialog").close()
+
+
+# -- all or nothing, the refusing panel included ---------------------------------
+def test_the_refusing_panel_itself_is_restored(fake_window, tmp_path):
+    """A panel that changes part of its state and then refuses is put back too, not
+    only the panels loaded before it."""
+    w = fake_window
+    w.panel("folding").set_value(3.0)
+    before = {n: p.state_dict() for n, p in w.panels.items()}
+    folding = w.panel("folding")
+    original = folding.load_state
+
+    def half_then_refuse(state):
+        if state.get("value") != 5.0:  # the snapshot put back
+            return original(state)
+        folding.set_value(99.0)  # changed on screen ...
+        folding.label = "half-loaded"
+        raise ValueError("fold: weights out of range")  # ... then refused
+
+    folding.load_state = half_then_refuse
+    path = tmp_path / "half.relulab.json"
+    path.write_text(_scene_text(hinges={"value": 7.0}, folding={"value": 5.0},
+                                playground={"value": 2.0}))
+    try:
+        assert not w.open_scene(path)
+    finally:
+        folding.load_state = original
+    assert {n: p.state_dict() for n, p in w.panels.items()} == before
+    assert w.session.last_error.field == "panels.folding"
+    w.findChild(QMessageBox, "scene-error-dialog").close()
+
+
+def test_a_real_panel_that_refuses_after_changing_is_restored(main_window, tmp_path):
+    from relulab.io.scenes import builtin_lecture_path, read_playlist
+
+    w = main_window
+    before = {n: p.state_dict() for n, p in w.panels.items()}
+    lecture = read_playlist(builtin_lecture_path(), PANEL_NAMES).scenes
+    other = next(s.panels["folding"] for s in lecture if "folding" in s.panels
+                 and s.panels["folding"] != before["folding"])
+    folding = w.panel("folding")
+    original = folding.load_state
+
+    def load_then_refuse(state):
+        original(state)  # the whole state is on screen ...
+        if state == other:
+            raise ValueError("depth: refused after the fact")  # ... and then refused
+
+    folding.load_state = load_then_refuse
+    path = tmp_path / "late.relulab.json"
+    path.write_text(json.dumps({"format": SCENE_FORMAT, "version": 1,
+                                "panels": {"folding": other}}))
+    try:
+        assert not w.open_scene(path)
+    finally:
+        folding.load_state = original
+    assert {n: p.state_dict() for n, p in w.panels.items()} == before
+    w.findChild(QMessageBox, "scene-error-dialog").close()
+
+
+def test_opening_is_the_edge_where_any_exception_becomes_one_line(fake_window, tmp_path,
+                                                                   monkeypatch, caplog):
+    w = fake_window
+    before = values(w)
+    path = tmp_path / "odd\nname.relulab.json"
+    path.write_text(_scene_text(hinges={"value": 3.0}))
+
+    def bug(self, p):
+        raise TypeError("a bug\nwith two lines")
+
+    monkeypatch.setattr(type(w.session), "read", bug)
+    assert not w.open_scene(path)
+    err = w.session.last_error
+    assert err.field == "file" and "TypeError: a bug with two lines" in err.problem
+    assert values(w) == before
+    status = w.statusBar().currentMessage()
+    assert "\n" not in status and "odd name.relulab.json" in status
+    assert "a bug" in caplog.text  # the traceback is logged for whoever debugs it
+    w.findChild(QMessageBox, "scene-error-dialog").close()
+
+
+def test_a_bad_scene_during_a_lecture_leaves_the_lecture_running(fake_window, tmp_path):
+    from relulab.io.scenes import Playlist
+
+    w = fake_window
+    w.panel("hinges").set_value(2.0)
+    lecture = Playlist(scenes=[Scene(panels={"hinges": {"value": 4.0}}, current="hinges")])
+    assert w.lecture.start(lecture)
+    bad = tmp_path / "bad.relulab.json"
+    bad.write_text(_scene_text(hinges={"value": 9.0}, folding={"value": "steep"}))
+    assert not w.open_scene(bad)
+    assert w.lecture.running and w.panel("hinges").value == 4.0
+    good = tmp_path / "good.relulab.json"
+    good.write_text(_scene_text(folding={"value": 6.0}))
+    assert w.open_scene(good)
+    assert not w.lecture.running
+    assert w.panel("hinges").value == 2.0 and w.panel("folding").value == 6.0
+    for box in w.findChildren(QMessageBox, "scene-error-dialog"):
+        box.close()
