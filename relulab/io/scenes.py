@@ -14,8 +14,10 @@ A playlist is an ordered list of scenes (inline, or file names beside it)::
      "scenes": ["01-ruler.relulab.json", {...a scene...}, …]}
 
 Reading never trusts the file: every problem raises :class:`SceneError` naming the
-field (``panels.hinges``, ``version``, ``scenes[3]``) and what is wrong with it,
-before anything is applied. Files written by a newer format version are refused
+field (``panels.hinges``, ``version``, ``scenes[3]``) and what is wrong with it, in
+one line, before anything is applied. Reading is bounded before parsing (regular
+files only, MAX_BYTES while reading, nesting and element counts measured on the
+text: see relulab.io.limits). Files written by a newer format version are refused
 rather than half-read. Qt-free.
 """
 
