@@ -105,7 +105,10 @@ _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 #: Numbers written with more digits than this are refused by the readers (a double
 #: holds about 17 significant digits and ends at 1.8e308).
 MAX_NUMBER_DIGITS = 300
-_LONG_NUMBER = re.compile(r"\d{%d}" % (MAX_NUMBER_DIGITS + 1))
+# digits -> "1", everything else -> "0": a long number is a long run of "1" (a bytes
+# search, ten times faster than a regular expression over the text)
+_DIGIT_MAP = bytes(0x31 if 0x30 <= i <= 0x39 else 0x30 for i in range(256))
+_LONG_RUN = b"1" * (MAX_NUMBER_DIGITS + 1)
 
 
 @dataclass(frozen=True)
@@ -145,7 +148,8 @@ def check_json_text(text: str, max_depth: int, max_containers: int, max_values: 
         raise FileRefused(f"is nested {depth} levels deep; at most {max_depth} are allowed")
     return JsonShape(depth, containers, values,
                      cut_short=open_string >= 0 or bool(levels and levels[-1] > 0),
-                     long_numbers=_LONG_NUMBER.search(skeleton) is not None)
+                     long_numbers=_LONG_RUN in skeleton.encode("utf-8", "surrogatepass")
+                     .translate(_DIGIT_MAP))
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import heapq
 import io
+import itertools
 import json
 import lzma
 import math
@@ -64,7 +65,7 @@ MAX_ABS_WEIGHT = 1e100
 MAX_GROWTH_LOG10 = 300.0
 #: JSON nesting: document, layers, layer, weights, row, number.
 MAX_JSON_DEPTH = 16
-MAX_JSON_CONTAINERS = 1_000_000
+MAX_JSON_CONTAINERS = 250_000
 
 
 class NetworkFileError(ValueError):
@@ -194,50 +195,69 @@ def _type(v) -> str:
                                     type(v).__name__)
 
 
+def _bad_number(v, where: str):
+    """The error for one JSON value that is not a usable number."""
+    if isinstance(v, _LongNumber):
+        return NetworkFileError(f"{where}: a whole number with {v.digits} digits is out of range "
+                                f"(at most ±{MAX_ABS_WEIGHT:g})")
+    shown = repr(v) if not isinstance(v, (list, dict)) else _type(v)
+    return NetworkFileError(f"{where}: {one_line(shown, 40)} is not a number")
+
+
+def _numbers(values: list, where, shape) -> np.ndarray:
+    """A flat JSON list of numbers as a float array of ``shape``; ``where(i)`` names
+    entry i in messages. Types are checked in C (one pass of ``type``), so a file of
+    millions of numbers with a bad one at the end is refused as fast as a good one is read."""
+    kinds = list(map(type, values))
+    bad = set(kinds) - {int, float}
+    if bad:
+        first = min(kinds.index(k) for k in bad)
+        raise _bad_number(values[first], where(first))
+    arr = np.array(values, dtype=float).reshape(shape)  # whole numbers: ≤ 300 digits, no overflow
+    ok = np.abs(arr.reshape(-1)) <= MAX_ABS_WEIGHT  # False for NaN too
+    if not ok.all():
+        first = int(np.argmin(ok))
+        v = float(arr.reshape(-1)[first])
+        problem = (f"{v} is not finite (NaN, or beyond the range of a double)"
+                   if not math.isfinite(v) else
+                   f"{v:.3g} is out of range (at most ±{MAX_ABS_WEIGHT:g})")
+        raise NetworkFileError(f"{where(first)}: {problem}")
+    return arr
+
+
 def _number_list(value, where: str, allow_inf: bool = False) -> np.ndarray:
     """A JSON list of numbers as a float array; every entry is finite and within
     ±MAX_ABS_WEIGHT ("inf"/"-inf" strings too when ``allow_inf``)."""
     if not isinstance(value, list):
         raise NetworkFileError(f"{where}: expected a list of numbers, got {_type(value)}")
-    out = []
-    for j, v in enumerate(value):
-        if allow_inf and isinstance(v, str) and v in ("inf", "+inf", "-inf"):
-            out.append(-math.inf if v == "-inf" else math.inf)
-            continue
-        if isinstance(v, _LongNumber):
-            raise NetworkFileError(f"{where}, entry {j + 1}: a whole number with {v.digits} digits "
-                                   f"is out of range (at most ±{MAX_ABS_WEIGHT:g})")
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            shown = repr(v) if not isinstance(v, (list, dict)) else _type(v)
-            raise NetworkFileError(f"{where}, entry {j + 1}: {one_line(shown, 40)} is not a number")
-        f = float(v)  # whole numbers have at most MAX_NUMBER_DIGITS digits: no overflow
-        if not math.isfinite(f):
-            raise NetworkFileError(f"{where}, entry {j + 1}: {v!r} is not finite (beyond the "
-                                   "range of a double)")
-        if abs(f) > MAX_ABS_WEIGHT:
-            raise NetworkFileError(f"{where}, entry {j + 1}: {f:.3g} is out of range "
-                                   f"(at most ±{MAX_ABS_WEIGHT:g})")
-        out.append(f)
-    return np.array(out, dtype=float)
+    if allow_inf:
+        infinite = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf}
+        value = [infinite.get(v, v) if isinstance(v, str) else v for v in value]
+        finite = [0.0 if isinstance(v, float) and math.isinf(v) else v for v in value]
+        _numbers(finite, lambda j: f"{where}, entry {j + 1}", (len(finite),))
+        return np.array(value, dtype=float)
+    return _numbers(value, lambda j: f"{where}, entry {j + 1}", (len(value),))
 
 
 def _number_matrix(value, where: str, rows: int | None = None, cols: int | None = None):
     if not isinstance(value, list) or not value:
         raise NetworkFileError(f"{where}: expected a non-empty list of rows, got {_type(value)}")
-    out = []
-    width = None
-    for i, row in enumerate(value):
-        if not isinstance(row, list):
-            raise NetworkFileError(f"{where}: row {i + 1} is {_type(row)}, expected a list of numbers")
-        if not row:
-            raise NetworkFileError(f"{where}: row {i + 1} is empty (each neuron needs a weight "
-                                   "for every input)")
-        if width is None:
-            width = len(row)
-        if len(row) != width:
-            raise NetworkFileError(f"{where}: row {i + 1} has {len(row)} entries, row 1 has {width}")
-        out.append(_number_list(row, f"{where}, row {i + 1}"))
-    M = np.stack(out)
+    kinds = list(map(type, value))
+    if set(kinds) != {list}:
+        i = next(i for i, k in enumerate(kinds) if k is not list)
+        raise NetworkFileError(f"{where}: row {i + 1} is {_type(value[i])}, expected a list of "
+                               "numbers")
+    lengths = list(map(len, value))
+    width = lengths[0]
+    if set(lengths) != {width}:
+        i = next(i for i, n in enumerate(lengths) if n != width)
+        raise NetworkFileError(f"{where}: row {i + 1} has {lengths[i]} entries, row 1 has {width}")
+    if width == 0:
+        raise NetworkFileError(f"{where}: row 1 is empty (each neuron needs a weight for every "
+                               "input)")
+    M = _numbers(list(itertools.chain.from_iterable(value)),
+                 lambda k: f"{where}, row {k // width + 1}, entry {k % width + 1}",
+                 (len(value), width))
     if rows is not None and M.shape[0] != rows:
         raise NetworkFileError(f"{where}: {M.shape[0]} rows, expected {rows}")
     if cols is not None and M.shape[1] != cols:
