@@ -593,6 +593,10 @@ def _onnx():
 ONNX_OPS = ("Gemm", "MatMul", "Add", "Relu", "LeakyRelu", "Identity", "Flatten", "Reshape",
             "Cast", "Constant")
 _ACTIVATION_OPS = {"Relu": "relu", "LeakyRelu": "leaky_relu"}
+#: How many inputs each operator takes (the first ``low`` must be named).
+_ARITY = {"Gemm": (2, 3), "MatMul": (2, 2), "Add": (2, 2), "Reshape": (2, 2), "Relu": (1, 1),
+          "LeakyRelu": (1, 1), "Identity": (1, 1), "Flatten": (1, 1), "Cast": (1, 1),
+          "Constant": (0, 0)}
 _LOW_BYTES = bytes(range(128))
 
 
@@ -782,11 +786,12 @@ class _OnnxReader:
         nodes it reads from; a cycle is an error (found without ever walking it twice)."""
         g = self.graph
         producers: dict[str, int] = {}
+        given = set(self.initializers) | {i.name for i in g.input}
         for k, node in enumerate(g.node):
             for out in node.output:
                 if not out:
                     continue
-                if out in producers or out in self.initializers:
+                if out in producers or out in given:
                     raise self.fail(f"tensor {shown_name(out)!r} is written twice (by "
                                     f"{_onnx_where(k, node)} and another)")
                 producers[out] = k
@@ -860,6 +865,11 @@ class _OnnxReader:
                 raise self.fail(f"{where} is not supported; a network file may hold only "
                                 f"{', '.join(ONNX_OPS)} nodes")
             outputs = [o for o in node.output if o]
+            low, high = _ARITY[op]
+            if not low <= len(node.input) <= high or not all(node.input[:low]) \
+                    or len(outputs) != 1 or len(node.output) != 1:
+                raise self.fail(f"{where} must have {low if low == high else f'{low} or {high}'} "
+                                f"input(s) and one output")
             if op == "Constant":
                 self.consts[outputs[0]] = self.constant_node(node, where)
                 continue
@@ -883,8 +893,6 @@ class _OnnxReader:
             if readers.get(current, 0) != 1:
                 raise self.fail(f"tensor {shown_name(current)!r} feeds {readers.get(current, 0)} "
                                 "nodes; only a chain of layers can be read")
-            if len(outputs) != 1:
-                raise self.fail(f"{where} must have one output")
             chain.step(node, op, ins, where)
             current = outputs[0]
         if current != g.output[0].name:
