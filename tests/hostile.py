@@ -62,7 +62,8 @@ def _zip(folder: Path, name: str, members: dict) -> Path:
     return path
 
 
-def _varint(n: int) -> bytes:
+def varint(n: int) -> bytes:
+    """A protobuf varint."""
     out = bytearray()
     while True:
         byte = n & 0x7F
@@ -72,9 +73,9 @@ def _varint(n: int) -> bytes:
             return bytes(out)
 
 
-def _field(number: int, payload: bytes) -> bytes:
+def protobuf_field(number: int, payload: bytes) -> bytes:
     """A length-delimited protobuf field."""
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
 
 
 # -- the file system ---------------------------------------------------------------
@@ -355,14 +356,15 @@ def onnx_cycle(folder):
 
 def onnx_empty_node_flood(folder):
     graph = b"\x0a\x00" * 5_000_000  # 10 MB of empty NodeProto: 800 MB once parsed
-    return _write(folder, "nodes.onnx", _field(7, graph))
+    return _write(folder, "nodes.onnx", protobuf_field(7, graph))
 
 
 def onnx_deep_nesting(folder):
     inner = b""
     for _ in range(60):
-        inner = _field(1, _field(5, _field(6, inner)))  # graph.node.attribute.g
-    return _write(folder, "nested.onnx", _field(7, inner))
+        # graph.node.attribute.g, nested
+        inner = protobuf_field(1, protobuf_field(5, protobuf_field(6, inner)))
+    return _write(folder, "nested.onnx", protobuf_field(7, inner))
 
 
 def onnx_external_data(folder):
@@ -388,8 +390,8 @@ def onnx_declared_terabyte(folder):
 
 def onnx_packed_flood(folder):
     # TensorProto.dims (packed int64): 20 million one-byte numbers, 160 MB once parsed
-    tensor = _field(1, b"\x01" * 20_000_000)
-    return _write(folder, "dims.onnx", _field(7, _field(5, tensor)))
+    tensor = protobuf_field(1, b"\x01" * 20_000_000)
+    return _write(folder, "dims.onnx", protobuf_field(7, protobuf_field(5, tensor)))
 
 
 def onnx_garbage(folder):

@@ -79,9 +79,8 @@ class NetworkFileError(ValueError):
 def _fmt_from_suffix(path: Path) -> str:
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
-        raise NetworkFileError(
-            f"{path.name}: unknown file type {shown_name(suffix) if suffix else '(no extension)'!r}; "
-            f"use {', '.join(SUFFIXES)}")
+        shown = repr(shown_name(suffix)) if suffix else "'(no extension)'"
+        raise NetworkFileError(f"{path.name}: unknown file type {shown}; use {', '.join(SUFFIXES)}")
     return suffix[1:]
 
 
@@ -285,7 +284,8 @@ def network_from_dict(doc, name: str = "network") -> MLP | ExtendedNetwork:
         raise NetworkFileError(f"{name}: \"format\" is {one_line(repr(fmt), 60)}, "
                                f"expected {FORMAT_NAME!r}")
     version = doc.get("version", FORMAT_VERSION)
-    if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= FORMAT_VERSION:
+    if isinstance(version, bool) or not isinstance(version, int) \
+            or not 1 <= version <= FORMAT_VERSION:
         shown = version if isinstance(version, int) and abs(version) < 10**9 else _type(version)
         raise NetworkFileError(f"{name}: \"version\" {shown!r} is not one this program reads "
                                f"(1 to {FORMAT_VERSION})")

@@ -252,7 +252,8 @@ def test_huge_but_finite_weights_are_refused_at_load_not_in_use(tmp_path):
     """±1e308 passes as finite, then overflows to inf and NaN in the converter."""
     for value in (1e308, -1e308, 1e101):
         np.savez(tmp_path / "big.npz", W1=np.array([[value, 1.0]]), b1=np.zeros(1))
-        with pytest.raises(NetworkFileError, match=r"big.npz: layer 1 W1, row 1, entry 1: [-0-9.e+]+ is out of range"):
+        with pytest.raises(NetworkFileError,
+                           match=r"big.npz: layer 1 W1, row 1, entry 1: [-0-9.e+]+ is out of range"):
             load_network(tmp_path / "big.npz")
     ok = MLP([(np.array([[1e100]]), [0.0]), (np.array([[1e100]]), [0.0]),
               (np.array([[1e100]]), [0.0])])

@@ -13,6 +13,8 @@ onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
+from tests.hostile import varint  # noqa: E402
+
 RNG = np.random.default_rng(7)
 F32 = TensorProto.FLOAT
 
@@ -298,7 +300,7 @@ def test_what_is_not_a_plain_mlp_is_refused_by_name(tmp_path, case, needle):
 def test_millions_of_empty_nodes_are_refused_before_parsing(tmp_path):
     """10 MB of empty NodeProto messages would take 800 MB once parsed."""
     graph = b"\x0a\x00" * 5_000_000
-    data = b"\x3a" + _varint(len(graph)) + graph
+    data = b"\x3a" + varint(len(graph)) + graph
     _refused(tmp_path, data, "protobuf fields")
 
 
@@ -306,10 +308,10 @@ def test_deep_nesting_of_graphs_is_refused_before_parsing(tmp_path):
     # ModelProto.graph -> GraphProto.node -> NodeProto.attribute -> AttributeProto.g -> ...
     inner = b""
     for _ in range(40):
-        attribute = b"\x32" + _varint(len(inner)) + inner  # AttributeProto.g (6)
-        node = b"\x2a" + _varint(len(attribute)) + attribute  # NodeProto.attribute (5)
-        inner = b"\x0a" + _varint(len(node)) + node  # GraphProto.node (1)
-    data = b"\x3a" + _varint(len(inner)) + inner
+        attribute = b"\x32" + varint(len(inner)) + inner  # AttributeProto.g (6)
+        node = b"\x2a" + varint(len(attribute)) + attribute  # NodeProto.attribute (5)
+        inner = b"\x0a" + varint(len(node)) + node  # GraphProto.node (1)
+    data = b"\x3a" + varint(len(inner)) + inner
     _refused(tmp_path, data, "nests more than")
 
 
@@ -318,12 +320,3 @@ def test_a_huge_declared_initializer_is_refused_before_conversion(tmp_path):
     _refused(tmp_path, _unchecked([helper.make_node("Gemm", ["x", "B"], ["y"], transB=1)], [t]),
              "entries; a network has at most")
 
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = n & 0x7F
-        n >>= 7
-        out.append(byte | (0x80 if n else 0))
-        if not n:
-            return bytes(out)

@@ -694,3 +694,28 @@ def test_a_bad_scene_during_a_lecture_leaves_the_lecture_running(fake_window, tm
     assert w.panel("hinges").value == 2.0 and w.panel("folding").value == 6.0
     for box in w.findChildren(QMessageBox, "scene-error-dialog"):
         box.close()
+
+
+# -- saves that respect the user's file ----------------------------------------------
+@pytest.mark.skipif(os.name != "posix", reason="links and modes of POSIX")
+def test_saving_respects_links_permissions_and_read_only_files(fake_window, tmp_path):
+    w = fake_window
+    real = tmp_path / "shared" / "talk.relulab.json"
+    real.parent.mkdir()
+    real.write_text(_scene_text(hinges={"value": 3.0}))
+    os.chmod(real, 0o644)
+    link = tmp_path / "talk.relulab.json"
+    link.symlink_to(real)
+    assert w.open_scene(link)
+    w.panel("hinges").set_value(8)
+    assert w.save()
+    assert link.is_symlink() and read_scene(real).panels["hinges"]["value"] == 8
+    assert os.stat(real).st_mode & 0o777 == 0o644
+    os.chmod(real, 0o444)
+    w.panel("hinges").set_value(9)
+    assert not w.save()
+    err = w.session.last_error
+    assert err.field == "file" and "read-only" in err.problem and "\n" not in str(err)
+    assert read_scene(real).panels["hinges"]["value"] == 8  # not replaced
+    assert w.session.is_modified()  # the work is still unsaved, and still on screen
+    w.findChild(QMessageBox, "scene-error-dialog").close()
