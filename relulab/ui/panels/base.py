@@ -8,12 +8,38 @@ tests rely on; a panel overrides the ones it needs.
 from __future__ import annotations
 
 import sys
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, TypeVar
 
+from PySide6.QtCore import QSignalBlocker
 from PySide6.QtGui import QUndoCommand, QUndoStack
 from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout, QWidget
 
 from relulab.ui.theme import current_theme
+
+
+W = TypeVar("W", bound=QWidget)
+
+
+def named(widget: W, name: str, accessible: str, tip: str = "") -> W:
+    """Give a widget its stable object name (``<panel>-<what>``, what tests and
+    scripts find it by), its accessible name and, if given, a tooltip."""
+    widget.setObjectName(name)
+    widget.setAccessibleName(accessible)
+    if tip:
+        widget.setToolTip(tip)
+    return widget
+
+
+@contextmanager
+def signals_blocked(*objects):
+    """Apply model changes to widgets without their signals echoing back as edits."""
+    blockers = [QSignalBlocker(o) for o in objects]
+    try:
+        yield
+    finally:
+        for b in blockers:
+            b.unblock()
 
 
 class SnapshotCommand(QUndoCommand):
