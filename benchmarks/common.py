@@ -19,6 +19,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
+
 
 @dataclass
 class Row:
@@ -92,3 +94,39 @@ def fmt_time(s: float) -> str:
     if s >= 1e-3:
         return f"{s * 1e3:.2f} ms"
     return f"{s * 1e6:.1f} µs"
+
+
+def event_loop_delays(start: Callable[[], object], done: Callable[[], bool] | None = None,
+                      seconds: float = 3.0, interval: float = 0.010) -> np.ndarray:
+    """How late a ``interval`` QTimer fires while the event loop runs after ``start()``.
+
+    Runs the event loop until ``done()`` is true (or ``seconds`` pass) and returns the
+    delays of every tick beyond its interval, in seconds: the longest is the longest
+    time the window could not answer. Never empty: a loop blocked for the whole time
+    gives one delay as long as the block.
+    """
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    gaps: list[float] = []
+    last = [time.perf_counter()]
+
+    def tick():
+        now = time.perf_counter()
+        gaps.append(now - last[0] - interval)
+        last[0] = now
+
+    timer = QTimer()
+    timer.setInterval(int(interval * 1000))
+    timer.timeout.connect(tick)
+    timer.start()
+    app.processEvents()
+    last[0] = time.perf_counter()
+    start()
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end and not (done is not None and done()):
+        app.processEvents()
+    timer.stop()
+    gaps.append(time.perf_counter() - last[0] - interval)  # the time since the last tick
+    return np.maximum(np.array(gaps), 0.0)
