@@ -203,16 +203,18 @@ def _bad_number(v, where: str):
     return NetworkFileError(f"{where}: {one_line(shown, 40)} is not a number")
 
 
-def _numbers(values: list, where, shape) -> np.ndarray:
-    """A flat JSON list of numbers as a float array of ``shape``; ``where(i)`` names
-    entry i in messages. Types are checked in C (one pass of ``type``), so a file of
-    millions of numbers with a bad one at the end is refused as fast as a good one is read."""
-    kinds = list(map(type, values))
-    bad = set(kinds) - {int, float}
+def _numbers(value: list, flat, where, shape) -> np.ndarray:
+    """JSON numbers as a float array of ``shape``: ``value`` the list (of rows) as read,
+    ``flat()`` an iterator over its numbers, ``where(i)`` the name of number i in
+    messages. Types are checked in C (one pass of ``type``), so a file of millions of
+    numbers with a bad one at the end is refused as fast as a good one is read."""
+    bad = set(map(type, flat())) - {int, float}
     if bad:
+        numbers = list(flat())
+        kinds = list(map(type, numbers))
         first = min(kinds.index(k) for k in bad)
-        raise _bad_number(values[first], where(first))
-    arr = np.array(values, dtype=float).reshape(shape)  # whole numbers: ≤ 300 digits, no overflow
+        raise _bad_number(numbers[first], where(first))
+    arr = np.array(value, dtype=float).reshape(shape)  # whole numbers: ≤ 300 digits, no overflow
     ok = np.abs(arr.reshape(-1)) <= MAX_ABS_WEIGHT  # False for NaN too
     if not ok.all():
         first = int(np.argmin(ok))
@@ -233,9 +235,9 @@ def _number_list(value, where: str, allow_inf: bool = False) -> np.ndarray:
         infinite = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf}
         value = [infinite.get(v, v) if isinstance(v, str) else v for v in value]
         finite = [0.0 if isinstance(v, float) and math.isinf(v) else v for v in value]
-        _numbers(finite, lambda j: f"{where}, entry {j + 1}", (len(finite),))
+        _numbers(finite, lambda: iter(finite), lambda j: f"{where}, entry {j + 1}", (len(finite),))
         return np.array(value, dtype=float)
-    return _numbers(value, lambda j: f"{where}, entry {j + 1}", (len(value),))
+    return _numbers(value, lambda: iter(value), lambda j: f"{where}, entry {j + 1}", (len(value),))
 
 
 def _number_matrix(value, where: str, rows: int | None = None, cols: int | None = None):
@@ -254,7 +256,7 @@ def _number_matrix(value, where: str, rows: int | None = None, cols: int | None 
     if width == 0:
         raise NetworkFileError(f"{where}: row 1 is empty (each neuron needs a weight for every "
                                "input)")
-    M = _numbers(list(itertools.chain.from_iterable(value)),
+    M = _numbers(value, lambda: itertools.chain.from_iterable(value),
                  lambda k: f"{where}, row {k // width + 1}, entry {k % width + 1}",
                  (len(value), width))
     if rows is not None and M.shape[0] != rows:
