@@ -274,6 +274,66 @@ def _values_on_ray(z_end, dz, t_end, roots, crossing):
     return z
 
 
+def _interpolate(Z: np.ndarray, i: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    """z of every neuron at the roots: between knots z is affine, so z_i + λ(z_{i+1} − z_i),
+    row by row (long rows stay in cache)."""
+    Zr = np.empty((Z.shape[0], i.size))
+    for z, zr in zip(Z, Zr):
+        za = z[i]
+        np.subtract(z[1:][i], za, out=zr)
+        zr *= lam
+        zr += za
+    return Zr
+
+
+def _new_positions(i: np.ndarray, r: np.ndarray, m: int, nl: int):
+    """Where the old knots and the roots land after insertion: (roots per interval,
+    old_pos, root_pos). Old knot k moves right past the left-ray roots and the roots
+    of the intervals before it; a root of interval i lands after knot i."""
+    ni = i.size
+    per_interval = np.bincount(i, minlength=m - 1)
+    before = np.zeros(m, dtype=np.int64)
+    np.cumsum(per_interval, out=before[1:])
+    if ni and per_interval.max() > 1:
+        # several roots in one interval: their order comes from a sort
+        order = np.lexsort((r, i))
+        root_pos = np.empty(ni, dtype=np.int64)
+        root_pos[order] = i[order] + np.arange(nl + 1, nl + 1 + ni)
+        del order
+    else:  # at most one root per interval (the tent map): no sort needed
+        root_pos = before[i]
+        root_pos += i
+        root_pos += nl + 1
+    old_pos = before
+    old_pos += np.arange(nl, nl + m)
+    return per_interval, old_pos, root_pos
+
+
+def _old_piece(per_interval: np.ndarray, m: int, nl: int, nr: int) -> np.ndarray:
+    """The old piece of each new piece: a piece split by s roots becomes s + 1 pieces
+    with the slope it had."""
+    splits = np.empty(m + 1, dtype=np.int64)
+    splits[0], splits[m] = nl, nr
+    splits[1:m] = per_interval
+    splits += 1
+    return np.repeat(np.arange(m + 1), splits)
+
+
+def _new_flags(flags: np.ndarray, old_pos: np.ndarray, total: int) -> np.ndarray:
+    """Region flags after insertion: every new root is a boundary."""
+    out = np.ones(total, dtype=bool)
+    out[old_pos] = flags
+    return out
+
+
+def _slopes_on(D: np.ndarray, piece_of: np.ndarray) -> np.ndarray:
+    """Each row's slope on the new pieces (row by row: long rows stay in cache)."""
+    out = np.empty((D.shape[0], piece_of.size))
+    for d2, d in zip(out, D):
+        np.take(d, piece_of, out=d2)
+    return out
+
+
 def _layer(state: list, W: np.ndarray, b: np.ndarray, off_slope) -> None:
     """Push the knots through one hidden layer h ↦ φ(W h + b), in place.
 
@@ -297,13 +357,7 @@ def _layer(state: list, W: np.ndarray, b: np.ndarray, off_slope) -> None:
         return
     i, lam, r, counts = _crossings(Z, T)
     ni = i.size
-    # z of every neuron at the roots; between knots z is affine, so interpolate
-    Zr = np.empty((n, ni))
-    for z, zr in zip(Z, Zr):
-        za = z[i]
-        np.subtract(z[1:][i], za, out=zr)
-        zr *= lam
-        zr += za
+    Zr = _interpolate(Z, i, lam)
     del lam
     ends = np.cumsum(counts)
     for k in range(n):  # exactly zero for the neuron that crosses
@@ -315,25 +369,8 @@ def _layer(state: list, W: np.ndarray, b: np.ndarray, off_slope) -> None:
     nl, nr = rl.size, rr.size
     if nl + nr + ni:
         total = m + nl + nr + ni
-        # Old knot k moves right past the left-ray roots and the roots of the
-        # intervals before it; a root of interval i lands after knot i.
-        per_interval = np.bincount(i, minlength=m - 1)
-        before = np.zeros(m, dtype=np.int64)
-        np.cumsum(per_interval, out=before[1:])
-        if ni and per_interval.max() > 1:
-            # several roots in one interval: their order comes from a sort
-            order = np.lexsort((r, i))
-            root_pos = np.empty(ni, dtype=np.int64)
-            root_pos[order] = i[order] + np.arange(nl + 1, nl + 1 + ni)
-            del order
-        else:  # at most one root per interval (the tent map): no sort needed
-            root_pos = before[i]
-            root_pos += i
-            root_pos += nl + 1
+        per_interval, old_pos, root_pos = _new_positions(i, r, m, nl)
         del i
-        old_pos = before
-        old_pos += np.arange(nl, nl + m)
-        del before
 
         T2 = np.empty(total)
         T2[:nl] = rl
@@ -351,24 +388,12 @@ def _layer(state: list, W: np.ndarray, b: np.ndarray, off_slope) -> None:
         del Z, Zr
         Z = Z2
         del Z2
-        F2 = np.ones(total, dtype=bool)  # every new root is a boundary
-        F2[old_pos] = flags
-        flags = F2
-        del old_pos, root_pos, F2
-        # a piece split by s roots becomes s + 1 pieces with the slope it had
-        splits = np.empty(m + 1, dtype=np.int64)
-        splits[0], splits[m] = nl, nr
-        splits[1:m] = per_interval
+        flags = _new_flags(flags, old_pos, total)
+        del old_pos, root_pos
+        piece_of = _old_piece(per_interval, m, nl, nr)
         del per_interval
-        splits += 1
-        piece_of = np.repeat(np.arange(m + 1), splits)  # old piece of each new piece
-        del splits
-        Dz2 = np.empty((n, total + 1))
-        for d2, d in zip(Dz2, Dz):
-            np.take(d, piece_of, out=d2)
-        del Dz, piece_of
-        Dz = Dz2
-        del Dz2
+        Dz = _slopes_on(Dz, piece_of)
+        del piece_of
         # merge knots a rounding error apart (keep the first of each run); T is
         # sorted, so max|T| is at an end and one comparison rules out most layers
         gaps = np.diff(T)
@@ -580,12 +605,7 @@ def _layer_certified(st: _State, W: np.ndarray, b: np.ndarray, off_slope) -> Non
         exact_at_root = None
     else:
         if exact:  # row by row: long rows (a deep fold) stay cache-friendly
-            Zr = np.empty((n, ni))
-            for z, zr in zip(Z, Zr):
-                za = z[i]
-                np.subtract(z[1:][i], za, out=zr)
-                zr *= lam
-                zr += za
+            Zr = _interpolate(Z, i, lam)
         else:
             Zr = Z[:, i]
             Zr += lam * (Z[:, i + 1] - Zr)
@@ -643,22 +663,8 @@ def _layer_certified(st: _State, W: np.ndarray, b: np.ndarray, off_slope) -> Non
     nl, nr = rl.size, rr.size
     if nl + nr + ni:
         total = m + nl + nr + ni
-        per_interval = np.bincount(i, minlength=m - 1)
-        before = np.zeros(m, dtype=np.int64)
-        np.cumsum(per_interval, out=before[1:])
-        if ni and per_interval.max() > 1:
-            order = np.lexsort((r, i))
-            root_pos = np.empty(ni, dtype=np.int64)
-            root_pos[order] = i[order] + np.arange(nl + 1, nl + 1 + ni)
-            del order
-        else:
-            root_pos = before[i]
-            root_pos += i
-            root_pos += nl + 1
+        per_interval, old_pos, root_pos = _new_positions(i, r, m, nl)
         del i
-        old_pos = before
-        old_pos += np.arange(nl, nl + m)
-        del before
 
         def spread(old, ray_l, mid, ray_r, rows=None):
             """Old values at old_pos, new ones at the roots (None = exact zeros)."""
@@ -690,22 +696,11 @@ def _layer_certified(st: _State, W: np.ndarray, b: np.ndarray, off_slope) -> Non
             del Dd2
         if EZ is not None:
             EZ = spread(EZ, EZl, EZr, EZrr, n)
-        F2 = np.ones(total, dtype=bool)
-        F2[old_pos] = flags
-        flags = F2
-        del old_pos, root_pos, F2
-        splits = np.empty(m + 1, dtype=np.int64)
-        splits[0], splits[m] = nl, nr
-        splits[1:m] = per_interval
+        flags = _new_flags(flags, old_pos, total)
+        del old_pos, root_pos
+        piece_of = _old_piece(per_interval, m, nl, nr)
         del per_interval
-        splits += 1
-        piece_of = np.repeat(np.arange(m + 1), splits)
-        del splits
-        Dz2 = np.empty((n, total + 1))
-        for d2, d in zip(Dz2, Dz):
-            np.take(d, piece_of, out=d2)
-        Dz = Dz2
-        del Dz2
+        Dz = _slopes_on(Dz, piece_of)
         if EDz is not None:
             EDz = EDz[:, piece_of]
         del piece_of
