@@ -801,8 +801,8 @@ _PROBE = np.random.default_rng(12).uniform(0.5, 1.5, 4096)
 
 def _parallel_offsets(W, b):
     """For neurons k, j with identical weight rows: offsets[k, j] = b_k − b_j and
-    known[k, j] True when that difference is exactly a double. None when no two
-    neurons share their weights."""
+    known[k, j] True when that difference is exactly a double (and on the diagonal,
+    where the offset is 0). None when no two neurons share their weights."""
     n = W.shape[0]
     # distinct projections prove distinct rows (cheaper than comparing every pair)
     if n < 2 or np.unique(W @ _PROBE[:W.shape[1]] if W.shape[1] <= _PROBE.size else
@@ -813,7 +813,7 @@ def _parallel_offsets(W, b):
     if not equal.any():
         return None
     offsets = b[:, None] - b[None, :]
-    known = np.zeros((n, n), dtype=bool)
+    known = np.eye(n, dtype=bool)  # a neuron is exactly 0 at its own root
     for k, j in zip(*np.nonzero(equal)):
         known[k, j] = Fraction(float(b[k])) - Fraction(float(b[j])) == Fraction(float(offsets[k, j]))
     return offsets, known
