@@ -223,3 +223,21 @@ def test_kinks_counts_and_shallow_agree_with_the_exact_reference(net, s, t):
     assert convert(net).verify().ok()
     # the same network in other units: the same count
     assert piecewise_linear(units(net, s, t)).n_kinks == len(want)
+
+
+def test_nets_spanning_eight_decades_lose_no_kinks():
+    """The issue's survey: random deep nets whose weights span 8 decades, each against
+    the exact reference (the old tolerances lost kinks in about a quarter of them)."""
+    rng = np.random.default_rng(8)
+    for _ in range(40):
+        sizes = [1] + list(rng.integers(2, 9, rng.integers(2, 5))) + [1]
+        layers = []
+        for a, b in zip(sizes[:-1], sizes[1:]):
+            M = rng.normal(size=(b, a + 1)) * 10.0 ** rng.uniform(-4, 4, (b, a + 1))
+            layers.append((M[:, :-1], M[:, -1]))
+        net = MLP(layers)
+        want, jumps = ref_kinks(reference(net))
+        pl = piecewise_linear(net)
+        assert pl.n_kinks == len(want)
+        assert all(abs(Fraction(float(k)) - w) <= Fraction(float(e))
+                   for k, w, e in zip(pl.kinks, want, pl.kink_errors))
