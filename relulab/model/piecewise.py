@@ -580,15 +580,16 @@ def _layer_certified(st: _State, W: np.ndarray, b: np.ndarray, off_slope) -> Non
         Z, EZ = _affine_bounded(W, H, b, EH)
         Dz, EDz = _affine_bounded(W, D, None, ED)
         del EH, ED
-        _certify_signs(Z, EZ)
     del H, D
     m = T.size
-    if off_slope is None:  # identity: no new knots, no change of slope
+    if off_slope is None:  # identity: no new knots, no change of slope, no sign to decide
         st.H, st.D, st.EH, st.ED = Z, Dz, EZ, EDz
         st.Dd = None if exact else Dd
         if exact:
             st.eH, st.eD = eZ, eDz
         return
+    if not exact:
+        _certify_signs(Z, EZ)
     # the rays: their slopes' signs decide whether a neuron crosses out there
     for col in (0, m):
         if EDz is not None:
