@@ -742,7 +742,7 @@ class FoldingPanel(Panel):
                 x, y = pl.breakpoints(a, b)
                 self.fold_curve.setData(x, y)
             self._title(self.fold_plot, f"your fold u<sup>({s.depth})</sup>(x)"
-                        + (": too many pieces" if isinstance(pl, str) else ""))
+                        + (": not computed" if isinstance(pl, str) else ""))
             self.fold_plot.setXRange(a, b, padding=0.02)
             self.fold_plot.enableAutoRange(axis="y")
         self._update_fold_readout()
@@ -782,7 +782,8 @@ class FoldingPanel(Panel):
                          f"here: 1/p is not a double, so doubles cannot certify the kinks, and "
                          f"exact rationals would need more than {_plain_count(EXACT_KNOTS)} "
                          f"knots. Exact to depth {exact_tent_depth(s.peak)} at this peak.")
-        if result is not None and (result.counts.pieces_unit, result.counts.kinks_line) != (pieces, kinks):
+        if (result is not None and result.counts.exact
+                and (result.counts.pieces_unit, result.counts.kinks_line) != (pieces, kinks)):
             high, _ = tent_peak_value(s.peak)
             why = (f"its weights are doubles, so its top is 1 {'+' if high > 0 else '−'} "
                    f"{abs(float(high)):.1e} and values above 1 fold once more"
