@@ -1,20 +1,28 @@
-"""Run every ``benchmarks/bench_*.py`` (or those named) and print one table."""
+"""Run every ``benchmarks/bench_*.py`` (or those named) and print one table.
+
+``--check`` compares each row with its target and exits 1 on a miss (a benchmark
+that crashes is a miss too, and the others still run).
+"""
 
 from __future__ import annotations
 
 import importlib
+import math
 import os
 import pkgutil
 import sys
+import traceback
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from benchmarks.common import fmt_time  # noqa: E402
+from benchmarks.common import Row, fmt_time  # noqa: E402
 from relulab.app import limit_blas_threads  # noqa: E402
 
 
 def main(argv: list[str]) -> int:
+    check = "--check" in argv
+    argv = [a for a in argv if a != "--check"]
     here = Path(__file__).parent
     names = sorted(m.name for m in pkgutil.iter_modules([str(here)]) if m.name.startswith("bench_"))
     wanted = [a if a.startswith("bench_") else f"bench_{a}" for a in argv]
@@ -25,14 +33,22 @@ def main(argv: list[str]) -> int:
             return 2
         names = wanted
     limit_blas_threads()  # measure what the app runs: one BLAS thread, as it sets
-    rows = []
+    rows: list[Row] = []
+    crashed: list[str] = []
     for name in names:
-        module = importlib.import_module(f"benchmarks.{name}")
         print(f"running {name} …", file=sys.stderr, flush=True)
-        rows.extend(module.run())
-    headers = ("measurement", "time", "baseline", "time", "ratio", "target")
+        try:
+            module = importlib.import_module(f"benchmarks.{name}")
+            rows.extend(module.run())
+        except Exception:
+            traceback.print_exc()
+            crashed.append(name)
+    headers = ("measurement", "time", "baseline", "time", "ratio", "target", "check")
+    misses = {id(r): r.misses() for r in rows}
     table = [(r.name, fmt_time(r.seconds), r.baseline, fmt_time(r.baseline_seconds),
-              f"{r.ratio:.1f}×", r.target) for r in rows]
+              "—" if math.isnan(r.ratio) else f"{r.ratio:.1f}×", r.target,
+              ("MISS: " + "; ".join(misses[id(r)])) if misses[id(r)] else ("ok" if r.checked else ""))
+             for r in rows]
     widths = [max(len(h), *(len(t[i]) for t in table)) if table else len(h)
               for i, h in enumerate(headers)]
     line = "  ".join(h.ljust(w) for h, w in zip(headers, widths))
@@ -44,7 +60,14 @@ def main(argv: list[str]) -> int:
     if notes:
         print()
         print("\n".join(notes))
-    return 0
+    missed = [r for r in rows if misses[id(r)]]
+    if crashed:
+        print(f"\ncrashed: {', '.join(crashed)}")
+    if check:
+        print(f"\n--check: {len(rows) - len(missed)} of {len(rows)} rows meet their targets"
+              + (f"; {len(crashed)} benchmark(s) crashed" if crashed else ""))
+        return 1 if missed or crashed else 0
+    return 1 if crashed else 0
 
 
 if __name__ == "__main__":

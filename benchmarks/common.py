@@ -3,14 +3,23 @@
 A module ``benchmarks/bench_<topic>.py`` defines ``run() -> list[Row]``. Each row
 is one measurement next to its baseline, measured in the same run, so the ratio
 means something on whatever machine runs it.
+
+A row's target is data, not only words: ``max_seconds`` (the measurement's budget),
+``min_ratio`` (baseline / measurement must reach it: 1.0 = "no slower than the
+baseline", 1/1.5 = "at most 1.5× the baseline") and ``holds`` (a condition that is
+not a time: counts equal, memory within its budget). ``python -m benchmarks --check``
+exits non-zero when any row misses its target, or states a target in words only.
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
 from dataclasses import dataclass
 from typing import Callable
+
+import numpy as np
 
 
 @dataclass
@@ -19,13 +28,50 @@ class Row:
     seconds: float          # its median time
     baseline: str           # what it is compared with
     baseline_seconds: float
-    target: str = ""        # the budget, in words ("≤ 8 ms", "≥ 10× faster")
+    target: str = ""        # the budget in words; derived from the fields below if empty
     note: str = ""
+    max_seconds: float | None = None   # the measurement must take at most this
+    min_ratio: float | None = None     # baseline_seconds / seconds must be at least this
+    holds: bool | None = None          # a condition other than time (counts equal, memory)
+
+    def __post_init__(self):
+        if not self.target:
+            words = []
+            if self.max_seconds is not None:
+                words.append(f"≤ {fmt_time(self.max_seconds)}")
+            if self.min_ratio is not None:
+                words.append(f"≥ {self.min_ratio:g}× baseline" if self.min_ratio >= 1
+                             else f"≤ {1 / self.min_ratio:.3g}× baseline time")
+            self.target = ", ".join(words)
 
     @property
     def ratio(self) -> float:
-        """How many times faster than the baseline (> 1 is faster)."""
+        """How many times faster than the baseline (> 1 is faster); NaN without one."""
+        if not math.isfinite(self.baseline_seconds):
+            return math.nan
         return self.baseline_seconds / self.seconds if self.seconds > 0 else float("inf")
+
+    @property
+    def checked(self) -> bool:
+        """True when the row's target is data that ``--check`` can compare."""
+        return (self.max_seconds is not None or self.min_ratio is not None
+                or self.holds is not None)
+
+    def misses(self) -> list[str]:
+        """Why the row misses its target (empty when it meets it)."""
+        out = []
+        if self.target and not self.checked:
+            out.append(f"target {self.target!r} is words only")
+        if self.max_seconds is not None and not self.seconds <= self.max_seconds:
+            out.append(f"{fmt_time(self.seconds)} > {fmt_time(self.max_seconds)}")
+        if self.min_ratio is not None:
+            if math.isnan(self.ratio):
+                out.append("no baseline measured")
+            elif not self.ratio >= self.min_ratio:
+                out.append(f"ratio {self.ratio:.2f} < {self.min_ratio:.2f}")
+        if self.holds is False:
+            out.append("condition failed" + (f" ({self.note})" if self.note else ""))
+        return out
 
 
 def median_time(fn: Callable[[], object], repeat: int = 5, warmup: int = 1) -> float:
@@ -54,10 +100,46 @@ def best_time(fn: Callable[[], object], repeat: int = 7, warmup: int = 1) -> flo
 
 
 def fmt_time(s: float) -> str:
-    if s != s:  # NaN: nothing was measured
+    if not math.isfinite(s):
         return "—"
     if s >= 1:
         return f"{s:.2f} s"
     if s >= 1e-3:
         return f"{s * 1e3:.2f} ms"
     return f"{s * 1e6:.1f} µs"
+
+
+def event_loop_delays(start: Callable[[], object], done: Callable[[], bool] | None = None,
+                      seconds: float = 3.0, interval: float = 0.010) -> np.ndarray:
+    """How late a ``interval`` QTimer fires while the event loop runs after ``start()``.
+
+    Runs the event loop until ``done()`` is true (or ``seconds`` pass) and returns the
+    delays of every tick beyond its interval, in seconds: the longest is the longest
+    time the window could not answer. Never empty: a loop blocked for the whole time
+    gives one delay as long as the block.
+    """
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    gaps: list[float] = []
+    last = [time.perf_counter()]
+
+    def tick():
+        now = time.perf_counter()
+        gaps.append(now - last[0] - interval)
+        last[0] = now
+
+    timer = QTimer()
+    timer.setInterval(int(interval * 1000))
+    timer.timeout.connect(tick)
+    timer.start()
+    app.processEvents()
+    last[0] = time.perf_counter()
+    start()
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end and not (done is not None and done()):
+        app.processEvents()
+    timer.stop()
+    gaps.append(time.perf_counter() - last[0] - interval)  # the time since the last tick
+    return np.maximum(np.array(gaps), 0.0)

@@ -1,97 +1,132 @@
-"""An independent, slow, exact region count for small networks (tests only).
+"""An exact rational reference for 1-D ReLU networks, written for the tests only.
 
-Every activation pattern s of the N hidden neurons is tried (2^N of them): along s
-the network's pre-activations are affine maps with rational coefficients (the
-weights are doubles, so Fractions hold them exactly), and P_s = {on-rows > 0,
-off-rows ≤ 0} is decided non-empty by Fourier–Motzkin elimination, which keeps
-track of strict and non-strict inequalities. P_s has interior points when the
-system with every non-constant row strict is feasible. Nothing here shares code with the engine.
+Independent of relulab.model.exact and relulab.model.piecewise: layer by layer,
+every piece of the line carries the exact affine map of the current hidden layer
+(integers over a common power of two), the knots are Fractions, and a neuron's
+root on a piece is −C/A, compared exactly with the piece's ends.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
-from itertools import product
+from math import gcd
 
 import numpy as np
 
 
-def _feasible(rows) -> bool:
-    """Is {x : a·x + c > 0 (strict rows), a·x + c ≥ 0 (the others)} non-empty?
-    ``rows``: (a (tuple of Fractions), c, strict)."""
-    rows = list(rows)
-    n = len(rows[0][0]) if rows else 0
-    for k in range(n):
-        pos, neg, rest = [], [], []
-        for a, c, s in rows:
-            (pos if a[k] > 0 else neg if a[k] < 0 else rest).append((a, c, s))
-        # x_k > or ≥ −(rest)/a_k from pos, < or ≤ from neg: every pair must agree
-        for (a1, c1, s1), (a2, c2, s2) in product(pos, neg):
-            f1, f2 = -a2[k], a1[k]                  # positive multipliers
-            a = tuple(f1 * u + f2 * v for u, v in zip(a1, a2))
-            rest.append((a, f1 * c1 + f2 * c2, s1 or s2))
-        rows = _dedupe(rest)
-    return all((c > 0) if s else (c >= 0) for _, c, s in rows)
+def _ints(a):
+    """a = M / 2^s exactly, M an object array of Python ints."""
+    ratios = [float(v).as_integer_ratio() for v in np.asarray(a, float).ravel()]
+    s = max(d.bit_length() - 1 for _, d in ratios)
+    M = np.array([n * (2 ** s // d) for n, d in ratios], dtype=object)
+    return M.reshape(np.shape(a)), s
 
 
-def _dedupe(rows):
-    seen, out = set(), []
-    for a, c, s in rows:
-        # scale to a canonical positive multiple so duplicates meet
-        m = max([abs(v) for v in a] + [abs(c)])
-        key = (tuple(v / m for v in a), c / m, s) if m else (a, c, s)
-        if key not in seen:
-            seen.add(key)
-            out.append((a, c, s))
-    return out
+def reference(net):
+    """(knots, left slopes, slopes per piece, value function) of net: R → R^m, exactly.
+
+    Returns a dict with ``knots`` (region boundaries, Fractions, sorted),
+    ``slopes`` (list over pieces of lists over outputs, Fractions) and ``value(x)``
+    (the outputs at a rational x)."""
+    layers = [(*_ints(np.column_stack([W, b])),) for W, b in net.layers]
+    # pieces: list of (left end, right end, A, C) with h = (A x + C) / 2^S; ends None = ∞
+    S = 0
+    pieces = [(None, None, np.array([1], dtype=object), np.array([0], dtype=object))]
+    knots = []
+    for M, s in layers[:-1]:
+        W, b = M[:, :-1], M[:, -1]
+        new = []
+        for lo, hi, A, C in pieces:
+            Az = W.dot(A)
+            Cz = W.dot(C) + b * 2 ** S
+            cuts = set()
+            for a, c in zip(Az, Cz):
+                if a != 0:
+                    r = Fraction(-c, a)
+                    if (lo is None or r > lo) and (hi is None or r < hi):
+                        cuts.add(r)
+            ends = [lo] + sorted(cuts) + [hi]
+            for x0, x1 in zip(ends[:-1], ends[1:]):
+                # a point strictly inside decides which neurons are on
+                if x0 is None and x1 is None:
+                    probe = Fraction(0)
+                elif x0 is None:
+                    probe = x1 - 1
+                elif x1 is None:
+                    probe = x0 + 1
+                else:
+                    probe = (x0 + x1) / 2
+                on = np.array([a * probe + c > 0 for a, c in zip(Az, Cz)])
+                new.append((x0, x1, np.where(on, Az, 0), np.where(on, Cz, 0)))
+            knots.extend(cuts)
+        pieces = new
+        S += s
+    M, s = layers[-1]
+    W, b = M[:, :-1], M[:, -1]
+    den = 2 ** (S + s)
+    out = []
+    for lo, hi, A, C in pieces:
+        out.append((lo, hi, [Fraction(v, den) for v in W.dot(A)],
+                    [Fraction(v, den) for v in W.dot(C) + b * 2 ** S]))
+    # neighbouring pieces on either side of a boundary that is not a knot any more?
+    # every cut above is a genuine boundary; knots keep the sorted distinct ones
+    knots = sorted(set(knots))
+
+    def value(x):
+        x = Fraction(x)
+        for lo, hi, a, c in out:
+            if (lo is None or x >= lo) and (hi is None or x <= hi):
+                return [ai * x + ci for ai, ci in zip(a, c)]
+        raise AssertionError("no piece")
+
+    # slope of every output on each piece between consecutive knots
+    edges = [None] + knots + [None]
+    slopes = []
+    for x0, x1 in zip(edges[:-1], edges[1:]):
+        probe = (Fraction(0) if x0 is None and x1 is None else x1 - 1 if x0 is None
+                 else x0 + 1 if x1 is None else (x0 + x1) / 2)
+        for lo, hi, a, c in out:
+            if (lo is None or probe > lo) and (hi is None or probe < hi):
+                slopes.append(a)
+                break
+    return {"knots": knots, "slopes": slopes, "value": value}
 
 
-def _exact_layers(net):
-    return [([[Fraction(float(w)) for w in row] for row in W], [Fraction(float(v)) for v in b])
-            for W, b in net.layers[:-1]]
+def kinks(ref, output=0):
+    """The knots where output ``output`` bends, and its jumps there."""
+    k, s = ref["knots"], ref["slopes"]
+    pairs = [(t, s[i + 1][output] - s[i][output]) for i, t in enumerate(k)]
+    return [t for t, c in pairs if c != 0], [c for t, c in pairs if c != 0]
 
 
-def pattern_rows(net, pattern):
-    """The rows (a, c, on) of every hidden neuron's pre-activation along ``pattern``."""
-    n = net.n_in
-    H = [[Fraction(int(i == j)) for j in range(n)] + [Fraction(0)] for i in range(n)]
-    out, g = [], 0
-    for W, b in _exact_layers(net):
-        Z = []
-        for row, bias in zip(W, b):
-            z = [sum((w * h[d] for w, h in zip(row, H)), Fraction(0)) for d in range(n + 1)]
-            z[n] += bias
-            Z.append(z)
-        H = []
-        for z in Z:
-            on = bool(pattern[g])
-            out.append((tuple(z[:n]), z[n], on))
-            H.append(z if on else [Fraction(0)] * (n + 1))
-            g += 1
-    return out
+def least_width(ref, m, exhaustive=22):
+    """Least width of one hidden layer for all m outputs (None past ``exhaustive``
+    union kinks): N if some set of union kinks has jump vectors summing to −s₀,
+    found by meeting in the middle over exact integer vectors."""
+    k, s = ref["knots"], ref["slopes"]
+    jumps = [[s[i + 1][o] - s[i][o] for o in range(m)] for i in range(len(k))]
+    cols = [j for j in jumps if any(v != 0 for v in j)]
+    s0 = s[0]
+    N = len(cols)
+    if N == 0:
+        return 0 if all(v == 0 for v in s0) else 2
+    if N > exhaustive:
+        return None
+    den = 1
+    for v in [x for col in cols for x in col] + list(s0):
+        den = den * v.denominator // gcd(den, v.denominator)
+    ints = [tuple(int(v * den) for v in col) for col in cols]
+    target = tuple(-int(v * den) for v in s0)
 
+    def sums(part):
+        out = {tuple([0] * m)}
+        for col in part:
+            out |= {tuple(a + b for a, b in zip(x, col)) for x in out}
+        return out
 
-def exact_regions(net, box=None):
-    """{pattern bytes: full-dimensional} for every non-empty region; with ``box``
-    (2-D) only the regions with area inside the open box, all marked full."""
-    N = sum(net.hidden_sizes)
-    found = {}
-    extra = []
-    if box is not None:
-        x0, x1, y0, y1 = (Fraction(float(v)) for v in box)
-        one, zero = Fraction(1), Fraction(0)
-        extra = [((one, zero), -x0, True), ((-one, zero), x1, True),
-                 ((zero, one), -y0, True), ((zero, -one), y1, True)]
-    for bits in product((False, True), repeat=N):
-        pattern = np.array(bits, dtype=bool)
-        rows = pattern_rows(net, pattern)
-        system = [(a, c, on) if on else (tuple(-v for v in a), -c, False) for a, c, on in rows]
-        # interior points: every row strict, but a constant row (a = 0) stays as it is
-        strict = [(a, c, s or any(a)) for a, c, s in system]
-        if box is not None:
-            if _feasible(strict + extra):
-                found[pattern.tobytes()] = True
-            continue
-        if _feasible(system):
-            found[pattern.tobytes()] = _feasible(strict)
-    return found
+    left = sums(ints[:N // 2])
+    right = sums(ints[N // 2:])
+    for x in left:
+        if tuple(t - a for t, a in zip(target, x)) in right:
+            return N
+    return N + 1

@@ -3,7 +3,7 @@
 Kept to compare polygons with on random networks: Sutherland–Hodgman in floating
 point with a snapping tolerance, and a linear program (HiGHS) where a line touches a
 cell. Both make it unreliable on exactly degenerate networks, which is why the
-engine replaced it; for those the tests use :mod:`tests.model.exact_reference`.
+engine replaced it; for those the tests use :mod:`tests.model.exact_regions_reference`.
 """
 
 from __future__ import annotations

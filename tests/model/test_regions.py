@@ -10,7 +10,7 @@ from relulab.model.mlp import MLP
 from relulab.model.regions import (EnumerationStopped, certified_patterns, count_linear_regions,
                                    linear_regions, region_polygons, regions_in_box)
 
-from tests.model.exact_reference import exact_regions
+from tests.model.exact_regions_reference import exact_regions
 from tests.model.reference_clipping import reference_linear_regions, reference_region_polygons
 
 T1 = MLP([(np.eye(2), [0, 0]), ([[1, 1]], [0])])

@@ -8,12 +8,38 @@ tests rely on; a panel overrides the ones it needs.
 from __future__ import annotations
 
 import sys
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, TypeVar
 
+from PySide6.QtCore import QSignalBlocker
 from PySide6.QtGui import QUndoCommand, QUndoStack
 from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout, QWidget
 
 from relulab.ui.theme import current_theme
+
+
+W = TypeVar("W", bound=QWidget)
+
+
+def named(widget: W, name: str, accessible: str, tip: str = "") -> W:
+    """Give a widget its stable object name (``<panel>-<what>``, what tests and
+    scripts find it by), its accessible name and, if given, a tooltip."""
+    widget.setObjectName(name)
+    widget.setAccessibleName(accessible)
+    if tip:
+        widget.setToolTip(tip)
+    return widget
+
+
+@contextmanager
+def signals_blocked(*objects):
+    """Apply model changes to widgets without their signals echoing back as edits."""
+    blockers = [QSignalBlocker(o) for o in objects]
+    try:
+        yield
+    finally:
+        for b in blockers:
+            b.unblock()
 
 
 class SnapshotCommand(QUndoCommand):
@@ -56,6 +82,12 @@ class Panel(QWidget):
     name = "panel"
     title = "Panel"
     summary = ""
+    #: The panel's Qt-free state: an immutable object of the model layer with
+    #: ``to_dict()`` and a ``from_dict(d)`` that validates every field first (see
+    #: relulab.model.fields). What the panel shows follows from it; scene files, undo
+    #: snapshots and tests all use it.
+    state_class: type | None = None
+    _state: Any = None
 
     def __init__(self, host=None, parent=None):
         super().__init__(parent)
@@ -67,14 +99,34 @@ class Panel(QWidget):
         self.theme = current_theme()
         self.theme.changed.connect(self.apply_theme)
 
+    # -- state -----------------------------------------------------------------
+    @property
+    def state(self):
+        """The state on screen (an instance of ``state_class``)."""
+        return self._state
+
+    def apply_state(self, state) -> None:
+        """Put ``state`` on screen (widgets, plots, background work). Called by undo,
+        redo and ``load_state``; a state that ``from_dict`` accepted must never make it
+        raise. Panels with a ``state_class`` override it."""
+        raise NotImplementedError
+
+    def commit(self, after, text: str, merge_key=None) -> None:
+        """One undoable edit from the current state to ``after`` (nothing if equal)."""
+        if after != self._state:
+            self.undo_stack.push(SnapshotCommand(self.apply_state, self._state, after, text,
+                                                 merge_key))
+
     # -- hooks ---------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
         """Everything needed to rebuild what the panel shows, as JSON-ready data."""
-        return {}
+        return self._state.to_dict() if self.state_class is not None else {}
 
     def load_state(self, state: dict[str, Any]) -> None:
         """Restore a ``state_dict``. Validate everything first and raise ValueError
         naming the field; on error the panel must stay exactly as it was."""
+        if self.state_class is not None:
+            self.apply_state(self.state_class.from_dict(state))
 
     def apply_theme(self) -> None:
         """Restyle plots and handles after a theme or zoom change."""

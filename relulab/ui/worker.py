@@ -1,0 +1,191 @@
+"""Background work for the panels: one mechanism, the latest request wins.
+
+A panel owns one :class:`Worker` per kind of long computation (the regions of the
+current network, the pieces of a deep tent, a depth study). ``submit(job)`` hands it
+a function of one argument, ``should_stop``; the function runs on the worker's own
+thread and must pass ``should_stop`` into the model's loops, which raise
+:class:`~relulab.model.cancel.Cancelled` once it returns True. That happens as soon
+as a newer request arrives or the worker shuts down, so a superseded computation
+stops at its next check instead of running on beside the new one (and holding its
+memory). Results come back to the GUI thread through a queued signal; a result that
+is no longer the latest is dropped there, never shown.
+
+A job may also be a generator function: each value it yields is delivered as
+``progress`` (a depth study's samples, one at a time), ``should_stop`` is checked
+between values, and its return value is the result.
+
+Why our own class rather than superqt's ``thread_worker``: what the panels need is
+"latest request wins" with stale results dropped, and a thread that ends with its
+panel (``shutdown`` joins it). superqt's workers run in the shared QThreadPool and
+leave both policies to the caller, so a wrapper of the same size as this class would
+be needed anyway; this keeps one small mechanism and no extra dependency.
+
+A worker never touches widgets or shared state: a job computes from the arguments it
+was given (immutable networks, arrays it does not modify) and returns a new object.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+import time
+from typing import Any, Callable
+
+from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, Qt, Signal
+
+from relulab.model.cancel import Cancelled
+
+Job = Callable[[Callable[[], bool]], Any]
+
+# How long shutdown waits for a job to notice it was cancelled. Model loops check
+# often (every neuron, layer or chunk), so this is only reached by a job that does
+# not pass should_stop on; the thread is a daemon and cannot keep the process alive.
+JOIN_SECONDS = 10.0
+
+
+class Worker(QObject):
+    """One background thread that runs the latest submitted job.
+
+    Signals (all delivered on the GUI thread, for the latest request only):
+
+    * ``finished(result)``: the job returned ``result``.
+    * ``failed(exception)``: the job raised (other than :class:`Cancelled`).
+    * ``progress(value)``: a generator job yielded ``value``.
+    * ``idle()``: after ``finished`` or ``failed``; nothing is pending any more.
+    """
+
+    finished = Signal(object)
+    failed = Signal(object)
+    progress = Signal(object)
+    idle = Signal()
+    _delivered = Signal(int, str, object)  # (request id, kind, value), from the thread
+
+    def __init__(self, name: str, parent: QObject | None = None):
+        super().__init__(parent)
+        self.setObjectName(f"worker-{name}")
+        self._name = name
+        self._cond = threading.Condition()
+        self._pending: tuple[int, Job] | None = None
+        self._latest = 0        # id of the newest request
+        self._answered = 0      # id of the newest request whose outcome reached the GUI
+        self._closed = False
+        self._thread: threading.Thread | None = None
+        self._delivered.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
+
+    # -- the GUI side ------------------------------------------------------------
+    def submit(self, job: Job) -> int:
+        """Run ``job(should_stop)`` on the worker thread instead of anything earlier.
+
+        Returns the request's id. A job still running is asked to stop; one still
+        waiting is forgotten.
+        """
+        with self._cond:
+            if self._closed:
+                raise RuntimeError(f"the {self._name} worker has shut down")
+            self._latest += 1
+            self._pending = (self._latest, job)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, daemon=True,
+                                                name=f"relulab-{self._name}")
+                self._thread.start()
+            self._cond.notify()
+            return self._latest
+
+    def cancel(self) -> None:
+        """Forget the pending request and ask a running one to stop; nothing it
+        computes will be delivered."""
+        with self._cond:
+            self._latest += 1
+            self._answered = self._latest
+            self._pending = None
+
+    @property
+    def busy(self) -> bool:
+        """True until the latest request's outcome has been delivered (or cancelled)."""
+        return self._answered != self._latest
+
+    @property
+    def latest(self) -> int:
+        return self._latest
+
+    def wait(self, timeout: float = 30.0) -> bool:
+        """Process events until the latest request has been delivered (for scripts
+        and tests; the app itself never waits). False if ``timeout`` passed first."""
+        deadline = time.monotonic() + timeout
+        while self.busy:
+            if time.monotonic() > deadline:
+                return False
+            QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+            if self.busy:
+                with self._cond:
+                    self._cond.wait(0.005)
+        return True
+
+    def shutdown(self) -> None:
+        """Stop the running job, drop everything pending and end the thread. Safe to
+        call twice; after it, ``submit`` raises and nothing more is delivered."""
+        with self._cond:
+            self._closed = True
+            self._latest += 1
+            self._answered = self._latest
+            self._pending = None
+            self._cond.notify_all()
+            thread, self._thread = self._thread, None
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(JOIN_SECONDS)
+
+    def _deliver(self, rid: int, kind: str, value: object) -> None:
+        if self._closed or rid != self._latest:
+            return  # superseded or shut down: the latest wins
+        if kind == "progress":
+            self.progress.emit(value)
+            return
+        self._answered = rid
+        if kind == "finished":
+            self.finished.emit(value)
+        else:
+            self.failed.emit(value)
+        self.idle.emit()
+
+    # -- the worker thread -----------------------------------------------------
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while self._pending is None and not self._closed:
+                    self._cond.wait()
+                if self._closed:
+                    return
+                rid, job = self._pending
+                self._pending = None
+
+            def should_stop(rid=rid) -> bool:
+                return self._closed or self._latest != rid
+
+            try:
+                kind, value = "finished", self._call(rid, job, should_stop)
+            except Cancelled:
+                continue
+            except Exception as exc:  # shown by the panel, never raised in this thread
+                kind, value = "failed", exc
+            if not should_stop():
+                self._emit(rid, kind, value)
+            del job, value  # a stale result's memory is freed now, not at the next job
+
+    def _call(self, rid: int, job: Job, should_stop) -> Any:
+        out = job(should_stop)
+        if not inspect.isgenerator(out):
+            return out
+        try:
+            while True:
+                if should_stop():
+                    out.close()
+                    raise Cancelled()
+                self._emit(rid, "progress", next(out))
+        except StopIteration as stop:
+            return stop.value
+
+    def _emit(self, rid: int, kind: str, value: object) -> None:
+        try:
+            self._delivered.emit(rid, kind, value)
+        except RuntimeError:  # the QObject was deleted with its panel meanwhile
+            pass

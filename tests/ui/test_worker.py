@@ -1,0 +1,147 @@
+"""The one background-work mechanism: latest request wins, stale results dropped,
+cancellation reaches the job, the thread ends with its owner."""
+
+import threading
+import time
+
+import pytest
+
+from relulab.model.cancel import Cancelled, check
+from relulab.ui.worker import Worker
+
+
+@pytest.fixture
+def worker(qapp):
+    w = Worker("test")
+    yield w
+    w.shutdown()
+
+
+def _threads(name="relulab-test"):
+    return [t for t in threading.enumerate() if t.name == name]
+
+
+def test_result_arrives_on_the_gui_thread(qtbot, worker):
+    seen = []
+    worker.finished.connect(lambda r: seen.append((r, threading.current_thread())))
+    with qtbot.waitSignal(worker.idle, timeout=5000):
+        worker.submit(lambda stop: 6 * 7)
+    assert seen == [(42, threading.main_thread())]
+    assert not worker.busy
+
+
+def test_a_newer_request_stops_the_running_one(qtbot, worker):
+    started, stopped = threading.Event(), threading.Event()
+
+    def slow(stop):
+        started.set()
+        try:
+            while True:
+                check(stop)
+                time.sleep(0.001)
+        except Cancelled:
+            stopped.set()
+            raise
+
+    results = []
+    worker.finished.connect(results.append)
+    worker.submit(slow)
+    assert started.wait(5)
+    with qtbot.waitSignal(worker.idle, timeout=5000):
+        worker.submit(lambda stop: "second")
+    assert stopped.is_set()
+    assert results == ["second"]
+
+
+def test_a_stale_result_is_dropped(qtbot, worker):
+    """A job that ignores should_stop still finishes, but only the latest is shown."""
+    release = threading.Event()
+    results = []
+    worker.finished.connect(results.append)
+    worker.submit(lambda stop: release.wait(5) and "old")
+    worker.submit(lambda stop: "new")
+    release.set()
+    assert worker.wait(5)
+    qtbot.wait(50)  # give a wrongly delivered stale result the chance to arrive
+    assert results == ["new"]
+
+
+def test_pending_requests_are_replaced_not_queued(qtbot, worker):
+    release, started = threading.Event(), threading.Event()
+    calls = []
+
+    def job(tag):
+        def run(stop):
+            calls.append(tag)
+            if tag == 0:
+                started.set()
+                release.wait(5)
+            return tag
+        return run
+
+    worker.submit(job(0))
+    assert started.wait(5)
+    for tag in range(1, 5):
+        worker.submit(job(tag))
+    release.set()
+    assert worker.wait(5)
+    assert calls == [0, 4]  # the first was running; 1–3 were replaced before they began
+
+
+def test_failure_is_reported_not_raised(qtbot, worker):
+    errors = []
+    worker.failed.connect(errors.append)
+
+    def bad(stop):
+        raise ValueError("no such network")
+
+    with qtbot.waitSignal(worker.idle, timeout=5000):
+        worker.submit(bad)
+    assert [str(e) for e in errors] == ["no such network"]
+
+
+def test_generator_jobs_report_progress(qtbot, worker):
+    progress, results = [], []
+    worker.progress.connect(progress.append)
+    worker.finished.connect(results.append)
+
+    def study(stop):
+        for i in range(3):
+            yield i
+        return "done"
+
+    with qtbot.waitSignal(worker.idle, timeout=5000):
+        worker.submit(study)
+    assert progress == [0, 1, 2]
+    assert results == ["done"]
+
+
+def test_cancel_delivers_nothing(qtbot, worker):
+    release = threading.Event()
+    results = []
+    worker.finished.connect(results.append)
+    worker.submit(lambda stop: release.wait(5) and "late")
+    worker.cancel()
+    assert not worker.busy
+    release.set()
+    qtbot.wait(100)
+    assert results == []
+
+
+def test_shutdown_ends_the_thread_and_refuses_more_work(qtbot, qapp):
+    w = Worker("test")
+    started = threading.Event()
+
+    def forever(stop):
+        started.set()
+        while True:
+            check(stop)
+            time.sleep(0.001)
+
+    w.submit(forever)
+    assert started.wait(5)
+    w.shutdown()
+    assert _threads() == []
+    with pytest.raises(RuntimeError, match="shut down"):
+        w.submit(lambda stop: 1)
+    w.shutdown()  # twice is harmless
