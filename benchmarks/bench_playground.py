@@ -64,8 +64,8 @@ def run() -> list[Row]:
     naive = median_time(naive_refresh, repeat=5)
     n = len(region_polygons(net, DEFAULT_BOX))
     rows.append(Row("refresh: heat map + boundary + exact regions in view (model)", ours,
-                    "net(points) + isocurve + regions of R² clipped", naive, "≤ 30 ms",
-                    f"2-8-8-8-1, seed 0: {n} regions in view"))
+                    "net(points) + isocurve + regions of R² clipped", naive,
+                    note=f"2-8-8-8-1, seed 0: {n} regions in view", max_seconds=0.030))
     heat = median_time(lambda: decision_map(net, DEFAULT_BOX, RES, np.float32), repeat=15)
     overlay = median_time(lambda: polygon_outline(region_polygons(net, DEFAULT_BOX)), repeat=15)
     rows.append(Row("region overlay alone (exact regions in view + outline)", overlay,
@@ -96,6 +96,7 @@ def run() -> list[Row]:
     panel.shutdown()
     panel.deleteLater()
     rows.append(Row("training frame: panel redraw incl. Qt items, overlay in a worker", frame,
-                    "the same redraw with the overlay in the frame", in_frame, "≤ 30 ms",
-                    "the worker's overlay is as old as one region enumeration (row above)"))
+                    "the same redraw with the overlay in the frame", in_frame,
+                    note="the worker's overlay is as old as one region enumeration (row above)",
+                    max_seconds=0.030))
     return rows
