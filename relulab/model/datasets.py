@@ -243,12 +243,17 @@ def save_points_csv(path, X, y, is_test=None) -> None:
 
 
 def load_points_csv(path):
-    """``(X, y, is_test)`` read from ``path``; nothing is returned unless the whole file is valid."""
+    """``(X, y, is_test)`` read from ``path``; nothing is returned unless the whole file is valid.
+    Only a regular file of at most 20 MB is read (a link to /dev/zero or a FIFO is refused)."""
+    from relulab.io.limits import FileRefused, read_file
+
     path = Path(path)
-    if path.stat().st_size > 20 * 1024 * 1024:
-        raise ValueError(f"{path.name}: the file is larger than 20 MB")
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        data = read_file(path, 20 * 1024 * 1024)
+    except FileRefused as e:
+        raise ValueError(f"{path.name} {e}") from None
+    try:
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise ValueError(f"{path.name}: not a text file ({e.reason})") from None
     try:
