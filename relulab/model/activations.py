@@ -94,18 +94,24 @@ def gelu_prime(z):
             + z * np.exp(z * z * z.dtype.type(-0.5)) / z.dtype.type(_SQRT2PI))
 
 
-# The derivative from the output h = φ(z), where it is cheaper than from z: backpropagation
-# keeps h from the forward pass, so σ, tanh and ReLU need no second exp, tanh or compare.
-def _relu_prime_of_output(h):
+# The derivative given also the output h = φ(z), where that is cheaper than from z alone:
+# backpropagation keeps h from the forward pass, so σ, tanh and ReLU need no second exp,
+# tanh or compare, and GELU no second erf (Φ(z) = h / z, and Φ(0) = ½).
+def _relu_prime_given(z, h):
     return (h > 0).astype(h.dtype)
 
 
-def _sigmoid_prime_of_output(h):
+def _sigmoid_prime_given(z, h):
     return h * (1 - h)
 
 
-def _tanh_prime_of_output(h):
+def _tanh_prime_given(z, h):
     return 1 - h * h
+
+
+def _gelu_prime_given(z, h):
+    phi = np.divide(h, z, out=np.full_like(h, 0.5), where=z != 0)
+    return phi + z * np.exp(z * z * z.dtype.type(-0.5)) / z.dtype.type(_SQRT2PI)
 
 
 @dataclass(frozen=True)
@@ -117,12 +123,12 @@ class Activation:
     f: Callable[[np.ndarray], np.ndarray]
     df: Callable[[np.ndarray], np.ndarray]
     piecewise_linear: bool
-    #: φ'(z) written in h = φ(z), when φ' is a function of φ alone (None otherwise)
-    df_of_output: Callable[[np.ndarray], np.ndarray] | None = None
+    #: φ'(z) from z and h = φ(z), when knowing h makes it cheaper (None otherwise)
+    df_given_output: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
 
     def derivative(self, z: np.ndarray, h: np.ndarray) -> np.ndarray:
-        """φ'(z), given also h = φ(z) (from the output when that is cheaper)."""
-        return self.df(z) if self.df_of_output is None else self.df_of_output(h)
+        """φ'(z), given also h = φ(z) (from the forward pass)."""
+        return self.df(z) if self.df_given_output is None else self.df_given_output(z, h)
 
     def __call__(self, z):
         return self.f(z)
@@ -131,12 +137,12 @@ class Activation:
 ACTIVATIONS: dict[str, Activation] = {
     a.name: a
     for a in (
-        Activation("relu", "ReLU", relu, relu_prime, True, _relu_prime_of_output),
+        Activation("relu", "ReLU", relu, relu_prime, True, _relu_prime_given),
         Activation("identity", "identity", identity, identity_prime, True),
         Activation("leaky_relu", "leaky ReLU", leaky_relu, leaky_relu_prime, True),
-        Activation("tanh", "tanh", tanh, tanh_prime, False, _tanh_prime_of_output),
-        Activation("sigmoid", "sigmoid", sigmoid, sigmoid_prime, False, _sigmoid_prime_of_output),
-        Activation("gelu", "GELU", gelu, gelu_prime, False),
+        Activation("tanh", "tanh", tanh, tanh_prime, False, _tanh_prime_given),
+        Activation("sigmoid", "sigmoid", sigmoid, sigmoid_prime, False, _sigmoid_prime_given),
+        Activation("gelu", "GELU", gelu, gelu_prime, False, _gelu_prime_given),
     )
 }
 

@@ -516,10 +516,10 @@ class PlaygroundState:
         def part(key, read, *args):  # a missing part takes its default
             return read(f.get(key), *args) if key in d else read({}, *args)
 
+        dataset = part("dataset", DataSettings.from_dict)
         architecture = Architecture.from_dict(f.get("architecture"))
         network = network_from_dict(f.get("network"), architecture)
-        out = cls(dataset=part("dataset", DataSettings.from_dict),
-                  points=Points.from_dict(f.get("points")), architecture=architecture,
+        out = cls(dataset=dataset, points=Points.from_dict(f.get("points")), architecture=architecture,
                   network=network, training=part("training", TrainingSettings.from_dict),
                   history=part("history", History.from_dict),
                   view=part("view", View.from_dict, architecture),

@@ -190,14 +190,18 @@ class TrainingDriver(QObject):
         return self._train(n)
 
     def show(self, pieces: Iterable[Piece]) -> None:
-        """Draw a frame (a redraw after an edit, a change of view): while paused, pieces
-        now until COMPUTE_BUDGET is spent (a small frame is drawn at once); the others,
-        and all of them while training, one per tick. Pieces still queued are dropped."""
+        """Draw a frame (a redraw after an edit, a change of view). While paused, a frame
+        whose last drawing and painting fit COMPUTE_BUDGET is drawn now, as far as the
+        budget goes; a costlier one, and every frame while training, one piece per tick,
+        each followed by its own paint. Pieces still queued are dropped."""
+        cheap = self._frame_cost + self._paint_seconds < COMPUTE_BUDGET
+        self._frame_cost = self._paint_seconds = 0.0
         self._pieces.clear()
         self._pieces.extend(pieces)
         if not self.playing:
             started = time.perf_counter()
-            while self._pieces and time.perf_counter() - started < COMPUTE_BUDGET:
+            self._run_piece()
+            while cheap and self._pieces and time.perf_counter() - started < COMPUTE_BUDGET:
                 self._run_piece()
         if self._pieces:
             self._timer.start()

@@ -191,6 +191,13 @@ def test_show_draws_a_cheap_frame_at_once_and_a_costly_one_over_ticks(clock, par
     assert drawn == [1, 2]
     d.draw_all()
     assert drawn == [1, 2, 3] and not d.busy
+    drawn.clear()
+    d.show([lambda: drawn.append(4), lambda: drawn.append(5)])  # the last frame was costly
+    assert drawn == [4] and d.busy                               # so one piece per tick
+    d._tick()
+    d.add_paint_time(COMPUTE_BUDGET / 4)                         # its paints are counted too
+    d.show([lambda: drawn.append(6), lambda: drawn.append(7)])
+    assert drawn == [4, 5, 6, 7] and not d.busy
 
 
 def test_step_trains_outside_play_and_respects_the_end(clock, parent):

@@ -324,16 +324,15 @@ def test_region_overlay_count_equals_the_converters(panel, qtbot):
     panel.receive("network", MLP.random([2, 8, 8, 8, 1], seed=4))
     expected = region_polygons(panel.net, panel.box)
     assert labels.region_label.text() == f"Linear regions in view: {len(expected)} (exact)"
-    x, y = panel.data_map.region_item.getData()
-    assert np.isnan(x).sum() == len(expected)
+    assert panel.data_map.outline.loops == len(expected)
+    assert not panel.data_map.region_item.path().isEmpty()
     whole = len(linear_regions(panel.net))
     qtbot.waitUntil(lambda: labels.plane_label.text()
                     == f"In the whole plane: {whole} regions (exact).", timeout=20_000)
     assert whole >= len(expected)
     panel.controls.regions_check.setChecked(False)
     assert labels.plane_label.text() == ""
-    x, _ = panel.data_map.region_item.getData()
-    assert x is None or len(x) == 0
+    assert panel.data_map.outline.loops == 0 and panel.data_map.region_item.path().isEmpty()
     panel.controls.regions_check.setChecked(True)
     panel.set_activation("tanh")
     assert "ReLU" in labels.region_label.text()
@@ -389,8 +388,10 @@ def test_overlay_follows_training_in_a_worker_and_is_exact_after_pause(panel, qt
     assert panel.is_playing()
     # How soon the worker answers depends on the machine; what an answer for an older
     # network of the same shape shows does not: it is drawn, marked with its step.
+    from relulab.ui.panels.playground.data_map import polygon_outline
+
     older = region_polygons(first, panel.box)
-    panel._on_regions((first, 0, older))
+    panel._on_regions((first, 0, older, polygon_outline(older)))
     assert label.text() == f"Linear regions in view: {len(older)} (exact, step 0)"
     panel.controls.play_button.click()
     expected = region_polygons(panel.net, panel.box)
@@ -408,8 +409,7 @@ def test_big_network_overlay_and_picture_arrive_from_workers(panel, qtbot):
     expected = len(region_polygons(panel.net, panel.box))
     qtbot.waitUntil(lambda: panel.readouts.region_label.text()
                     == f"Linear regions in view: {expected} (exact)", timeout=20_000)
-    x, _ = panel.data_map.region_item.getData()
-    assert np.isnan(x).sum() == expected
+    assert panel.data_map.outline.loops == expected
     qtbot.waitUntil(lambda: panel.data_map.picture.net is panel.net, timeout=20_000)
     assert np.allclose(panel.data_map.heat.image.T, 1 / (1 + np.exp(-decision_map(panel.net))),
                        atol=1e-5)

@@ -406,3 +406,19 @@ def test_small_plots_ranges_hold_what_they_show(qtbot, panel):
     panel.final_view.setCurrentIndex(panel.final_view.findData("histogram"))
     (x0, x1), _ = panel.final_plot.getPlotItem().viewRange()
     assert x0 <= min(panel.snapshot.rmse.min(), panel._ghost.rmse) and max(panel.snapshot.rmse) <= x1
+
+
+def test_axes_show_plain_numbers_whenever_the_theme_is_applied(qtbot, panel, theme):
+    """The final RMSEs (about 0.1) read as 0.1, not 100 (a theme applied after the plots
+    had their ranges once scaled every tick by 1000 without saying so)."""
+    small(panel, restarts=3, steps=200)
+    panel.play()
+    settled(qtbot, panel)
+    theme.set_zoom(1.2)
+    theme.set_zoom(1.0)
+    for plot in panel.plots().values():
+        for name in ("left", "bottom"):
+            axis = plot.getPlotItem().getAxis(name)
+            assert axis.autoSIPrefixScale == 1.0, (plot.objectName(), name)
+    left = panel.final_plot.getPlotItem().getAxis("left")
+    assert max(left.range) < 1 and all(float(t) < 1 for t in left.tickStrings([0.05, 0.1], 1.0, 0.05))

@@ -26,7 +26,12 @@ class TrainingCurves(QWidget):
             p.addLegend(offset=(-4, 4))
             p.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
             layout.addWidget(p)
-        self.accuracy_plot.setYRange(0, 1.02)
+        # ranges are set with the data: pyqtgraph's auto range runs when a plot paints and
+        # changes the axes, which lays the plot out and paints it a second time
+        for p in (self.loss_plot, self.accuracy_plot):
+            p.getPlotItem().disableAutoRange()
+        self.accuracy_plot.setYRange(-0.05, 1.08, padding=0)
+        self._ranges = None
         self.loss_train = self.loss_plot.plot(name="train")
         self.loss_test = self.loss_plot.plot(name="test")
         self.accuracy_train = self.accuracy_plot.plot(name="train")
@@ -40,6 +45,21 @@ class TrainingCurves(QWidget):
                               (self.accuracy_test, history.test_accuracy)):
             ok = np.isfinite(values)
             curve.setData(s[ok], values[ok])
+        losses = np.concatenate([history.train_loss, history.test_loss])
+        losses = losses[np.isfinite(losses)]
+        last = float(s[-1]) if len(s) else 1.0
+        top = float(losses.max()) if losses.size else 1.0
+        # the step axis grows by a quarter when the curves reach its end: it moves a few
+        # times in a run, not every frame
+        right = self._ranges[0] if self._ranges else 1.0
+        if not 0.5 * right <= last <= right:
+            right = max(1.0, 1.25 * last)
+        ranges = (right, top)
+        if ranges != self._ranges:
+            self._ranges = ranges
+            for p in (self.loss_plot, self.accuracy_plot):
+                p.setXRange(0, right, padding=0.02)
+            self.loss_plot.setYRange(0, top or 1.0, padding=0.05)
 
     def apply_theme(self) -> None:
         for p in (self.loss_plot, self.accuracy_plot):

@@ -15,6 +15,9 @@ from relulab.ui.panels.base import named
 
 #: Weights smaller than this share of the layer's largest are not drawn.
 WEIGHT_SHARE = 0.1
+#: And at most this many lines in all, the strongest of each layer (a dashed line costs
+#: its paint per dash: 5000 of them took 200 ms a frame).
+MAX_EDGES = 200
 HOVER_HINT = "Hover a neuron in the diagram to see its own map."
 
 
@@ -62,11 +65,15 @@ class NetworkDiagram(QWidget):
         if net.sizes != self._sizes:
             self._place_nodes(net.sizes)
         offsets = np.cumsum([0] + net.sizes)
+        per_layer = max(1, MAX_EDGES // len(net.layers))
         pos_xy, neg_xy = [], []
         for li, (W, _b) in enumerate(net.layers):
             src = self.node_pos[offsets[li]:offsets[li + 1]]
             dst = self.node_pos[offsets[li + 1]:offsets[li + 2]]
-            big = np.abs(W) >= WEIGHT_SHARE * max(float(np.abs(W).max()), 1e-12)
+            size = np.abs(W)
+            big = size >= WEIGHT_SHARE * max(float(size.max()), 1e-12)
+            if big.sum() > per_layer:
+                big &= size >= np.partition(size.ravel(), -per_layer)[-per_layer]
             j, i = np.nonzero(big)
             ends = np.empty((2 * len(j), 2))
             ends[0::2], ends[1::2] = src[i], dst[j]
@@ -86,10 +93,11 @@ class NetworkDiagram(QWidget):
                 data.append((li, i))
         self.node_pos = np.array(pos, float)
         th = self.theme
+        brush = {role: pg.mkBrush(th.color(role)) for role in ("muted", "accent", "foreground")}
         roles = ["muted" if li == 0 else "accent" if li == len(sizes) - 1 else "foreground"
                  for li, _i in data]
         self.nodes.setData(pos=self.node_pos, data=data, size=th.point_size(13),
-                           brush=[pg.mkBrush(th.color(r)) for r in roles],
+                           brush=[brush[r] for r in roles],
                            pen=th.pen("background", 1.0), hoverable=True,
                            hoverSize=th.point_size(18), hoverBrush=pg.mkBrush(th.color("selected")))
         span = max(sizes)

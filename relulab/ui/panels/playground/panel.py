@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -34,7 +33,7 @@ from relulab.ui.panels.base import Panel, SnapshotCommand, named, signals_blocke
 from relulab.ui.panels.playground.controls import PlaygroundControls
 from relulab.ui.panels.playground.curves import TrainingCurves
 from relulab.ui.panels.playground.data_map import (
-    DataMap, MapPicture, map_picture, picture_is_quick,
+    NO_REGIONS, DataMap, MapPicture, map_picture, picture_is_quick, polygon_outline,
 )
 from relulab.ui.panels.playground.depth_study import DepthStudyView
 from relulab.ui.panels.playground.diagram import HOVER_HINT, NetworkDiagram
@@ -42,7 +41,10 @@ from relulab.ui.panels.playground.readouts import Readouts
 from relulab.ui.worker import Worker
 
 #: Up to this many hidden neurons the regions of a paused network are found at once
-#: (≤ 10 ms); larger networks, and every network while training, use the worker.
+#: (≤ 10 ms); larger networks use the worker. While training, the overlay follows the
+#: network (on the worker) up to this size too; a larger one is drawn when training
+#: pauses: enumerating thousands of regions beside the training steps would take the
+#: GUI thread's turns at the interpreter (the worker holds it between numpy calls).
 QUICK_REGION_NEURONS = 40
 
 
@@ -449,7 +451,7 @@ class PlaygroundPanel(Panel):
             self._plane_worker.cancel()
             self._polygons, self._regions_for = [], None
             labels.plane_label.setText("")
-            self.data_map.show_regions([])
+            self.data_map.show_regions(NO_REGIONS)
             if not view.show_regions:
                 labels.region_label.setText("Linear regions: hidden.")
             elif net.activation != "relu":
@@ -460,30 +462,47 @@ class PlaygroundPanel(Panel):
             return
         if net is self._regions_for:  # a hover or a neuron choice: same network, same regions
             return
-        if final and net.n_hidden_neurons <= QUICK_REGION_NEURONS:
+        quick = net.n_hidden_neurons <= QUICK_REGION_NEURONS
+        if final and quick:
             self._regions_worker.cancel()
-            self._set_polygons(region_polygons(net, self.box), net, None)
+            polygons = region_polygons(net, self.box)
+            self._set_polygons(polygons, polygon_outline(polygons), net, None)
+            return
+        if not final and not quick:
+            if self._polygons:
+                self._regions_worker.cancel()
+                self._plane_worker.cancel()
+                self._polygons, self._regions_for = [], None
+                self.data_map.show_regions(NO_REGIONS)
+                labels.plane_label.setText("")
+            labels.region_label.setText(f"Linear regions: drawn when training pauses "
+                                        f"({net.n_hidden_neurons} hidden neurons).")
             return
         if final:
-            self.data_map.show_regions([])
+            self.data_map.show_regions(NO_REGIONS)
             labels.region_label.setText("Linear regions: counting…")
             labels.plane_label.setText("")
         step, box = self.trainer.step, self.box
-        self._regions_worker.submit(lambda _stop: (net, step, region_polygons(net, box)))
+
+        def job(_stop):
+            polygons = region_polygons(net, box)
+            return net, step, polygons, polygon_outline(polygons)
+
+        self._regions_worker.submit(job)
 
     def _on_regions(self, result) -> None:
-        net, step, polygons = result
+        net, step, polygons, outline = result
         view = self._state.view
         if not (view.show_regions and self.net.activation == "relu"):
             return
         if net is self.net:  # the network on screen: exact and current
-            self._set_polygons(polygons, net, None)
+            self._set_polygons(polygons, outline, net, None)
         elif self.is_playing() and self.net.sizes == net.sizes:  # a few steps behind
-            self._set_polygons(polygons, None, step)
+            self._set_polygons(polygons, outline, None, step)
 
-    def _set_polygons(self, polygons, net: MLP | None, step: int | None) -> None:
+    def _set_polygons(self, polygons, outline, net: MLP | None, step: int | None) -> None:
         self._polygons, self._regions_for = polygons, net
-        self.data_map.show_regions(polygons)
+        self.data_map.show_regions(outline)
         when = "" if step is None else f", step {step}"
         self.readouts.region_label.setText(f"Linear regions in view: {len(polygons)} (exact{when})")
         if net is None:
