@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from benchmarks.common import Row, event_loop_delays, fmt_time, median_time
+from benchmarks.common import Row, click_latency, event_loop_delays, fmt_time, median_time
 from relulab.model.classify import DEFAULT_BOX, boundary_segments, decision_map, grid_axes
 from relulab.model.mlp import MLP
 from relulab.model.playground import (
@@ -123,24 +123,6 @@ def _close(panel) -> None:
     QApplication.processEvents()
 
 
-def _pause_latency(panel) -> tuple[float, float]:
-    from PySide6.QtCore import QTimer
-
-    marks: dict[str, float] = {}
-
-    def click():
-        panel.controls.play_button.click()
-        marks["stopped"] = time.perf_counter()
-
-    def post():
-        marks["posted"] = time.perf_counter()
-        QTimer.singleShot(0, click)
-
-    delays = event_loop_delays(post, done=lambda: "stopped" in marks and not panel.driver.busy,
-                               seconds=10.0)
-    return marks["stopped"] - marks["posted"], float(delays.max())
-
-
 def panel_rows() -> list[Row]:
     rows = []
     size = f"{MAX_POINTS} points, 2-{'-'.join(map(str, LARGEST))}-1"
@@ -151,7 +133,7 @@ def panel_rows() -> list[Row]:
         steps = panel.trainer.step
         latencies, gaps = [], []
         for _ in range(5):
-            lat, gap = _pause_latency(panel)
+            lat, gap = click_latency(panel.controls.play_button.click, lambda: panel.driver.busy)
             latencies.append(lat)
             gaps.append(gap)
             event_loop_delays(panel.controls.play_button.click, seconds=0.5)

@@ -23,7 +23,7 @@ from relulab.model.activations import ACTIVATIONS
 from relulab.model.classify import LOSSES, OPTIMIZERS, TrainConfig, seed002_setup
 from relulab.model.datasets import DATASETS, make_dataset, test_mask
 from relulab.model.depth import DepthSample, parameter_count
-from relulab.model.fields import Fields, finite_array
+from relulab.model.fields import Fields
 from relulab.model.mlp import MLP
 from relulab.model.training import SPEEDS
 

@@ -7,7 +7,6 @@ import threading
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
 
 from relulab.model import _training_kernels as kernels
 from relulab.model.mlp import MLP
