@@ -78,7 +78,7 @@ class TrainingPanel(Panel):
         self._trainer: HingeNetTrainer | None = None  # made by _new_run
         self._snap = None
         self._ghost = None
-        self._replaying: TrainingState | None = None  # a state whose steps a worker replays
+        self._replaying: int | None = None  # the step a worker is replaying the run to
         self._last_refit = 0.0
         self._refit_key = None
         self._style_key = None
@@ -102,6 +102,15 @@ class TrainingPanel(Panel):
 
     # -- construction ------------------------------------------------------------
     def _build_controls(self) -> None:
+        self._build_run_controls()
+        self._build_target_controls()
+        self._build_network_controls()
+        self._build_view_controls()
+        for box in (self.domain_a, self.domain_b, self.points, self.hidden, self.lr, self.steps,
+                    self.restarts, self.batch):
+            box.setKeyboardTracking(False)
+
+    def _build_run_controls(self) -> None:
         self.play_button = named(QPushButton("Play"), "training-play", "Play or pause training",
                                  "Play / pause (Space)")
         self.play_button.setCheckable(True)
@@ -112,6 +121,7 @@ class TrainingPanel(Panel):
         self.speed = named(QComboBox(), "training-speed", "Training speed")
         self.speed.addItems(list(SPEEDS))
 
+    def _build_target_controls(self) -> None:
         self.target = named(QComboBox(), "training-target", "Target function",
                             "A preset, or type an expression in x and press Enter")
         self.target.setEditable(True)
@@ -126,6 +136,8 @@ class TrainingPanel(Panel):
         self.target_error.setWordWrap(True)
         self.points = named(QSpinBox(), "training-points", "Number of data points")
         self.points.setRange(MIN_POINTS, MAX_POINTS)
+
+    def _build_network_controls(self) -> None:
         self.hidden = named(QSpinBox(), "training-hidden", "Hidden width (neurons)")
         self.hidden.setRange(1, MAX_WIDTH)
         self.lr = named(QDoubleSpinBox(), "training-lr", "Learning rate",
@@ -148,10 +160,8 @@ class TrainingPanel(Panel):
         self.init = named(QComboBox(), "training-init", "Initialisation")
         for name in INITS:
             self.init.addItem(INIT_LABELS[name], name)
-        for box in (self.domain_a, self.domain_b, self.points, self.hidden, self.lr, self.steps,
-                    self.restarts, self.batch):
-            box.setKeyboardTracking(False)
 
+    def _build_view_controls(self) -> None:
         self.selected = named(QComboBox(), "training-selected", "Restart whose kinks are shown")
         self.final_view = named(QComboBox(), "training-final-view", "Final losses view")
         for view in FINAL_VIEWS:
@@ -160,8 +170,6 @@ class TrainingPanel(Panel):
                                     "Send the selected restart to the deep to shallow panel")
         self.send_hinges = named(QPushButton("Send kinks to hinges"), "training-send-hinges",
                                  "Send the selected restart's kinks to the hinges panel")
-
-        # readouts
         self.step_readout = named(QLabel(), "training-step-readout", "Step")
         self.rate_readout = named(QLabel(), "training-rate-readout", "Steps per second")
         self.best_readout = named(QLabel(), "training-best-readout", "Best restart")
@@ -307,11 +315,10 @@ class TrainingPanel(Panel):
     # -- state ----------------------------------------------------------------------
     @property
     def state(self) -> TrainingState:
-        """The state on screen, with the progress made so far (a state being replayed
-        is already the state on screen)."""
-        if self._replaying is not None:
-            return self._replaying
-        return replace(self._state, step=int(self._trainer.step))
+        """The state on screen, with the progress made so far (a run being replayed is
+        already at the step it is replayed to)."""
+        step = self._trainer.step if self._replaying is None else self._replaying
+        return replace(self._state, step=int(step))
 
     @property
     def snapshot(self):
@@ -385,7 +392,7 @@ class TrainingPanel(Panel):
             trainer = replay(state)
         elif state.step and cost <= REPLAY_BUDGET:
             self.driver.pause()
-            self._replaying = state
+            self._replaying = state.step
             self._replay_worker.submit(partial(replay, state))
             note = f"Replaying the {state.step:,} steps made with these settings…"
         elif state.step:
@@ -415,13 +422,12 @@ class TrainingPanel(Panel):
 
     def _on_replayed(self, trainer: HingeNetTrainer) -> None:
         self._replaying = None
+        trainer.lr = self._state.lr  # changed meanwhile, perhaps
         self._use_trainer(trainer)
         self._set_status("")
 
     def _on_replay_failed(self, exc: Exception) -> None:
-        state, self._replaying = self._replaying, None
-        if state is not None:
-            self._state = replace(state, step=0)
+        self._replaying = None
         self._use_trainer(self._trainer)
         self._set_status(f"Could not replay the run ({exc}); training starts again.")
 
@@ -714,7 +720,7 @@ class TrainingPanel(Panel):
         diverged = [f"restart {r + 1} at step {int(d):,}" for r, d in enumerate(snap.diverged_at) if d >= 0]
         parts = []
         if self._replaying is not None:
-            parts.append(f"Replaying the {self._replaying.step:,} steps made with these settings…")
+            parts.append(f"Replaying the {self._replaying:,} steps made with these settings…")
         elif snap.step >= self._state.steps:
             parts.append(f"Finished {snap.step:,} steps.")
         elif self.running:

@@ -51,6 +51,10 @@ class PlaygroundControls(QScrollArea):
         column.addStretch(1)
         self.setWidget(inner)
         self.layer_spins: list[QSpinBox] = []
+        for w in (self.noise_spin, self.points_spin, self.test_spin, self.data_seed_spin,
+                  self.init_seed_spin, self.lr_spin, self.batch_spin, self.press_spin,
+                  self.max_steps_spin):
+            w.setKeyboardTracking(False)
 
     # -- construction, one group each -----------------------------------------------
     def _build_data(self) -> QGroupBox:
@@ -171,10 +175,10 @@ class PlaygroundControls(QScrollArea):
                               ("Speed", self.speed_combo), ("Steps per Step", self.press_spin),
                               ("Stop at step", self.max_steps_spin)):
             form.addRow(label, widget)
-        for w in (self.noise_spin, self.points_spin, self.test_spin, self.data_seed_spin,
-                  self.init_seed_spin, self.lr_spin, self.batch_spin, self.press_spin,
-                  self.max_steps_spin):
-            w.setKeyboardTracking(False)
+        self._build_training_buttons(form)
+        return box
+
+    def _build_training_buttons(self, form: QFormLayout) -> None:
         self.play_button = named(QPushButton("Play"), "playground-play",
                                  "Play or pause training (Space)", "Play or pause training (Space)")
         self.play_button.setCheckable(True)
@@ -188,7 +192,6 @@ class PlaygroundControls(QScrollArea):
         self.lesson_button = named(QPushButton("Seed 002 lesson set-up"), "playground-lesson",
                                    lesson, lesson)
         form.addRow(self.lesson_button)
-        return box
 
     def _build_regions(self) -> QGroupBox:
         box = QGroupBox("Linear regions")
