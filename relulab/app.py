@@ -61,11 +61,19 @@ def limit_blas_threads() -> None:
     threadpool_limits(1, user_api="blas")
 
 
+#: How long a worker thread keeps the interpreter once the GUI thread asks for it.
+GUI_SWITCH_INTERVAL = 0.001
+
+
 def ensure_application():
     """The QApplication, made with the app's names if it does not exist yet."""
     from PySide6.QtWidgets import QApplication
 
     limit_blas_threads()
+    # Workers run numpy-heavy Python beside the GUI thread, which gives the interpreter
+    # up at every call into Qt and waits to get it back: by default up to 5 ms each
+    # time, which a paint of many such calls pays over and over.
+    sys.setswitchinterval(GUI_SWITCH_INTERVAL)
     app = QApplication.instance()
     if app is None:
         app = QApplication(sys.argv[:1])

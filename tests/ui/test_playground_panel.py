@@ -460,3 +460,21 @@ def test_undo_keeps_the_current_training_settings(panel):
     assert panel.trainer.config.learning_rate == 0.5
     panel.undo_stack.undo()  # the lesson set-up set the rate; its undo restores it
     assert panel.trainer.config.learning_rate == 0.2
+
+
+def test_pictures_of_a_large_network_keep_arriving_while_it_trains(panel, qtbot):
+    """The picture of a large network comes from a worker; while training, a request
+    made while one is in the making waits for it, so pictures arrive (a request per
+    frame would drop each picture before it is done)."""
+    panel.receive("network", MLP.random([2, 24, 24, 24, 1], seed=0, activation="gelu"))
+    first = panel.net
+    panel.controls.play_button.click()
+    qtbot.waitUntil(lambda: panel.data_map.picture is not None
+                    and panel.data_map.picture.net is not first
+                    and panel.data_map.picture.net.layers[0][0] is not first.layers[0][0],
+                    timeout=30_000)
+    shown = panel.data_map.picture.net
+    qtbot.waitUntil(lambda: panel.data_map.picture.net is not shown, timeout=30_000)
+    panel.controls.play_button.click()
+    settled(qtbot, panel)
+    qtbot.waitUntil(lambda: panel.data_map.picture.net is panel.net, timeout=30_000)

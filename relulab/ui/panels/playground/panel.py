@@ -65,6 +65,7 @@ class PlaygroundPanel(Panel):
         self.driver = TrainingDriver(self, "playground", train=self._train_steps,
                                      steps_left=self._steps_left, frame=self._frame)
         self._picture_worker = Worker("playground-picture", self)
+        self._next_picture: tuple | None = None  # asked for while the worker was busy
         self._regions_worker = Worker("playground-regions", self)
         self._plane_worker = Worker("playground-plane-count", self)
         self._build()
@@ -145,6 +146,7 @@ class PlaygroundPanel(Panel):
         self.driver.playing_changed.connect(self._on_playing_changed)
         self.driver.finished.connect(self._on_finished)
         self._picture_worker.finished.connect(self._show_picture)
+        self._picture_worker.idle.connect(self._picture_next)
         self._regions_worker.finished.connect(self._on_regions)
         self._regions_worker.failed.connect(
             lambda e: self.readouts.region_label.setText(f"Linear regions: {type(e).__name__}: {e}"))
@@ -428,14 +430,28 @@ class PlaygroundPanel(Panel):
         return self.diagram.hover or self._state.view.neuron
 
     def _draw_picture(self, net: MLP) -> None:
-        """The map of ``net``: at once for a small network, else from the worker (the
-        newest request wins, so training never waits for a picture)."""
-        neuron, box = self.shown_neuron(), self.box
+        """The map of ``net``: at once for a small network, else from the worker. While
+        training, a picture asked for while one is being made waits for it (the newest
+        wins then): a new request each frame would drop every picture before it is done."""
+        neuron = self.shown_neuron()
+        self._next_picture = None
         if picture_is_quick(net):
             self._picture_worker.cancel()
-            self._show_picture(map_picture(net, neuron, box))
+            self._show_picture(map_picture(net, neuron, self.box))
+        elif self.is_playing() and self._picture_worker.busy:
+            self._next_picture = (net, neuron)
         else:
-            self._picture_worker.submit(lambda _stop: map_picture(net, neuron, box))
+            self._picture_worker.submit(partial(self._picture_job, net, neuron, self.box))
+
+    @staticmethod
+    def _picture_job(net, neuron, box, _should_stop) -> MapPicture:
+        return map_picture(net, neuron, box)
+
+    def _picture_next(self) -> None:
+        if self._next_picture is not None:
+            net, neuron = self._next_picture
+            self._next_picture = None
+            self._picture_worker.submit(partial(self._picture_job, net, neuron, self.box))
 
     def _show_picture(self, picture: MapPicture) -> None:
         self.data_map.show_picture(picture)
