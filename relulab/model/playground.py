@@ -34,6 +34,11 @@ from relulab.model.training import SPEEDS
 MAX_HIDDEN_LAYERS = 6
 MAX_WIDTH = 32
 MAX_POINTS = 4000
+#: Weights and biases beyond this size are refused: through six layers of 32 they stay
+#: within float64, which the exact region enumeration and the pictures need.
+MAX_WEIGHT = 1e12
+#: Point coordinates beyond this size are refused (a file could not be read back).
+MAX_COORDINATE = 1e12
 #: Two classes, labelled 0 and 1 (the network has one output, a logit).
 CLASSES = 2
 #: The loss and accuracy curves keep at most this many moments (older ones are thinned).
@@ -115,8 +120,9 @@ class Points:
             raise ValueError(f"points: {len(x)} positions, {len(label)} labels, {len(test)} test flags")
         if len(x) > MAX_POINTS:
             raise ValueError(f"points: at most {MAX_POINTS:,} points, got {len(x):,}")
-        if not np.all(np.isfinite(x)):
-            raise ValueError("points.x: every coordinate must be a finite number")
+        if not np.all(np.abs(x) <= MAX_COORDINATE):  # NaN fails this too
+            raise ValueError(f"points.x: every coordinate must be a finite number of at most "
+                             f"{MAX_COORDINATE:g} in size")
         if not np.all(np.isin(label, np.arange(CLASSES))):
             raise ValueError("points.label: labels must be 0 or 1")
         object.__setattr__(self, "x", _readonly(x))
@@ -141,7 +147,7 @@ class Points:
         raw = f.get("x")
         if isinstance(raw, (list, tuple)) and len(raw) > MAX_POINTS:  # before reading them
             raise ValueError(f"points.x: at most {MAX_POINTS:,} points, got {len(raw):,}")
-        x = f.array("x", (None, 2), 2 * MAX_POINTS)
+        x = f.array("x", (None, 2), 2 * MAX_POINTS, -MAX_COORDINATE, MAX_COORDINATE)
         label = f.array("label", (None,), MAX_POINTS)
         bad = np.flatnonzero(~np.isin(label, np.arange(CLASSES)))
         if bad.size:
@@ -252,8 +258,8 @@ def network_from_dict(d, architecture: Architecture) -> MLP:
     out = []
     for i, (layer, n_in, n_out) in enumerate(zip(layers, sizes[:-1], sizes[1:])):
         lf = Fields(layer, where=f"network.layers[{i}]")
-        W = lf.array("W", (n_out, n_in), n_out * n_in)
-        b = lf.array("b", (n_out,), n_out)
+        W = lf.array("W", (n_out, n_in), n_out * n_in, -MAX_WEIGHT, MAX_WEIGHT)
+        b = lf.array("b", (n_out,), n_out, -MAX_WEIGHT, MAX_WEIGHT)
         lf.done()
         out.append((W, b))
     return MLP(out, activation)
@@ -566,6 +572,10 @@ class PlaygroundState:
                              f"{'-'.join(map(str, net.sizes))}")
         if not net.is_finite():
             raise ValueError("that network's weights are not all finite")
+        largest = max(float(np.abs(a).max(initial=0.0)) for layer in net.layers for a in layer)
+        if largest > MAX_WEIGHT:
+            raise ValueError(f"that network has a weight of {largest:.3g}; the playground takes "
+                             f"weights up to {MAX_WEIGHT:g}")
         arch = replace(self.architecture, hidden=tuple(net.hidden_sizes), activation=net.activation)
         return self._restarted(arch, net)
 

@@ -75,6 +75,7 @@ def test_too_many_points_are_refused_by_their_count():
     (lambda d: d["points"]["test"].pop(), "test flags"),
     (lambda d: d["network"]["layers"][0].__setitem__("W", [[1.0, 2.0]]), r"network\.layers\[0\]\.W"),
     (lambda d: d["network"]["layers"][1]["b"].__setitem__(0, float("inf")), r"network\.layers\[1\]\.b"),
+    (lambda d: d["network"]["layers"][0]["W"][0].__setitem__(1, 1e13), r"network\.layers\[0\]\.W"),
     (lambda d: d["network"]["layers"].pop(), "do not match the architecture"),
     (lambda d: d["network"].__setitem__("activation", "tanh"), r"network\.activation"),
     (lambda d: d["architecture"].__setitem__("activation", "swish"), r"architecture\.activation"),
@@ -152,6 +153,8 @@ def test_networks_from_elsewhere_must_fit():
             s.with_network(MLP.random(sizes))
     with pytest.raises(ValueError, match="finite"):
         s.with_network(MLP([([[np.inf, 0.0]], [0.0])]))
+    with pytest.raises(ValueError, match="weight of 1e"):
+        s.with_network(MLP([([[1e300, 0.0]], [0.0])]))
 
 
 def test_history_is_thinned_but_keeps_its_ends():
@@ -165,3 +168,16 @@ def test_history_is_thinned_but_keeps_its_ends():
 def test_architecture_counts_parameters():
     assert Architecture((8, 8, 8)).n_params == 177
     assert network_to_dict(Architecture((2,)).random_network())["layers"][0]["W"].__len__() == 2
+
+
+def test_what_the_panel_holds_it_can_read_back():
+    """Points and weights the panel takes from a CSV file or another panel are within
+    what a scene file may hold, so a saved state always loads again."""
+    from relulab.model.playground import MAX_COORDINATE
+
+    with pytest.raises(ValueError, match="points.x"):
+        Points([[MAX_COORDINATE * 10, 0.0]], [0.0], [False])
+    edge = Points([[MAX_COORDINATE, -MAX_COORDINATE]], [1.0], [False])
+    s = PlaygroundState().with_points(edge).with_network(
+        MLP([([[1e12, -1e12]], [1e12])], "relu"))
+    assert PlaygroundState.from_dict(json.loads(json.dumps(s.to_dict()))) == s

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QSpinBox, QWidget
 from relulab.model.classify import decision_map, seed002_run
 from relulab.model.collapse import collapse
 from relulab.model.mlp import MLP
+from relulab.model.playground import PlaygroundState, Points
 from relulab.ui.panels.playground import PlaygroundPanel
 from tests.ui import mouse
 
@@ -478,3 +479,50 @@ def test_pictures_of_a_large_network_keep_arriving_while_it_trains(panel, qtbot)
     panel.controls.play_button.click()
     settled(qtbot, panel)
     qtbot.waitUntil(lambda: panel.data_map.picture.net is panel.net, timeout=30_000)
+
+
+@pytest.mark.parametrize("activation", ["relu", "identity", "gelu", "sigmoid", "tanh", "leaky_relu"])
+@pytest.mark.parametrize("scale", [1e-300, 1e-12, 1e6, 1e12])
+def test_tiny_and_huge_weights_draw_train_and_say_so(panel, activation, scale):
+    """Weights from 1e-300 to the largest the playground takes: the picture is finite,
+    training stops with a message if it must, nothing warns (warnings are errors here)."""
+    net = MLP([(np.array([[scale, -scale], [scale, scale]]), [scale, 0.0]),
+               (np.array([[scale, -scale], [1.0, 2.0]]), [0.0, 1.0]),
+               (np.array([[scale, -scale]]), [0.0])], activation)
+    assert panel.receive("network", net)
+    panel.step_once()
+    panel.controls.neuron_combo.setCurrentIndex(2)
+    drawn(panel)
+    assert np.isfinite(panel.data_map.heat.image).all()
+    assert panel.net.is_finite()
+    if panel.trainer.diverged:
+        assert "diverged" in panel.readouts.message_label.text()
+    assert not panel.receive("network", MLP([([[1e300, 0.0]], [0.0])]))
+    assert "weights up to" in panel.readouts.message_label.text()
+
+
+def test_points_far_away_and_close_together_train(panel):
+    """Points 1e10 away from the view, or spread over 1e-12: training runs or stops
+    saying why; the state stays loadable."""
+    for shift, scale in ((1e10, 1.0), (0.0, 1e-12), (0.0, 1e6)):
+        x = np.random.default_rng(0).uniform(-1, 1, (200, 2)) * scale + shift
+        s = panel.state.with_points(Points(x, (x[:, 0] > shift).astype(float), np.zeros(200, bool)))
+        panel.load_state(s.to_dict())
+        for _ in range(3):
+            panel.step_once()
+        drawn(panel)
+        assert panel.net.is_finite()
+        assert PlaygroundState.from_dict(panel.state_dict()) == panel.state
+
+
+def test_a_csv_of_more_points_than_the_panel_trains_is_refused_whole(panel, tmp_path):
+    from relulab.model.datasets import save_points_csv
+    from relulab.model.playground import MAX_POINTS
+
+    x = np.random.default_rng(1).uniform(-1, 1, (MAX_POINTS + 1, 2))
+    path = tmp_path / "many.csv"
+    save_points_csv(path, x, (x[:, 0] > 0).astype(float))
+    before = panel.points
+    assert not panel.load_points(path)
+    assert f"at most {MAX_POINTS:,} points" in panel.controls.data_error.text()
+    assert panel.points == before

@@ -56,20 +56,31 @@ def map_picture(net: MLP, neuron: tuple[int, int] | None = None, box=DEFAULT_BOX
                 resolution: int = RESOLUTION) -> MapPicture:
     """The network's picture: p = σ(z) of the output, or φ(z) of hidden neuron
     (layer, i) on a symmetric scale, and the line where z = 0, on a float32 grid (a
-    picture needs 7 digits, and float32 is several times faster)."""
-    zs = grid_layers(net, box, resolution, dtype=np.float32)
-    xs, ys = grid_axes(box, resolution)
-    if neuron is None:
-        z = zs[-1][0]
-        image = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))  # drawn through the diverging table
-        levels, text = (0.0, 1.0), ""
-    else:
-        layer, i = neuron
-        z = zs[layer - 1][i]
-        image = get_activation(net.activation).f(z)
-        m = float(np.max(np.abs(image))) or 1.0
-        levels, text = (-m, m), neuron_text(net, layer, i, m)
-    return MapPicture(net, neuron, image.T, levels, boundary_segments(z, xs, ys), text)
+    picture needs 7 digits, and float32 is several times faster); in float64 when the
+    weights take the values past float32's range, and values past float64's are drawn
+    at its largest."""
+    with np.errstate(all="ignore"):
+        zs = grid_layers(net, box, resolution, dtype=np.float32)
+        if not all(np.isfinite(z).all() for z in zs):
+            zs = grid_layers(net, box, resolution, dtype=np.float64)
+        xs, ys = grid_axes(box, resolution)
+        if neuron is None:
+            z = _finite(zs[-1][0])
+            image = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))  # through the diverging table
+            levels, text = (0.0, 1.0), ""
+        else:
+            layer, i = neuron
+            z = _finite(zs[layer - 1][i])
+            image = _finite(get_activation(net.activation).f(z))
+            m = float(np.max(np.abs(image))) or 1.0
+            levels, text = (-m, m), neuron_text(net, layer, i, m)
+        boundary = boundary_segments(z, xs, ys)
+    return MapPicture(net, neuron, image.T, levels, boundary[np.isfinite(boundary).all(axis=1)], text)
+
+
+def _finite(z: np.ndarray) -> np.ndarray:
+    big = np.finfo(z.dtype).max / 4  # room for the differences the boundary takes
+    return np.nan_to_num(z, nan=0.0, posinf=big, neginf=-big)
 
 
 def neuron_text(net: MLP, layer: int, i: int, m: float) -> str:

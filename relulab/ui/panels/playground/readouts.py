@@ -61,8 +61,9 @@ class Readouts(QWidget):
             self.collapse_label.setVisible(False)
             return
         self.collapse_label.setVisible(True)
-        A, c = collapse(net)
-        err = collapse_error(net, np.vstack([points, [[box[0], box[2]], [box[1], box[3]]]]))
+        with np.errstate(all="ignore"):  # weights near float64's limits overflow: "NOT equal"
+            A, c = collapse(net)
+            err = collapse_error(net, np.vstack([points, [[box[0], box[2]], [box[1], box[3]]]]))
         ok = "equal" if err <= 1e-12 else "NOT equal"
         self.collapse_label.setText(
             f"Identity activation: the {len(net.layers)} layers collapse into one, "
