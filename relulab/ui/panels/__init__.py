@@ -32,7 +32,7 @@ PANELS: list[PanelSpec] = [
     PanelSpec("training", "Training", "relulab.ui.panels.training", "TrainingPanel",
               "Adam trains a one-hidden-layer network from many random starts, against the least-squares optimum."),
     PanelSpec("folding", "Folding", "relulab.ui.panels.folding", "FoldingPanel",
-              "the tent map composed layer by layer doubles the pieces each time; exact counts."),
+              "the tent map composed layer by layer doubles the pieces each time; certified counts."),
     PanelSpec("converter", "Deep → shallow", "relulab.ui.panels.converter", "ConverterPanel",
               "any deep ReLU network turned into an exactly equal shallow one, verified."),
     PanelSpec("playground", "Playground", "relulab.ui.panels.playground", "PlaygroundPanel",

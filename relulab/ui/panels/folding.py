@@ -1,9 +1,11 @@
-"""Folding: the tent map composed layer by layer, with exact piece counts to depth 24.
+"""Folding: the tent map composed layer by layer, with certified piece counts.
 
 Each layer of two ReLU neurons folds [0, 1] onto itself, so depth k gives 2^k
 pieces from 2k neurons, where one hidden layer needs 2^k − 1. The pieces are
-counted exactly by the model (``piecewise_linear``); the plots keep every peak and
-valley visible at any depth with pyqtgraph's min/max ("peak") downsampling.
+counted by the model (``piecewise_linear``), exact to depth 24 at peak ½ and as
+deep as exact arithmetic allows at other peaks; a count that is not certified says
+so. The plots keep every peak and valley visible at any depth with pyqtgraph's
+min/max ("peak") downsampling.
 """
 
 from __future__ import annotations
@@ -24,14 +26,22 @@ from PySide6.QtWidgets import (
 
 from relulab.model.folding import (
     FOLD_PRESETS, MAX_DEPTH, MAX_FOLD_NEURONS, PEAK_RANGE, Fold, FoldCounts, FoldingState,
-    fold_counts, fold_frame, resolvable_depth, tent_counts_formula, tent_network,
+    exact_tent_depth, fold_counts, fold_frame, tent_counts_formula, tent_network, tent_peak_value,
+    tent_pieces,
 )
-from relulab.model.piecewise import PiecewiseLinear, Stopped, TooManyKnots, piecewise_linear
+from relulab.model.exact import BeyondExact
+from relulab.model.piecewise import (EXACT_KNOTS, PiecewiseLinear, Stopped, TooManyKnots,
+                                     piecewise_linear)
 from relulab.ui.panels.base import Panel, SnapshotCommand, run_alone
 
 #: Up to this depth the tent is computed at once (a few ms) and kept in a cache;
 #: deeper ones go to a worker thread so the slider never waits.
 SYNC_DEPTH = 16
+#: At peaks other than ½ the counts come from exact rationals (slower): synchronous
+#: only to this depth.
+EXACT_SYNC_DEPTH = 9
+#: The exact walk for the user's fold stops here (a tenth of a second or so).
+FOLD_EXACT_KNOTS = 2500
 #: The user's fold is computed only while its knots stay under this budget.
 FOLD_MAX_KNOTS = 2 ** 17
 #: Small plots of g^(1), g^(2), … (the last one always shows g^(k)).
@@ -61,18 +71,26 @@ def _plain_count(n: int) -> str:
 
 
 class _TentResult:
-    """The exact pieces of one tent network and its counts."""
+    """The pieces of one tent network and its counts (certified, or floating point
+    only when exact arithmetic is beyond the budget)."""
 
     __slots__ = ("depth", "peak", "pl", "counts")
 
     def __init__(self, depth: int, peak: float, pl: PiecewiseLinear):
         self.depth, self.peak, self.pl = depth, peak, pl
-        self.counts: FoldCounts = fold_counts(pl, depth, 2)
+        self.counts: FoldCounts = fold_counts(pl, depth, 2, tent_network(depth, peak))
 
 
 def compute_tent(depth: int, peak: float, should_stop=None) -> _TentResult:
-    return _TentResult(depth, peak, piecewise_linear(tent_network(depth, peak),
-                                                     should_stop=should_stop))
+    try:
+        pl = tent_pieces(depth, peak, should_stop=should_stop)
+    except BeyondExact:  # drawn and counted in floating point, and labelled so
+        pl = piecewise_linear(tent_network(depth, peak), certify=False, should_stop=should_stop)
+    return _TentResult(depth, peak, pl)
+
+
+def _sync_depth(peak: float) -> int:
+    return SYNC_DEPTH if peak == 0.5 else EXACT_SYNC_DEPTH
 
 
 class _TentWorker(QObject):
@@ -146,7 +164,8 @@ class _TentWorker(QObject):
 class FoldingPanel(Panel):
     name = "folding"
     title = "Folding"
-    summary = "the tent map composed layer by layer doubles the pieces each time; exact counts."
+    summary = ("the tent map composed layer by layer doubles the pieces each time; certified "
+               "counts.")
 
     def __init__(self, host=None, parent=None):
         super().__init__(host, parent)
@@ -601,7 +620,7 @@ class FoldingPanel(Panel):
         if key in self._cache:
             self._cache.move_to_end(key)
             return self._cache[key]
-        if depth <= SYNC_DEPTH:
+        if depth <= _sync_depth(peak):
             result = compute_tent(depth, peak)
             self._cache[key] = result
             while len(self._cache) > 4 * SYNC_DEPTH:
@@ -617,7 +636,7 @@ class FoldingPanel(Panel):
     def _warm_step(self) -> None:
         """Compute one missing tent or fold depth ≤ SYNC_DEPTH for the current state."""
         s = self._state
-        for depth in range(1, SYNC_DEPTH + 1):
+        for depth in range(1, _sync_depth(s.peak) + 1):
             if (depth, s.peak) not in self._cache:
                 self._tent(depth, s.peak)
                 return
@@ -665,11 +684,17 @@ class FoldingPanel(Panel):
             else:
                 try:
                     self._fold_cache[depth] = piecewise_linear(
-                        self._state.fold.network(depth), max_knots=FOLD_MAX_KNOTS)
+                        self._state.fold.network(depth), max_knots=FOLD_MAX_KNOTS,
+                        exact_knots=FOLD_EXACT_KNOTS)
                 except TooManyKnots:
                     self._fold_cache[depth] = (
                         f"over {_plain_count(FOLD_MAX_KNOTS)} kinks by depth {depth}, "
                         "not computed")
+                except BeyondExact:
+                    self._fold_cache[depth] = (
+                        f"depth {depth} is beyond exact arithmetic here (doubles cannot "
+                        f"certify its kinks, and exact rationals stop at "
+                        f"{_plain_count(FOLD_EXACT_KNOTS)} knots in this panel)")
         return self._fold_cache[depth]
 
     # -- drawing -----------------------------------------------------------------
@@ -717,7 +742,7 @@ class FoldingPanel(Panel):
                 x, y = pl.breakpoints(a, b)
                 self.fold_curve.setData(x, y)
             self._title(self.fold_plot, f"your fold u<sup>({s.depth})</sup>(x)"
-                        + (": too many pieces" if isinstance(pl, str) else ""))
+                        + (": not computed" if isinstance(pl, str) else ""))
             self.fold_plot.setXRange(a, b, padding=0.02)
             self.fold_plot.enableAutoRange(axis="y")
         self._update_fold_readout()
@@ -730,7 +755,7 @@ class FoldingPanel(Panel):
         if isinstance(pl, str):
             self.fold_count_label.setText(f"Your fold u<sup>({s.depth})</sup>: {pl}")
             return
-        counts = fold_counts(pl, s.depth, n)
+        counts = fold_counts(pl, s.depth, n, s.fold.network(s.depth))
         self.fold_count_label.setText(
             f"Your fold u<sup>({s.depth})</sup>: <b>{_plain_count(counts.pieces_unit)}</b> pieces "
             f"on [0, 1], {_plain_count(counts.kinks_line)} kinks on the line; "
@@ -746,19 +771,25 @@ class FoldingPanel(Panel):
             c = result.counts
             self.count_label.setText(
                 f"{_sup(s.depth)}: <b>{_plain_count(c.pieces_unit)}</b> pieces on [0, 1]; "
-                f"{_plain_count(c.kinks_line)} kinks on the whole line (exact)")
+                f"{_plain_count(c.kinks_line)} kinks on the whole line "
+                + ("(exact)" if c.exact else "(floating point only, not certified)"))
         self.neurons_label.setText(
             f"<b>{2 * s.depth}</b> neurons in {s.depth} layer{'s' if s.depth > 1 else ''}; one hidden layer "
             f"needs <b>{_plain_count(2 ** s.depth - 1)}</b>")
         notes = []
-        limit = resolvable_depth(s.peak)
-        if s.depth > limit:
-            notes.append(f"With peak {s.peak:.2f} the narrowest pieces (about "
-                         f"{min(s.peak, 1 - s.peak) ** s.depth:.0e} wide) are beyond double "
-                         f"precision past depth {limit}.")
-        if result is not None and (result.counts.pieces_unit, result.counts.kinks_line) != (pieces, kinks):
-            notes.append(f"Theory says {_plain_count(pieces)} pieces on [0, 1] and "
-                         f"{_plain_count(kinks)} kinks; floating point merged some.")
+        if result is not None and not result.counts.exact:
+            notes.append(f"At peak {s.peak:.2f}, depth {s.depth} is beyond exact arithmetic "
+                         f"here: 1/p is not a double, so doubles cannot certify the kinks, and "
+                         f"exact rationals would need more than {_plain_count(EXACT_KNOTS)} "
+                         f"knots. Exact to depth {exact_tent_depth(s.peak)} at this peak.")
+        if (result is not None and result.counts.exact
+                and (result.counts.pieces_unit, result.counts.kinks_line) != (pieces, kinks)):
+            high, _ = tent_peak_value(s.peak)
+            why = (f"its weights are doubles, so its top is 1 {'+' if high > 0 else '−'} "
+                   f"{abs(float(high)):.1e} and values above 1 fold once more"
+                   if high != 0 else "its weights are doubles near 1/p")
+            notes.append(f"The ideal tent has {_plain_count(pieces)} pieces on [0, 1] and "
+                         f"{_plain_count(kinks)} kinks; this network differs: {why}.")
         self.precision_label.setText(" ".join(notes))
 
     def _layer_depths(self) -> list[int]:
@@ -823,14 +854,14 @@ class FoldingPanel(Panel):
                 if isinstance(pl, str):
                     break
                 xs.append(j * s.fold.n_neurons)
-                ys.append(fold_counts(pl, j, s.fold.n_neurons).pieces_unit)
+                ys.append(fold_counts(pl, j, s.fold.n_neurons, s.fold.network(j)).pieces_unit)
         if (xs, ys) != self._fold_series_shown:
             self._fold_series_shown = (xs, ys)
             self.fold_series.setData(xs, ys)
 
     # -- animation -----------------------------------------------------------------
     def _animation_plan(self, max_frames: int | None = None) -> list[tuple[int, float]]:
-        layers = min(self._state.depth, ANIMATION_LAYERS)
+        layers = min(self._state.depth, ANIMATION_LAYERS, _sync_depth(self._state.peak))
         steps = FRAMES_PER_LAYER
         if max_frames is not None:
             steps = max(2, min(steps, max_frames // layers))
@@ -909,10 +940,12 @@ class FoldingPanel(Panel):
                 exact = self._deep
             if exact is not None:
                 pieces, kinks = exact.counts.pieces_unit, exact.counts.kinks_line
-            rows.append([j, 2 * j, pieces, kinks, pieces - 1, "exact" if exact else "formula"])
+            source = ("formula" if exact is None else "exact" if exact.counts.exact
+                      else "floating point")
+            rows.append([j, 2 * j, pieces, kinks, pieces - 1, source])
         tables = {"counts": (["depth", "neurons", "pieces on [0, 1]", "kinks on the line",
                               "neurons in one hidden layer", "source"], rows)}
-        result = self._tent(s.depth, s.peak) if s.depth <= SYNC_DEPTH else self._deep
+        result = self._tent(s.depth, s.peak) if s.depth <= _sync_depth(s.peak) else self._deep
         if result is not None and (result.depth, result.peak) == (s.depth, s.peak):
             pl = result.pl
             n = min(pl.n_kinks, KINK_TABLE_ROWS)  # a CSV of 16.7 million rows helps nobody
