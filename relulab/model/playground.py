@@ -605,10 +605,10 @@ class PlaygroundState:
                                  batch_size=0, max_steps=2000)
 
     def keeping_settings_of(self, current: "PlaygroundState", training: bool = True) -> "PlaygroundState":
-        """This state with the view (and unless ``training`` is False, the training
-        settings) of ``current``: undoing an edit of the data or the network keeps how
-        the user trains and looks at it now."""
-        out = replace(self, view=replace(current.view, neuron=self.view.neuron))
+        """This state with the view, the depth study (and unless ``training`` is False,
+        the training settings) of ``current``: undoing an edit of the data or the network
+        keeps how the user trains and looks at it now, and a study counting meanwhile."""
+        out = replace(self, view=replace(current.view, neuron=self.view.neuron), depth=current.depth)
         if training:
             out = replace(out, training=replace(current.training, step=self.training.step))
         return out

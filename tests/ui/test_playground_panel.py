@@ -526,3 +526,17 @@ def test_a_csv_of_more_points_than_the_panel_trains_is_refused_whole(panel, tmp_
     assert not panel.load_points(path)
     assert f"at most {MAX_POINTS:,} points" in panel.controls.data_error.text()
     assert panel.points == before
+
+
+def test_undo_leaves_a_running_depth_study_alone(panel, qtbot):
+    study = panel.depth_study
+    study.budget.setValue(30)
+    study.seeds.setValue(3)
+    panel.add_point(0.2, 0.2, 0)
+    study.button.click()
+    panel.undo_stack.undo()
+    assert study.budget.value() == 30
+    qtbot.waitUntil(lambda: not panel.depth_running(), timeout=30_000)
+    assert len(panel.state.depth.samples) == 12 and "Mean regions" in study.status.text()
+    panel.undo_stack.redo()
+    assert len(panel.state.depth.samples) == 12
