@@ -11,10 +11,11 @@ workers count regions and picture large networks.
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFileDialog, QHBoxLayout, QSplitter, QTabWidget, QVBoxLayout, QWidget,
@@ -66,6 +67,9 @@ class PlaygroundPanel(Panel):
                                      steps_left=self._steps_left, frame=self._frame)
         self._picture_worker = Worker("playground-picture", self)
         self._next_picture: tuple | None = None  # asked for while the worker was busy
+        self._picture_started = 0.0
+        self._picture_rest = QTimer(self)  # the worker's rest between pictures while training
+        self._picture_rest.setSingleShot(True)
         self._regions_worker = Worker("playground-regions", self)
         self._plane_worker = Worker("playground-plane-count", self)
         self._build()
@@ -146,7 +150,8 @@ class PlaygroundPanel(Panel):
         self.driver.playing_changed.connect(self._on_playing_changed)
         self.driver.finished.connect(self._on_finished)
         self._picture_worker.finished.connect(self._show_picture)
-        self._picture_worker.idle.connect(self._picture_next)
+        self._picture_worker.idle.connect(self._picture_done)
+        self._picture_rest.timeout.connect(self._picture_next)
         self._regions_worker.finished.connect(self._on_regions)
         self._regions_worker.failed.connect(
             lambda e: self.readouts.region_label.setText(f"Linear regions: {type(e).__name__}: {e}"))
@@ -431,27 +436,37 @@ class PlaygroundPanel(Panel):
 
     def _draw_picture(self, net: MLP) -> None:
         """The map of ``net``: at once for a small network, else from the worker. While
-        training, a picture asked for while one is being made waits for it (the newest
-        wins then): a new request each frame would drop every picture before it is done."""
+        training, a picture asked for while one is in the making waits for it, and then
+        as long again: the worker draws at most half the time, so it neither drops every
+        picture (a request per frame would) nor takes a core from the training steps."""
         neuron = self.shown_neuron()
         self._next_picture = None
         if picture_is_quick(net):
             self._picture_worker.cancel()
             self._show_picture(map_picture(net, neuron, self.box))
-        elif self.is_playing() and self._picture_worker.busy:
+        elif self.is_playing() and (self._picture_worker.busy or self._picture_rest.isActive()):
             self._next_picture = (net, neuron)
         else:
-            self._picture_worker.submit(partial(self._picture_job, net, neuron, self.box))
+            self._submit_picture(net, neuron)
+
+    def _submit_picture(self, net: MLP, neuron) -> None:
+        self._picture_started = time.perf_counter()
+        self._picture_worker.submit(partial(self._picture_job, net, neuron, self.box))
 
     @staticmethod
     def _picture_job(net, neuron, box, _should_stop) -> MapPicture:
         return map_picture(net, neuron, box)
 
+    def _picture_done(self) -> None:
+        if self._next_picture is not None:
+            took = time.perf_counter() - self._picture_started
+            self._picture_rest.start(int(1000 * took))
+
     def _picture_next(self) -> None:
         if self._next_picture is not None:
             net, neuron = self._next_picture
             self._next_picture = None
-            self._picture_worker.submit(partial(self._picture_job, net, neuron, self.box))
+            self._submit_picture(net, neuron)
 
     def _show_picture(self, picture: MapPicture) -> None:
         self.data_map.show_picture(picture)
@@ -618,6 +633,7 @@ class PlaygroundPanel(Panel):
 
     def shutdown(self) -> None:
         self.driver.shutdown()
+        self._picture_rest.stop()
         for worker in (self._picture_worker, self._regions_worker, self._plane_worker):
             worker.shutdown()
         self.depth_study.shutdown()
