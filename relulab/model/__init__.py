@@ -12,7 +12,13 @@ The submodules hold more (``relulab.model.hinges``, ``.training``, ``.piecewise`
 """
 
 from relulab.model.activations import ACTIVATIONS, Activation, get_activation
-from relulab.model.classify import TrainConfig, Trainer, decision_map, seed002_run
+from relulab.model.classify import (
+    ClassifierSnapshot,
+    TrainConfig,
+    Trainer,
+    decision_map,
+    seed002_run,
+)
 from relulab.model.collapse import collapse, collapsed_network
 from relulab.model.datasets import DATASETS, circles, make_dataset
 from relulab.model.depth import parameter_count, regions_against_depth
@@ -39,7 +45,8 @@ from relulab.model.shallow import (
 )
 from relulab.model.targets import DEFAULT_TARGET, PRESETS, Target, target_from_text
 from relulab.model.training import (
-    TrainingSnapshot,
+    HingeNetTrainer,
+    RestartsSnapshot,
     init_hinge_net,
     iter_hinge_net,
     refit_output_layer,
@@ -48,7 +55,7 @@ from relulab.model.training import (
 
 __all__ = [
     "ACTIVATIONS", "Activation", "get_activation",
-    "TrainConfig", "Trainer", "decision_map", "seed002_run",
+    "ClassifierSnapshot", "TrainConfig", "Trainer", "decision_map", "seed002_run",
     "collapse", "collapsed_network",
     "DATASETS", "circles", "make_dataset",
     "parameter_count", "regions_against_depth",
@@ -61,6 +68,6 @@ __all__ = [
     "Region", "RegionPolygon", "count_linear_regions", "linear_regions", "region_polygons",
     "ExtendedNetwork", "convert", "corollary_bound", "to_shallow", "to_shallow_extended",
     "DEFAULT_TARGET", "PRESETS", "Target", "target_from_text",
-    "TrainingSnapshot", "init_hinge_net", "iter_hinge_net", "refit_output_layer",
+    "HingeNetTrainer", "RestartsSnapshot", "init_hinge_net", "iter_hinge_net", "refit_output_layer",
     "train_hinge_net",
 ]
