@@ -25,17 +25,17 @@ try:
     import numba
     from numba import objmode
 
-    def njit(cache: bool = False):
+    def njit(cache: bool = False, nogil: bool = False):
         def wrap(fn):
             try:
-                return numba.njit(cache=cache)(fn)
+                return numba.njit(cache=cache, nogil=nogil)(fn)
             except RuntimeError:  # no writable place for the cache: compile in memory
-                return numba.njit(fn)
+                return numba.njit(nogil=nogil)(fn)
         return wrap
 except ImportError:  # pragma: no cover - numba is a dependency; this keeps the engine usable
     import contextlib
 
-    def njit(cache: bool = False):
+    def njit(cache: bool = False, nogil: bool = False):
         return lambda fn: fn
 
     def objmode(**kwargs):
@@ -641,7 +641,9 @@ def _next_maps(Z, EZ, CP, CR, C, l, g0, n, d):
     return A, EA
 
 
-@njit(cache=True)
+# The entry points release the GIL (a worker enumerating leaves the GUI thread free);
+# the object-mode callbacks inside take it back while they run.
+@njit(cache=True, nogil=True)
 def run2(Wf, Wo, bf, bo, sizes, LX0, LE0, LF0, LS0, nL, V0, VQ0, VI0, nv,
          K0, nK, PK0, nP, PW, lower, exact_only, maps, ctx, check, max_cells, counters):
     """Enumerate the regions of a 2-input network whose hidden layer l has weights
@@ -1117,7 +1119,7 @@ def _split_layer_nd(st, l, nl, R, g0, KB, d, N, C, nP, nK, nv, Z, EZ,
     return 0, C, nP, nK, nv
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def runnd(Wf, Wo, bf, bo, sizes, d, KR, KT, PK, PO, nP, nK, X, XE, RQ, nv, PW,
           exact_only, ctx, check, max_cells, counters):
     """Enumerate the regions of a network with d − 1 inputs on all of R^{d−1},
