@@ -61,6 +61,7 @@ import numpy as np
 
 from relulab.model import _arrangement_kernels as kern
 from relulab.model.cancel import Cancelled
+from relulab.model.exact import as_scaled_integers
 from relulab.model.mlp import MLP
 
 _ids = itertools.count(1)
@@ -83,13 +84,6 @@ def hidden_layers(net: MLP):
 # ---------------------------------------------------------------------------
 # exact integers
 # ---------------------------------------------------------------------------
-def dyadic(values) -> tuple[list, int]:
-    """Floats as integers over one power of two: values = ints / 2**s (exact)."""
-    ratios = [float(v).as_integer_ratio() for v in np.ravel(values)]
-    s = max((q.bit_length() - 1 for _, q in ratios), default=0)
-    return [p << (s - (q.bit_length() - 1)) for p, q in ratios], s
-
-
 def _sign(x: int) -> int:
     return (x > 0) - (x < 0)
 
@@ -112,10 +106,9 @@ class _ExactLines:
         got = self.ints[l]
         if got is None:
             W, b = self.hidden[l]
-            mw, sw = dyadic(W)
-            mb, sb = dyadic(b)
-            m = W.shape[1]
-            got = ([mw[j * m:(j + 1) * m] for j in range(W.shape[0])], sw, mb, sb)
+            mw, sw = as_scaled_integers(W)
+            mb, sb = as_scaled_integers(b)
+            got = ([list(row) for row in mw], sw, list(mb), sb)
             self.ints[l] = got
         return got
 
@@ -455,7 +448,7 @@ def _base_2d(box):
 
 
 def _exact_row(row) -> tuple:
-    ints, _ = dyadic(np.array(row, dtype=float))
+    ints, _ = as_scaled_integers(np.array(row, dtype=float))
     return tuple(ints)
 
 
