@@ -29,6 +29,7 @@ from fractions import Fraction
 from typing import Sequence
 
 import numpy as np
+import scipy.sparse
 
 from relulab.model.mlp import MLP
 from relulab.model.regions import Region, linear_regions
@@ -76,6 +77,11 @@ class ExtendedLayer:
         unique, inverse = np.unique(forms, axis=0, return_inverse=True)
         inverse = inverse.reshape(-1)
         object.__setattr__(self, "_forms", unique)
+        # the construction's layers 2 and 3 are mostly zeros: kept sparse they cost
+        # their non-zeros, not rows × columns
+        F = unique[:, :-1]
+        sparse = F.size > 4096 and np.count_nonzero(F) < 0.1 * F.size
+        object.__setattr__(self, "_F", scipy.sparse.csr_matrix(F) if sparse else F)
         object.__setattr__(self, "_finite_idx", inverse[:n_out])
         scaled = np.full(n_out, -1)
         scaled[self.S != 0] = inverse[n_out:]
@@ -101,10 +107,10 @@ class ExtendedLayer:
 
     def pre_activation(self, h: np.ndarray) -> np.ndarray:
         """W h + b + S ⊙ (V h + v) in extended reals, h of shape (N, n_in)."""
-        forms = _extended_affine(h, self._forms[:, :-1], self._forms[:, -1])
+        forms = _extended_affine(h, self._F, self._forms[:, -1])
         finite = forms[:, self._finite_idx]
-        out = finite.copy()
         rows = np.nonzero(self.S != 0)[0]
+        out = finite.copy() if rows.size else finite
         if rows.size:
             t = forms[:, self._scaled_idx[rows]]
             s = self.S[rows]
@@ -116,20 +122,26 @@ class ExtendedLayer:
         return out
 
 
-def _extended_affine(h: np.ndarray, F: np.ndarray, f: np.ndarray) -> np.ndarray:
-    """h Fᵀ + f with h possibly ±∞ and 0·∞ = 0; raises on ∞ − ∞."""
+def _extended_affine(h: np.ndarray, F, f: np.ndarray) -> np.ndarray:
+    """h Fᵀ + f with h possibly ±∞ and 0·∞ = 0; raises on ∞ − ∞. F: an array or a
+    scipy sparse matrix."""
     inf = np.isinf(h)
     if not inf.any():
-        return h @ F.T + f
-    finite = np.where(inf, 0.0, h) @ F.T + f
+        return np.asarray(h @ F.T) + f
+    finite = np.asarray(np.where(inf, 0.0, h) @ F.T) + f
     cols = np.nonzero(inf.any(axis=0))[0]          # only these inputs can be infinite
     hc = h[:, cols]
     plus = (hc == INF).astype(float)
     minus = (hc == -INF).astype(float)
-    Fp = np.ascontiguousarray((F[:, cols] > 0).T, dtype=float)
-    Fn = np.ascontiguousarray((F[:, cols] < 0).T, dtype=float)
-    up = plus @ Fp + minus @ Fn      # how many terms are +∞ (0·∞ = 0: zero weights skipped)
-    down = plus @ Fn + minus @ Fp    # how many terms are −∞
+    if scipy.sparse.issparse(F):
+        Fc = F[:, cols]
+        Fp = (Fc > 0).astype(float).T.tocsr()
+        Fn = (Fc < 0).astype(float).T.tocsr()
+    else:
+        Fp = np.ascontiguousarray((F[:, cols] > 0).T, dtype=float)
+        Fn = np.ascontiguousarray((F[:, cols] < 0).T, dtype=float)
+    up = np.asarray(plus @ Fp + minus @ Fn)    # how many terms are +∞ (0·∞ = 0: zeros skipped)
+    down = np.asarray(plus @ Fn + minus @ Fp)  # how many terms are −∞
     if np.any((up > 0) & (down > 0)):
         raise ArithmeticError("∞ − ∞ formed in an extended dot product")
     return np.where(up > 0, INF, np.where(down > 0, -INF, finite))
@@ -204,9 +216,16 @@ class ExtendedNetwork:
         h = x.reshape(-1, 1) if flat else np.atleast_2d(x)
         if h.shape[1] != self.n_in:
             raise ValueError(f"expected inputs of shape (N, {self.n_in}), got {x.shape}")
-        for L in self.layers[:-1]:
-            h = np.maximum(L.pre_activation(h), 0.0)
-        y = self.layers[-1].pre_activation(h)
+        # a few thousand points at a time: the hidden layers are wide (about p and 2pm)
+        width = max(self.hidden_sizes, default=1)
+        step = max(1, (1 << 22) // max(1, width))
+        parts = []
+        for i in range(0, max(len(h), 1), step):
+            g = h[i:i + step]
+            for L in self.layers[:-1]:
+                g = np.maximum(L.pre_activation(g), 0.0)
+            parts.append(self.layers[-1].pre_activation(g))
+        y = np.concatenate(parts) if len(parts) > 1 else parts[0]
         return y[:, 0] if flat and self.n_out == 1 else y
 
     def to_mlp(self) -> MLP:
