@@ -79,7 +79,8 @@ def run() -> list[Row]:
         peer_n, peer_t, peer = _peer(rc, net)
         box_t = best_time(lambda: count_linear_regions(net, BOX), repeat=9)
         plane_t = best_time(lambda: count_linear_regions(net), repeat=9)
-        same = "" if peer_n is None else (" = " if peer_n == ours_n else " ≠ ") + f"regioncam {peer_n}"
+        same = "" if peer_n is None else \
+            (" = " if peer_n == ours_n else " ≠ ") + f"regioncam {peer_n}"
         have = peer_n is not None
         rows.append(Row(f"box count {_arch(net)} in [-3,3]²: {ours_n} regions{same}", box_t,
                         peer, peer_t, min_ratio=1.0 if have else None,

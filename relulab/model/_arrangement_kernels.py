@@ -254,346 +254,361 @@ def _split_layer(st, l, n, R, g0, KB, RB, C, nP, nK, nv, nL, Z, EZ,
     (status, C, nP, nK, nv, nL): status 0 done, 4 out of room (st[8:14] say how
     much is needed; grow and call again), −1 too many cells, else a stop code."""
     work = 0
-    if True:
-        r = st[0]
-        i = st[1]
-        while r < R:
-            if i == 0:
-                if check:
-                    with objmode(code="int64"):
-                        code = _stop_cb(ctx, C)
-                    if code != 0:
-                        return code, C, nP, nK, nv, nL
-                st[2] = C                 # the root's cells: r and local … C − 1
-                # the root's corners as the layer starts (they stay in the pool): a
-                # line with every one of them strictly on one side misses all its cells
-                st[3] = PK[Cs[r], 0]
-                st[4] = PK[Cs[r] + Cn[r] - 1, 0] + PK[Cs[r] + Cn[r] - 1, 1]
-                st[5] = Cn[r]
-                st[6] = nK
-                st[7] = nP
-            local = st[2]
-            rk0 = st[3]
-            rk1 = st[4]
-            rp = st[5]
-            nK_root = st[6]
-            nP_root = st[7]
-            while i < n:
-                g = g0 + i
-                word = g // 64
-                bit = np.uint64(1) << np.uint64(g % 64)
-                C0 = C
-                # inside a big root (the first layer's is the whole plane) ask again
-                # after every few thousand cells visited
-                work += C0 - local + 1
-                if check and work > STOP_WORK:
-                    work = 0
-                    with objmode(code="int64"):
-                        code = _stop_cb(ctx, C)
-                    if code != 0:
-                        return code, C, nP, nK, nv, nL
-                # room for the worst case of this step, else back to the caller to grow
-                # the arrays (replacing an array inside these loops would cost
-                # reference counting at every iteration)
-                kspan = nK - nK_root + rk1 - rk0     # the root's cells' corners ≤ this
-                pspan = nP - nP_root + rp
-                if (C + C0 - local + 1 > CP.shape[0] or nP + 2 * pspan + kspan > PK.shape[0]
-                        or nK + 4 * kspan + 2 * pspan > K.shape[0] or nv + kspan > V.shape[0]
-                        or nL + 1 > LX.shape[0] or kspan > sgn.shape[0]):
-                    st[0] = r
-                    st[1] = i
-                    st[8] = C + C0 - local + 1
-                    st[9] = nP + 2 * pspan + kspan
-                    st[10] = nK + 4 * kspan + 2 * pspan
-                    st[11] = nv + kspan
-                    st[12] = nL + 1
-                    st[13] = kspan
-                    return 4, C, nP, nK, nv, nL
-                key = KB + r * n + i       # names this line in the vertices' sign cache
-                a0, a1, a2, ea0, ea1, ea2, lflags = _scaled(
-                    Z[i, 3 * r], Z[i, 3 * r + 1], Z[i, 3 * r + 2],
-                    EZ[i, 3 * r], EZ[i, 3 * r + 1], EZ[i, 3 * r + 2])
-                ltiny = (lflags & LTINY) != 0 or exact_only
-                for idx in range(local - 2, C0):
-                    if idx < local - 1:          # first the test on the root's corners
-                        if C0 == local:
-                            continue             # the root is still one cell: test that
-                        c = -1
-                        q0 = q1 = 0
-                        k0c = rk0
-                        tot = rk1 - rk0
+    r = st[0]
+    i = st[1]
+    while r < R:
+        if i == 0:
+            if check:
+                with objmode(code="int64"):
+                    code = _stop_cb(ctx, C)
+                if code != 0:
+                    return code, C, nP, nK, nv, nL
+            st[2] = C                 # the root's cells: r and local … C − 1
+            # the root's corners as the layer starts (they stay in the pool): a
+            # line with every one of them strictly on one side misses all its cells
+            st[3] = PK[Cs[r], 0]
+            st[4] = PK[Cs[r] + Cn[r] - 1, 0] + PK[Cs[r] + Cn[r] - 1, 1]
+            st[5] = Cn[r]
+            st[6] = nK
+            st[7] = nP
+        local = st[2]
+        rk0 = st[3]
+        rk1 = st[4]
+        rp = st[5]
+        nK_root = st[6]
+        nP_root = st[7]
+        while i < n:
+            g = g0 + i
+            word = g // 64
+            bit = np.uint64(1) << np.uint64(g % 64)
+            C0 = C
+            # inside a big root (the first layer's is the whole plane) ask again
+            # after every few thousand cells visited
+            work += C0 - local + 1
+            if check and work > STOP_WORK:
+                work = 0
+                with objmode(code="int64"):
+                    code = _stop_cb(ctx, C)
+                if code != 0:
+                    return code, C, nP, nK, nv, nL
+            # room for the worst case of this step, else back to the caller to grow
+            # the arrays (replacing an array inside these loops would cost
+            # reference counting at every iteration)
+            kspan = nK - nK_root + rk1 - rk0     # the root's cells' corners ≤ this
+            pspan = nP - nP_root + rp
+            if (C + C0 - local + 1 > CP.shape[0] or nP + 2 * pspan + kspan > PK.shape[0]
+                    or nK + 4 * kspan + 2 * pspan > K.shape[0] or nv + kspan > V.shape[0]
+                    or nL + 1 > LX.shape[0] or kspan > sgn.shape[0]):
+                st[0] = r
+                st[1] = i
+                st[8] = C + C0 - local + 1
+                st[9] = nP + 2 * pspan + kspan
+                st[10] = nK + 4 * kspan + 2 * pspan
+                st[11] = nv + kspan
+                st[12] = nL + 1
+                st[13] = kspan
+                return 4, C, nP, nK, nv, nL
+            key = KB + r * n + i       # names this line in the vertices' sign cache
+            a0, a1, a2, ea0, ea1, ea2, lflags = _scaled(
+                Z[i, 3 * r], Z[i, 3 * r + 1], Z[i, 3 * r + 2],
+                EZ[i, 3 * r], EZ[i, 3 * r + 1], EZ[i, 3 * r + 2])
+            ltiny = (lflags & LTINY) != 0 or exact_only
+            for idx in range(local - 2, C0):
+                if idx < local - 1:          # first the test on the root's corners
+                    if C0 == local:
+                        continue             # the root is still one cell: test that
+                    c = -1
+                    q0 = q1 = 0
+                    k0c = rk0
+                    tot = rk1 - rk0
+                else:
+                    c = r if idx < local else idx
+                    q0 = Cs[c]
+                    q1 = q0 + Cn[c]
+                    k0c = PK[q0, 0]
+                    tot = PK[q1 - 1, 0] + PK[q1 - 1, 1] - k0c   # a cell's corners are contiguous
+                npos = 0
+                nneg = 0
+                for t in range(tot):
+                    v = K[k0c + t, 0]
+                    if VQ[v, 0] == key:
+                        s = VQ[v, 1]
                     else:
-                        c = r if idx < local else idx
-                        q0 = Cs[c]
-                        q1 = q0 + Cn[c]
-                        k0c = PK[q0, 0]
-                        tot = PK[q1 - 1, 0] + PK[q1 - 1, 1] - k0c   # a cell's corners are contiguous
-                    npos = 0
-                    nneg = 0
-                    for t in range(tot):
-                        v = K[k0c + t, 0]
-                        if VQ[v, 0] == key:
-                            s = VQ[v, 1]
-                        else:
-                            s = 2
-                            if not (ltiny or (VQ[v, 2] & VTINY)):
-                                s = _filter(a0, a1, a2, ea0, ea1, ea2, V[v, 0], V[v, 1], V[v, 2],
-                                            V[v, 3], V[v, 4], V[v, 5])
-                            if s == 2 and not exact_only and _duplicate(
-                                    v, a0, a1, a2, (lflags & LEXACT) != 0, VI, LX, LF):
-                                s = 0
-                            if s == 2:
-                                counters[0] += 1
-                                s = _exact_sign(ctx, v, VI[v, 2], VI[v, 0], VI[v, 1], l, RB + r, i,
-                                                LS, RPAT)
-                            VQ[v, 0] = key
-                            VQ[v, 1] = s
-                        sgn[t] = s
-                        if s > 0:
-                            npos += 1
-                        elif s < 0:
-                            nneg += 1
-                    if c < 0:
-                        if npos == 0:
-                            break                # z ≤ 0 on the root: every cell stays, off
-                        if npos == tot:          # z > 0 on the root: every cell stays, on
-                            CP[r, word] |= bit
-                            for cc in range(local, C0):
-                                CP[cc, word] |= bit
-                            break
-                        continue
+                        s = 2
+                        if not (ltiny or (VQ[v, 2] & VTINY)):
+                            s = _filter(a0, a1, a2, ea0, ea1, ea2, V[v, 0], V[v, 1], V[v, 2],
+                                        V[v, 3], V[v, 4], V[v, 5])
+                        if s == 2 and not exact_only and _duplicate(
+                                v, a0, a1, a2, (lflags & LEXACT) != 0, VI, LX, LF):
+                            s = 0
+                        if s == 2:
+                            counters[0] += 1
+                            s = _exact_sign(ctx, v, VI[v, 2], VI[v, 0], VI[v, 1], l, RB + r, i,
+                                            LS, RPAT)
+                        VQ[v, 0] = key
+                        VQ[v, 1] = s
+                    sgn[t] = s
+                    if s > 0:
+                        npos += 1
+                    elif s < 0:
+                        nneg += 1
+                if c < 0:
                     if npos == 0:
-                        continue                 # z ≤ 0 on the whole cell: it stays, off
-                    CP[c, word] |= bit
-                    full = PK[q0, 2] == POLY
-                    if full and nneg == 0 and not lower:
-                        continue                 # z ≥ 0 on the closed cell: it stays, on
-                    # the line gets a row in the table once it bounds something
-                    L = LID[key]
-                    if L < 0:
-                        L = nL
-                        nL += 1
-                        LX[L, 0], LX[L, 1], LX[L, 2] = a0, a1, a2
-                        LE[L, 0], LE[L, 1], LE[L, 2] = ea0, ea1, ea2
-                        LF[L] = lflags
-                        LS[L, 0], LS[L, 1], LS[L, 2] = l, RB + r, i
-                        LID[key] = L
-                    if full and nneg == 0:
-                        # z ≥ 0 on the closed cell: it stays, on; the flags of what z = 0
-                        # touches drop, and the touching set (what of it is in the cell)
-                        # is the off side, a lower-dimensional region
+                        break                # z ≤ 0 on the root: every cell stays, off
+                    if npos == tot:          # z > 0 on the root: every cell stays, on
+                        CP[r, word] |= bit
+                        for cc in range(local, C0):
+                            CP[cc, word] |= bit
+                        break
+                    continue
+                if npos == 0:
+                    continue                 # z ≤ 0 on the whole cell: it stays, off
+                CP[c, word] |= bit
+                full = PK[q0, 2] == POLY
+                if full and nneg == 0 and not lower:
+                    continue                 # z ≥ 0 on the closed cell: it stays, on
+                # the line gets a row in the table once it bounds something
+                L = LID[key]
+                if L < 0:
+                    L = nL
+                    nL += 1
+                    LX[L, 0], LX[L, 1], LX[L, 2] = a0, a1, a2
+                    LE[L, 0], LE[L, 1], LE[L, 2] = ea0, ea1, ea2
+                    LF[L] = lflags
+                    LS[L, 0], LS[L, 1], LS[L, 2] = l, RB + r, i
+                    LID[key] = L
+                if full and nneg == 0:
+                    # z ≥ 0 on the closed cell: it stays, on; the flags of what z = 0
+                    # touches drop, and the touching set (what of it is in the cell)
+                    # is the off side, a lower-dimensional region
+                    pstart = nP
+                    t = 0
+                    for q in range(q0, q1):
+                        k0 = PK[q, 0]
+                        mq = PK[q, 1]
+                        for jj in range(mq):
+                            k = k0 + jj
+                            if sgn[t + jj] != 0:
+                                continue
+                            kn = k0 + (jj + 1) % mq
+                            sn = sgn[t + (jj + 1) % mq]
+                            sp = sgn[t + (jj + mq - 1) % mq]
+                            if sn == 0:
+                                if (K[k, 3] & EINC) and K[k, 1] != LINF:
+                                    fp = K[k, 3] & VINC if (VQ[K[k, 0], 2] & FINITE) else 0
+                                    fq = K[kn, 3] & VINC if (VQ[K[kn, 0], 2] & FINITE) else 0
+                                    K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = (
+                                        K[k, 0], K[k, 1], K[k, 2], fp | EINC)
+                                    K[nK + 1, 0], K[nK + 1, 1], K[nK + 1, 2], K[nK + 1, 3] = (
+                                        K[kn, 0], -1, 0, fq)
+                                    PK[nP, 0], PK[nP, 1], PK[nP, 2] = nK, 2, SEG
+                                    nK += 2
+                                    nP += 1
+                            elif sp != 0:
+                                if (K[k, 3] & VINC) and (VQ[K[k, 0], 2] & FINITE):
+                                    K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = K[k, 0], -1, 0, VINC
+                                    PK[nP, 0], PK[nP, 1], PK[nP, 2] = nK, 1, POINT
+                                    nK += 1
+                                    nP += 1
+                        for jj in range(mq):
+                            if sgn[t + jj] == 0:
+                                k = k0 + jj
+                                K[k, 3] &= ~VINC
+                                if sgn[t + (jj + 1) % mq] == 0:
+                                    K[k, 3] &= ~EINC
+                        t += mq
+                    if nP > pstart:
+                        CS[c, word] |= bit
+                        _off_child(CP, CS, CR, Cs, Cn, c, C, word, bit, pstart, nP)
+                        C += 1
+                    continue
+                if full:
+                    # cut: Sutherland–Hodgman on every piece; a crossing is made once
+                    # (on pass) as sg·(edge line × L), sg = ι·sign(z at the edge's start)
+                    for child in range(2):
+                        on = child == 0
                         pstart = nP
                         t = 0
                         for q in range(q0, q1):
                             k0 = PK[q, 0]
                             mq = PK[q, 1]
+                            if not _has_side(sgn, t, mq, on):
+                                t += mq
+                                continue
+                            kstart = nK
                             for jj in range(mq):
                                 k = k0 + jj
-                                if sgn[t + jj] != 0:
-                                    continue
-                                kn = k0 + (jj + 1) % mq
+                                s = sgn[t + jj]
                                 sn = sgn[t + (jj + 1) % mq]
-                                sp = sgn[t + (jj + mq - 1) % mq]
-                                if sn == 0:
-                                    if (K[k, 3] & EINC) and K[k, 1] != LINF:
-                                        fp = K[k, 3] & VINC if (VQ[K[k, 0], 2] & FINITE) else 0
-                                        fq = K[kn, 3] & VINC if (VQ[K[kn, 0], 2] & FINITE) else 0
-                                        K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = K[k, 0], K[k, 1], K[k, 2], fp | EINC
-                                        K[nK + 1, 0], K[nK + 1, 1], K[nK + 1, 2], K[nK + 1, 3] = K[kn, 0], -1, 0, fq
-                                        PK[nP, 0], PK[nP, 1], PK[nP, 2] = nK, 2, SEG
-                                        nK += 2
-                                        nP += 1
-                                elif sp != 0:
-                                    if (K[k, 3] & VINC) and (VQ[K[k, 0], 2] & FINITE):
-                                        K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = K[k, 0], -1, 0, VINC
-                                        PK[nP, 0], PK[nP, 1], PK[nP, 2] = nK, 1, POINT
-                                        nK += 1
-                                        nP += 1
-                            for jj in range(mq):
-                                if sgn[t + jj] == 0:
-                                    k = k0 + jj
-                                    K[k, 3] &= ~VINC
-                                    if sgn[t + (jj + 1) % mq] == 0:
-                                        K[k, 3] &= ~EINC
-                            t += mq
-                        if nP > pstart:
-                            CS[c, word] |= bit
-                            _off_child(CP, CS, CR, Cs, Cn, c, C, word, bit, pstart, nP)
-                            C += 1
-                        continue
-                    if full:
-                        # cut: Sutherland–Hodgman on every piece; a crossing is made once
-                        # (on pass) as sg·(edge line × L), sg = ι·sign(z at the edge's start)
-                        for child in range(2):
-                            on = child == 0
-                            pstart = nP
-                            t = 0
-                            for q in range(q0, q1):
-                                k0 = PK[q, 0]
-                                mq = PK[q, 1]
-                                if not _has_side(sgn, t, mq, on):
-                                    t += mq
-                                    continue
-                                kstart = nK
-                                for jj in range(mq):
-                                    k = k0 + jj
-                                    s = sgn[t + jj]
-                                    sn = sgn[t + (jj + 1) % mq]
-                                    if on and s >= 0:
-                                        f = K[k, 3]
-                                        if s == 0:
-                                            f &= ~VINC
-                                            if sn == 0:
-                                                f &= ~EINC
-                                        if s == 0 and sn < 0:
-                                            K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = K[k, 0], L, 1, f & ~EINC
-                                        else:
-                                            K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = K[k, 0], K[k, 1], K[k, 2], f
-                                        nK += 1
-                                    elif not on and s <= 0:
-                                        if s == 0 and sn > 0:
-                                            K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = K[k, 0], L, -1, K[k, 3] | EINC
-                                        else:
-                                            K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = K[k, 0], K[k, 1], K[k, 2], K[k, 3]
-                                        nK += 1
-                                    if (s > 0 and sn < 0) or (s < 0 and sn > 0):
-                                        if on:
-                                            Le = K[k, 1]
-                                            sg = K[k, 2] * s
-                                            x0, x1, x2, f0, f1, f2, fl = _cross(
-                                                LX[Le, 0], LX[Le, 1], LX[Le, 2], LE[Le, 0], LE[Le, 1],
-                                                LE[Le, 2], a0, a1, a2, ea0, ea1, ea2, sg, Le != LINF)
-                                            V[nv, 0], V[nv, 1], V[nv, 2] = x0, x1, x2
-                                            V[nv, 3], V[nv, 4], V[nv, 5] = f0, f1, f2
-                                            VQ[nv, 0], VQ[nv, 1], VQ[nv, 2] = -1, 0, fl
-                                            VI[nv, 0], VI[nv, 1], VI[nv, 2] = Le, L, sg
-                                            xv[t + jj] = nv
-                                            nv += 1
-                                            if s > 0:
-                                                K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = nv - 1, L, 1, 0
-                                            else:
-                                                K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = nv - 1, Le, K[k, 2], K[k, 3] & EINC
-                                        else:
-                                            f = VINC if (K[k, 3] & EINC) else 0
-                                            x = xv[t + jj]
-                                            if s < 0:
-                                                K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = x, L, -1, f | EINC
-                                            else:
-                                                K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = x, K[k, 1], K[k, 2], f | (K[k, 3] & EINC)
-                                        nK += 1
-                                PK[nP, 0], PK[nP, 1], PK[nP, 2] = kstart, nK - kstart, POLY
-                                nP += 1
-                                t += mq
-                            if on:
-                                CS[c, word] |= bit
-                                Cs[c] = pstart
-                                Cn[c] = nP - pstart
-                            else:
-                                _off_child(CP, CS, CR, Cs, Cn, c, C, word, bit, pstart, nP)
-                                C += 1
-                        continue
-                    # a lower-dimensional cell: segments and points
-                    has_off = False
-                    t = 0
-                    for q in range(q0, q1):
-                        k = PK[q, 0]
-                        if PK[q, 2] == POINT:
-                            has_off |= sgn[t] <= 0
-                            t += 1
-                        else:
-                            sp = sgn[t]
-                            sq = sgn[t + 1]
-                            has_off |= (sp < 0 or sq < 0 or (sp == 0 and (K[k, 3] & VINC) != 0)
-                                        or (sq == 0 and (K[k + 1, 3] & VINC) != 0))
-                            t += 2
-                    for child in range(2):
-                        on = child == 0
-                        if not on and not has_off:
-                            break
-                        pstart = nP
-                        t = 0
-                        for q in range(q0, q1):
-                            k = PK[q, 0]
-                            if PK[q, 2] == POINT:
-                                if (sgn[t] > 0) == on:
-                                    K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = K[k, 0], -1, 0, K[k, 3]
-                                    PK[nP, 0], PK[nP, 1], PK[nP, 2] = nK, 1, POINT
+                                if on and s >= 0:
+                                    f = K[k, 3]
+                                    if s == 0:
+                                        f &= ~VINC
+                                        if sn == 0:
+                                            f &= ~EINC
+                                    if s == 0 and sn < 0:
+                                        K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = (
+                                            K[k, 0], L, 1, f & ~EINC)
+                                    else:
+                                        K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = (
+                                            K[k, 0], K[k, 1], K[k, 2], f)
                                     nK += 1
-                                    nP += 1
-                                t += 1
-                                continue
-                            sp = sgn[t]
-                            sq = sgn[t + 1]
-                            tc = t
-                            t += 2
-                            fp = K[k, 3]
-                            fq = K[k + 1, 3]
-                            cross = (sp > 0 and sq < 0) or (sp < 0 and sq > 0)
-                            if cross and on:
-                                Le = K[k, 1]
-                                sg = K[k, 2] * sp
-                                x0, x1, x2, f0, f1, f2, fl = _cross(
-                                    LX[Le, 0], LX[Le, 1], LX[Le, 2], LE[Le, 0], LE[Le, 1], LE[Le, 2],
-                                    a0, a1, a2, ea0, ea1, ea2, sg, True)
-                                V[nv, 0], V[nv, 1], V[nv, 2] = x0, x1, x2
-                                V[nv, 3], V[nv, 4], V[nv, 5] = f0, f1, f2
-                                VQ[nv, 0], VQ[nv, 1], VQ[nv, 2] = -1, 0, fl
-                                VI[nv, 0], VI[nv, 1], VI[nv, 2] = Le, L, sg
-                                xv[tc] = nv
-                                nv += 1
-                            x = xv[tc]
-                            if on:
-                                if sp <= 0 and sq <= 0:
-                                    continue
-                                if not cross:            # a touching end leaves the on side
-                                    if sp == 0:
-                                        fp &= ~VINC
-                                    if sq == 0:
-                                        fq &= ~VINC
-                                    K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = K[k, 0], K[k, 1], K[k, 2], fp
-                                    K[nK + 1, 0], K[nK + 1, 1], K[nK + 1, 2], K[nK + 1, 3] = K[k + 1, 0], -1, 0, fq
-                                elif sp > 0:
-                                    K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = K[k, 0], K[k, 1], K[k, 2], fp
-                                    K[nK + 1, 0], K[nK + 1, 1], K[nK + 1, 2], K[nK + 1, 3] = x, -1, 0, 0
-                                else:
-                                    K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = x, K[k, 1], K[k, 2], EINC
-                                    K[nK + 1, 0], K[nK + 1, 1], K[nK + 1, 2], K[nK + 1, 3] = K[k + 1, 0], -1, 0, fq
-                            elif sp <= 0 and sq <= 0:
-                                K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = K[k, 0], K[k, 1], K[k, 2], fp
-                                K[nK + 1, 0], K[nK + 1, 1], K[nK + 1, 2], K[nK + 1, 3] = K[k + 1, 0], -1, 0, fq
-                            elif not cross:
-                                # only a zero end can be off: a point, if it is in the cell
-                                kz = k if sp == 0 else k + 1
-                                if (sp if kz == k else sq) != 0 or not (K[kz, 3] & VINC):
-                                    continue
-                                K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = K[kz, 0], -1, 0, VINC
-                                PK[nP, 0], PK[nP, 1], PK[nP, 2] = nK, 1, POINT
-                                nK += 1
-                                nP += 1
-                                continue
-                            elif sp < 0:
-                                K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = K[k, 0], K[k, 1], K[k, 2], fp
-                                K[nK + 1, 0], K[nK + 1, 1], K[nK + 1, 2], K[nK + 1, 3] = x, -1, 0, VINC
-                            else:
-                                K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = x, K[k, 1], K[k, 2], VINC | EINC
-                                K[nK + 1, 0], K[nK + 1, 1], K[nK + 1, 2], K[nK + 1, 3] = K[k + 1, 0], -1, 0, fq
-                            PK[nP, 0], PK[nP, 1], PK[nP, 2] = nK, 2, SEG
-                            nK += 2
+                                elif not on and s <= 0:
+                                    if s == 0 and sn > 0:
+                                        K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = (
+                                            K[k, 0], L, -1, K[k, 3] | EINC)
+                                    else:
+                                        K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = (
+                                            K[k, 0], K[k, 1], K[k, 2], K[k, 3])
+                                    nK += 1
+                                if (s > 0 and sn < 0) or (s < 0 and sn > 0):
+                                    if on:
+                                        Le = K[k, 1]
+                                        sg = K[k, 2] * s
+                                        x0, x1, x2, f0, f1, f2, fl = _cross(
+                                            LX[Le, 0], LX[Le, 1], LX[Le, 2], LE[Le, 0], LE[Le, 1],
+                                            LE[Le, 2], a0, a1, a2, ea0, ea1, ea2, sg, Le != LINF)
+                                        V[nv, 0], V[nv, 1], V[nv, 2] = x0, x1, x2
+                                        V[nv, 3], V[nv, 4], V[nv, 5] = f0, f1, f2
+                                        VQ[nv, 0], VQ[nv, 1], VQ[nv, 2] = -1, 0, fl
+                                        VI[nv, 0], VI[nv, 1], VI[nv, 2] = Le, L, sg
+                                        xv[t + jj] = nv
+                                        nv += 1
+                                        if s > 0:
+                                            K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = nv - 1, L, 1, 0
+                                        else:
+                                            K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = (
+                                                nv - 1, Le, K[k, 2], K[k, 3] & EINC)
+                                    else:
+                                        f = VINC if (K[k, 3] & EINC) else 0
+                                        x = xv[t + jj]
+                                        if s < 0:
+                                            K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = (
+                                                x, L, -1, f | EINC)
+                                        else:
+                                            K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = (
+                                                x, K[k, 1], K[k, 2], f | (K[k, 3] & EINC))
+                                    nK += 1
+                            PK[nP, 0], PK[nP, 1], PK[nP, 2] = kstart, nK - kstart, POLY
                             nP += 1
+                            t += mq
                         if on:
-                            if has_off:
-                                CS[c, word] |= bit
+                            CS[c, word] |= bit
                             Cs[c] = pstart
                             Cn[c] = nP - pstart
                         else:
                             _off_child(CP, CS, CR, Cs, Cn, c, C, word, bit, pstart, nP)
                             C += 1
-                i += 1
-            if C > max_cells:
-                return -1, C, nP, nK, nv, nL
-            i = 0
-            r += 1
-        return 0, C, nP, nK, nv, nL
+                    continue
+                # a lower-dimensional cell: segments and points
+                has_off = False
+                t = 0
+                for q in range(q0, q1):
+                    k = PK[q, 0]
+                    if PK[q, 2] == POINT:
+                        has_off |= sgn[t] <= 0
+                        t += 1
+                    else:
+                        sp = sgn[t]
+                        sq = sgn[t + 1]
+                        has_off |= (sp < 0 or sq < 0 or (sp == 0 and (K[k, 3] & VINC) != 0)
+                                    or (sq == 0 and (K[k + 1, 3] & VINC) != 0))
+                        t += 2
+                for child in range(2):
+                    on = child == 0
+                    if not on and not has_off:
+                        break
+                    pstart = nP
+                    t = 0
+                    for q in range(q0, q1):
+                        k = PK[q, 0]
+                        if PK[q, 2] == POINT:
+                            if (sgn[t] > 0) == on:
+                                K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = K[k, 0], -1, 0, K[k, 3]
+                                PK[nP, 0], PK[nP, 1], PK[nP, 2] = nK, 1, POINT
+                                nK += 1
+                                nP += 1
+                            t += 1
+                            continue
+                        sp = sgn[t]
+                        sq = sgn[t + 1]
+                        tc = t
+                        t += 2
+                        fp = K[k, 3]
+                        fq = K[k + 1, 3]
+                        cross = (sp > 0 and sq < 0) or (sp < 0 and sq > 0)
+                        if cross and on:
+                            Le = K[k, 1]
+                            sg = K[k, 2] * sp
+                            x0, x1, x2, f0, f1, f2, fl = _cross(
+                                LX[Le, 0], LX[Le, 1], LX[Le, 2], LE[Le, 0], LE[Le, 1], LE[Le, 2],
+                                a0, a1, a2, ea0, ea1, ea2, sg, True)
+                            V[nv, 0], V[nv, 1], V[nv, 2] = x0, x1, x2
+                            V[nv, 3], V[nv, 4], V[nv, 5] = f0, f1, f2
+                            VQ[nv, 0], VQ[nv, 1], VQ[nv, 2] = -1, 0, fl
+                            VI[nv, 0], VI[nv, 1], VI[nv, 2] = Le, L, sg
+                            xv[tc] = nv
+                            nv += 1
+                        x = xv[tc]
+                        if on:
+                            if sp <= 0 and sq <= 0:
+                                continue
+                            if not cross:            # a touching end leaves the on side
+                                if sp == 0:
+                                    fp &= ~VINC
+                                if sq == 0:
+                                    fq &= ~VINC
+                                K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = (
+                                    K[k, 0], K[k, 1], K[k, 2], fp)
+                                K[nK + 1, 0], K[nK + 1, 1], K[nK + 1, 2], K[nK + 1, 3] = (
+                                    K[k + 1, 0], -1, 0, fq)
+                            elif sp > 0:
+                                K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = (
+                                    K[k, 0], K[k, 1], K[k, 2], fp)
+                                K[nK + 1, 0], K[nK + 1, 1], K[nK + 1, 2], K[nK + 1, 3] = x, -1, 0, 0
+                            else:
+                                K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = x, K[k, 1], K[k, 2], EINC
+                                K[nK + 1, 0], K[nK + 1, 1], K[nK + 1, 2], K[nK + 1, 3] = (
+                                    K[k + 1, 0], -1, 0, fq)
+                        elif sp <= 0 and sq <= 0:
+                            K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = K[k, 0], K[k, 1], K[k, 2], fp
+                            K[nK + 1, 0], K[nK + 1, 1], K[nK + 1, 2], K[nK + 1, 3] = (
+                                K[k + 1, 0], -1, 0, fq)
+                        elif not cross:
+                            # only a zero end can be off: a point, if it is in the cell
+                            kz = k if sp == 0 else k + 1
+                            if (sp if kz == k else sq) != 0 or not (K[kz, 3] & VINC):
+                                continue
+                            K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = K[kz, 0], -1, 0, VINC
+                            PK[nP, 0], PK[nP, 1], PK[nP, 2] = nK, 1, POINT
+                            nK += 1
+                            nP += 1
+                            continue
+                        elif sp < 0:
+                            K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = K[k, 0], K[k, 1], K[k, 2], fp
+                            K[nK + 1, 0], K[nK + 1, 1], K[nK + 1, 2], K[nK + 1, 3] = x, -1, 0, VINC
+                        else:
+                            K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = (
+                                x, K[k, 1], K[k, 2], VINC | EINC)
+                            K[nK + 1, 0], K[nK + 1, 1], K[nK + 1, 2], K[nK + 1, 3] = (
+                                K[k + 1, 0], -1, 0, fq)
+                        PK[nP, 0], PK[nP, 1], PK[nP, 2] = nK, 2, SEG
+                        nK += 2
+                        nP += 1
+                    if on:
+                        if has_off:
+                            CS[c, word] |= bit
+                        Cs[c] = pstart
+                        Cn[c] = nP - pstart
+                    else:
+                        _off_child(CP, CS, CR, Cs, Cn, c, C, word, bit, pstart, nP)
+                        C += 1
+            i += 1
+        if C > max_cells:
+            return -1, C, nP, nK, nv, nL
+        i = 0
+        r += 1
+    return 0, C, nP, nK, nv, nL
 
 
 @njit(cache=True)
@@ -755,7 +770,8 @@ def run2(Wf, Wo, bf, bo, sizes, LX0, LE0, LF0, LS0, nL, V0, VQ0, VI0, nv,
                 sgn = np.empty(2 * st[13], np.int64)
                 xv = np.empty(2 * st[13], np.int64)
         if status != 0:
-            return status, C, CP, CS, CR, Cs, Cn, PK, nP, K, nK, V, VQ, nv, LX, LF, LS, nL, A, LID, KBs
+            return (status, C, CP, CS, CR, Cs, Cn, PK, nP, K, nK, V, VQ, nv, LX, LF, LS, nL, A,
+                    LID, KBs)
         # the next layer's maps on today's cells: h_l = D_l Z(root) (after the last
         # layer only when asked: the output maps)
         if l + 1 < sizes.shape[0] or maps:

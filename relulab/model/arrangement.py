@@ -75,7 +75,8 @@ class RegionLimit(ValueError):
 def hidden_layers(net: MLP):
     """The hidden layers and the output layer of a ReLU network with finite weights."""
     if net.activation != "relu":
-        raise ValueError(f"activation regions are defined for ReLU networks, not {net.activation!r}")
+        raise ValueError("activation regions are defined for ReLU networks, "
+                         f"not {net.activation!r}")
     if not net.is_finite():
         raise ValueError("the network has NaN or infinite weights")
     return net.layers[:-1], net.layers[-1]
@@ -203,7 +204,8 @@ class _Run:
         N, n = self.N, G.shape[1]
         if bit < N:
             l = bisect.bisect_right(self.exact.first, bit) - 1
-            row = self.exact.Z(l, pat & ((1 << self.exact.first[l]) - 1))[0][bit - self.exact.first[l]]
+            first = self.exact.first[l]
+            row = self.exact.Z(l, pat & ((1 << first) - 1))[0][bit - first]
             return row, (1 if pat >> bit & 1 else -1)
         if bit < N + n:
             return [int(v) for v in G[origin][bit - N]] + [0], 1
@@ -491,7 +493,8 @@ def count_regions_2d(net: MLP, box=None, should_stop=None, max_regions: int | No
 def _run_2d(net, box, lower, should_stop, max_regions, max_seconds, exact_only=False,
             maps=False):
     if net.activation != "relu":
-        raise ValueError(f"activation regions are defined for ReLU networks, not {net.activation!r}")
+        raise ValueError("activation regions are defined for ReLU networks, "
+                         f"not {net.activation!r}")
     if net.n_in != 2:
         raise ValueError(f"this enumeration needs 2-D input, the network has {net.n_in}")
     hidden = net.layers[:-1]
@@ -623,7 +626,8 @@ def arrangement_nd(net: MLP, should_stop=None, max_regions: int | None = None,
     """Every activation region of a ReLU network on all of Rⁿ, lower-dimensional ones
     included, by splitting cones of rays (any n ≥ 1; see the module docstring)."""
     if net.activation != "relu":
-        raise ValueError(f"activation regions are defined for ReLU networks, not {net.activation!r}")
+        raise ValueError("activation regions are defined for ReLU networks, "
+                         f"not {net.activation!r}")
     if not net.is_finite():
         raise ValueError("the network has NaN or infinite weights")
     t0 = time.perf_counter()
