@@ -170,8 +170,8 @@ def _run(argv, reading: list[str]) -> int:
     if args.report:
         print("\n".join(report_lines(conv, verification, seconds, rep)))
     # 1-D: within the scale-relative rounding bound (relulab.model.shallow.ROUNDING);
-    # n-D: within 1e-9 of the inputs' scale. Otherwise nothing is written.
-    if not verification.ok(1e-9 * max(1.0, conv.scale())):
+    # n-D: within 1e-9 of the size of the outputs' terms. Otherwise nothing is written.
+    if not verification.ok():
         raise _Failure(_mismatch(verification) + f"; {out.name} not written", 3)
     try:
         save_network(written, out)

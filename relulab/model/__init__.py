@@ -1,4 +1,4 @@
-"""The Qt-free core of ReLU Lab: numpy (and scipy) only.
+"""The Qt-free core of ReLU Lab: numpy, scipy and numba only.
 
 Everything the panels show is computed here, so it can be used from a notebook::
 
@@ -34,7 +34,8 @@ from relulab.model.hinges import (
 )
 from relulab.model.mlp import MLP, compose
 from relulab.model.piecewise import PiecewiseLinear, piecewise_linear
-from relulab.model.regions import Region, RegionPolygon, linear_regions, region_polygons
+from relulab.model.regions import (Region, RegionPolygon, count_linear_regions, linear_regions,
+                                   region_polygons)
 from relulab.model.shallow import (
     ExtendedNetwork,
     convert,
@@ -64,7 +65,7 @@ __all__ = [
     "interpolate_hinges", "interpolation_bound",
     "MLP", "compose",
     "PiecewiseLinear", "piecewise_linear",
-    "Region", "RegionPolygon", "linear_regions", "region_polygons",
+    "Region", "RegionPolygon", "count_linear_regions", "linear_regions", "region_polygons",
     "ExtendedNetwork", "convert", "corollary_bound", "to_shallow", "to_shallow_extended",
     "DEFAULT_TARGET", "PRESETS", "Target", "target_from_text",
     "HingeNetTrainer", "RestartsSnapshot", "init_hinge_net", "iter_hinge_net", "refit_output_layer",

@@ -29,6 +29,7 @@ from fractions import Fraction
 from typing import Sequence
 
 import numpy as np
+import scipy.sparse
 
 from relulab.model.mlp import MLP
 from relulab.model.regions import Region, linear_regions
@@ -76,6 +77,11 @@ class ExtendedLayer:
         unique, inverse = np.unique(forms, axis=0, return_inverse=True)
         inverse = inverse.reshape(-1)
         object.__setattr__(self, "_forms", unique)
+        # the construction's layers 2 and 3 are mostly zeros: kept sparse they cost
+        # their non-zeros, not rows × columns
+        F = unique[:, :-1]
+        sparse = F.size > 4096 and np.count_nonzero(F) < 0.1 * F.size
+        object.__setattr__(self, "_F", scipy.sparse.csr_matrix(F) if sparse else F)
         object.__setattr__(self, "_finite_idx", inverse[:n_out])
         scaled = np.full(n_out, -1)
         scaled[self.S != 0] = inverse[n_out:]
@@ -101,10 +107,10 @@ class ExtendedLayer:
 
     def pre_activation(self, h: np.ndarray) -> np.ndarray:
         """W h + b + S ⊙ (V h + v) in extended reals, h of shape (N, n_in)."""
-        forms = _extended_affine(h, self._forms[:, :-1], self._forms[:, -1])
+        forms = _extended_affine(h, self._F, self._forms[:, -1])
         finite = forms[:, self._finite_idx]
-        out = finite.copy()
         rows = np.nonzero(self.S != 0)[0]
+        out = finite.copy() if rows.size else finite
         if rows.size:
             t = forms[:, self._scaled_idx[rows]]
             s = self.S[rows]
@@ -116,20 +122,26 @@ class ExtendedLayer:
         return out
 
 
-def _extended_affine(h: np.ndarray, F: np.ndarray, f: np.ndarray) -> np.ndarray:
-    """h Fᵀ + f with h possibly ±∞ and 0·∞ = 0; raises on ∞ − ∞."""
+def _extended_affine(h: np.ndarray, F, f: np.ndarray) -> np.ndarray:
+    """h Fᵀ + f with h possibly ±∞ and 0·∞ = 0; raises on ∞ − ∞. F: an array or a
+    scipy sparse matrix."""
     inf = np.isinf(h)
     if not inf.any():
-        return h @ F.T + f
-    finite = np.where(inf, 0.0, h) @ F.T + f
+        return np.asarray(h @ F.T) + f
+    finite = np.asarray(np.where(inf, 0.0, h) @ F.T) + f
     cols = np.nonzero(inf.any(axis=0))[0]          # only these inputs can be infinite
     hc = h[:, cols]
     plus = (hc == INF).astype(float)
     minus = (hc == -INF).astype(float)
-    Fp = np.ascontiguousarray((F[:, cols] > 0).T, dtype=float)
-    Fn = np.ascontiguousarray((F[:, cols] < 0).T, dtype=float)
-    up = plus @ Fp + minus @ Fn      # how many terms are +∞ (0·∞ = 0: zero weights skipped)
-    down = plus @ Fn + minus @ Fp    # how many terms are −∞
+    if scipy.sparse.issparse(F):
+        Fc = F[:, cols]
+        Fp = (Fc > 0).astype(float).T.tocsr()
+        Fn = (Fc < 0).astype(float).T.tocsr()
+    else:
+        Fp = np.ascontiguousarray((F[:, cols] > 0).T, dtype=float)
+        Fn = np.ascontiguousarray((F[:, cols] < 0).T, dtype=float)
+    up = np.asarray(plus @ Fp + minus @ Fn)    # how many terms are +∞ (0·∞ = 0: zeros skipped)
+    down = np.asarray(plus @ Fn + minus @ Fp)  # how many terms are −∞
     if np.any((up > 0) & (down > 0)):
         raise ArithmeticError("∞ − ∞ formed in an extended dot product")
     return np.where(up > 0, INF, np.where(down > 0, -INF, finite))
@@ -204,9 +216,16 @@ class ExtendedNetwork:
         h = x.reshape(-1, 1) if flat else np.atleast_2d(x)
         if h.shape[1] != self.n_in:
             raise ValueError(f"expected inputs of shape (N, {self.n_in}), got {x.shape}")
-        for L in self.layers[:-1]:
-            h = np.maximum(L.pre_activation(h), 0.0)
-        y = self.layers[-1].pre_activation(h)
+        # a few thousand points at a time: the hidden layers are wide (about p and 2pm)
+        width = max(self.hidden_sizes, default=1)
+        step = max(1, (1 << 22) // max(1, width))
+        parts = []
+        for i in range(0, max(len(h), 1), step):
+            g = h[i:i + step]
+            for L in self.layers[:-1]:
+                g = np.maximum(L.pre_activation(g), 0.0)
+            parts.append(self.layers[-1].pre_activation(g))
+        y = np.concatenate(parts) if len(parts) > 1 else parts[0]
         return y[:, 0] if flat and self.n_out == 1 else y
 
     def to_mlp(self) -> MLP:
@@ -686,16 +705,32 @@ class Verification:
     max_error_at_kinks: float | None = None  # 1-D only, exactly at the kinks
     max_rounding_ratio: float | None = None  # 1-D only: largest |deep − shallow| / bound
     finite: bool = True
+    scale: float = 1.0   # n-D: size of what the outputs are summed from, at the points checked
 
-    def ok(self, tol: float = 1e-9) -> bool:
+    def tolerance(self, rel: float = 1e-9) -> float:
+        """n-D: what "equal" allows, ``rel`` times the size of the summed terms (rounding
+        grows with them, so a network in other units verifies the same)."""
+        return rel * max(1.0, self.scale)
+
+    def ok(self, tol: float | None = None) -> bool:
         """1-D: every difference within the rounding bound (ROUNDING); n-D: within
-        ``tol``. Never ok when a value is NaN or infinite."""
+        ``tol`` (default :meth:`tolerance`). Never ok when a value is NaN or infinite."""
         if not self.finite:
             return False
         if self.max_rounding_ratio is not None:
             return self.max_rounding_ratio <= 1.0 and self.end_slopes_agree is not False
+        tol = self.tolerance() if tol is None else tol
         return (self.max_error_exact_points <= tol and self.max_error_random <= tol
                 and self.end_slopes_agree is not False)
+
+
+def _magnitude(net: MLP, X: np.ndarray) -> float:
+    """max over X of Σ|terms| of the network's output: the forward pass with |W|, |b|
+    and |x| (the scale of its rounding errors)."""
+    h = np.abs(np.asarray(X, dtype=float))
+    for W, b in net.layers:
+        h = h @ np.abs(W).T + np.abs(b)
+    return float(h.max()) if h.size else 0.0
 
 
 @dataclass
@@ -777,6 +812,9 @@ class Conversion:
         finite = bool(np.all(np.isfinite(dX)) and np.all(np.isfinite(sX))
                       and np.all(np.isfinite(dR)) and np.all(np.isfinite(sR)))
         v = Verification(exact, len(X), rand, n_random, finite=finite)
+        if self.one_d is None:
+            with np.errstate(over="ignore", invalid="ignore"):
+                v.scale = _magnitude(self.deep, np.concatenate([X.reshape(-1, self.n_in), R]))
         if self.one_d is not None:
             t = self.one_d.kinks
             if len(t):
@@ -809,10 +847,20 @@ class Conversion:
         return True
 
 
-def convert(net: MLP, regions: Sequence[Region] | None = None, should_stop=None) -> Conversion:
+#: A conversion stops with a one-line :class:`~relulab.model.regions.RegionLimit` beyond
+#: these: the three-hidden-layer network is built as dense matrices of about p × k
+#: entries (p regions, k constraints), some hundreds of megabytes at 3,000 regions.
+MAX_REGIONS = 3000
+MAX_SECONDS = 30.0
+
+
+def convert(net: MLP, regions: Sequence[Region] | None = None, should_stop=None,
+            max_regions: int | None = MAX_REGIONS, max_seconds: float | None = MAX_SECONDS
+            ) -> Conversion:
     """Deep → shallow for any ReLU network: 1-D input gives a finite one-hidden-layer
     network (:func:`shallow_1d`), n-D input the extended three-hidden-layer one.
-    ``should_stop`` is passed to the region enumeration (see :func:`linear_regions`)."""
+    ``should_stop``, ``max_regions`` and ``max_seconds`` are passed to the region
+    enumeration (see :func:`linear_regions`)."""
     if net.activation != "relu":
         raise ValueError(f"the converter needs a ReLU network, not {net.activation!r}")
     if not net.is_finite():
@@ -826,7 +874,8 @@ def convert(net: MLP, regions: Sequence[Region] | None = None, should_stop=None)
         p = len(lp.knots) + 1
         return Conversion(net, one.net, one_d=one, k=2 * (p - 1), p=p)
     if regions is None:
-        regions = linear_regions(net, should_stop=should_stop)
+        regions = linear_regions(net, should_stop=should_stop, max_regions=max_regions,
+                                 max_seconds=max_seconds)
     regions = list(regions)
     shallow = shallow_from_regions(regions)
     G, g, strict, members = region_constraints(regions)

@@ -291,3 +291,18 @@ def test_latest_request_wins(qtbot, panel):
     _wait(qtbot, panel)
     assert panel.result.conversion.deep is panel.net and panel.net.sizes == [1, 4, 1]
     assert panel.kink_table.isVisibleTo(panel)
+
+
+def test_too_many_regions_are_reported_in_one_line(qtbot, panel, monkeypatch):
+    import functools
+
+    from relulab.model.shallow import convert
+    from relulab.ui.panels import converter
+
+    monkeypatch.setattr(converter, "convert", functools.partial(convert, max_regions=20))
+    before = panel.result
+    assert panel.receive("network", MLP.random([3, 6, 6, 1], seed=0))
+    _wait(qtbot, panel)
+    assert "more than 20 activation regions" in panel.message.text()
+    assert "\n" not in panel.message.text()
+    assert panel.verdict.text() == "conversion failed" and panel.result is before

@@ -687,7 +687,7 @@ class ConverterPanel(Panel):
 
     def _draw_verdict(self, res: Result) -> None:
         conv, v = res.conversion, res.verification
-        tol = 1e-9 * max(1.0, conv.scale())
+        tol = v.tolerance()
         if conv.one_d is not None:
             at_kinks = v.max_error_at_kinks if v.max_error_at_kinks is not None else 0.0
             ok = v.ok()  # within the scale-relative rounding bound (model.shallow.ROUNDING)
