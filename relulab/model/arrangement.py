@@ -270,26 +270,22 @@ def _null_vector(M, d) -> list:
     return [int(v * den) for v in y]
 
 
-_warm_lock = threading.Lock()
+def engine_ready(n_in: int | None = None) -> bool:
+    """True once the compiled loops for networks with ``n_in`` inputs (2, or more; both
+    when None) are loaded. Never blocks: until then a first enumeration waits for them."""
+    entries = {None: (kern.run2, kern.runnd), 2: (kern.run2,)}.get(n_in, (kern.runnd,))
+    return all(kern.prepared(entry) for entry in entries)
 
 
-def engine_ready() -> bool:
-    """True once the compiled loops are loaded (never blocks)."""
-    run2, runnd = kern.run2, kern.runnd
-    return bool(getattr(run2, "signatures", True)) and bool(getattr(runnd, "signatures", True))
-
-
-def warm_up() -> None:
-    """Compile the engine's loops, or load them from the disk cache: a fraction of a
-    second when cached, most of a minute the first time. Safe from any thread."""
-    with _warm_lock:
-        if engine_ready():
-            return
-        two = MLP([(np.eye(2), np.zeros(2)), (np.ones((1, 2)), np.zeros(1))])
-        count_regions_2d(two)
-        arrangement_2d(two, box=(-1.0, 1.0, -1.0, 1.0))
-        three = MLP([(np.eye(3), np.zeros(3)), (np.ones((1, 3)), np.zeros(1))])
-        arrangement_nd(three)
+def warm_up(n_in: int | None = None) -> None:
+    """Compile the engine's loops for networks with ``n_in`` inputs (both kinds when
+    None), or load them from the disk cache: a fraction of a second when cached,
+    seconds the first time. Safe from any thread; enumerations call it themselves
+    (at no cost once done), so a thread that warms up early saves the first one the wait."""
+    if n_in in (None, 2):
+        kern.prepare(kern.run2)
+    if n_in != 2:
+        kern.prepare(kern.runnd)
 
 
 def _check_status(status: int, cells: int, max_cells: int, seconds) -> None:
@@ -310,9 +306,9 @@ def _check_status(status: int, cells: int, max_cells: int, seconds) -> None:
 
 def _flat_weights(hidden):
     """The hidden layers' weights and biases end to end, and where each layer starts."""
-    if hidden:
-        Wf = np.concatenate([W.ravel() for W, _ in hidden])
-        bf = np.concatenate([b for _, b in hidden])
+    if hidden:  # new arrays: contiguous, writable float64, what the compiled loop takes
+        Wf = np.concatenate([W.ravel() for W, _ in hidden]).astype(np.float64, copy=False)
+        bf = np.concatenate([b for _, b in hidden]).astype(np.float64, copy=False)
     else:
         Wf = bf = np.zeros(0)
     Wo = np.zeros(len(hidden) + 1, dtype=np.int64)
@@ -511,13 +507,14 @@ def _run_2d(net, box, lower, should_stop, max_regions, max_seconds, exact_only=F
     max_cells = int(max_regions) if max_regions is not None else _NO_LIMIT
     deadline = time.perf_counter() + max_seconds if max_seconds is not None else None
     base, *start = _start_2d(box)        # templates: the kernel copies them
+    kern.prepare(kern.run2)
     run = _Run(hidden, base, should_stop, max_cells, deadline)
     try:
         counters = np.zeros(2, dtype=np.int64)
         check = should_stop is not None or deadline is not None or max_cells != _NO_LIMIT
         out = kern.run2(Wf, Wo, bf, bo, np.array(sizes, dtype=np.int64), *start,
-                        max(1, -(-N // 64)), lower, exact_only, maps, run.id, check,
-                        max_cells, counters)
+                        max(1, -(-N // 64)), bool(lower), bool(exact_only), bool(maps),
+                        run.id, check, max_cells, counters)
     finally:
         run.close()
     _check_status(out[0], out[1], max_cells, max_seconds)
@@ -529,8 +526,11 @@ _NO_LIMIT = np.iinfo(np.int64).max
 
 @lru_cache(maxsize=16)
 def _start_2d(box):
-    """Exact base lines; the kernel's starting line table, vertices and pieces (copied
-    by each run: the kernel writes into them)."""
+    """Exact base lines; the kernel's starting line table, vertices and pieces, each
+    exactly as long as its content (each run copies them into arrays with room).
+
+    They stay writable although nothing writes them: the compiled loop is compiled
+    for writable arrays only, and a read-only array would compile it a second time."""
     base_rows, pieces = _base_2d(box)
     base = [_exact_row(r) for r in base_rows]
     nb = len(base_rows)
@@ -572,9 +572,10 @@ def _start_2d(box):
         for vx, line, side, vinc, einc in piece:
             K[nK] = (verts[vx], line, side, (kern.VINC if vinc else 0) | (kern.EINC if einc else 0))
             nK += 1
-    for a in (LX, LE, LF, LS, V, VQ, VI, K, PK):
-        a.setflags(write=False)
-    return base, LX, LE, LF, LS, nb, V, VQ, VI, nv, K, nK, PK, len(pieces)
+    nP = len(pieces)
+    return (base, LX[:nb].copy(), LE[:nb].copy(), LF[:nb].copy(), LS[:nb].copy(), nb,
+            V[:nv].copy(), VQ[:nv].copy(), VI[:nv].copy(), nv, K[:nK].copy(), nK,
+            PK[:nP].copy(), nP)
 
 
 # ---------------------------------------------------------------------------
@@ -671,6 +672,7 @@ def arrangement_nd(net: MLP, should_stop=None, max_regions: int | None = None,
             nK += 1
     max_cells = int(max_regions) if max_regions is not None else _NO_LIMIT
     deadline = t0 + max_seconds if max_seconds is not None else None
+    kern.prepare(kern.runnd)
     run = _Run(hidden, [], should_stop, max_cells, deadline)
     run.fan = (dirs, G)
     run.N = N
@@ -680,7 +682,7 @@ def arrangement_nd(net: MLP, should_stop=None, max_regions: int | None = None,
         counters = np.zeros(2, dtype=np.int64)
         check = should_stop is not None or deadline is not None or max_cells != _NO_LIMIT
         out = kern.runnd(Wf, Wo, bf, bo, np.array(sizes, dtype=np.int64), d, KR, KT, PK, PO,
-                         n + 1, nK, X, XE, RQ, n + 2, max(1, -(-N // 64)), exact_only, run.id,
+                         n + 1, nK, X, XE, RQ, n + 2, max(1, -(-N // 64)), bool(exact_only), run.id,
                          check, max_cells, counters)
     finally:
         run.close()
