@@ -27,8 +27,11 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 
 import numpy as np
+
+from relulab.model._numba_source import with_absolute_source
 
 try:
     import numba
@@ -49,7 +52,8 @@ except ImportError:  # pragma: no cover - numba is a dependency; this keeps the 
 
 #: every compiled function -> the argument types it is compiled for
 COMPILED: dict = {}
-_prepared: set = set()
+#: entry points made ready -> (how: "loaded from the disk cache" or "compiled", seconds)
+PREPARED: dict = {}
 _prepare_lock = threading.Lock()
 
 
@@ -59,6 +63,7 @@ def njit(*signatures, nogil: bool = False):
     def wrap(fn):
         if numba is None:  # pragma: no cover
             return fn
+        fn = with_absolute_source(fn)
         try:
             compiled = numba.njit(cache=True, nogil=nogil)(fn)
         except RuntimeError:  # no place for a disk cache: compile in memory
@@ -74,24 +79,27 @@ def prepare(entry) -> None:
     it from numba's disk cache or else compile it and the functions it calls, each for
     its declared types only (a call with other types is a ``TypeError``, not a new
     compilation). Safe from any thread; returns at once when done before."""
-    if entry in _prepared or numba is None:
+    if entry in PREPARED or numba is None:
         return
     with _prepare_lock:
-        if entry in _prepared:
+        if entry in PREPARED:
             return
+        t0 = time.perf_counter()
         # From the disk cache the entry point comes with the code of everything it
         # calls; loading each helper as well would more than double a warm start.
+        how = "loaded from the disk cache"
         if not _load_cached(entry):
+            how = "compiled"
             for fn in _callees(entry):
                 if not fn.signatures:
                     _compile(fn)
             _compile(entry)
-        _prepared.add(entry)
+        PREPARED[entry] = (how, time.perf_counter() - t0)
 
 
 def prepared(entry) -> bool:
     """True once :func:`prepare` has made ``entry`` ready (never blocks)."""
-    return entry in _prepared or numba is None
+    return entry in PREPARED or numba is None
 
 
 def _compile(fn) -> None:

@@ -31,6 +31,8 @@ import threading
 
 import numpy as np
 
+from relulab.model._numba_source import with_absolute_source
+
 OPTIMIZERS = ("adam", "gd", "momentum")
 _OPT_CODE = {name: i for i, name in enumerate(OPTIMIZERS)}
 
@@ -323,12 +325,14 @@ def _jit(numba, cache: bool):
 
     i8, f8, b1 = types.int64, types.float64, types.boolean
     F1, F2, I1, I3 = f8[::1], f8[:, ::1], i8[::1], i8[:, :, ::1]
-    search = numba.njit([(F1, i8, f8, b1)], cache=cache, nogil=True)(_search)
+    search = numba.njit([(F1, i8, f8, b1)], cache=cache, nogil=True)(
+        with_absolute_source(_search))
     glob = dict(_advance_loop.__globals__, _search=search)
     # x, y, batches, P, m, v, diverged_at, losses, col0, step0, n_steps, hidden, opt,
     # lr, beta1, beta2, eps, momentum
     signature = (F1, F1, I3, F2, F2, F2, I1, F2, i8, i8, i8, i8, i8, f8, f8, f8, f8, f8)
-    return numba.njit([signature], cache=cache, nogil=True)(_rebind(_advance_loop, glob))
+    loop = with_absolute_source(_rebind(_advance_loop, glob))
+    return numba.njit([signature], cache=cache, nogil=True)(loop)
 
 
 def _rebind(fn, glob):

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from relulab.io.networks import (
     SUFFIXES, NetworkFileError, load_network, network_from_dict, network_to_dict, save_network,
 )
+from relulab.model.arrangement import engine_ready, start_warm_up
 from relulab.model.mlp import MLP
 from relulab.model.regions import EnumerationStopped, region_at, regions_in_box
 from relulab.model.shallow import Conversion, Verification, convert
@@ -151,6 +152,7 @@ class ConverterPanel(Panel):
         self._threads: list[threading.Thread] = []
         self._closing = False
         self._region_items: list[QGraphicsPolygonItem] = []
+        start_warm_up()  # the region engine's compiled loops, off the GUI thread
         self._build()
         self._connect()
         self.setAcceptDrops(True)
@@ -585,7 +587,8 @@ class ConverterPanel(Panel):
         self._request += 1
         req = self._request
         net = self.net
-        self.verdict.setText("converting…")
+        self.verdict.setText("converting…" if net.n_in < 2 or engine_ready(net.n_in) else
+                             "preparing the exact region engine (first use only), then converting…")
         self._threads = [t for t in self._threads if t.is_alive()]
 
         def stale() -> bool:  # a newer request or a closing panel: stop early

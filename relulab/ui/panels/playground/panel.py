@@ -28,7 +28,7 @@ from relulab.model.mlp import MLP
 from relulab.model.playground import (
     ARCHITECTURE_PRESETS, MAX_HIDDEN_LAYERS, MAX_WIDTH, History, PlaygroundState, Points,
 )
-from relulab.model.arrangement import engine_ready
+from relulab.model.arrangement import engine_ready, start_warm_up
 from relulab.model.regions import count_linear_regions, region_polygons
 from relulab.ui.driver import TrainingDriver
 from relulab.ui.panels.base import Panel, SnapshotCommand, named, signals_blocked
@@ -73,6 +73,7 @@ class PlaygroundPanel(Panel):
         self._picture_rest.setSingleShot(True)
         self._regions_worker = Worker("playground-regions", self)
         self._plane_worker = Worker("playground-plane-count", self)
+        start_warm_up()  # the region engine's compiled loops, off the GUI thread
         self._build()
         self._connect()
         self.apply_state(self._state)
@@ -495,7 +496,8 @@ class PlaygroundPanel(Panel):
         if net is self._regions_for:  # a hover or a neuron choice: same network, same regions
             return
         quick = net.n_hidden_neurons <= QUICK_REGION_NEURONS
-        if final and quick and engine_ready():
+        ready = engine_ready(2)
+        if final and quick and ready:
             self._regions_worker.cancel()
             polygons = region_polygons(net, self.box)
             self._set_polygons(polygons, polygon_outline(polygons), net, None)
@@ -512,7 +514,9 @@ class PlaygroundPanel(Panel):
             return
         if final:
             self.data_map.show_regions(NO_REGIONS)
-            labels.region_label.setText("Linear regions: counting…")
+            labels.region_label.setText("Linear regions: counting…" if ready else
+                                        "Linear regions: preparing the exact region engine "
+                                        "(first use only)…")
             labels.plane_label.setText("")
         step, box = self.trainer.step, self.box
 
