@@ -557,9 +557,9 @@ def _run_2d(net, box, lower, should_stop, max_regions, max_seconds, exact_only=F
     sizes = tuple(W.shape[0] for W, _ in hidden)
     N = sum(sizes)
     max_cells = int(max_regions) if max_regions is not None else _NO_LIMIT
+    _prepare(kern.run2, should_stop)     # a first compile does not count against max_seconds
     deadline = time.perf_counter() + max_seconds if max_seconds is not None else None
     base, *start = _start_2d(box)        # templates: the kernel copies them
-    _prepare(kern.run2, should_stop)
     run = _Run(hidden, base, should_stop, max_cells, deadline)
     try:
         counters = np.zeros(2, dtype=np.int64)
@@ -683,6 +683,7 @@ def arrangement_nd(net: MLP, should_stop=None, max_regions: int | None = None,
                          f"not {net.activation!r}")
     if not net.is_finite():
         raise ValueError("the network has NaN or infinite weights")
+    _prepare(kern.runnd, should_stop)  # a first compile does not count against max_seconds
     t0 = time.perf_counter()
     hidden = net.layers[:-1]
     n = net.n_in
@@ -724,7 +725,6 @@ def arrangement_nd(net: MLP, should_stop=None, max_regions: int | None = None,
             nK += 1
     max_cells = int(max_regions) if max_regions is not None else _NO_LIMIT
     deadline = t0 + max_seconds if max_seconds is not None else None
-    _prepare(kern.runnd, should_stop)
     run = _Run(hidden, [], should_stop, max_cells, deadline)
     run.fan = (dirs, G)
     run.N = N

@@ -72,3 +72,44 @@ def test_the_training_loop_is_compiled_once():
     search = loop.py_func.__globals__["_search"]
     assert len(loop.signatures) == 1
     assert len(search.signatures) == 1
+
+
+def test_compiling_does_not_count_against_the_time_limit(monkeypatch):
+    """A first run compiles the loops (seconds) before enumerating: a conversion's time
+    limit is for the enumeration, or the very first one would always pass it."""
+    import time
+
+    warm_up()
+    monkeypatch.setattr(kern, "prepared", lambda entry: False)
+    monkeypatch.setattr(kern, "prepare", lambda entry: time.sleep(0.5))
+    net = MLP.random([2, 6, 6, 1], seed=0)
+    assert count_regions_2d(net, max_seconds=0.3) > 0
+    assert len(arrangement_nd(MLP.random([3, 4, 4, 1], seed=0), max_seconds=0.3)) > 0
+
+
+def test_a_stopped_request_does_not_wait_for_the_compilation(monkeypatch):
+    """With should_stop, an enumeration waits for the warm-up thread and gives up as
+    soon as it is asked to (a closing panel does not hang on a compile)."""
+    import threading
+
+    from relulab.model import arrangement
+    from relulab.model.cancel import Cancelled
+
+    warm_up()
+    release = threading.Event()
+    compiling = threading.Thread(target=release.wait, daemon=True)
+    compiling.start()
+    monkeypatch.setattr(kern, "prepared", lambda entry: release.is_set())
+    monkeypatch.setattr(arrangement, "_warm_thread", compiling)
+    asked = []
+
+    def should_stop():
+        asked.append(1)
+        return len(asked) > 3
+
+    try:
+        with pytest.raises(Cancelled):
+            count_regions_2d(MLP.random([2, 4, 4, 1], seed=0), should_stop=should_stop)
+        assert len(asked) == 4
+    finally:
+        release.set()
