@@ -187,6 +187,16 @@ def _exact_sign_nd_cb(ctx, ray, tight, pattern, origin, la, j):
 # Helpers of the hot loops take and return scalars only: a compiled call with array
 # arguments costs ~75 ns (reference counting), more than the arithmetic.
 # ---------------------------------------------------------------------------
+@njit((i8, i8))
+def _stop(ctx, cells):
+    """The run's stop code (0: go on; see ``_Run.stop_code``). One object-mode block for
+    every place that asks: each block is built the first time it runs, under numba's
+    compiler lock, and so waits for any compilation in another thread."""
+    with objmode(code="int64"):
+        code = _stop_cb(ctx, cells)
+    return code
+
+
 @njit((i8, i8, i8, i8, i8, i8, i8, i8, I2, U2))
 def _exact_sign(ctx, v, sg, L1, L2, la, r, j, LS, RPAT):
     """The exact sign of z · v for v = sg·(L1 × L2) and z neuron j of layer la on root r
@@ -404,8 +414,7 @@ def _split_layer(st, l, n, R, g0, KB, RB, C, nP, nK, nv, nL, Z, EZ,
     while r < R:
         if i == 0:
             if check:
-                with objmode(code="int64"):
-                    code = _stop_cb(ctx, C)
+                code = _stop(ctx, C)
                 if code != 0:
                     return code, C, nP, nK, nv, nL
             st[2] = C                 # the root's cells: r and local … C − 1
@@ -432,8 +441,7 @@ def _split_layer(st, l, n, R, g0, KB, RB, C, nP, nK, nv, nL, Z, EZ,
             work += C0 - local + 1
             if check and work > STOP_WORK:
                 work = 0
-                with objmode(code="int64"):
-                    code = _stop_cb(ctx, C)
+                code = _stop(ctx, C)
                 if code != 0:
                     return code, C, nP, nK, nv, nL
             # room for the worst case of this step, else back to the caller to grow
@@ -944,8 +952,7 @@ def _split_layer_nd(st, l, nl, R, g0, KB, d, N, C, nP, nK, nv, Z, EZ,
     while r < R:
         if i == 0 and not st[15]:
             if check:
-                with objmode(code="int64"):
-                    code = _stop_cb(ctx, C)
+                code = _stop(ctx, C)
                 if code != 0:
                     return code, C, nP, nK, nv
             st[2] = C
@@ -974,8 +981,7 @@ def _split_layer_nd(st, l, nl, R, g0, KB, d, N, C, nP, nK, nv, Z, EZ,
                 work += C0 - local + 1
                 if check and work > STOP_WORK // 8:
                     work = 0
-                    with objmode(code="int64"):
-                        code = _stop_cb(ctx, C)
+                    code = _stop(ctx, C)
                     if code != 0:
                         return code, C, nP, nK, nv
                 pspan = nP - nP_root + rp

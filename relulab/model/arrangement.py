@@ -270,17 +270,21 @@ def _null_vector(M, d) -> list:
     return [int(v * den) for v in y]
 
 
+def _entries(n_in: int | None) -> tuple:
+    """The compiled entry points for networks with ``n_in`` inputs (None: both)."""
+    return {None: (kern.run2, kern.runnd), 2: (kern.run2,)}.get(n_in, (kern.runnd,))
+
+
 def engine_ready(n_in: int | None = None) -> bool:
     """True once the compiled loops for networks with ``n_in`` inputs (2, or more; both
-    when None) are loaded. Never blocks: until then a first enumeration waits for them."""
-    entries = {None: (kern.run2, kern.runnd), 2: (kern.run2,)}.get(n_in, (kern.runnd,))
-    return all(kern.prepared(entry) for entry in entries)
+    when None) are ready. Never blocks: until then a first enumeration waits for them."""
+    return all(entry in _ready for entry in _entries(n_in))
 
 
 def engine_status(n_in: int) -> str:
     """How this process made the compiled loops for ``n_in`` inputs ready, e.g.
     "loaded from the disk cache in 0.2 s" or "compiled in 9.1 s" (a first run)."""
-    entry = kern.run2 if n_in == 2 else kern.runnd
+    (entry,) = _entries(n_in)
     if kern.numba is None:
         return "not compiled (numba is not installed: plain Python, slow)"
     if entry not in kern.PREPARED:
@@ -294,50 +298,78 @@ def warm_up(n_in: int | None = None) -> None:
     None), or load them from the disk cache: a fraction of a second when cached,
     seconds the first time. Safe from any thread; enumerations call it themselves
     (at no cost once done), so a thread that warms up early saves the first one the wait."""
-    if n_in in (None, 2):
-        kern.prepare(kern.run2)
-    if n_in != 2:
-        kern.prepare(kern.runnd)
+    for entry in _entries(n_in):
+        _make_ready(entry)
 
 
-_warm_thread: threading.Thread | None = None
+#: entry points loaded and run once
+_ready: set = set()
+_ready_lock = threading.Lock()
+
+
+def _make_ready(entry) -> None:
+    """Load or compile ``entry``, then run it once on a tiny network, stopping and
+    exact signs included: each object-mode callback inside is built the first time it
+    runs, under numba's compiler lock, which a compilation in another thread (the
+    other entry point, the training loop) holds for seconds. Built now, a later
+    enumeration never waits for it."""
+    if entry in _ready:
+        return
+    with _ready_lock:
+        if entry in _ready:
+            return
+        kern.prepare(entry)
+        _ready.add(entry)  # before the runs, which enumerate through _prepare
+        if kern.numba is not None:
+            n = 2 if entry is kern.run2 else 3
+            tiny = MLP([(np.eye(n), np.zeros(n)), (np.ones((1, n)), np.zeros(1))])
+            run = count_regions_2d if n == 2 else arrangement_nd
+            run(tiny, should_stop=lambda: False)
+            (arrangement_2d if n == 2 else arrangement_nd)(tiny, exact_only=True)
+
+
+_warm_threads: dict = {}
 _warm_start_lock = threading.Lock()
 
 
-def start_warm_up() -> None:
-    """Warm up (2-D first, then n-D) on a thread of its own, once per process, and
-    return at once. The thread belongs to the process, not to a panel: a compilation
-    cannot be interrupted, so nothing waits for it to end, and enumerations given a
-    ``should_stop`` wait for it in a way they can stop (a closing panel does not hang)."""
-    global _warm_thread
-    with _warm_start_lock:
-        if _warm_thread is None and not engine_ready():
-            _warm_thread = threading.Thread(target=_warm_up_quietly, daemon=True,
-                                            name="relulab-region-engine")
-            _warm_thread.start()
+def start_warm_up(n_in: int | None = 2) -> None:
+    """Warm up for networks with ``n_in`` inputs (None: both kinds) on threads of their
+    own and return at once. The threads belong to the process, not to a panel: a
+    compilation cannot be interrupted, so nothing waits for one to end, and
+    enumerations given a ``should_stop`` wait for it in a way they can stop (a closing
+    panel does not hang)."""
+    for entry in _entries(n_in):
+        with _warm_start_lock:
+            thread = _warm_threads.get(entry)
+            if entry in _ready or (thread is not None and thread.is_alive()):
+                continue
+            thread = threading.Thread(target=_make_ready_quietly, args=(entry,), daemon=True,
+                                      name="relulab-region-engine")
+            _warm_threads[entry] = thread
+            thread.start()
 
 
-def _warm_up_quietly() -> None:
+def _make_ready_quietly(entry) -> None:
     try:
-        warm_up()
+        _make_ready(entry)
     except Exception:  # noqa: BLE001 - the enumeration that needs the loops raises it
         pass
 
 
 def _prepare(entry, should_stop) -> None:
     """Make a compiled entry point ready. With ``should_stop`` the compilation runs on
-    the warm-up thread and this waits for it, raising Cancelled when asked to stop;
+    a warm-up thread and this waits for it, raising Cancelled when asked to stop;
     without, it compiles here if no other thread is already doing so."""
-    if kern.prepared(entry):
+    if entry in _ready:
         return
     if should_stop is not None:
-        start_warm_up()
-        thread = _warm_thread
-        while thread is not None and thread.is_alive() and not kern.prepared(entry):
+        start_warm_up(2 if entry is kern.run2 else 3)
+        thread = _warm_threads.get(entry)
+        while thread is not None and thread.is_alive() and entry not in _ready:
             if should_stop():
                 raise Cancelled("preparing the region engine")
             thread.join(0.05)
-    kern.prepare(entry)  # at once when ready; else here (and any compile error raised here)
+    _make_ready(entry)  # at once when ready; else here (and any compile error raised here)
 
 
 def _check_status(status: int, cells: int, max_cells: int, seconds) -> None:

@@ -79,8 +79,10 @@ def test_compiling_does_not_count_against_the_time_limit(monkeypatch):
     limit is for the enumeration, or the very first one would always pass it."""
     import time
 
+    from relulab.model import arrangement
+
     warm_up()
-    monkeypatch.setattr(kern, "prepared", lambda entry: False)
+    monkeypatch.setattr(arrangement, "_ready", set())
     monkeypatch.setattr(kern, "prepare", lambda entry: time.sleep(0.5))
     net = MLP.random([2, 6, 6, 1], seed=0)
     assert count_regions_2d(net, max_seconds=0.3) > 0
@@ -99,8 +101,8 @@ def test_a_stopped_request_does_not_wait_for_the_compilation(monkeypatch):
     release = threading.Event()
     compiling = threading.Thread(target=release.wait, daemon=True)
     compiling.start()
-    monkeypatch.setattr(kern, "prepared", lambda entry: release.is_set())
-    monkeypatch.setattr(arrangement, "_warm_thread", compiling)
+    monkeypatch.setattr(arrangement, "_ready", set())
+    monkeypatch.setattr(arrangement, "_warm_threads", {kern.run2: compiling})
     asked = []
 
     def should_stop():
@@ -113,3 +115,47 @@ def test_a_stopped_request_does_not_wait_for_the_compilation(monkeypatch):
         assert len(asked) == 4
     finally:
         release.set()
+
+
+_LOCK_HELD = """
+import threading
+from numba.core.compiler_lock import global_compiler_lock
+from relulab.model.arrangement import arrangement_2d, arrangement_nd, count_regions_2d, warm_up
+from relulab.model.mlp import MLP
+
+warm_up()
+held, release, done = threading.Event(), threading.Event(), threading.Event()
+
+
+def hold():  # what a compilation in another thread does, for seconds
+    with global_compiler_lock:
+        held.set()
+        release.wait()
+
+
+def enumerate_():
+    net = MLP.random([2, 6, 6, 1], seed=0)
+    count_regions_2d(net, should_stop=lambda: False)
+    arrangement_2d(net, exact_only=True)
+    arrangement_nd(MLP.random([3, 4, 4, 1], seed=0), should_stop=lambda: False, exact_only=True)
+    done.set()
+
+
+threading.Thread(target=hold, daemon=True).start()
+held.wait()
+threading.Thread(target=enumerate_, daemon=True).start()
+print("done" if done.wait(30) else "waited for the compiler lock")
+release.set()
+"""
+
+
+def test_a_warm_engine_never_waits_for_a_compilation_in_another_thread():
+    """The object-mode callbacks (stop requests, exact signs) are built on first use
+    under numba's compiler lock: warm_up builds them, or a region count would wait
+    for the other kind of loop (or the training loop) to finish compiling."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _LOCK_HELD], capture_output=True, text=True,
+                         timeout=600, check=True)
+    assert out.stdout.strip() == "done", out.stderr
