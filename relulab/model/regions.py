@@ -811,7 +811,7 @@ def _convex_hull(points: np.ndarray) -> np.ndarray | None:
     return hull if len(hull) >= 3 else None
 
 
-def region_polygons(net: MLP, box) -> list[RegionPolygon]:
+def region_polygons(net: MLP, box, should_stop=None) -> list[RegionPolygon]:
     """The full-dimensional activation regions of a 2-input network inside ``box``
     = (xmin, xmax, ymin, ymax), as convex polygons, by clipping (no linear programs).
 
@@ -819,12 +819,13 @@ def region_polygons(net: MLP, box) -> list[RegionPolygon]:
     that only touch the box on a line or at a point are not drawn; for the exact
     partition of R² use :func:`linear_regions`. Every cell is clipped against its
     neuron's line in the same array operation, so a neuron costs a few numpy calls
-    whatever the number of cells.
+    whatever the number of cells. ``should_stop`` is asked after every neuron
+    (:class:`EnumerationStopped`).
     """
     if net.n_in != 2:
         raise ValueError(f"region polygons need 2-D input, the network has {net.n_in}")
     _hidden_layers(net)
-    cells, _table, A, c = _clip_all(net, _box(box), exact=False, stats={})
+    cells, _table, A, c = _clip_all(net, _box(box), exact=False, stats={}, should_stop=should_stop)
     A_out, c_out = _output_maps(net, A, c)
     pcs = cells.pieces
     XY = pcs.V[:, :2] / pcs.V[:, 2:3]

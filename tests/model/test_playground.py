@@ -145,9 +145,14 @@ def test_edits_make_new_states():
 def test_networks_from_elsewhere_must_fit():
     s = PlaygroundState()
     assert s.with_network(MLP.random([2, 5, 4, 1], seed=3)).architecture.hidden == (5, 4)
-    for sizes in ([3, 4, 1], [2, 4, 2]):
-        with pytest.raises(ValueError, match="2 inputs and 1 output"):
+    for sizes in ([3, 4, 1], [2, 4, 7]):
+        with pytest.raises(ValueError, match="2 inputs and 1 to 6 outputs"):
             s.with_network(MLP.random(sizes))
+    three = s.with_network(MLP.random([2, 4, 3], seed=1))
+    assert three.classes == 3 and three.architecture.outputs == 3
+    six = s.with_points(s.points.adding(0.1, 0.1, 5))
+    with pytest.raises(ValueError, match="tells 3 classes apart; the points have 6"):
+        six.with_network(MLP.random([2, 4, 3]))
     for sizes in ([2] + [4] * (MAX_HIDDEN_LAYERS + 1) + [1], [2, MAX_WIDTH + 1, 1]):
         with pytest.raises(ValueError, match="architecture.hidden"):
             s.with_network(MLP.random(sizes))
