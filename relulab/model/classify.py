@@ -526,3 +526,23 @@ def boundary_segments(Z: np.ndarray, xs: np.ndarray, ys: np.ndarray, level: floa
     out[0::2, 0], out[0::2, 1] = xa, ya
     out[1::2, 0], out[1::2, 1] = xb, yb
     return out
+
+
+def class_boundary_segments(S: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Where the predicted class changes on a grid of scores ``S`` (C, rows, columns):
+    for each class k but the last, the contour d_k = 0 of its lead over the best other
+    class, d_k = s_k − max_{j≠k} s_j (marching squares, as :func:`boundary_segments`).
+    Every boundary between two classes is in the contour of the lower one. A picture's
+    lines: for piecewise-linear networks ``relulab.model.decisions`` computes them from
+    the regions' maps instead."""
+    S = np.asarray(S)
+    if S.shape[0] == 1:
+        return boundary_segments(S[0], xs, ys)
+    order = np.sort(S, axis=0)
+    top, second = order[-1], order[-2]
+    parts = []
+    for k in range(S.shape[0] - 1):
+        lead = S[k] - np.where(S[k] == top, second, top)
+        if np.any(lead > 0):  # class k wins somewhere in view
+            parts.append(boundary_segments(lead, xs, ys))
+    return np.concatenate(parts) if parts else np.zeros((0, 2))

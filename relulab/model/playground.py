@@ -45,7 +45,6 @@ MAX_COORDINATE = 1e12
 #: Two to six classes, labelled 0 … C−1. Two classes: the network has one output, a
 #: logit (σ, and the seed 002 lesson's network); C ≥ 3: one output per class (softmax).
 MIN_CLASSES = 2
-CLASSES = MAX_CLASSES
 #: The loss and accuracy curves keep at most this many moments (older ones are thinned).
 HISTORY_LIMIT = 4000
 MAX_STEPS_PER_PRESS = 500
