@@ -285,8 +285,9 @@ class PlaygroundPanel(Panel):
         c = self.controls
         data = self._state.dataset.switched_to(c.dataset_combo.currentData())
         if data.name == self._state.dataset.name:  # a new dataset starts from its own defaults
-            data = replace(data, noise=round(c.noise_spin.value(), 6), n_per_class=c.points_spin.value())
-        data = replace(data, seed=c.data_seed_spin.value(), test_fraction=round(c.test_spin.value(), 6))
+            data = replace(data, noise=round(c.noise_spin.value(), 6), n_per_class=c.points_spin.value(),
+                           test_fraction=round(c.test_spin.value(), 6))
+        data = replace(data, seed=c.data_seed_spin.value())
         self._try(lambda: self.state.with_data(data), "change the data")
 
     def regenerate(self) -> None:
