@@ -466,20 +466,34 @@ def decision_map(net: MLP, box=DEFAULT_BOX, resolution: int = 200, dtype=np.floa
     return z[0] if net.n_out == 1 else z
 
 
-def boundary_segments(Z: np.ndarray, xs: np.ndarray, ys: np.ndarray, level: float = 0.0) -> np.ndarray:
+def boundary_segments(Z: np.ndarray, xs: np.ndarray, ys: np.ndarray, level: float = 0.0,
+                      cells: np.ndarray | None = None) -> np.ndarray:
     """Line segments of the contour Z = level (marching squares, vectorised).
 
     ``Z`` is indexed [row (y), column (x)] at the points ``xs`` × ``ys``; on every
     grid edge whose ends lie on different sides of ``level`` the crossing is found
     by linear interpolation, and the two crossings of a cell are joined. A saddle
-    cell (four crossings) is joined by the sign of its centre value. Returns an
+    cell (four crossings) is joined by the sign of its centre value. Only the cells
+    the contour crosses (corners on both sides) are worked on, and of those only the
+    ones ``cells`` (a boolean array of cells, rows − 1 × columns − 1) allows. Returns an
     array of shape (2·segments, 2): consecutive rows are the two ends of a segment.
     """
-    Z = np.asarray(Z, float) - level
-    a, b = Z[:-1, :-1], Z[:-1, 1:]     # bottom-left, bottom-right
-    c, d = Z[1:, 1:], Z[1:, :-1]       # top-right, top-left
-    x0, x1 = xs[:-1][None, :], xs[1:][None, :]
-    y0, y1 = ys[:-1][:, None], ys[1:][:, None]
+    Z = np.asarray(Z)
+    above = Z > level
+    p00, p01 = above[:-1, :-1], above[:-1, 1:]
+    p11, p10 = above[1:, 1:], above[1:, :-1]
+    crossed = (p00 != p01) | (p00 != p11) | (p00 != p10)
+    if cells is not None:
+        crossed &= cells
+    r, k = np.nonzero(crossed)
+    if not len(r):
+        return np.zeros((0, 2))
+    a = Z[r, k].astype(float) - level          # bottom-left
+    b = Z[r, k + 1].astype(float) - level      # bottom-right
+    c = Z[r + 1, k + 1].astype(float) - level  # top-right
+    d = Z[r + 1, k].astype(float) - level      # top-left
+    x0, x1 = xs[k], xs[k + 1]
+    y0, y1 = ys[r], ys[r + 1]
 
     def cross(p, q):
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -490,12 +504,11 @@ def boundary_segments(Z: np.ndarray, xs: np.ndarray, ys: np.ndarray, level: floa
     er, tr = cross(b, c)
     et, tt = cross(d, c)
     el, tl = cross(a, d)
-    shape = a.shape
     pts = {
-        "b": (np.broadcast_to(x0 + (x1 - x0) * tb, shape), np.broadcast_to(y0, shape)),
-        "r": (np.broadcast_to(x1, shape), np.broadcast_to(y0 + (y1 - y0) * tr, shape)),
-        "t": (np.broadcast_to(x0 + (x1 - x0) * tt, shape), np.broadcast_to(y1, shape)),
-        "l": (np.broadcast_to(x0, shape), np.broadcast_to(y0 + (y1 - y0) * tl, shape)),
+        "b": (x0 + (x1 - x0) * tb, y0),
+        "r": (x1, y0 + (y1 - y0) * tr),
+        "t": (x0 + (x1 - x0) * tt, y1),
+        "l": (x0, y0 + (y1 - y0) * tl),
     }
     edges = {"b": eb, "r": er, "t": et, "l": el}
     count = eb.astype(int) + er + et + el
@@ -510,10 +523,10 @@ def boundary_segments(Z: np.ndarray, xs: np.ndarray, ys: np.ndarray, level: floa
     if four.any():
         centre_pos = ((a + b + c + d) > 0)[four]
         same = centre_pos == (a[four] > 0)  # corner a's side joins through the centre
-        for (p, q), (r, s) in ((("b", "l"), ("r", "t")), (("b", "r"), ("t", "l"))):
+        for (p, q), (u2, v2) in ((("b", "l"), ("r", "t")), (("b", "r"), ("t", "l"))):
             m = four.copy()
             m[four] = ~same if p == "b" and q == "l" else same
-            for u, v in ((p, q), (r, s)):
+            for u, v in ((p, q), (u2, v2)):
                 if m.any():
                     segs.append((pts[u][0][m], pts[u][1][m], pts[v][0][m], pts[v][1][m]))
     if not segs:
@@ -528,21 +541,30 @@ def boundary_segments(Z: np.ndarray, xs: np.ndarray, ys: np.ndarray, level: floa
     return out
 
 
-def class_boundary_segments(S: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+def class_boundary_segments(S: np.ndarray, xs: np.ndarray, ys: np.ndarray,
+                            winner: np.ndarray | None = None) -> np.ndarray:
     """Where the predicted class changes on a grid of scores ``S`` (C, rows, columns):
     for each class k but the last, the contour d_k = 0 of its lead over the best other
-    class, d_k = s_k − max_{j≠k} s_j (marching squares, as :func:`boundary_segments`).
-    Every boundary between two classes is in the contour of the lower one. A picture's
-    lines: for piecewise-linear networks ``relulab.model.decisions`` computes them from
-    the regions' maps instead."""
+    class, d_k = s_k − max_{j≠k} s_j (marching squares, as :func:`boundary_segments`),
+    in the cells whose corners it wins only in part. Every boundary between two
+    classes is in the contour of the lower one. ``winner``: argmax of S over the
+    classes, when known. A picture's lines: for piecewise-linear networks
+    ``relulab.model.decisions`` computes them from the regions' maps instead."""
     S = np.asarray(S)
     if S.shape[0] == 1:
         return boundary_segments(S[0], xs, ys)
-    order = np.sort(S, axis=0)
-    top, second = order[-1], order[-2]
+    if winner is None:
+        winner = np.argmax(S, axis=0)
+    top2 = np.partition(S, -2, axis=0)[-2:]
+    second, top = top2[0], top2[1]
     parts = []
     for k in range(S.shape[0] - 1):
-        lead = S[k] - np.where(S[k] == top, second, top)
-        if np.any(lead > 0):  # class k wins somewhere in view
-            parts.append(boundary_segments(lead, xs, ys))
+        wins = winner == k
+        w00, w01, w11, w10 = wins[:-1, :-1], wins[:-1, 1:], wins[1:, 1:], wins[1:, :-1]
+        some = w00 | w01 | w11 | w10
+        if not some.any():
+            continue
+        cells = some & ~(w00 & w01 & w11 & w10)  # k wins some corners, not all
+        lead = S[k] - np.where(wins, second, top)
+        parts.append(boundary_segments(lead, xs, ys, cells=cells))
     return np.concatenate(parts) if parts else np.zeros((0, 2))

@@ -67,18 +67,19 @@ def class_palette(theme) -> np.ndarray:
     return np.array([c.getRgb()[:3] for c in rows], dtype=np.float32)
 
 
-def class_image(S: np.ndarray, palette: np.ndarray) -> np.ndarray:
+def class_image(S: np.ndarray, palette: np.ndarray, winner: np.ndarray | None = None) -> np.ndarray:
     """RGB (rows, columns, 3) of the scores S (C, rows, columns): each pixel the colour
-    of its winning class mixed into the background by STRENGTH × how much surer than
-    chance the network is, (p_max − 1/C)/(1 − 1/C) with p = softmax(s)."""
+    of its winning class (``winner``, argmax of S, when known) mixed into the background
+    by STRENGTH × how much surer than chance the network is, (p_max − 1/C)/(1 − 1/C)
+    with p = softmax(s)."""
     C = S.shape[0]
-    top = S.max(axis=0)
+    if winner is None:
+        winner = np.argmax(S, axis=0)
+    top = np.take_along_axis(S, winner[None], axis=0)
     total = np.exp(S - top).sum(axis=0)          # p_max = 1 / Σ e^{s − max}
-    sure = (1.0 / total - 1.0 / C) * (C / (C - 1.0))
-    winner = np.argmax(S, axis=0)
-    weight = (STRENGTH * np.clip(sure, 0.0, 1.0))[..., None]
+    weight = (STRENGTH * C / (C - 1.0)) * np.clip(1.0 / total - 1.0 / C, 0.0, None)
     background, colours = palette[0], palette[1:]
-    rgb = background + (colours[winner] - background) * weight
+    rgb = background + (colours[winner] - background) * weight[..., None]
     return np.clip(rgb, 0, 255).astype(np.ubyte)
 
 
@@ -92,23 +93,26 @@ def map_picture(net: MLP, neuron: tuple[int, int] | None = None, box=DEFAULT_BOX
     float32's range, and values past float64's are drawn at its largest."""
     with np.errstate(all="ignore"):
         zs = grid_layers(net, box, resolution, dtype=np.float32)
-        if not all(np.isfinite(z).all() for z in zs):
+        finite = all(np.isfinite(z).all() for z in zs)
+        if not finite:
             zs = grid_layers(net, box, resolution, dtype=np.float64)
+        clean = (lambda z: z) if finite else _finite
         xs, ys = grid_axes(box, resolution)
         if neuron is None and net.n_out > 1:
-            S = _finite(zs[-1])
+            S = clean(zs[-1])
             if palette is None:
                 palette = np.zeros((MAX_CLASSES + 1, 3), np.float32)
-            image = np.swapaxes(class_image(S, palette), 0, 1)
-            boundary = class_boundary_segments(S, xs, ys)
+            winner = np.argmax(S, axis=0)
+            image = np.swapaxes(class_image(S, palette, winner), 0, 1)
+            boundary = class_boundary_segments(S, xs, ys, winner)
             return MapPicture(net, None, image, None, boundary[np.isfinite(boundary).all(axis=1)], "")
         if neuron is None:
-            z = _finite(zs[-1][0])
+            z = clean(zs[-1][0])
             image = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))  # through the diverging table
             levels, text = (0.0, 1.0), ""
         else:
             layer, i = neuron
-            z = _finite(zs[layer - 1][i])
+            z = clean(zs[layer - 1][i])
             image = _finite(get_activation(net.activations[layer - 1]).f(z))
             m = float(np.max(np.abs(image))) or 1.0
             levels, text = (-m, m), neuron_text(net, layer, i, m)

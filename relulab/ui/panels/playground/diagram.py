@@ -81,7 +81,8 @@ class NetworkDiagram(QWidget):
             self.plot.getPlotItem().hideAxis(ax)
         self.plot.setMinimumHeight(90)
         self.tiles: list[pg.ImageItem] = []   # one per layer: its neurons' pictures, stacked
-        self.edges = {(sign, w): pg.PlotDataItem(connect="pairs")
+        # plain curves: far cheaper to update than data items, one per sign and width
+        self.edges = {(sign, w): pg.PlotCurveItem(connect="pairs")
                       for sign in (1, -1) for w in range(WIDTHS)}
         for item in self.edges.values():
             self.plot.addItem(item)
