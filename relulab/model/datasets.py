@@ -1,4 +1,4 @@
-"""Two-class point sets in the plane for the playground, and CSV in and out.
+"""Two-class point sets in the plane for the playground, and their CSV text.
 
 Every generator takes a seed (or a ``numpy.random.Generator``) and returns
 ``(X, y)``: ``X`` of shape (N, 2) with coordinates roughly in [−1, 1]², ``y`` of
@@ -6,6 +6,7 @@ shape (N,) holding 0.0 or 1.0. The same seed gives the same points.
 
 ``noise`` is the standard deviation of Gaussian noise added to the coordinates
 after the labels are decided, so a noisy point may sit on the "wrong" side.
+Reading and writing CSV files is ``relulab.io.points``: the model never touches files.
 """
 
 from __future__ import annotations
@@ -233,25 +234,3 @@ def points_from_csv(text: str):
     if not X:
         raise ValueError("the file holds no points")
     return np.array(X, float).reshape(-1, 2), np.array(y, float), np.array(t, bool)
-
-
-def save_points_csv(path, X, y, is_test=None) -> None:
-    """Write the points to ``path`` atomically (the old file survives a crash)."""
-    from relulab.io.atomic import write_text_atomic
-
-    write_text_atomic(Path(path), points_to_csv(X, y, is_test))
-
-
-def load_points_csv(path):
-    """``(X, y, is_test)`` read from ``path``; nothing is returned unless the whole file is valid."""
-    path = Path(path)
-    if path.stat().st_size > 20 * 1024 * 1024:
-        raise ValueError(f"{path.name}: the file is larger than 20 MB")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{path.name}: not a text file ({e.reason})") from None
-    try:
-        return points_from_csv(text)
-    except ValueError as e:
-        raise ValueError(f"{path.name}: {e}") from None

@@ -314,9 +314,20 @@ def shallow_from_regions(regions: Sequence[Region]) -> ExtendedNetwork:
     return ExtendedNetwork(layers)
 
 
+#: Corollary 1's three widths, in words; :func:`corollary_terms` gives their values.
+COROLLARY_TERMS = ("2n + k", "2n + p", "2pm")
+
+
+def corollary_terms(n: int, k: int, p: int, m: int) -> tuple[int, int, int]:
+    """The widths of the three hidden layers of Corollary 1: 2n + k (x⁺, x⁻ and one
+    detector per constraint), 2n + p (x⁺, x⁻ and one indicator per region) and 2pm
+    (the positive and negative part of each region's affine map)."""
+    return 2 * n + k, 2 * n + p, 2 * p * m
+
+
 def corollary_bound(n: int, k: int, p: int, m: int) -> int:
     """Corollary 1's width bound max{2n + k, 2n + p, 2pm}."""
-    return max(2 * n + k, 2 * n + p, 2 * p * m)
+    return max(corollary_terms(n, k, p, m))
 
 
 # ---------------------------------------------------------------------------
@@ -593,10 +604,20 @@ class Conversion:
         return list(self.shallow.hidden_sizes)
 
     @property
+    def terms(self) -> tuple[int, int, int]:
+        """Corollary 1's three widths 2n + k, 2n + p and 2pm for this network."""
+        return corollary_terms(self.n_in, self.k, self.p, self.n_out)
+
+    @property
     def bound(self) -> int:
         """Corollary 1: max{2n + k, 2n + p, 2pm}. In 1-D, p counts the activation
         regions along the line and k = 2(p − 1) (two senses per boundary point)."""
-        return corollary_bound(self.n_in, self.k, self.p, self.n_out)
+        return max(self.terms)
+
+    def bound_text(self) -> str:
+        """"max{2n + k, 2n + p, 2pm} = max{…} = bound", with the 1-D reading of k."""
+        return (f"max{{{', '.join(COROLLARY_TERMS)}}} = max{{{', '.join(map(str, self.terms))}}}"
+                f" = {self.bound}" + (" (k = 2(p − 1) in 1-D)" if self.one_d is not None else ""))
 
     def scale(self) -> float:
         if self.one_d is not None:
