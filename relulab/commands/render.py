@@ -98,7 +98,7 @@ def _render(args, scene, name: str, out: str, suffix: str) -> int:
     from PySide6.QtCore import Qt, QtMsgType, qInstallMessageHandler
     from PySide6.QtWidgets import QApplication
 
-    from relulab.app import ensure_application
+    from relulab.ui.application import ensure_application
 
     def quiet(kind, context, message):  # Qt's chatter is not the one line we promise
         if kind == QtMsgType.QtFatalMsg:
@@ -110,15 +110,12 @@ def _render(args, scene, name: str, out: str, suffix: str) -> int:
         from relulab.io.scenes import SceneError
         from relulab.ui import export
         from relulab.ui.panels import spec
-        from relulab.ui.panels.base import PlaceholderPanel
         from relulab.ui.theme import Theme, set_current_theme
 
         theme = Theme(args.theme, args.zoom)
         set_current_theme(theme)
         theme.apply_to_application()
-        p = spec(name)
-        cls = p.load()
-        panel = cls() if cls is not None else PlaceholderPanel(p.name, p.title, p.summary)
+        panel = spec(name).load()()
         try:
             if scene is not None and name in scene.panels:
                 try:

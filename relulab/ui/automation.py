@@ -137,7 +137,7 @@ def markdown(window) -> str:
 
 def main() -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from relulab.app import build_main_window
+    from relulab.ui.application import build_main_window
 
     window = build_main_window()
     sys.stdout.write(markdown(window))

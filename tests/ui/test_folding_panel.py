@@ -21,6 +21,11 @@ def pieces_text(n: int) -> str:
     return f"{n:,}".replace(",", "\u2009")
 
 
+def settle(panel, qtbot):
+    """Wait for the workers: the deep tent and the compositions of the user's fold."""
+    qtbot.waitUntil(lambda: not panel.computing(), timeout=20000)
+
+
 def test_depth_slider_drives_the_count_label(panel, qtbot):
     assert "<b>32</b> pieces on [0, 1]" in panel.count_label.text()
     panel.depth_slider.setValue(10)  # a click or key press, not a drag: one undo step
@@ -118,6 +123,7 @@ def test_whole_line_toggle(panel, qtbot):
 
 def test_your_own_fold_from_the_table(panel, qtbot):
     panel.set_depth(4)
+    settle(panel, qtbot)
     assert "<b>81</b> pieces on [0, 1]" in panel.fold_count_label.text()  # zigzag: 3^4
     table = panel.fold_table
     table.item(0, 0).setText("abc")
@@ -131,6 +137,7 @@ def test_your_own_fold_from_the_table(panel, qtbot):
     table.item(2, 2).setText("0")
     assert panel.state.fold == Fold(w=(1, 1, 1), b=(0, -0.5, -2 / 3), a=(2, -4, 0))
     assert panel.fold_error.text() == ""
+    settle(panel, qtbot)
     assert "<b>16</b> pieces on [0, 1]" in panel.fold_count_label.text()
     x, y = panel.fold_curve.getData()
     np.testing.assert_allclose(x, np.arange(17) / 16)
@@ -146,9 +153,11 @@ def test_fold_presets_and_the_knot_budget(panel, qtbot):
     index = combo.findText("tent (2 neurons)")
     combo.activated.emit(index)
     assert panel.state.fold == FOLD_PRESETS["tent (2 neurons)"]
+    settle(panel, qtbot)
     assert "<b>32</b> pieces on [0, 1]" in panel.fold_count_label.text()
     panel.set_fold(FOLD_PRESETS["zigzag: three folds (3 neurons)"])
     panel.set_depth(12)  # 3^12 = 531 441 pieces is over the budget
+    settle(panel, qtbot)
     assert "not computed" in panel.fold_count_label.text()
     assert panel.fold_curve.getData()[0] is None or len(panel.fold_curve.getData()[0]) == 0
 

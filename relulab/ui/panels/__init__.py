@@ -1,14 +1,16 @@
-"""The panels of the main window, registered in one list.
+"""The panels of the main window, registered in one list, and created on first use.
 
 Adding a panel means writing its module (a ``Panel`` subclass) and one line here.
-A module that does not exist yet shows a one-line placeholder instead.
+This module imports no Qt (the command line reads the panel names before Qt starts).
 """
 
 from __future__ import annotations
 
+import copy
 import importlib
-import importlib.util
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, Callable, Iterator
 
 
 @dataclass(frozen=True)
@@ -20,9 +22,7 @@ class PanelSpec:
     summary: str
 
     def load(self):
-        """The panel class, or None while its module has not been written."""
-        if importlib.util.find_spec(self.module) is None:
-            return None
+        """The panel class (its module is imported now, not at start-up)."""
         return getattr(importlib.import_module(self.module), self.class_name)
 
 
@@ -46,3 +46,61 @@ def spec(name: str) -> PanelSpec:
         if p.name == name:
             return p
     raise KeyError(f"unknown panel {name!r} (known: {', '.join(PANEL_NAMES)})")
+
+
+class PanelMap(Mapping):
+    """A window's panels by name; a panel is created the first time it is asked for.
+
+    ``panels[name]`` creates the panel (with ``create(spec)``) if needed. Scenes and
+    the unsaved-changes check ask for states, not panels: a panel not created yet is
+    in its initial state, so :meth:`state_dict` answers from its state class and
+    :meth:`load_state` of that same state needs no panel. A panel class without a
+    state class (``initial_state_dict()`` is None) is created to be asked.
+    """
+
+    def __init__(self, create: Callable[[PanelSpec], Any]):
+        self._create = create
+        self._panels: dict[str, Any] = {}
+        self._initial: dict[str, dict | None] = {}
+
+    def __getitem__(self, name: str):
+        panel = self._panels.get(name)
+        if panel is None:
+            if name not in PANEL_NAMES:
+                raise KeyError(name)
+            panel = self._panels[name] = self._create(spec(name))
+        return panel
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(PANEL_NAMES)
+
+    def __len__(self) -> int:
+        return len(PANEL_NAMES)
+
+    def __contains__(self, name) -> bool:
+        return name in PANEL_NAMES
+
+    def created(self) -> dict[str, Any]:
+        """The panels created so far, in tab order (nothing is created)."""
+        return {n: self._panels[n] for n in PANEL_NAMES if n in self._panels}
+
+    def initial_state_dict(self, name: str) -> dict | None:
+        if name not in self._initial:
+            self._initial[name] = spec(name).load().initial_state_dict()
+        initial = self._initial[name]
+        return None if initial is None else copy.deepcopy(initial)
+
+    def state_dict(self, name: str) -> dict:
+        """The panel's ``state_dict()``, without creating it when it has not been."""
+        if name not in self._panels:
+            initial = self.initial_state_dict(name)
+            if initial is not None:
+                return initial
+        return self[name].state_dict()
+
+    def load_state(self, name: str, state: dict) -> None:
+        """The panel's ``load_state(state)``; a panel not created yet that would only
+        get its initial state back stays uncreated."""
+        if name not in self._panels and state == self.initial_state_dict(name):
+            return
+        self[name].load_state(state)

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from PySide6.QtCore import QSignalBlocker
 from PySide6.QtGui import QUndoCommand, QUndoStack
-from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QWidget
 
 from relulab.ui.theme import current_theme
 
@@ -117,6 +117,13 @@ class Panel(QWidget):
             self.undo_stack.push(SnapshotCommand(self.apply_state, self._state, after, text,
                                                  merge_key))
 
+    @classmethod
+    def initial_state_dict(cls) -> dict[str, Any] | None:
+        """``state_dict()`` of a panel just created, known without creating one: the
+        main window creates a panel only when it is first shown or asked for, and
+        answers for the others with this. None for a panel without a state class."""
+        return cls.state_class().to_dict() if cls.state_class is not None else None
+
     # -- hooks ---------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
         """Everything needed to rebuild what the panel shows, as JSON-ready data."""
@@ -174,20 +181,6 @@ class Panel(QWidget):
         if self.host is None:
             return False
         return self.host.send_to(panel_name, kind, payload)
-
-
-class PlaceholderPanel(Panel):
-    """Shown for a panel whose module does not exist yet: one line on what it will hold."""
-
-    def __init__(self, name: str, title: str, summary: str, host=None, parent=None):
-        self.name, self.title, self.summary = name, title, summary
-        super().__init__(host, parent)
-        layout = QVBoxLayout(self)
-        label = QLabel(f"{title}: {summary}")
-        label.setObjectName(f"{name}-placeholder")
-        label.setWordWrap(True)
-        layout.addWidget(label)
-        layout.addStretch(1)
 
 
 def run_alone(panel_class, argv=None) -> int:

@@ -32,9 +32,8 @@ from relulab.model.classify import (
     grid_layers, seed002_setup,
 )
 from relulab.model.collapse import collapse, collapse_error, format_affine, neuron_affine_map
-from relulab.model.datasets import (
-    DATASETS, load_points_csv, make_dataset, save_points_csv, test_mask,
-)
+from relulab.io.points import load_points_csv, save_points_csv
+from relulab.model.datasets import DATASETS, make_dataset, test_mask
 from relulab.model.depth import DepthSample, parameter_count, regions_against_depth, summarise
 from relulab.model.mlp import MLP
 from relulab.ui.panels.base import Panel, run_alone
