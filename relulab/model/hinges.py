@@ -14,7 +14,7 @@ knots x_min < u₁ < … < u_m < x_max (the distinct kinks inside the data). In 
 basis the normal equations are tridiagonal: each data point touches only the two
 hats of its interval, so the Gram matrix and the right-hand side are sums over
 intervals, gathered in one pass (``np.bincount``) in O(n + K), and solved in O(K)
-(``scipy.linalg.solveh_banded``). The hat coefficients are the values of f̂ at the
+(an L D Lᵀ factorisation). The hat coefficients are the values of f̂ at the
 knots; slopes and slope changes follow by differences. This is well conditioned,
 unlike the Gram matrix of the ReLU columns themselves.
 
@@ -43,11 +43,15 @@ from relulab.model.fields import Fields
 MODES = ("free", "least squares", "interpolation")
 MAX_HINGES = 200
 MIN_POINTS, MAX_POINTS = 10, 20000
-#: What the panel's controls allow: the domain ends, and the size of kinks and of the
-#: hand-set line and slopes (edits clamp to it, so every state can be saved and read).
+#: What the panel's controls allow: the domain ends (three decimals, so a domain is
+#: at least MIN_WIDTH wide), and the size of kinks and of the hand-set line and slopes
+#: (edits clamp to it, so every state can be saved and read back).
 DOMAIN_LIMIT = 1000.0
+MIN_WIDTH = 1e-3
 COEFFICIENT_LIMIT = 1e12
-MAX_TARGET_LENGTH = 1000
+#: A target's values on its domain stay within ±TARGET_LIMIT: squares of residuals,
+#: curvatures and plot ranges then stay far inside double precision.
+TARGET_LIMIT = 1e12
 
 
 def _clamp(v: float, limit: float = COEFFICIENT_LIMIT) -> float:
@@ -152,7 +156,11 @@ def _errors(pred: np.ndarray, y: np.ndarray) -> tuple[float, float, np.ndarray]:
     r = pred - y
     if r.size == 0:
         return float("nan"), float("nan"), r
-    return float(np.sqrt(np.mean(r * r))), float(np.max(np.abs(r))), r
+    worst = float(np.max(np.abs(r)))
+    if not 0.0 < worst < np.inf:
+        return worst, worst, r
+    # scaled by the largest residual, so the squares neither overflow nor underflow
+    return worst * float(np.sqrt(np.mean((r / worst) ** 2))), worst, r
 
 
 def hinge_sum(x, y, intercept: float, slope: float, kinks, coefficients) -> HingeFit:
@@ -222,16 +230,33 @@ def _hat_normal_equations(x: np.ndarray, y: np.ndarray, knots: np.ndarray):
     return diag, off, rhs
 
 
+def _solve_tridiagonal_spd(diag: np.ndarray, off: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Solve T v = rhs for a symmetric positive definite tridiagonal T (``diag`` and
+    ``off`` its diagonals) by T = L D Lᵀ, as stable as Cholesky for such T. A pivot
+    that is not positive means T is not positive definite: LinAlgError.
+
+    Plain Python over at most MAX_HINGES + 2 rows (a fraction of a millisecond), so the
+    window opens without importing scipy.linalg (a third of a second)."""
+    d, e, r = diag.tolist(), off.tolist(), rhs.tolist()
+    m = len(d)
+    lower = [0.0] * max(m - 1, 0)
+    for i in range(m):
+        if i:
+            lower[i - 1] = e[i - 1] / d[i - 1]
+            d[i] -= lower[i - 1] * e[i - 1]
+            r[i] -= lower[i - 1] * r[i - 1]
+        if not d[i] > 0.0:
+            raise np.linalg.LinAlgError("the hat basis is singular on these points")
+    v = [0.0] * m
+    for i in range(m - 1, -1, -1):
+        v[i] = r[i] / d[i] - (lower[i] * v[i + 1] if i < m - 1 else 0.0)
+    return np.array(v)
+
+
 def _hat_fit(x: np.ndarray, y: np.ndarray, knots: np.ndarray) -> np.ndarray:
     """Least-squares values at ``knots`` of a continuous piecewise-linear f, from the
     tridiagonal normal equations of the hat basis (which must be non-singular)."""
-    import scipy.linalg  # here, not at start-up: the window opens without scipy
-
-    diag, off, rhs = _hat_normal_equations(x, y, knots)
-    banded = np.zeros((2, knots.size))
-    banded[0, 1:] = off                    # upper diagonal, LAPACK's upper form
-    banded[1] = diag
-    return scipy.linalg.solveh_banded(banded, rhs, check_finite=False)
+    return _solve_tridiagonal_spd(*_hat_normal_equations(x, y, knots))
 
 
 def _compressed_fit(x: np.ndarray, y: np.ndarray, kinks: np.ndarray, knots: np.ndarray):
@@ -244,7 +269,7 @@ def _compressed_fit(x: np.ndarray, y: np.ndarray, kinks: np.ndarray, knots: np.n
     space, so the minimum-norm solution of R·p ≈ z is pinv(A)·y, with m ≤ K + 2 rows
     instead of n.
     """
-    import scipy.linalg
+    import scipy.linalg  # only for these rare singular cases: the window opens without it
 
     diag, off, rhs = _hat_normal_equations(x, y, knots)
     lam, V = scipy.linalg.eigh_tridiagonal(diag, off)
@@ -551,16 +576,24 @@ class HingesState:
         from relulab.model.expression import ExpressionError
         from relulab.model.targets import target_from_text
 
+        from relulab.model.expression import MAX_LENGTH
+
         f = Fields(d, defaults=cls().to_dict())
         mode = f.choice("mode", MODES)
-        target = f.text("target", MAX_TARGET_LENGTH).strip()
+        target = f.text("target", MAX_LENGTH).strip()
         a, b = f.number("a", -DOMAIN_LIMIT, DOMAIN_LIMIT), f.number("b", -DOMAIN_LIMIT, DOMAIN_LIMIT)
         if not a < b:
             raise ValueError(f"b: the domain [{a:g}, {b:g}] is empty (a must be below b)")
+        if b - a < MIN_WIDTH:
+            raise ValueError(f"b: the domain [{a:g}, {b:g}] is narrower than {MIN_WIDTH:g}")
         try:
-            target_from_text(target, a, b)
+            t = target_from_text(target, a, b)
         except ExpressionError as e:
             raise ValueError(f"target: {e}") from None
+        biggest = float(np.max(np.abs(t(np.linspace(a, b, 4001)))))
+        if biggest > TARGET_LIMIT:
+            raise ValueError(f"target: values up to {biggest:.3g} on [{a:g}, {b:g}]; targets "
+                             f"within ±{TARGET_LIMIT:g} are drawn")
         kinks = f.numbers("kinks", MAX_HINGES, lo=-COEFFICIENT_LIMIT, hi=COEFFICIENT_LIMIT)
         coefficients = f.numbers("coefficients", MAX_HINGES, count=len(kinks),
                                  lo=-COEFFICIENT_LIMIT, hi=COEFFICIENT_LIMIT)

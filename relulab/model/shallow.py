@@ -34,6 +34,10 @@ from relulab.model.mlp import MLP
 from relulab.model.regions import Region, linear_regions
 
 INF = np.inf
+#: Layers with more weights than this, nine tenths of them zero, are evaluated sparse.
+SPARSE_FROM = 10_000
+#: An extended network is evaluated on at most this many hidden values at a time.
+CHUNK_VALUES = 2 ** 21
 
 
 # ---------------------------------------------------------------------------
@@ -76,6 +80,15 @@ class ExtendedLayer:
         unique, inverse = np.unique(forms, axis=0, return_inverse=True)
         inverse = inverse.reshape(-1)
         object.__setattr__(self, "_forms", unique)
+        # The construction's matrices are mostly zeros (a region's indicator reads only
+        # its own constraints): kept sparse, checking a 64-neuron network at its ten
+        # thousand witnesses takes a second instead of a minute and a few GB.
+        weights = unique[:, :-1]
+        if weights.size > SPARSE_FROM and np.count_nonzero(weights) < 0.1 * weights.size:
+            import scipy.sparse
+
+            weights = scipy.sparse.csr_array(weights)
+        object.__setattr__(self, "_weights", weights)
         object.__setattr__(self, "_finite_idx", inverse[:n_out])
         scaled = np.full(n_out, -1)
         scaled[self.S != 0] = inverse[n_out:]
@@ -101,7 +114,7 @@ class ExtendedLayer:
 
     def pre_activation(self, h: np.ndarray) -> np.ndarray:
         """W h + b + S ⊙ (V h + v) in extended reals, h of shape (N, n_in)."""
-        forms = _extended_affine(h, self._forms[:, :-1], self._forms[:, -1])
+        forms = _extended_affine(h, self._weights, self._forms[:, -1])
         finite = forms[:, self._finite_idx]
         out = finite.copy()
         rows = np.nonzero(self.S != 0)[0]
@@ -116,20 +129,27 @@ class ExtendedLayer:
         return out
 
 
-def _extended_affine(h: np.ndarray, F: np.ndarray, f: np.ndarray) -> np.ndarray:
-    """h Fᵀ + f with h possibly ±∞ and 0·∞ = 0; raises on ∞ − ∞."""
+def _times_transpose(h: np.ndarray, F) -> np.ndarray:
+    """h Fᵀ for a dense or a sparse F."""
+    return h @ F.T if isinstance(F, np.ndarray) else np.asarray((F @ h.T).T)
+
+
+def _extended_affine(h: np.ndarray, F, f: np.ndarray) -> np.ndarray:
+    """h Fᵀ + f with h possibly ±∞ and 0·∞ = 0; raises on ∞ − ∞. F dense or sparse."""
     inf = np.isinf(h)
     if not inf.any():
-        return h @ F.T + f
-    finite = np.where(inf, 0.0, h) @ F.T + f
+        return _times_transpose(h, F) + f
+    finite = _times_transpose(np.where(inf, 0.0, h), F) + f
     cols = np.nonzero(inf.any(axis=0))[0]          # only these inputs can be infinite
     hc = h[:, cols]
     plus = (hc == INF).astype(float)
     minus = (hc == -INF).astype(float)
-    Fp = np.ascontiguousarray((F[:, cols] > 0).T, dtype=float)
-    Fn = np.ascontiguousarray((F[:, cols] < 0).T, dtype=float)
-    up = plus @ Fp + minus @ Fn      # how many terms are +∞ (0·∞ = 0: zero weights skipped)
-    down = plus @ Fn + minus @ Fp    # how many terms are −∞
+    Fc = F[:, cols]
+    Fp = (Fc > 0).astype(float)
+    Fn = (Fc < 0).astype(float)
+    up = _times_transpose(plus, Fp) + _times_transpose(minus, Fn)  # how many terms are +∞
+    # (0·∞ = 0: zero weights are skipped)
+    down = _times_transpose(plus, Fn) + _times_transpose(minus, Fp)  # how many are −∞
     if np.any((up > 0) & (down > 0)):
         raise ArithmeticError("∞ − ∞ formed in an extended dot product")
     return np.where(up > 0, INF, np.where(down > 0, -INF, finite))
@@ -204,9 +224,15 @@ class ExtendedNetwork:
         h = x.reshape(-1, 1) if flat else np.atleast_2d(x)
         if h.shape[1] != self.n_in:
             raise ValueError(f"expected inputs of shape (N, {self.n_in}), got {x.shape}")
-        for L in self.layers[:-1]:
-            h = np.maximum(L.pre_activation(h), 0.0)
-        y = self.layers[-1].pre_activation(h)
+        # A few thousand points at a time: the hidden layers of a network with thousands
+        # of regions are thousands wide, and all points at once would need gigabytes.
+        rows = max(1, CHUNK_VALUES // max(self.sizes))
+        y = np.empty((h.shape[0], self.n_out))
+        for start in range(0, h.shape[0], rows):
+            part = h[start:start + rows]
+            for L in self.layers[:-1]:
+                part = np.maximum(L.pre_activation(part), 0.0)
+            y[start:start + rows] = self.layers[-1].pre_activation(part)
         return y[:, 0] if flat and self.n_out == 1 else y
 
     def to_mlp(self) -> MLP:
@@ -462,23 +488,32 @@ class OneDShallow:
     rule: str
 
 
-def shallow_1d(net: MLP) -> OneDShallow:
+def shallow_1d(net: MLP, should_stop=None) -> OneDShallow:
     """A one-hidden-layer network equal to ``net`` on all of R, of least width.
 
     With kinks t₁ < … < t_K, jumps c_i and left slope s₀:
     f(x) = f(t₁) − s₀ ReLU(t₁ − x) + (s₀ + c₁) ReLU(x − t₁) + Σ_{i≥2} c_i ReLU(x − t_i)
     has width K + 1; width K suffices iff some jumps sum to −s₀ (those neurons turn
     into c_i ReLU(t_i − x)). K = 0: width 0 if constant, 2 if affine. Several outputs
-    are converted one by one and share the hidden layer."""
+    are converted one by one and share the hidden layer. ``should_stop`` is passed to
+    :func:`~relulab.model.piecewise.piecewise_linear`."""
+    return _shallow_from_pieces(_output_pieces(net, should_stop))
+
+
+def _output_pieces(net: MLP, should_stop=None) -> list:
+    """The exact pieces of each output of the 1-D network ``net``, one by one."""
     from relulab.model.piecewise import piecewise_linear
 
     if net.n_in != 1:
         raise ValueError(f"the 1-D conversion needs one input, the network has {net.n_in}")
-    parts = []
-    for i in range(net.n_out):
-        W, b = net.layers[-1]
-        single = MLP(list(net.layers[:-1]) + [(W[i:i + 1], b[i:i + 1])], net.activation)
-        parts.append(_one_output(piecewise_linear(single)))
+    W, b = net.layers[-1]
+    return [piecewise_linear(MLP(list(net.layers[:-1]) + [(W[i:i + 1], b[i:i + 1])],
+                                 net.activation), should_stop=should_stop)
+            for i in range(net.n_out)]
+
+
+def _shallow_from_pieces(pieces: list) -> OneDShallow:
+    parts = [_one_output(pl) for pl in pieces]
     if len(parts) == 1:
         return parts[0]
     widths = [p.width for p in parts]
@@ -663,21 +698,19 @@ class Conversion:
 def convert(net: MLP, regions: Sequence[Region] | None = None, should_stop=None) -> Conversion:
     """Deep → shallow for any ReLU network: 1-D input gives a finite one-hidden-layer
     network (:func:`shallow_1d`), n-D input the extended three-hidden-layer one.
-    ``should_stop`` is passed to the region enumeration (see :func:`linear_regions`)."""
+    ``should_stop`` is passed to the exact pieces (1-D) or the region enumeration
+    (see :func:`linear_regions`): when it returns True they raise ``Cancelled``."""
     if net.activation != "relu":
         raise ValueError(f"the converter needs a ReLU network, not {net.activation!r}")
     if not net.is_finite():
         raise ValueError("the network has NaN or infinite weights")
     if net.n_in == 1:
-        from relulab.model.piecewise import piecewise_linear
-
-        one = shallow_1d(net)
+        pieces = _output_pieces(net, should_stop)
+        one = _shallow_from_pieces(pieces)
         # regions along the line: the activation boundaries (a superset of the kinks)
         boundaries = set()
-        for i in range(net.n_out):
-            W, b = net.layers[-1]
-            single = MLP(list(net.layers[:-1]) + [(W[i:i + 1], b[i:i + 1])], net.activation)
-            boundaries.update(np.asarray(piecewise_linear(single).region_boundaries).tolist())
+        for pl in pieces:
+            boundaries.update(np.asarray(pl.region_boundaries).tolist())
         p = len(boundaries) + 1
         return Conversion(net, one.net, one_d=one, k=2 * (p - 1), p=p)
     if regions is None:

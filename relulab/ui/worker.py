@@ -108,6 +108,11 @@ class Worker(QObject):
     def latest(self) -> int:
         return self._latest
 
+    @property
+    def closed(self) -> bool:
+        """True after :meth:`shutdown`."""
+        return self._closed
+
     def wait(self, timeout: float = 30.0) -> bool:
         """Process events until the latest request has been delivered (for scripts
         and tests; the app itself never waits). False if ``timeout`` passed first."""

@@ -248,6 +248,7 @@ def test_state_round_trip_and_validation():
     ({"intercept": 1e300}, "^intercept"), ({"coefficients": [1e308] * 6}, r"^coefficients\[0\]"),
     ({"points": 10**400}, "^points"), ({"selected": 6}, "^selected"), ({"selected": True}, "^selected"),
     ({"kinks": [0.0] * 201, "coefficients": [0.0] * 201}, "^kinks"),
+    ({"a": 0.0, "b": 1e-300}, "^b: .*narrower"), ({"target": "1e300*x"}, "^target: values up to"),
 ])
 def test_state_refuses_what_the_panel_could_not_show(change, field):
     """Ranges are the controls' ranges and the target must be finite on the domain: a

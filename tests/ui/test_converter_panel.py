@@ -291,3 +291,38 @@ def test_latest_request_wins(qtbot, panel):
     _wait(qtbot, panel)
     assert panel.result.conversion.deep is panel.net and panel.net.sizes == [1, 4, 1]
     assert panel.kink_table.isVisibleTo(panel)
+
+
+def test_closing_mid_conversion_leaves_no_thread(qtbot, theme):
+    import threading
+
+    before = set(threading.enumerate())
+    panel = ConverterPanel()
+    qtbot.addWidget(panel)
+    _set_architecture_no_wait(qtbot, panel, "1-512-512-1")
+    assert panel.busy
+    panel.shutdown()
+    assert set(threading.enumerate()) <= before
+
+
+def _set_architecture_no_wait(qtbot, panel, text):
+    panel.arch_edit.setText(text)
+    qtbot.keyClick(panel.arch_edit, Qt.Key.Key_Return)
+
+
+def test_the_largest_1d_network_converts_and_lists_every_kink(qtbot, panel):
+    _set_architecture(qtbot, panel, "1-512-512-1")
+    one = panel.result.conversion.one_d
+    assert panel.kink_table.model().rowCount() == len(one.kinks) > 100
+    assert panel.verdict.text().startswith("Equal")
+    assert panel.data_tables()["kinks"][1][0][1] == one.kinks[0]
+
+
+def test_the_state_object_is_what_undo_and_scenes_hold(qtbot, panel):
+    from relulab.model.converter import ConverterState
+
+    _set_architecture(qtbot, panel, "2-3-3-1")
+    assert isinstance(panel.state, ConverterState) and panel.state.architecture == (2, 3, 3, 1)
+    assert ConverterState.from_dict(panel.state_dict()).to_dict() == panel.state_dict()
+    panel.select_region(1)
+    assert panel.state_dict()["selected_region"] == 1 and panel.undo_stack.count() == 1

@@ -279,3 +279,53 @@ def test_idle_time_fills_the_cache_for_the_interactive_depths(panel, qtbot):
     assert all((d, 0.45) in panel._cache for d in range(1, SYNC_DEPTH + 1))
     panel.set_depth(SYNC_DEPTH)  # a cache hit: nothing to compute
     assert f"<b>{pieces_text(2 ** SYNC_DEPTH)}</b> pieces" in panel.count_label.text()
+
+
+def test_closing_mid_work_leaves_no_thread(qtbot, theme):
+    before = set(threading.enumerate())
+    panel = FoldingPanel()
+    qtbot.addWidget(panel)
+    panel.set_depth(22)
+    assert panel.computing()
+    panel.shutdown()
+    assert set(threading.enumerate()) <= before
+
+
+def test_depth_24_on_the_whole_line_keeps_every_peak(panel, qtbot):
+    panel.whole_line.setChecked(True)
+    panel.set_depth(24)
+    settle(panel, qtbot)
+    x, y = panel.curve.getData()
+    assert len(x) <= 4 * 2 ** 16 and x[0] >= -0.5 and x[-1] <= 1.5
+    inside = (x > 0.01) & (x < 0.99)
+    assert y[inside].max() == 1.0 and y[inside].min() == 0.0
+    assert f"<b>{pieces_text(2 ** 24)}</b> pieces on [0, 1]" in panel.count_label.text()
+    name = next(n for n in panel.data_tables() if n.startswith("kinks"))
+    assert name == f"kinks (first 131072 of {2 ** 24 + 1})"
+
+
+def test_fold_weights_beyond_the_limit_are_refused(panel, qtbot):
+    """±1e308 used to be accepted and then raise from a timer and from undo."""
+    before = panel.state_dict()
+    huge = {"w": [1e308, 1.0], "b": [0.0, -0.5], "a": [2.0, -4.0], "c": 0.0}
+    with pytest.raises(ValueError, match=r"fold\.w\[0\]"):
+        panel.load_state({**before, "fold": huge})
+    assert panel.state_dict() == before
+    panel.fold_table.item(0, 0).setText("1e308")
+    assert "is refused" in panel.fold_error.text() and "outside" in panel.fold_error.text()
+    assert panel.state_dict() == before and panel.fold_table.item(0, 0).text() == "1"
+
+
+def test_a_fold_beyond_double_precision_is_reported_not_raised(panel, qtbot):
+    """Tiny and large weights within the limits can still put kinks near ±1e300: the
+    composition says so instead of failing, and undo and redo work."""
+    panel.set_fold(Fold(w=(1e-300, -1000.0), b=(1.0, 0.0), a=(1000.0, 1000.0), c=-1000.0))
+    panel.set_depth(6)
+    settle(panel, qtbot)
+    assert "beyond double precision" in panel.fold_count_label.text()
+    panel.undo_stack.undo()
+    panel.undo_stack.undo()
+    panel.undo_stack.redo()
+    panel.undo_stack.redo()
+    settle(panel, qtbot)
+    assert "beyond double precision" in panel.fold_count_label.text()

@@ -8,6 +8,7 @@ tests rely on; a panel overrides the ones it needs.
 from __future__ import annotations
 
 import sys
+import time
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -16,6 +17,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from PySide6.QtWidgets import QApplication, QWidget
 
 from relulab.ui.theme import current_theme
+from relulab.ui.worker import Worker
 
 
 W = TypeVar("W", bound=QWidget)
@@ -163,6 +165,18 @@ class Panel(QWidget):
         controls = self.findChild(QWidget, f"{self.name}-controls")
         if controls is not None:
             controls.setVisible(not on)
+
+    def wait_until_idle(self, timeout: float = 30.0) -> bool:
+        """Process events until none of the panel's workers (its child
+        :class:`~relulab.ui.worker.Worker` objects) has a request pending: for scripts,
+        tests and ``relulab render``; the app itself never waits. False on timeout."""
+        deadline = time.monotonic() + timeout
+        while True:
+            busy = [w for w in self.findChildren(Worker) if w.busy]
+            if not busy:
+                return True
+            if not busy[0].wait(max(0.0, deadline - time.monotonic())):
+                return False
 
     def shutdown(self) -> None:
         """Stop timers and threads; called once before the panel is destroyed."""

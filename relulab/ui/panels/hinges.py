@@ -360,6 +360,8 @@ class HingesPanel(Panel):
         self._convergence.idle.connect(self._draw_convergence)
 
     def shutdown(self) -> None:
+        if self._convergence.closed:  # called by the main window and again by tests
+            return
         self._convergence.shutdown()
         try:
             self.plot.scene().sigMouseClicked.disconnect(self._on_scene_clicked)
@@ -880,11 +882,14 @@ class HingesPanel(Panel):
         try:
             if not isinstance(kinks, (list, tuple)) or not kinks:
                 raise ValueError(f"between 1 and {MAX_HINGES} finite kinks are needed")
+            # a neuron with a tiny input weight has its kink far away: kept, but clamped
+            # to the range a scene holds (it stays outside the domain either way)
+            kinks = [min(max(float(k), -COEFFICIENT_LIMIT), COEFFICIENT_LIMIT) for k in kinks]
             d = replace(s, mode="least squares", selected=None).to_dict()
-            d.update(kinks=list(kinks), coefficients=[0.0] * len(kinks),
+            d.update(kinks=kinks, coefficients=[0.0] * len(kinks),
                      **{k: payload[k] for k in ("target", "a", "b") if k in payload})
             new = HingesState.from_dict(d)
-        except ValueError as e:
+        except (TypeError, ValueError) as e:
             self.show_status(f"Hinges: cannot show those kinks ({e}).")
             return False
         self.commit(new, "Kinks from training")
