@@ -15,7 +15,6 @@ import csv
 import io
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
 import numpy as np

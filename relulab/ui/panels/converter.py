@@ -239,7 +239,6 @@ class ConverterPanel(Panel):
         self.message = named(QLabel(""), "converter-message", "Messages")
         self.message.setWordWrap(True)
         form.addRow(self.message)
-        self._controls = controls
         return controls
 
     def _build_plots(self) -> QSplitter:
