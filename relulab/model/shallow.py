@@ -79,7 +79,7 @@ class ExtendedLayer:
                                 np.column_stack([self.V, self.v])[self.S != 0]])
         unique, inverse = np.unique(forms, axis=0, return_inverse=True)
         inverse = inverse.reshape(-1)
-        object.__setattr__(self, "_forms", unique)
+        object.__setattr__(self, "_bias", np.ascontiguousarray(unique[:, -1]))
         # The construction's matrices are mostly zeros (a region's indicator reads only
         # its own constraints): kept sparse, checking a 64-neuron network at its ten
         # thousand witnesses takes a second instead of a minute and a few GB.
@@ -114,7 +114,7 @@ class ExtendedLayer:
 
     def pre_activation(self, h: np.ndarray) -> np.ndarray:
         """W h + b + S ⊙ (V h + v) in extended reals, h of shape (N, n_in)."""
-        forms = _extended_affine(h, self._weights, self._forms[:, -1])
+        forms = _extended_affine(h, self._weights, self._bias)
         finite = forms[:, self._finite_idx]
         out = finite.copy()
         rows = np.nonzero(self.S != 0)[0]

@@ -502,6 +502,9 @@ class ConverterPanel(Panel):
     def _start_conversion(self) -> None:
         net = self.net
         self.verdict.setText("converting…")
+        # The last result belongs to the last network: let it go now rather than hold
+        # two conversions (hundreds of MB for thousands of regions) at once.
+        self.result = None
         self._worker.submit(lambda should_stop: compute(net, should_stop=should_stop))
 
     def _on_converted(self, result: Result) -> None:
