@@ -137,3 +137,24 @@ def test_bad_input_gives_one_line(tmp_path, capsys, case):
 def test_usage_error_is_one_line(capsys):
     code, out, err = _run(capsys, "only-one.json")
     assert code == 2 and err.count("\n") == 1 and "OUT" in err
+
+
+def test_the_command_edge_turns_any_exception_into_one_line(tmp_path, capsys, monkeypatch):
+    import relulab.io.networks as networks
+
+    save_network(MLP.random([1, 3, 1], seed=0), tmp_path / "d.json")
+
+    def bug(path):
+        raise KeyError("a bug\nover two lines")
+
+    monkeypatch.setattr(networks, "load_network", bug)
+    code, out, err = _run(capsys, tmp_path / "d.json", tmp_path / "s.json")
+    assert code == 1 and out == ""
+    assert err == "relulab convert: d.json: KeyError: 'a bug\\nover two lines'\n"
+
+
+def test_messages_from_the_file_stay_one_line(tmp_path, capsys):
+    path = tmp_path / "two\nlines.json"
+    path.write_text(json.dumps({"layers": [{"weights": [[1]], "biases": [0], "bad\nkey": 1}]}))
+    code, out, err = _run(capsys, path, tmp_path / "o.json")
+    assert code == 1 and err.count("\n") == 1 and "two lines.json" in err and "bad key" in err

@@ -4,7 +4,9 @@
 width); 2-D to 4-D input gives the three-hidden-layer network with ±∞ rows (JSON
 or NPZ; ``--big-m M`` writes a finite stand-in instead, which ONNX can hold, and
 reports where it may be wrong). Formats follow the extensions (.json, .npz, .onnx).
-A bad input exits with status 1 and one line on standard error.
+A bad input exits with status 1 and one line on standard error naming the file,
+the field and the problem; ``main`` is the command's edge, where anything that
+escaped (a bug) still ends as one line and a non-zero status.
 """
 
 from __future__ import annotations
@@ -85,22 +87,30 @@ def report_lines(conv, verification, seconds: float, big_m=None) -> list[str]:
     return lines
 
 
+def _say(message: str) -> None:
+    from relulab.io.limits import one_line
+
+    print(f"relulab convert: {one_line(message, 1000)}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    reading: list[str] = []  # the file being worked on, for the catch-all's message
     try:
-        return _run(argv)
+        return _run(argv, reading)
     except _Failure as e:
-        print(f"relulab convert: {e}", file=sys.stderr)
+        _say(str(e))
         return e.code
     except KeyboardInterrupt:
-        print("relulab convert: interrupted", file=sys.stderr)
+        _say("interrupted")
         return 130
-    except (ValueError, ArithmeticError, MemoryError) as e:  # from the model: still one line
-        print(f"relulab convert: {type(e).__name__}: {e}", file=sys.stderr)
+    except Exception as e:  # the command's edge: whatever escaped is still one line
+        where = f"{reading[-1]}: " if reading else ""
+        _say(f"{where}{type(e).__name__}: {e}")
         return 1
 
 
-def _run(argv) -> int:
+def _run(argv, reading: list[str]) -> int:
     from relulab.io.networks import SUFFIXES, NetworkFileError, load_network, save_network
     from relulab.model.mlp import MLP
     from relulab.model.converter import MAX_INPUTS
@@ -117,6 +127,7 @@ def _run(argv) -> int:
         raise _Failure("--points must be at least 1")
     if args.big_m is not None and not (np.isfinite(args.big_m) and args.big_m > 0):
         raise _Failure(f"--big-m must be a positive number, got {args.big_m}")
+    reading.append(Path(args.input).name)
     try:
         deep = load_network(args.input)
     except NetworkFileError as e:

@@ -1,28 +1,155 @@
-"""Atomic saves: write a temporary file beside the target, then rename over it."""
+"""Atomic saves that respect the user's file.
+
+A save writes a temporary file beside the target, flushes it to disk, then renames
+it over the target: a crash (even kill -9) leaves the old file or the new one, never
+half of either. On top of that:
+
+- a symbolic link is written through: its target gets the new content, the link stays;
+- the file keeps its permissions (a 0644 scene stays 0644); a new file gets the
+  usual ones (0666 less the umask), not the 0600 of a private temporary file;
+- a read-only file is refused with a message instead of being replaced;
+- temporary files are named ``.<name>.relulab-<pid>-<random>.tmp``, and each save
+  removes the ones an earlier, killed save of the same file left behind (their
+  process is gone, or they are older than :data:`STALE_AFTER_S`).
+"""
 
 from __future__ import annotations
 
+import errno
 import os
-import tempfile
+import secrets
+import stat
+import time
 from pathlib import Path
+
+#: A temporary file older than this is litter even if its process id is in use again.
+STALE_AFTER_S = 3600.0
+_TAG = ".relulab-"
+_SUFFIX = ".tmp"
+
+
+def _temporary_prefix(target: Path) -> str:
+    return f".{target.name}{_TAG}"
+
+
+def _temporary_name(target: Path) -> str:
+    return f"{_temporary_prefix(target)}{os.getpid()}-{secrets.token_hex(4)}{_SUFFIX}"
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    if os.name != "posix":
+        return True  # no cheap, harmless check elsewhere: rely on the file's age
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists but belongs to someone else
+        return True
+    return True
+
+
+def stale_temporaries(target) -> list[Path]:
+    """Temporary files of earlier saves of ``target`` whose process is gone or that are
+    older than STALE_AFTER_S (a save in progress in another live process is kept)."""
+    target = Path(target)
+    prefix = _temporary_prefix(target)
+    now = time.time()
+    stale = []
+    try:
+        entries = list(os.scandir(target.parent))
+    except OSError:
+        return []
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(prefix) and name.endswith(_SUFFIX)):
+            continue
+        pid_text = name[len(prefix):-len(_SUFFIX)].split("-", 1)[0]
+        try:
+            old = now - entry.stat(follow_symlinks=False).st_mtime > STALE_AFTER_S
+        except OSError:
+            continue
+        if old or not pid_text.isdigit() or not _process_alive(int(pid_text)):
+            stale.append(Path(entry.path))
+    return stale
+
+
+def remove_stale_temporaries(target) -> int:
+    """Remove what killed saves of ``target`` left behind; returns how many went."""
+    removed = 0
+    for path in stale_temporaries(target):
+        try:
+            path.unlink()
+            removed += 1
+        except OSError:
+            pass
+    return removed
+
+
+def _resolve(path: Path) -> Path:
+    """Where the bytes go: the final target of a chain of symbolic links."""
+    if not path.is_symlink():
+        return path
+    return Path(os.path.realpath(path))
 
 
 def write_bytes_atomic(path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that a crash leaves the old file or the new one, never half."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    """Write ``data`` to ``path`` so that a crash leaves the old file or the new one,
+    never half; through symbolic links, keeping the file's permissions.
+
+    Raises OSError (PermissionError for a read-only file, with a message that says so).
+    """
+    target = _resolve(Path(path))
+    folder = target.parent
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    if st is not None:
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "it is a folder, not a file")
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "it is not a regular file (a device or a pipe)")
+        if not st.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) \
+                or not os.access(target, os.W_OK):
+            raise PermissionError(errno.EACCES, "the file is read-only; save under another name "
+                                                "or make it writable")
+    remove_stale_temporaries(target)
+    tmp = folder / _temporary_name(target)
+    # 0o666: the kernel applies the umask, so a new file gets the usual permissions
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+        if st is not None:
+            os.chmod(tmp, stat.S_IMODE(st.st_mode))
+        os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)
         except OSError:
             pass
         raise
+    _sync_folder(folder)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the rename itself durable (POSIX; elsewhere the rename is all there is)."""
+    if os.name != "posix":
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def write_text_atomic(path, text: str) -> None:

@@ -1,10 +1,17 @@
 """Network files: JSON (docs/network-format.md), NPZ and ONNX, read and written.
 
-Every problem with a file (empty, truncated, not what its extension says, wrong
-JSON types, shapes that do not chain, NaN or infinite weights, an ONNX operator we
-do not read) raises :class:`NetworkFileError` with a message that names the file,
-the place in it and the problem. Nothing is half-loaded: a file is read and checked
-completely before a network is returned. Saves are atomic.
+Every problem with a file (empty, truncated, not what its extension says, too large,
+wrong JSON types, shapes that do not chain, NaN, infinite or out-of-range weights,
+an ONNX operator we do not read) raises :class:`NetworkFileError` with a one-line
+message that names the file, the place in it and the problem. Nothing is
+half-loaded: a file is read and checked completely before a network is returned.
+
+Reading is bounded before the work starts: regular files only, sizes capped while
+reading, JSON nesting and element counts measured before parsing, an NPZ's
+decompressed size and member count taken from its directory and array headers
+before anything is decompressed, an ONNX file's message count measured on the wire
+before protobuf builds it, and its graph walked in topological order (a cycle is
+an error, not a hang: relulab.io.onnx_reader). Saves are atomic.
 
 ONNX needs the optional ``onnx`` package (``pip install 'relulab[onnx]'``).
 """
@@ -12,14 +19,22 @@ ONNX needs the optional ``onnx`` package (``pip install 'relulab[onnx]'``).
 from __future__ import annotations
 
 import io
+import itertools
 import json
+import lzma
 import math
+import struct
 import zipfile
+import zlib
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from relulab.io.atomic import write_bytes_atomic
+from relulab.io.limits import (
+    MAX_NUMBER_DIGITS, FileRefused, check_json_text, megabytes, one_line, read_file, shown_name,
+)
 from relulab.model.activations import ACTIVATIONS
 from relulab.model.mlp import MLP
 from relulab.model.shallow import ExtendedLayer, ExtendedNetwork
@@ -27,36 +42,68 @@ from relulab.model.shallow import ExtendedLayer, ExtendedNetwork
 FORMAT_NAME = "relulab-network"
 FORMAT_VERSION = 1
 SUFFIXES = (".json", ".npz", ".onnx")
-#: Larger files are refused before they are read.
-MAX_FILE_BYTES = 256 * 1024 * 1024
+
+#: Larger NPZ and ONNX files are refused before they are read.
+MAX_FILE_BYTES = 64 * 1024 * 1024
+#: JSON takes about twenty bytes a number and ten times that once parsed.
+MAX_JSON_BYTES = 32 * 1024 * 1024
+#: All weights, biases and scales of one network together.
+MAX_PARAMETERS = 4_000_000
+MAX_LAYERS = 10_000
+#: What an NPZ may expand to, and how many arrays it may hold (W, b, S, V, v a layer).
+MAX_NPZ_BYTES = 64 * 1024 * 1024
+MAX_NPZ_MEMBERS = 5 * MAX_LAYERS + 1
+#: ONNX: nodes in the graph, and protobuf fields in the whole file (each one costs
+#: about 150 bytes once parsed: 10 MB of empty nodes would take 800 MB).
+MAX_ONNX_NODES = 5 * MAX_LAYERS
+MAX_ONNX_FIELDS = 500_000
+MAX_ONNX_NESTING = 32
+#: Weights and biases beyond this are refused: a few layers of them overflow a double.
+MAX_ABS_WEIGHT = 1e100
+#: A network whose outputs could pass 10^this on inputs of size 1 is refused.
+MAX_GROWTH_LOG10 = 300.0
+#: JSON nesting: document, layers, layer, weights, row, number.
+MAX_JSON_DEPTH = 16
+MAX_JSON_CONTAINERS = 250_000
 
 
 class NetworkFileError(ValueError):
-    """A network file that cannot be read or written; the message says where and why."""
+    """A network file that cannot be read or written; the message (one line) says where
+    and why."""
+
+    def __init__(self, message: str):
+        super().__init__(one_line(message, 600))
 
 
 def _fmt_from_suffix(path: Path) -> str:
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
-        raise NetworkFileError(
-            f"{path.name}: unknown file type {suffix or '(no extension)'!r}; "
-            f"use {', '.join(SUFFIXES)}")
+        shown = repr(shown_name(suffix)) if suffix else "'(no extension)'"
+        raise NetworkFileError(f"{path.name}: unknown file type {shown}; use {', '.join(SUFFIXES)}")
     return suffix[1:]
 
 
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
 def _sniff(data: bytes) -> str:
-    """What the bytes look like: 'zip', 'json', 'empty' or 'binary'."""
+    """What the bytes look like: 'zip', 'json', 'utf16', 'blank', 'empty' or 'binary'."""
     if not data:
         return "empty"
-    if data[:4] == b"PK\x03\x04" or data[:4] == b"PK\x05\x06":
+    if data[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
         return "zip"
-    head = data[:64].lstrip()
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return "utf16"
+    head = data[:4096].removeprefix(_UTF8_BOM).lstrip()
     if head[:1] in (b"{", b"["):
         return "json"
+    if not head and not data.removeprefix(_UTF8_BOM).strip():
+        return "blank"
     return "binary"
 
 
-_KIND_NAMES = {"zip": "a ZIP/NPZ archive", "json": "JSON text", "binary": "binary data"}
+_KIND_NAMES = {"zip": "a ZIP/NPZ archive", "json": "JSON text", "binary": "binary data",
+               "utf16": "UTF-16 text"}
 
 
 # ---------------------------------------------------------------------------
@@ -64,21 +111,15 @@ _KIND_NAMES = {"zip": "a ZIP/NPZ archive", "json": "JSON text", "binary": "binar
 # ---------------------------------------------------------------------------
 def load_network(path) -> MLP | ExtendedNetwork:
     """Read a network file; the format comes from the extension and is checked
-    against the content."""
+    against the content. Raises NetworkFileError (one line) for every problem."""
     path = Path(path)
     fmt = _fmt_from_suffix(path)
     try:
-        size = path.stat().st_size
+        data = read_file(path, MAX_JSON_BYTES if fmt == "json" else MAX_FILE_BYTES)
     except FileNotFoundError:
         raise NetworkFileError(f"{path.name}: no such file") from None
-    except OSError as e:
-        raise NetworkFileError(f"{path.name}: cannot read ({e.strerror})") from None
-    if size > MAX_FILE_BYTES:
-        raise NetworkFileError(f"{path.name}: {size / 2**20:.0f} MB is too large for a network file")
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise NetworkFileError(f"{path.name}: cannot read ({e.strerror})") from None
+    except FileRefused as e:
+        raise NetworkFileError(f"{path.name} {e}") from None
     return network_from_bytes(data, fmt, path.name)
 
 
@@ -87,6 +128,10 @@ def network_from_bytes(data: bytes, fmt: str, name: str = "network") -> MLP | Ex
     kind = _sniff(data)
     if kind == "empty":
         raise NetworkFileError(f"{name}: the file is empty")
+    if kind == "blank":
+        raise NetworkFileError(f"{name}: the file is empty (it holds only blank space)")
+    if kind == "utf16" and fmt == "json":
+        raise NetworkFileError(f"{name}: UTF-16 text; save the file as UTF-8")
     expected = {"json": "json", "npz": "zip", "onnx": "binary"}[fmt]
     if kind != expected:
         raise NetworkFileError(
@@ -94,44 +139,125 @@ def network_from_bytes(data: bytes, fmt: str, name: str = "network") -> MLP | Ex
     if fmt == "json":
         return _from_json_bytes(data, name)
     if fmt == "npz":
-        return _from_npz_bytes(data, name)
+        return network_from_arrays(_read_npz(data, name), name)
     return _from_onnx_bytes(data, name)
 
 
+# -- JSON -------------------------------------------------------------------
 def _reject_constant(token):
     raise ValueError(f"{token} is not allowed (write finite numbers)")
 
 
+class _LongNumber:
+    """Stands in, while parsing, for a whole number with too many digits for a double."""
+
+    def __init__(self, text: str):
+        self.digits = len(text.lstrip("-"))
+
+
+def _parse_int(text: str):
+    return _LongNumber(text) if len(text.lstrip("-")) > MAX_NUMBER_DIGITS else int(text)
+
+
 def _from_json_bytes(data: bytes, name: str):
+    if len(data) > MAX_JSON_BYTES:
+        raise NetworkFileError(f"{name}: {megabytes(len(data))} is larger than the "
+                               f"{megabytes(MAX_JSON_BYTES)} a JSON network may have")
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise NetworkFileError(f"{name}: not UTF-8 text (byte {e.start})") from None
     try:
-        doc = json.loads(text, parse_constant=_reject_constant)
+        shape = check_json_text(text, MAX_JSON_DEPTH, MAX_JSON_CONTAINERS,
+                                MAX_PARAMETERS + MAX_JSON_CONTAINERS)
+    except FileRefused as e:
+        raise NetworkFileError(f"{name} {e}") from None
+    try:
+        # whole numbers go through a hook only when one is too long to be a double
+        doc = json.loads(text, parse_constant=_reject_constant,
+                         parse_int=_parse_int if shape.long_numbers else None)
     except json.JSONDecodeError as e:
-        what = "truncated" if e.pos >= len(text.rstrip()) else "malformed"
+        what = "truncated" if shape.cut_short or e.pos >= len(text.rstrip()) else "malformed"
         raise NetworkFileError(f"{name}: {what} JSON at line {e.lineno}, column {e.colno}: "
                                f"{e.msg}") from None
-    except ValueError as e:
+    except ValueError as e:  # NaN, Infinity
         raise NetworkFileError(f"{name}: {e}") from None
     return network_from_dict(doc, name)
+
+
+def _type(v) -> str:
+    if isinstance(v, _LongNumber):
+        return "a number"
+    return {dict: "an object", list: "a list", str: "a string", bool: "true/false",
+            type(None): "null"}.get(type(v), "a number" if isinstance(v, (int, float)) else
+                                    type(v).__name__)
+
+
+def _bad_number(v, where: str):
+    """The error for one JSON value that is not a usable number."""
+    if isinstance(v, _LongNumber):
+        return NetworkFileError(f"{where}: a whole number with {v.digits} digits is out of range "
+                                f"(at most ±{MAX_ABS_WEIGHT:g})")
+    shown = repr(v) if not isinstance(v, (list, dict)) else _type(v)
+    return NetworkFileError(f"{where}: {one_line(shown, 40)} is not a number")
+
+
+def _numbers(value: list, flat, where, shape) -> np.ndarray:
+    """JSON numbers as a float array of ``shape``: ``value`` the list (of rows) as read,
+    ``flat()`` an iterator over its numbers, ``where(i)`` the name of number i in
+    messages. Types are checked in C (one pass of ``type``), so a file of millions of
+    numbers with a bad one at the end is refused as fast as a good one is read."""
+    bad = set(map(type, flat())) - {int, float}
+    if bad:
+        numbers = list(flat())
+        kinds = list(map(type, numbers))
+        first = min(kinds.index(k) for k in bad)
+        raise _bad_number(numbers[first], where(first))
+    arr = np.array(value, dtype=float).reshape(shape)  # whole numbers: ≤ 300 digits, no overflow
+    ok = np.abs(arr.reshape(-1)) <= MAX_ABS_WEIGHT  # False for NaN too
+    if not ok.all():
+        first = int(np.argmin(ok))
+        v = float(arr.reshape(-1)[first])
+        problem = (f"{v} is not finite (NaN, or beyond the range of a double)"
+                   if not math.isfinite(v) else
+                   f"{v:.3g} is out of range (at most ±{MAX_ABS_WEIGHT:g})")
+        raise NetworkFileError(f"{where(first)}: {problem}")
+    return arr
+
+
+def _number_list(value, where: str, allow_inf: bool = False) -> np.ndarray:
+    """A JSON list of numbers as a float array; every entry is finite and within
+    ±MAX_ABS_WEIGHT ("inf"/"-inf" strings too when ``allow_inf``)."""
+    if not isinstance(value, list):
+        raise NetworkFileError(f"{where}: expected a list of numbers, got {_type(value)}")
+    if allow_inf:
+        infinite = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf}
+        value = [infinite.get(v, v) if isinstance(v, str) else v for v in value]
+        finite = [0.0 if isinstance(v, float) and math.isinf(v) else v for v in value]
+        _numbers(finite, lambda: iter(finite), lambda j: f"{where}, entry {j + 1}", (len(finite),))
+        return np.array(value, dtype=float)
+    return _numbers(value, lambda: iter(value), lambda j: f"{where}, entry {j + 1}", (len(value),))
 
 
 def _number_matrix(value, where: str, rows: int | None = None, cols: int | None = None):
     if not isinstance(value, list) or not value:
         raise NetworkFileError(f"{where}: expected a non-empty list of rows, got {_type(value)}")
-    out = []
-    width = None
-    for i, row in enumerate(value):
-        if not isinstance(row, list):
-            raise NetworkFileError(f"{where}: row {i + 1} is {_type(row)}, expected a list of numbers")
-        if width is None:
-            width = len(row)
-        if len(row) != width:
-            raise NetworkFileError(f"{where}: row {i + 1} has {len(row)} entries, row 1 has {width}")
-        out.append(_number_list(row, f"{where} row {i + 1}"))
-    M = np.array(out, dtype=float).reshape(len(value), width)
+    kinds = list(map(type, value))
+    if set(kinds) != {list}:
+        i = next(i for i, k in enumerate(kinds) if k is not list)
+        raise NetworkFileError(f"{where}: row {i + 1} is {_type(value[i])}, expected a list of "
+                               "numbers")
+    lengths = list(map(len, value))
+    width = lengths[0]
+    if set(lengths) != {width}:
+        i = next(i for i, n in enumerate(lengths) if n != width)
+        raise NetworkFileError(f"{where}: row {i + 1} has {lengths[i]} entries, row 1 has {width}")
+    if width == 0:
+        raise NetworkFileError(f"{where}: row 1 is empty (each neuron needs a weight for every "
+                               "input)")
+    M = _numbers(value, lambda: itertools.chain.from_iterable(value),
+                 lambda k: f"{where}, row {k // width + 1}, entry {k % width + 1}",
+                 (len(value), width))
     if rows is not None and M.shape[0] != rows:
         raise NetworkFileError(f"{where}: {M.shape[0]} rows, expected {rows}")
     if cols is not None and M.shape[1] != cols:
@@ -139,26 +265,15 @@ def _number_matrix(value, where: str, rows: int | None = None, cols: int | None 
     return M
 
 
-def _number_list(value, where: str, allow_inf: bool = False):
-    if not isinstance(value, list):
-        raise NetworkFileError(f"{where}: expected a list of numbers, got {_type(value)}")
-    out = []
-    for j, v in enumerate(value):
-        if allow_inf and v in ("inf", "+inf", "-inf"):
-            out.append(-math.inf if v == "-inf" else math.inf)
-            continue
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise NetworkFileError(f"{where}, entry {j + 1}: {v!r} is not a number")
-        if not math.isfinite(v):
-            raise NetworkFileError(f"{where}, entry {j + 1}: {v!r} is not finite")
-        out.append(float(v))
-    return out
+@dataclass
+class _Layer:
+    """One layer as read: W, b, and for a layer with infinite rows S, V, v."""
 
-
-def _type(v) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "true/false",
-            type(None): "null"}.get(type(v), "a number" if isinstance(v, (int, float)) else
-                                    type(v).__name__)
+    W: np.ndarray
+    b: np.ndarray
+    S: np.ndarray | None = None
+    V: np.ndarray | None = None
+    v: np.ndarray | None = None
 
 
 def network_from_dict(doc, name: str = "network") -> MLP | ExtendedNetwork:
@@ -167,20 +282,26 @@ def network_from_dict(doc, name: str = "network") -> MLP | ExtendedNetwork:
         raise NetworkFileError(f"{name}: the top level must be an object, got {_type(doc)}")
     fmt = doc.get("format", FORMAT_NAME)
     if fmt != FORMAT_NAME:
-        raise NetworkFileError(f"{name}: \"format\" is {fmt!r}, expected {FORMAT_NAME!r}")
+        raise NetworkFileError(f"{name}: \"format\" is {one_line(repr(fmt), 60)}, "
+                               f"expected {FORMAT_NAME!r}")
     version = doc.get("version", FORMAT_VERSION)
-    if isinstance(version, bool) or not isinstance(version, int) or version > FORMAT_VERSION:
-        raise NetworkFileError(f"{name}: \"version\" {version!r} is not one this program reads "
-                               f"(up to {FORMAT_VERSION})")
+    if isinstance(version, bool) or not isinstance(version, int) \
+            or not 1 <= version <= FORMAT_VERSION:
+        shown = version if isinstance(version, int) and abs(version) < 10**9 else _type(version)
+        raise NetworkFileError(f"{name}: \"version\" {shown!r} is not one this program reads "
+                               f"(1 to {FORMAT_VERSION})")
     activation = doc.get("activation", "relu")
     if not isinstance(activation, str) or activation not in ACTIVATIONS:
-        raise NetworkFileError(f"{name}: \"activation\" {activation!r} is not one of "
+        shown = one_line(repr(activation), 40) if isinstance(activation, str) else _type(activation)
+        raise NetworkFileError(f"{name}: \"activation\" {shown} is not one of "
                                f"{', '.join(ACTIVATIONS)}")
     layers = doc.get("layers")
     if not isinstance(layers, list) or not layers:
         raise NetworkFileError(f"{name}: \"layers\" must be a non-empty list, got {_type(layers)}")
+    if len(layers) > MAX_LAYERS:
+        raise NetworkFileError(f"{name}: \"layers\" has {len(layers):,} layers; at most "
+                               f"{MAX_LAYERS:,} are read")
     parsed = []
-    extended = False
     n_prev = None
     for i, layer in enumerate(layers):
         where = f"{name}: layer {i + 1}"
@@ -192,110 +313,267 @@ def network_from_dict(doc, name: str = "network") -> MLP | ExtendedNetwork:
                 raise NetworkFileError(f"{where}: \"{key}\" is missing")
         unknown = set(layer) - {"weights", "biases", "scale", "scaled_weights", "scaled_biases"}
         if unknown:
-            raise NetworkFileError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+            raise NetworkFileError(f"{where}: unknown key(s) "
+                                   f"{', '.join(shown_name(k) for k in sorted(unknown)[:5])}")
         W = _number_matrix(layer["weights"], f"{where} weights", cols=n_prev)
-        b = np.array(_number_list(layer["biases"], f"{where} biases"), dtype=float)
+        b = _number_list(layer["biases"], f"{where} biases")
         if b.shape[0] != W.shape[0]:
             raise NetworkFileError(f"{where}: {W.shape[0]} rows of weights but {b.shape[0]} biases")
-        if n_prev is not None and W.shape[1] != n_prev:
-            raise NetworkFileError(f"{where}: weights have {W.shape[1]} columns but layer {i} "
-                                   f"has {n_prev} neurons")
-        entry = [W, b, None, None, None]
+        entry = _Layer(W, b)
         if "scale" in layer:
-            extended = True
-            S = np.array(_number_list(layer["scale"], f"{where} scale", allow_inf=True))
+            S = _number_list(layer["scale"], f"{where} scale", allow_inf=True)
             if S.shape[0] != W.shape[0]:
                 raise NetworkFileError(f"{where}: {S.shape[0]} scales for {W.shape[0]} rows")
-            if not np.all((S == 0) | np.isinf(S)):
-                raise NetworkFileError(f"{where} scale: entries must be 0, \"inf\" or \"-inf\"")
-            if i == len(layers) - 1 and np.any(S != 0):
-                raise NetworkFileError(f"{where}: the output layer cannot have infinite rows")
             for key in ("scaled_weights", "scaled_biases"):
                 if key not in layer:
                     raise NetworkFileError(f"{where}: \"scale\" needs \"{key}\" too")
             V = _number_matrix(layer["scaled_weights"], f"{where} scaled_weights",
                                rows=W.shape[0], cols=W.shape[1])
-            v = np.array(_number_list(layer["scaled_biases"], f"{where} scaled_biases"))
+            v = _number_list(layer["scaled_biases"], f"{where} scaled_biases")
             if v.shape[0] != W.shape[0]:
                 raise NetworkFileError(f"{where}: {v.shape[0]} scaled biases for {W.shape[0]} rows")
-            entry[2:] = [S, V, v]
+            entry.S, entry.V, entry.v = S, V, v
         parsed.append(entry)
         n_prev = W.shape[0]
-    if extended:
+    return _assemble(parsed, activation, name)
+
+
+def _check_entries(arr: np.ndarray, where: str) -> None:
+    """Every entry finite and within ±MAX_ABS_WEIGHT; the first one that is not is named."""
+    ok = np.abs(arr) <= MAX_ABS_WEIGHT  # False for NaN too
+    if ok.all():
+        return
+    index = np.unravel_index(int(np.argmin(ok)), arr.shape)
+    value = float(arr[index])
+    place = (f"row {index[0] + 1}, entry {index[1] + 1}" if arr.ndim == 2
+             else f"entry {index[0] + 1}" if arr.ndim == 1 else "value")
+    if not math.isfinite(value):
+        problem = f"{value}: NaN or infinite values are not allowed"
+    else:
+        problem = f"{value:.3g} is out of range (at most ±{MAX_ABS_WEIGHT:g})"
+    raise NetworkFileError(f"{where}, {place}: {problem}")
+
+
+def _check_growth(layers: list[_Layer], name: str) -> None:
+    """Refuse weights whose outputs could overflow a double on inputs of size 1.
+
+    For every activation here |φ(z)| ≤ max(|z|, 1), so with B_0 = 1 and
+    B_l = (‖W_l‖_∞ + ‖b_l‖_∞)·max(1, B_{l−1}), |h_l|_∞ ≤ B_l when |x|_∞ ≤ 1.
+    """
+    log_bound = 0.0
+    for i, layer in enumerate(layers):
+        norm = float(np.abs(layer.W).sum(axis=1).max() + np.abs(layer.b).max())
+        log_bound = (math.log10(norm) if norm > 0 else -math.inf) + max(0.0, log_bound)
+        if log_bound > MAX_GROWTH_LOG10:
+            raise NetworkFileError(
+                f"{name}: layer {i + 1}: the weights are so large that values could reach "
+                f"1e{log_bound:.0f} on inputs of size 1 (doubles end at 1.8e308)")
+
+
+_JSON_KEYS = ("weights", "biases", "scaled_weights", "scaled_biases")
+
+
+def _assemble(parsed: list[_Layer], activation: str, name: str,
+              keys=lambda i: _JSON_KEYS) -> MLP | ExtendedNetwork:
+    """Check sizes, shapes and values of layers read from any format; build the network.
+    ``keys(i)`` names layer i's W, b, V, v in messages as the file names them."""
+    total = sum(L.W.size + L.b.size + (0 if L.S is None else L.S.size + L.V.size + L.v.size)
+                for L in parsed)
+    if total > MAX_PARAMETERS:
+        raise NetworkFileError(f"{name}: {total:,} parameters; at most {MAX_PARAMETERS:,} are read")
+    for i, L in enumerate(parsed):
+        where = f"{name}: layer {i + 1}"
+        if i and L.W.shape[1] != parsed[i - 1].W.shape[0]:
+            raise NetworkFileError(f"{where}: weights have {L.W.shape[1]} columns but layer {i} "
+                                   f"has {parsed[i - 1].W.shape[0]} neurons")
+        kW, kb, kV, kv = keys(i + 1)
+        _check_entries(L.W, f"{where} {kW}")
+        _check_entries(L.b, f"{where} {kb}")
+        if L.S is not None:
+            if not np.all((L.S == 0) | np.isinf(L.S)):
+                raise NetworkFileError(f"{where} scale: entries must be 0, \"inf\" or \"-inf\"")
+            if i == len(parsed) - 1 and np.any(L.S != 0):
+                raise NetworkFileError(f"{where}: the output layer cannot have infinite rows")
+            _check_entries(L.V, f"{where} {kV}")
+            _check_entries(L.v, f"{where} {kv}")
+    if any(L.S is not None for L in parsed):
         if activation != "relu":
             raise NetworkFileError(f"{name}: infinite rows need \"activation\": \"relu\"")
         return ExtendedNetwork(tuple(
-            ExtendedLayer(W, b, S if S is not None else np.zeros(len(b)),
-                          V if V is not None else np.zeros_like(W),
-                          v if v is not None else np.zeros(len(b)))
-            for W, b, S, V, v in parsed))
-    return MLP([(W, b) for W, b, *_ in parsed], activation)
+            ExtendedLayer(L.W, L.b, L.S if L.S is not None else np.zeros(len(L.b)),
+                          L.V if L.V is not None else np.zeros_like(L.W),
+                          L.v if L.v is not None else np.zeros(len(L.b)))
+            for L in parsed))
+    _check_growth(parsed, name)
+    return MLP([(L.W, L.b) for L in parsed], activation)
 
 
-def _from_npz_bytes(data: bytes, name: str):
+# -- NPZ --------------------------------------------------------------------
+#: What a damaged or hostile archive can raise from zipfile and numpy's header reader.
+_ARCHIVE_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError,
+                   EOFError, OSError, ValueError, struct.error, zlib.error, lzma.LZMAError,
+                   SyntaxError, OverflowError)
+
+
+def _npz_key_allowed(key: str) -> bool:
+    if key == "activation":
+        return True
+    digits = key[1:]
+    return (key[:1] in ("W", "b", "S", "V", "v") and digits.isdigit() and digits.isascii()
+            and not digits.startswith("0") and int(digits) <= MAX_LAYERS)
+
+
+def _read_npz(data: bytes, name: str) -> dict[str, np.ndarray]:
+    """The arrays of an NPZ archive, every size checked before anything is decompressed:
+    the directory (member count) from the end record, each member's size from the
+    directory, each array's shape and type from its header (pickles are never read)."""
+    buf = io.BytesIO(data)
     try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
-    except (zipfile.BadZipFile, EOFError, OSError) as e:
+        end = zipfile._EndRecData(buf)
+    except _ARCHIVE_ERRORS as e:
         raise NetworkFileError(f"{name}: truncated or damaged NPZ archive ({e})") from None
-    except ValueError as e:  # object arrays need pickle: refused
-        raise NetworkFileError(f"{name}: NPZ holds something other than plain arrays ({e})") from None
-    return network_from_arrays(arrays, name)
+    if end is None:
+        raise NetworkFileError(f"{name}: truncated or damaged NPZ archive (no ZIP directory at "
+                               "the end)")
+    if end[zipfile._ECD_ENTRIES_TOTAL] > MAX_NPZ_MEMBERS or \
+            end[zipfile._ECD_SIZE] > 128 * MAX_NPZ_MEMBERS:
+        raise NetworkFileError(f"{name}: the archive lists {end[zipfile._ECD_ENTRIES_TOTAL]:,} "
+                               f"members; a network has at most {MAX_NPZ_MEMBERS:,} arrays")
+    try:
+        archive = zipfile.ZipFile(buf)
+    except _ARCHIVE_ERRORS as e:
+        raise NetworkFileError(f"{name}: truncated or damaged NPZ archive ({one_line(e, 80)})") \
+            from None
+    with archive:
+        infos = archive.infolist()
+        if len(infos) > MAX_NPZ_MEMBERS:
+            raise NetworkFileError(f"{name}: the archive holds {len(infos):,} members; a network "
+                                   f"has at most {MAX_NPZ_MEMBERS:,} arrays")
+        expanded = sum(info.file_size for info in infos)
+        if expanded > MAX_NPZ_BYTES:
+            raise NetworkFileError(f"{name}: the archive would expand to {megabytes(expanded)}; "
+                                   f"at most {megabytes(MAX_NPZ_BYTES)} are read")
+        keys = []
+        for info in infos:
+            member = shown_name(info.filename)
+            if not info.filename.endswith(".npy"):
+                raise NetworkFileError(f"{name}: member {member} is not a NumPy array (.npy)")
+            key = info.filename[:-4]
+            if not _npz_key_allowed(key):
+                raise NetworkFileError(f"{name}: unexpected array {shown_name(key)}; expected "
+                                       "W1, b1, …, WL, bL (and activation, S, V, v)")
+            if key in keys:
+                raise NetworkFileError(f"{name}: array {key} appears twice in the archive")
+            keys.append(key)
+        arrays = {}
+        budget = MAX_PARAMETERS + 1024  # the activation name and a little slack
+        for info, key in zip(infos, keys):
+            try:
+                arrays[key], used = _read_npy_member(archive, info, budget)
+            except NetworkFileError as e:
+                raise NetworkFileError(f"{name}: array {key}: {e}") from None
+            except _ARCHIVE_ERRORS as e:
+                raise NetworkFileError(f"{name}: array {key} is truncated or damaged "
+                                       f"({one_line(e, 80)})") from None
+            budget -= used
+    return arrays
+
+
+def _read_npy_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: int):
+    """One .npy member: header first (dtype, shape), then exactly the bytes it declares."""
+    fmt = np.lib.format
+    with archive.open(info) as f:
+        version = fmt.read_magic(f)
+        if version == (1, 0):
+            shape, fortran, dtype = fmt.read_array_header_1_0(f)
+        elif version == (2, 0):
+            shape, fortran, dtype = fmt.read_array_header_2_0(f)
+        else:
+            raise NetworkFileError(f"NumPy format version {version} is not read")
+        if dtype.hasobject:
+            raise NetworkFileError("holds Python objects, not plain numbers (pickled data is "
+                                   "never loaded)")
+        count = math.prod(shape)
+        if count > budget:
+            raise NetworkFileError(f"{count:,} entries; a network has at most "
+                                   f"{MAX_PARAMETERS:,} parameters")
+        nbytes = count * dtype.itemsize
+        if nbytes > info.file_size:
+            raise NetworkFileError(f"declares {nbytes:,} bytes of data but holds fewer "
+                                   "(truncated or damaged)")
+        raw = f.read(nbytes)
+    if len(raw) != nbytes:
+        raise NetworkFileError("is truncated")
+    arr = np.frombuffer(raw, dtype=dtype, count=count)
+    arr = arr.reshape(shape[::-1]).T if fortran else arr.reshape(shape)
+    return arr, count
+
+
+def _numeric(arr, key: str, where: str, ndim: int) -> np.ndarray:
+    """``arr`` as a float64 array of ``ndim`` dimensions, or an error naming ``key``."""
+    kind = arr.dtype.kind
+    if kind in "US":
+        raise NetworkFileError(f"{where}: {key} holds text, not numbers")
+    if kind not in "fiu":
+        raise NetworkFileError(f"{where}: {key} has type {arr.dtype}, expected numbers")
+    if arr.ndim != ndim:
+        raise NetworkFileError(f"{where}: {key} has {arr.ndim} dimensions, expected {ndim}")
+    if 0 in arr.shape:
+        raise NetworkFileError(f"{where}: {key} has shape {arr.shape}; it is empty")
+    with np.errstate(over="ignore", invalid="ignore"):  # float128 beyond double: inf, caught below
+        return arr.astype(float)
 
 
 def network_from_arrays(arrays: dict, name: str = "network") -> MLP | ExtendedNetwork:
     """A network from arrays ``W1, b1, …, WL, bL`` (+ optional ``activation``,
     and ``S_l, V_l, v_l`` for infinite rows)."""
     L = 0
-    while f"W{L + 1}" in arrays:
+    while f"W{L + 1}" in arrays and L < MAX_LAYERS:
         L += 1
     if L == 0:
-        keys = ", ".join(sorted(arrays)) or "nothing"
+        keys = ", ".join(shown_name(k) for k in sorted(arrays)[:8]) or "nothing"
         raise NetworkFileError(f"{name}: no W1 array (found {keys}); expected W1, b1, …, WL, bL")
     known = {"activation"} | {f"{p}{i}" for i in range(1, L + 1) for p in ("W", "b", "S", "V", "v")}
     unknown = set(arrays) - known
     if unknown:
-        raise NetworkFileError(f"{name}: unexpected array(s) {', '.join(sorted(unknown))}")
+        raise NetworkFileError(f"{name}: unexpected array(s) "
+                               f"{', '.join(shown_name(k) for k in sorted(unknown)[:5])}")
     activation = "relu"
     if "activation" in arrays:
-        a = arrays["activation"]
+        a = np.asarray(arrays["activation"])
         if a.dtype.kind != "U" or a.ndim != 0 or str(a) not in ACTIVATIONS:
             raise NetworkFileError(f"{name}: activation must be one of {', '.join(ACTIVATIONS)}")
         activation = str(a)
-    doc_layers = []
-    extended = False
+    parsed = []
     for i in range(1, L + 1):
         where = f"{name}: layer {i}"
         if f"b{i}" not in arrays:
             raise NetworkFileError(f"{where}: W{i} has no b{i}")
-        W, b = arrays[f"W{i}"], arrays[f"b{i}"]
-        for key, arr, nd in ((f"W{i}", W, 2), (f"b{i}", b, 1)):
-            if arr.dtype.kind not in "fiu":
-                raise NetworkFileError(f"{where}: {key} has type {arr.dtype}, expected numbers")
-            if arr.ndim != nd:
-                raise NetworkFileError(f"{where}: {key} has {arr.ndim} dimensions, expected {nd}")
-            if not np.all(np.isfinite(arr)):
-                raise NetworkFileError(f"{where}: {key} has NaN or infinite entries")
-        layer = {"weights": W.astype(float).tolist(), "biases": b.astype(float).tolist()}
+        W = _numeric(np.asarray(arrays[f"W{i}"]), f"W{i}", where, 2)
+        b = _numeric(np.asarray(arrays[f"b{i}"]), f"b{i}", where, 1)
+        if b.shape[0] != W.shape[0]:
+            raise NetworkFileError(f"{where}: W{i} has {W.shape[0]} rows but b{i} has "
+                                   f"{b.shape[0]} entries")
+        entry = _Layer(W, b)
         if f"S{i}" in arrays:
-            extended = True
-            S = arrays[f"S{i}"]
+            S = np.asarray(arrays[f"S{i}"])
             if S.dtype.kind != "f" or S.ndim != 1:
                 raise NetworkFileError(f"{where}: S{i} must be a 1-D float array")
             for key in (f"V{i}", f"v{i}"):
                 if key not in arrays:
                     raise NetworkFileError(f"{where}: S{i} needs {key} too")
-                if not np.all(np.isfinite(arrays[key])):
-                    raise NetworkFileError(f"{where}: {key} has NaN or infinite entries")
-            layer["scale"] = ["inf" if s == np.inf else "-inf" if s == -np.inf else float(s)
-                              for s in S.tolist()]
-            layer["scaled_weights"] = np.asarray(arrays[f"V{i}"], float).tolist()
-            layer["scaled_biases"] = np.asarray(arrays[f"v{i}"], float).reshape(-1).tolist()
-        doc_layers.append(layer)
-    doc = {"activation": activation, "layers": doc_layers}
-    if extended:
-        doc["activation"] = "relu"
-    return network_from_dict(doc, name)
+            V = _numeric(np.asarray(arrays[f"V{i}"]), f"V{i}", where, 2)
+            v = _numeric(np.asarray(arrays[f"v{i}"]).reshape(-1), f"v{i}", where, 1)
+            if S.shape[0] != W.shape[0] or V.shape != W.shape or v.shape[0] != W.shape[0]:
+                raise NetworkFileError(f"{where}: S{i}, V{i}, v{i} must match W{i}'s shape "
+                                       f"{W.shape}")
+            entry.S, entry.V, entry.v = S.astype(float), V, v
+        else:
+            for key in (f"V{i}", f"v{i}"):
+                if key in arrays:
+                    raise NetworkFileError(f"{where}: {key} without S{i}")
+        parsed.append(entry)
+    return _assemble(parsed, activation, name, keys=lambda i: (f"W{i}", f"b{i}", f"V{i}", f"v{i}"))
 
 
 # ---------------------------------------------------------------------------
@@ -311,167 +589,24 @@ def _onnx():
     return onnx, numpy_helper
 
 
-ONNX_OPS = ("Gemm", "MatMul", "Add", "Relu", "Identity", "Flatten")
-
-
 def _from_onnx_bytes(data: bytes, name: str) -> MLP:
-    onnx, numpy_helper = _onnx()
-    try:
-        model = onnx.load_from_string(data)
-    except Exception as e:  # protobuf's DecodeError and friends
-        raise NetworkFileError(f"{name}: truncated or damaged ONNX file ({type(e).__name__})") from None
-    g = model.graph
-    if not g.node:
-        raise NetworkFileError(f"{name}: the ONNX graph has no nodes (not a network, or truncated)")
-    consts = {}
-    for t in g.initializer:
-        try:
-            consts[t.name] = numpy_helper.to_array(t)
-        except Exception as e:
-            raise NetworkFileError(f"{name}: initializer {t.name!r} cannot be read ({e})") from None
-    for node in g.node:  # Constant nodes are weights too
-        if node.op_type == "Constant":
-            for attr in node.attribute:
-                if attr.name == "value":
-                    consts[node.output[0]] = numpy_helper.to_array(attr.t)
-    inputs = [i for i in g.input if i.name not in consts]
-    if len(inputs) != 1 or len(g.output) != 1:
-        raise NetworkFileError(f"{name}: the graph must have one input and one output, it has "
-                               f"{len(inputs)} and {len(g.output)}")
-    by_input: dict[str, list] = {}
-    for k, node in enumerate(g.node):
-        if node.op_type == "Constant":
-            continue
-        for inp in node.input:
-            if inp not in consts:
-                by_input.setdefault(inp, []).append((k, node))
-    current = inputs[0].name
-    layers = []
-    W = None  # pending affine map of the current tensor: (W, b) on the last post-activation
-    b = None
-    n_in = None
-    shape = inputs[0].type.tensor_type.shape.dim
-    if len(shape) >= 1 and shape[-1].dim_value > 0:
-        n_in = int(shape[-1].dim_value)
-    seen = 0
-    while current != g.output[0].name:
-        users = by_input.get(current, [])
-        if len(users) != 1:
-            raise NetworkFileError(
-                f"{name}: tensor {current!r} feeds {len(users)} nodes; only a chain of "
-                f"{', '.join(ONNX_OPS[:4])} nodes can be read")
-        k, node = users[0]
-        where = f"{name}: node {k + 1} ({node.op_type} {node.name!r})"
-        seen += 1
-        op = node.op_type
-        if op not in ONNX_OPS:
-            raise NetworkFileError(f"{where} is not supported; a network file may hold only "
-                                   f"{', '.join(ONNX_OPS[:4])} nodes")
-        attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
-        weights = [consts[i] for i in node.input if i in consts]
-        for arr in weights:
-            if arr.dtype.kind not in "fiu":
-                raise NetworkFileError(f"{where}: weights of type {arr.dtype} are not numbers")
-            if not np.all(np.isfinite(arr)):
-                raise NetworkFileError(f"{where}: NaN or infinite weights")
-        if op in ("Gemm", "MatMul", "Add"):
-            M, c = _onnx_affine(node, attrs, consts, current, where)
-            if W is None:
-                W, b = M, c
-            else:
-                if M.shape[1] != W.shape[0]:
-                    raise NetworkFileError(f"{where}: expects {M.shape[1]} inputs but gets "
-                                           f"{W.shape[0]}")
-                W, b = M @ W, M @ b + c
-            if n_in is None and not layers and W.shape[1] > 0:
-                n_in = W.shape[1]
-        elif op == "Flatten":
-            if int(attrs.get("axis", 1)) != 1:
-                raise NetworkFileError(f"{where}: only Flatten with axis = 1 (a no-op on "
-                                       "(N, features) data) is supported")
-        elif op == "Relu":
-            if W is None:
-                if not layers:
-                    raise NetworkFileError(f"{where}: a Relu on the input itself is not a layer")
-                # ReLU(ReLU(z)) = ReLU(z)
-            else:
-                layers.append((W, b))
-                W, b = None, None
-        current = node.output[0]
-    if W is None:
-        if not layers:
-            raise NetworkFileError(f"{name}: the graph has no Gemm or MatMul layer")
-        n = layers[-1][0].shape[0]
-        W, b = np.eye(n), np.zeros(n)  # the output passes through a ReLU: add a linear layer
-    layers.append((W, b))
-    if n_in is not None and layers[0][0].shape[1] != n_in:
-        raise NetworkFileError(f"{name}: the input has {n_in} features but the first layer "
-                               f"expects {layers[0][0].shape[1]}")
-    for i in range(1, len(layers)):
-        if layers[i][0].shape[1] != layers[i - 1][0].shape[0]:
-            raise NetworkFileError(f"{name}: layer {i + 1} expects {layers[i][0].shape[1]} inputs "
-                                   f"but layer {i} has {layers[i - 1][0].shape[0]} neurons")
-    return MLP(layers)
+    from relulab.io.onnx_reader import read_onnx
 
-
-def _onnx_affine(node, attrs, consts, current, where):
-    """The affine map (M, c), y = M x + c, of one Gemm, MatMul or Add on the data x."""
-    op = node.op_type
-    ins = list(node.input)
-    if op == "Add":
-        other = [i for i in ins if i != current]
-        if len(other) != 1 or other[0] not in consts:
-            raise NetworkFileError(f"{where}: Add needs one constant operand")
-        c = np.asarray(consts[other[0]], float)
-        if c.ndim > 2 or (c.ndim == 2 and c.shape[0] != 1):
-            raise NetworkFileError(f"{where}: bias of shape {c.shape} is not a vector")
-        c = c.reshape(-1)
-        return np.eye(len(c)), c
-    if op == "MatMul":
-        if ins[0] != current or ins[1] not in consts:
-            raise NetworkFileError(f"{where}: MatMul must multiply the data by a constant matrix "
-                                   "(data first)")
-        B = np.asarray(consts[ins[1]], float)
-        if B.ndim != 2:
-            raise NetworkFileError(f"{where}: weight of shape {B.shape} is not a matrix")
-        return B.T, np.zeros(B.shape[1])
-    # Gemm: Y = alpha·A'·B' + beta·C
-    if len(ins) < 2 or ins[0] != current or ins[1] not in consts:
-        raise NetworkFileError(f"{where}: Gemm must take the data as A and a constant B")
-    if attrs.get("transA", 0):
-        raise NetworkFileError(f"{where}: transA = 1 (transposed data) is not supported")
-    B = np.asarray(consts[ins[1]], float)
-    if B.ndim != 2:
-        raise NetworkFileError(f"{where}: B of shape {B.shape} is not a matrix")
-    if attrs.get("transB", 0):
-        B = B.T
-    alpha = float(attrs.get("alpha", 1.0))
-    beta = float(attrs.get("beta", 1.0))
-    M = alpha * B.T
-    c = np.zeros(M.shape[0])
-    if len(ins) >= 3 and ins[2]:
-        if ins[2] not in consts:
-            raise NetworkFileError(f"{where}: C must be a constant")
-        C = np.asarray(consts[ins[2]], float)
-        if C.size == 1:
-            c = np.full(M.shape[0], float(C.reshape(-1)[0])) * beta
-        elif C.size == M.shape[0] and (C.ndim == 1 or C.shape[0] == 1):
-            c = beta * C.reshape(-1)
-        else:
-            raise NetworkFileError(f"{where}: C of shape {C.shape} does not match {M.shape[0]} "
-                                   "outputs")
-    return M, c
+    return read_onnx(data, name)
 
 
 def network_to_onnx_bytes(net, dtype=np.float64) -> bytes:
-    """An ONNX model (Gemm with transB = 1, then Relu, per layer) of a finite network."""
+    """An ONNX model (Gemm with transB = 1, then Relu, per layer) of a finite ReLU
+    network, in float64 (onnxruntime has no float64 LeakyRelu, so leaky-ReLU networks
+    are written as JSON or NPZ)."""
     if isinstance(net, ExtendedNetwork):
         if not net.is_finite():
             raise NetworkFileError("ONNX cannot hold infinite weights: export the extended network "
                                    "as JSON or NPZ, or a finite big-M version as ONNX")
         net = net.to_mlp()
     if net.activation != "relu":
-        raise NetworkFileError(f"ONNX export writes ReLU networks, not {net.activation!r}")
+        raise NetworkFileError(f"ONNX export writes ReLU networks, not {net.activation!r}; "
+                               "use JSON or NPZ")
     if not net.is_finite():
         raise NetworkFileError("ONNX export needs finite weights")
     onnx, numpy_helper = _onnx()
@@ -559,11 +694,11 @@ def network_to_bytes(net, fmt: str) -> bytes:
 
 def save_network(net, path) -> None:
     """Write ``net`` (an MLP or an ExtendedNetwork) in the format of ``path``'s extension,
-    atomically: the old file stays if anything fails."""
+    atomically: the old file stays if anything fails (a read-only file is refused)."""
     path = Path(path)
     fmt = _fmt_from_suffix(path)
     data = network_to_bytes(net, fmt)
     try:
         write_bytes_atomic(path, data)
     except OSError as e:
-        raise NetworkFileError(f"{path.name}: cannot write ({e.strerror})") from None
+        raise NetworkFileError(f"{path.name}: cannot write ({e.strerror or e})") from None

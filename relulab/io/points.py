@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from relulab.io.atomic import write_text_atomic
+from relulab.io.limits import FileRefused, read_file
 from relulab.model.datasets import points_from_csv, points_to_csv
 
 MAX_BYTES = 20 * 1024 * 1024
@@ -22,12 +23,15 @@ def save_points_csv(path, X, y, is_test=None) -> None:
 
 
 def load_points_csv(path):
-    """``(X, y, is_test)`` read from ``path``; nothing is returned unless the whole file is valid."""
+    """``(X, y, is_test)`` read from ``path``; nothing is returned unless the whole file is valid.
+    Only a regular file of at most 20 MB is read (a link to /dev/zero or a FIFO is refused)."""
     path = Path(path)
-    if path.stat().st_size > MAX_BYTES:
-        raise ValueError(f"{path.name}: the file is larger than 20 MB")
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        data = read_file(path, MAX_BYTES)
+    except FileRefused as e:
+        raise ValueError(f"{path.name} {e}") from None
+    try:
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise ValueError(f"{path.name}: not a text file ({e.reason})") from None
     try:

@@ -14,8 +14,10 @@ A playlist is an ordered list of scenes (inline, or file names beside it)::
      "scenes": ["01-ruler.relulab.json", {...a scene...}, …]}
 
 Reading never trusts the file: every problem raises :class:`SceneError` naming the
-field (``panels.hinges``, ``version``, ``scenes[3]``) and what is wrong with it,
-before anything is applied. Files written by a newer format version are refused
+field (``panels.hinges``, ``version``, ``scenes[3]``) and what is wrong with it, in
+one line, before anything is applied. Reading is bounded before parsing (regular
+files only, MAX_BYTES while reading, nesting and element counts measured on the
+text: see relulab.io.limits). Files written by a newer format version are refused
 rather than half-read. Qt-free.
 """
 
@@ -27,6 +29,9 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from relulab.io.atomic import write_text_atomic
+from relulab.io.limits import (
+    MAX_NUMBER_DIGITS, FileRefused, check_json_text, megabytes, one_line, read_file, shown_name,
+)
 
 SCENE_FORMAT = "relulab-scene"
 PLAYLIST_FORMAT = "relulab-playlist"
@@ -36,12 +41,19 @@ SCENE_SUFFIX = ".relulab.json"
 MAX_BYTES = 16 * 1024 * 1024
 #: Deeper nesting than this is not a scene (and would exhaust the parser's stack).
 MAX_DEPTH = 64
+#: Lists and objects, and values of any kind, in one file: checked before parsing, so
+#: that 16 MB of ``[[],[],…]`` cannot take gigabytes. 100,000 Playground points (the
+#: model's own maximum) are 100,000 lists and 300,000 values.
+MAX_CONTAINERS = 1_000_000
+MAX_VALUES = 4_000_000
 
 
 class SceneError(ValueError):
     """A scene or playlist that cannot be used: ``field`` says where, ``problem`` what."""
 
     def __init__(self, field: str, problem: str):
+        # names and messages may come from the file: keep the message one line
+        field, problem = one_line(field, 200), one_line(problem)
         super().__init__(f"{field}: {problem}")
         self.field = field
         self.problem = problem
@@ -124,14 +136,43 @@ def json_ready(value, where: str = "value"):
     raise SceneError(where, f"{type(value).__name__} cannot be stored in a scene")
 
 
+class _HugeInteger:
+    """Stands in, while parsing, for a whole number too long for a double."""
+
+    def __init__(self, digits: int):
+        self.digits = digits
+
+
+def _parse_int(text: str):
+    digits = len(text.lstrip("-"))
+    return _HugeInteger(digits) if digits > MAX_NUMBER_DIGITS else int(text)
+
+
+def _find_huge(value, where: str = ""):
+    """The path and stand-in of the first too-long whole number in ``value``."""
+    stack = [(value, where)]
+    while stack:
+        v, path = stack.pop()
+        if isinstance(v, _HugeInteger):
+            return path, v
+        if isinstance(v, dict):
+            stack.extend((c, f"{path}.{shown_name(k)}" if path else shown_name(k))
+                         for k, c in reversed(v.items()))
+        elif isinstance(v, list):
+            stack.extend((c, f"{path}[{i}]") for i, c in reversed(list(enumerate(v))))
+    return None
+
+
 def _decode(data: bytes | str, max_bytes: int) -> Any:
     """Bytes -> JSON value, with a message for each way a file can be broken."""
     size = len(data.encode("utf-8") if isinstance(data, str) else data)
     if size > max_bytes:
         raise SceneError("file", f"{_mb(size)} is larger than the {_mb(max_bytes)} a scene may have")
     if isinstance(data, bytes):
-        if not data.strip():
+        if not data:
             raise SceneError("file", "the file is empty")
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            raise SceneError("file", "UTF-16 text; a scene file is UTF-8 (save it as UTF-8)")
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
@@ -139,40 +180,38 @@ def _decode(data: bytes | str, max_bytes: int) -> Any:
                                      f"{exc.start}); is this a scene file?") from None
     else:
         text = data
-    if not text.strip():
+    if not text:
         raise SceneError("file", "the file is empty")
+    if not text.strip():
+        raise SceneError("file", "the file is empty (it holds only blank space)")
     try:
-        return json.loads(text)  # NaN and Infinity are read back as written
+        shape = check_json_text(text, MAX_DEPTH, MAX_CONTAINERS, MAX_VALUES)
+    except FileRefused as exc:
+        raise SceneError("file", str(exc)) from None
+    huge = []
+
+    def parse_int(token):
+        value = _parse_int(token)
+        if isinstance(value, _HugeInteger):
+            huge.append(value)
+        return value
+
+    try:
+        # NaN and Infinity are read back as written; whole numbers are looked at one by
+        # one only when some number is too long to be one (the hook is slower)
+        value = json.loads(text, parse_int=parse_int if shape.long_numbers else None)
     except json.JSONDecodeError as exc:
-        cut = " (the file looks cut short)" if _unclosed(text) else ""
+        cut = " (the file looks cut short)" if shape.cut_short else ""
         raise SceneError("file", f"not valid JSON at line {exc.lineno}, column {exc.colno}: "
                                  f"{exc.msg}{cut}") from None
-    except RecursionError:
-        raise SceneError("file", "nested too deeply to be a scene") from None
+    if huge:
+        where, number = _find_huge(value) or ("file", huge[0])
+        raise SceneError(where or "file", f"a whole number with {number.digits} digits is out of "
+                                          f"range (at most {MAX_NUMBER_DIGITS} digits)")
+    return value
 
 
-def _unclosed(text: str) -> bool:
-    """True when brackets or a string are still open at the end: a truncated file."""
-    depth, in_string, escaped = 0, False, False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-        elif ch in "]}":
-            depth -= 1
-    return in_string or depth > 0
-
-
-def _mb(n: int) -> str:
-    return f"{n / (1024 * 1024):.1f} MB"
+_mb = megabytes
 
 
 def _depth(value, limit: int) -> int:
@@ -241,10 +280,10 @@ def scene_from_dict(d, known_panels: Iterable[str] | None = None, where: str = "
                          f"expected an object (panel name -> panel state), got {_kind(panels)}")
     for name, state in panels.items():
         if known is not None and name not in known:
-            raise SceneError(f"{prefix}panels.{name}",
+            raise SceneError(f"{prefix}panels.{shown_name(name)}",
                              f"unknown panel (known: {', '.join(known)})")
         if not isinstance(state, dict):
-            raise SceneError(f"{prefix}panels.{name}",
+            raise SceneError(f"{prefix}panels.{shown_name(name)}",
                              f"expected an object (the panel's state), got {_kind(state)}")
     current = d.get("current")
     if current is not None:
@@ -252,7 +291,7 @@ def scene_from_dict(d, known_panels: Iterable[str] | None = None, where: str = "
             raise SceneError(f"{prefix}current", f"expected a panel name, got {_kind(current)}")
         if known is not None and current not in known:
             raise SceneError(f"{prefix}current",
-                             f"unknown panel {current!r} (known: {', '.join(known)})")
+                             f"unknown panel {shown_name(current)!r} (known: {', '.join(known)})")
     return Scene(panels=dict(panels), current=current,
                  title=_optional_text(d, "title", prefix),
                  caption=_optional_text(d, "caption", prefix))
@@ -270,21 +309,20 @@ def dump_scene(scene: Scene) -> str:
 
 
 def _read_bytes(path, max_bytes: int) -> bytes:
-    """The file's bytes; an oversized file is refused before it is read."""
+    """The file's bytes, read within bounds (a regular file, at most ``max_bytes``);
+    package data (an ``importlib.resources`` traversable) is read as it is."""
+    if not isinstance(path, Path):
+        data = path.read_bytes()
+        if len(data) > max_bytes:
+            raise SceneError("file", f"{_mb(len(data))} is larger than the {_mb(max_bytes)} "
+                                     "a scene may have")
+        return data
     try:
-        size = path.stat().st_size if hasattr(path, "stat") else None
-    except OSError:
-        size = None
-    if size is not None and size > max_bytes:
-        raise SceneError("file", f"{_mb(size)} is larger than the {_mb(max_bytes)} a scene may have")
-    try:
-        return path.read_bytes()
+        return read_file(path, max_bytes)
     except FileNotFoundError:
         raise SceneError("file", f"{path} does not exist") from None
-    except IsADirectoryError:
-        raise SceneError("file", f"{path} is a folder, not a scene file") from None
-    except OSError as exc:
-        raise SceneError("file", f"cannot read {path}: {exc.strerror or exc}") from None
+    except FileRefused as exc:
+        raise SceneError("file", f"{path} {exc}") from None
 
 
 def read_scene(path, known_panels: Iterable[str] | None = None,

@@ -372,7 +372,9 @@ class MainWindow(QMainWindow):
         try:
             written = self.export_current(kind, path, scale, progress=progress)
         except (export.ExportError, OSError) as exc:
-            self.session.report_error("Could not export", SceneError("export", str(exc)))
+            problem = f"{path}: {exc.strerror}" if isinstance(exc, OSError) and exc.strerror \
+                else str(exc)
+            self.session.report_error("Could not export", SceneError("export", problem))
             return []
         finally:
             if progress is not None:

@@ -1,14 +1,20 @@
 """The document behind the window: open, save, autosave, restore after a crash.
 
-A scene is applied all or nothing: every affected panel's state is snapshotted
-first, and if any ``load_state`` refuses its part, the panels already loaded get
-their snapshots back, so a bad file leaves the work on screen as it was.
+A scene is applied all or nothing: every panel's state is snapshotted first, and if
+any ``load_state`` refuses its part, every panel the scene touched gets its snapshot
+back, the refusing one included (it may have changed before it refused), so a bad
+file leaves the work on screen as it was.
+
+Opening is the app's edge for files: a refusal, whatever raised it, is one line
+naming the file, the field and the problem, and changes nothing.
 
 Autosave: while the window runs as the app (``start()``), the work is written every
 60 s to ``autosave.relulab.json`` in the user data folder when it differs from the
 saved file. A clean exit removes it. A file left behind means the last run did not
 exit cleanly; the next start moves it aside to ``recovered.relulab.json`` and offers
-to restore it. ``RELULAB_DATA_DIR`` overrides the folder (for scripts and tests).
+to restore it. A recovered file that cannot be restored is offered once: it is then
+renamed ``refused-autosave-<date>.relulab.json`` beside it and the message says so.
+``RELULAB_DATA_DIR`` overrides the folder (for scripts and tests).
 """
 
 from __future__ import annotations
@@ -16,12 +22,14 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
 from PySide6.QtCore import QLockFile, QObject, QStandardPaths, Qt, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox
 
+from relulab.io.limits import one_line
 from relulab.io.scenes import (
     SCENE_SUFFIX, Playlist, Scene, SceneError, json_ready, read_document, write_scene,
 )
@@ -35,6 +43,7 @@ log = logging.getLogger("relulab.session")
 AUTOSAVE_INTERVAL_MS = 60_000
 AUTOSAVE_NAME = "autosave" + SCENE_SUFFIX
 RECOVERED_NAME = "recovered" + SCENE_SUFFIX
+REFUSED_PREFIX = "refused-autosave-"
 LOCK_NAME = "session.lock"
 
 
@@ -73,28 +82,38 @@ def apply_scene(panels: Mapping[str, "Panel"], scene: Scene) -> None:
     """Load every panel state of ``scene``, all or nothing.
 
     Raises SceneError(``panels.<name>``, the panel's message) when a panel refuses
-    its state; the panels loaded before it are restored from snapshots first.
+    its state; every panel the scene touched, the refusing one included, is first
+    restored from a snapshot taken before anything was applied.
     """
     unknown = [n for n in scene.panels if n not in panels]
     if unknown:
         raise SceneError(f"panels.{unknown[0]}", f"unknown panel (known: {', '.join(panels)})")
     if scene.current is not None and scene.current not in panels:
         raise SceneError("current", f"unknown panel {scene.current!r}")
-    snapshots = {name: _state_dict(panels, name) for name in scene.panels}
-    loaded: list[str] = []
+    snapshots = {name: _state_dict(panels, name) for name in panels}
+    touched: list[str] = []
     for name, state in scene.panels.items():
+        touched.append(name)
         try:
             _load_state(panels, name, state)
         except Exception as exc:  # a panel's ValueError, or a bug: either way roll back
-            for done in reversed(loaded):
-                try:
-                    _load_state(panels, done, snapshots[done])
-                except Exception:  # pragma: no cover - a panel that cannot reload its own state
-                    log.exception("could not restore the %s panel after a failed load", done)
+            _restore(panels, snapshots, touched)
             problem = str(exc) if isinstance(exc, ValueError) else \
                 f"could not be loaded ({type(exc).__name__}: {exc})"
             raise SceneError(f"panels.{name}", problem) from exc
-        loaded.append(name)
+
+
+def _restore(panels, snapshots: dict, touched: list[str]) -> None:
+    """Put back the snapshots of the panels a failed scene touched (the last one may
+    have changed part of its state before refusing) and of any other panel whose
+    state moved meanwhile."""
+    for name in reversed(list(panels)):
+        if name not in touched and _state_dict(panels, name) == snapshots[name]:
+            continue
+        try:
+            _load_state(panels, name, snapshots[name])
+        except Exception:  # pragma: no cover - a panel that cannot reload its own state
+            log.exception("could not restore the %s panel after a failed load", name)
 
 
 def fingerprint(scene: Scene) -> str:
@@ -123,6 +142,7 @@ class Session(QObject):
         self.confirm_close = False  # the app sets it; scripts and tests are never asked
         self.last_error: SceneError | None = None
         self.pending_restore: Path | None = None
+        self.refused_autosave: Path | None = None
         self._baseline = ""
         self._autosaved = ""
         self._lock: QLockFile | None = None
@@ -186,21 +206,33 @@ class Session(QObject):
         return read_document(path, list(self.panels))
 
     def open(self, path) -> bool:
-        """Open a scene file; on any problem show it and leave the work untouched."""
+        """Open a scene or playlist file; on any problem show it in one line and leave
+        the work (and a running lecture) untouched."""
         path = Path(path)
         try:
             doc = self.read(path)
             if isinstance(doc, Playlist):
-                self.window.lecture.start(doc, source=path)
+                if not self.window.lecture.start(doc, source=path):
+                    return False  # the lecture said why
                 settings.add_recent(str(path))
                 return True
             if self.window.lecture.running:
-                self.window.lecture.end()  # the file replaces the work, not a lecture scene
+                # try the scene on the lecture's screen first: a refusal then changes
+                # nothing; only a scene that loads ends the lecture (which puts the
+                # work from before it back) and is loaded over that work
+                apply_scene(self.panels, doc)
+                self.window.lecture.end()
             self.load(doc)
         except SceneError as exc:
             if not path.exists():
                 settings.remove_recent(str(path))
             self.report_error(f"Could not open {path.name}", exc)
+            return False
+        except Exception as exc:  # the edge of the open command: a bug is still one line
+            log.exception("unexpected error while opening %s", path)
+            self.report_error(f"Could not open {path.name}",
+                              SceneError("file", f"could not be opened ({type(exc).__name__}: "
+                                                 f"{exc})"))
             return False
         self.path = path
         self.mark_clean()
@@ -211,7 +243,9 @@ class Session(QObject):
         return True
 
     def report_error(self, title: str, exc: SceneError) -> QMessageBox:
-        """Show a problem with a file next to the work (non-blocking) and in the status bar."""
+        """Show a problem with a file next to the work (non-blocking) and in the status bar,
+        one line each."""
+        title = one_line(title, 200)
         self.last_error = exc
         self.window.statusBar().showMessage(f"{title}: {exc}", 15000)
         box = QMessageBox(QMessageBox.Icon.Warning, title,
@@ -337,7 +371,10 @@ class Session(QObject):
         return box
 
     def restore(self) -> bool:
-        """Load the recovered autosave as unsaved work (it stays until saved or discarded)."""
+        """Load the recovered autosave as unsaved work (it stays until saved or discarded).
+
+        A recovered file that is refused is not offered again: it is renamed aside
+        (``refused-autosave-<date>.relulab.json``) and the message says where it is."""
         path = self.pending_restore
         if path is None:
             return False
@@ -346,8 +383,15 @@ class Session(QObject):
             if not isinstance(doc, Scene):
                 raise SceneError("format", "the autosave is not a scene")
             self.load(doc)
-        except SceneError as exc:
-            self.report_error("Could not restore the autosave", exc)
+        except Exception as exc:  # the edge of the restore command
+            if not isinstance(exc, SceneError):
+                log.exception("unexpected error while restoring %s", path)
+                exc = SceneError("file", f"could not be restored ({type(exc).__name__}: {exc})")
+            self.pending_restore = None
+            aside = self._set_refused_aside(path)
+            where = f"it was kept as {aside}" if aside is not None else f"it is still at {path}"
+            self.report_error("Could not restore the autosave",
+                              SceneError(exc.field, f"{exc.problem}; {where}"))
             return False
         self.path = None
         self._baseline = ""  # restored work is unsaved work
@@ -357,6 +401,24 @@ class Session(QObject):
         self.document_changed.emit()
         self.window.statusBar().showMessage("Restored the autosaved work; save it to keep it.", 10000)
         return True
+
+    def _set_refused_aside(self, path: Path) -> Path | None:
+        """Rename a refused autosave out of the way of the next start (never delete it:
+        the user may still want what is in it)."""
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        for n in range(100):
+            tail = f"-{n}" if n else ""
+            target = path.with_name(f"{REFUSED_PREFIX}{stamp}{tail}{SCENE_SUFFIX}")
+            if target.exists():
+                continue
+            try:
+                os.replace(path, target)
+            except OSError as exc:
+                log.warning("cannot set the refused autosave %s aside: %s", path, exc)
+                return None
+            self.refused_autosave = target
+            return target
+        return None  # pragma: no cover - a hundred refusals in one second
 
     def discard_recovered(self) -> None:
         self.pending_restore = None

@@ -2,6 +2,7 @@
 every kind of bad file refused with a message naming the problem."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -107,7 +108,7 @@ def test_onnx_shape_mismatch_and_nan(tmp_path):
                                 helper.make_node("Relu", ["z"], ["h"]),
                                 helper.make_node("Gemm", ["h", "B2"], ["y"], transB=1)],
                      [_t([[1.0, 2.0], [3.0, 4.0]], "B"), _t([[1.0, 2.0, 3.0]], "B2")])
-    with pytest.raises(NetworkFileError, match="layer 2 expects 3 inputs but layer 1 has 2 neurons"):
+    with pytest.raises(NetworkFileError, match=r"node 3 \(Gemm\): expects 3 inputs but gets 2"):
         load_network(path)
     path = _bad_onnx(tmp_path, [helper.make_node("Gemm", ["x", "B"], ["y"], transB=1)],
                      [_t([[1.0, np.nan]], "B")])
@@ -179,8 +180,10 @@ def test_bad_npz_contents(tmp_path):
         np.savez(path, **arrays)
         return path
 
-    with pytest.raises(NetworkFileError, match="no W1"):
+    with pytest.raises(NetworkFileError, match="unexpected array weights; expected W1, b1"):
         load_network(write(weights=np.eye(2)))
+    with pytest.raises(NetworkFileError, match="no W1"):
+        load_network(write(b1=np.eye(2)))
     with pytest.raises(NetworkFileError, match="W1 has no b1"):
         load_network(write(W1=np.eye(2)))
     with pytest.raises(NetworkFileError, match="NaN or infinite"):
@@ -191,7 +194,7 @@ def test_bad_npz_contents(tmp_path):
         load_network(write(W1=np.eye(2), b1=np.zeros(2), W2=np.ones((1, 3)), b2=np.zeros(1)))
     path = tmp_path / "obj.npz"
     np.savez(path, W1=np.array([object()], dtype=object), b1=np.zeros(1))
-    with pytest.raises(NetworkFileError, match="plain arrays"):
+    with pytest.raises(NetworkFileError, match="array W1: holds Python objects"):
         load_network(path)
 
 
@@ -203,3 +206,116 @@ def test_save_is_atomic_and_keeps_the_old_file(tmp_path):
         save_network(to_shallow_extended(MLP.random([2, 2, 1], seed=0)), path)
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["n.onnx"]
+
+
+# -- hostile and odd files ---------------------------------------------------------
+ONE = {"layers": [{"weights": [[1.0, 2.0]], "biases": [0.5]}]}
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"   \n\t  \n", r"bad.json: the file is empty \(it holds only blank space\)"),
+    (b"\xef\xbb\xbf  \n", r"the file is empty \(it holds only blank space\)"),
+    ('{"layers": []}'.encode("utf-16"), "UTF-16 text; save the file as UTF-8"),
+    (b'{"layers": [{"weights": [[]], "biases": [0]}]}',
+     r"layer 1 weights: row 1 is empty"),
+    (b'{"layers": [{"weights": [[1, ' + b"7" * 400 + b']], "biases": [0]}]}',
+     "layer 1 weights, row 1, entry 2: a whole number with 400 digits is out of range"),
+    (b'{"layers": [{"weights": [[1, -1e308]], "biases": [0]}]}',
+     r"layer 1 weights, row 1, entry 2: -1e\+308 is out of range \(at most ±1e\+100\)"),
+    (b'{"layers": [{"weights": [[1]], "biases": [1e308]}]}',
+     "layer 1 biases, entry 1: 1e\\+308 is out of range"),
+    (b'{"layers": [{"weights": [[1, 1e999]], "biases": [0]}]}', "is not finite"),
+    (b"[" * 100_000 + b"]" * 100_000, "bad.json is nested 100000 levels deep; at most 16"),
+    (json.dumps({"layers": [{"weights": [[1]], "biases": [0]}] * 10_001}).encode(),
+     "10,001 layers; at most 10,000"),
+    (json.dumps({"layers": [{"weights": [[1e90]], "biases": [0]}] * 4}).encode(),
+     "layer 4: the weights are so large that values could reach 1e360"),
+    (json.dumps({"version": 2, **ONE}).encode(), '"version" 2 is not one this program reads'),
+    (json.dumps({"layers": [{"weights": [[1]], "biases": [0], "x\ny": 1}]}).encode(),
+     "unknown key"),
+])
+def test_hostile_json_is_one_line_naming_the_field(tmp_path, data, message):
+    path = tmp_path / "bad.json"
+    path.write_bytes(data)
+    with pytest.raises(NetworkFileError, match=message) as e:
+        load_network(path)
+    assert "\n" not in str(e.value) and str(e.value).startswith("bad.json")
+
+
+def test_a_utf8_bom_is_fine(tmp_path):
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(ONE).encode())
+    assert load_network(path).sizes == [2, 1]
+
+
+def test_huge_but_finite_weights_are_refused_at_load_not_in_use(tmp_path):
+    """±1e308 passes as finite, then overflows to inf and NaN in the converter."""
+    for value in (1e308, -1e308, 1e101):
+        np.savez(tmp_path / "big.npz", W1=np.array([[value, 1.0]]), b1=np.zeros(1))
+        with pytest.raises(NetworkFileError,
+                           match=r"big.npz: layer 1 W1, row 1, entry 1: [-0-9.e+]+ is out of range"):
+            load_network(tmp_path / "big.npz")
+    ok = MLP([(np.array([[1e100]]), [0.0]), (np.array([[1e100]]), [0.0]),
+              (np.array([[1e100]]), [0.0])])
+    save_network(ok, tmp_path / "ok.npz")  # 1e300 at most: still a double
+    assert load_network(tmp_path / "ok.npz").is_finite()
+
+
+def _npz(tmp_path, **arrays):
+    path = tmp_path / "a.npz"
+    np.savez(path, **arrays)
+    return path
+
+
+@pytest.mark.parametrize("arrays, message", [
+    (dict(W1=np.eye(2), b1=np.zeros(2), S1=np.zeros(2), V1=np.array(["a", "b"]), v1=np.zeros(2)),
+     "layer 1: V1 holds text, not numbers"),
+    (dict(W1=np.array(["1"]), b1=np.zeros(1)), "W1 holds text"),
+    (dict(W1=np.zeros((1, 0)), b1=np.zeros(1)), "W1 has shape \\(1, 0\\); it is empty"),
+    (dict(W1=np.ones((1, 1), np.complex128), b1=np.zeros(1)), "W1 has type complex128"),
+    (dict(W1=np.ones((1, 1), bool), b1=np.zeros(1)), "W1 has type bool"),
+    (dict(W1=np.eye(1), b1=np.zeros(1), V1=np.eye(1)), "V1 without S1"),
+])
+def test_npz_arrays_of_the_wrong_kind(tmp_path, arrays, message):
+    with pytest.raises(NetworkFileError, match=message):
+        load_network(_npz(tmp_path, **arrays))
+
+
+def _zip_with(tmp_path, members: dict, compression=None) -> Path:
+    import zipfile
+
+    path = tmp_path / "z.npz"
+    with zipfile.ZipFile(path, "w", compression or zipfile.ZIP_DEFLATED) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return path
+
+
+def _npy(arr) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    np.save(buf, arr)
+    return buf.getvalue()
+
+
+def test_npz_members_are_checked_before_they_are_read(tmp_path):
+    with pytest.raises(NetworkFileError, match="member notes.txt is not a NumPy array"):
+        load_network(_zip_with(tmp_path, {"W1.npy": _npy(np.eye(1)), "notes.txt": b"hi"}))
+    with pytest.raises(NetworkFileError, match="unexpected array W01"):
+        load_network(_zip_with(tmp_path, {"W01.npy": _npy(np.eye(1))}))
+    with pytest.raises(NetworkFileError, match="array W1 appears twice"):
+        load_network(_duplicate_zip(tmp_path))
+
+
+def _duplicate_zip(tmp_path) -> Path:
+    import warnings
+    import zipfile
+
+    path = tmp_path / "dup.npz"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns about the duplicate name
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr("W1.npy", _npy(np.eye(1)))
+            z.writestr("W1.npy", _npy(np.eye(1)))
+    return path

@@ -24,3 +24,19 @@ def test_bad_file_is_rejected_whole(tmp_path):
     path.write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(ValueError, match="not a text file"):
         load_points_csv(path)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="links and FIFOs of POSIX")
+def test_only_a_regular_file_of_bounded_size_is_read(tmp_path):
+    import os
+
+    (tmp_path / "zero.csv").symlink_to("/dev/zero")  # size 0; reading it never ends
+    with pytest.raises(ValueError, match="zero.csv is a device"):
+        load_points_csv(tmp_path / "zero.csv")
+    os.mkfifo(tmp_path / "pipe.csv")
+    with pytest.raises(ValueError, match="pipe.csv is a pipe"):
+        load_points_csv(tmp_path / "pipe.csv")
+    with open(tmp_path / "big.csv", "wb") as f:
+        f.truncate(10**12)
+    with pytest.raises(ValueError, match="larger than the 20.0 MB"):
+        load_points_csv(tmp_path / "big.csv")

@@ -172,3 +172,38 @@ def test_builtin_lecture_is_valid():
     for scene in playlist.scenes:
         assert scene.title and len(scene.caption) > 80  # a paragraph, not a label
         assert scene.current in scene.panels
+
+
+# -- hostile files -------------------------------------------------------------------
+@pytest.mark.parametrize("data, field, words", [
+    (b"  \n\t ", "file", "the file is empty (it holds only blank space)"),
+    (b"\xef\xbb\xbf" + json.dumps(good()).encode(), None, None),  # a BOM is fine
+    (json.dumps(good()).encode("utf-16"), "file", "UTF-16 text"),
+    (json.dumps(good()).replace('"depth": 3', '"depth": ' + "9" * 400).encode(),
+     "panels.folding.depth", "a whole number with 400 digits is out of range"),
+    (json.dumps(good()).replace('"depth": 3', '"depth": [' + "[1]," * 1_100_000 + "1]").encode(),
+     "file", "lists and objects; at most 1,000,000"),
+    (b"[" * 200_000 + b"]" * 200_000, "file", "nested 200000 levels deep; at most 64"),
+    (json.dumps(dict(good(), panels={"a\nb" * 1000: {}})).encode(), "panels.a b", "unknown panel"),
+])
+def test_hostile_scene_text(data, field, words):
+    if field is None:
+        assert parse_scene(data, KNOWN).current == "folding"
+        return
+    with pytest.raises(SceneError) as info:
+        parse_scene(data, KNOWN)
+    assert info.value.field.startswith(field) and words in info.value.problem
+    assert "\n" not in str(info.value) and len(str(info.value)) < 700
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="FIFOs are POSIX")
+def test_a_playlist_entry_that_is_a_fifo_is_refused_without_waiting(tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "live.relulab.json")
+    (tmp_path / "list.json").write_text(json.dumps(
+        {"format": PLAYLIST_FORMAT, "version": 1, "scenes": ["live.relulab.json"]}))
+    with pytest.raises(SceneError) as info:
+        read_playlist(tmp_path / "list.json", KNOWN)
+    assert info.value.field == "scenes[0] (live.relulab.json) file"
+    assert "is a pipe (FIFO)" in info.value.problem

@@ -444,18 +444,51 @@ def test_discarding_the_recovered_work(qtbot, theme, fake_panels, data_dir):
     w.close()
 
 
-def test_a_broken_autosave_is_reported_not_applied(qtbot, theme, fake_panels, data_dir):
+def test_a_broken_autosave_is_offered_once_then_set_aside(qtbot, theme, fake_panels, data_dir):
+    """A corrupt autosave is refused cleanly, renamed aside with a note saying where,
+    and not offered again at the next start."""
+    from relulab.app import build_main_window
+    from relulab.ui.session import REFUSED_PREFIX
+
+    data_dir.mkdir(parents=True)
+    broken = '{"format": "relulab-scene", "version": 1, "pan'
+    (data_dir / AUTOSAVE_NAME).write_text(broken)
+    w = build_main_window()
+    qtbot.addWidget(w)
+    assert w.session.start() == data_dir / RECOVERED_NAME
+    box = w.session.offer_restore()
+    [b for b in box.buttons() if b.objectName() == "restore-accept"][0].click()
+    assert w.session.last_error.field == "file"
+    assert w.panel("hinges").value == 1.0
+    aside = w.session.refused_autosave
+    assert aside is not None and aside.parent == data_dir and aside.name.startswith(REFUSED_PREFIX)
+    assert aside.read_text() == broken  # kept, never deleted
+    assert not (data_dir / RECOVERED_NAME).exists()
+    assert str(aside) in w.session.last_error.problem
+    assert "\n" not in str(w.session.last_error)
+    assert w.session.offer_restore() is None  # not again in this run
+    w.close()
+    again = build_main_window()
+    qtbot.addWidget(again)
+    assert again.session.start() is None  # nor at the next start
+    assert again.session.offer_restore() is None
+    again.close()
+
+
+def test_an_autosave_a_panel_refuses_is_set_aside_too(qtbot, theme, fake_panels, data_dir):
     from relulab.app import build_main_window
 
     data_dir.mkdir(parents=True)
-    (data_dir / AUTOSAVE_NAME).write_text('{"format": "relulab-scene", "version": 1, "pan')
+    (data_dir / AUTOSAVE_NAME).write_text(dump_scene(Scene(panels={
+        "hinges": {"value": 5.0}, "folding": {"value": "steep"}})))
     w = build_main_window()
     qtbot.addWidget(w)
     w.session.start()
     assert not w.session.restore()
-    assert w.session.last_error.field == "file"
-    assert w.panel("hinges").value == 1.0
-    assert (data_dir / RECOVERED_NAME).exists()  # kept: nothing is deleted that was not read
+    err = w.session.last_error
+    assert err.field == "panels.folding" and "kept as" in err.problem
+    assert w.panel("hinges").value == 1.0  # all or nothing
+    assert w.session.refused_autosave.exists() and not (data_dir / RECOVERED_NAME).exists()
     w.close()
 
 
@@ -561,4 +594,128 @@ def test_a_bad_part_leaves_every_real_panel_as_it_was(main_window, tmp_path):
     assert err.field == "panels.playground" and "dataset" in err.problem
     assert {n: p.state_dict() for n, p in w.panels.items()} == before
     assert w.current_panel().name == current
+    w.findChild(QMessageBox, "scene-error-dialog").close()
+
+
+# -- all or nothing, the refusing panel included ---------------------------------
+def test_the_refusing_panel_itself_is_restored(fake_window, tmp_path):
+    """A panel that changes part of its state and then refuses is put back too, not
+    only the panels loaded before it."""
+    w = fake_window
+    w.panel("folding").set_value(3.0)
+    before = {n: p.state_dict() for n, p in w.panels.items()}
+    folding = w.panel("folding")
+    original = folding.load_state
+
+    def half_then_refuse(state):
+        if state.get("value") != 5.0:  # the snapshot put back
+            return original(state)
+        folding.set_value(99.0)  # changed on screen ...
+        folding.label = "half-loaded"
+        raise ValueError("fold: weights out of range")  # ... then refused
+
+    folding.load_state = half_then_refuse
+    path = tmp_path / "half.relulab.json"
+    path.write_text(_scene_text(hinges={"value": 7.0}, folding={"value": 5.0},
+                                playground={"value": 2.0}))
+    try:
+        assert not w.open_scene(path)
+    finally:
+        folding.load_state = original
+    assert {n: p.state_dict() for n, p in w.panels.items()} == before
+    assert w.session.last_error.field == "panels.folding"
+    w.findChild(QMessageBox, "scene-error-dialog").close()
+
+
+def test_a_real_panel_that_refuses_after_changing_is_restored(main_window, tmp_path):
+    from relulab.io.scenes import builtin_lecture_path, read_playlist
+
+    w = main_window
+    before = {n: p.state_dict() for n, p in w.panels.items()}
+    lecture = read_playlist(builtin_lecture_path(), PANEL_NAMES).scenes
+    other = next(s.panels["folding"] for s in lecture if "folding" in s.panels
+                 and s.panels["folding"] != before["folding"])
+    folding = w.panel("folding")
+    original = folding.load_state
+
+    def load_then_refuse(state):
+        original(state)  # the whole state is on screen ...
+        if state == other:
+            raise ValueError("depth: refused after the fact")  # ... and then refused
+
+    folding.load_state = load_then_refuse
+    path = tmp_path / "late.relulab.json"
+    path.write_text(json.dumps({"format": SCENE_FORMAT, "version": 1,
+                                "panels": {"folding": other}}))
+    try:
+        assert not w.open_scene(path)
+    finally:
+        folding.load_state = original
+    assert {n: p.state_dict() for n, p in w.panels.items()} == before
+    w.findChild(QMessageBox, "scene-error-dialog").close()
+
+
+def test_opening_is_the_edge_where_any_exception_becomes_one_line(fake_window, tmp_path,
+                                                                   monkeypatch, caplog):
+    w = fake_window
+    before = values(w)
+    path = tmp_path / "odd\nname.relulab.json"
+    path.write_text(_scene_text(hinges={"value": 3.0}))
+
+    def bug(self, p):
+        raise TypeError("a bug\nwith two lines")
+
+    monkeypatch.setattr(type(w.session), "read", bug)
+    assert not w.open_scene(path)
+    err = w.session.last_error
+    assert err.field == "file" and "TypeError: a bug with two lines" in err.problem
+    assert values(w) == before
+    status = w.statusBar().currentMessage()
+    assert "\n" not in status and "odd name.relulab.json" in status
+    assert "a bug" in caplog.text  # the traceback is logged for whoever debugs it
+    w.findChild(QMessageBox, "scene-error-dialog").close()
+
+
+def test_a_bad_scene_during_a_lecture_leaves_the_lecture_running(fake_window, tmp_path):
+    from relulab.io.scenes import Playlist
+
+    w = fake_window
+    w.panel("hinges").set_value(2.0)
+    lecture = Playlist(scenes=[Scene(panels={"hinges": {"value": 4.0}}, current="hinges")])
+    assert w.lecture.start(lecture)
+    bad = tmp_path / "bad.relulab.json"
+    bad.write_text(_scene_text(hinges={"value": 9.0}, folding={"value": "steep"}))
+    assert not w.open_scene(bad)
+    assert w.lecture.running and w.panel("hinges").value == 4.0
+    good = tmp_path / "good.relulab.json"
+    good.write_text(_scene_text(folding={"value": 6.0}))
+    assert w.open_scene(good)
+    assert not w.lecture.running
+    assert w.panel("hinges").value == 2.0 and w.panel("folding").value == 6.0
+    for box in w.findChildren(QMessageBox, "scene-error-dialog"):
+        box.close()
+
+
+# -- saves that respect the user's file ----------------------------------------------
+@pytest.mark.skipif(os.name != "posix", reason="links and modes of POSIX")
+def test_saving_respects_links_permissions_and_read_only_files(fake_window, tmp_path):
+    w = fake_window
+    real = tmp_path / "shared" / "talk.relulab.json"
+    real.parent.mkdir()
+    real.write_text(_scene_text(hinges={"value": 3.0}))
+    os.chmod(real, 0o644)
+    link = tmp_path / "talk.relulab.json"
+    link.symlink_to(real)
+    assert w.open_scene(link)
+    w.panel("hinges").set_value(8)
+    assert w.save()
+    assert link.is_symlink() and read_scene(real).panels["hinges"]["value"] == 8
+    assert os.stat(real).st_mode & 0o777 == 0o644
+    os.chmod(real, 0o444)
+    w.panel("hinges").set_value(9)
+    assert not w.save()
+    err = w.session.last_error
+    assert err.field == "file" and "read-only" in err.problem and "\n" not in str(err)
+    assert read_scene(real).panels["hinges"]["value"] == 8  # not replaced
+    assert w.session.is_modified()  # the work is still unsaved, and still on screen
     w.findChild(QMessageBox, "scene-error-dialog").close()
