@@ -30,6 +30,7 @@ from typing import Sequence
 
 import numpy as np
 
+from relulab.model.cancel import check
 from relulab.model.mlp import MLP
 from relulab.model.regions import Region, linear_regions
 
@@ -89,6 +90,9 @@ class ExtendedLayer:
 
             weights = scipy.sparse.csr_array(weights)
         object.__setattr__(self, "_weights", weights)
+        # which weights meet an ∞ input with which sign, counted by one product each
+        object.__setattr__(self, "_positive", (weights > 0).astype(float))
+        object.__setattr__(self, "_negative", (weights < 0).astype(float))
         object.__setattr__(self, "_finite_idx", inverse[:n_out])
         scaled = np.full(n_out, -1)
         scaled[self.S != 0] = inverse[n_out:]
@@ -114,7 +118,7 @@ class ExtendedLayer:
 
     def pre_activation(self, h: np.ndarray) -> np.ndarray:
         """W h + b + S ⊙ (V h + v) in extended reals, h of shape (N, n_in)."""
-        forms = _extended_affine(h, self._weights, self._bias)
+        forms = _extended_affine(h, self._weights, self._bias, self._positive, self._negative)
         finite = forms[:, self._finite_idx]
         out = finite.copy()
         rows = np.nonzero(self.S != 0)[0]
@@ -134,22 +138,20 @@ def _times_transpose(h: np.ndarray, F) -> np.ndarray:
     return h @ F.T if isinstance(F, np.ndarray) else np.asarray((F @ h.T).T)
 
 
-def _extended_affine(h: np.ndarray, F, f: np.ndarray) -> np.ndarray:
-    """h Fᵀ + f with h possibly ±∞ and 0·∞ = 0; raises on ∞ − ∞. F dense or sparse."""
+def _extended_affine(h: np.ndarray, F, f: np.ndarray, positive=None, negative=None) -> np.ndarray:
+    """h Fᵀ + f with h possibly ±∞ and 0·∞ = 0; raises on ∞ − ∞. F dense or sparse;
+    ``positive`` and ``negative`` are (F > 0) and (F < 0) as floats, if known."""
     inf = np.isinf(h)
     if not inf.any():
         return _times_transpose(h, F) + f
     finite = _times_transpose(np.where(inf, 0.0, h), F) + f
-    cols = np.nonzero(inf.any(axis=0))[0]          # only these inputs can be infinite
-    hc = h[:, cols]
-    plus = (hc == INF).astype(float)
-    minus = (hc == -INF).astype(float)
-    Fc = F[:, cols]
-    Fp = (Fc > 0).astype(float)
-    Fn = (Fc < 0).astype(float)
-    up = _times_transpose(plus, Fp) + _times_transpose(minus, Fn)  # how many terms are +∞
-    # (0·∞ = 0: zero weights are skipped)
-    down = _times_transpose(plus, Fn) + _times_transpose(minus, Fp)  # how many are −∞
+    if positive is None:
+        positive, negative = (F > 0).astype(float), (F < 0).astype(float)
+    plus = (h == INF).astype(float)
+    minus = (h == -INF).astype(float)
+    # how many terms are +∞ and how many −∞ (0·∞ = 0: zero weights are skipped)
+    up = _times_transpose(plus, positive) + _times_transpose(minus, negative)
+    down = _times_transpose(plus, negative) + _times_transpose(minus, positive)
     if np.any((up > 0) & (down > 0)):
         raise ArithmeticError("∞ − ∞ formed in an extended dot product")
     return np.where(up > 0, INF, np.where(down > 0, -INF, finite))
@@ -217,8 +219,9 @@ class ExtendedNetwork:
             out.append(h)
         return out
 
-    def __call__(self, x) -> np.ndarray:
-        """Outputs (N, m) for inputs (N, n); a 1-D input with one output gives (N,)."""
+    def __call__(self, x, should_stop=None) -> np.ndarray:
+        """Outputs (N, m) for inputs (N, n); a 1-D input with one output gives (N,).
+        ``should_stop`` is checked between blocks of points (see relulab.model.cancel)."""
         x = np.asarray(x, dtype=float)
         flat = x.ndim <= 1 and self.n_in == 1
         h = x.reshape(-1, 1) if flat else np.atleast_2d(x)
@@ -229,6 +232,7 @@ class ExtendedNetwork:
         rows = max(1, CHUNK_VALUES // max(self.sizes))
         y = np.empty((h.shape[0], self.n_out))
         for start in range(0, h.shape[0], rows):
+            check(should_stop, "evaluating the shallow network")
             part = h[start:start + rows]
             for L in self.layers[:-1]:
                 part = np.maximum(L.pre_activation(part), 0.0)
@@ -672,11 +676,15 @@ class Conversion:
                 pts.append(r.witness - (a @ r.witness + c) * a)  # on the boundary z = 0
         return np.array(pts).reshape(-1, self.n_in)
 
-    def verify(self, n_random: int = 2000, seed: int = 0) -> Verification:
-        """Largest |deep − shallow| on the exact points and on random points."""
+    def verify(self, n_random: int = 2000, seed: int = 0, should_stop=None) -> Verification:
+        """Largest |deep − shallow| on the exact points and on random points (the
+        extended network checks ``should_stop`` as it goes: thousands of regions take
+        seconds)."""
         X = self.exact_points()
         d = lambda P: np.asarray(self.deep(P), dtype=float).reshape(len(P), -1)  # noqa: E731
-        s = lambda P: np.asarray(self.shallow(P), dtype=float).reshape(len(P), -1)  # noqa: E731
+        extended = isinstance(self.shallow, ExtendedNetwork)
+        s = lambda P: np.asarray(self.shallow(P, should_stop) if extended  # noqa: E731
+                                 else self.shallow(P), dtype=float).reshape(len(P), -1)
         exact = float(np.abs(d(X) - s(X)).max()) if len(X) else 0.0
         rng = np.random.default_rng(seed)
         R = rng.normal(0.0, 2.0 * self.scale(), (n_random, self.n_in))

@@ -22,6 +22,13 @@ be needed anyway; this keeps one small mechanism and no extra dependency.
 
 A worker never touches widgets or shared state: a job computes from the arguments it
 was given (immutable networks, arrays it does not modify) and returns a new object.
+
+Python's cyclic garbage collector runs in whichever thread happens to allocate. Had it
+run in a worker, it could free a Qt object left in a reference cycle (a closed window's
+wrappers) there, and deleting a QObject outside the GUI thread deadlocks against the
+GUI thread (both wait for Qt's connection lock and the GIL: seen in the test suite).
+So once the first worker starts, automatic collection is switched off and done by a
+timer on the GUI thread instead (pyqtgraph's ``GarbageCollector``, made for this).
 """
 
 from __future__ import annotations
@@ -41,6 +48,18 @@ Job = Callable[[Callable[[], bool]], Any]
 # often (every neuron, layer or chunk), so this is only reached by a job that does
 # not pass should_stop on; the thread is a daemon and cannot keep the process alive.
 JOIN_SECONDS = 10.0
+
+_collector = None
+
+
+def collect_garbage_in_gui_thread() -> None:
+    """Run Python's cyclic garbage collection only on the GUI thread, every second
+    (call from the GUI thread; the first call installs it, later ones do nothing)."""
+    global _collector
+    if _collector is None:
+        from pyqtgraph.util.garbage_collector import GarbageCollector
+
+        _collector = GarbageCollector(interval=1.0)
 
 
 class Worker(QObject):
@@ -85,6 +104,7 @@ class Worker(QObject):
             self._latest += 1
             self._pending = (self._latest, job)
             if self._thread is None:
+                collect_garbage_in_gui_thread()
                 self._thread = threading.Thread(target=self._run, daemon=True,
                                                 name=f"relulab-{self._name}")
                 self._thread.start()

@@ -145,3 +145,18 @@ def test_shutdown_ends_the_thread_and_refuses_more_work(qtbot, qapp):
     with pytest.raises(RuntimeError, match="shut down"):
         w.submit(lambda stop: 1)
     w.shutdown()  # twice is harmless
+
+
+def test_garbage_is_collected_on_the_gui_thread_only(qtbot):
+    """A cycle holding Qt objects freed by a worker's allocations would delete QObjects
+    outside the GUI thread (a deadlock in the suite): once a worker runs, automatic
+    collection is off and a timer on the GUI thread collects instead."""
+    import gc
+
+    from relulab.ui.worker import Worker
+
+    w = Worker("gc-test")
+    w.submit(lambda should_stop: 1)
+    assert w.wait(5)
+    assert not gc.isenabled()
+    w.shutdown()

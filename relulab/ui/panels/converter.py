@@ -63,7 +63,7 @@ def compute(net: MLP, box=DRAW_BOX, should_stop=None) -> Result:
 
     conv = convert(net, should_stop=should_stop)
     check(should_stop, "verifying")
-    ver = conv.verify()
+    ver = conv.verify(should_stop=should_stop)
     check(should_stop, "drawing")
     res = Result(conv, ver)
     if conv.one_d is not None:
