@@ -146,7 +146,7 @@ def test_last_panel_is_remembered(qtbot, theme):
 
 def stateful(window):
     """The panels whose initial state is known without creating them."""
-    return [p.name for p in PANELS if p.load().initial_state_dict() is not None]
+    return [p.name for p in PANELS if p.state is not None]
 
 
 def test_only_the_shown_panel_is_created_at_start(qtbot, theme):
@@ -170,13 +170,15 @@ def test_only_the_shown_panel_is_created_at_start(qtbot, theme):
 
 
 def test_a_new_panel_starts_in_the_state_the_window_reported_for_it(qtbot, theme):
-    """What the window says about a panel it has not created (scenes, the unsaved-changes
-    check) is what the panel shows once created."""
+    """The registry names each panel's state class, and a new panel shows that class's
+    default: what the window says about a panel it has not created (scenes, the
+    unsaved-changes check) is what the panel shows once created."""
     for p in PANELS:
         cls = p.load()
-        initial = cls.initial_state_dict()
-        if initial is None:
+        assert p.state_class() is cls.state_class, f"{p.name}: registry and panel disagree"
+        if cls.state_class is None:
             continue
+        initial = cls.state_class().to_dict()
         panel = cls()
         qtbot.addWidget(panel)
         try:

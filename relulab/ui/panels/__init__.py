@@ -20,21 +20,35 @@ class PanelSpec:
     module: str
     class_name: str
     summary: str
+    #: "module:Class" of the panel's state class (its ``state_class``, a test checks):
+    #: a panel starts in ``Class()``, known without importing the panel's module.
+    #: None for a panel without one: the window must create it to know its state.
+    state: str | None = None
 
     def load(self):
         """The panel class (its module is imported now, not at start-up)."""
         return getattr(importlib.import_module(self.module), self.class_name)
 
+    def state_class(self):
+        """The panel's state class, or None (imports only the model module)."""
+        if self.state is None:
+            return None
+        module, name = self.state.split(":")
+        return getattr(importlib.import_module(module), name)
+
 
 PANELS: list[PanelSpec] = [
     PanelSpec("hinges", "Hinges", "relulab.ui.panels.hinges", "HingesPanel",
-              "drag hinged rulers and watch least squares refit; interpolation and its error bound."),
+              "drag hinged rulers and watch least squares refit; interpolation and its error bound.",
+              "relulab.model.hinges:HingesState"),
     PanelSpec("training", "Training", "relulab.ui.panels.training", "TrainingPanel",
               "Adam trains a one-hidden-layer network from many random starts, against the least-squares optimum."),
     PanelSpec("folding", "Folding", "relulab.ui.panels.folding", "FoldingPanel",
-              "the tent map composed layer by layer doubles the pieces each time; exact counts."),
+              "the tent map composed layer by layer doubles the pieces each time; exact counts.",
+              "relulab.model.folding:FoldingState"),
     PanelSpec("converter", "Deep → shallow", "relulab.ui.panels.converter", "ConverterPanel",
-              "any deep ReLU network turned into an exactly equal shallow one, verified."),
+              "any deep ReLU network turned into an exactly equal shallow one, verified.",
+              "relulab.model.converter:ConverterState"),
     PanelSpec("playground", "Playground", "relulab.ui.panels.playground", "PlaygroundPanel",
               "2-D classification, activations, linear collapse and exact linear regions."),
 ]
@@ -54,8 +68,8 @@ class PanelMap(Mapping):
     ``panels[name]`` creates the panel (with ``create(spec)``) if needed. Scenes and
     the unsaved-changes check ask for states, not panels: a panel not created yet is
     in its initial state, so :meth:`state_dict` answers from its state class and
-    :meth:`load_state` of that same state needs no panel. A panel class without a
-    state class (``initial_state_dict()`` is None) is created to be asked.
+    :meth:`load_state` of that same state needs no panel. A panel without a state
+    class in the registry (``PanelSpec.state``) is created to be asked.
     """
 
     def __init__(self, create: Callable[[PanelSpec], Any]):
@@ -85,8 +99,10 @@ class PanelMap(Mapping):
         return {n: self._panels[n] for n in PANEL_NAMES if n in self._panels}
 
     def initial_state_dict(self, name: str) -> dict | None:
+        """What a panel just created shows (its state class's default), or None."""
         if name not in self._initial:
-            self._initial[name] = spec(name).load().initial_state_dict()
+            state_class = spec(name).state_class()
+            self._initial[name] = None if state_class is None else state_class().to_dict()
         initial = self._initial[name]
         return None if initial is None else copy.deepcopy(initial)
 

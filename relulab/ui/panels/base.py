@@ -87,7 +87,9 @@ class Panel(QWidget):
     #: The panel's Qt-free state: an immutable object of the model layer with
     #: ``to_dict()`` and a ``from_dict(d)`` that validates every field first (see
     #: relulab.model.fields). What the panel shows follows from it; scene files, undo
-    #: snapshots and tests all use it.
+    #: snapshots and tests all use it. A new panel starts in ``state_class()``, which
+    #: the registry (relulab.ui.panels.PANELS) names too, so that the window knows it
+    #: before creating the panel.
     state_class: type | None = None
     _state: Any = None
 
@@ -118,13 +120,6 @@ class Panel(QWidget):
         if after != self._state:
             self.undo_stack.push(SnapshotCommand(self.apply_state, self._state, after, text,
                                                  merge_key))
-
-    @classmethod
-    def initial_state_dict(cls) -> dict[str, Any] | None:
-        """``state_dict()`` of a panel just created, known without creating one: the
-        main window creates a panel only when it is first shown or asked for, and
-        answers for the others with this. None for a panel without a state class."""
-        return cls.state_class().to_dict() if cls.state_class is not None else None
 
     # -- hooks ---------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
