@@ -45,9 +45,19 @@ CHUNK_VALUES = 2 ** 21
 # extended-real networks
 # ---------------------------------------------------------------------------
 def _ro(a) -> np.ndarray:
+    """A read-only float copy of ``a``; an array that is read-only already (such as
+    the zero-stride zeros of :func:`_zeros`) is kept as it is."""
+    if isinstance(a, np.ndarray) and a.dtype == float and not a.flags.writeable:
+        return a
     a = np.array(a, dtype=float)
     a.setflags(write=False)
     return a
+
+
+def _zeros(shape) -> np.ndarray:
+    """Read-only zeros that take no memory (the unused V of a finite layer: 65 MB for
+    a network of two thousand regions)."""
+    return np.broadcast_to(0.0, shape)
 
 
 @dataclass(frozen=True, eq=False)
@@ -77,7 +87,7 @@ class ExtendedLayer:
         # Every distinct affine form is evaluated once, so two rows that share a
         # functional (both senses of one split) see bit-identical values.
         forms = np.concatenate([np.column_stack([self.W, self.b]),
-                                np.column_stack([self.V, self.v])[self.S != 0]])
+                                np.column_stack([self.V[self.S != 0], self.v[self.S != 0]])])
         unique, inverse = np.unique(forms, axis=0, return_inverse=True)
         inverse = inverse.reshape(-1)
         object.__setattr__(self, "_bias", np.ascontiguousarray(unique[:, -1]))
@@ -248,7 +258,7 @@ class ExtendedNetwork:
 
     @classmethod
     def from_mlp(cls, net: MLP) -> "ExtendedNetwork":
-        return cls(tuple(ExtendedLayer(W, b, np.zeros(len(b)), np.zeros_like(W),
+        return cls(tuple(ExtendedLayer(W, b, np.zeros(len(b)), _zeros(W.shape),
                                        np.zeros(len(b))) for W, b in net.layers))
 
     def __repr__(self) -> str:
@@ -338,8 +348,8 @@ def shallow_from_regions(regions: Sequence[Region]) -> ExtendedNetwork:
     layers = (
         ExtendedLayer(W1, b1, S1, V1, v1),
         ExtendedLayer(W2, zeros(2 * n + p), S2, V2, zeros(2 * n + p)),
-        ExtendedLayer(W3, b3, zeros(2 * p * m), zeros(W3.shape), zeros(2 * p * m)),
-        ExtendedLayer(W4, zeros(m), zeros(m), zeros(W4.shape), zeros(m)),
+        ExtendedLayer(W3, b3, zeros(2 * p * m), _zeros(W3.shape), zeros(2 * p * m)),
+        ExtendedLayer(W4, zeros(m), zeros(m), _zeros(W4.shape), zeros(m)),
     )
     return ExtendedNetwork(layers)
 

@@ -50,6 +50,20 @@ Job = Callable[[Callable[[], bool]], Any]
 JOIN_SECONDS = 10.0
 
 _collector = None
+#: How much lower a worker thread runs than the GUI thread (a Unix nice value): on a
+#: busy machine the scheduler then lets the GUI thread take the GIL back first.
+NICENESS = 10
+
+
+def _yield_to_the_gui_thread() -> None:
+    """Lower the calling (worker) thread's scheduling priority where the OS allows it
+    per thread (Linux); elsewhere nothing happens."""
+    import os
+
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
+    except (AttributeError, OSError):
+        pass
 
 
 def collect_garbage_in_gui_thread() -> None:
@@ -174,6 +188,7 @@ class Worker(QObject):
 
     # -- the worker thread -----------------------------------------------------
     def _run(self) -> None:
+        _yield_to_the_gui_thread()
         while True:
             with self._cond:
                 while self._pending is None and not self._closed:

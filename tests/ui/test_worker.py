@@ -1,6 +1,7 @@
 """The one background-work mechanism: latest request wins, stale results dropped,
 cancellation reaches the job, the thread ends with its owner."""
 
+import sys
 import threading
 import time
 
@@ -159,4 +160,23 @@ def test_garbage_is_collected_on_the_gui_thread_only(qtbot):
     w.submit(lambda should_stop: 1)
     assert w.wait(5)
     assert not gc.isenabled()
+    w.shutdown()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice values: Linux")
+def test_a_worker_thread_runs_below_the_gui_thread(qtbot):
+    """On a busy machine the scheduler gives the GUI thread (and so the GIL) the first
+    turn: the window keeps answering while a worker computes."""
+    import os
+    import threading
+
+    from relulab.ui.worker import NICENESS, Worker
+
+    w = Worker("nice-test")
+    got = []
+    w.finished.connect(got.append)
+    w.submit(lambda should_stop: os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+    assert w.wait(5)
+    main = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    assert got == [min(main + NICENESS, 19)]  # nice values stop at 19
     w.shutdown()

@@ -150,7 +150,17 @@ class HingesPanel(Panel):
         pi.addItem(self.selected_marker)
         self.slope_text = pg.TextItem(anchor=(0.5, 1.4))
         pi.addItem(self.slope_text)
+        self._build_residual_plot()
+        self._build_convergence_plot()
+        # What does not change during a drag (target, axes and grid) is painted once
+        # into a cached pixmap, so a mouse move repaints only the moving items.
+        cache = QGraphicsItem.CacheMode.DeviceCoordinateCache
+        self.target_curve.curve.setCacheMode(cache)
+        for pw in (self.plot, self.residual_plot, self.convergence_plot):
+            for axis in ("left", "bottom", "right", "top"):
+                pw.getPlotItem().getAxis(axis).setCacheMode(cache)
 
+    def _build_residual_plot(self) -> None:
         self.residual_plot = _plot("hinges-residual-plot",
                                    "Residual f̂(x) − f(x) at the sample points")
         rp = self.residual_plot.getPlotItem()
@@ -163,6 +173,7 @@ class HingesPanel(Panel):
         self.residual_zero = pg.InfiniteLine(0, angle=0)
         rp.addItem(self.residual_zero)
 
+    def _build_convergence_plot(self) -> None:
         self.convergence_plot = _plot("hinges-convergence-plot",
                                       "Error against the number of hinges, log-log")
         cp = self.convergence_plot.getPlotItem()
@@ -178,14 +189,6 @@ class HingesPanel(Panel):
                                        []])
         self.conv_now = pg.InfiniteLine(angle=90)
         cp.addItem(self.conv_now)
-
-        # What does not change during a drag (target, axes and grid) is painted once
-        # into a cached pixmap, so a mouse move repaints only the moving items.
-        cache = QGraphicsItem.CacheMode.DeviceCoordinateCache
-        self.target_curve.curve.setCacheMode(cache)
-        for pw in (self.plot, self.residual_plot, self.convergence_plot):
-            for axis in ("left", "bottom", "right", "top"):
-                pw.getPlotItem().getAxis(axis).setCacheMode(cache)
 
     def _build_plot_area(self) -> QSplitter:
         """The main plot above; the residual and the convergence plot below it."""
