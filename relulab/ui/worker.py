@@ -29,6 +29,11 @@ wrappers) there, and deleting a QObject outside the GUI thread deadlocks against
 GUI thread (both wait for Qt's connection lock and the GIL: seen in the test suite).
 So once the first worker starts, automatic collection is switched off and done by a
 timer on the GUI thread instead (pyqtgraph's ``GarbageCollector``, made for this).
+
+A worker thread also runs at a lower scheduling priority than the GUI thread (Linux):
+numpy holds the GIL for some long operations, and on a busy machine the GUI thread
+then waited up to 0.2 s for it behind a worker; with the lower priority it gets the
+first turn.
 """
 
 from __future__ import annotations
