@@ -623,8 +623,13 @@ class Verification:
     n_random: int
     end_slopes_agree: bool | None = None  # 1-D only
     max_error_at_kinks: float | None = None  # 1-D only, exactly at the kinks
+    output_scale: float = 1.0       # the largest |output| of either network at the points
 
-    def ok(self, tol: float = 1e-9) -> bool:
+    def ok(self, rel: float = 1e-9) -> bool:
+        """Deep and shallow agree to ``rel`` times the size of their outputs at every
+        point checked (rounding grows with the values, so no absolute tolerance: the
+        same network in other units gets the same verdict), and the end slopes agree."""
+        tol = rel * self.output_scale
         return (self.max_error_exact_points <= tol and self.max_error_random <= tol
                 and self.end_slopes_agree is not False)
 
@@ -695,11 +700,14 @@ class Conversion:
         extended = isinstance(self.shallow, ExtendedNetwork)
         s = lambda P: np.asarray(self.shallow(P, should_stop) if extended  # noqa: E731
                                  else self.shallow(P), dtype=float).reshape(len(P), -1)
-        exact = float(np.abs(d(X) - s(X)).max()) if len(X) else 0.0
+        dX, sX = (d(X), s(X)) if len(X) else (np.zeros((0, 1)), np.zeros((0, 1)))
+        exact = float(np.abs(dX - sX).max()) if len(X) else 0.0
         rng = np.random.default_rng(seed)
         R = rng.normal(0.0, 2.0 * self.scale(), (n_random, self.n_in))
-        rand = float(np.abs(d(R) - s(R)).max())
-        v = Verification(exact, len(X), rand, n_random)
+        dR, sR = d(R), s(R)
+        rand = float(np.abs(dR - sR).max())
+        scale = max(float(np.abs(a).max(initial=0.0)) for a in (dX, sX, dR, sR))
+        v = Verification(exact, len(X), rand, n_random, output_scale=scale)
         if self.one_d is not None:
             t = self.one_d.kinks
             if len(t):
