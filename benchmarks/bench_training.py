@@ -1,5 +1,6 @@
-"""Training speed: seed 004's experiment against the notebook's loop, cost per step against
-the dense formulation, and how quickly the event loop answers while the panel trains."""
+"""Training speed: seed 004's experiment against the notebook's loop, the cost of a step
+against the dense formulation, and how the event loop answers while the Training panel
+trains, pauses and replays at the largest settings its controls allow."""
 
 from __future__ import annotations
 
@@ -7,9 +8,13 @@ import time
 
 import numpy as np
 
-from benchmarks.common import Row, fmt_time, median_time
+from benchmarks.common import Row, click_latency, event_loop_delays, fmt_time, median_time
 from relulab.model import _training_kernels as kernels
-from relulab.model.training import HingeNetTrainer, train_hinge_net
+from relulab.model.training import (
+    MAX_POINTS, MAX_RESTARTS, MAX_STEPS, MAX_WIDTH, HingeNetTrainer, TrainingState, train_hinge_net,
+)
+
+LARGEST = dict(restarts=MAX_RESTARTS, hidden=MAX_WIDTH, points=MAX_POINTS)
 
 
 def relu(z):
@@ -66,63 +71,12 @@ def dense_step_factory(x, y, hidden, restarts):
 
 
 def per_step(trainer: HingeNetTrainer, steps: int) -> float:
-    return median_time(lambda: trainer.advance(steps), repeat=3) / steps
+    return median_time(lambda: trainer.run(steps), repeat=3) / steps
 
 
-def event_loop_delays(restarts=32, hidden=64, points=400, seconds=3.0):
-    """How late a 10 ms probe timer fires: first with the panel idle, then while it trains
-    as fast as it can. Returns (idle delays, training delays, steps trained) in seconds."""
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
-
-    app = QApplication.instance() or QApplication([])
-    from relulab.ui.panels.training import TrainingPanel
-
-    panel = TrainingPanel()
-    panel.resize(1280, 800)
-    panel.show()
-    panel.points.setValue(points)
-    panel.hidden.setValue(hidden)
-    panel.restarts.setValue(restarts)
-    panel.steps.setValue(200_000)
-    gaps, last = [], [time.perf_counter()]
-
-    def probe():
-        now = time.perf_counter()
-        gaps.append(now - last[0] - 0.010)
-        last[0] = now
-
-    def measure(duration):
-        gaps.clear()
-        last[0] = time.perf_counter()
-        end = time.perf_counter() + duration
-        while time.perf_counter() < end:
-            app.processEvents()
-        return np.maximum(np.array(gaps[2:]), 0.0)
-
-    timer = QTimer()
-    timer.setInterval(10)
-    timer.timeout.connect(probe)
-    timer.start()
-    idle = measure(seconds / 2)
-    panel.play()
-    busy = measure(seconds)
-    timer.stop()
-    panel.pause()
-    steps = panel.snapshot.step
-    panel.shutdown()
-    panel.close()
-    panel.deleteLater()
-    app.processEvents()
-    return idle, busy, steps
-
-
-def run() -> list[Row]:
-    kernels.compiled_available()  # compile (or load the cache) before timing
+def model_rows() -> list[Row]:
     x = np.linspace(-3, 3, 400)
     y = np.sin(2 * x) + 0.3 * x ** 2
-    rows = []
-
     t0 = time.perf_counter()
     ours = train_hinge_net(x, y, hidden=12, seeds=range(6), steps=20_000, lr=0.01)
     t_ours = time.perf_counter() - t0
@@ -136,30 +90,116 @@ def run() -> list[Row]:
     print(f"  final RMSE, compiled: {np.round(ours.rmse, 4)}")
     print(f"  final RMSE, numpy:    {np.round(reference.rmse, 4)}")
     print(f"  final RMSE, notebook: {np.round(base, 4)}")
-    rows.append(Row("seed 004: 6 restarts × 20 000 Adam steps (compiled prefix sums)", t_ours,
-                    "notebook's per-restart numpy loop", t_base, "≥ 10× faster"))
-    rows.append(Row("seed 004: the same, numpy prefix-sum reference", t_numpy,
-                    "notebook's per-restart numpy loop", t_base, "(fallback without numba)"))
-
-    x4 = np.linspace(-3, 3, 4000)
+    rows = [Row("seed 004: 6 restarts × 20 000 Adam steps (compiled prefix sums)", t_ours,
+                "notebook's per-restart numpy loop", t_base, min_ratio=10.0),
+            Row("seed 004: the same, numpy prefix-sum reference (no numba)", t_numpy,
+                "notebook's per-restart numpy loop", t_base, min_ratio=1.0)]
+    x4 = np.linspace(-3, 3, MAX_POINTS)
     y4 = np.sin(2 * x4) + 0.3 * x4 ** 2
-    for hidden in (12, 64, 256):
+    for hidden, target in ((12, 3.0), (64, 10.0), (MAX_WIDTH, 30.0)):
         trainer = HingeNetTrainer(x4, y4, hidden=hidden, seeds=range(6), lr=0.01)
         ours = per_step(trainer, 200 if hidden < 256 else 100)
         dense = median_time(dense_step_factory(x4, y4, hidden, 6), repeat=5)
-        print(f"  H = {hidden:>3}, 4000 points, 6 restarts: {fmt_time(ours)} per step "
-              f"(dense {fmt_time(dense)})")
-        rows.append(Row(f"one step, H = {hidden}, 4000 points, 6 restarts", ours,
-                        "dense restarts × points × hidden numpy step", dense,
-                        "≥ 30× cheaper" if hidden == 256 else ""))
-
-    for restarts, hidden, points in ((6, 12, 400), (32, 256, 4000)):
-        idle, busy, steps = event_loop_delays(restarts, hidden, points)
-        print(f"  panel, {restarts} restarts × H {hidden}, {points} points: {steps:,} steps in 3 s; "
-              f"probe delay median {fmt_time(np.median(busy))}, 95th percentile "
-              f"{fmt_time(np.percentile(busy, 95))}, max {fmt_time(busy.max())} "
-              f"(idle max {fmt_time(idle.max())})")
-        rows.append(Row(f"event loop delay while training, max ({restarts} × H {hidden}, {points} pts)",
-                        max(busy.max(), 1e-6), "the same probe, panel idle (max)", max(idle.max(), 1e-6),
-                        "≤ 50 ms", note=f"95th percentile {fmt_time(np.percentile(busy, 95))}"))
+        rows.append(Row(f"one step, H = {hidden}, {MAX_POINTS} points, 6 restarts", ours,
+                        "dense restarts × points × hidden numpy step", dense, min_ratio=target))
     return rows
+
+
+def _panel(restarts, hidden, points):
+    from relulab.ui.panels.training import TrainingPanel
+
+    panel = TrainingPanel()
+    panel.resize(1280, 800)
+    panel.show()
+    panel.load_state(TrainingState(restarts=restarts, hidden=hidden, points=points,
+                                   steps=MAX_STEPS).to_dict())
+    panel.driver.draw_all()
+    return panel
+
+
+def _close(panel) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    panel.shutdown()
+    panel.close()
+    panel.deleteLater()
+    QApplication.processEvents()
+
+
+def panel_rows() -> list[Row]:
+    rows = []
+    for restarts, hidden, points in ((6, 12, 400), (MAX_RESTARTS, MAX_WIDTH, MAX_POINTS)):
+        panel = _panel(restarts, hidden, points)
+        idle = event_loop_delays(lambda: None, seconds=1.0)
+        busy = event_loop_delays(panel.play, seconds=3.0)
+        steps = panel.trainer.step
+        latencies, gaps = [], []
+        for _ in range(5):
+            lat, gap = click_latency(panel.pause, lambda: panel.driver.busy)
+            latencies.append(lat)
+            gaps.append(gap)
+            event_loop_delays(panel.play, seconds=0.5)
+        panel.pause()
+        panel.driver.draw_all()
+        _close(panel)
+        size = f"{restarts} × H {hidden}, {points} pts"
+        print(f"  panel, {size}: {steps:,} steps in 3 s; probe delay median "
+              f"{fmt_time(np.median(busy))}, 95th percentile {fmt_time(np.percentile(busy, 95))}, "
+              f"max {fmt_time(busy.max())}; pause {', '.join(fmt_time(v) for v in latencies)}")
+        rows.append(Row(f"event loop delay while training, max ({size})", float(busy.max()),
+                        "the same probe, panel idle (max)", float(idle.max()), max_seconds=0.05,
+                        note=f"95th percentile {fmt_time(np.percentile(busy, 95))}; "
+                             f"{steps / 3:,.0f} steps/s"))
+        rows.append(Row(f"pause: click to training stopped, median of 5 ({size})",
+                        float(np.median(latencies)), "the same probe, panel idle (max)",
+                        float(idle.max()), max_seconds=0.05,
+                        note=f"worst of 5: {fmt_time(max(latencies))}"))
+        rows.append(Row(f"pause: event loop delay until the final frame is drawn ({size})",
+                        float(np.median(gaps)), "the same probe, panel idle (max)",
+                        float(idle.max()), max_seconds=0.05, note=f"worst of 5: {fmt_time(max(gaps))}"))
+    rows.append(_throughput_row())
+    rows.append(_replay_row())
+    return rows
+
+
+def _throughput_row() -> Row:
+    """Steps per second in the panel at the largest settings, against the trainer alone:
+    what drawing and the event loop cost."""
+    panel = _panel(MAX_RESTARTS, MAX_WIDTH, MAX_POINTS)
+    event_loop_delays(panel.play, seconds=0.5)
+    start = panel.trainer.step
+    event_loop_delays(lambda: None, seconds=3.0)
+    in_panel = 3.0 / max(1, panel.trainer.step - start)
+    panel.pause()
+    trainer = TrainingState(**LARGEST).trainer()
+    alone = per_step(trainer, 50)
+    _close(panel)
+    return Row(f"training in the panel, seconds per step ({MAX_RESTARTS} × H {MAX_WIDTH}, "
+               f"{MAX_POINTS} pts)", in_panel, "the trainer alone, no drawing", alone,
+               min_ratio=0.4, note="a tick trains for 8 of its 10 ms, less while a frame is drawn")
+
+
+def _replay_row() -> Row:
+    """Loading a state whose steps take seconds to replay: the worker replays them while
+    the window answers."""
+    panel = _panel(MAX_RESTARTS, MAX_WIDTH, MAX_POINTS)
+    state = TrainingState(**LARGEST, steps=MAX_STEPS, step=2000).to_dict()
+    t0 = time.perf_counter()
+    delays = event_loop_delays(lambda: panel.load_state(state),
+                               done=lambda: panel.trainer.step == 2000 and not panel.driver.busy,
+                               seconds=60.0)
+    took = time.perf_counter() - t0
+    done = panel.trainer.step == 2000
+    _close(panel)
+    return Row(f"load a state of 2000 steps at the largest settings: event loop delay, max",
+               float(delays.max()), "—", float("nan"), max_seconds=0.05,
+               note=f"replayed on a worker in {fmt_time(took)}" if done else "not replayed in 60 s",
+               holds=done)
+
+
+def run() -> list[Row]:
+    from relulab.app import ensure_application
+
+    kernels.compiled_available()  # compile (or load the cache) before timing
+    ensure_application()
+    return model_rows() + panel_rows()

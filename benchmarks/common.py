@@ -130,3 +130,24 @@ def event_loop_delays(start: Callable[[], object], done: Callable[[], bool] | No
     timer.stop()
     gaps.append(time.perf_counter() - last[0] - interval)  # the time since the last tick
     return np.maximum(np.array(gaps), 0.0)
+
+
+def click_latency(click: Callable[[], object], busy: Callable[[], bool],
+                  seconds: float = 10.0) -> tuple[float, float]:
+    """A click (``click()``) posted to the event loop while work runs, as a real one
+    arrives: (seconds from posting it until ``click`` has returned, the longest event-loop
+    delay until ``busy()`` is false, e.g. until a paused panel has drawn its last frame)."""
+    from PySide6.QtCore import QTimer
+
+    marks: dict[str, float] = {}
+
+    def handle():
+        click()
+        marks["handled"] = time.perf_counter()
+
+    def post():
+        marks["posted"] = time.perf_counter()
+        QTimer.singleShot(0, handle)
+
+    delays = event_loop_delays(post, done=lambda: "handled" in marks and not busy(), seconds=seconds)
+    return marks.get("handled", math.inf) - marks["posted"], float(delays.max())

@@ -43,7 +43,8 @@ def _parser() -> argparse.ArgumentParser:
 def __getattr__(name: str):
     # The window's builders live in the ui layer (which never imports this entry
     # point); they are imported on first use so that --version runs without Qt.
-    if name in ("build_main_window", "ensure_application", "limit_blas_threads", "window_icon"):
+    if name in ("build_main_window", "ensure_application", "limit_blas_threads", "window_icon",
+                "GUI_SWITCH_INTERVAL"):
         from relulab.ui import application
 
         return getattr(application, name)

@@ -158,3 +158,49 @@ def test_messages_from_the_file_stay_one_line(tmp_path, capsys):
     path.write_text(json.dumps({"layers": [{"weights": [[1]], "biases": [0], "bad\nkey": 1}]}))
     code, out, err = _run(capsys, path, tmp_path / "o.json")
     assert code == 1 and err.count("\n") == 1 and "two lines.json" in err and "bad key" in err
+
+
+# --- issue 12: never "converted" with exit 0 when deep and shallow differ ---------------
+def test_a_kink_beside_a_huge_slope_converts_exactly(tmp_path, capsys):
+    f = MLP([([[1.0], [1.0]], [0.0, -1.0]), ([[1.0, 1e12]], [0.0])])
+    save_network(f, tmp_path / "f.json")
+    code, out, err = _run(capsys, tmp_path / "f.json", tmp_path / "s.json", "--report")
+    assert code == 0 and err == ""
+    assert "kinks: K = 2" in out and "least width proven" in out
+    shallow = load_network(tmp_path / "s.json")
+    assert shallow(np.array([-1.0]))[0] == 0.0
+
+
+@pytest.mark.parametrize("big, needle", [(1e308, "out of range"), (-1e308, "out of range"),
+                                         (1e100, "1.8e308"), (-1e100, "1.8e308")])
+def test_weights_beyond_double_range_do_not_convert(tmp_path, capsys, big, needle):
+    # ±1e308 is refused when read, and so are four layers of ±1e100, whose slopes would
+    # pass 1e308 (the model refuses those too: test_huge_weights_are_exact_or_refused)
+    deep = MLP([([[big], [1.0]], [0.0, big]), ([[big, 1.0], [1.0, big]], [0.0, 1.0]),
+                ([[big, 1.0], [1.0, -big]], [0.0, 1.0]), ([[big, big]], [0.0])])
+    save_network(deep, tmp_path / "big.json")
+    code, out, err = _run(capsys, tmp_path / "big.json", tmp_path / "o.json", "--report")
+    assert code != 0 and out == ""
+    assert err.count("\n") == 1 and needle in err, err
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_a_shallow_network_that_differs_is_not_written(tmp_path, capsys, monkeypatch):
+    """If the construction were wrong, the check catches it: status 3, one line, no file."""
+    import relulab.model.shallow as shallow_module
+
+    real = shallow_module.convert
+
+    def broken(net, *args, **kwargs):
+        conv = real(net, *args, **kwargs)
+        (W1, b1), (W2, b2) = conv.shallow.layers
+        conv.shallow = MLP([(W1, b1), (W2, b2 + 1e-9 * (1 + np.abs(b2)))])  # 1e-9 too high
+        return conv
+
+    monkeypatch.setattr(shallow_module, "convert", broken)
+    deep = MLP.random([1, 6, 6, 1], seed=2)
+    save_network(deep, tmp_path / "deep.json")
+    code, out, err = _run(capsys, tmp_path / "deep.json", tmp_path / "o.json")
+    assert code == 3 and out == ""
+    assert err.count("\n") == 1 and "times the rounding bound; o.json not written" in err
+    assert not (tmp_path / "o.json").exists()

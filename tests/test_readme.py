@@ -11,3 +11,17 @@ def test_ci_runs_the_readme_test_command():
     command = next(line for line in ci if "pytest" in line and not line.startswith("#"))
     assert command in readme
     assert "Quick start" in readme
+
+
+def test_the_python_examples_run():
+    """The README's "Using the model from Python" runs as written."""
+    import re
+
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Using the model from Python", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert len(blocks) >= 2
+    namespace: dict = {}
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), namespace)
+    assert namespace["restarts"].step == 2000 and namespace["classifier"].step == 500

@@ -6,7 +6,9 @@ or NPZ; ``--big-m M`` writes a finite stand-in instead, which ONNX can hold, and
 reports where it may be wrong). Formats follow the extensions (.json, .npz, .onnx).
 A bad input exits with status 1 and one line on standard error naming the file,
 the field and the problem; ``main`` is the command's edge, where anything that
-escaped (a bug) still ends as one line and a non-zero status.
+escaped (a bug) still ends as one line and a non-zero status. A conversion whose
+check finds deep and shallow different beyond rounding exits with status 3 and
+writes nothing (docs/deep-to-shallow.md, "What is certified").
 """
 
 from __future__ import annotations
@@ -73,7 +75,7 @@ def report_lines(conv, verification, seconds: float, big_m=None) -> list[str]:
                      f"{conv.shallow.n_nonzero} of them non-zero")
     widest = max(widths) if widths else 0
     lines.append(f"Corollary 1 bound: {conv.bound_text()}; widest shallow layer {widest}")
-    where = ("kinks and kinks ± 1e-9" if conv.one_d is not None
+    where = ("kinks, midpoints between them and beyond the ends" if conv.one_d is not None
              else "region witnesses and boundary points")
     lines.append(f"largest |deep − shallow| at {verification.n_exact_points} {where}: "
                  f"{verification.max_error_exact_points:.3g}")
@@ -81,6 +83,11 @@ def report_lines(conv, verification, seconds: float, big_m=None) -> list[str]:
                  f"{verification.max_error_random:.3g}")
     if verification.end_slopes_agree is not None:
         lines.append(f"end slopes agree: {'yes' if verification.end_slopes_agree else 'NO'}")
+    if verification.max_rounding_ratio is not None:
+        lines.append(f"largest difference / rounding bound: {verification.max_rounding_ratio:.3g} "
+                     "(≤ 1: equal up to rounding)")
+        lines.append(f"kinks: {conv.one_d.certificate}; least width "
+                     + ("proven" if conv.one_d.least_width_proven else "not proven"))
     if big_m is not None:
         lines.append(big_m.text())
     lines.append(f"time: {seconds:.3f} s")
@@ -155,16 +162,29 @@ def _run(argv, reading: list[str]) -> int:
         written = big_m_network(conv.shallow, args.big_m)
         rep = big_m_report(deep, conv.regions, args.big_m)
     seconds = time.perf_counter() - t0
+    if args.report:
+        print("\n".join(report_lines(conv, verification, seconds, rep)))
+    # 1-D: within the scale-relative rounding bound (relulab.model.shallow.ROUNDING);
+    # n-D: within 1e-9 of the outputs' size. Otherwise nothing is written.
+    if not verification.ok():
+        raise _Failure(_mismatch(verification) + f"; {out.name} not written", 3)
     try:
         save_network(written, out)
     except NetworkFileError as e:
         raise _Failure(str(e)) from None
-    if args.report:
-        print("\n".join(report_lines(conv, verification, seconds, rep)))
-    if not verification.ok():
-        print(f"relulab convert: warning: deep and shallow differ by "
-              f"{verification.max_error_exact_points:.3g} at exact points", file=sys.stderr)
     return 0
+
+
+def _mismatch(v) -> str:
+    if not v.finite:
+        return "deep or shallow network gives NaN or ±inf (values beyond double precision)"
+    if v.end_slopes_agree is False:
+        return "deep and shallow networks have different slopes on the rays"
+    worst = max(v.max_error_exact_points, v.max_error_random)
+    if v.max_rounding_ratio is not None:
+        return (f"deep and shallow differ by up to {worst:.3g}, {v.max_rounding_ratio:.3g} times "
+                "the rounding bound")
+    return f"deep and shallow differ by up to {worst:.3g}, more than rounding"
 
 
 if __name__ == "__main__":

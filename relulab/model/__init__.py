@@ -19,7 +19,7 @@ import importlib
 
 _WHERE = {
     "activations": ["ACTIVATIONS", "Activation", "get_activation"],
-    "classify": ["TrainConfig", "Trainer", "decision_map", "seed002_run"],
+    "classify": ["ClassifierSnapshot", "TrainConfig", "Trainer", "decision_map", "seed002_run"],
     "collapse": ["collapse", "collapsed_network"],
     "datasets": ["DATASETS", "circles", "make_dataset"],
     "depth": ["parameter_count", "regions_against_depth"],
@@ -33,8 +33,8 @@ _WHERE = {
     "shallow": ["ExtendedNetwork", "convert", "corollary_bound", "to_shallow",
                 "to_shallow_extended"],
     "targets": ["DEFAULT_TARGET", "PRESETS", "Target", "target_from_text"],
-    "training": ["TrainingSnapshot", "init_hinge_net", "iter_hinge_net", "refit_output_layer",
-                 "train_hinge_net"],
+    "training": ["HingeNetTrainer", "RestartsSnapshot", "init_hinge_net", "iter_hinge_net",
+                 "refit_output_layer", "train_hinge_net"],
 }
 _MODULE_OF = {name: module for module, names in _WHERE.items() for name in names}
 

@@ -300,17 +300,18 @@ def _compile():
         except ImportError as exc:
             _compile_error = f"numba is not installed ({exc})"
             return None
+        # nogil: a replay on a worker thread must not hold the GUI thread for a whole chunk
         try:
             try:
-                search = numba.njit(cache=True)(_search)
+                search = numba.njit(cache=True, nogil=True)(_search)
                 glob = dict(_advance_loop.__globals__, _search=search)
-                loop = numba.njit(cache=True)(_rebind(_advance_loop, glob))
+                loop = numba.njit(cache=True, nogil=True)(_rebind(_advance_loop, glob))
                 _warm(loop)
             except Exception:
                 # No writable cache next to the source (e.g. a frozen app): compile in memory.
-                search = numba.njit(_search)
+                search = numba.njit(nogil=True)(_search)
                 glob = dict(_advance_loop.__globals__, _search=search)
-                loop = numba.njit(_rebind(_advance_loop, glob))
+                loop = numba.njit(nogil=True)(_rebind(_advance_loop, glob))
                 _warm(loop)
             _compiled = loop
         except Exception as exc:  # any compiler trouble: the numpy path still works

@@ -11,9 +11,12 @@ The gradient flows back through the layers (``W`` of shape (out, in))::
     ∂L/∂W_l = δ_lᵀ h_{l−1},  ∂L/∂b_l = Σ δ_l,  δ_{l−1} = (δ_l W_l) ⊙ φ'(z_{l−1})
 
 and the parameters move by plain gradient descent, or Adam, on the full set or
-on mini-batches. :class:`Trainer` keeps the mutable arrays; every step hands out
-an immutable :class:`TrainingSnapshot` with a frozen ``MLP``. A step whose loss
-or weights stop being finite (or whose weights pass 10⁶) is undone, and the
+on mini-batches. :class:`Trainer` keeps the mutable arrays and has the shape of
+the other trainer (``relulab.model.training.HingeNetTrainer``): ``run(n)`` makes n
+updates, ``advance(n)`` makes them and returns an immutable
+:class:`ClassifierSnapshot` with a frozen ``MLP``, ``snapshot()`` describes the
+current one, ``step`` counts updates and ``lr`` changes the rate without a reset.
+An update whose weights stop being finite (or pass 10⁶) is undone, and the
 trainer stops and says so.
 """
 
@@ -61,8 +64,8 @@ class TrainConfig:
 
 
 @dataclass(frozen=True)
-class TrainingSnapshot:
-    """The state after ``step`` updates: the network and its loss and accuracy."""
+class ClassifierSnapshot:
+    """The classifier after ``step`` updates: the network, its loss and accuracy."""
 
     step: int
     net: MLP
@@ -123,8 +126,9 @@ def _check_data(X, y, n_in: int, what: str):
 class Trainer:
     """Trains ``net`` (one output) on ``(X, y)``; reports on ``(X_test, y_test)`` too.
 
-    ``step(k)`` makes k updates and returns a snapshot; once diverged it makes no
-    more and keeps the last finite network.
+    ``run(n)`` makes up to n updates (none after divergence or without training
+    points) and ``advance(n)`` returns the snapshot after them; once diverged the
+    trainer keeps the last finite network.
     """
 
     def __init__(self, net: MLP, X, y, X_test=None, y_test=None, config: TrainConfig | None = None,
@@ -139,7 +143,7 @@ class Trainer:
         self.activation = net.activation
         self._phi = get_activation(net.activation)
         self.params = [np.array(a) for W, b in net.layers for a in (W, b)]
-        self.step_count = int(step)
+        self.step = int(step)
         self._m = [np.zeros_like(p) for p in self.params]
         self._v = [np.zeros_like(p) for p in self.params]
         self._adam_t = 0
@@ -148,17 +152,25 @@ class Trainer:
         self._cursor = 0
         self.diverged = False
         self.message = ""
-        self._last = self._snapshot()
+        self._net: MLP | None = net
+        self._snapshot: ClassifierSnapshot | None = None
 
     # -- parameters -----------------------------------------------------------
     @property
     def net(self) -> MLP:
-        """The current network (the latest snapshot's: params change only in ``step``)."""
-        return self._last.net
+        """The current network (a frozen copy, made again only after updates)."""
+        if self._net is None:
+            p = self.params
+            self._net = MLP([(p[i], p[i + 1]) for i in range(0, len(p), 2)], self.activation)
+        return self._net
 
-    def _build_net(self) -> MLP:
-        p = self.params
-        return MLP([(p[i], p[i + 1]) for i in range(0, len(p), 2)], self.activation)
+    @property
+    def lr(self) -> float:
+        return float(self.config.learning_rate)
+
+    @lr.setter
+    def lr(self, value: float) -> None:
+        self.set_config(replace(self.config, learning_rate=value))
 
     def set_config(self, config: TrainConfig) -> None:
         """Change optimizer, rate, loss or batch size without losing the weights."""
@@ -167,7 +179,7 @@ class Trainer:
             self._v = [np.zeros_like(p) for p in self.params]
             self._adam_t = 0
         self.config = config
-        self._last = self._snapshot()
+        self._snapshot = None  # the loss may have changed
 
     # -- one update -------------------------------------------------------------
     def _batch(self):
@@ -205,7 +217,8 @@ class Trainer:
             grads[2 * i] = dz.T @ hs[i]
             grads[2 * i + 1] = dz.sum(0)
             if i > 0:
-                dz = (dz @ p[2 * i]) * self._phi.df(zs[i - 1])
+                dz = dz @ p[2 * i]
+                dz *= self._phi.derivative(zs[i - 1], hs[i])
         return grads
 
     def _update(self) -> None:
@@ -232,11 +245,13 @@ class Trainer:
         return all(np.all(np.isfinite(P)) and np.max(np.abs(P), initial=0) <= DIVERGENCE_LIMIT
                    for P in self.params)
 
-    def step(self, k: int = 1) -> TrainingSnapshot:
-        """Make up to k updates (none when there are no training points or after divergence)."""
+    def run(self, n: int = 1) -> int:
+        """Make up to n updates without a snapshot; returns how many were made (fewer
+        after divergence, none without training points)."""
         if self.diverged or len(self.y) == 0:
-            return self._last
-        for _ in range(int(k)):
+            return 0
+        made = 0
+        for _ in range(int(n)):
             saved = [P.copy() for P in self.params]
             with np.errstate(all="ignore"):
                 self._update()
@@ -245,48 +260,56 @@ class Trainer:
                 self.params = saved
                 self.diverged = True
                 self.message = (
-                    f"Training diverged at step {self.step_count + 1}: the weights stopped being "
+                    f"Training diverged at step {self.step + 1}: the weights stopped being "
                     f"finite or passed {DIVERGENCE_LIMIT:g}. Stopped; lower the learning rate "
                     f"(now {self.config.learning_rate:g}) and reset.")
                 break
-            self.step_count += 1
-        snap = self._snapshot()
-        if not self.diverged and not np.isfinite(snap.train_loss):
-            self.diverged = True
-            self.message = (f"Training diverged at step {self.step_count}: the loss is no longer "
-                            "finite. Stopped; lower the learning rate and reset.")
-            snap = replace(snap, diverged=True, message=self.message)
-        self._last = snap
-        return snap
+            self.step += 1
+            made += 1
+        if made or self.diverged:
+            self._net = None
+            self._snapshot = None
+        return made
 
-    def _snapshot(self) -> TrainingSnapshot:
-        net = self._build_net()
+    def advance(self, n: int = 1) -> ClassifierSnapshot:
+        """Make up to n updates and return the snapshot after them."""
+        self.run(n)
+        return self.snapshot()
+
+    def snapshot(self) -> ClassifierSnapshot:
+        """The current network with its loss and accuracy on the training and test
+        points (computed once per step). A loss that is no longer finite stops training."""
+        if self._snapshot is not None:
+            return self._snapshot
+        net = self.net
         with np.errstate(all="ignore"):
             z_tr = logits(net, self.X) if len(self.y) else np.zeros(0)
             z_te = logits(net, self.X_test) if len(self.y_test) else np.zeros(0)
             loss = self.config.loss
-            return TrainingSnapshot(
-                step=self.step_count, net=net,
-                train_loss=loss_from_logits(z_tr, self.y, loss),
+            train_loss = loss_from_logits(z_tr, self.y, loss)
+            if not self.diverged and len(self.y) and not np.isfinite(train_loss):
+                self.diverged = True
+                self.message = (f"Training diverged at step {self.step}: the loss is no longer "
+                                "finite. Stopped; lower the learning rate and reset.")
+            snap = ClassifierSnapshot(
+                step=self.step, net=net, train_loss=train_loss,
                 train_accuracy=float(np.mean((z_tr > 0) == (self.y > 0.5))) if len(self.y) else float("nan"),
                 test_loss=loss_from_logits(z_te, self.y_test, loss),
                 test_accuracy=float(np.mean((z_te > 0) == (self.y_test > 0.5))) if len(self.y_test) else float("nan"),
                 diverged=self.diverged, message=self.message)
-
-    @property
-    def snapshot(self) -> TrainingSnapshot:
-        return self._last
+        self._snapshot = snap
+        return snap
 
 
 def train(net: MLP, X, y, steps: int, config: TrainConfig | None = None, X_test=None, y_test=None,
-          every: int = 1) -> Iterator[TrainingSnapshot]:
+          every: int = 1) -> Iterator[ClassifierSnapshot]:
     """A generator of snapshots, one every ``every`` steps, ending after ``steps``
     updates or at divergence (the last snapshot then says so)."""
     trainer = Trainer(net, X, y, X_test, y_test, config)
     done = 0
     while done < steps:
         k = min(every, steps - done)
-        snap = trainer.step(k)
+        snap = trainer.advance(k)
         done += k
         yield snap
         if snap.diverged:
@@ -317,13 +340,13 @@ def seed002_setup(seed: int, hidden: int = 6):
     return X, y, seed002_network(rng, hidden)
 
 
-def seed002_run(seed: int, hidden: int = 6, steps: int = 2000, learning_rate: float = 0.5) -> TrainingSnapshot:
+def seed002_run(seed: int, hidden: int = 6, steps: int = 2000, learning_rate: float = 0.5) -> ClassifierSnapshot:
     """The lesson's experiment: full-batch gradient descent at rate 0.5 on the
     cross-entropy gradient (p − y)/n for ``steps`` steps; the returned snapshot's
     ``train_accuracy`` is the lesson's printed accuracy (1.0 for H = 6, seeds 0–9)."""
     X, y, net = seed002_setup(seed, hidden)
     trainer = Trainer(net, X, y, config=TrainConfig("gd", learning_rate, "cross_entropy"))
-    return trainer.step(steps)
+    return trainer.advance(steps)
 
 
 # -- maps over a grid of the plane ------------------------------------------------
@@ -346,13 +369,12 @@ def grid_layers(net: MLP, box=DEFAULT_BOX, resolution: int = 200, dtype=np.float
     """Pre-activations z_l of every layer at every pixel centre, each of shape
     (n_l, resolution, resolution) indexed [neuron, row (y), column (x)].
 
-    Computed neuron-major (z = W h + b with h of shape (n, pixels)) with
-    ``einsum``, which runs single-threaded: these skinny products are too small
-    for a threaded BLAS, whose threads only fight each other (and other
-    programs) on a busy laptop. Several times faster than ``net.forward`` on a
-    (pixels, 2) array. ``dtype=np.float32`` is for pictures: about ten times
-    faster again, with values good to ~1e-6 relative (exact counts and maps come
-    from float64 code, never from the picture).
+    Computed neuron-major (z = W h + b with h of shape (n, pixels)) as one matrix
+    product per layer, several times faster than ``net.forward`` on a (pixels, 2)
+    array. The app runs BLAS on one thread (``relulab.app.limit_blas_threads``):
+    these products are too small for more. ``dtype=np.float32`` is for pictures:
+    several times faster again, with values good to ~1e-6 relative (exact counts and
+    maps come from float64 code, never from the picture).
     """
     xs, ys = grid_axes(box, resolution)
     n = len(xs)
@@ -362,7 +384,7 @@ def grid_layers(net: MLP, box=DEFAULT_BOX, resolution: int = 200, dtype=np.float
     phi = get_activation(net.activation)
     out = []
     for i, (W, b) in enumerate(net.layers):
-        z = np.einsum("ij,jn->in", W.astype(dtype, copy=False), h)
+        z = W.astype(dtype, copy=False) @ h
         z += b.astype(dtype, copy=False)[:, None]
         out.append(z.reshape(-1, n, n))
         if i < len(net.layers) - 1:

@@ -3,8 +3,16 @@
 The tent g(x) = 2 ReLU(x) − 4 ReLU(x − ½) uses two neurons; g composed k times
 (2k neurons in k layers) has 2^k linear pieces on [0, 1] with kinks at j/2^k,
 while one hidden layer of m neurons has at most m + 1 pieces, so it needs
-2^k − 1 neurons to match (Telgarsky 2016). Everything here is counted exactly with
-:func:`relulab.model.piecewise.piecewise_linear`, never by sampling.
+2^k − 1 neurons to match (Telgarsky 2016). Everything here is counted with
+:func:`relulab.model.piecewise.piecewise_linear`, never by sampling, and a count is
+called exact only when every decision behind it was certified.
+
+At peak ½ every number in the tent sits on a coarse binary lattice, so doubles
+compute it without any rounding (certified layer by layer) to depth 24. At other
+peaks 1/p is not a double: the network's kinks are rationals with ever larger
+denominators, doubles cannot certify them from depth 3 on, and the exact walk
+along the line is used while its knots stay within the budget (about depth 15);
+beyond that the count is floating point only, and says so.
 """
 
 from __future__ import annotations
@@ -13,9 +21,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fractions import Fraction
+
+from relulab.model.exact import BeyondExact
 from relulab.model.fields import Fields
 from relulab.model.mlp import MLP
-from relulab.model.piecewise import PiecewiseLinear, piecewise_linear
+from relulab.model.piecewise import EXACT_KNOTS, PiecewiseLinear, piecewise_linear
 
 MAX_FOLD_NEURONS = 8
 
@@ -140,18 +151,20 @@ def tent_network(depth: int, peak: float = 0.5) -> MLP:
 
 @dataclass(frozen=True)
 class FoldCounts:
-    """Exact counts for one composed fold.
+    """Counts for one composed fold.
 
     ``pieces_unit``: linear pieces on [0, 1]; ``kinks_line``: kinks on the whole
     line; ``neurons``: neurons used (n per layer × depth); ``shallow_neurons``: the
     fewest neurons one hidden layer needs for the same number of pieces on [0, 1]
-    (m neurons give at most m + 1 pieces, so pieces − 1).
+    (m neurons give at most m + 1 pieces, so pieces − 1). ``exact``: every decision
+    behind the counts was certified (else they are floating point only).
     """
 
     depth: int
     pieces_unit: int
     kinks_line: int
     neurons: int
+    exact: bool = True
 
     @property
     def pieces_line(self) -> int:
@@ -162,19 +175,51 @@ class FoldCounts:
         return max(self.pieces_unit - 1, 0)
 
 
-# A kink this close to 0 or 1 sits at the end of [0, 1]: with a peak such as 0.4 the
-# tent's value at 1 is −1e-16 rather than 0, and the next layer puts a kink there.
-END_TOL = 1e-12
+def fold_counts(pl: PiecewiseLinear, depth: int, neurons_per_layer: int,
+                net: MLP | None = None) -> FoldCounts:
+    """Counts of a composed fold from its pieces ``pl`` on the whole line.
+
+    Pieces on [0, 1] = 1 + the kinks strictly inside (0, 1), decided exactly: a kink
+    whose error bound touches 0 or 1 is settled by exact arithmetic on ``net``
+    (BeyondExact when that is not possible)."""
+    inside = pl.kinks_inside(0.0, 1.0) if pl.certified else None
+    if inside is None and pl.certified:
+        if net is None:
+            raise BeyondExact("a kink lies too close to 0 or 1 to tell which side it is on")
+        pl = piecewise_linear(net, exact=True)
+        inside = pl.kinks_inside(0.0, 1.0)
+    if inside is None:  # floating point only
+        inside = int(np.count_nonzero((pl.kinks > 0.0) & (pl.kinks < 1.0)))
+    return FoldCounts(depth=depth, pieces_unit=inside + 1, kinks_line=pl.n_kinks,
+                      neurons=depth * neurons_per_layer, exact=pl.certified)
 
 
-def fold_counts(pl: PiecewiseLinear, depth: int, neurons_per_layer: int) -> FoldCounts:
-    """Counts of a composed fold from its exact pieces ``pl`` on the whole line.
+def tent_pieces(depth: int, peak: float = 0.5, should_stop=None) -> PiecewiseLinear:
+    """The tent composed ``depth`` times, every kink certified; BeyondExact when
+    doubles cannot certify them and the exact walk would pass EXACT_KNOTS."""
+    depth = _check_depth(depth)
+    budget = EXACT_KNOTS if 2 ** depth < EXACT_KNOTS else 0
+    return piecewise_linear(tent_network(depth, peak), should_stop=should_stop,
+                            exact_knots=budget)
 
-    Pieces on [0, 1] = 1 + the kinks strictly inside (END_TOL, 1 − END_TOL).
-    """
-    inside = pl.restrict(END_TOL, 1.0 - END_TOL).n_kinks
-    return FoldCounts(depth=depth, pieces_unit=inside + 1,
-                      kinks_line=pl.n_kinks, neurons=depth * neurons_per_layer)
+
+def exact_tent_depth(peak: float) -> int:
+    """The deepest tent whose counts are certified here: every depth at peak ½ (its
+    arithmetic is exact in doubles), else the depths whose 2^k + 1 knots fit the
+    exact walk's budget."""
+    p = _check_peak(peak)
+    if p == 0.5:
+        return 10 ** 9
+    return int(np.floor(np.log2(EXACT_KNOTS - 1)))
+
+
+def tent_peak_value(peak: float) -> tuple[Fraction, Fraction]:
+    """(t(p) − 1, t(1)) of the tent network with double weights, exactly: both are 0
+    for an ideal tent; a peak value above 1 folds once more and adds pieces."""
+    fold = Fold.tent(peak)
+    a1, a2 = Fraction(fold.a[0]), Fraction(fold.a[1])
+    p = Fraction(-fold.b[1])
+    return a1 * p - 1, a1 + a2 * (1 - p)
 
 
 def tent_counts_formula(depth: int) -> tuple[int, int]:
@@ -182,15 +227,6 @@ def tent_counts_formula(depth: int) -> tuple[int, int]:
     with 2 kinks for k = 1 (at 0 and at the peak) and 2^k + 1 for k ≥ 2."""
     depth = _check_depth(depth)
     return 2 ** depth, (2 if depth == 1 else 2 ** depth + 1)
-
-
-def resolvable_depth(peak: float, resolution: float = 1e-11) -> int:
-    """The deepest tent whose narrowest piece on [0, 1] is still wider than
-    ``resolution``: pieces have widths p^i (1 − p)^(k − i) / …, the narrowest
-    min(p, 1 − p)^k, and double precision cannot keep kinks closer than ~1e-12
-    apart. For p = ½ this is 36; for p = 0.3 it is 21."""
-    p = _check_peak(peak)
-    return int(np.floor(np.log(resolution) / np.log(min(p, 1.0 - p))))
 
 
 def grid_piece_count(depth: int, points: int = 4097, peak: float = 0.5) -> int:

@@ -25,7 +25,7 @@ one-hidden-layer network with finite weights and the least possible width.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import combinations
+from fractions import Fraction
 from typing import Sequence
 
 import numpy as np
@@ -434,64 +434,148 @@ def big_m_report(deep: MLP, regions: Sequence[Region], M: float, box=None, n_poi
 # ---------------------------------------------------------------------------
 # 1-D: kinks and one finite hidden layer of least width
 # ---------------------------------------------------------------------------
-def _flip_set(jumps: np.ndarray, s0: float, exhaustive_up_to: int = 20):
-    """A subset F of the jumps with Σ_F c_i = −s₀ (to rounding), or None.
+#: Up to this many kinks every subset of them is tried (meet in the middle), so a
+#: width of N + 1 is proven least; past it only the special subsets are tried.
+EXHAUSTIVE_KINKS = 20
 
-    Tries the empty set, all, one, all but one and pairs for any K; every subset
-    when K ≤ ``exhaustive_up_to`` (meet in the middle). Returns (F, searched_all)."""
-    K = len(jumps)
-    scale = max(1.0, abs(s0), float(np.abs(jumps).max()) if K else 0.0)
-    tol = 1e-9 * scale
-    target = -s0
-    if abs(target) <= tol:
-        return [], True
-    total = float(jumps.sum())
-    if abs(total - target) <= tol:
-        return list(range(K)), True
-    for i in range(K):
-        if abs(jumps[i] - target) <= tol:
-            return [i], True
-        if abs(total - jumps[i] - target) <= tol:
-            return [j for j in range(K) if j != i], True
-    if K <= 2000:
-        order = np.argsort(jumps)
-        sj = jumps[order]
-        lo, hi = 0, K - 1
-        while lo < hi:
-            s = sj[lo] + sj[hi]
-            if abs(s - target) <= tol:
-                return sorted([int(order[lo]), int(order[hi])]), True
-            if s < target:
-                lo += 1
-            else:
-                hi -= 1
-    if K > exhaustive_up_to:
+
+class _Jumps:
+    """The jump vectors c_t (m × N) and the left slopes s₀ (m) of a network's outputs,
+    as doubles with error bounds, and exactly (Fractions) on demand."""
+
+    def __init__(self, net: MLP, lp):
+        self.net, self.lp = net, lp
+        self.c = np.asarray(lp.jumps, dtype=float).reshape(lp.n_outputs, -1)
+        self.s0 = np.asarray(lp.left_slopes, dtype=float)
+        self.exact_line = lp.exact
+        self.Ec = np.asarray(lp.jump_errors, dtype=float).reshape(self.c.shape)
+        self.Es0 = np.asarray(lp.left_slope_errors, dtype=float)
+        self.exact_runs = 0
+
+    @property
+    def N(self) -> int:
+        return self.c.shape[1]
+
+    def exact(self):
+        """Exact (jumps m × N, s₀) as Fractions, from the exact walk (made once)."""
+        from relulab.model.exact import exact_line
+
+        if self.exact_line is None:
+            self.exact_runs += 1
+            self.exact_line = exact_line(self.net, max_knots=EXACT_KNOTS_FOR_WIDTH)
+        ex = self.exact_line
+        m = ex.n_outputs
+        jumps = [ex.jumps(i) for i in range(m)]
+        cols = [k for k in range(len(ex.knots)) if any(jumps[i][k] != 0 for i in range(m))]
+        if len(cols) != self.N:
+            raise ArithmeticError("the exact and the certified kinks disagree")
+        return ([[jumps[i][k] for k in cols] for i in range(m)], list(ex.slopes[0]))
+
+    def bound(self) -> np.ndarray:
+        """One bound (per output) on |ŝ₀ + Σ_F ĉ_t − (s₀ + Σ_F c_t)| for every subset F."""
+        from relulab.model.exact import gamma
+
+        return (self.Es0 + self.Ec.sum(axis=1)
+                + gamma(self.N + 2) * (np.abs(self.s0) + np.abs(self.c).sum(axis=1))) * 1.01
+
+    def is_zero(self, F) -> bool:
+        """Whether s₀ + Σ_F c_t = 0 in every output, decided exactly."""
+        R = self.s0 + self.c[:, list(F)].sum(axis=1)
+        if np.any(np.abs(R) > self.bound()):
+            return False
+        if self.exact_line is None and np.all(self.Ec == 0) and np.all(self.Es0 == 0) \
+                and np.all(R == 0) and _sum_is_exact(self.s0, self.c[:, list(F)]):
+            return True
+        c, s0 = self.exact()
+        return all(s0[i] + sum(c[i][t] for t in F) == 0 for i in range(len(s0)))
+
+
+#: The exact walk that decides a subset sum stops here (then: not proven).
+EXACT_KNOTS_FOR_WIDTH = 20_000
+
+
+def _sum_is_exact(s0, C) -> bool:
+    """Σ of exact doubles computed without rounding (checked with Fractions)."""
+    from fractions import Fraction
+
+    for i in range(len(s0)):
+        total = Fraction(float(s0[i])) + sum(Fraction(float(v)) for v in C[i])
+        if total != Fraction(float(s0[i] + C[i].sum())):
+            return False
+    return True
+
+
+def _flip_set(J: _Jumps):
+    """A set F of kinks whose jumps sum to −s₀ in every output (exactly), or None.
+
+    Tries the empty set, all, one, all but one and pairs for any N; every subset when
+    N ≤ EXHAUSTIVE_KINKS (meet in the middle). The doubles rule out every subset
+    whose sum is farther from −s₀ than its error bound; the rest are decided exactly.
+    Returns (F, searched_all)."""
+    N = J.N
+    bound = J.bound()
+    s0, c = J.s0, J.c
+
+    def near(R) -> np.ndarray:  # R: (m, k) residuals of k subsets; may they be zero?
+        return np.all(np.abs(R) <= bound[:, None], axis=0)
+
+    tried = []
+    for F in ([], list(range(N))):
+        if J.is_zero(F):
+            return F, True
+        tried.append(F)
+    total = c.sum(axis=1)
+    singles = near(s0[:, None] + c)
+    others = near((s0 + total)[:, None] - c)
+    for i in np.flatnonzero(singles):
+        if J.is_zero([i]):
+            return [int(i)], True
+    for i in np.flatnonzero(others):
+        F = [j for j in range(N) if j != i]
+        if J.is_zero(F):
+            return F, True
+    if 2 <= N <= 1500:
+        R0 = s0[0] + c[0][:, None] + c[0][None, :]
+        ii, jj = np.nonzero(np.triu(np.abs(R0) <= bound[0], 1))
+        for i, j in zip(ii, jj):
+            if near((s0 + c[:, i] + c[:, j])[:, None])[0] and J.is_zero([int(i), int(j)]):
+                return [int(i), int(j)], True
+    if N > EXHAUSTIVE_KINKS:
         return None, False
-    half = K // 2
-    left, right = list(range(half)), list(range(half, K))
+    half = N // 2
+    left, right = list(range(half)), list(range(half, N))
 
     def sums(idx):
-        out = {}
-        for r in range(len(idx) + 1):
-            for combo in combinations(idx, r):
-                out.setdefault(round(float(sum(jumps[list(combo)])) / tol), combo)
-        return out
+        """All 2^|idx| subset sums (m × 2^|idx|) and the subsets as bit masks."""
+        S = np.zeros((c.shape[0], 1))
+        for t in idx:
+            S = np.concatenate([S, S + c[:, [t]]], axis=1)
+        return S
 
-    rs = sums(right)
-    for combo in (c for r in range(len(left) + 1) for c in combinations(left, r)):
-        need = target - float(sum(jumps[list(combo)]))
-        key = round(need / tol)
-        for kk in (key - 1, key, key + 1):
-            if kk in rs:
-                F = sorted(list(combo) + list(rs[kk]))
-                if abs(float(jumps[F].sum()) - target) <= 2 * tol:
-                    return F, True
+    SL, SR = sums(left), sums(right)
+    order = np.argsort(SR[0])
+    sr0 = SR[0][order]
+    for a in range(SL.shape[1]):
+        need = -s0[0] - SL[0, a]  # SR[0] must lie within bound of this
+        lo = np.searchsorted(sr0, need - bound[0], side="left")
+        hi = np.searchsorted(sr0, need + bound[0], side="right")
+        for bidx in order[lo:hi]:
+            R = s0 + SL[:, a] + SR[:, bidx]
+            if not near(R[:, None])[0]:
+                continue
+            F = [left[k] for k in range(len(left)) if a >> k & 1] + \
+                [right[k] for k in range(len(right)) if bidx >> k & 1]
+            if J.is_zero(F):
+                return sorted(F), True
     return None, True
 
 
 @dataclass(frozen=True)
 class OneDShallow:
-    """The 1-D result: the network, its kinks, and whether its width is provably least."""
+    """The 1-D result: the network, its kinks, and whether its width is provably least.
+
+    ``kinks``: the points where at least one output bends; ``jumps``: their slope
+    changes (one output), or ``jump_vectors`` (m × N) for several outputs."""
 
     net: MLP
     kinks: np.ndarray
@@ -500,108 +584,112 @@ class OneDShallow:
     width: int
     least_width_proven: bool
     rule: str
+    jump_vectors: np.ndarray | None = None
+    certificate: str = ""
+    # bounds on how far the written weights are from an exactly equal network's:
+    # per hidden neuron its kink and its output weights (m × H), and the output biases
+    weight_errors: tuple | None = None
+
+    def representation_error(self, X) -> np.ndarray:
+        """Bound (N points × m outputs) on |shallow − deep| at X in exact arithmetic:
+        Σ_i EV_i (|x − t_i| + Et_i) + |V_i| Et_i + E_bias."""
+        X = np.asarray(X, dtype=float).reshape(-1)
+        if self.weight_errors is None or self.width == 0:
+            return np.zeros((X.size, self.net.n_out))
+        Et, EV, Eb = self.weight_errors
+        (W1, b1), (W2, _) = self.net.layers
+        t = -b1 / W1[:, 0]
+        dist = np.abs(X[:, None] - t[None, :]) + Et  # (N, H)
+        return dist @ EV.T + (np.abs(W2) @ Et)[None, :] + Eb[None, :]
 
 
 def shallow_1d(net: MLP, should_stop=None) -> OneDShallow:
     """A one-hidden-layer network equal to ``net`` on all of R, of least width.
 
-    With kinks t₁ < … < t_K, jumps c_i and left slope s₀:
-    f(x) = f(t₁) − s₀ ReLU(t₁ − x) + (s₀ + c₁) ReLU(x − t₁) + Σ_{i≥2} c_i ReLU(x − t_i)
-    has width K + 1; width K suffices iff some jumps sum to −s₀ (those neurons turn
-    into c_i ReLU(t_i − x)). K = 0: width 0 if constant, 2 if affine. Several outputs
-    are converted one by one and share the hidden layer. ``should_stop`` is passed to
-    :func:`~relulab.model.piecewise.piecewise_linear`."""
-    return _shallow_from_pieces(_output_pieces(net, should_stop))
-
-
-def _output_pieces(net: MLP, should_stop=None) -> list:
-    """The exact pieces of each output of the 1-D network ``net``, one by one."""
-    from relulab.model.piecewise import piecewise_linear
+    With the union of the outputs' kinks t₁ < … < t_N, jump vectors c_t ∈ R^m (one
+    entry per output, 0 where that output goes straight on) and left slopes s₀:
+    every kink needs a neuron of its own, so N ≤ width. N neurons suffice iff one
+    choice of directions (ReLU(x − t) or ReLU(t − x), shared by all outputs) cancels
+    the linear parts, i.e. some set F of kinks has Σ_F c_t = −s₀ in every output;
+    otherwise N + 1 always do (two neurons at t₁). No kink: width 0 if every output
+    is constant, else 2. Subset sums are decided exactly; past EXHAUSTIVE_KINKS kinks
+    a width of N + 1 is "not proven" least. See docs/deep-to-shallow.md."""
+    from relulab.model.piecewise import line_pieces
 
     if net.n_in != 1:
         raise ValueError(f"the 1-D conversion needs one input, the network has {net.n_in}")
-    W, b = net.layers[-1]
-    return [piecewise_linear(MLP(list(net.layers[:-1]) + [(W[i:i + 1], b[i:i + 1])],
-                                 net.activation), should_stop=should_stop)
-            for i in range(net.n_out)]
+    lp = line_pieces(net)
+    return _least_width(net, lp)
 
 
-def _shallow_from_pieces(pieces: list) -> OneDShallow:
-    parts = [_one_output(pl) for pl in pieces]
-    if len(parts) == 1:
-        return parts[0]
-    widths = [p.width for p in parts]
-    H = sum(widths)
-    if H == 0:  # every output constant
-        consts = [p.net.layers[-1][1][0] for p in parts]
-        return OneDShallow(MLP([(np.zeros((len(parts), 1)), consts)]), np.array([]), np.array([]),
-                           (), 0, True, "constant: no neuron")
-    W1 = np.zeros((H, 1))
-    b1 = np.zeros(H)
-    W2 = np.zeros((len(parts), H))
-    b2 = np.zeros(len(parts))
-    start = 0
-    for i, p in enumerate(parts):
-        if p.width == 0:
-            b2[i] = p.net.layers[-1][1][0]
-            continue
-        (Wa, ba), (Wb, bb) = p.net.layers
-        W1[start:start + p.width] = Wa
-        b1[start:start + p.width] = ba
-        W2[i, start:start + p.width] = Wb[0]
-        b2[i] = bb[0]
-        start += p.width
-    kinks = np.unique(np.concatenate([p.kinks for p in parts]))
-    return OneDShallow(MLP([(W1, b1), (W2, b2)]), kinks, np.array([]),
-                       (), H, all(p.least_width_proven for p in parts),
-                       "; ".join(f"output {i + 1}: {p.rule}" for i, p in enumerate(parts)))
-
-
-def _one_output(pw) -> OneDShallow:
-    t = np.asarray(pw.kinks, dtype=float)
-    c = np.asarray(pw.jumps, dtype=float)
-    s0 = float(pw.slopes[0])
-    sK = float(pw.slopes[-1])
-    K = len(t)
-    if K == 0:
-        x0, y0 = pw.anchor
-        a = y0 - s0 * x0  # f(x) = a + s0 x
-        if s0 == 0.0:
-            net = MLP([(np.zeros((1, 1)), [a])])  # no hidden neuron at all
-            return OneDShallow(net, t, c, (s0, sK), 0, True, "constant: no neuron")
-        net = MLP([([[1.0], [-1.0]], [0.0, 0.0]), ([[s0, -s0]], [a])])
-        return OneDShallow(net, t, c, (s0, sK), 2, True,
-                           "affine: s₀ ReLU(x) − s₀ ReLU(−x), one neuron cannot do it")
-    f1 = float(pw.values[0])
-    a = f1 - s0 * t[0]  # f(x) = a + s₀ x + Σ c_i ReLU(x − t_i)
-    F, searched_all = _flip_set(c, s0)
+def _least_width(net: MLP, lp) -> OneDShallow:
+    J = _Jumps(net, lp)
+    m, N = lp.n_outputs, J.N
+    t = np.asarray(lp.kinks, dtype=float)
+    s0 = J.s0
+    sK = np.array([o.slopes[-1] for o in lp.outputs])  # certified, not a cancelling sum
+    ends = (float(s0[0]), float(sK[0])) if m == 1 else (tuple(s0), tuple(sK))
+    one = lambda v: np.asarray(v[0] if m == 1 else np.zeros(0))  # noqa: E731
+    vectors = None if m == 1 else J.c
+    origin = np.array([float(o(0.0)) for o in lp.outputs])  # every output at x = 0
+    if N == 0:
+        flat = J.is_zero([])
+        if flat:
+            out = MLP([(np.zeros((m, 1)), origin)])
+            return OneDShallow(out, t, one(J.c), ends, 0, True, "constant: no neuron",
+                               vectors, lp.certificate)
+        out = MLP([([[1.0], [-1.0]], [0.0, 0.0]), (np.column_stack([s0, -s0]), origin)])
+        return OneDShallow(out, t, one(J.c), ends, 2, True,
+                           "affine: s₀ ReLU(x) − s₀ ReLU(−x); one neuron cannot draw a "
+                           "sloped line without a kink", vectors, lp.certificate)
+    values1 = np.array([float(o(t[:1])[0]) for o in lp.outputs])  # f(t₁)
+    Et = np.asarray(lp.kink_errors, dtype=float)
+    Ey1 = np.asarray(lp.value_errors, dtype=float)[:, 0]
+    F, searched_all = _flip_set(J)
+    c = J.c
+    several = "" if m == 1 else f" in all {m} outputs at once"
     if F is not None:
-        flip = np.zeros(K, dtype=bool)
+        flip = np.zeros(N, dtype=bool)
         flip[F] = True
         # c ReLU(x − t) = c (x − t) + c ReLU(t − x): the flipped linear parts cancel s₀ x
         W1 = np.where(flip, -1.0, 1.0)[:, None]
         b1 = np.where(flip, t, -t)
-        bias = a - float(np.sum(c[flip] * t[flip]))
-        net = MLP([(W1, b1), (c[None, :], [bias])])
-        rule = (f"width K = {K}: the jumps at {len(F)} kink(s) sum to −s₀ = {-s0:.6g}, "
-                "so those neurons face left and no linear term is left over")
+        # f(t₁) − s₀ t₁ − Σ_F c_t t, summed exactly and rounded once (its terms may be
+        # far larger than the result)
+        bias = np.array([float(Fraction(float(values1[o])) - Fraction(float(s0[o])) * Fraction(float(t[0]))
+                               - sum(Fraction(float(c[o, k])) * Fraction(float(t[k])) for k in F))
+                         for o in range(m)])
+        Eb = (Ey1 + J.Es0 * (abs(t[0]) + Et[0]) + np.abs(s0) * Et[0]
+              + (J.Ec[:, flip] * (np.abs(t[flip]) + Et[flip]) + np.abs(c[:, flip]) * Et[flip]).sum(axis=1)
+              + 2 * 2.0 ** -53 * np.abs(bias))
+        out = MLP([(W1, b1), (c, bias)])
+        errors = (Et, J.Ec, Eb)
+        rule = (f"width N = {N}: the jumps at {len(F)} kink(s) sum to −s₀{several}, so those "
+                "neurons face left and no linear term is left over")
         if not F:
-            rule = f"width K = {K}: the left slope s₀ is 0"
-        return OneDShallow(net, t, c, (s0, sK), K, True, rule)
-    W1 = np.concatenate([[[-1.0]], np.ones((K, 1))])
+            rule = f"width N = {N}: the left slope s₀ is 0{several}"
+        return OneDShallow(out, t, one(c), ends, N, True, rule, vectors, lp.certificate, errors)
+    W1 = np.concatenate([[[-1.0]], np.ones((N, 1))])
     b1 = np.concatenate([[t[0]], -t])
-    W2 = np.concatenate([[-s0, s0 + c[0]], c[1:]])[None, :]
-    net = MLP([(W1, b1), (W2, [f1])])
-    rule = (f"width K + 1 = {K + 1}: no subset of the jumps sums to −s₀ = {-s0:.6g}"
+    # s₀ + c₁ is the slope right of t₁: read it directly rather than cancel s₀ against c₁
+    right = np.array([o.slopes[np.searchsorted(o.kinks, t[0], side="right")]
+                      for o in lp.outputs])
+    W2 = np.column_stack([-s0, right, c[:, 1:]])
+    out = MLP([(W1, b1), (W2, values1)])
+    errors = (np.concatenate([Et[:1], Et]), np.column_stack([J.Es0, J.Ec[:, 0] + J.Es0, J.Ec[:, 1:]]),
+              Ey1)
+    rule = (f"width N + 1 = {N + 1}: no set of kinks has jumps summing to −s₀{several}"
             if searched_all else
-            f"width K + 1 = {K + 1}: no subset of the jumps among those tried (none, all, one, "
-            f"all but one, pairs) sums to −s₀; with K = {K} not every subset was tried")
-    return OneDShallow(net, t, c, (s0, sK), K + 1, searched_all, rule)
+            f"width N + 1 = {N + 1}: no set of kinks among those tried (none, all, one, all "
+            f"but one, pairs) has jumps summing to −s₀{several}; with N = {N} not every "
+            "set was tried, so this width is not proven least")
+    return OneDShallow(out, t, one(c), ends, N + 1, searched_all, rule, vectors,
+                       lp.certificate, errors)
 
 
 def to_shallow(net: MLP) -> MLP:
     """A one-hidden-layer network with finite weights equal to the 1-D network ``net``
-    on the whole line, of least width (K or K + 1 for K kinks); see :func:`shallow_1d`."""
+    on the whole line, of least width (N or N + 1 for N kinks); see :func:`shallow_1d`."""
     return shallow_1d(net).net
 
 
@@ -615,20 +703,51 @@ def to_shallow_extended(net: MLP, regions: Sequence[Region] | None = None) -> Ex
 # ---------------------------------------------------------------------------
 # a whole conversion, with its verification (for the command and the panel)
 # ---------------------------------------------------------------------------
+#: In 1-D, deep and shallow agree "up to rounding" at x when
+#: |deep(x) − shallow(x)| ≤ ROUNDING · (L + 2) · (n + 2) · u · (M_deep(x) + M_shallow(x)),
+#: with u = 2⁻⁵³, L layers, n the widest layer and M the network with every weight,
+#: bias and x replaced by its absolute value (the size of the terms that are summed;
+#: doubling x's units doubles M, so the bound holds in any units).
+ROUNDING = 16.0
+
+
+def magnitude(net: MLP, X: np.ndarray) -> np.ndarray:
+    """M(x): the network with |W|, |b| evaluated at |x| (no activation needed, all
+    terms are ≥ 0); it bounds the size of every number summed when evaluating net(x)."""
+    h = np.abs(np.asarray(X, dtype=float).reshape(len(X), -1))
+    for W, b in net.layers:
+        h = h @ np.abs(W).T + np.abs(b)
+    return h
+
+
+def rounding_bound(deep: MLP, shallow: MLP, X: np.ndarray) -> np.ndarray:
+    """The scale-relative bound above, at the points X, per output."""
+    L = max(len(deep.layers), len(shallow.layers))
+    n = max(max(deep.sizes), max(shallow.sizes))
+    return ROUNDING * (L + 2) * (n + 2) * 2.0 ** -53 * (magnitude(deep, X) + magnitude(shallow, X))
+
+
 @dataclass
 class Verification:
-    max_error_exact_points: float   # kinks ± 1e-9 / witnesses and boundary points
+    max_error_exact_points: float   # kinks and midpoints between them / witnesses and boundary points
     n_exact_points: int
     max_error_random: float
     n_random: int
     end_slopes_agree: bool | None = None  # 1-D only
     max_error_at_kinks: float | None = None  # 1-D only, exactly at the kinks
+    max_rounding_ratio: float | None = None  # 1-D only: largest |deep − shallow| / bound
+    finite: bool = True
     output_scale: float = 1.0       # the largest |output| of either network at the points
 
     def ok(self, rel: float = 1e-9) -> bool:
-        """Deep and shallow agree to ``rel`` times the size of their outputs at every
-        point checked (rounding grows with the values, so no absolute tolerance: the
-        same network in other units gets the same verdict), and the end slopes agree."""
+        """1-D: every difference within the rounding bound (ROUNDING); n-D: within
+        ``rel`` times the size of the outputs at the points checked (rounding grows with
+        the values, so no absolute tolerance: the same network in other units gets the
+        same verdict). Never ok when a value is NaN or infinite."""
+        if not self.finite:
+            return False
+        if self.max_rounding_ratio is not None:
+            return self.max_rounding_ratio <= 1.0 and self.end_slopes_agree is not False
         tol = rel * self.output_scale
         return (self.max_error_exact_points <= tol and self.max_error_random <= tol
                 and self.end_slopes_agree is not False)
@@ -680,11 +799,23 @@ class Conversion:
         W = np.array([r.witness for r in self.regions])
         return max(1.0, float(np.abs(W).max()) if W.size else 1.0)
 
+    def _span_1d(self):
+        """(centre, reach) of the kinks: in the network's own units."""
+        t = self.one_d.kinks
+        if not len(t):
+            return 0.0, 1.0
+        reach = max(float(t[-1] - t[0]), float(np.abs(t).max()))
+        return float((t[0] + t[-1]) / 2), reach if reach > 0 else 1.0
+
     def exact_points(self) -> np.ndarray:
-        """Kinks and kinks ± 1e-9 (1-D); witnesses and points on stored boundaries (n-D)."""
+        """Kinks, midpoints between neighbouring kinks and one point beyond each end
+        (1-D); witnesses and points on stored boundaries (n-D)."""
         if self.one_d is not None:
             t = self.one_d.kinks
-            return np.concatenate([t, t - 1e-9, t + 1e-9])[:, None]
+            if not len(t):
+                return np.array([[-1.0], [0.0], [1.0]])
+            _, reach = self._span_1d()
+            return np.concatenate([t, (t[1:] + t[:-1]) / 2, [t[0] - reach, t[-1] + reach]])[:, None]
         pts = [r.witness for r in self.regions]
         for r in self.regions:
             for a, c in zip(r.normals, r.offsets):
@@ -692,33 +823,60 @@ class Conversion:
         return np.array(pts).reshape(-1, self.n_in)
 
     def verify(self, n_random: int = 2000, seed: int = 0, should_stop=None) -> Verification:
-        """Largest |deep − shallow| on the exact points and on random points (the
-        extended network checks ``should_stop`` as it goes: thousands of regions take
+        """Largest |deep − shallow| on the exact points and on random points; in 1-D
+        also measured against the rounding bound (see ROUNDING) and the end slopes. The
+        extended network checks ``should_stop`` as it goes (thousands of regions take
         seconds)."""
         X = self.exact_points()
         d = lambda P: np.asarray(self.deep(P), dtype=float).reshape(len(P), -1)  # noqa: E731
         extended = isinstance(self.shallow, ExtendedNetwork)
         s = lambda P: np.asarray(self.shallow(P, should_stop) if extended  # noqa: E731
                                  else self.shallow(P), dtype=float).reshape(len(P), -1)
-        dX, sX = (d(X), s(X)) if len(X) else (np.zeros((0, 1)), np.zeros((0, 1)))
-        exact = float(np.abs(dX - sX).max()) if len(X) else 0.0
         rng = np.random.default_rng(seed)
-        R = rng.normal(0.0, 2.0 * self.scale(), (n_random, self.n_in))
-        dR, sR = d(R), s(R)
-        rand = float(np.abs(dR - sR).max())
-        scale = max(float(np.abs(a).max(initial=0.0)) for a in (dX, sX, dR, sR))
-        v = Verification(exact, len(X), rand, n_random, output_scale=scale)
+        with np.errstate(over="ignore", invalid="ignore"):
+            dX, sX = d(X), s(X)
+            exact = float(np.abs(dX - sX).max()) if len(X) else 0.0
+            if self.one_d is not None:
+                centre, reach = self._span_1d()
+                R = rng.normal(centre, 2.0 * reach, (n_random, 1))
+            else:
+                R = rng.normal(0.0, 2.0 * self.scale(), (n_random, self.n_in))
+            dR, sR = d(R), s(R)
+            rand = float(np.abs(dR - sR).max())
+            scale = max(float(np.abs(a).max(initial=0.0)) for a in (dX, sX, dR, sR))
+        finite = bool(np.all(np.isfinite(dX)) and np.all(np.isfinite(sX))
+                      and np.all(np.isfinite(dR)) and np.all(np.isfinite(sR)))
+        v = Verification(exact, len(X), rand, n_random, finite=finite, output_scale=scale)
         if self.one_d is not None:
             t = self.one_d.kinks
             if len(t):
                 v.max_error_at_kinks = float(np.abs(d(t[:, None]) - s(t[:, None])).max())
-            far = 10.0 * self.scale() + 10.0
-            P = np.array([[-far - 1], [-far], [far], [far + 1]])
-            dd, ss = d(P), s(P)
-            slope_d = np.concatenate([dd[1] - dd[0], dd[3] - dd[2]])
-            slope_s = np.concatenate([ss[1] - ss[0], ss[3] - ss[2]])
-            v.end_slopes_agree = bool(np.allclose(slope_d, slope_s, rtol=1e-9, atol=1e-9 * far))
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                P = np.concatenate([X, R])
+                diff = np.abs(np.concatenate([dX, dR]) - np.concatenate([sX, sR]))
+                bound = (rounding_bound(self.deep, self.shallow, P)
+                         + self.one_d.representation_error(P))
+                ratio = np.where(diff == 0, 0.0, diff / bound)
+            v.max_rounding_ratio = float(np.max(ratio)) if np.all(np.isfinite(ratio)) else np.inf
+            v.end_slopes_agree = self._end_slopes_agree()
         return v
+
+    def _end_slopes_agree(self) -> bool:
+        """The shallow network's slopes on the two rays (read off its weights) against
+        the deep network's certified ones, within the rounding of the weights."""
+        (W1, b1), (W2, _) = self.shallow.layers if len(self.shallow.layers) == 2 else \
+            ((np.zeros((0, 1)), np.zeros(0)), (np.zeros((self.n_out, 0)), None))
+        w = W1[:, 0]
+        one = self.one_d
+        left = np.asarray(one.slopes_at_ends[0], dtype=float).reshape(-1)
+        right = np.asarray(one.slopes_at_ends[1], dtype=float).reshape(-1)
+        for want, on in ((left, w < 0), (right, w > 0)):
+            terms = W2[:, on] * w[on]
+            got = terms.sum(axis=1)
+            size = np.abs(terms).sum(axis=1) + np.abs(want)
+            if np.any(np.abs(got - want) > 8 * (len(w) + 2) * 2.0 ** -53 * size * ROUNDING):
+                return False
+        return True
 
 
 def convert(net: MLP, regions: Sequence[Region] | None = None, should_stop=None) -> Conversion:
@@ -731,13 +889,12 @@ def convert(net: MLP, regions: Sequence[Region] | None = None, should_stop=None)
     if not net.is_finite():
         raise ValueError("the network has NaN or infinite weights")
     if net.n_in == 1:
-        pieces = _output_pieces(net, should_stop)
-        one = _shallow_from_pieces(pieces)
+        from relulab.model.piecewise import line_pieces
+
+        lp = line_pieces(net, should_stop=should_stop)
+        one = _least_width(net, lp)
         # regions along the line: the activation boundaries (a superset of the kinks)
-        boundaries = set()
-        for pl in pieces:
-            boundaries.update(np.asarray(pl.region_boundaries).tolist())
-        p = len(boundaries) + 1
+        p = len(lp.knots) + 1
         return Conversion(net, one.net, one_d=one, k=2 * (p - 1), p=p)
     if regions is None:
         regions = linear_regions(net, should_stop=should_stop)

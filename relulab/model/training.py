@@ -26,8 +26,12 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from relulab.model import _training_kernels as kernels
+from relulab.model.cancel import ShouldStop, check
+from relulab.model.expression import ExpressionError
+from relulab.model.fields import Fields
 from relulab.model.hinges import HingeFit, evenly_spaced_kinks, fit_hinges
 from relulab.model.mlp import MLP
+from relulab.model.targets import DEFAULT_TARGET, Target, target_from_text
 
 OPTIMIZERS = kernels.OPTIMIZERS
 INITS = ("spread", "he")
@@ -76,7 +80,7 @@ def init_hinge_net(seed: int, hidden: int, domain: tuple[float, float] = (-3.0, 
 
 
 @dataclass(frozen=True, eq=False)
-class TrainingSnapshot:
+class RestartsSnapshot:
     """All restarts at one moment of training. Arrays are read-only; nothing changes later.
 
     ``w, b, a`` are (R, H), ``c`` is (R,), for the R restarts in the order of ``seeds``.
@@ -157,12 +161,11 @@ class TrainingSnapshot:
         return np.argsort(key, kind="stable")
 
 
-#: What ``train_hinge_net`` returns: the last snapshot.
-TrainingResult = TrainingSnapshot
-
-
 class HingeNetTrainer:
-    """All restarts of one training run; ``advance(n)`` moves every live one n steps.
+    """All restarts of one training run, with the shape of the classifier's trainer
+    (``relulab.model.classify.Trainer``): ``run(n)`` moves every live restart n steps,
+    ``advance(n)`` does that and returns the :class:`RestartsSnapshot` after them,
+    ``snapshot()`` describes the current one and ``step`` counts the steps.
 
     ``lr`` can be changed between calls without resetting anything (Adam's moments and
     the step count carry on). ``backend``: "auto" (compiled if numba works, else numpy),
@@ -291,13 +294,14 @@ class HingeNetTrainer:
         self._kink_steps[n] = self.step
         self._n_kinks = n + 1
 
-    def run(self, n: int) -> None:
-        """Advance every live restart by n steps without making a snapshot."""
+    def run(self, n: int) -> int:
+        """Advance every live restart by n steps without making a snapshot; returns n
+        (a diverged restart keeps its last finite weights while the others go on)."""
         n = int(n)
         if n < 0:
             raise ValueError("cannot take a negative number of steps")
         if n == 0:
-            return
+            return 0
         self._ensure_capacity(n)
         fn = kernels.advance_numpy if self.backend == "numpy" else kernels.advance_compiled
         if self.backend == "auto" and not kernels.compiled_available():
@@ -307,13 +311,15 @@ class HingeNetTrainer:
            self.beta1, self.beta2, self.eps, self.momentum)
         self.step += n
         self._record_kinks()
+        return n
 
-    def advance(self, n: int) -> TrainingSnapshot:
+    def advance(self, n: int) -> RestartsSnapshot:
         """Advance every live restart by n steps and return the snapshot after them."""
         self.run(n)
         return self.snapshot()
 
-    def snapshot(self) -> TrainingSnapshot:
+    def snapshot(self) -> RestartsSnapshot:
+        """Every restart now, with its RMSE on all the data (read-only arrays)."""
         H = self.hidden
         P = self._P.copy()
         w, b, a, c = P[:, :H], P[:, H:2 * H], P[:, 2 * H:3 * H], P[:, 3 * H]
@@ -321,7 +327,7 @@ class HingeNetTrainer:
             fitted = kernels.evaluate_sorted(self.x, w, b, a, c)
             rmse = np.sqrt(np.mean((fitted - self.y) ** 2, axis=1))
         rmse[~np.isfinite(rmse)] = np.inf
-        return TrainingSnapshot(
+        return RestartsSnapshot(
             step=self.step, seeds=self.seeds, hidden=H,
             w=_readonly(w), b=_readonly(b), a=_readonly(a), c=_readonly(c),
             losses=_readonly(self._losses[:, :self.step]), rmse=_readonly(rmse),
@@ -332,7 +338,7 @@ class HingeNetTrainer:
         )
 
 
-def iter_hinge_net(x, y, *, steps: int, every: int = 100, **options) -> Iterator[TrainingSnapshot]:
+def iter_hinge_net(x, y, *, steps: int, every: int = 100, **options) -> Iterator[RestartsSnapshot]:
     """Train like ``train_hinge_net`` and yield a snapshot at step 0 and every ``every`` steps
     (and at the end). The generator can be dropped at any time."""
     if every < 1:
@@ -345,7 +351,7 @@ def iter_hinge_net(x, y, *, steps: int, every: int = 100, **options) -> Iterator
 
 def train_hinge_net(x, y, *, hidden: int = 12, seeds: Sequence[int] = range(6), steps: int = 20_000,
                     lr: float = 0.01, optimizer: str = "adam", batch_size: int | None = None,
-                    **options) -> TrainingResult:
+                    **options) -> RestartsSnapshot:
     """Train one 1 → H → 1 ReLU network per seed on (x, y), all restarts together.
 
     Minimises L = (1/N) Σ (Σᵢ aᵢ ReLU(wᵢxₙ + bᵢ) + c − yₙ)² for ``steps`` steps with
@@ -397,3 +403,115 @@ def rmse_histogram(rmse, bins: int = 10) -> tuple[np.ndarray, np.ndarray]:
     edges = np.geomspace(lo, hi, bins + 1) if hi / lo > 10 else np.linspace(lo, hi, bins + 1)
     counts, edges = np.histogram(r, edges)
     return counts, edges
+
+
+# ---------------------------------------------------------------------------
+# the Training panel's state
+# ---------------------------------------------------------------------------
+#: Training speeds the panels offer: label → steps per second (None: as many as the
+#: time budget of each tick allows). Scene files store the label.
+SPEEDS: dict[str, int | None] = {
+    "10 steps/s": 10, "100 steps/s": 100, "1 000 steps/s": 1000, "10 000 steps/s": 10_000,
+    "as fast as possible": None,
+}
+FINAL_VIEWS = ("sorted", "histogram")
+#: What the Training panel lets a user set, in its controls and in scene files. The
+#: largest run (32 restarts × 256 neurons × 4000 points) still trains in steps that fit
+#: the event loop's budget (benchmarks/bench_training.py).
+MIN_POINTS, MAX_POINTS = 10, 4000
+MAX_WIDTH = 256
+MAX_STEPS = 200_000
+DOMAIN_LIMIT = 100.0
+LR_RANGE = (1e-5, 10.0)
+
+
+@dataclass(frozen=True)
+class TrainingState:
+    """What the Training panel shows: the target and its sampling, the network and the
+    optimiser of every restart, how far training went (``step``, replayed from the
+    seeds) and how it is viewed (``speed``, ``final_view``, ``selected`` restart, −1 =
+    the best). ``from_dict`` accepts only states the panel can show: the target parses
+    and is finite on [a, b], and every number is within the panel's limits."""
+
+    target: str = DEFAULT_TARGET.name
+    a: float = DEFAULT_TARGET.a
+    b: float = DEFAULT_TARGET.b
+    points: int = 400
+    hidden: int = 12
+    lr: float = 0.01
+    steps: int = 20_000
+    restarts: int = 6
+    optimizer: str = "adam"
+    batch_size: int = 0
+    init: str = "spread"
+    speed: str = "as fast as possible"
+    final_view: str = "sorted"
+    selected: int = -1
+    step: int = 0
+
+    def to_dict(self) -> dict:
+        return {"target": self.target, "a": self.a, "b": self.b, "points": self.points,
+                "hidden": self.hidden, "lr": self.lr, "steps": self.steps,
+                "restarts": self.restarts, "optimizer": self.optimizer,
+                "batch_size": self.batch_size, "init": self.init, "speed": self.speed,
+                "final_view": self.final_view, "selected": self.selected, "step": self.step}
+
+    @classmethod
+    def from_dict(cls, d) -> "TrainingState":
+        """Validate every field first; a ValueError names the one that is wrong."""
+        f = Fields(d, defaults=cls().to_dict(), where="training")
+        target = f.text("target", 1000).strip()
+        a = f.number("a", -DOMAIN_LIMIT, DOMAIN_LIMIT)
+        b = f.number("b", -DOMAIN_LIMIT, DOMAIN_LIMIT)
+        if not a < b:
+            raise ValueError(f"training.b: the domain [{a:g}, {b:g}] is empty (a must be below b)")
+        restarts = f.integer("restarts", 1, MAX_RESTARTS)
+        steps = f.integer("steps", 1, MAX_STEPS)
+        state = cls(
+            target=target, a=a, b=b, points=f.integer("points", MIN_POINTS, MAX_POINTS),
+            hidden=f.integer("hidden", 1, MAX_WIDTH), lr=f.number("lr", *LR_RANGE), steps=steps,
+            restarts=restarts, optimizer=f.choice("optimizer", OPTIMIZERS),
+            batch_size=f.integer("batch_size", 0, MAX_POINTS), init=f.choice("init", INITS),
+            speed=f.choice("speed", list(SPEEDS)), final_view=f.choice("final_view", FINAL_VIEWS),
+            selected=f.integer("selected", -1, restarts - 1), step=f.integer("step", 0, steps))
+        f.done()
+        try:
+            state.target_function()
+        except ExpressionError as exc:
+            raise ValueError(f"training.target: {exc}") from None
+        return state
+
+    def target_function(self) -> Target:
+        """The target on [a, b] (a preset's name or an expression); ExpressionError
+        when it does not parse, is not finite there, or the domain is empty."""
+        return target_from_text(self.target, self.a, self.b)
+
+    def run_settings(self) -> tuple:
+        """The settings that make the random starts: changing one starts a new run."""
+        return (self.target, self.a, self.b, self.points, self.hidden, self.restarts,
+                self.optimizer, self.batch_size, self.init)
+
+    def trainer(self, target: Target | None = None) -> HingeNetTrainer:
+        """A trainer at step 0 with these settings, one restart per seed 0 … R − 1."""
+        target = target or self.target_function()
+        x, y = target.sample(self.points)
+        return HingeNetTrainer(x, y, hidden=self.hidden, seeds=range(self.restarts), lr=self.lr,
+                               optimizer=self.optimizer, batch_size=self.batch_size or None,
+                               init=self.init, domain=(target.a, target.b))
+
+    def replay_cost(self) -> float:
+        """About how much work replaying ``step`` steps is: restarts × steps × (points +
+        10·hidden), a step's cost in the prefix-sum kernels (≈ 2·10⁹ per second)."""
+        return float(self.step) * self.restarts * (self.points + 10 * self.hidden)
+
+
+def replay(state: TrainingState, should_stop: ShouldStop = None,
+           chunk: int = 256) -> HingeNetTrainer:
+    """The run of ``state`` trained again from its seeds to ``state.step`` (training is
+    deterministic: the same seeds give the same weights). ``should_stop`` is checked
+    between chunks of ``chunk`` steps; Cancelled is raised when it returns True."""
+    trainer = state.trainer()
+    while trainer.step < state.step:
+        check(should_stop, "replay")
+        trainer.run(min(chunk, state.step - trainer.step))
+    return trainer

@@ -18,11 +18,23 @@ def limit_blas_threads() -> None:
     The app's matrices are small (hundreds of rows, tens of columns), where a second
     BLAS thread costs more in hand-over than it saves, and on a busy machine it competes
     with the GUI thread: a least-squares refit that takes 0.2 ms alone took 100 ms with
-    two threads under load, and a drag missed its frame.
+    two threads under load, and a drag missed its frame. With workers computing beside
+    the GUI thread, every BLAS thread they start spins against the others: a training
+    step of 4 ms took 100 ms. threadpoolctl limits the libraries already loaded; the
+    environment variables limit those loaded later (numpy's and scipy's OpenBLAS are
+    loaded when first imported, often after this runs).
     """
+    import os
+
     from threadpoolctl import threadpool_limits
 
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
     threadpool_limits(1, user_api="blas")
+
+
+#: How long a worker thread keeps the interpreter once the GUI thread asks for it.
+GUI_SWITCH_INTERVAL = 0.001
 
 
 def ensure_application():
@@ -30,6 +42,10 @@ def ensure_application():
     from PySide6.QtWidgets import QApplication
 
     limit_blas_threads()
+    # Workers run numpy-heavy Python beside the GUI thread, which gives the interpreter
+    # up at every call into Qt and waits to get it back: by default up to 5 ms each
+    # time, which a paint of many such calls pays over and over.
+    sys.setswitchinterval(GUI_SWITCH_INTERVAL)
     app = QApplication.instance()
     if app is None:
         app = QApplication(sys.argv[:1])

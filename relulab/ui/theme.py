@@ -191,6 +191,9 @@ class Theme(QObject):
                 axis.label.setFont(self.font(10))
             # ticks in plain numbers: an SI factor in the label ("(x0.001)") reads as part of the name
             axis.enableAutoSIPrefix(False)
+            # pyqtgraph 0.14 still picks a factor for the range of the moment as it switches
+            # the prefix off, and then scales the ticks by it for good (0.15 shown as 150)
+            axis.autoSIPrefixScale, axis.labelUnitPrefix = 1.0, ""
         item.showGrid(x=True, y=True, alpha=0.25)
         if title is not None:
             item.setTitle(title, color=fg.name(), size=f"{self.point_size(11):.0f}pt")

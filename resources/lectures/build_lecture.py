@@ -111,11 +111,11 @@ def circles_trained(state, panel):
              "network": {"activation": "relu",
                          "layers": [{"W": W.tolist(), "b": b.tolist()} for W, b in net.layers]},
              "training": {**state["training"], "optimizer": "gd", "learning_rate": 0.5,
-                          "loss": "cross_entropy", "batch_size": 0, "steps_per_tick": 10,
+                          "loss": "cross_entropy", "batch_size": 0, "steps_per_press": 10,
                           "max_steps": 2000, "step": 0},
              "history": {k: [] for k in state["history"]}}
     panel.load_state(start)
-    while panel.trainer.step_count < 2000:
+    while panel.trainer.step < 2000:
         panel.step_once()
     return panel.state_dict()
 

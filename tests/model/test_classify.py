@@ -48,22 +48,27 @@ def test_trainer_follows_the_lessons_loop_step_by_step():
     X, y, net = seed002_setup(4, 6)
     W1, b1, W2, b2 = lesson_loop(4, 6, 50)
     assert net.layers[0][0].shape == (6, 2)  # (out, in), the lesson's transposed
-    snap = Trainer(net, X, y, config=TrainConfig("gd", 0.5)).step(50)
+    snap = Trainer(net, X, y, config=TrainConfig("gd", 0.5)).advance(50)
     (V1, c1), (V2, c2) = snap.net.layers
     assert np.allclose(V1, W1.T, atol=1e-12) and np.allclose(c1, b1, atol=1e-12)
     assert np.allclose(V2, W2.T, atol=1e-12) and np.allclose(c2, b2, atol=1e-12)
 
 
 def numeric_gradient(trainer, X, y, eps=1e-6):
+    def loss():
+        p = trainer.params
+        net = MLP([(p[i], p[i + 1]) for i in range(0, len(p), 2)], trainer.activation)
+        return loss_from_logits(net(X)[:, 0], y, trainer.config.loss)
+
     grads = []
     for P in trainer.params:
         G = np.zeros_like(P)
         for idx in np.ndindex(P.shape):
             old = P[idx]
             P[idx] = old + eps
-            up = loss_from_logits(trainer._build_net()(X)[:, 0], y, trainer.config.loss)
+            up = loss()
             P[idx] = old - eps
-            down = loss_from_logits(trainer._build_net()(X)[:, 0], y, trainer.config.loss)
+            down = loss()
             P[idx] = old
             G[idx] = (up - down) / (2 * eps)
         grads.append(G)
@@ -89,8 +94,8 @@ def test_optimizers_learn_xor_with_test_accuracy(config):
     Xtr, ytr, Xte, yte = train_test_split(X, y, 0.3, seed=0)
     net = MLP.random([2, 8, 8, 1], seed=0)
     t = Trainer(net, Xtr, ytr, Xte, yte, config)
-    first = t.snapshot
-    snap = t.step(1500)
+    first = t.snapshot()
+    snap = t.advance(1500)
     assert snap.step == 1500 and not snap.diverged
     assert snap.train_loss < first.train_loss
     assert snap.train_accuracy >= 0.95 and snap.test_accuracy >= 0.9
@@ -100,7 +105,7 @@ def test_optimizers_learn_xor_with_test_accuracy(config):
 def test_xor_is_not_linearly_separable():
     X, y = make_dataset("xor", 0, noise=0.0)
     t = Trainer(MLP.random([2, 1], seed=0), X, y, config=TrainConfig("adam", 0.05))
-    assert t.step(2000).train_accuracy < 0.8
+    assert t.advance(2000).train_accuracy < 0.8
 
 
 def test_minibatches_cover_the_data_each_epoch():
@@ -122,10 +127,28 @@ def test_divergence_stops_and_says_so():
     assert snaps[-1].diverged and "diverged" in snaps[-1].message
     assert len(snaps) < 50 and snaps[-1].net.is_finite()
     t = Trainer(net, X, y, config=config)
-    last = t.step(500)
+    last = t.advance(500)
     assert last.diverged and "lower the learning rate" in last.message
     assert last.step < 500 and last.net.is_finite() and np.isfinite(last.train_loss)
-    assert t.step(10).step == last.step  # no more steps after divergence
+    assert t.run(10) == 0 and t.advance(10).step == last.step  # no more steps after divergence
+
+
+def test_the_trainer_has_the_shape_of_the_hinge_net_trainer():
+    """run(n) makes steps and says how many, advance(n) returns the snapshot after them,
+    snapshot() the current one (made once per step), step counts, lr changes the rate
+    without a reset: the same as relulab.model.training.HingeNetTrainer."""
+    X, y = make_dataset("circles", 0)
+    t = Trainer(MLP.random([2, 4, 1], seed=0), X, y, config=TrainConfig("adam", 0.05))
+    assert t.step == 0 and t.run(7) == 7 and t.step == 7
+    snap = t.snapshot()
+    assert snap is t.snapshot() and snap.step == 7 and snap.net is t.net
+    t.lr = 0.01
+    assert t.config.learning_rate == 0.01 and t.config.optimizer == "adam" and t.step == 7
+    assert t.advance(3).step == 10 and t.snapshot() is not snap
+    with pytest.raises(ValueError, match="learning rate"):
+        t.lr = -1.0
+    empty = Trainer(MLP.random([2, 3, 1], seed=0), np.zeros((0, 2)), np.zeros(0))
+    assert empty.run(5) == 0 and np.isnan(empty.snapshot().train_loss)
 
 
 def test_prediction_and_losses():

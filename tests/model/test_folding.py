@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 
 from relulab.model.folding import (
-    FOLD_PRESETS, Fold, fold_counts, fold_frame, grid_piece_count, resolvable_depth,
-    tent_counts_formula, tent_network,
+    FOLD_PRESETS, Fold, exact_tent_depth, fold_counts, fold_frame, grid_piece_count,
+    tent_counts_formula, tent_network, tent_peak_value, tent_pieces,
 )
+from relulab.model.exact import BeyondExact
 from relulab.model.piecewise import piecewise_linear
 
 
@@ -64,22 +65,41 @@ def test_the_seeds_grid_count_breaks_past_depth_12():
     assert grid_piece_count(13) == 1  # every sample lands on a zero of g^(13)
 
 
-@pytest.mark.parametrize("peak", [0.3, 0.45, 0.62, 0.75])
-def test_an_asymmetric_tent_still_doubles_the_pieces(peak):
-    for depth in range(1, min(resolvable_depth(peak), 14) + 1):
-        pl = piecewise_linear(tent_network(depth, peak))
-        counts = fold_counts(pl, depth, 2)
-        assert (counts.pieces_unit, counts.kinks_line) == tent_counts_formula(depth), depth
+@pytest.mark.parametrize("peak", [0.2, 0.3, 0.45, 0.62, 0.75])
+def test_an_asymmetric_tent_is_counted_exactly(peak):
+    """1/p is not a double: the network's exact count is the ideal tent's only when its
+    top is exactly 1 or just below; a top a hair above 1 folds once more."""
+    from tests.model.exact_reference import kinks, reference
+
+    high, _ = tent_peak_value(peak)
+    for depth in range(1, 6):
+        pl = tent_pieces(depth, peak)
+        counts = fold_counts(pl, depth, 2, tent_network(depth, peak))
+        assert counts.exact
+        assert counts.kinks_line == len(kinks(reference(tent_network(depth, peak)))[0])
+        if high <= 0:
+            assert (counts.pieces_unit, counts.kinks_line) == tent_counts_formula(depth), depth
+    four = fold_counts(tent_pieces(4, 0.45), 4, 2, tent_network(4, 0.45))
+    assert (four.pieces_unit > 16) == (tent_peak_value(0.45)[0] > 0)
     top = piecewise_linear(tent_network(1, peak))
     np.testing.assert_allclose(top.kinks, [0.0, peak])
     assert top(peak) == pytest.approx(1.0)
 
 
-def test_resolvable_depth():
-    assert resolvable_depth(0.5) == 36
-    assert resolvable_depth(0.3) == resolvable_depth(0.7) == 21
-    with pytest.raises(ValueError, match="peak"):
-        resolvable_depth(1.0)
+@pytest.mark.parametrize("peak", [0.2, 0.5])
+def test_deep_tents_are_certified_or_said_to_be_beyond(peak):
+    depth = 18
+    if peak == 0.5:
+        pl = tent_pieces(depth, peak)
+        assert fold_counts(pl, depth, 2) == fold_counts(pl, depth, 2)
+        assert fold_counts(pl, depth, 2).pieces_unit == 2 ** depth
+        assert exact_tent_depth(peak) >= 24
+    else:
+        assert exact_tent_depth(peak) < depth
+        with pytest.raises(BeyondExact):
+            tent_pieces(depth, peak)
+        uncertified = piecewise_linear(tent_network(depth, peak), certify=False)
+        assert not fold_counts(uncertified, depth, 2).exact
 
 
 def test_other_folds_have_their_own_exact_counts():

@@ -83,3 +83,14 @@ def test_sigmoid_does_not_overflow():
 def test_unknown_activation():
     with pytest.raises(ValueError, match="unknown activation 'swish'"):
         MLP.random([1, 2, 1], seed=0, activation="swish")
+
+
+def test_the_derivative_given_the_output_is_the_derivative():
+    """Backpropagation takes φ' from the forward pass's output where that is cheaper;
+    it must equal φ'(z), at the kink and far out too."""
+    z = np.concatenate([np.linspace(-40, 40, 2001), [0.0, -0.0, 1e-300, -1e-300, -1e3, 1e3]])
+    for a in ACTIVATIONS.values():
+        got = a.derivative(z, a.f(z))
+        np.testing.assert_allclose(got, a.df(z), rtol=1e-12, atol=1e-300, err_msg=a.name)
+        z32 = z.astype(np.float32)
+        assert a.derivative(z32, a.f(z32)).dtype == np.float32 and a.f(z32).dtype == np.float32

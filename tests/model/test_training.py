@@ -298,3 +298,62 @@ def test_prefix_sum_evaluation_matches_the_dense_sum():
     c = rng.normal(size=4)
     dense = np.einsum("rnh,rh->rn", relu(x[None, :, None] * w[:, None, :] + b[:, None, :]), a) + c[:, None]
     np.testing.assert_allclose(kernels.evaluate_sorted(x, w, b, a, c), dense, atol=1e-12)
+
+
+# -- the Training panel's state ----------------------------------------------------------
+from relulab.model.training import (  # noqa: E402
+    MAX_POINTS, MAX_STEPS, MAX_WIDTH, SPEEDS, TrainingState, replay,
+)
+from relulab.model.cancel import Cancelled  # noqa: E402
+
+
+def test_training_state_round_trips_and_keeps_old_files_readable():
+    s = TrainingState(hidden=9, restarts=3, step=40, steps=100, selected=2, final_view="histogram")
+    assert TrainingState.from_dict(s.to_dict()) == s
+    assert TrainingState.from_dict({}) == TrainingState()          # every field has a default
+    assert TrainingState.from_dict({"hidden": 5}).hidden == 5
+
+
+@pytest.mark.parametrize("bad, field", [
+    ({"hidden": 0}, "training.hidden"), ({"hidden": MAX_WIDTH + 1}, "training.hidden"),
+    ({"hidden": 2.5}, "training.hidden"), ({"hidden": True}, "training.hidden"),
+    ({"points": MAX_POINTS + 1}, "training.points"), ({"steps": MAX_STEPS + 1}, "training.steps"),
+    ({"restarts": 33}, "training.restarts"), ({"lr": float("nan")}, "training.lr"),
+    ({"lr": 10 ** 400}, "training.lr"), ({"lr": "fast"}, "training.lr"),
+    ({"a": float("inf")}, "training.a"), ({"a": 2.0, "b": 1.0}, "training.b"),
+    ({"target": "sin("}, "training.target"), ({"target": "1/x", "a": -1.0, "b": 1.0}, "training.target"),
+    ({"target": 7}, "training.target"), ({"optimizer": "sgd"}, "training.optimizer"),
+    ({"speed": "warp"}, "training.speed"), ({"final_view": "pie"}, "training.final_view"),
+    ({"selected": 6}, "training.selected"), ({"step": 20_001}, "training.step"),
+    ({"batch_size": -1}, "training.batch_size"), ({"nonsense": 1}, "nonsense"),
+])
+def test_training_state_refuses_what_the_panel_cannot_show(bad, field):
+    with pytest.raises(ValueError, match=field.replace(".", r"\.")):
+        TrainingState.from_dict({**TrainingState().to_dict(), **bad})
+
+
+def test_training_state_refuses_what_is_not_an_object():
+    for bad in ([], "training", None, 3):
+        with pytest.raises(ValueError, match="training"):
+            TrainingState.from_dict(bad)
+
+
+def test_every_accepted_state_makes_a_trainer():
+    """The largest state the panel allows trains (from_dict accepts only what works)."""
+    big = TrainingState.from_dict({"points": MAX_POINTS, "hidden": MAX_WIDTH, "restarts": 32,
+                                   "batch_size": MAX_POINTS, "target": "x^2", "a": -100, "b": 100})
+    trainer = big.trainer()
+    assert trainer.run(2) == 2 and trainer.snapshot().restarts == 32
+    assert set(SPEEDS) >= {TrainingState().speed}
+
+
+def test_replay_gives_the_same_run_and_stops_when_asked():
+    s = TrainingState(restarts=2, hidden=6, step=300, steps=1000)
+    stepwise = s.trainer()
+    for _ in range(300):
+        stepwise.run(1)
+    np.testing.assert_array_equal(replay(s, chunk=64).snapshot().w, stepwise.snapshot().w)
+    calls = []
+    with pytest.raises(Cancelled):
+        replay(s, should_stop=lambda: calls.append(1) or len(calls) > 2, chunk=10)
+    assert len(calls) == 3

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QApplication
 
 from relulab.model.folding import FOLD_PRESETS, Fold
 from relulab.model.mlp import MLP
-from relulab.ui.panels.folding import SYNC_DEPTH, FoldingPanel
+from relulab.ui.panels.folding import EXACT_SYNC_DEPTH, SYNC_DEPTH, FoldingPanel
 
 
 @pytest.fixture
@@ -103,10 +103,39 @@ def test_peak_slider_moves_the_top_of_the_tent(panel, qtbot):
     np.testing.assert_allclose(y, [0.0, 1.0, 0.0], atol=1e-12)
     panel.set_depth(8)
     assert f"<b>{pieces_text(256)}</b> pieces" in panel.count_label.text()
+    assert "(exact)" in panel.count_label.text()
     assert panel.precision_label.text() == ""
+
+
+def test_exact_only_where_certified(panel, qtbot):
+    """Peak 0.2: exact rationals to depth 15, then the label says floating point and
+    the note names the depth and peak that are beyond exact arithmetic here."""
     panel.set_peak(0.2)
-    panel.set_depth(16)
-    assert "double precision" in panel.precision_label.text()
+    panel.set_depth(12)
+    qtbot.waitUntil(lambda: not panel.computing(), timeout=20000)
+    assert f"<b>{pieces_text(2 ** 12)}</b> pieces on [0, 1]" in panel.count_label.text()
+    assert "(exact)" in panel.count_label.text()
+    panel.set_depth(18)
+    qtbot.waitUntil(lambda: not panel.computing(), timeout=20000)
+    assert "(exact)" not in panel.count_label.text()
+    assert "not certified" in panel.count_label.text()
+    note = panel.precision_label.text()
+    assert "peak 0.20, depth 18 is beyond exact arithmetic here" in note
+    assert "Exact to depth 15" in note
+    assert panel.data_tables()["counts"][1][-1][-1] == "floating point"
+    panel.set_peak(0.5)
+    panel.set_depth(20)
+    qtbot.waitUntil(lambda: not panel.computing(), timeout=20000)
+    assert f"<b>{pieces_text(2 ** 20)}</b> pieces on [0, 1]" in panel.count_label.text()
+    assert "(exact)" in panel.count_label.text() and panel.precision_label.text() == ""
+
+
+def test_a_top_above_one_is_explained(panel, qtbot):
+    panel.set_peak(0.45)  # its double weights put the top at 1 + 6.9e-17
+    panel.set_depth(3)
+    assert "(exact)" in panel.count_label.text()
+    assert "<b>9</b> pieces" in panel.count_label.text()
+    assert "top is 1 + 6.9e-17" in panel.precision_label.text()
 
 
 def test_whole_line_toggle(panel, qtbot):
@@ -156,7 +185,11 @@ def test_fold_presets_and_the_knot_budget(panel, qtbot):
     settle(panel, qtbot)
     assert "<b>32</b> pieces on [0, 1]" in panel.fold_count_label.text()
     panel.set_fold(FOLD_PRESETS["zigzag: three folds (3 neurons)"])
-    panel.set_depth(12)  # 3^12 = 531 441 pieces is over the budget
+    panel.set_depth(12)  # 1/3 is not a double: exact rationals, which stop at 2 500 knots
+    settle(panel, qtbot)
+    assert "beyond exact arithmetic here" in panel.fold_count_label.text()
+    panel.set_fold(Fold(w=(1, 1), b=(0, -0.25), a=(4, -8)))  # dyadic: certified in doubles
+    panel.set_depth(18)  # but 2^18 kinks are over the knot budget
     settle(panel, qtbot)
     assert "not computed" in panel.fold_count_label.text()
     assert panel.fold_curve.getData()[0] is None or len(panel.fold_curve.getData()[0]) == 0
@@ -274,11 +307,24 @@ def test_the_real_converter_takes_the_tent(main_window, qtbot):
 
 
 def test_idle_time_fills_the_cache_for_the_interactive_depths(panel, qtbot):
-    panel.set_peak(0.45)
     qtbot.waitUntil(panel.warmed_up, timeout=20000)
-    assert all((d, 0.45) in panel._cache for d in range(1, SYNC_DEPTH + 1))
+    assert all((d, 0.5) in panel._cache for d in range(1, SYNC_DEPTH + 1))
     panel.set_depth(SYNC_DEPTH)  # a cache hit: nothing to compute
     assert f"<b>{pieces_text(2 ** SYNC_DEPTH)}</b> pieces" in panel.count_label.text()
+    # other peaks need exact rationals: only the shallower depths are kept at hand
+    panel.set_peak(0.45)
+    qtbot.waitUntil(panel.warmed_up, timeout=20000)
+    assert all((d, 0.45) in panel._cache for d in range(1, EXACT_SYNC_DEPTH + 1))
+
+
+def test_the_fold_animation_at_another_peak_stays_in_the_interactive_depths(panel, qtbot):
+    panel.set_peak(0.3)
+    panel.set_depth(12)  # computed in the background: exact rationals
+    frames = sum(1 for _ in panel.animation_frames(max_frames=60))
+    assert frames > 0
+    assert max(layer for layer, _ in panel._animation_plan()) <= EXACT_SYNC_DEPTH
+    qtbot.waitUntil(lambda: not panel.computing(), timeout=20000)
+    assert f"<b>{pieces_text(2 ** 12)}</b> pieces on [0, 1]" in panel.count_label.text()
 
 
 def test_closing_mid_work_leaves_no_thread(qtbot, theme):

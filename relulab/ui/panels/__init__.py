@@ -42,15 +42,17 @@ PANELS: list[PanelSpec] = [
               "drag hinged rulers and watch least squares refit; interpolation and its error bound.",
               "relulab.model.hinges:HingesState"),
     PanelSpec("training", "Training", "relulab.ui.panels.training", "TrainingPanel",
-              "Adam trains a one-hidden-layer network from many random starts, against the least-squares optimum."),
+              "Adam trains a one-hidden-layer network from many random starts, against the least-squares optimum.",
+              "relulab.model.training:TrainingState"),
     PanelSpec("folding", "Folding", "relulab.ui.panels.folding", "FoldingPanel",
-              "the tent map composed layer by layer doubles the pieces each time; exact counts.",
+              "the tent map composed layer by layer doubles the pieces each time; certified counts.",
               "relulab.model.folding:FoldingState"),
     PanelSpec("converter", "Deep → shallow", "relulab.ui.panels.converter", "ConverterPanel",
               "any deep ReLU network turned into an exactly equal shallow one, verified.",
               "relulab.model.converter:ConverterState"),
     PanelSpec("playground", "Playground", "relulab.ui.panels.playground", "PlaygroundPanel",
-              "2-D classification, activations, linear collapse and exact linear regions."),
+              "2-D classification, activations, linear collapse and exact linear regions.",
+              "relulab.model.playground:PlaygroundState"),
 ]
 PANEL_NAMES = [p.name for p in PANELS]
 

@@ -568,17 +568,20 @@ class ConverterPanel(Panel):
 
     def _draw_verdict(self, res: Result) -> None:
         conv, v = res.conversion, res.verification
+        # 1-D: within the scale-relative rounding bound (model.shallow.ROUNDING); n-D: in
+        # floating point, rounding relative to the size of the outputs
         ok = v.ok()
-        # the check is in floating point: rounding relative to the size of the outputs
-        within = f" to rounding (1e-9 × outputs up to {v.output_scale:.2g})"
+        within = f" up to rounding (1e-9 × outputs up to {v.output_scale:.2g})"
         if conv.one_d is not None:
             at_kinks = v.max_error_at_kinks if v.max_error_at_kinks is not None else 0.0
-            text = (f"{'Equal' if ok else 'NOT equal'}{within}: largest |deep − shallow| "
-                    f"{max(v.max_error_exact_points, v.max_error_random):.2g}; at every kink "
-                    f"{at_kinks:.2g} ({len(conv.one_d.kinks)} kinks, also ± 1e-9); end slopes "
-                    f"{'agree' if v.end_slopes_agree else 'DIFFER'}.")
-            summary = (f"1-D: K = {len(conv.one_d.kinks)} kinks → one hidden layer of width "
-                       f"{conv.one_d.width} with finite weights. {conv.one_d.rule}.")
+            text = (f"{'Equal up to rounding' if ok else 'NOT equal'}: largest |deep − shallow| "
+                    f"{max(v.max_error_exact_points, v.max_error_random):.2g} "
+                    f"({v.max_rounding_ratio:.2g} of the rounding bound); at every kink "
+                    f"{at_kinks:.2g} ({len(conv.one_d.kinks)} kinks, and between them); end "
+                    f"slopes {'agree' if v.end_slopes_agree else 'DIFFER'}.")
+            summary = (f"1-D: K = {len(conv.one_d.kinks)} kinks ({conv.one_d.certificate}) → one "
+                       f"hidden layer of width {conv.one_d.width} with finite weights. "
+                       f"{conv.one_d.rule}.")
         else:
             text = (f"{'Equal' if ok else 'NOT equal'}{within}: largest |deep − shallow| "
                     f"{v.max_error_exact_points:.2g} at {v.n_exact_points} region witnesses and "

@@ -1,10 +1,12 @@
-"""Folding: the tent map composed layer by layer, with exact piece counts to depth 24.
+"""Folding: the tent map composed layer by layer, with certified piece counts.
 
 Each layer of two ReLU neurons folds [0, 1] onto itself, so depth k gives 2^k
 pieces from 2k neurons, where one hidden layer needs 2^k − 1. The pieces are
-counted exactly by the model (``piecewise_linear``); the plots keep every peak and
-valley visible at any depth: a deep tent is drawn from its exact extremes per
-column (:mod:`relulab.model.envelope`), computed with the tent on a worker.
+counted by the model (``piecewise_linear``), exact to depth 24 at peak ½ and as
+deep as exact arithmetic allows at other peaks; a count that is not certified says
+so. The plots keep every peak and valley visible at any depth: a deep tent is drawn
+from its extremes per column (:mod:`relulab.model.envelope`), computed with the tent
+on a worker.
 
 Three :class:`~relulab.ui.worker.Worker` s keep the window answering: one for the
 tent deeper than ``SYNC_DEPTH`` (the latest depth wins), one that fills the cache
@@ -29,17 +31,24 @@ from PySide6.QtWidgets import (
 
 from relulab.model.cancel import check
 from relulab.model.envelope import column_extremes
+from relulab.model.exact import BeyondExact
 from relulab.model.folding import (
     FOLD_PRESETS, MAX_DEPTH, MAX_FOLD_NEURONS, PEAK_RANGE, Fold, FoldCounts, FoldingState,
-    fold_counts, fold_frame, resolvable_depth, tent_counts_formula, tent_network,
+    exact_tent_depth, fold_counts, fold_frame, tent_counts_formula, tent_network, tent_peak_value,
+    tent_pieces,
 )
-from relulab.model.piecewise import PiecewiseLinear, TooManyKnots, piecewise_linear
+from relulab.model.piecewise import EXACT_KNOTS, PiecewiseLinear, TooManyKnots, piecewise_linear
 from relulab.ui.panels.base import Panel, named, run_alone, signals_blocked
 from relulab.ui.worker import Worker
 
 #: Up to this depth the tent is computed at once (a few ms) and kept in a cache;
 #: deeper ones go to a worker so the slider never waits.
 SYNC_DEPTH = 16
+#: At peaks other than ½ the counts come from exact rationals (slower): at once only
+#: to this depth.
+EXACT_SYNC_DEPTH = 9
+#: The exact walk for the user's fold stops here (a tenth of a second or so).
+FOLD_EXACT_KNOTS = 2500
 #: The user's fold is computed only while its knots stay under this budget.
 FOLD_MAX_KNOTS = 2 ** 17
 #: Small plots of g^(1), g^(2), … (the last one always shows g^(k)).
@@ -73,8 +82,13 @@ def _plain_count(n: int) -> str:
     return f"{n:,}".replace(",", "\u2009")  # thin spaces: 1 048 576
 
 
+def _sync_depth(peak: float) -> int:
+    return SYNC_DEPTH if peak == 0.5 else EXACT_SYNC_DEPTH
+
+
 class _TentResult:
-    """One tent network's exact counts, its first kinks (for the CSV table) and what
+    """One tent network's counts (certified, or floating point only when exact
+    arithmetic is beyond the budget), its first kinks (for the CSV table) and what
     draws it. A shallow tent keeps its pieces (the fold animation needs them); a deep
     one keeps only its two pictures, computed on the worker, and lets the 16.7 million
     pieces of depth 24 go."""
@@ -83,12 +97,12 @@ class _TentResult:
 
     def __init__(self, depth: int, peak: float, pl: PiecewiseLinear, should_stop=None):
         self.depth, self.peak = depth, peak
-        self.counts: FoldCounts = fold_counts(pl, depth, 2)
+        self.counts: FoldCounts = fold_counts(pl, depth, 2, tent_network(depth, peak))
         self.n_kinks = pl.n_kinks
         self.pl: PiecewiseLinear | None = pl
         self.table = None
         self._curves: dict[tuple[float, float], tuple[np.ndarray, np.ndarray]] = {}
-        if depth > SYNC_DEPTH:
+        if depth > _sync_depth(peak):
             self.table = self.kink_table()
             for view in (UNIT, LINE):
                 check(should_stop, "drawing the tent")
@@ -111,23 +125,34 @@ class _TentResult:
 
 
 def compute_tent(depth: int, peak: float, should_stop=None) -> _TentResult:
-    pl = piecewise_linear(tent_network(depth, peak), should_stop=should_stop)
+    try:
+        pl = tent_pieces(depth, peak, should_stop=should_stop)
+    except BeyondExact:  # drawn and counted in floating point, and labelled so
+        pl = piecewise_linear(tent_network(depth, peak), certify=False, should_stop=should_stop)
     return _TentResult(depth, peak, pl, should_stop)
 
 
 def fold_compositions(fold: Fold, should_stop=None):
-    """(depth, pieces or why not) for the user's fold composed 1, 2, … MAX_DEPTH times;
-    past the knot budget (or past double precision) every deeper one says so too."""
+    """(depth, (pieces, counts) or why not) for the user's fold composed 1, 2, …
+    MAX_DEPTH times; past the knot budget, exact arithmetic or double precision every
+    deeper one says so too."""
     reason = None
     for depth in range(1, MAX_DEPTH + 1):
         if reason is None:
             try:
+                net = fold.network(depth)
                 with np.errstate(over="raise", invalid="raise"):
-                    yield depth, piecewise_linear(fold.network(depth), max_knots=FOLD_MAX_KNOTS,
-                                                  should_stop=should_stop)
+                    pl = piecewise_linear(net, max_knots=FOLD_MAX_KNOTS, should_stop=should_stop,
+                                          exact_knots=FOLD_EXACT_KNOTS)
+                    counts = fold_counts(pl, depth, fold.n_neurons, net)
+                yield depth, (pl, counts)
                 continue
             except TooManyKnots:
                 reason = f"over {_plain_count(FOLD_MAX_KNOTS)} kinks by depth {depth}, not computed"
+            except BeyondExact:
+                reason = (f"depth {depth} is beyond exact arithmetic here (doubles cannot "
+                          f"certify its kinks, and exact rationals stop at "
+                          f"{_plain_count(FOLD_EXACT_KNOTS)} knots in this panel)")
             except (FloatingPointError, ValueError):
                 reason = f"beyond double precision by depth {depth}, not computed"
         yield depth, reason
@@ -558,7 +583,7 @@ class FoldingPanel(Panel):
         if key in self._cache:
             self._cache.move_to_end(key)
             return self._cache[key]
-        if depth <= SYNC_DEPTH:
+        if depth <= _sync_depth(peak):
             self._remember(compute_tent(depth, peak))
             return self._cache[key]
         if self._deep is not None and (self._deep.depth, self._deep.peak) == key:
@@ -592,7 +617,7 @@ class FoldingPanel(Panel):
         """Fill the cache for every depth up to SYNC_DEPTH at the current peak, so that
         later slider steps only redraw."""
         peak = self._state.peak
-        missing = [d for d in range(1, SYNC_DEPTH + 1) if (d, peak) not in self._cache]
+        missing = [d for d in range(1, _sync_depth(peak) + 1) if (d, peak) not in self._cache]
         if not missing or self._closed or (self._warm_worker.busy and self._warm_peak == peak):
             return
         self._warm_peak = peak
@@ -609,7 +634,7 @@ class FoldingPanel(Panel):
         self._remember(result)
         if result.peak == self._state.peak and result.depth in self._layer_depths():
             self._draw_layers(self._tent(self._state.depth, self._state.peak)
-                              if self._state.depth <= SYNC_DEPTH else self._deep)
+                              if self._state.depth <= _sync_depth(self._state.peak) else self._deep)
 
     def _start_fold_work(self) -> None:
         self._fold_cache = {}
@@ -639,9 +664,9 @@ class FoldingPanel(Panel):
         """True while the tent or the fold on screen is being computed in the background."""
         return self._deep_wanted is not None or self._state.depth not in self._fold_cache
 
-    def _fold_pieces(self, depth: int) -> PiecewiseLinear | str | None:
-        """The user's fold composed ``depth`` times, why it was not computed, or None
-        while the worker computes it."""
+    def _fold_pieces(self, depth: int) -> tuple[PiecewiseLinear, FoldCounts] | str | None:
+        """The user's fold composed ``depth`` times and its counts, why it was not
+        computed, or None while the worker computes it."""
         return self._fold_cache.get(depth)
 
     # -- drawing -----------------------------------------------------------------
@@ -659,7 +684,7 @@ class FoldingPanel(Panel):
         if self._timer.isActive():
             return  # the animation owns the main curve until it ends
         s = self._state
-        if s.depth <= SYNC_DEPTH:
+        if s.depth <= _sync_depth(s.peak):
             self._forget_deep_request()
         result = self._tent(s.depth, s.peak)
         a, b = self._view_range()
@@ -685,13 +710,13 @@ class FoldingPanel(Panel):
         s = self._state
         self.fold_plot.setVisible(s.show_fold)
         if s.show_fold:
-            pl = self._fold_pieces(s.depth)
-            if isinstance(pl, PiecewiseLinear):
-                x, y = column_extremes(pl, a, b, COLUMNS)
+            fold = self._fold_pieces(s.depth)
+            if isinstance(fold, tuple):
+                x, y = column_extremes(fold[0], a, b, COLUMNS)
                 self.fold_curve.setData(x, y)
             else:
                 self.fold_curve.setData([], [])
-            note = {str: ": too many pieces", type(None): ": computing…"}.get(type(pl), "")
+            note = {str: ": not computed", type(None): ": computing…"}.get(type(fold), "")
             self._title(self.fold_plot, f"your fold u<sup>({s.depth})</sup>(x){note}")
             self.fold_plot.setXRange(a, b, padding=0.02)
             self.fold_plot.enableAutoRange(axis="y")
@@ -700,15 +725,14 @@ class FoldingPanel(Panel):
     def _update_fold_readout(self) -> None:
         s = self._state
         self.fold_error.setText(self._fold_error)
-        n = s.fold.n_neurons
-        pl = self._fold_pieces(s.depth)
-        if pl is None:
+        fold = self._fold_pieces(s.depth)
+        if fold is None:
             self.fold_count_label.setText(f"Your fold u<sup>({s.depth})</sup>: computing…")
             return
-        if isinstance(pl, str):
-            self.fold_count_label.setText(f"Your fold u<sup>({s.depth})</sup>: {pl}")
+        if isinstance(fold, str):
+            self.fold_count_label.setText(f"Your fold u<sup>({s.depth})</sup>: {fold}")
             return
-        counts = fold_counts(pl, s.depth, n)
+        counts = fold[1]
         self.fold_count_label.setText(
             f"Your fold u<sup>({s.depth})</sup>: <b>{_plain_count(counts.pieces_unit)}</b> pieces "
             f"on [0, 1], {_plain_count(counts.kinks_line)} kinks on the line; "
@@ -724,19 +748,25 @@ class FoldingPanel(Panel):
             c = result.counts
             self.count_label.setText(
                 f"{_sup(s.depth)}: <b>{_plain_count(c.pieces_unit)}</b> pieces on [0, 1]; "
-                f"{_plain_count(c.kinks_line)} kinks on the whole line (exact)")
+                f"{_plain_count(c.kinks_line)} kinks on the whole line "
+                + ("(exact)" if c.exact else "(floating point only, not certified)"))
         self.neurons_label.setText(
             f"<b>{2 * s.depth}</b> neurons in {s.depth} layer{'s' if s.depth > 1 else ''}; one hidden layer "
             f"needs <b>{_plain_count(2 ** s.depth - 1)}</b>")
         notes = []
-        limit = resolvable_depth(s.peak)
-        if s.depth > limit:
-            notes.append(f"With peak {s.peak:.2f} the narrowest pieces (about "
-                         f"{min(s.peak, 1 - s.peak) ** s.depth:.0e} wide) are beyond double "
-                         f"precision past depth {limit}.")
-        if result is not None and (result.counts.pieces_unit, result.counts.kinks_line) != (pieces, kinks):
-            notes.append(f"Theory says {_plain_count(pieces)} pieces on [0, 1] and "
-                         f"{_plain_count(kinks)} kinks; floating point merged some.")
+        if result is not None and not result.counts.exact:
+            notes.append(f"At peak {s.peak:.2f}, depth {s.depth} is beyond exact arithmetic "
+                         f"here: 1/p is not a double, so doubles cannot certify the kinks, and "
+                         f"exact rationals would need more than {_plain_count(EXACT_KNOTS)} "
+                         f"knots. Exact to depth {exact_tent_depth(s.peak)} at this peak.")
+        if (result is not None and result.counts.exact
+                and (result.counts.pieces_unit, result.counts.kinks_line) != (pieces, kinks)):
+            high, _ = tent_peak_value(s.peak)
+            why = (f"its weights are doubles, so its top is 1 {'+' if high > 0 else '−'} "
+                   f"{abs(float(high)):.1e} and values above 1 fold once more"
+                   if high != 0 else "its weights are doubles near 1/p")
+            notes.append(f"The ideal tent has {_plain_count(pieces)} pieces on [0, 1] and "
+                         f"{_plain_count(kinks)} kinks; this network differs: {why}.")
         self.precision_label.setText(" ".join(notes))
 
     def _layer_depths(self) -> list[int]:
@@ -797,11 +827,11 @@ class FoldingPanel(Panel):
         xs, ys = [], []
         if s.show_fold:
             for j in range(1, s.depth + 1):
-                pl = self._fold_pieces(j)
-                if not isinstance(pl, PiecewiseLinear):
+                fold = self._fold_pieces(j)
+                if not isinstance(fold, tuple):
                     break
                 xs.append(j * s.fold.n_neurons)
-                ys.append(fold_counts(pl, j, s.fold.n_neurons).pieces_unit)
+                ys.append(fold[1].pieces_unit)
         if (xs, ys) != self._fold_series_shown:
             self._fold_series_shown = (xs, ys)
             self.fold_series.setData(xs, ys)
@@ -809,7 +839,7 @@ class FoldingPanel(Panel):
 
     # -- animation -----------------------------------------------------------------
     def _animation_plan(self, max_frames: int | None = None) -> list[tuple[int, float]]:
-        layers = min(self._state.depth, ANIMATION_LAYERS)
+        layers = min(self._state.depth, ANIMATION_LAYERS, _sync_depth(self._state.peak))
         steps = FRAMES_PER_LAYER
         if max_frames is not None:
             steps = max(2, min(steps, max_frames // layers))
@@ -887,10 +917,12 @@ class FoldingPanel(Panel):
                 exact = self._deep
             if exact is not None:
                 pieces, kinks = exact.counts.pieces_unit, exact.counts.kinks_line
-            rows.append([j, 2 * j, pieces, kinks, pieces - 1, "exact" if exact else "formula"])
+            source = ("formula" if exact is None else "exact" if exact.counts.exact
+                      else "floating point")
+            rows.append([j, 2 * j, pieces, kinks, pieces - 1, source])
         tables = {"counts": (["depth", "neurons", "pieces on [0, 1]", "kinks on the line",
                               "neurons in one hidden layer", "source"], rows)}
-        result = self._tent(s.depth, s.peak) if s.depth <= SYNC_DEPTH else self._deep
+        result = self._tent(s.depth, s.peak) if s.depth <= _sync_depth(s.peak) else self._deep
         if result is not None and (result.depth, result.peak) == (s.depth, s.peak):
             table = result.kink_table()
             n = len(table)

@@ -1,0 +1,614 @@
+"""What the Playground panel shows, as one immutable value: :class:`PlaygroundState`.
+
+The state is made of parts, one per thing the panel shows (the data and how it was
+made, the network and its architecture, the training settings and how far training
+went, the curves so far, the view, the regions-against-depth study); each part has
+``to_dict()`` and a ``from_dict()`` that checks every field, cheap checks (sizes
+against the limits) before costly ones (converting long lists), so a hostile file
+is refused at once. A state that ``from_dict`` accepts can always be shown and
+trained: its numbers are finite and its sizes within the limits below.
+
+Edits are methods that return a new state (``adding_point``, ``with_hidden``,
+``with_activation`` …); nothing here imports Qt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Sequence
+
+import numpy as np
+
+from relulab.model.activations import ACTIVATIONS
+from relulab.model.classify import LOSSES, OPTIMIZERS, TrainConfig, seed002_setup
+from relulab.model.datasets import DATASETS, make_dataset, test_mask
+from relulab.model.depth import DepthSample, parameter_count
+from relulab.model.fields import Fields
+from relulab.model.mlp import MLP
+from relulab.model.training import SPEEDS
+
+#: The limits of what the panel trains and draws, stated once. Every training step
+#: runs over all the points, and a frame draws a 200 × 200 map of the network: at 4000
+#: points and 6 hidden layers of 32 neurons, with the costliest activation, one step
+#: and one piece of a frame each fit the event loop's 50 ms (benchmarks/bench_playground.py).
+MAX_HIDDEN_LAYERS = 6
+MAX_WIDTH = 32
+MAX_POINTS = 4000
+#: Weights and biases beyond this size are refused: through six layers of 32 they stay
+#: within float64, which the exact region enumeration and the pictures need.
+MAX_WEIGHT = 1e12
+#: Point coordinates beyond this size are refused (a file could not be read back).
+MAX_COORDINATE = 1e12
+#: Two classes, labelled 0 and 1 (the network has one output, a logit).
+CLASSES = 2
+#: The loss and accuracy curves keep at most this many moments (older ones are thinned).
+HISTORY_LIMIT = 4000
+MAX_STEPS_PER_PRESS = 500
+MAX_STOP_STEP = 10 ** 7
+MAX_SEED = 10 ** 9
+DEPTH_BUDGETS = (10, 400)
+DEPTH_MAX_SEEDS = 30
+DEPTHS = (1, 2, 3, 4)
+
+#: Architecture presets: label → hidden layer sizes.
+ARCHITECTURE_PRESETS = {
+    "2-6-1 (seed 002)": (6,),
+    "2-8-8-8-1 (177 parameters)": (8, 8, 8),
+    "2-3-1": (3,),
+    "2-2-1": (2,),
+    "2-1 (no hidden layer)": (),
+}
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+# -- the data ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DataSettings:
+    """How the points were made: which dataset, its seed, noise, size and test share."""
+
+    name: str = "circles"
+    seed: int = 0
+    noise: float = 0.12
+    n_per_class: int = 90
+    test_fraction: float = 0.3
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "seed": self.seed, "noise": self.noise,
+                "n_per_class": self.n_per_class, "test_fraction": self.test_fraction}
+
+    @classmethod
+    def from_dict(cls, d) -> "DataSettings":
+        f = Fields(d, cls().to_dict(), "dataset")
+        out = cls(f.choice("name", list(DATASETS)), f.integer("seed", 0, MAX_SEED),
+                  f.number("noise", 0.0, 10.0), f.integer("n_per_class", 1, MAX_POINTS // CLASSES),
+                  f.number("test_fraction", 0.0, 0.95))
+        f.done()
+        return out
+
+    def switched_to(self, name: str) -> "DataSettings":
+        """Another dataset, with its own noise and size (a dataset's defaults suit it)."""
+        if name == self.name:
+            return self
+        spec = DATASETS[name]
+        return replace(self, name=name, noise=spec.noise, n_per_class=spec.n_per_class)
+
+    def points(self) -> "Points":
+        """The points these settings make (the same settings, the same points)."""
+        X, y = make_dataset(self.name, self.seed, self.n_per_class, self.noise)
+        return Points(X, y, test_mask(len(y), self.test_fraction, self.seed))
+
+
+@dataclass(frozen=True, eq=False)
+class Points:
+    """The points in the plane: ``x`` (N, 2), ``label`` (N,) of 0.0 or 1.0, ``test``
+    (N,) True for points held out of training. Read-only arrays."""
+
+    x: np.ndarray
+    label: np.ndarray
+    test: np.ndarray
+
+    def __post_init__(self):
+        x = np.array(self.x, dtype=float).reshape(-1, 2)
+        label = np.array(self.label, dtype=float).reshape(-1)
+        test = np.array(self.test, dtype=bool).reshape(-1)
+        if not len(x) == len(label) == len(test):
+            raise ValueError(f"points: {len(x)} positions, {len(label)} labels, {len(test)} test flags")
+        if len(x) > MAX_POINTS:
+            raise ValueError(f"points: at most {MAX_POINTS:,} points, got {len(x):,}")
+        if not np.all(np.abs(x) <= MAX_COORDINATE):  # NaN fails this too
+            raise ValueError(f"points.x: every coordinate must be a finite number of at most "
+                             f"{MAX_COORDINATE:g} in size")
+        if not np.all(np.isin(label, np.arange(CLASSES))):
+            raise ValueError("points.label: labels must be 0 or 1")
+        object.__setattr__(self, "x", _readonly(x))
+        object.__setattr__(self, "label", _readonly(label))
+        object.__setattr__(self, "test", _readonly(test))
+
+    def __len__(self) -> int:
+        return len(self.label)
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, Points) and np.array_equal(self.x, other.x)
+                and np.array_equal(self.label, other.label) and np.array_equal(self.test, other.test))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def to_dict(self) -> dict:
+        return {"x": self.x.tolist(), "label": self.label.tolist(), "test": self.test.tolist()}
+
+    @classmethod
+    def from_dict(cls, d) -> "Points":
+        f = Fields(d, where="points")
+        raw = f.get("x")
+        if isinstance(raw, (list, tuple)) and len(raw) > MAX_POINTS:  # before reading them
+            raise ValueError(f"points.x: at most {MAX_POINTS:,} points, got {len(raw):,}")
+        x = f.array("x", (None, 2), 2 * MAX_POINTS, -MAX_COORDINATE, MAX_COORDINATE)
+        label = f.array("label", (None,), MAX_POINTS)
+        bad = np.flatnonzero(~np.isin(label, np.arange(CLASSES)))
+        if bad.size:
+            raise ValueError(f"points.label[{bad[0]}]: {label[bad[0]]:g} is not a class (0 or 1)")
+        test = f.get("test")
+        if not isinstance(test, (list, tuple)) or len(test) > MAX_POINTS:
+            raise ValueError(f"points.test: expected a list of at most {MAX_POINTS:,} true/false flags")
+        for i, t in enumerate(test):
+            if not isinstance(t, (bool, np.bool_)):
+                raise ValueError(f"points.test[{i}]: expected true or false, got {t!r}")
+        f.done()
+        if not len(x) == len(label) == len(test):
+            raise ValueError(f"points: {len(x)} positions, {len(label)} labels and "
+                             f"{len(test)} test flags")
+        return cls(x, label, np.array(test, dtype=bool))
+
+    def adding(self, x: float, y: float, label: int, test: bool = False) -> "Points":
+        return Points(np.vstack([self.x, [[float(x), float(y)]]]), np.append(self.label, float(label)),
+                      np.append(self.test, bool(test)))
+
+    def removing(self, i: int) -> "Points":
+        keep = np.arange(len(self)) != int(i)
+        return Points(self.x[keep], self.label[keep], self.test[keep])
+
+    def train(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.x[~self.test], self.label[~self.test]
+
+    def held_out(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.x[self.test], self.label[self.test]
+
+
+# -- the network ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Architecture:
+    """Hidden layer sizes (input 2, output 1 around them), the activation of every
+    hidden layer and the seed of the initial weights."""
+
+    hidden: tuple[int, ...] = (6,)
+    activation: str = "relu"
+    init_seed: int = 0
+
+    def __post_init__(self):
+        hidden = tuple(int(h) for h in self.hidden)
+        if len(hidden) > MAX_HIDDEN_LAYERS or any(not 1 <= h <= MAX_WIDTH for h in hidden):
+            raise ValueError(f"architecture.hidden: at most {MAX_HIDDEN_LAYERS} layers of 1 to "
+                             f"{MAX_WIDTH} neurons, got {list(hidden)}")
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"architecture.activation: unknown activation {self.activation!r}")
+        object.__setattr__(self, "hidden", hidden)
+
+    @property
+    def sizes(self) -> list[int]:
+        return [2, *self.hidden, 1]
+
+    @property
+    def n_params(self) -> int:
+        return parameter_count(self.sizes)
+
+    def to_dict(self) -> dict:
+        return {"hidden": list(self.hidden), "activation": self.activation,
+                "init_seed": self.init_seed}
+
+    @classmethod
+    def from_dict(cls, d) -> "Architecture":
+        f = Fields(d, cls().to_dict(), "architecture")
+        hidden = f.get("hidden")
+        if not isinstance(hidden, (list, tuple)):
+            raise ValueError("architecture.hidden: expected a list of layer sizes")
+        if len(hidden) > MAX_HIDDEN_LAYERS:  # refused before anything else is read
+            raise ValueError(f"architecture.hidden: at most {MAX_HIDDEN_LAYERS} hidden layers, "
+                             f"got {len(hidden):,}")
+        for i, h in enumerate(hidden):
+            if isinstance(h, bool) or not isinstance(h, (int, np.integer)) or not 1 <= h <= MAX_WIDTH:
+                raise ValueError(f"architecture.hidden[{i}]: expected 1 to {MAX_WIDTH} neurons, "
+                                 f"got {h!r}")
+        out = cls(tuple(hidden), f.choice("activation", list(ACTIVATIONS)),
+                  f.integer("init_seed", 0, MAX_SEED))
+        f.done()
+        return out
+
+    def random_network(self) -> MLP:
+        """He-initialised weights from ``init_seed`` (the same seed, the same weights)."""
+        return MLP.random(self.sizes, seed=self.init_seed, activation=self.activation)
+
+
+def network_to_dict(net: MLP) -> dict:
+    return {"activation": net.activation,
+            "layers": [{"W": W.tolist(), "b": b.tolist()} for W, b in net.layers]}
+
+
+def network_from_dict(d, architecture: Architecture) -> MLP:
+    """The network stored in a state, checked against its architecture first (the
+    number of layers before any weight is read) and then weight by weight."""
+    f = Fields(d, where="network")
+    layers = f.get("layers")
+    sizes = architecture.sizes
+    if not isinstance(layers, (list, tuple)):
+        raise ValueError("network.layers: expected a list of {W, b} layers")
+    if len(layers) != len(sizes) - 1:
+        raise ValueError(f"network: {len(layers):,} layers do not match the architecture "
+                         f"{'-'.join(map(str, sizes))}")
+    activation = f.choice("activation", list(ACTIVATIONS))
+    if activation != architecture.activation:
+        raise ValueError(f"network.activation: {activation!r} differs from the architecture's "
+                         f"{architecture.activation!r}")
+    f.done()
+    out = []
+    for i, (layer, n_in, n_out) in enumerate(zip(layers, sizes[:-1], sizes[1:])):
+        lf = Fields(layer, where=f"network.layers[{i}]")
+        W = lf.array("W", (n_out, n_in), n_out * n_in, -MAX_WEIGHT, MAX_WEIGHT)
+        b = lf.array("b", (n_out,), n_out, -MAX_WEIGHT, MAX_WEIGHT)
+        lf.done()
+        out.append((W, b))
+    return MLP(out, activation)
+
+
+def same_network(a: MLP, b: MLP) -> bool:
+    """Equal sizes, activation and weights (MLP objects compare by identity)."""
+    return a is b or (a.activation == b.activation and len(a.layers) == len(b.layers) and all(
+        np.array_equal(Wa, Wb) and np.array_equal(ba, bb)
+        for (Wa, ba), (Wb, bb) in zip(a.layers, b.layers)))
+
+
+# -- training -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TrainingSettings:
+    """How to train (optimiser, rate, loss, batch size, speed in steps per second,
+    steps per press of Step, the step to stop at, 0 = never) and how far it went."""
+
+    optimizer: str = "adam"
+    learning_rate: float = 0.03
+    loss: str = "cross_entropy"
+    batch_size: int = 0
+    speed: str = "1 000 steps/s"
+    steps_per_press: int = 10
+    max_steps: int = 0
+    step: int = 0
+
+    def to_dict(self) -> dict:
+        return {"optimizer": self.optimizer, "learning_rate": self.learning_rate,
+                "loss": self.loss, "batch_size": self.batch_size, "speed": self.speed,
+                "steps_per_press": self.steps_per_press, "max_steps": self.max_steps,
+                "step": self.step}
+
+    @classmethod
+    def from_dict(cls, d) -> "TrainingSettings":
+        if isinstance(d, dict) and "steps_per_tick" in d and "steps_per_press" not in d:
+            # files written before the speed control: steps per frame was also the Step size
+            d = {**d, "steps_per_press": d["steps_per_tick"]}
+            del d["steps_per_tick"]
+        f = Fields(d, cls().to_dict(), "training")
+        out = cls(f.choice("optimizer", list(OPTIMIZERS)), f.number("learning_rate", 1e-4, 1000.0),
+                  f.choice("loss", list(LOSSES)), f.integer("batch_size", 0, MAX_POINTS),
+                  f.choice("speed", list(SPEEDS)),
+                  f.integer("steps_per_press", 1, MAX_STEPS_PER_PRESS),
+                  f.integer("max_steps", 0, MAX_STOP_STEP), f.integer("step", 0, 10 ** 12))
+        f.done()
+        return out
+
+    def config(self) -> TrainConfig:
+        return TrainConfig(self.optimizer, self.learning_rate, self.loss, self.batch_size)
+
+    @property
+    def steps_per_second(self) -> int | None:
+        return SPEEDS[self.speed]
+
+    def steps_left(self, step: int) -> int | None:
+        """Steps before the stop (None: no stop set)."""
+        return max(0, self.max_steps - step) if self.max_steps > 0 else None
+
+
+HISTORY_KEYS = ("step", "train_loss", "test_loss", "train_accuracy", "test_accuracy")
+
+
+@dataclass(frozen=True, eq=False)
+class History:
+    """Loss and accuracy on the training and test points, at the steps in ``step``
+    (NaN where there is nothing to measure, such as an empty test set; null in a file,
+    so that a state read twice compares equal)."""
+
+    step: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    train_loss: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    test_loss: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    train_accuracy: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    test_accuracy: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    def __post_init__(self):
+        cols = [np.array(getattr(self, k), dtype=float).reshape(-1) for k in HISTORY_KEYS]
+        if len({len(c) for c in cols}) != 1:
+            raise ValueError("history: the lists must have the same length")
+        for k, c in zip(HISTORY_KEYS, cols):
+            object.__setattr__(self, k, _readonly(c))
+
+    def __len__(self) -> int:
+        return len(self.step)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, History) and all(
+            np.array_equal(getattr(self, k), getattr(other, k), equal_nan=True) for k in HISTORY_KEYS)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def to_dict(self) -> dict:
+        return {k: [None if v != v else v for v in getattr(self, k).tolist()]
+                for k in HISTORY_KEYS}
+
+    @classmethod
+    def from_dict(cls, d) -> "History":
+        f = Fields(d, {k: [] for k in HISTORY_KEYS}, "history")
+        cols = {}
+        for k in HISTORY_KEYS:
+            v = f.get(k)
+            if not isinstance(v, (list, tuple)) or len(v) > HISTORY_LIMIT:
+                raise ValueError(f"history.{k}: expected a list of at most {HISTORY_LIMIT} numbers")
+            for i, e in enumerate(v):
+                if e is not None and (isinstance(e, bool) or not isinstance(e, (int, float))):
+                    raise ValueError(f"history.{k}[{i}]: expected a number or null, got {e!r}")
+            cols[k] = np.array([np.nan if e is None else e for e in v], dtype=float)
+        f.done()
+        if not np.all(np.isfinite(cols["step"])) or np.any(cols["step"] < 0):
+            raise ValueError("history.step: steps must be finite numbers ≥ 0")
+        return cls(**cols)
+
+    def recording(self, steps, rows) -> "History":
+        """This history with more moments ``rows`` of (train loss, test loss, train
+        accuracy, test accuracy) at ``steps``, thinned to every other moment when it
+        would hold more than HISTORY_LIMIT (the curves keep their shape)."""
+        cols = [np.concatenate([self.step, np.asarray(steps, float)])]
+        rows = np.asarray(rows, float).reshape(-1, 4)
+        cols += [np.concatenate([getattr(self, k), rows[:, j]]) for j, k in enumerate(HISTORY_KEYS[1:])]
+        while len(cols[0]) > HISTORY_LIMIT:
+            cols = [c[::2] for c in cols]
+        return History(*cols)
+
+
+# -- the view and the depth study -------------------------------------------------
+
+@dataclass(frozen=True)
+class View:
+    """Whether the exact regions are drawn, the class a click adds, and whose map is
+    shown: the network's output (None) or (layer, neuron), counted from 1 and 0."""
+
+    show_regions: bool = True
+    click_class: int = 0
+    neuron: tuple[int, int] | None = None
+
+    def to_dict(self) -> dict:
+        return {"show_regions": self.show_regions, "click_class": self.click_class,
+                "neuron": None if self.neuron is None else list(self.neuron)}
+
+    @classmethod
+    def from_dict(cls, d, architecture: Architecture) -> "View":
+        f = Fields(d, cls().to_dict(), "view")
+        neuron = f.get("neuron")
+        if neuron is not None:
+            if (not isinstance(neuron, (list, tuple)) or len(neuron) != 2
+                    or any(isinstance(v, bool) or not isinstance(v, int) for v in neuron)):
+                raise ValueError("view.neuron: expected [layer, neuron] or null")
+            neuron = (int(neuron[0]), int(neuron[1]))
+            if not fits(neuron, architecture):
+                raise ValueError(f"view.neuron: the network has no neuron {neuron[1] + 1} "
+                                 f"in hidden layer {neuron[0]}")
+        out = cls(f.flag("show_regions"), f.integer("click_class", 0, CLASSES - 1), neuron)
+        f.done()
+        return out
+
+
+def fits(neuron: tuple[int, int] | None, architecture: Architecture) -> bool:
+    """True when (layer, i) is a hidden neuron of the architecture (or None)."""
+    if neuron is None:
+        return True
+    layer, i = neuron
+    return 1 <= layer <= len(architecture.hidden) and 0 <= i < architecture.hidden[layer - 1]
+
+
+@dataclass(frozen=True)
+class DepthStudy:
+    """Regions against depth: random networks of one parameter budget, ``seeds`` per
+    depth, and the exact region counts found so far."""
+
+    budget: int = 80
+    seeds: int = 5
+    samples: tuple[DepthSample, ...] = ()
+
+    def to_dict(self) -> dict:
+        return {"budget": self.budget, "seeds": self.seeds,
+                "samples": [[s.depth, list(s.sizes), s.params, s.seed, s.regions]
+                            for s in self.samples]}
+
+    @classmethod
+    def from_dict(cls, d) -> "DepthStudy":
+        f = Fields(d, cls().to_dict(), "depth")
+        budget = f.integer("budget", *DEPTH_BUDGETS)
+        seeds = f.integer("seeds", 1, DEPTH_MAX_SEEDS)
+        rows = f.get("samples")
+        if not isinstance(rows, (list, tuple)) or len(rows) > len(DEPTHS) * DEPTH_MAX_SEEDS:
+            raise ValueError(f"depth.samples: expected at most {len(DEPTHS) * DEPTH_MAX_SEEDS} rows")
+        samples = []
+        for i, row in enumerate(rows):
+            where = f"depth.samples[{i}]"
+            if not isinstance(row, (list, tuple)) or len(row) != 5:
+                raise ValueError(f"{where}: expected [depth, sizes, parameters, seed, regions]")
+            depth, sizes, params, seed, regions = row
+            ints = (depth, params, seed, regions)
+            if any(isinstance(v, bool) or not isinstance(v, int) for v in ints):
+                raise ValueError(f"{where}: depth, parameters, seed and regions must be whole numbers")
+            if (not isinstance(sizes, (list, tuple)) or len(sizes) != depth + 2
+                    or any(isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 10_000
+                           for v in sizes)):
+                raise ValueError(f"{where}: expected the {depth + 2} layer sizes of a network "
+                                 f"with {depth} hidden layers")
+            if depth not in DEPTHS or params != parameter_count(sizes) or regions < 1 or seed < 0:
+                raise ValueError(f"{where}: not a sample of the study (depth {depth}, "
+                                 f"{params} parameters, {regions} regions)")
+            samples.append(DepthSample(depth, tuple(sizes), params, seed, regions))
+        f.done()
+        return cls(budget, seeds, tuple(samples))
+
+
+# -- the whole state ----------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class PlaygroundState:
+    """Everything the Playground shows. ``network`` and ``training.step`` are where
+    training got to; ``history`` the curves so far."""
+
+    dataset: DataSettings = DataSettings()
+    points: Points = field(default_factory=lambda: DataSettings().points())
+    architecture: Architecture = Architecture()
+    network: MLP = field(default_factory=lambda: Architecture().random_network())
+    training: TrainingSettings = TrainingSettings()
+    history: History = field(default_factory=History)
+    view: View = View()
+    depth: DepthStudy = DepthStudy()
+
+    def __post_init__(self):
+        if self.network.sizes != self.architecture.sizes:
+            raise ValueError(f"network: sizes {self.network.sizes} do not match the architecture "
+                             f"{self.architecture.sizes}")
+        if self.network.activation != self.architecture.activation:
+            raise ValueError("network.activation: differs from architecture.activation")
+        if not fits(self.view.neuron, self.architecture):
+            raise ValueError(f"view.neuron: no neuron {self.view.neuron} in this architecture")
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, PlaygroundState):
+            return NotImplemented
+        return (self.dataset == other.dataset and self.points == other.points
+                and self.architecture == other.architecture
+                and same_network(self.network, other.network) and self.training == other.training
+                and self.history == other.history and self.view == other.view
+                and self.depth == other.depth)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def to_dict(self) -> dict:
+        return {"dataset": self.dataset.to_dict(), "points": self.points.to_dict(),
+                "architecture": self.architecture.to_dict(),
+                "network": network_to_dict(self.network), "training": self.training.to_dict(),
+                "history": self.history.to_dict(), "view": self.view.to_dict(),
+                "depth": self.depth.to_dict()}
+
+    @classmethod
+    def from_dict(cls, d) -> "PlaygroundState":
+        """Validate everything first; a ValueError names the field that is wrong. The
+        architecture is read before the network and the points' count before the
+        points, so an oversized file is refused before anything large is converted."""
+        f = Fields(d, where="playground")
+
+        def part(key, read, *args):  # a missing part takes its default
+            return read(f.get(key), *args) if key in d else read({}, *args)
+
+        dataset = part("dataset", DataSettings.from_dict)
+        architecture = Architecture.from_dict(f.get("architecture"))
+        network = network_from_dict(f.get("network"), architecture)
+        out = cls(dataset=dataset, points=Points.from_dict(f.get("points")), architecture=architecture,
+                  network=network, training=part("training", TrainingSettings.from_dict),
+                  history=part("history", History.from_dict),
+                  view=part("view", View.from_dict, architecture),
+                  depth=part("depth", DepthStudy.from_dict))
+        f.done()
+        return out
+
+    # -- edits: each returns a new state --------------------------------------------
+    def with_data(self, dataset: DataSettings) -> "PlaygroundState":
+        """New settings for the data, and the points they make."""
+        return replace(self, dataset=dataset, points=dataset.points())
+
+    def regenerated(self) -> "PlaygroundState":
+        """The same dataset from the next seed."""
+        return self.with_data(replace(self.dataset, seed=self.dataset.seed + 1))
+
+    def with_points(self, points: Points) -> "PlaygroundState":
+        return replace(self, points=points)
+
+    def _restarted(self, architecture: Architecture, network: MLP) -> "PlaygroundState":
+        view = self.view if fits(self.view.neuron, architecture) else replace(self.view, neuron=None)
+        return replace(self, architecture=architecture, network=network,
+                       training=replace(self.training, step=0), history=History(), view=view)
+
+    def with_hidden(self, hidden: Sequence[int]) -> "PlaygroundState":
+        """Other hidden layer sizes: new initial weights from the seed, curves cleared."""
+        arch = replace(self.architecture, hidden=tuple(int(h) for h in hidden))
+        return self._restarted(arch, arch.random_network())
+
+    def with_fresh_weights(self, seed: int | None = None) -> "PlaygroundState":
+        """New initial weights from the weights seed (or ``seed``); curves cleared."""
+        arch = self.architecture if seed is None else replace(self.architecture, init_seed=int(seed))
+        return self._restarted(arch, arch.random_network())
+
+    def with_activation(self, name: str) -> "PlaygroundState":
+        """The same weights with another activation; the curves start again."""
+        arch = replace(self.architecture, activation=name)
+        return self._restarted(arch, self.network.with_activation(name))
+
+    def with_network(self, net: MLP) -> "PlaygroundState":
+        """A network from elsewhere (2 inputs, 1 output, within the limits)."""
+        if net.n_in != 2 or net.n_out != 1:
+            raise ValueError(f"the playground needs 2 inputs and 1 output; that network is "
+                             f"{'-'.join(map(str, net.sizes))}")
+        if not net.is_finite():
+            raise ValueError("that network's weights are not all finite")
+        largest = max(float(np.abs(a).max(initial=0.0)) for layer in net.layers for a in layer)
+        if largest > MAX_WEIGHT:
+            raise ValueError(f"that network has a weight of {largest:.3g}; the playground takes "
+                             f"weights up to {MAX_WEIGHT:g}")
+        arch = replace(self.architecture, hidden=tuple(net.hidden_sizes), activation=net.activation)
+        return self._restarted(arch, net)
+
+    def with_training(self, **changes: Any) -> "PlaygroundState":
+        return replace(self, training=replace(self.training, **changes))
+
+    def with_view(self, **changes: Any) -> "PlaygroundState":
+        return replace(self, view=replace(self.view, **changes))
+
+    def with_depth(self, **changes: Any) -> "PlaygroundState":
+        return replace(self, depth=replace(self.depth, **changes))
+
+    def with_progress(self, network: MLP, step: int, history: History) -> "PlaygroundState":
+        """Where training got to (the network's sizes do not change while it trains)."""
+        return replace(self, network=network, training=replace(self.training, step=int(step)),
+                       history=history)
+
+    def lesson(self, seed: int) -> "PlaygroundState":
+        """Seed 002 exactly: the circles and the 2-6-1 weights from one default_rng(seed),
+        full-batch gradient descent at 0.5 on cross-entropy, stopping at 2000 steps."""
+        X, y, net = seed002_setup(seed, 6)
+        data = replace(self.dataset, name="circles", seed=int(seed), noise=0.12, n_per_class=90,
+                       test_fraction=0.0)
+        out = replace(self, dataset=data, points=Points(X, y, np.zeros(len(y), bool)))
+        out = out._restarted(replace(self.architecture, hidden=(6,), activation="relu"), net)
+        return out.with_training(optimizer="gd", learning_rate=0.5, loss="cross_entropy",
+                                 batch_size=0, max_steps=2000)
+
+    def keeping_settings_of(self, current: "PlaygroundState", training: bool = True) -> "PlaygroundState":
+        """This state with the view, the depth study (and unless ``training`` is False,
+        the training settings) of ``current``: undoing an edit of the data or the network
+        keeps how the user trains and looks at it now, and a study counting meanwhile."""
+        out = replace(self, view=replace(current.view, neuron=self.view.neuron), depth=current.depth)
+        if training:
+            out = replace(out, training=replace(current.training, step=self.training.step))
+        return out

@@ -1,0 +1,297 @@
+"""The Playground's controls: the data, the network, training and the regions.
+
+The controls only show a state (``show_state``, signals blocked so nothing echoes
+back) and say what the user asked for through their own signals; the panel turns
+that into edits of its state.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
+    QPushButton, QScrollArea, QSpinBox, QVBoxLayout, QWidget,
+)
+
+from relulab.model.activations import ACTIVATIONS, get_activation
+from relulab.model.classify import LOSSES, OPTIMIZERS
+from relulab.model.datasets import DATASETS
+from relulab.model.playground import (
+    ARCHITECTURE_PRESETS, MAX_HIDDEN_LAYERS, MAX_POINTS, MAX_SEED, MAX_STEPS_PER_PRESS,
+    MAX_STOP_STEP, MAX_WIDTH, CLASSES, PlaygroundState,
+)
+from relulab.model.training import SPEEDS
+from relulab.ui.panels.base import named, signals_blocked
+
+
+def _index(combo: QComboBox, data) -> int:
+    return max(0, combo.findData(data))
+
+
+class PlaygroundControls(QScrollArea):
+    """The left column. ``layer_width_changed(layer, width)`` comes from the spin
+    boxes of the hidden layers, which are made again when their number changes."""
+
+    layer_width_changed = Signal(int, int)
+
+    def __init__(self, theme, parent=None):
+        super().__init__(parent)
+        named(self, "playground-controls", "Playground controls")
+        self.theme = theme
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        inner = QWidget()
+        column = QVBoxLayout(inner)
+        column.setContentsMargins(2, 2, 2, 2)
+        for group in (self._build_data(), self._build_network(), self._build_training(),
+                      self._build_regions()):
+            column.addWidget(group)
+        column.addStretch(1)
+        self.setWidget(inner)
+        self.layer_spins: list[QSpinBox] = []
+        for w in (self.noise_spin, self.points_spin, self.test_spin, self.data_seed_spin,
+                  self.init_seed_spin, self.lr_spin, self.batch_spin, self.press_spin,
+                  self.max_steps_spin):
+            w.setKeyboardTracking(False)
+
+    # -- construction, one group each -----------------------------------------------
+    def _build_data(self) -> QGroupBox:
+        box = QGroupBox("Data")
+        form = QFormLayout(box)
+        self.dataset_combo = named(QComboBox(), "playground-dataset", "Dataset", "Dataset")
+        for key, d in DATASETS.items():
+            self.dataset_combo.addItem(d.label, key)
+        self.noise_spin = named(QDoubleSpinBox(), "playground-noise", "Noise (standard deviation)",
+                                "Noise (standard deviation)")
+        self.noise_spin.setRange(0.0, 1.0)
+        self.noise_spin.setSingleStep(0.01)
+        self.noise_spin.setDecimals(3)
+        self.points_spin = named(QSpinBox(), "playground-points", "Points per class", "Points per class")
+        self.points_spin.setRange(2, MAX_POINTS // CLASSES)
+        self.test_spin = named(QDoubleSpinBox(), "playground-test-fraction", "Test fraction",
+                               "Test fraction")
+        self.test_spin.setRange(0.0, 0.9)
+        self.test_spin.setSingleStep(0.05)
+        self.test_spin.setDecimals(2)
+        self.data_seed_spin = named(QSpinBox(), "playground-data-seed", "Data seed", "Data seed")
+        self.data_seed_spin.setRange(0, min(MAX_SEED, 10 ** 6))
+        self.click_class_combo = named(QComboBox(), "playground-click-class", "Class added by a click",
+                                       "Class added by a click")
+        self.click_class_combo.addItem("class 0 (Shift: class 1)", 0)
+        self.click_class_combo.addItem("class 1 (Shift: class 0)", 1)
+        for label, widget in (("Dataset", self.dataset_combo), ("Noise", self.noise_spin),
+                              ("Points per class", self.points_spin), ("Test fraction", self.test_spin),
+                              ("Data seed", self.data_seed_spin), ("Click adds", self.click_class_combo)):
+            form.addRow(label, widget)
+        self.regenerate_button = named(QPushButton("Regenerate"), "playground-regenerate",
+                                       "Regenerate the data with the next seed",
+                                       "Regenerate the data with the next seed")
+        self.load_button = named(QPushButton("Load CSV…"), "playground-load-csv",
+                                 "Load points from CSV", "Load points from CSV")
+        self.save_button = named(QPushButton("Save CSV…"), "playground-save-csv",
+                                 "Save points as CSV", "Save points as CSV")
+        form.addRow(self._row(self.regenerate_button, self.load_button, self.save_button))
+        self.data_error = named(QLabel(""), "playground-data-error", "Data error")
+        self.data_error.setWordWrap(True)
+        form.addRow(self.data_error)
+        return box
+
+    def _build_network(self) -> QGroupBox:
+        box = QGroupBox("Network")
+        form = QFormLayout(box)
+        self.preset_combo = named(QComboBox(), "playground-preset", "Architecture preset",
+                                  "Architecture preset")
+        self.preset_combo.addItem("choose a preset…", None)
+        for label in ARCHITECTURE_PRESETS:
+            self.preset_combo.addItem(label, label)
+        form.addRow("Preset", self.preset_combo)
+        self.layers_row = QHBoxLayout()
+        self.layers_row.setSpacing(2)
+        layers = QWidget()
+        layers.setLayout(self.layers_row)
+        form.addRow("Neurons per\nhidden layer", layers)
+        self.add_layer_button = named(QPushButton("+ layer"), "playground-add-layer",
+                                      "Add a hidden layer", "Add a hidden layer")
+        self.remove_layer_button = named(QPushButton("− layer"), "playground-remove-layer",
+                                         "Remove the last hidden layer", "Remove the last hidden layer")
+        form.addRow(self._row(self.add_layer_button, self.remove_layer_button))
+        self.param_label = named(QLabel(""), "playground-param-count", "Parameter count")
+        form.addRow("Parameters", self.param_label)
+        self.activation_combo = named(QComboBox(), "playground-activation", "Activation", "Activation")
+        for key, a in ACTIVATIONS.items():
+            self.activation_combo.addItem(a.label, key)
+        form.addRow("Activation", self.activation_combo)
+        form.addRow(self._build_activation_plot())
+        self.init_seed_spin = named(QSpinBox(), "playground-init-seed", "Seed of the initial weights",
+                                    "Seed of the initial weights")
+        self.init_seed_spin.setRange(0, min(MAX_SEED, 10 ** 6))
+        form.addRow("Weights seed", self.init_seed_spin)
+        return box
+
+    def _build_activation_plot(self) -> pg.PlotWidget:
+        self.activation_plot = named(pg.PlotWidget(), "playground-activation-plot",
+                                     "Activation and its derivative")
+        self.activation_plot.setMinimumHeight(130)
+        self.activation_plot.setMaximumHeight(170)
+        self.activation_plot.setMouseEnabled(False, False)
+        self.activation_plot.setMenuEnabled(False)
+        self.activation_plot.hideButtons()
+        self.activation_plot.addLegend(offset=(4, 4))
+        self.phi_curve = self.activation_plot.plot(name="φ(z)")
+        self.dphi_curve = self.activation_plot.plot(name="φ′(z)")
+        return self.activation_plot
+
+    def _build_training(self) -> QGroupBox:
+        box = QGroupBox("Training")
+        form = QFormLayout(box)
+        self.optimizer_combo = named(QComboBox(), "playground-optimizer", "Optimizer", "Optimizer")
+        for key, label in OPTIMIZERS.items():
+            self.optimizer_combo.addItem(label, key)
+        self.lr_spin = named(QDoubleSpinBox(), "playground-learning-rate", "Learning rate",
+                             "Learning rate")
+        self.lr_spin.setDecimals(4)
+        self.lr_spin.setRange(0.0001, 1000.0)
+        self.lr_spin.setSingleStep(0.01)
+        self.loss_combo = named(QComboBox(), "playground-loss", "Loss", "Loss")
+        for key, label in LOSSES.items():
+            self.loss_combo.addItem(label, key)
+        self.batch_spin = named(QSpinBox(), "playground-batch-size", "Batch size (all = full batch)",
+                                "Batch size (all = full batch)")
+        self.batch_spin.setRange(0, MAX_POINTS)
+        self.batch_spin.setSpecialValueText("all points")
+        self.speed_combo = named(QComboBox(), "playground-speed", "Training speed", "Training speed")
+        self.speed_combo.addItems(list(SPEEDS))
+        self.press_spin = named(QSpinBox(), "playground-steps-per-tick", "Steps per press of Step",
+                                "Steps per press of Step (N)")
+        self.press_spin.setRange(1, MAX_STEPS_PER_PRESS)
+        self.max_steps_spin = named(QSpinBox(), "playground-max-steps", "Stop after this many steps",
+                                    "Stop after this many steps")
+        self.max_steps_spin.setRange(0, MAX_STOP_STEP)
+        self.max_steps_spin.setSpecialValueText("never")
+        for label, widget in (("Optimizer", self.optimizer_combo), ("Learning rate", self.lr_spin),
+                              ("Loss (sigmoid output)", self.loss_combo), ("Batch size", self.batch_spin),
+                              ("Speed", self.speed_combo), ("Steps per Step", self.press_spin),
+                              ("Stop at step", self.max_steps_spin)):
+            form.addRow(label, widget)
+        self._build_training_buttons(form)
+        return box
+
+    def _build_training_buttons(self, form: QFormLayout) -> None:
+        self.play_button = named(QPushButton("Play"), "playground-play",
+                                 "Play or pause training (Space)", "Play or pause training (Space)")
+        self.play_button.setCheckable(True)
+        self.step_button = named(QPushButton("Step"), "playground-step",
+                                 "Train the steps of one Step (N)", "Train the steps of one Step (N)")
+        self.reset_button = named(QPushButton("Reset"), "playground-reset",
+                                  "New initial weights from the seed (R)",
+                                  "New initial weights from the seed (R)")
+        form.addRow(self._row(self.play_button, self.step_button, self.reset_button))
+        lesson = "Circles, 2-6-1, the lesson's weights, gradient descent at 0.5 for 2000 steps"
+        self.lesson_button = named(QPushButton("Seed 002 lesson set-up"), "playground-lesson",
+                                   lesson, lesson)
+        form.addRow(self.lesson_button)
+
+    def _build_regions(self) -> QGroupBox:
+        box = QGroupBox("Linear regions")
+        column = QVBoxLayout(box)
+        self.regions_check = named(QCheckBox("Show the exact linear regions (ReLU)"),
+                                   "playground-show-regions", "Show linear regions",
+                                   "Show linear regions")
+        self.send_button = named(QPushButton("Send network to Deep → shallow"),
+                                 "playground-send-converter", "Send the network to the converter",
+                                 "Send the network to the converter")
+        self.neuron_combo = named(QComboBox(), "playground-neuron-select", "Neuron whose map is shown",
+                                  "Neuron whose map is shown")
+        for widget in (self.regions_check, self.send_button, QLabel("Map of"), self.neuron_combo):
+            column.addWidget(widget)
+        return box
+
+    @staticmethod
+    def _row(*widgets) -> QHBoxLayout:
+        row = QHBoxLayout()
+        for w in widgets:
+            row.addWidget(w)
+        return row
+
+    # -- showing a state --------------------------------------------------------------
+    def show_state(self, s: PlaygroundState) -> None:
+        """Every control shows ``s``; nothing echoes back as an edit."""
+        ds, arch, tr, view = s.dataset, s.architecture, s.training, s.view
+        widgets = (self.dataset_combo, self.noise_spin, self.points_spin, self.test_spin,
+                   self.data_seed_spin, self.click_class_combo, self.activation_combo,
+                   self.init_seed_spin, self.optimizer_combo, self.lr_spin, self.loss_combo,
+                   self.batch_spin, self.speed_combo, self.press_spin, self.max_steps_spin,
+                   self.regions_check, self.neuron_combo, self.preset_combo)
+        with signals_blocked(*widgets):
+            self.dataset_combo.setCurrentIndex(_index(self.dataset_combo, ds.name))
+            self.noise_spin.setValue(ds.noise)
+            self.points_spin.setValue(ds.n_per_class)
+            self.test_spin.setValue(ds.test_fraction)
+            self.data_seed_spin.setValue(ds.seed)
+            self.click_class_combo.setCurrentIndex(view.click_class)
+            self.activation_combo.setCurrentIndex(_index(self.activation_combo, arch.activation))
+            self.init_seed_spin.setValue(arch.init_seed)
+            self.optimizer_combo.setCurrentIndex(_index(self.optimizer_combo, tr.optimizer))
+            self.lr_spin.setValue(tr.learning_rate)
+            self.loss_combo.setCurrentIndex(_index(self.loss_combo, tr.loss))
+            self.batch_spin.setValue(tr.batch_size)
+            self.speed_combo.setCurrentText(tr.speed)
+            self.press_spin.setValue(tr.steps_per_press)
+            self.max_steps_spin.setValue(tr.max_steps)
+            self.regions_check.setChecked(view.show_regions)
+            self.preset_combo.setCurrentIndex(0)
+            self._fill_neurons(arch.hidden, view.neuron)
+        self._show_layers(arch.hidden)
+        self.param_label.setText(f"{'-'.join(map(str, arch.sizes))}: {arch.n_params} parameters")
+        self.remove_layer_button.setEnabled(len(arch.hidden) > 0)
+        self.add_layer_button.setEnabled(len(arch.hidden) < MAX_HIDDEN_LAYERS)
+        self._show_activation(arch.activation)
+
+    def _show_layers(self, hidden: tuple[int, ...]) -> None:
+        if [s.value() for s in self.layer_spins] == list(hidden):
+            return
+        for s in self.layer_spins:
+            self.layers_row.removeWidget(s)
+            s.deleteLater()
+        self.layer_spins = []
+        for i, width in enumerate(hidden, start=1):
+            spin = named(QSpinBox(), f"playground-layer-{i}-width", f"Neurons in hidden layer {i}",
+                         f"Neurons in hidden layer {i}")
+            spin.setRange(1, MAX_WIDTH)
+            spin.setValue(width)
+            spin.setKeyboardTracking(False)
+            spin.valueChanged.connect(lambda v, i=i: self.layer_width_changed.emit(i, v))
+            self.layers_row.addWidget(spin)
+            self.layer_spins.append(spin)
+
+    def _fill_neurons(self, hidden: tuple[int, ...], chosen) -> None:
+        self.neuron_combo.clear()
+        self.neuron_combo.addItem("the network's output", None)
+        for li, width in enumerate(hidden, start=1):
+            for i in range(width):
+                self.neuron_combo.addItem(f"layer {li}, neuron {i + 1}", [li, i])
+        idx = self.neuron_combo.findData(list(chosen)) if chosen is not None else 0
+        self.neuron_combo.setCurrentIndex(max(0, idx))
+
+    def _show_activation(self, name: str) -> None:
+        a = get_activation(name)
+        z = np.linspace(-4, 4, 401)
+        self.phi_curve.setData(z, a.f(z))
+        self.dphi_curve.setData(z, a.df(z))
+        self.activation_plot.setTitle(f"{a.label} and its derivative")
+
+    def show_data_error(self, text: str) -> None:
+        self.data_error.setText(text)
+        self.data_error.setStyleSheet(f"color: {self.theme.color('error').name()};" if text else "")
+
+    def apply_theme(self) -> None:
+        th = self.theme
+        th.style_plot(self.activation_plot)
+        self.phi_curve.setPen(th.series_pen(0))
+        self.dphi_curve.setPen(th.series_pen(1))
+        # grow with the zoom, but slower, so the map keeps most of a projected screen
+        grow = th.zoom ** 0.5
+        self.setMinimumWidth(int(340 * grow))
+        self.setMaximumWidth(int(420 * grow))

@@ -1,0 +1,70 @@
+"""Loss and accuracy against the step, on the training and the test points."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtWidgets import QHBoxLayout, QWidget
+
+from relulab.model.playground import History
+from relulab.ui.driver import TimedPlotWidget
+from relulab.ui.panels.base import named
+
+
+class TrainingCurves(QWidget):
+    def __init__(self, clock, theme, parent=None):
+        super().__init__(parent)
+        self.theme = theme
+        self.loss_plot = named(TimedPlotWidget(clock), "playground-loss-plot", "Loss against step")
+        self.accuracy_plot = named(TimedPlotWidget(clock), "playground-accuracy-plot",
+                                   "Accuracy against step")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for p, ylabel in ((self.loss_plot, "loss"), (self.accuracy_plot, "accuracy")):
+            p.setLabel("bottom", "step")
+            p.setLabel("left", ylabel)
+            p.setMenuEnabled(False)
+            p.addLegend(offset=(-4, 4))
+            p.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
+            layout.addWidget(p)
+        # ranges are set with the data: pyqtgraph's auto range runs when a plot paints and
+        # changes the axes, which lays the plot out and paints it a second time
+        for p in (self.loss_plot, self.accuracy_plot):
+            p.getPlotItem().disableAutoRange()
+        self.accuracy_plot.setYRange(-0.05, 1.08, padding=0)
+        self._ranges = None
+        self.loss_train = self.loss_plot.plot(name="train")
+        self.loss_test = self.loss_plot.plot(name="test")
+        self.accuracy_train = self.accuracy_plot.plot(name="train")
+        self.accuracy_test = self.accuracy_plot.plot(name="test")
+
+    def show_history(self, history: History) -> None:
+        s = history.step
+        for curve, values in ((self.loss_train, history.train_loss),
+                              (self.loss_test, history.test_loss),
+                              (self.accuracy_train, history.train_accuracy),
+                              (self.accuracy_test, history.test_accuracy)):
+            ok = np.isfinite(values)
+            curve.setData(s[ok], values[ok])
+        losses = np.concatenate([history.train_loss, history.test_loss])
+        losses = losses[np.isfinite(losses)]
+        last = float(s[-1]) if len(s) else 1.0
+        top = float(losses.max()) if losses.size else 1.0
+        # the step axis grows by a quarter when the curves reach its end: it moves a few
+        # times in a run, not every frame
+        right = self._ranges[0] if self._ranges else 1.0
+        if not 0.5 * right <= last <= right:
+            right = max(1.0, 1.25 * last)
+        ranges = (right, top)
+        if ranges != self._ranges:
+            self._ranges = ranges
+            for p in (self.loss_plot, self.accuracy_plot):
+                p.setXRange(0, right, padding=0.02)
+            self.loss_plot.setYRange(0, top or 1.0, padding=0.05)
+
+    def apply_theme(self) -> None:
+        for p in (self.loss_plot, self.accuracy_plot):
+            self.theme.style_plot(p)
+        for train, test in ((self.loss_train, self.loss_test),
+                            (self.accuracy_train, self.accuracy_test)):
+            train.setPen(self.theme.series_pen(0))
+            test.setPen(self.theme.series_pen(1))

@@ -1,0 +1,249 @@
+"""The data map: the plane with the network's picture, its boundary, the exact linear
+regions and the points.
+
+The picture is a 200 × 200 heat map of σ(net(x)) in the two class colours (or of one
+neuron's value), with the boundary σ = ½ (or the neuron's zero line) on top. Small
+networks are drawn at once; larger ones on a worker (``map_picture`` is Qt-free), so
+that no frame holds the event loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QPainterPath
+from PySide6.QtWidgets import QGraphicsPathItem
+
+from relulab.model.activations import ACTIVATIONS, get_activation
+from relulab.model.classify import DEFAULT_BOX, boundary_segments, grid_axes, grid_layers
+from relulab.model.collapse import format_affine, neuron_affine_map
+from relulab.model.mlp import MLP
+from relulab.model.playground import CLASSES, Points
+from relulab.ui.driver import TimedPlotWidget
+from relulab.ui.panels.base import named
+
+RESOLUTION = 200
+#: Networks with at most this many parameters are pictured at once (≤ 10 ms with the
+#: costliest activation); larger ones on a worker.
+QUICK_PICTURE_PARAMS = 400
+#: Right-click removes the nearest point within this many screen pixels.
+REMOVE_RADIUS = 12
+SYMBOLS = ("o", "s")
+
+
+@dataclass(frozen=True, eq=False)
+class MapPicture:
+    """What the map shows for one network: ``image`` indexed [column (x), row (y)]
+    with its colour ``levels``, the boundary segments, and a sentence on the neuron
+    shown (empty for the output)."""
+
+    net: MLP
+    neuron: tuple[int, int] | None
+    image: np.ndarray
+    levels: tuple[float, float]
+    boundary: np.ndarray
+    text: str
+
+
+def picture_is_quick(net: MLP) -> bool:
+    return net.n_params <= QUICK_PICTURE_PARAMS
+
+
+def map_picture(net: MLP, neuron: tuple[int, int] | None = None, box=DEFAULT_BOX,
+                resolution: int = RESOLUTION) -> MapPicture:
+    """The network's picture: p = σ(z) of the output, or φ(z) of hidden neuron
+    (layer, i) on a symmetric scale, and the line where z = 0, on a float32 grid (a
+    picture needs 7 digits, and float32 is several times faster); in float64 when the
+    weights take the values past float32's range, and values past float64's are drawn
+    at its largest."""
+    with np.errstate(all="ignore"):
+        zs = grid_layers(net, box, resolution, dtype=np.float32)
+        if not all(np.isfinite(z).all() for z in zs):
+            zs = grid_layers(net, box, resolution, dtype=np.float64)
+        xs, ys = grid_axes(box, resolution)
+        if neuron is None:
+            z = _finite(zs[-1][0])
+            image = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))  # through the diverging table
+            levels, text = (0.0, 1.0), ""
+        else:
+            layer, i = neuron
+            z = _finite(zs[layer - 1][i])
+            image = _finite(get_activation(net.activation).f(z))
+            m = float(np.max(np.abs(image))) or 1.0
+            levels, text = (-m, m), neuron_text(net, layer, i, m)
+        boundary = boundary_segments(z, xs, ys)
+    return MapPicture(net, neuron, image.T, levels, boundary[np.isfinite(boundary).all(axis=1)], text)
+
+
+def _finite(z: np.ndarray) -> np.ndarray:
+    big = np.finfo(z.dtype).max / 4  # room for the differences the boundary takes
+    return np.nan_to_num(z, nan=0.0, posinf=big, neginf=-big)
+
+
+def neuron_text(net: MLP, layer: int, i: int, m: float) -> str:
+    """One sentence on what hidden neuron (layer, i) computes."""
+    act = ACTIVATIONS[net.activation].label
+    head = f"Layer {layer}, neuron {i + 1}"
+    if net.activation == "identity":
+        a, c = neuron_affine_map(net, layer, i)
+        return f"{head}: exactly {format_affine(a, c)} (identity network)."
+    if layer == 1:
+        W, b = net.layers[0]
+        return f"{head}: {act}({format_affine(W[i], float(b[i]))}); largest |value| in view {m:.3g}."
+    return (f"{head}: {act} of a combination of layer {layer - 1}'s outputs; "
+            f"its zero line is drawn; largest |value| in view {m:.3g}.")
+
+
+@dataclass(frozen=True, eq=False)
+class Outline:
+    """The regions' outlines as x, y with NaN between loops, and as the path that draws
+    them. Made on a worker for a large network: joining twelve thousand polygons and
+    building their path take 30 ms, which the GUI thread then does not spend."""
+
+    x: np.ndarray
+    y: np.ndarray
+    path: QPainterPath
+
+    @property
+    def loops(self) -> int:
+        return int(np.isnan(self.x).sum())
+
+
+def polygon_outline(polygons) -> Outline:
+    """All polygon outlines as one x, y pair with NaN between loops, and its path."""
+    if not polygons:
+        return Outline(np.zeros(0), np.zeros(0), QPainterPath())
+    parts = []
+    gap = np.array([[np.nan, np.nan]])
+    for p in polygons:
+        v = np.asarray(p.vertices, float)
+        parts.extend([v, v[:1], gap])
+    xy = np.concatenate(parts)
+    return Outline(xy[:, 0], xy[:, 1], pg.arrayToQPath(xy[:, 0], xy[:, 1], connect="finite"))
+
+
+NO_REGIONS = Outline(np.zeros(0), np.zeros(0), QPainterPath())
+
+
+def diverging_lut(low, mid, high, n: int = 256, strength: float = 0.6) -> np.ndarray:
+    """A colour table from ``low`` through ``mid`` to ``high`` (QColors); the ends are
+    mixed with ``mid`` by 1 − strength so that points drawn on top stay visible."""
+    lo = np.array(low.getRgb()[:3], float)
+    md = np.array(mid.getRgb()[:3], float)
+    hi = np.array(high.getRgb()[:3], float)
+    t = np.linspace(-1, 1, n)[:, None]
+    a = np.abs(t) * strength
+    lut = np.where(t < 0, md + (lo - md) * a, md + (hi - md) * a)
+    return np.clip(lut, 0, 255).astype(np.ubyte)
+
+
+class DataMap(TimedPlotWidget):
+    """The map plot. A left click asks for a point (``add_requested(x, y, shift)``),
+    a right click near a point for its removal (``remove_requested(index)``)."""
+
+    add_requested = Signal(float, float, bool)
+    remove_requested = Signal(int)
+
+    def __init__(self, clock, theme, box=DEFAULT_BOX, parent=None):
+        super().__init__(clock, parent)
+        named(self, "playground-map", "Decision map")
+        self.theme = theme
+        self.box = box
+        self.picture: MapPicture | None = None
+        self._points = Points(np.zeros((0, 2)), np.zeros(0), np.zeros(0, bool))
+        self.setAspectLocked(True)
+        self.setMouseEnabled(False, False)
+        self.setMenuEnabled(False)
+        self.hideButtons()
+        self.setRange(xRange=box[:2], yRange=box[2:], padding=0)
+        self.setLabel("bottom", "x₁")
+        self.setLabel("left", "x₂")
+        self.setMinimumSize(260, 260)
+        self.heat = pg.ImageItem()
+        self._rect = QRectF(box[0], box[2], box[1] - box[0], box[3] - box[2])
+        self.addItem(self.heat)
+        self.outline = NO_REGIONS
+        self.region_item = QGraphicsPathItem()
+        self.addItem(self.region_item)
+        self.boundary_item = pg.PlotDataItem(connect="pairs")
+        self.addItem(self.boundary_item)
+        # one item per class and set, each with one symbol, brush and pen: pyqtgraph
+        # draws such an item from one cached symbol, whatever the number of points
+        self.point_items = {(c, test): pg.ScatterPlotItem() for c in range(CLASSES)
+                            for test in (False, True)}
+        for item in self.point_items.values():
+            self.addItem(item)
+        self.scene().sigMouseClicked.connect(self._on_click)
+
+    # -- what it shows ----------------------------------------------------------------
+    def show_picture(self, picture: MapPicture) -> None:
+        self.picture = picture
+        self.heat.setImage(picture.image, levels=picture.levels, autoLevels=False)
+        self.heat.setRect(self._rect)
+        seg = picture.boundary
+        self.boundary_item.setData(seg[:, 0], seg[:, 1]) if len(seg) else self.boundary_item.setData([], [])
+
+    def show_regions(self, outline: Outline) -> None:
+        self.outline = outline
+        self.region_item.setPath(outline.path)
+
+    def show_points(self, points: Points) -> None:
+        self._points = points
+        size = 8 * self.theme.zoom ** 0.5
+        for (c, test), item in self.point_items.items():
+            mask = (points.label == c) & (points.test == test)
+            item.setData(x=points.x[mask, 0], y=points.x[mask, 1], size=size, symbol=SYMBOLS[c])
+
+    def point_count(self, test: bool | None = None) -> int:
+        return sum(len(item.data) for (_c, t), item in self.point_items.items()
+                   if test is None or t == test)
+
+    def apply_theme(self) -> None:
+        theme = self.theme
+        theme.style_plot(self)
+        self.getPlotItem().showGrid(False, False)
+        self.heat.setLookupTable(diverging_lut(theme.color("class0"), theme.color("background"),
+                                               theme.color("class1")))
+        self.boundary_item.setPen(theme.pen("foreground", 2.5))
+        self.region_item.setPen(theme.pen("foreground", 0.8, alpha=110))
+        for (c, test), item in self.point_items.items():
+            if test:  # held-out points: outlined in their class colour
+                item.setPen(theme.pen(f"class{c}", 2.0))
+                item.setBrush(pg.mkBrush(0, 0, 0, 0))
+            else:
+                item.setPen(theme.pen("foreground", 0.8))
+                item.setBrush(pg.mkBrush(theme.color(f"class{c}")))
+        self.show_points(self._points)
+
+    # -- the mouse ----------------------------------------------------------------------
+    def _on_click(self, ev) -> None:
+        vb = self.getPlotItem().getViewBox()
+        if not vb.sceneBoundingRect().contains(ev.scenePos()):
+            return
+        p = vb.mapSceneToView(ev.scenePos())
+        x, y = p.x(), p.y()
+        x0, x1, y0, y1 = self.box
+        if not (x0 <= x <= x1 and y0 <= y <= y1):
+            return
+        if ev.button() == Qt.MouseButton.LeftButton:
+            ev.accept()
+            shift = bool(ev.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+            self.add_requested.emit(x, y, shift)
+        elif ev.button() == Qt.MouseButton.RightButton:
+            ev.accept()
+            i = self.nearest_point(x, y)
+            if i is not None:
+                self.remove_requested.emit(i)
+
+    def nearest_point(self, x: float, y: float) -> int | None:
+        """The index of the point nearest (x, y) on screen, if within REMOVE_RADIUS pixels."""
+        X = self._points.x
+        if not len(X):
+            return None
+        px = self.getPlotItem().getViewBox().viewPixelSize()
+        d = np.hypot((X[:, 0] - x) / px[0], (X[:, 1] - y) / px[1])
+        i = int(np.argmin(d))
+        return i if d[i] <= REMOVE_RADIUS * max(1.0, self.theme.zoom) else None

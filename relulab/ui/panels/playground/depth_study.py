@@ -1,0 +1,162 @@
+"""Regions against depth: random ReLU networks of one parameter budget, 1 to 4 hidden
+layers, and the exact number of regions each carves out of the view box. The counts
+come from a worker, one network at a time; the study is part of the panel's state."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget
+
+from relulab.model.depth import regions_against_depth, summarise
+from relulab.model.playground import DEPTH_BUDGETS, DEPTH_MAX_SEEDS, DEPTHS, DepthStudy
+from relulab.ui.panels.base import named, signals_blocked
+from relulab.ui.worker import Worker
+
+CAPTION = (
+    "Random He-initialised ReLU networks with the same number of parameters, exact region "
+    "counts in the view box. The most regions a network can have grows exponentially with "
+    "depth; typical counts at initialisation follow the number of neurons instead "
+    "(Hanin & Rolnick 2019).")
+
+
+class DepthStudyView(QWidget):
+    """``study_changed(study)`` whenever the budget, the number of networks or the
+    samples change (the panel keeps the study in its state)."""
+
+    study_changed = Signal(object)
+
+    def __init__(self, theme, box, parent=None):
+        super().__init__(parent)
+        self.theme = theme
+        self.box = box
+        self.study = DepthStudy()
+        self.worker = Worker("playground-depth", self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(self._build_row())
+        caption = QLabel(CAPTION)
+        caption.setObjectName("playground-depth-caption")
+        caption.setWordWrap(True)
+        layout.addWidget(caption)
+        self.plot = named(pg.PlotWidget(), "playground-depth-plot", "Regions against depth")
+        self.plot.setLabel("bottom", "hidden layers (same parameter budget)")
+        self.plot.setLabel("left", "linear regions in view")
+        self.plot.setMenuEnabled(False)
+        self.scatter = pg.ScatterPlotItem()
+        self.mean = self.plot.plot()
+        self.plot.addItem(self.scatter)
+        layout.addWidget(self.plot, 1)
+        self._connect()
+
+    def _build_row(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Parameter budget"))
+        self.budget = named(QSpinBox(), "playground-depth-budget", "Parameter budget")
+        self.budget.setRange(*DEPTH_BUDGETS)
+        self.budget.setValue(self.study.budget)
+        row.addWidget(self.budget)
+        row.addWidget(QLabel("Networks per depth"))
+        self.seeds = named(QSpinBox(), "playground-depth-seeds", "Random networks per depth")
+        self.seeds.setRange(1, DEPTH_MAX_SEEDS)
+        self.seeds.setValue(self.study.seeds)
+        row.addWidget(self.seeds)
+        self.button = named(QPushButton("Count regions"), "playground-depth-run",
+                            "Count the regions of random networks of this budget")
+        row.addWidget(self.button)
+        self.status = named(QLabel(""), "playground-depth-status", "Regions against depth status")
+        self.status.setWordWrap(True)
+        row.addWidget(self.status, 1)
+        return row
+
+    def _connect(self) -> None:
+        self.button.clicked.connect(self._on_button)
+        self.budget.valueChanged.connect(self._on_settings)
+        self.seeds.valueChanged.connect(self._on_settings)
+        self.worker.progress.connect(self._on_sample)
+        self.worker.finished.connect(self._on_finished)
+        self.worker.failed.connect(self._on_failed)
+
+    @property
+    def running(self) -> bool:
+        return self.worker.busy
+
+    def show_study(self, study: DepthStudy) -> None:
+        """Show a study (from a loaded state); one still counting is stopped."""
+        if self.running:
+            self.stop()
+        self.study = study
+        with signals_blocked(self.budget, self.seeds):
+            self.budget.setValue(study.budget)
+            self.seeds.setValue(study.seeds)
+        self.draw()
+
+    def run(self) -> None:
+        """Count the exact regions of random networks of the budget, on the worker."""
+        self._set_study(replace(self.study, samples=()))
+        budget, seeds, box = self.study.budget, self.study.seeds, self.box
+        self.worker.submit(lambda _stop: regions_against_depth(budget, DEPTHS, range(seeds), box))
+        self.button.setText("Stop")
+        self.status.setText("Counting…")
+
+    def stop(self) -> None:
+        self.worker.cancel()
+        self.button.setText("Count regions")
+        self.status.setText("Stopped.")
+
+    def shutdown(self) -> None:
+        self.worker.shutdown()
+
+    def _on_button(self) -> None:
+        self.stop() if self.running else self.run()
+
+    def _on_settings(self, _value: int) -> None:
+        self._set_study(replace(self.study, budget=self.budget.value(), seeds=self.seeds.value()))
+
+    def _set_study(self, study: DepthStudy) -> None:
+        self.study = study
+        self.draw()
+        self.study_changed.emit(study)
+
+    def _on_sample(self, sample) -> None:
+        self._set_study(replace(self.study, samples=self.study.samples + (sample,)))
+        self.status.setText(f"{'-'.join(map(str, sample.sizes))} ({sample.params} parameters), "
+                            f"seed {sample.seed}: {sample.regions} regions")
+
+    def _on_finished(self, _result) -> None:
+        self.button.setText("Count regions")
+        if self.study.samples:
+            means = ", ".join(f"{d} layer{'s' if d > 1 else ''}: {m:.0f}"
+                              for d, m, _lo, _hi in summarise(self.study.samples))
+            self.status.setText(f"Mean regions in view — {means} (exact counts).")
+
+    def _on_failed(self, exc: Exception) -> None:
+        self.button.setText("Count regions")
+        self.status.setText(f"Failed: {type(exc).__name__}: {exc}")
+
+    def draw(self) -> None:
+        s = self.study.samples
+        if not s:
+            self.scatter.setData([], [])
+            self.mean.setData([], [])
+            return
+        d = np.array([x.depth for x in s], float)
+        r = np.array([x.regions for x in s], float)
+        jitter = (np.array([x.seed for x in s]) % 7 - 3) * 0.03
+        th = self.theme
+        self.scatter.setData(d + jitter, r, size=th.point_size(9),
+                             brush=pg.mkBrush(th.color("accent")), pen=th.pen("foreground", 0.8))
+        summary = summarise(s)
+        self.mean.setData([x[0] for x in summary], [x[1] for x in summary])
+        ticks = [[(x[0], f"{x[0]}: {'-'.join(map(str, next(t.sizes for t in s if t.depth == x[0])))}")
+                  for x in summary]]
+        self.plot.getPlotItem().getAxis("bottom").setTicks(ticks)
+        self.plot.setXRange(0.5, max(x[0] for x in summary) + 0.5, padding=0)
+
+    def apply_theme(self) -> None:
+        self.theme.style_plot(self.plot)
+        self.mean.setPen(self.theme.series_pen(1))
+        self.draw()

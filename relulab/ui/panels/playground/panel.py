@@ -1,0 +1,640 @@
+"""The Playground panel: classify points in the plane with any small network.
+
+Left, the controls (data, architecture, activation, training). Right, the data map
+(the network's picture, its boundary, the points, and for ReLU networks the exact
+linear regions), the network diagram, the readouts, and below, the loss and accuracy
+curves and the regions-against-depth study. This module wires them to the state, a
+:class:`~relulab.model.playground.PlaygroundState`: every edit makes a new state and
+pushes one undo step; the shared training driver plays the classifier's trainer;
+workers count regions and picture large networks.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QFileDialog, QHBoxLayout, QSplitter, QTabWidget, QVBoxLayout, QWidget,
+)
+
+from relulab.io.points import load_points_csv, save_points_csv
+from relulab.model.activations import ACTIVATIONS
+from relulab.model.classify import DEFAULT_BOX, Trainer
+from relulab.model.mlp import MLP
+from relulab.model.playground import (
+    ARCHITECTURE_PRESETS, MAX_HIDDEN_LAYERS, MAX_WIDTH, History, PlaygroundState, Points,
+)
+from relulab.model.regions import linear_regions, region_polygons
+from relulab.ui.driver import TrainingDriver
+from relulab.ui.panels.base import Panel, SnapshotCommand, named, signals_blocked
+from relulab.ui.panels.playground.controls import PlaygroundControls
+from relulab.ui.panels.playground.curves import TrainingCurves
+from relulab.ui.panels.playground.data_map import (
+    NO_REGIONS, DataMap, MapPicture, map_picture, picture_is_quick, polygon_outline,
+)
+from relulab.ui.panels.playground.depth_study import DepthStudyView
+from relulab.ui.panels.playground.diagram import HOVER_HINT, NetworkDiagram
+from relulab.ui.panels.playground.readouts import Readouts
+from relulab.ui.worker import Worker
+
+#: Up to this many hidden neurons the regions of a paused network are found at once
+#: (≤ 10 ms); larger networks use the worker. While training, the overlay follows the
+#: network (on the worker) up to this size too; a larger one is drawn when training
+#: pauses: enumerating thousands of regions beside the training steps would take the
+#: GUI thread's turns at the interpreter (the worker holds it between numpy calls).
+QUICK_REGION_NEURONS = 40
+
+
+class PlaygroundPanel(Panel):
+    name = "playground"
+    title = "Playground"
+    summary = "2-D classification, activations, linear collapse and exact linear regions."
+    state_class = PlaygroundState
+
+    def __init__(self, host=None, parent=None):
+        super().__init__(host, parent)
+        self.box = DEFAULT_BOX
+        self._state = PlaygroundState()
+        self.trainer: Trainer | None = None
+        self._history = History()
+        self._polygons: list = []
+        self._regions_for: MLP | None = None  # the network whose exact regions are drawn
+        self.driver = TrainingDriver(self, "playground", train=self._train_steps,
+                                     steps_left=self._steps_left, frame=self._frame)
+        self._picture_worker = Worker("playground-picture", self)
+        self._next_picture: tuple | None = None  # asked for while the worker was busy
+        self._picture_started = 0.0
+        self._picture_rest = QTimer(self)  # the worker's rest between pictures while training
+        self._picture_rest.setSingleShot(True)
+        self._regions_worker = Worker("playground-regions", self)
+        self._plane_worker = Worker("playground-plane-count", self)
+        self._build()
+        self._connect()
+        self.apply_state(self._state)
+        self.apply_theme()
+
+    # -- construction ----------------------------------------------------------------
+    def _build(self) -> None:
+        clock = self.driver.add_paint_time
+        self.controls = PlaygroundControls(self.theme)
+        self.data_map = DataMap(clock, self.theme, self.box)
+        self.diagram = NetworkDiagram(clock, self.theme)
+        self.readouts = Readouts(self.theme)
+        self.curves = TrainingCurves(clock, self.theme)
+        self.depth_study = DepthStudyView(self.theme, self.box)
+        upper = QWidget()
+        right = QVBoxLayout(upper)
+        right.setContentsMargins(0, 0, 0, 0)
+        top = QHBoxLayout()
+        top.addWidget(self.data_map, 3)
+        top.addWidget(self.diagram, 2)
+        right.addLayout(top, 1)
+        right.addWidget(self.readouts, 0)
+        self.lower_tabs = named(QTabWidget(), "playground-lower-tabs", "Curves and experiments")
+        self.lower_tabs.addTab(self.curves, "Loss and accuracy")
+        self.lower_tabs.addTab(self.depth_study, "Regions against depth")
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setObjectName("playground-splitter")
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(upper)
+        self.splitter.addWidget(self.lower_tabs)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1)
+        outer = QHBoxLayout(self)
+        outer.setContentsMargins(4, 4, 4, 4)
+        outer.addWidget(self.controls, 0)
+        outer.addWidget(self.splitter, 1)
+        for keys, slot, name in (("Space", self.toggle_play, "play"), ("N", self.step_once, "step"),
+                                 ("R", self.reset_weights, "reset"), ("G", self.regenerate, "regenerate")):
+            sc = QShortcut(QKeySequence(keys), self)
+            sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            sc.setObjectName(f"playground-shortcut-{name}")
+            sc.activated.connect(slot)
+
+    def _connect(self) -> None:
+        """Every view → state connection, in one place."""
+        c = self.controls
+        c.dataset_combo.currentIndexChanged.connect(self._on_data_setting)
+        for w in (c.noise_spin, c.points_spin, c.test_spin, c.data_seed_spin):
+            w.valueChanged.connect(self._on_data_setting)
+        c.click_class_combo.currentIndexChanged.connect(self._on_click_class)
+        c.regenerate_button.clicked.connect(self.regenerate)
+        c.load_button.clicked.connect(self._load_csv_dialog)
+        c.save_button.clicked.connect(self._save_csv_dialog)
+        c.preset_combo.activated.connect(self._on_preset)
+        c.add_layer_button.clicked.connect(self.add_layer)
+        c.remove_layer_button.clicked.connect(self.remove_layer)
+        c.layer_width_changed.connect(self.set_layer_width)
+        c.activation_combo.currentIndexChanged.connect(
+            lambda _i: self.set_activation(c.activation_combo.currentData()))
+        c.init_seed_spin.valueChanged.connect(lambda v: self.reset_weights(seed=v))
+        for w in (c.optimizer_combo, c.loss_combo, c.speed_combo):
+            w.currentIndexChanged.connect(self._on_training_setting)
+        for w in (c.lr_spin, c.batch_spin, c.press_spin, c.max_steps_spin):
+            w.valueChanged.connect(self._on_training_setting)
+        c.play_button.toggled.connect(self._set_playing)
+        c.step_button.clicked.connect(self.step_once)
+        c.reset_button.clicked.connect(lambda: self.reset_weights())
+        c.lesson_button.clicked.connect(self.lesson_setup)
+        c.regions_check.toggled.connect(self._on_show_regions)
+        c.send_button.clicked.connect(self.send_network)
+        c.neuron_combo.currentIndexChanged.connect(self._on_neuron_selected)
+        self.data_map.add_requested.connect(self._on_add_requested)
+        self.data_map.remove_requested.connect(self.remove_point)
+        self.diagram.hovered.connect(lambda _neuron: self._draw_picture(self.net))
+        self.depth_study.study_changed.connect(self._on_study_changed)
+        self.driver.playing_changed.connect(self._on_playing_changed)
+        self.driver.finished.connect(self._on_finished)
+        self._picture_worker.finished.connect(self._show_picture)
+        self._picture_worker.idle.connect(self._picture_done)
+        self._picture_rest.timeout.connect(self._picture_next)
+        self._regions_worker.finished.connect(self._on_regions)
+        self._regions_worker.failed.connect(
+            lambda e: self.readouts.region_label.setText(f"Linear regions: {type(e).__name__}: {e}"))
+        self._plane_worker.finished.connect(self._on_plane_count)
+        self._plane_worker.failed.connect(
+            lambda e: self.readouts.plane_label.setText(f"In the whole plane: {type(e).__name__}: {e}"))
+
+    # -- state -------------------------------------------------------------------------
+    @property
+    def state(self) -> PlaygroundState:
+        """The state on screen, with the network, step and curves training reached."""
+        return self._state.with_progress(self.trainer.net, self.trainer.step, self._history)
+
+    def state_dict(self) -> dict:
+        return self.state.to_dict()
+
+    @property
+    def net(self) -> MLP:
+        return self.trainer.net
+
+    @property
+    def points(self) -> Points:
+        return self._state.points
+
+    @property
+    def history(self) -> History:
+        return self._history
+
+    def apply_state(self, state: PlaygroundState) -> None:
+        """Make ``state`` the panel's state and redraw everything."""
+        self._state = state
+        self._history = state.history
+        (X, y), (Xt, yt) = state.points.train(), state.points.held_out()
+        self.trainer = Trainer(state.network, X, y, Xt, yt, state.training.config(),
+                               step=state.training.step)
+        self.driver.restart()
+        self.driver.set_speed(state.training.steps_per_second)
+        self.controls.show_state(state)
+        if state.depth != self.depth_study.study:
+            self.depth_study.show_study(state.depth)
+        self._regions_for = None
+        self.readouts.message("")
+        self.redraw()
+
+    def commit(self, after: PlaygroundState, text: str, merge_key=None,
+               sets_training: bool = False) -> None:
+        """One undo step from the state on screen to ``after``. Undo and redo keep the
+        view and the training settings as they are then (they are not edits one
+        regrets), unless the edit set them itself (``sets_training``)."""
+        before = self.state
+        self._state = before
+        if after == before:
+            return
+
+        def apply(state: PlaygroundState) -> None:
+            self.apply_state(state.keeping_settings_of(self.state, training=not sets_training))
+
+        self.undo_stack.push(SnapshotCommand(apply, before, after, text, merge_key))
+
+    def _try(self, make, text: str, sets_training: bool = False) -> bool:
+        """Commit the state ``make()`` returns; a ValueError is said, and changes nothing."""
+        try:
+            after = make()
+        except ValueError as e:
+            self.readouts.message(str(e), error=True)
+            self.controls.show_state(self.state)
+            return False
+        self.commit(after, text, sets_training=sets_training)
+        return True
+
+    # -- edits of the data -------------------------------------------------------------
+    def _on_data_setting(self, *_args) -> None:
+        c = self.controls
+        data = self._state.dataset.switched_to(c.dataset_combo.currentData())
+        if data.name == self._state.dataset.name:  # a new dataset starts from its own defaults
+            data = replace(data, noise=round(c.noise_spin.value(), 6), n_per_class=c.points_spin.value())
+        data = replace(data, seed=c.data_seed_spin.value(), test_fraction=round(c.test_spin.value(), 6))
+        self._try(lambda: self.state.with_data(data), "change the data")
+
+    def regenerate(self) -> None:
+        """New points from the next data seed (reproducible: the seed is shown)."""
+        self._try(lambda: self.state.regenerated(), "regenerate the data")
+
+    def _on_click_class(self, index: int) -> None:
+        self._state = self._state.with_view(click_class=int(index))
+
+    def _on_add_requested(self, x: float, y: float, shift: bool) -> None:
+        label = self._state.view.click_class
+        self.add_point(x, y, 1 - label if shift else label)
+
+    def add_point(self, x: float, y: float, label: int) -> None:
+        """Add a training point of class ``label`` at (x, y) (one undo step)."""
+        self._try(lambda: self.state.with_points(self.points.adding(x, y, label)),
+                  f"add a class {label} point")
+
+    def remove_point(self, index: int) -> None:
+        self._try(lambda: self.state.with_points(self.points.removing(index)), "remove a point")
+
+    def load_points(self, path) -> bool:
+        """Replace the points by those of a CSV file; a bad file changes nothing."""
+        try:
+            points = Points(*load_points_csv(path))
+        except (OSError, ValueError) as e:
+            self.controls.show_data_error(str(e))
+            return False
+        self._try(lambda: self.state.with_points(points), f"load {Path(path).name}")
+        self.controls.show_data_error("")
+        self.show_status(f"Loaded {len(points)} points from {Path(path).name}")
+        return True
+
+    def save_points(self, path) -> bool:
+        p = self.points
+        try:
+            save_points_csv(path, p.x, p.label, p.test)
+        except OSError as e:
+            self.controls.show_data_error(f"Could not save {Path(path).name}: {e.strerror or e}")
+            return False
+        self.controls.show_data_error("")
+        self.show_status(f"Saved {len(p)} points to {Path(path).name}")
+        return True
+
+    def _load_csv_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Load points", "", "CSV files (*.csv);;All files (*)")
+        if path:
+            self.load_points(path)
+
+    def _save_csv_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save points", "points.csv", "CSV files (*.csv)")
+        if path:
+            self.save_points(path)
+
+    # -- edits of the network ------------------------------------------------------------
+    def set_hidden(self, hidden, text: str = "change the architecture") -> None:
+        """New hidden layer sizes: new initial weights from the seed, curves cleared."""
+        self._try(lambda: self.state.with_hidden(hidden), text)
+
+    def add_layer(self) -> None:
+        hidden = self._state.architecture.hidden
+        if len(hidden) < MAX_HIDDEN_LAYERS:
+            self.set_hidden(hidden + (hidden[-1] if hidden else 4,), "add a layer")
+
+    def remove_layer(self) -> None:
+        hidden = self._state.architecture.hidden
+        if hidden:
+            self.set_hidden(hidden[:-1], "remove a layer")
+
+    def set_layer_width(self, layer: int, width: int) -> None:
+        hidden = list(self._state.architecture.hidden)
+        if 1 <= layer <= len(hidden) and hidden[layer - 1] != width:
+            hidden[layer - 1] = int(width)
+            self.set_hidden(hidden, f"layer {layer}: {width} neurons")
+
+    def _on_preset(self, index: int) -> None:
+        label = self.controls.preset_combo.itemData(index)
+        if label is not None:
+            self.set_hidden(ARCHITECTURE_PRESETS[label], f"preset {label}")
+
+    def set_activation(self, name: str) -> None:
+        """Same weights, another activation (the curves restart)."""
+        if name not in ACTIVATIONS:
+            raise ValueError(f"unknown activation {name!r}")
+        self._try(lambda: self.state.with_activation(name), f"activation {name}")
+
+    def reset_weights(self, seed: int | None = None) -> None:
+        """New initial weights from the weights seed; the step count and curves restart."""
+        self._try(lambda: self.state.with_fresh_weights(seed), "reset the weights")
+
+    def lesson_setup(self) -> None:
+        """Seed 002 exactly: circles and 2-6-1 weights from one default_rng(seed),
+        full-batch gradient descent at 0.5 on cross-entropy, stop at 2000 steps."""
+        seed = self.controls.data_seed_spin.value()
+        if self._try(lambda: self.state.lesson(seed), "seed 002 lesson set-up", sets_training=True):
+            self.readouts.message(
+                "Seed 002: press Play; after 2000 steps the training accuracy is the lesson's.")
+
+    # -- live settings (not undo steps) ---------------------------------------------------
+    def _on_training_setting(self, *_args) -> None:
+        c = self.controls
+        settings = replace(self._state.training, optimizer=c.optimizer_combo.currentData(),
+                           learning_rate=c.lr_spin.value(), loss=c.loss_combo.currentData(),
+                           batch_size=c.batch_spin.value(), speed=c.speed_combo.currentText(),
+                           steps_per_press=c.press_spin.value(), max_steps=c.max_steps_spin.value())
+        try:
+            config = settings.config()
+        except ValueError as e:
+            self.readouts.message(str(e), error=True)
+            return
+        self._state = replace(self._state, training=settings)
+        self.trainer.set_config(config)
+        self.driver.set_speed(settings.steps_per_second)
+        self._draw_status(self.trainer.snapshot())
+
+    def _on_show_regions(self, on: bool) -> None:
+        self._state = self._state.with_view(show_regions=bool(on))
+        self._draw_regions(self.net, final=not self.is_playing())
+
+    def _on_study_changed(self, study) -> None:
+        self._state = replace(self._state, depth=study)
+
+    def _on_neuron_selected(self, _index: int) -> None:
+        data = self.controls.neuron_combo.currentData()
+        self._state = self._state.with_view(neuron=tuple(data) if data is not None else None)
+        self._draw_picture(self.net)
+
+    # -- training --------------------------------------------------------------------------
+    def toggle_play(self) -> None:
+        self.controls.play_button.toggle()
+
+    def is_playing(self) -> bool:
+        return self.driver.playing
+
+    def _set_playing(self, on: bool) -> None:
+        if not on:
+            self.driver.pause()
+        elif self.trainer.diverged:
+            self.readouts.message(self.trainer.message, error=True)
+        elif not self.driver.play():
+            self.readouts.message(f"Stopped at step {self.trainer.step} (the stop set above).")
+        self._on_playing_changed(self.driver.playing)
+
+    def _on_playing_changed(self, on: bool) -> None:
+        button = self.controls.play_button
+        with signals_blocked(button):
+            button.setChecked(on)
+            button.setText("Pause" if on else "Play")
+
+    def _on_finished(self) -> None:
+        if self.trainer.diverged:
+            self.readouts.message(self.trainer.message, error=True)
+
+    def step_once(self) -> None:
+        """Train the steps of one press of Step, and show the result."""
+        if self._steps_left() == 0:
+            self.readouts.message(f"Stopped at step {self.trainer.step} (the stop set above).")
+            return
+        self.driver.step(self._state.training.steps_per_press)
+        if self.trainer.diverged:
+            self.readouts.message(self.trainer.message, error=True)
+        self.redraw(points=False)
+
+    def _train_steps(self, n: int) -> int:
+        return self.trainer.run(n)
+
+    def _steps_left(self) -> int | None:
+        return self._state.training.steps_left(self.trainer.step)
+
+    def _frame(self, final: bool) -> list:
+        """The pieces of a frame: the map (and the regions), the curves and readouts,
+        the diagram's weights."""
+        snap = self.trainer.snapshot()
+        if snap.step > (self._history.step[-1] if len(self._history) else 0):
+            self._history = self._history.recording(
+                [snap.step], [[snap.train_loss, snap.test_loss, snap.train_accuracy, snap.test_accuracy]])
+        net = snap.net
+        return [partial(self._draw_map, net, final), partial(self._draw_numbers, snap),
+                partial(self.diagram.show_network, net)]
+
+    # -- drawing -------------------------------------------------------------------------
+    def redraw(self, points: bool = True) -> None:
+        """Everything, after an edit: the first pieces now, the rest in the next ticks
+        when a large network makes the frame costly. Points change only with edits."""
+        if points:
+            self.data_map.show_points(self._state.points)
+        self.driver.show(self._frame(final=not self.is_playing()))
+
+    def _draw_map(self, net: MLP, final: bool) -> None:
+        self._draw_picture(net)
+        self._draw_regions(net, final)
+
+    def _draw_numbers(self, snap) -> None:
+        self.curves.show_history(self._history)
+        self._draw_status(snap)
+        self.readouts.show_collapse(snap.net, self.points.x, self.box)
+
+    def _draw_status(self, snap) -> None:
+        self.readouts.show_status(snap, self.trainer.config, len(self.trainer.y),
+                                  len(self.trainer.y_test))
+
+    def shown_neuron(self) -> tuple[int, int] | None:
+        """The hovered neuron, else the chosen one, else None (the output)."""
+        return self.diagram.hover or self._state.view.neuron
+
+    def _draw_picture(self, net: MLP) -> None:
+        """The map of ``net``: at once for a small network, else from the worker. While
+        training, a picture asked for while one is in the making waits for it, and then
+        as long again: the worker draws at most half the time, so it neither drops every
+        picture (a request per frame would) nor takes a core from the training steps."""
+        neuron = self.shown_neuron()
+        self._next_picture = None
+        if picture_is_quick(net):
+            self._picture_worker.cancel()
+            self._show_picture(map_picture(net, neuron, self.box))
+        elif self.is_playing() and (self._picture_worker.busy or self._picture_rest.isActive()):
+            self._next_picture = (net, neuron)
+        else:
+            self._submit_picture(net, neuron)
+
+    def _submit_picture(self, net: MLP, neuron) -> None:
+        self._picture_started = time.perf_counter()
+        self._picture_worker.submit(partial(self._picture_job, net, neuron, self.box))
+
+    @staticmethod
+    def _picture_job(net, neuron, box, _should_stop) -> MapPicture:
+        return map_picture(net, neuron, box)
+
+    def _picture_done(self) -> None:
+        if self._next_picture is not None:
+            took = time.perf_counter() - self._picture_started
+            self._picture_rest.start(int(1000 * took))
+
+    def _picture_next(self) -> None:
+        if self._next_picture is not None:
+            net, neuron = self._next_picture
+            self._next_picture = None
+            self._submit_picture(net, neuron)
+
+    def _show_picture(self, picture: MapPicture) -> None:
+        self.data_map.show_picture(picture)
+        self.diagram.label.setText(picture.text or HOVER_HINT)
+
+    def _draw_regions(self, net: MLP, final: bool) -> None:
+        """The exact linear regions of a ReLU network in view: found at once for a small
+        paused network; on the worker otherwise (while training, the newest network
+        wins and the overlay says which step it shows)."""
+        view, labels = self._state.view, self.readouts
+        if not view.show_regions or net.activation != "relu" or not net.hidden_sizes:
+            self._regions_worker.cancel()
+            self._plane_worker.cancel()
+            self._polygons, self._regions_for = [], None
+            labels.plane_label.setText("")
+            self.data_map.show_regions(NO_REGIONS)
+            if not view.show_regions:
+                labels.region_label.setText("Linear regions: hidden.")
+            elif net.activation != "relu":
+                labels.region_label.setText(f"Linear regions: shown for ReLU networks "
+                                            f"(this one uses {ACTIVATIONS[net.activation].label}).")
+            else:
+                labels.region_label.setText("Linear regions: 1 (no hidden layer: the logit is affine).")
+            return
+        if net is self._regions_for:  # a hover or a neuron choice: same network, same regions
+            return
+        quick = net.n_hidden_neurons <= QUICK_REGION_NEURONS
+        if final and quick:
+            self._regions_worker.cancel()
+            polygons = region_polygons(net, self.box)
+            self._set_polygons(polygons, polygon_outline(polygons), net, None)
+            return
+        if not final and not quick:
+            if self._polygons:
+                self._regions_worker.cancel()
+                self._plane_worker.cancel()
+                self._polygons, self._regions_for = [], None
+                self.data_map.show_regions(NO_REGIONS)
+                labels.plane_label.setText("")
+            labels.region_label.setText(f"Linear regions: drawn when training pauses "
+                                        f"({net.n_hidden_neurons} hidden neurons).")
+            return
+        if final:
+            self.data_map.show_regions(NO_REGIONS)
+            labels.region_label.setText("Linear regions: counting…")
+            labels.plane_label.setText("")
+        step, box = self.trainer.step, self.box
+
+        def job(_stop):
+            polygons = region_polygons(net, box)
+            return net, step, polygons, polygon_outline(polygons)
+
+        self._regions_worker.submit(job)
+
+    def _on_regions(self, result) -> None:
+        net, step, polygons, outline = result
+        view = self._state.view
+        if not (view.show_regions and self.net.activation == "relu"):
+            return
+        if net is self.net:  # the network on screen: exact and current
+            self._set_polygons(polygons, outline, net, None)
+        elif self.is_playing() and self.net.sizes == net.sizes:  # a few steps behind
+            self._set_polygons(polygons, outline, None, step)
+
+    def _set_polygons(self, polygons, outline, net: MLP | None, step: int | None) -> None:
+        self._polygons, self._regions_for = polygons, net
+        self.data_map.show_regions(outline)
+        when = "" if step is None else f", step {step}"
+        self.readouts.region_label.setText(f"Linear regions in view: {len(polygons)} (exact{when})")
+        if net is None:
+            self._plane_worker.cancel()
+            self.readouts.plane_label.setText("")
+        else:  # the exact count in all of R², by linear programs, on the worker
+            self.readouts.plane_label.setText("In the whole plane: counting…")
+            self._plane_worker.submit(
+                lambda stop: (net, len(linear_regions(net, should_stop=stop))))
+
+    def _on_plane_count(self, result) -> None:
+        net, count = result
+        if net is self._regions_for:
+            self.readouts.plane_label.setText(f"In the whole plane: {count} regions (exact).")
+
+    # -- other panels ------------------------------------------------------------------
+    def send_network(self) -> bool:
+        net = self.net
+        if net.activation != "relu" or not net.hidden_sizes:
+            self.readouts.message("The converter takes ReLU networks with at least one hidden layer.",
+                                  error=True)
+            return False
+        return self.send_to("converter", "network", net)
+
+    def receive(self, kind: str, payload) -> bool:
+        if kind != "network" or not isinstance(payload, MLP):
+            return False
+        if len(payload.hidden_sizes) > MAX_HIDDEN_LAYERS or max(payload.hidden_sizes, default=0) > MAX_WIDTH:
+            self.readouts.message(
+                f"The playground draws and trains at most {MAX_HIDDEN_LAYERS} hidden layers of "
+                f"{MAX_WIDTH} neurons; that network is {'-'.join(map(str, payload.sizes))}.", error=True)
+            return False
+        return self._try(lambda: self.state.with_network(payload), "receive a network")
+
+    # -- depth study ----------------------------------------------------------------------
+    def run_depth_experiment(self) -> None:
+        """Count the exact regions of random networks of one budget, 1 to 4 hidden layers,
+        on a worker (results arrive one network at a time)."""
+        self.depth_study.run()
+
+    def depth_running(self) -> bool:
+        return self.depth_study.running
+
+    # -- panel hooks ------------------------------------------------------------------------
+    def plots(self) -> dict:
+        return {"map": self.data_map, "loss": self.curves.loss_plot,
+                "accuracy": self.curves.accuracy_plot, "network": self.diagram.plot,
+                "activation": self.controls.activation_plot,
+                "regions against depth": self.depth_study.plot}
+
+    def data_tables(self) -> dict:
+        p, h = self.points, self._history
+        tables = {
+            "points": (["x1", "x2", "label", "set"],
+                       [[float(a), float(b), int(c), "test" if t else "train"]
+                        for (a, b), c, t in zip(p.x, p.label, p.test)]),
+            "training": (["step", "train loss", "test loss", "train accuracy", "test accuracy"],
+                         [list(map(float, r)) for r in zip(h.step, h.train_loss, h.test_loss,
+                                                           h.train_accuracy, h.test_accuracy)]),
+        }
+        samples = self._state.depth.samples
+        if samples:
+            tables["regions against depth"] = (
+                ["hidden layers", "sizes", "parameters", "seed", "regions"],
+                [[s.depth, "-".join(map(str, s.sizes)), s.params, s.seed, s.regions] for s in samples])
+        if self._polygons:
+            tables["linear regions"] = (
+                ["region", "vertices", "area"],
+                [[i, len(q.vertices), float(q.area)] for i, q in enumerate(self._polygons)])
+        return tables
+
+    def animation_frames(self, max_frames: int = 120):
+        """One press of Step per yield; the panel is restored afterwards."""
+        saved, playing = self.state, self.is_playing()
+        self.driver.pause()
+        try:
+            for _ in range(max_frames):
+                self.step_once()
+                self.driver.draw_all()
+                yield
+                if self.trainer.diverged:
+                    break
+        finally:
+            self.apply_state(saved)
+            self.driver.draw_all()
+            if playing:
+                self._set_playing(True)
+
+    def apply_theme(self) -> None:
+        for part in (self.controls, self.data_map, self.diagram, self.curves, self.depth_study):
+            part.apply_theme()
+        grow = self.theme.zoom ** 0.5
+        self.diagram.setMaximumWidth(int(300 * grow))
+        self.lower_tabs.setMinimumHeight(int(140 * grow))
+        if self.trainer is not None:
+            self.redraw()
+
+    def shutdown(self) -> None:
+        self.driver.shutdown()
+        self._picture_rest.stop()
+        for worker in (self._picture_worker, self._regions_worker, self._plane_worker):
+            worker.shutdown()
+        self.depth_study.shutdown()
+        super().shutdown()

@@ -1,0 +1,183 @@
+"""The Playground's state: round trips, old files, hostile files, edits."""
+
+import copy
+import json
+import math
+from importlib.resources import files
+
+import numpy as np
+import pytest
+
+from relulab.model.classify import Trainer
+from relulab.model.mlp import MLP
+from relulab.model.playground import (
+    HISTORY_LIMIT, MAX_HIDDEN_LAYERS, MAX_POINTS, MAX_WIDTH, Architecture, History,
+    PlaygroundState, Points, network_to_dict,
+)
+
+
+def state_dict(**parts):
+    d = PlaygroundState().to_dict()
+    for k, v in parts.items():
+        d[k] = v
+    return d
+
+
+def test_round_trip_through_json():
+    s = PlaygroundState().with_hidden((4, 3)).with_training(step=12, max_steps=50)
+    s = s.with_progress(s.network, 12, History().recording([10, 12], [[0.7, math.nan, 0.5, math.nan]] * 2))
+    text = json.dumps(s.to_dict())  # NaN for the empty test set, as Python's json writes it
+    back = PlaygroundState.from_dict(json.loads(text))
+    assert back == s and back.to_dict().keys() == s.to_dict().keys()
+    assert back != s.with_training(step=13)
+
+
+def test_the_built_in_lecture_scenes_still_load():
+    """Files written before the speed control: steps_per_tick was the size of a Step."""
+    for name in ("06-linear-collapse", "09-circles"):
+        path = files("relulab") / "resources" / "lectures" / f"{name}.relulab.json"
+        d = json.loads(path.read_text())["panels"]["playground"]
+        s = PlaygroundState.from_dict(d)
+        assert s.training.steps_per_press == d["training"].get("steps_per_tick", s.training.steps_per_press)
+    old = state_dict()
+    old["training"] = {k: v for k, v in old["training"].items() if k not in ("speed", "steps_per_press")}
+    old["training"]["steps_per_tick"] = 37
+    s = PlaygroundState.from_dict(old)
+    assert s.training.steps_per_press == 37 and s.training.speed == "1 000 steps/s"
+
+
+def test_a_huge_architecture_is_refused_before_anything_large_is_read():
+    """10,000 hidden layers: refused by counting them, before the network (here a value
+    that would fail differently if it were read) or the points are looked at."""
+    d = state_dict(architecture={"hidden": [8] * 10_000, "activation": "relu", "init_seed": 0},
+                   network="not read")
+    with pytest.raises(ValueError, match=rf"architecture\.hidden: at most {MAX_HIDDEN_LAYERS}"):
+        PlaygroundState.from_dict(d)
+    for hidden, where in (([MAX_WIDTH + 1], r"hidden\[0\]"), ([4, 0], r"hidden\[1\]"),
+                          ([True], r"hidden\[0\]"), (["8"], r"hidden\[0\]"), ("8", "hidden")):
+        with pytest.raises(ValueError, match=where):
+            PlaygroundState.from_dict(state_dict(architecture={"hidden": hidden, "activation": "relu",
+                                                               "init_seed": 0}))
+
+
+def test_too_many_points_are_refused_by_their_count():
+    x = ["not read"] * (MAX_POINTS + 1)
+    with pytest.raises(ValueError, match=rf"points\.x: at most {MAX_POINTS:,} points"):
+        PlaygroundState.from_dict(state_dict(points={"x": x, "label": [], "test": []}))
+
+
+@pytest.mark.parametrize("mutate, field", [
+    (lambda d: d["points"]["x"][0].__setitem__(0, float("nan")), r"points\.x\[0\]\[0\]: nan"),
+    (lambda d: d["points"]["x"][0].__setitem__(0, "1"), r"points\.x\[0\]\[0\]"),
+    (lambda d: d["points"]["x"].__setitem__(0, [1.0]), r"points\.x"),
+    (lambda d: d["points"]["label"].__setitem__(3, 2.0), r"points\.label\[3\]"),
+    (lambda d: d["points"]["test"].__setitem__(0, "yes"), r"points\.test\[0\]"),
+    (lambda d: d["points"]["test"].pop(), "test flags"),
+    (lambda d: d["network"]["layers"][0].__setitem__("W", [[1.0, 2.0]]), r"network\.layers\[0\]\.W"),
+    (lambda d: d["network"]["layers"][1]["b"].__setitem__(0, float("inf")), r"network\.layers\[1\]\.b"),
+    (lambda d: d["network"]["layers"][0]["W"][0].__setitem__(1, 1e13), r"network\.layers\[0\]\.W"),
+    (lambda d: d["network"]["layers"].pop(), "do not match the architecture"),
+    (lambda d: d["network"].__setitem__("activation", "tanh"), r"network\.activation"),
+    (lambda d: d["architecture"].__setitem__("activation", "swish"), r"architecture\.activation"),
+    (lambda d: d["training"].__setitem__("learning_rate", 0), r"training\.learning_rate"),
+    (lambda d: d["training"].__setitem__("steps_per_press", 0), r"training\.steps_per_press"),
+    (lambda d: d["training"].__setitem__("speed", "warp"), r"training\.speed"),
+    (lambda d: d["training"].__setitem__("batch_size", MAX_POINTS + 1), r"training\.batch_size"),
+    (lambda d: d["training"].__setitem__("step", -1), r"training\.step"),
+    (lambda d: d["history"].__setitem__("step", [1.0]), "same length"),
+    (lambda d: d["history"].__setitem__("train_loss", ["a"]), r"history\.train_loss\[0\]"),
+    (lambda d: d["history"].__setitem__("step", [0.0] * (HISTORY_LIMIT + 1)), r"history\.step"),
+    (lambda d: d["view"].__setitem__("neuron", [1, 6]), r"view\.neuron"),
+    (lambda d: d["view"].__setitem__("neuron", "1,2"), r"view\.neuron"),
+    (lambda d: d["view"].__setitem__("click_class", 2), r"view\.click_class"),
+    (lambda d: d["view"].__setitem__("show_regions", 1), r"view\.show_regions"),
+    (lambda d: d["dataset"].__setitem__("noise", float("nan")), r"dataset\.noise"),
+    (lambda d: d["dataset"].__setitem__("seed", 10 ** 400), r"dataset\.seed"),
+    (lambda d: d["depth"].__setitem__("samples", [[1, [2, 3, 1], 13, 0, 5, 9]]), r"depth\.samples\[0\]"),
+    (lambda d: d["depth"].__setitem__("samples", [[1, [2, 3, 1], 99, 0, 5]]), r"depth\.samples\[0\]"),
+    (lambda d: d["depth"].__setitem__("budget", 5), r"depth\.budget"),
+    (lambda d: d.__setitem__("surprise", 1), "surprise"),
+    (lambda d: d.pop("network"), "network"),
+])
+def test_hostile_fields_are_named(mutate, field):
+    d = copy.deepcopy(state_dict())
+    mutate(d)
+    with pytest.raises(ValueError, match=field):
+        PlaygroundState.from_dict(d)
+
+
+def test_the_largest_allowed_state_trains_and_pictures():
+    """What from_dict accepts can be trained and drawn: 4000 points, 6 layers of 32."""
+    rng = np.random.default_rng(0)
+    x = rng.uniform(-1e6, 1e6, (MAX_POINTS, 2))
+    s = PlaygroundState().with_points(Points(x, (x[:, 0] > 0).astype(float), np.zeros(MAX_POINTS, bool)))
+    s = s.with_hidden((MAX_WIDTH,) * MAX_HIDDEN_LAYERS).with_activation("gelu")
+    back = PlaygroundState.from_dict(json.loads(json.dumps(s.to_dict())))
+    assert back == s
+    (X, y), (Xt, yt) = back.points.train(), back.points.held_out()
+    t = Trainer(back.network, X, y, Xt, yt, back.training.config())
+    assert t.run(2) in (1, 2) and np.isfinite(t.snapshot().train_loss) or t.diverged
+
+
+def test_edits_make_new_states():
+    s = PlaygroundState()
+    assert len(s.points) == 180 and s.points.test.sum() == 54
+    more = s.with_points(s.points.adding(0.5, 0.5, 1))
+    assert len(more.points) == 181 and more.points.label[-1] == 1 and len(s.points) == 180
+    assert more.with_points(more.points.removing(180)).points == s.points
+    with pytest.raises(ValueError):  # read-only: a state is a value
+        s.points.x[0, 0] = 3.0
+    deep = s.with_view(neuron=(1, 5)).with_hidden((3, 3))
+    assert deep.network.sizes == [2, 3, 3, 1] and deep.training.step == 0 and deep.view.neuron is None
+    tanh = deep.with_activation("tanh")
+    assert tanh.network.activation == "tanh"
+    assert np.array_equal(tanh.network.layers[0][0], deep.network.layers[0][0])
+    assert s.regenerated().dataset.seed == 1 and not s.regenerated().points == s.points
+    assert s.with_data(s.dataset.switched_to("xor")).dataset.noise == 0.05
+    lesson = s.lesson(0)
+    assert (lesson.training.optimizer, lesson.training.learning_rate, lesson.training.max_steps) == (
+        "gd", 0.5, 2000)
+    kept = lesson.keeping_settings_of(s.with_view(show_regions=False))
+    assert kept.training.learning_rate == s.training.learning_rate and not kept.view.show_regions
+    assert lesson.keeping_settings_of(s, training=False).training.learning_rate == 0.5
+
+
+def test_networks_from_elsewhere_must_fit():
+    s = PlaygroundState()
+    assert s.with_network(MLP.random([2, 5, 4, 1], seed=3)).architecture.hidden == (5, 4)
+    for sizes in ([3, 4, 1], [2, 4, 2]):
+        with pytest.raises(ValueError, match="2 inputs and 1 output"):
+            s.with_network(MLP.random(sizes))
+    for sizes in ([2] + [4] * (MAX_HIDDEN_LAYERS + 1) + [1], [2, MAX_WIDTH + 1, 1]):
+        with pytest.raises(ValueError, match="architecture.hidden"):
+            s.with_network(MLP.random(sizes))
+    with pytest.raises(ValueError, match="finite"):
+        s.with_network(MLP([([[np.inf, 0.0]], [0.0])]))
+    with pytest.raises(ValueError, match="weight of 1e"):
+        s.with_network(MLP([([[1e300, 0.0]], [0.0])]))
+
+
+def test_history_is_thinned_but_keeps_its_ends():
+    h = History()
+    for step in range(1, HISTORY_LIMIT + 2):
+        h = h.recording([step], [[1.0 / step, math.nan, 0.5, math.nan]])
+    assert len(h) <= HISTORY_LIMIT and h.step[0] == 1
+    assert np.all(np.diff(h.step) > 0)
+
+
+def test_architecture_counts_parameters():
+    assert Architecture((8, 8, 8)).n_params == 177
+    assert network_to_dict(Architecture((2,)).random_network())["layers"][0]["W"].__len__() == 2
+
+
+def test_what_the_panel_holds_it_can_read_back():
+    """Points and weights the panel takes from a CSV file or another panel are within
+    what a scene file may hold, so a saved state always loads again."""
+    from relulab.model.playground import MAX_COORDINATE
+
+    with pytest.raises(ValueError, match="points.x"):
+        Points([[MAX_COORDINATE * 10, 0.0]], [0.0], [False])
+    edge = Points([[MAX_COORDINATE, -MAX_COORDINATE]], [1.0], [False])
+    s = PlaygroundState().with_points(edge).with_network(
+        MLP([([[1e12, -1e12]], [1e12])], "relu"))
+    assert PlaygroundState.from_dict(json.loads(json.dumps(s.to_dict()))) == s
