@@ -432,6 +432,7 @@ class FoldingPanel(Panel):
         self._tent_worker.failed.connect(self._on_deep_failed)
         self._warm_worker.progress.connect(self._on_warm_tent)
         self._fold_worker.progress.connect(self._on_fold_composed)
+        self._fold_worker.failed.connect(self._on_fold_failed)
 
     # -- state ---------------------------------------------------------------
     def apply_state(self, state: FoldingState) -> None:
@@ -654,6 +655,15 @@ class FoldingPanel(Panel):
             if depth == self._state.depth:
                 self._draw_fold(a, b)
             self._draw_chart()
+
+    def _on_fold_failed(self, exc: Exception) -> None:
+        """A composition that raised (a bug, not a budget): every depth not composed
+        yet says so, and the panel goes on."""
+        for depth in range(1, MAX_DEPTH + 1):
+            self._fold_cache.setdefault(depth, f"not computed ({type(exc).__name__}: {exc})")
+        a, b = self._view_range()
+        self._draw_fold(a, b)
+        self._draw_chart()
 
     def warmed_up(self) -> bool:
         """True once every depth up to SYNC_DEPTH is cached for the current peak and
