@@ -12,7 +12,7 @@ import time
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from PySide6.QtCore import QSignalBlocker
+from PySide6.QtCore import QEventLoop, QSignalBlocker
 from PySide6.QtGui import QUndoCommand, QUndoStack
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -162,16 +162,26 @@ class Panel(QWidget):
             controls.setVisible(not on)
 
     def wait_until_idle(self, timeout: float = 30.0) -> bool:
-        """Process events until none of the panel's workers (its child
-        :class:`~relulab.ui.worker.Worker` objects) has a request pending: for scripts,
-        tests and ``relulab render``; the app itself never waits. False on timeout."""
+        """Process events until the panel's background work is done: its workers (child
+        :class:`~relulab.ui.worker.Worker` objects) have no request pending and its
+        training driver, when it is not playing, has drawn the last piece of its frame.
+        For scripts, tests and ``relulab render``; the app itself never waits. False
+        on timeout."""
+        from relulab.ui.driver import TrainingDriver
+
         deadline = time.monotonic() + timeout
         while True:
-            busy = [w for w in self.findChildren(Worker) if w.busy]
-            if not busy:
+            workers = [w for w in self.findChildren(Worker) if w.busy]
+            drivers = [d for d in self.findChildren(TrainingDriver) if d.busy and not d.playing]
+            if not workers and not drivers:
                 return True
-            if not busy[0].wait(max(0.0, deadline - time.monotonic())):
+            left = deadline - time.monotonic()
+            if left <= 0:
                 return False
+            if workers:
+                workers[0].wait(left)
+            else:
+                QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
 
     def shutdown(self) -> None:
         """Stop timers and threads; called once before the panel is destroyed."""
