@@ -165,7 +165,7 @@ def _run(argv, reading: list[str]) -> int:
     if args.report:
         print("\n".join(report_lines(conv, verification, seconds, rep)))
     # 1-D: within the scale-relative rounding bound (relulab.model.shallow.ROUNDING);
-    # n-D: within 1e-9 of the outputs' size. Otherwise nothing is written.
+    # n-D: within 1e-9 of the size of the outputs' terms. Otherwise nothing is written.
     if not verification.ok():
         raise _Failure(_mismatch(verification) + f"; {out.name} not written", 3)
     try:

@@ -1,4 +1,4 @@
-"""The Qt-free core of ReLU Lab: numpy (and scipy) only.
+"""The Qt-free core of ReLU Lab: numpy, scipy and numba only.
 
 Everything the panels show is computed here, so it can be used from a notebook::
 
@@ -29,7 +29,8 @@ _WHERE = {
                "interpolate_hinges", "interpolation_bound"],
     "mlp": ["MLP", "compose"],
     "piecewise": ["PiecewiseLinear", "piecewise_linear"],
-    "regions": ["Region", "RegionPolygon", "linear_regions", "region_polygons"],
+    "regions": ["Region", "RegionPolygon", "count_linear_regions", "linear_regions",
+                "region_polygons"],
     "shallow": ["ExtendedNetwork", "convert", "corollary_bound", "to_shallow",
                 "to_shallow_extended"],
     "targets": ["DEFAULT_TARGET", "PRESETS", "Target", "target_from_text"],

@@ -29,16 +29,13 @@ from fractions import Fraction
 from typing import Sequence
 
 import numpy as np
+import scipy.sparse
 
 from relulab.model.cancel import check
 from relulab.model.mlp import MLP
 from relulab.model.regions import Region, linear_regions
 
 INF = np.inf
-#: Layers with more weights than this, nine tenths of them zero, are evaluated sparse.
-SPARSE_FROM = 10_000
-#: An extended network is evaluated on at most this many hidden values at a time.
-CHUNK_VALUES = 2 ** 21
 
 
 # ---------------------------------------------------------------------------
@@ -90,19 +87,12 @@ class ExtendedLayer:
                                 np.column_stack([self.V[self.S != 0], self.v[self.S != 0]])])
         unique, inverse = np.unique(forms, axis=0, return_inverse=True)
         inverse = inverse.reshape(-1)
-        object.__setattr__(self, "_bias", np.ascontiguousarray(unique[:, -1]))
-        # The construction's matrices are mostly zeros (a region's indicator reads only
-        # its own constraints): kept sparse, checking a 64-neuron network at its ten
-        # thousand witnesses takes a second instead of a minute and a few GB.
-        weights = unique[:, :-1]
-        if weights.size > SPARSE_FROM and np.count_nonzero(weights) < 0.1 * weights.size:
-            import scipy.sparse
-
-            weights = scipy.sparse.csr_array(weights)
-        object.__setattr__(self, "_weights", weights)
-        # which weights meet an ∞ input with which sign, counted by one product each
-        object.__setattr__(self, "_positive", (weights > 0).astype(float))
-        object.__setattr__(self, "_negative", (weights < 0).astype(float))
+        object.__setattr__(self, "_forms", unique)
+        # the construction's layers 2 and 3 are mostly zeros: kept sparse they cost
+        # their non-zeros, not rows × columns
+        F = unique[:, :-1]
+        sparse = F.size > 4096 and np.count_nonzero(F) < 0.1 * F.size
+        object.__setattr__(self, "_F", scipy.sparse.csr_matrix(F) if sparse else F)
         object.__setattr__(self, "_finite_idx", inverse[:n_out])
         scaled = np.full(n_out, -1)
         scaled[self.S != 0] = inverse[n_out:]
@@ -128,10 +118,10 @@ class ExtendedLayer:
 
     def pre_activation(self, h: np.ndarray) -> np.ndarray:
         """W h + b + S ⊙ (V h + v) in extended reals, h of shape (N, n_in)."""
-        forms = _extended_affine(h, self._weights, self._bias, self._positive, self._negative)
+        forms = _extended_affine(h, self._F, self._forms[:, -1])
         finite = forms[:, self._finite_idx]
-        out = finite.copy()
         rows = np.nonzero(self.S != 0)[0]
+        out = finite.copy() if rows.size else finite
         if rows.size:
             t = forms[:, self._scaled_idx[rows]]
             s = self.S[rows]
@@ -143,25 +133,26 @@ class ExtendedLayer:
         return out
 
 
-def _times_transpose(h: np.ndarray, F) -> np.ndarray:
-    """h Fᵀ for a dense or a sparse F."""
-    return h @ F.T if isinstance(F, np.ndarray) else np.asarray((F @ h.T).T)
-
-
-def _extended_affine(h: np.ndarray, F, f: np.ndarray, positive=None, negative=None) -> np.ndarray:
-    """h Fᵀ + f with h possibly ±∞ and 0·∞ = 0; raises on ∞ − ∞. F dense or sparse;
-    ``positive`` and ``negative`` are (F > 0) and (F < 0) as floats, if known."""
+def _extended_affine(h: np.ndarray, F, f: np.ndarray) -> np.ndarray:
+    """h Fᵀ + f with h possibly ±∞ and 0·∞ = 0; raises on ∞ − ∞. F: an array or a
+    scipy sparse matrix."""
     inf = np.isinf(h)
     if not inf.any():
-        return _times_transpose(h, F) + f
-    finite = _times_transpose(np.where(inf, 0.0, h), F) + f
-    if positive is None:
-        positive, negative = (F > 0).astype(float), (F < 0).astype(float)
-    plus = (h == INF).astype(float)
-    minus = (h == -INF).astype(float)
-    # how many terms are +∞ and how many −∞ (0·∞ = 0: zero weights are skipped)
-    up = _times_transpose(plus, positive) + _times_transpose(minus, negative)
-    down = _times_transpose(plus, negative) + _times_transpose(minus, positive)
+        return np.asarray(h @ F.T) + f
+    finite = np.asarray(np.where(inf, 0.0, h) @ F.T) + f
+    cols = np.nonzero(inf.any(axis=0))[0]          # only these inputs can be infinite
+    hc = h[:, cols]
+    plus = (hc == INF).astype(float)
+    minus = (hc == -INF).astype(float)
+    if scipy.sparse.issparse(F):
+        Fc = F[:, cols]
+        Fp = (Fc > 0).astype(float).T.tocsr()
+        Fn = (Fc < 0).astype(float).T.tocsr()
+    else:
+        Fp = np.ascontiguousarray((F[:, cols] > 0).T, dtype=float)
+        Fn = np.ascontiguousarray((F[:, cols] < 0).T, dtype=float)
+    up = np.asarray(plus @ Fp + minus @ Fn)    # how many terms are +∞ (0·∞ = 0: zeros skipped)
+    down = np.asarray(plus @ Fn + minus @ Fp)  # how many terms are −∞
     if np.any((up > 0) & (down > 0)):
         raise ArithmeticError("∞ − ∞ formed in an extended dot product")
     return np.where(up > 0, INF, np.where(down > 0, -INF, finite))
@@ -237,16 +228,17 @@ class ExtendedNetwork:
         h = x.reshape(-1, 1) if flat else np.atleast_2d(x)
         if h.shape[1] != self.n_in:
             raise ValueError(f"expected inputs of shape (N, {self.n_in}), got {x.shape}")
-        # A few thousand points at a time: the hidden layers of a network with thousands
-        # of regions are thousands wide, and all points at once would need gigabytes.
-        rows = max(1, CHUNK_VALUES // max(self.sizes))
-        y = np.empty((h.shape[0], self.n_out))
-        for start in range(0, h.shape[0], rows):
+        # a few thousand points at a time: the hidden layers are wide (about p and 2pm)
+        width = max(self.hidden_sizes, default=1)
+        step = max(1, (1 << 22) // max(1, width))
+        parts = []
+        for i in range(0, max(len(h), 1), step):
             check(should_stop, "evaluating the shallow network")
-            part = h[start:start + rows]
+            g = h[i:i + step]
             for L in self.layers[:-1]:
-                part = np.maximum(L.pre_activation(part), 0.0)
-            y[start:start + rows] = self.layers[-1].pre_activation(part)
+                g = np.maximum(L.pre_activation(g), 0.0)
+            parts.append(self.layers[-1].pre_activation(g))
+        y = np.concatenate(parts) if len(parts) > 1 else parts[0]
         return y[:, 0] if flat and self.n_out == 1 else y
 
     def to_mlp(self) -> MLP:
@@ -603,7 +595,7 @@ class OneDShallow:
         return dist @ EV.T + (np.abs(W2) @ Et)[None, :] + Eb[None, :]
 
 
-def shallow_1d(net: MLP, should_stop=None) -> OneDShallow:
+def shallow_1d(net: MLP) -> OneDShallow:
     """A one-hidden-layer network equal to ``net`` on all of R, of least width.
 
     With the union of the outputs' kinks t₁ < … < t_N, jump vectors c_t ∈ R^m (one
@@ -737,20 +729,32 @@ class Verification:
     max_error_at_kinks: float | None = None  # 1-D only, exactly at the kinks
     max_rounding_ratio: float | None = None  # 1-D only: largest |deep − shallow| / bound
     finite: bool = True
-    output_scale: float = 1.0       # the largest |output| of either network at the points
+    scale: float = 1.0   # n-D: size of what the outputs are summed from, at the points checked
 
-    def ok(self, rel: float = 1e-9) -> bool:
+    def tolerance(self, rel: float = 1e-9) -> float:
+        """n-D: what "equal" allows, ``rel`` times the size of the summed terms (rounding
+        grows with them, so a network in other units verifies the same)."""
+        return rel * max(1.0, self.scale)
+
+    def ok(self, tol: float | None = None) -> bool:
         """1-D: every difference within the rounding bound (ROUNDING); n-D: within
-        ``rel`` times the size of the outputs at the points checked (rounding grows with
-        the values, so no absolute tolerance: the same network in other units gets the
-        same verdict). Never ok when a value is NaN or infinite."""
+        ``tol`` (default :meth:`tolerance`). Never ok when a value is NaN or infinite."""
         if not self.finite:
             return False
         if self.max_rounding_ratio is not None:
             return self.max_rounding_ratio <= 1.0 and self.end_slopes_agree is not False
-        tol = rel * self.output_scale
+        tol = self.tolerance() if tol is None else tol
         return (self.max_error_exact_points <= tol and self.max_error_random <= tol
                 and self.end_slopes_agree is not False)
+
+
+def _magnitude(net: MLP, X: np.ndarray) -> float:
+    """max over X of Σ|terms| of the network's output: the forward pass with |W|, |b|
+    and |x| (the scale of its rounding errors)."""
+    h = np.abs(np.asarray(X, dtype=float))
+    for W, b in net.layers:
+        h = h @ np.abs(W).T + np.abs(b)
+    return float(h.max()) if h.size else 0.0
 
 
 @dataclass
@@ -843,10 +847,12 @@ class Conversion:
                 R = rng.normal(0.0, 2.0 * self.scale(), (n_random, self.n_in))
             dR, sR = d(R), s(R)
             rand = float(np.abs(dR - sR).max())
-            scale = max(float(np.abs(a).max(initial=0.0)) for a in (dX, sX, dR, sR))
         finite = bool(np.all(np.isfinite(dX)) and np.all(np.isfinite(sX))
                       and np.all(np.isfinite(dR)) and np.all(np.isfinite(sR)))
-        v = Verification(exact, len(X), rand, n_random, finite=finite, output_scale=scale)
+        v = Verification(exact, len(X), rand, n_random, finite=finite)
+        if self.one_d is None:
+            with np.errstate(over="ignore", invalid="ignore"):
+                v.scale = _magnitude(self.deep, np.concatenate([X.reshape(-1, self.n_in), R]))
         if self.one_d is not None:
             t = self.one_d.kinks
             if len(t):
@@ -879,11 +885,20 @@ class Conversion:
         return True
 
 
-def convert(net: MLP, regions: Sequence[Region] | None = None, should_stop=None) -> Conversion:
+#: A conversion stops with a one-line :class:`~relulab.model.regions.RegionLimit` beyond
+#: these: the three-hidden-layer network is built as dense matrices of about p × k
+#: entries (p regions, k constraints), some hundreds of megabytes at 3,000 regions.
+MAX_REGIONS = 3000
+MAX_SECONDS = 30.0
+
+
+def convert(net: MLP, regions: Sequence[Region] | None = None, should_stop=None,
+            max_regions: int | None = MAX_REGIONS, max_seconds: float | None = MAX_SECONDS
+            ) -> Conversion:
     """Deep → shallow for any ReLU network: 1-D input gives a finite one-hidden-layer
     network (:func:`shallow_1d`), n-D input the extended three-hidden-layer one.
-    ``should_stop`` is passed to the exact pieces (1-D) or the region enumeration
-    (see :func:`linear_regions`): when it returns True they raise ``Cancelled``."""
+    ``should_stop``, ``max_regions`` and ``max_seconds`` are passed to the region
+    enumeration (see :func:`linear_regions`)."""
     if net.activation != "relu":
         raise ValueError(f"the converter needs a ReLU network, not {net.activation!r}")
     if not net.is_finite():
@@ -897,7 +912,8 @@ def convert(net: MLP, regions: Sequence[Region] | None = None, should_stop=None)
         p = len(lp.knots) + 1
         return Conversion(net, one.net, one_d=one, k=2 * (p - 1), p=p)
     if regions is None:
-        regions = linear_regions(net, should_stop=should_stop)
+        regions = linear_regions(net, should_stop=should_stop, max_regions=max_regions,
+                                 max_seconds=max_seconds)
     regions = list(regions)
     shallow = shallow_from_regions(regions)
     G, g, strict, members = region_constraints(regions)

@@ -210,7 +210,7 @@ def test_degenerate_networks_on_a_lattice(n, seed):
         assert len(patterns) == len(regions)
         assert {p.tobytes() for p in net.activation_patterns(X)} <= patterns
         if n == 2:
-            assert patterns == {r.pattern.tobytes() for r in linear_regions(net, method="lp")}
+            assert patterns == {r.pattern.tobytes() for r in linear_regions(net, method="cones")}
         assert np.abs(to_shallow_extended(net, regions)(X) - net(X)).max() <= 1e-12
 
 

@@ -326,3 +326,21 @@ def test_the_state_object_is_what_undo_and_scenes_hold(qtbot, panel):
     assert ConverterState.from_dict(panel.state_dict()).to_dict() == panel.state_dict()
     panel.select_region(1)
     assert panel.state_dict()["selected_region"] == 1 and panel.undo_stack.count() == 1
+
+
+def test_too_many_regions_are_reported_in_one_line(qtbot, panel, monkeypatch):
+    import functools
+
+    from relulab.model import shallow
+
+    monkeypatch.setattr(shallow, "convert", functools.partial(shallow.convert, max_regions=20))
+    drawn = len(panel._region_items)
+    assert panel.receive("network", MLP.random([3, 6, 6, 1], seed=0))
+    _wait(qtbot, panel)
+    assert "more than 20 activation regions" in panel.message.text()
+    assert "\n" not in panel.message.text()
+    # the picture stays; the result of the earlier network is let go (it is not this one's)
+    assert panel.verdict.text() == "conversion failed" and panel.result is None
+    assert len(panel._region_items) == drawn > 0
+    assert not panel.export_shallow("/nonexistent/s.json")
+    assert "the conversion failed" in panel.message.text()

@@ -17,6 +17,15 @@ from relulab.ui.panels.playground import PlaygroundPanel
 from tests.ui import mouse
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _region_engine_loaded():
+    """Load the region engine's compiled loops once: until they are, the panel draws
+    the overlay from its worker (test_overlay_waits_for_the_engine_in_the_worker)."""
+    from relulab.model.arrangement import warm_up
+
+    warm_up()
+
+
 @pytest.fixture
 def panel(shown_panel):
     return shown_panel(PlaygroundPanel)
@@ -316,6 +325,21 @@ def test_tables_and_plots(panel):
     assert headers == ["x1", "x2", "label", "set"] and len(rows) == 180
     assert len(tables["training"][1]) == 1
     assert list(panel.plots())[0] == "map"
+
+
+def test_overlay_waits_for_the_engine_in_the_worker(panel, qtbot, monkeypatch):
+    """Before the region engine's compiled loops are loaded (a minute on the very first
+    run) the GUI thread never enumerates: the overlay comes from the worker."""
+    from relulab.model.regions import region_polygons
+    from relulab.ui.panels.playground import panel as module
+
+    monkeypatch.setattr(module, "engine_ready", lambda: False)
+    net = MLP.random([2, 5, 5, 1], seed=8)
+    panel.receive("network", net)
+    drawn(panel)
+    expected = len(region_polygons(net, panel.box))
+    qtbot.waitUntil(lambda: panel.readouts.region_label.text()
+                    == f"Linear regions in view: {expected} (exact)", timeout=20_000)
 
 
 def test_region_overlay_count_equals_the_converters(panel, qtbot):

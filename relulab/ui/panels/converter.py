@@ -477,7 +477,9 @@ class ConverterPanel(Panel):
         from relulab.io.networks import NetworkFileError, save_network
 
         if self.result is None:
-            self._show_message("Nothing to export yet: the conversion is still running.", error=True)
+            self._show_message("Nothing to export yet: the conversion is still running."
+                               if self.busy else "Nothing to export: the conversion failed.",
+                               error=True)
             return False
         try:
             save_network(self.result.conversion.shallow, path)
@@ -568,10 +570,10 @@ class ConverterPanel(Panel):
 
     def _draw_verdict(self, res: Result) -> None:
         conv, v = res.conversion, res.verification
-        # 1-D: within the scale-relative rounding bound (model.shallow.ROUNDING); n-D: in
-        # floating point, rounding relative to the size of the outputs
+        # 1-D: within the scale-relative rounding bound (model.shallow.ROUNDING); n-D:
+        # within 1e-9 of the size of the terms the outputs are summed from
         ok = v.ok()
-        within = f" up to rounding (1e-9 × outputs up to {v.output_scale:.2g})"
+        within = f" up to rounding (≤ {v.tolerance():.2g})"
         if conv.one_d is not None:
             at_kinks = v.max_error_at_kinks if v.max_error_at_kinks is not None else 0.0
             text = (f"{'Equal up to rounding' if ok else 'NOT equal'}: largest |deep − shallow| "

@@ -28,7 +28,8 @@ from relulab.model.mlp import MLP
 from relulab.model.playground import (
     ARCHITECTURE_PRESETS, MAX_HIDDEN_LAYERS, MAX_WIDTH, History, PlaygroundState, Points,
 )
-from relulab.model.regions import linear_regions, region_polygons
+from relulab.model.arrangement import engine_ready
+from relulab.model.regions import count_linear_regions, region_polygons
 from relulab.ui.driver import TrainingDriver
 from relulab.ui.panels.base import Panel, SnapshotCommand, named, signals_blocked
 from relulab.ui.panels.playground.controls import PlaygroundControls
@@ -494,7 +495,7 @@ class PlaygroundPanel(Panel):
         if net is self._regions_for:  # a hover or a neuron choice: same network, same regions
             return
         quick = net.n_hidden_neurons <= QUICK_REGION_NEURONS
-        if final and quick:
+        if final and quick and engine_ready():
             self._regions_worker.cancel()
             polygons = region_polygons(net, self.box)
             self._set_polygons(polygons, polygon_outline(polygons), net, None)
@@ -515,8 +516,8 @@ class PlaygroundPanel(Panel):
             labels.plane_label.setText("")
         step, box = self.trainer.step, self.box
 
-        def job(_stop):
-            polygons = region_polygons(net, box)
+        def job(stop):
+            polygons = region_polygons(net, box, should_stop=stop)
             return net, step, polygons, polygon_outline(polygons)
 
         self._regions_worker.submit(job)
@@ -539,10 +540,10 @@ class PlaygroundPanel(Panel):
         if net is None:
             self._plane_worker.cancel()
             self.readouts.plane_label.setText("")
-        else:  # the exact count in all of R², by linear programs, on the worker
+        else:  # the exact count in all of R², by the region engine, on the worker
             self.readouts.plane_label.setText("In the whole plane: counting…")
             self._plane_worker.submit(
-                lambda stop: (net, len(linear_regions(net, should_stop=stop))))
+                lambda stop: (net, count_linear_regions(net, should_stop=stop)))
 
     def _on_plane_count(self, result) -> None:
         net, count = result
