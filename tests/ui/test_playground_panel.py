@@ -540,7 +540,7 @@ def test_points_far_away_and_close_together_train(panel):
 
 
 def test_a_csv_of_more_points_than_the_panel_trains_is_refused_whole(panel, tmp_path):
-    from relulab.model.datasets import save_points_csv
+    from relulab.io.points import save_points_csv
     from relulab.model.playground import MAX_POINTS
 
     x = np.random.default_rng(1).uniform(-1, 1, (MAX_POINTS + 1, 2))

@@ -21,9 +21,9 @@ from PySide6.QtWidgets import (
     QFileDialog, QHBoxLayout, QSplitter, QTabWidget, QVBoxLayout, QWidget,
 )
 
+from relulab.io.points import load_points_csv, save_points_csv
 from relulab.model.activations import ACTIVATIONS
 from relulab.model.classify import DEFAULT_BOX, Trainer
-from relulab.model.datasets import load_points_csv, save_points_csv
 from relulab.model.mlp import MLP
 from relulab.model.playground import (
     ARCHITECTURE_PRESETS, MAX_HIDDEN_LAYERS, MAX_WIDTH, History, PlaygroundState, Points,
