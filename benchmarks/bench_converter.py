@@ -1,20 +1,19 @@
 """Deep → shallow: 1-D conversion, 2-D region maps, exact regions on all of R².
 
 Baselines, measured in the same run: evaluating the deep network on a dense grid
-(what a sampled picture would cost, and it still misses regions), the
-linear-program enumeration (SciPy HiGHS, one program per undecided child), and the
-cell-by-cell polygon clipping that the flat one (every cell of a neuron in one
-array step) replaced."""
+(what a sampled picture would cost, and it still misses regions) and the
+linear-program enumeration of before (SciPy HiGHS, one program per undecided child).
+The region engine against its peer, regioncam, is in bench_regions."""
 
 import time
 
 import numpy as np
 
 from benchmarks.common import Row, median_time
+from benchmarks.lp_regions import lp_region_count
 from relulab.model.mlp import MLP
 from relulab.model.piecewise import piecewise_linear
-from relulab.model.regions import (_reference_linear_regions, _reference_region_polygons,
-                                   linear_regions, region_polygons)
+from relulab.model.regions import linear_regions, region_polygons
 from relulab.model.shallow import convert, shallow_1d
 
 BOX = (-3.0, 3.0, -3.0, 3.0)
@@ -85,58 +84,51 @@ def run() -> list[Row]:
     rows.append(Row(f"1-D 1-64-64-64-64-1 → one hidden layer ({shallow_1d(deep1).width} neurons)",
                     one, "deep net on a 100k-point grid", grid1, max_seconds=0.05))
 
-    for sizes, target in (([2, 8, 8, 8, 1], "≤ 200 ms"), ([2, 16, 16, 16, 1], "≤ 2 s")):
+    for sizes, budget in (([2, 8, 8, 8, 1], 0.2), ([2, 16, 16, 16, 1], 2.0)):
         net = MLP.random(sizes, seed=0)
         t = median_time(lambda: region_polygons(net, BOX), repeat=3)
         g = median_time(lambda: _grid_patterns(net), repeat=3)
         n_poly = len(region_polygons(net, BOX))
         rows.append(Row(f"2-D region map {'-'.join(map(str, sizes))} in [-3,3]² ({n_poly} polygons)",
-                        t, f"patterns on a 500² grid ({_grid_patterns(net)} seen)", g, target))
-
-    # the flat clipping against the cell-by-cell clipping it replaced, same polygons
-    for sizes, box in (([2, 8, 8, 8, 1], (-1.25, 1.25, -1.25, 1.25)), ([2, 8, 8, 8, 1], BOX),
-                       ([2, 16, 16, 16, 1], BOX)):
-        for seed in (0, 3):
-            net = MLP.random(sizes, seed=seed)
-            n_poly = len(region_polygons(net, box))
-            flat = median_time(lambda: region_polygons(net, box), repeat=9)
-            cell = median_time(lambda: _reference_region_polygons(net, box), repeat=3)
-            rows.append(Row(f"region map {'-'.join(map(str, sizes))} seed {seed} in "
-                            f"[{box[0]:g},{box[1]:g}]² ({n_poly} polygons), flat clipping",
-                            flat, "cell-by-cell clipping (before)", cell, "several × faster"))
-    for sizes in ([2, 8, 8, 8, 1], [2, 16, 16, 1]):
-        net = MLP.random(sizes, seed=0)
-        p = len(linear_regions(net))
-        flat = median_time(lambda: linear_regions(net, method="polygons"), repeat=5)
-        cell = median_time(lambda: _reference_linear_regions(net), repeat=3)
-        rows.append(Row(f"exact regions on all of R², {'-'.join(map(str, sizes))} ({p} regions), "
-                        "flat clipping", flat, "cell-by-cell clipping (before)", cell,
-                        "several × faster"))
+                        t, f"patterns on a 500² grid ({_grid_patterns(net)} seen)", g,
+                        max_seconds=budget))
 
     net = MLP.random([2, 16, 16, 1], seed=0)
     stats = {}
     exact = median_time(lambda: linear_regions(net, stats=stats), repeat=3)
     p = len(linear_regions(net))
-    lp_stats = {}
-    lp = median_time(lambda: linear_regions(net, method="lp", stats=lp_stats), repeat=1, warmup=0)
-    rows.append(Row(f"exact regions on all of R², 2-16-16-1 ({p} regions, {stats['lps'] // 4} LPs)",
-                    exact, f"LP splitting only ({lp_stats['lps']} LPs)", lp, "≤ 5 s",
-                    "polygons of the projective plane: no bounding box, LPs only where a line "
-                    "touches a cell without crossing it"))
+    lp = median_time(lambda: lp_region_count(net), repeat=1, warmup=0)
+    lp_p, lps = lp_region_count(net)
+    rows.append(Row(f"exact regions on all of R², 2-16-16-1 ({p} regions, {stats['lps']} LPs)",
+                    exact, f"LP splitting of before ({lps} LPs, {lp_p} regions)", lp,
+                    note="polygons of the projective plane: no bounding box; every sign proven, "
+                    f"{stats['exact']} of them by integer arithmetic", max_seconds=5.0,
+                    holds=p == lp_p))
 
     conv = median_time(lambda: convert(net), repeat=3)
     rows.append(Row("2-16-16-1 → three-hidden-layer extended network (regions + construction)",
-                    conv, "LP splitting alone", lp, "≤ 5 s"))
+                    conv, "LP splitting alone", lp, max_seconds=5.0))
+    net4 = MLP.random([4, 8, 8, 1], seed=0)
+    done = convert(net4)
+    conv4 = median_time(lambda: convert(net4), repeat=1)
+    check4 = median_time(lambda: done.verify(), repeat=1, warmup=0)
+    lp4 = median_time(lambda: lp_region_count(net4), repeat=1, warmup=0)
+    rows.append(Row(f"4-8-8-1 → three-hidden-layer extended network ({done.p} regions + "
+                    "construction)", conv4, "LP splitting of the regions alone", lp4,
+                    note=f"its check at {len(done.exact_points())} exact and 2000 random points "
+                    f"takes {check4:.1f} s more", max_seconds=5.0))
 
-    # growth with the number of regions
-    notes = []
+    # growth with the number of regions: about the same time per region
+    per_region = []
     for w in (8, 16, 24, 32):
         net = MLP.random([2, w, w, 1], seed=1)
         t = median_time(lambda: linear_regions(net), repeat=1)
         p = len(linear_regions(net))
         g = median_time(lambda: _grid_patterns(net, 300), repeat=1)
-        notes.append(f"p = {p}: {t * 1e6 / p:.0f} µs per region")
+        per_region.append((p, t / p))
+        notes = "; ".join(f"p = {q}: {s * 1e6:.0f} µs per region" for q, s in per_region)
         rows.append(Row(f"exact regions 2-{w}-{w}-1 ({p} regions)", t,
-                        "patterns on a 300² grid", g, "grows ~ linearly in p",
-                        "; ".join(notes) if w == 32 else ""))
+                        "patterns on a 300² grid", g, "≤ 3× the time per region of 2-8-8-1",
+                        notes if w == 32 else "",
+                        holds=per_region[-1][1] <= 3 * per_region[0][1]))
     return rows

@@ -204,3 +204,34 @@ def test_a_shallow_network_that_differs_is_not_written(tmp_path, capsys, monkeyp
     assert code == 3 and out == ""
     assert err.count("\n") == 1 and "times the rounding bound; o.json not written" in err
     assert not (tmp_path / "o.json").exists()
+
+
+@pytest.mark.parametrize("s, shift", [(1e10, 0.0), (1e-10, 0.0), (1e10, 1e10), (1.0, 1e10)])
+def test_3d_network_in_other_units_converts_exactly(tmp_path, capsys, s, shift):
+    """The same network with its input scaled and shifted: the same regions, and the
+    shallow network equal to rounding (relative to the size of the outputs' terms)."""
+    (W, b), *rest = MLP.random([3, 5, 5, 1], seed=0).layers
+    deep = MLP([(W / s, b + W @ np.full(3, shift))] + rest)
+    save_network(deep, tmp_path / "deep.npz")
+    code, out, err = _run(capsys, tmp_path / "deep.npz", tmp_path / "shallow.json", "--report")
+    assert code == 0 and err == ""
+    assert "activation regions: p = 147 (0 lower-dimensional)" in out
+    shallow = load_network(tmp_path / "shallow.json")
+    X = s * (np.random.default_rng(1).normal(0.0, 3.0, (400, 3)) - shift)
+    terms = np.abs(X)        # the size of what the outputs are summed from
+    for Wl, bl in deep.layers:
+        terms = terms @ np.abs(Wl).T + np.abs(bl)
+    assert np.abs(shallow(X) - deep(X)).max() <= 1e-9 * max(1.0, terms.max())
+
+
+def test_too_many_regions_stop_with_one_line(tmp_path, capsys, monkeypatch):
+    import functools
+
+    import relulab.model.shallow as shallow
+
+    monkeypatch.setattr(shallow, "convert", functools.partial(shallow.convert, max_regions=50))
+    save_network(MLP.random([3, 8, 8, 1], seed=0), tmp_path / "deep.json")
+    code, out, err = _run(capsys, tmp_path / "deep.json", tmp_path / "shallow.json")
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and "more than 50 activation regions" in err
+    assert not (tmp_path / "shallow.json").exists()

@@ -1,4 +1,4 @@
-"""Point sets in the plane for the playground, two classes or more, and CSV in and out.
+"""Point sets in the plane for the playground, two classes or more, and their CSV text.
 
 Every generator takes a seed (or a ``numpy.random.Generator``) and returns
 ``(X, y)``: ``X`` of shape (N, 2) with coordinates roughly in [−1, 1]², ``y`` of
@@ -9,6 +9,7 @@ two classes each is exactly the two-class set it always was.
 
 ``noise`` is the standard deviation of Gaussian noise added to the coordinates
 after the labels are decided, so a noisy point may sit on the "wrong" side.
+Reading and writing CSV files is ``relulab.io.points``: the model never touches files.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import csv
 import io
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -344,30 +344,3 @@ def points_from_csv(text: str):
     if not X:
         raise ValueError("the file holds no points")
     return np.array(X, float).reshape(-1, 2), np.array(y, float), np.array(t, bool)
-
-
-def save_points_csv(path, X, y, is_test=None) -> None:
-    """Write the points to ``path`` atomically (the old file survives a crash)."""
-    from relulab.io.atomic import write_text_atomic
-
-    write_text_atomic(Path(path), points_to_csv(X, y, is_test))
-
-
-def load_points_csv(path):
-    """``(X, y, is_test)`` read from ``path``; nothing is returned unless the whole file is valid.
-    Only a regular file of at most 20 MB is read (a link to /dev/zero or a FIFO is refused)."""
-    from relulab.io.limits import FileRefused, read_file
-
-    path = Path(path)
-    try:
-        data = read_file(path, 20 * 1024 * 1024)
-    except FileRefused as e:
-        raise ValueError(f"{path.name} {e}") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{path.name}: not a text file ({e.reason})") from None
-    try:
-        return points_from_csv(text)
-    except ValueError as e:
-        raise ValueError(f"{path.name}: {e}") from None

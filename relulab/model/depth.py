@@ -64,10 +64,10 @@ class DepthSample:
 
 def count_regions_in_box(net: MLP, box) -> int:
     """The number of activation regions of ``net`` with area inside ``box``, from the
-    converter's exact polygon clipping (``relulab.model.regions.region_polygons``)."""
-    from relulab.model.regions import region_polygons
+    exact region engine (``relulab.model.regions.count_linear_regions``)."""
+    from relulab.model.regions import count_linear_regions
 
-    return len(region_polygons(net, tuple(float(v) for v in box)))
+    return count_linear_regions(net, tuple(float(v) for v in box))
 
 
 def regions_against_depth(budget: int = 80, depths: Sequence[int] = (1, 2, 3, 4),

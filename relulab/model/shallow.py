@@ -29,7 +29,9 @@ from fractions import Fraction
 from typing import Sequence
 
 import numpy as np
+import scipy.sparse
 
+from relulab.model.cancel import check
 from relulab.model.mlp import MLP
 from relulab.model.regions import Region, linear_regions
 
@@ -40,9 +42,19 @@ INF = np.inf
 # extended-real networks
 # ---------------------------------------------------------------------------
 def _ro(a) -> np.ndarray:
+    """A read-only float copy of ``a``; an array that is read-only already (such as
+    the zero-stride zeros of :func:`_zeros`) is kept as it is."""
+    if isinstance(a, np.ndarray) and a.dtype == float and not a.flags.writeable:
+        return a
     a = np.array(a, dtype=float)
     a.setflags(write=False)
     return a
+
+
+def _zeros(shape) -> np.ndarray:
+    """Read-only zeros that take no memory (the unused V of a finite layer: 65 MB for
+    a network of two thousand regions)."""
+    return np.broadcast_to(0.0, shape)
 
 
 @dataclass(frozen=True, eq=False)
@@ -72,10 +84,15 @@ class ExtendedLayer:
         # Every distinct affine form is evaluated once, so two rows that share a
         # functional (both senses of one split) see bit-identical values.
         forms = np.concatenate([np.column_stack([self.W, self.b]),
-                                np.column_stack([self.V, self.v])[self.S != 0]])
+                                np.column_stack([self.V[self.S != 0], self.v[self.S != 0]])])
         unique, inverse = np.unique(forms, axis=0, return_inverse=True)
         inverse = inverse.reshape(-1)
         object.__setattr__(self, "_forms", unique)
+        # the construction's layers 2 and 3 are mostly zeros: kept sparse they cost
+        # their non-zeros, not rows × columns
+        F = unique[:, :-1]
+        sparse = F.size > 4096 and np.count_nonzero(F) < 0.1 * F.size
+        object.__setattr__(self, "_F", scipy.sparse.csr_matrix(F) if sparse else F)
         object.__setattr__(self, "_finite_idx", inverse[:n_out])
         scaled = np.full(n_out, -1)
         scaled[self.S != 0] = inverse[n_out:]
@@ -101,10 +118,10 @@ class ExtendedLayer:
 
     def pre_activation(self, h: np.ndarray) -> np.ndarray:
         """W h + b + S ⊙ (V h + v) in extended reals, h of shape (N, n_in)."""
-        forms = _extended_affine(h, self._forms[:, :-1], self._forms[:, -1])
+        forms = _extended_affine(h, self._F, self._forms[:, -1])
         finite = forms[:, self._finite_idx]
-        out = finite.copy()
         rows = np.nonzero(self.S != 0)[0]
+        out = finite.copy() if rows.size else finite
         if rows.size:
             t = forms[:, self._scaled_idx[rows]]
             s = self.S[rows]
@@ -116,20 +133,26 @@ class ExtendedLayer:
         return out
 
 
-def _extended_affine(h: np.ndarray, F: np.ndarray, f: np.ndarray) -> np.ndarray:
-    """h Fᵀ + f with h possibly ±∞ and 0·∞ = 0; raises on ∞ − ∞."""
+def _extended_affine(h: np.ndarray, F, f: np.ndarray) -> np.ndarray:
+    """h Fᵀ + f with h possibly ±∞ and 0·∞ = 0; raises on ∞ − ∞. F: an array or a
+    scipy sparse matrix."""
     inf = np.isinf(h)
     if not inf.any():
-        return h @ F.T + f
-    finite = np.where(inf, 0.0, h) @ F.T + f
+        return np.asarray(h @ F.T) + f
+    finite = np.asarray(np.where(inf, 0.0, h) @ F.T) + f
     cols = np.nonzero(inf.any(axis=0))[0]          # only these inputs can be infinite
     hc = h[:, cols]
     plus = (hc == INF).astype(float)
     minus = (hc == -INF).astype(float)
-    Fp = np.ascontiguousarray((F[:, cols] > 0).T, dtype=float)
-    Fn = np.ascontiguousarray((F[:, cols] < 0).T, dtype=float)
-    up = plus @ Fp + minus @ Fn      # how many terms are +∞ (0·∞ = 0: zero weights skipped)
-    down = plus @ Fn + minus @ Fp    # how many terms are −∞
+    if scipy.sparse.issparse(F):
+        Fc = F[:, cols]
+        Fp = (Fc > 0).astype(float).T.tocsr()
+        Fn = (Fc < 0).astype(float).T.tocsr()
+    else:
+        Fp = np.ascontiguousarray((F[:, cols] > 0).T, dtype=float)
+        Fn = np.ascontiguousarray((F[:, cols] < 0).T, dtype=float)
+    up = np.asarray(plus @ Fp + minus @ Fn)    # how many terms are +∞ (0·∞ = 0: zeros skipped)
+    down = np.asarray(plus @ Fn + minus @ Fp)  # how many terms are −∞
     if np.any((up > 0) & (down > 0)):
         raise ArithmeticError("∞ − ∞ formed in an extended dot product")
     return np.where(up > 0, INF, np.where(down > 0, -INF, finite))
@@ -197,16 +220,25 @@ class ExtendedNetwork:
             out.append(h)
         return out
 
-    def __call__(self, x) -> np.ndarray:
-        """Outputs (N, m) for inputs (N, n); a 1-D input with one output gives (N,)."""
+    def __call__(self, x, should_stop=None) -> np.ndarray:
+        """Outputs (N, m) for inputs (N, n); a 1-D input with one output gives (N,).
+        ``should_stop`` is checked between blocks of points (see relulab.model.cancel)."""
         x = np.asarray(x, dtype=float)
         flat = x.ndim <= 1 and self.n_in == 1
         h = x.reshape(-1, 1) if flat else np.atleast_2d(x)
         if h.shape[1] != self.n_in:
             raise ValueError(f"expected inputs of shape (N, {self.n_in}), got {x.shape}")
-        for L in self.layers[:-1]:
-            h = np.maximum(L.pre_activation(h), 0.0)
-        y = self.layers[-1].pre_activation(h)
+        # a few thousand points at a time: the hidden layers are wide (about p and 2pm)
+        width = max(self.hidden_sizes, default=1)
+        step = max(1, (1 << 22) // max(1, width))
+        parts = []
+        for i in range(0, max(len(h), 1), step):
+            check(should_stop, "evaluating the shallow network")
+            g = h[i:i + step]
+            for L in self.layers[:-1]:
+                g = np.maximum(L.pre_activation(g), 0.0)
+            parts.append(self.layers[-1].pre_activation(g))
+        y = np.concatenate(parts) if len(parts) > 1 else parts[0]
         return y[:, 0] if flat and self.n_out == 1 else y
 
     def to_mlp(self) -> MLP:
@@ -218,7 +250,7 @@ class ExtendedNetwork:
 
     @classmethod
     def from_mlp(cls, net: MLP) -> "ExtendedNetwork":
-        return cls(tuple(ExtendedLayer(W, b, np.zeros(len(b)), np.zeros_like(W),
+        return cls(tuple(ExtendedLayer(W, b, np.zeros(len(b)), _zeros(W.shape),
                                        np.zeros(len(b))) for W, b in net.layers))
 
     def __repr__(self) -> str:
@@ -308,15 +340,26 @@ def shallow_from_regions(regions: Sequence[Region]) -> ExtendedNetwork:
     layers = (
         ExtendedLayer(W1, b1, S1, V1, v1),
         ExtendedLayer(W2, zeros(2 * n + p), S2, V2, zeros(2 * n + p)),
-        ExtendedLayer(W3, b3, zeros(2 * p * m), zeros(W3.shape), zeros(2 * p * m)),
-        ExtendedLayer(W4, zeros(m), zeros(m), zeros(W4.shape), zeros(m)),
+        ExtendedLayer(W3, b3, zeros(2 * p * m), _zeros(W3.shape), zeros(2 * p * m)),
+        ExtendedLayer(W4, zeros(m), zeros(m), _zeros(W4.shape), zeros(m)),
     )
     return ExtendedNetwork(layers)
 
 
+#: Corollary 1's three widths, in words; :func:`corollary_terms` gives their values.
+COROLLARY_TERMS = ("2n + k", "2n + p", "2pm")
+
+
+def corollary_terms(n: int, k: int, p: int, m: int) -> tuple[int, int, int]:
+    """The widths of the three hidden layers of Corollary 1: 2n + k (x⁺, x⁻ and one
+    detector per constraint), 2n + p (x⁺, x⁻ and one indicator per region) and 2pm
+    (the positive and negative part of each region's affine map)."""
+    return 2 * n + k, 2 * n + p, 2 * p * m
+
+
 def corollary_bound(n: int, k: int, p: int, m: int) -> int:
     """Corollary 1's width bound max{2n + k, 2n + p, 2pm}."""
-    return max(2 * n + k, 2 * n + p, 2 * p * m)
+    return max(corollary_terms(n, k, p, m))
 
 
 # ---------------------------------------------------------------------------
@@ -686,16 +729,32 @@ class Verification:
     max_error_at_kinks: float | None = None  # 1-D only, exactly at the kinks
     max_rounding_ratio: float | None = None  # 1-D only: largest |deep − shallow| / bound
     finite: bool = True
+    scale: float = 1.0   # n-D: size of what the outputs are summed from, at the points checked
 
-    def ok(self, tol: float = 1e-9) -> bool:
+    def tolerance(self, rel: float = 1e-9) -> float:
+        """n-D: what "equal" allows, ``rel`` times the size of the summed terms (rounding
+        grows with them, so a network in other units verifies the same)."""
+        return rel * max(1.0, self.scale)
+
+    def ok(self, tol: float | None = None) -> bool:
         """1-D: every difference within the rounding bound (ROUNDING); n-D: within
-        ``tol``. Never ok when a value is NaN or infinite."""
+        ``tol`` (default :meth:`tolerance`). Never ok when a value is NaN or infinite."""
         if not self.finite:
             return False
         if self.max_rounding_ratio is not None:
             return self.max_rounding_ratio <= 1.0 and self.end_slopes_agree is not False
+        tol = self.tolerance() if tol is None else tol
         return (self.max_error_exact_points <= tol and self.max_error_random <= tol
                 and self.end_slopes_agree is not False)
+
+
+def _magnitude(net: MLP, X: np.ndarray) -> float:
+    """max over X of Σ|terms| of the network's output: the forward pass with |W|, |b|
+    and |x| (the scale of its rounding errors)."""
+    h = np.abs(np.asarray(X, dtype=float))
+    for W, b in net.layers:
+        h = h @ np.abs(W).T + np.abs(b)
+    return float(h.max()) if h.size else 0.0
 
 
 @dataclass
@@ -722,10 +781,20 @@ class Conversion:
         return list(self.shallow.hidden_sizes)
 
     @property
+    def terms(self) -> tuple[int, int, int]:
+        """Corollary 1's three widths 2n + k, 2n + p and 2pm for this network."""
+        return corollary_terms(self.n_in, self.k, self.p, self.n_out)
+
+    @property
     def bound(self) -> int:
         """Corollary 1: max{2n + k, 2n + p, 2pm}. In 1-D, p counts the activation
         regions along the line and k = 2(p − 1) (two senses per boundary point)."""
-        return corollary_bound(self.n_in, self.k, self.p, self.n_out)
+        return max(self.terms)
+
+    def bound_text(self) -> str:
+        """"max{2n + k, 2n + p, 2pm} = max{…} = bound", with the 1-D reading of k."""
+        return (f"max{{{', '.join(COROLLARY_TERMS)}}} = max{{{', '.join(map(str, self.terms))}}}"
+                f" = {self.bound}" + (" (k = 2(p − 1) in 1-D)" if self.one_d is not None else ""))
 
     def scale(self) -> float:
         if self.one_d is not None:
@@ -757,12 +826,16 @@ class Conversion:
                 pts.append(r.witness - (a @ r.witness + c) * a)  # on the boundary z = 0
         return np.array(pts).reshape(-1, self.n_in)
 
-    def verify(self, n_random: int = 2000, seed: int = 0) -> Verification:
+    def verify(self, n_random: int = 2000, seed: int = 0, should_stop=None) -> Verification:
         """Largest |deep − shallow| on the exact points and on random points; in 1-D
-        also measured against the rounding bound (see ROUNDING) and the end slopes."""
+        also measured against the rounding bound (see ROUNDING) and the end slopes. The
+        extended network checks ``should_stop`` as it goes (thousands of regions take
+        seconds)."""
         X = self.exact_points()
         d = lambda P: np.asarray(self.deep(P), dtype=float).reshape(len(P), -1)  # noqa: E731
-        s = lambda P: np.asarray(self.shallow(P), dtype=float).reshape(len(P), -1)  # noqa: E731
+        extended = isinstance(self.shallow, ExtendedNetwork)
+        s = lambda P: np.asarray(self.shallow(P, should_stop) if extended  # noqa: E731
+                                 else self.shallow(P), dtype=float).reshape(len(P), -1)
         rng = np.random.default_rng(seed)
         with np.errstate(over="ignore", invalid="ignore"):
             dX, sX = d(X), s(X)
@@ -777,6 +850,9 @@ class Conversion:
         finite = bool(np.all(np.isfinite(dX)) and np.all(np.isfinite(sX))
                       and np.all(np.isfinite(dR)) and np.all(np.isfinite(sR)))
         v = Verification(exact, len(X), rand, n_random, finite=finite)
+        if self.one_d is None:
+            with np.errstate(over="ignore", invalid="ignore"):
+                v.scale = _magnitude(self.deep, np.concatenate([X.reshape(-1, self.n_in), R]))
         if self.one_d is not None:
             t = self.one_d.kinks
             if len(t):
@@ -809,10 +885,20 @@ class Conversion:
         return True
 
 
-def convert(net: MLP, regions: Sequence[Region] | None = None, should_stop=None) -> Conversion:
+#: A conversion stops with a one-line :class:`~relulab.model.regions.RegionLimit` beyond
+#: these: the three-hidden-layer network is built as dense matrices of about p × k
+#: entries (p regions, k constraints), some hundreds of megabytes at 3,000 regions.
+MAX_REGIONS = 3000
+MAX_SECONDS = 30.0
+
+
+def convert(net: MLP, regions: Sequence[Region] | None = None, should_stop=None,
+            max_regions: int | None = MAX_REGIONS, max_seconds: float | None = MAX_SECONDS
+            ) -> Conversion:
     """Deep → shallow for any ReLU network: 1-D input gives a finite one-hidden-layer
     network (:func:`shallow_1d`), n-D input the extended three-hidden-layer one.
-    ``should_stop`` is passed to the region enumeration (see :func:`linear_regions`)."""
+    ``should_stop``, ``max_regions`` and ``max_seconds`` are passed to the region
+    enumeration (see :func:`linear_regions`)."""
     if net.activation != "relu":
         raise ValueError(f"the converter needs a ReLU network, not {net.activation!r}")
     if not net.is_finite():
@@ -826,7 +912,8 @@ def convert(net: MLP, regions: Sequence[Region] | None = None, should_stop=None)
         p = len(lp.knots) + 1
         return Conversion(net, one.net, one_d=one, k=2 * (p - 1), p=p)
     if regions is None:
-        regions = linear_regions(net, should_stop=should_stop)
+        regions = linear_regions(net, should_stop=should_stop, max_regions=max_regions,
+                                 max_seconds=max_seconds)
     regions = list(regions)
     shallow = shallow_from_regions(regions)
     G, g, strict, members = region_constraints(regions)

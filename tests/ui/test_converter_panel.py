@@ -58,9 +58,9 @@ def test_1d_curves_kinks_and_verdict(qtbot, panel):
     assert np.allclose(deep, shallow, atol=1e-9)
     assert np.allclose(deep, panel.net(x), atol=1e-12)
     K = len(res.conversion.one_d.kinks)
-    assert panel.kink_table.rowCount() == K
-    assert float(panel.kink_table.item(0, 1).text()) == pytest.approx(res.conversion.one_d.kinks[0],
-                                                                        rel=1e-4)
+    table = panel.kink_table.model()
+    assert table.rowCount() == K
+    assert float(table.index(0, 1).data()) == pytest.approx(res.conversion.one_d.kinks[0], rel=1e-4)
     assert "end slopes agree" in panel.verdict.text() and panel.verdict.text().startswith("Equal")
     _, diff = panel.diff_curve.getData()
     assert np.abs(diff).max() < 1e-9
@@ -291,3 +291,56 @@ def test_latest_request_wins(qtbot, panel):
     _wait(qtbot, panel)
     assert panel.result.conversion.deep is panel.net and panel.net.sizes == [1, 4, 1]
     assert panel.kink_table.isVisibleTo(panel)
+
+
+def test_closing_mid_conversion_leaves_no_thread(qtbot, theme):
+    import threading
+
+    before = set(threading.enumerate())
+    panel = ConverterPanel()
+    qtbot.addWidget(panel)
+    _set_architecture_no_wait(qtbot, panel, "1-512-512-1")
+    assert panel.busy
+    panel.shutdown()
+    assert set(threading.enumerate()) <= before
+
+
+def _set_architecture_no_wait(qtbot, panel, text):
+    panel.arch_edit.setText(text)
+    qtbot.keyClick(panel.arch_edit, Qt.Key.Key_Return)
+
+
+def test_the_largest_1d_network_converts_and_lists_every_kink(qtbot, panel):
+    _set_architecture(qtbot, panel, "1-512-512-1")
+    one = panel.result.conversion.one_d
+    assert panel.kink_table.model().rowCount() == len(one.kinks) > 100
+    assert panel.verdict.text().startswith("Equal")
+    assert panel.data_tables()["kinks"][1][0][1] == one.kinks[0]
+
+
+def test_the_state_object_is_what_undo_and_scenes_hold(qtbot, panel):
+    from relulab.model.converter import ConverterState
+
+    _set_architecture(qtbot, panel, "2-3-3-1")
+    assert isinstance(panel.state, ConverterState) and panel.state.architecture == (2, 3, 3, 1)
+    assert ConverterState.from_dict(panel.state_dict()).to_dict() == panel.state_dict()
+    panel.select_region(1)
+    assert panel.state_dict()["selected_region"] == 1 and panel.undo_stack.count() == 1
+
+
+def test_too_many_regions_are_reported_in_one_line(qtbot, panel, monkeypatch):
+    import functools
+
+    from relulab.model import shallow
+
+    monkeypatch.setattr(shallow, "convert", functools.partial(shallow.convert, max_regions=20))
+    drawn = len(panel._region_items)
+    assert panel.receive("network", MLP.random([3, 6, 6, 1], seed=0))
+    _wait(qtbot, panel)
+    assert "more than 20 activation regions" in panel.message.text()
+    assert "\n" not in panel.message.text()
+    # the picture stays; the result of the earlier network is let go (it is not this one's)
+    assert panel.verdict.text() == "conversion failed" and panel.result is None
+    assert len(panel._region_items) == drawn > 0
+    assert not panel.export_shallow("/nonexistent/s.json")
+    assert "the conversion failed" in panel.message.text()

@@ -17,6 +17,15 @@ from relulab.ui.panels.playground import PlaygroundPanel
 from tests.ui import mouse
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _region_engine_loaded():
+    """Load the region engine's compiled loops once: until they are, the panel draws
+    the overlay from its worker (test_overlay_waits_for_the_engine_in_the_worker)."""
+    from relulab.model.arrangement import warm_up
+
+    warm_up()
+
+
 @pytest.fixture
 def panel(shown_panel):
     return shown_panel(PlaygroundPanel)
@@ -319,6 +328,21 @@ def test_tables_and_plots(panel):
     assert list(panel.plots())[0] == "map"
 
 
+def test_overlay_waits_for_the_engine_in_the_worker(panel, qtbot, monkeypatch):
+    """Before the region engine's compiled loops are loaded (a minute on the very first
+    run) the GUI thread never enumerates: the overlay comes from the worker."""
+    from relulab.model.regions import region_polygons
+    from relulab.ui.panels.playground import panel as module
+
+    monkeypatch.setattr(module, "engine_ready", lambda: False)
+    net = MLP.random([2, 5, 5, 1], seed=8)
+    panel.receive("network", net)
+    drawn(panel)
+    expected = len(region_polygons(net, panel.box))
+    qtbot.waitUntil(lambda: panel.readouts.region_label.text()
+                    == f"Linear regions in view: {expected} (exact)", timeout=20_000)
+
+
 def test_region_overlay_count_equals_the_converters(panel, qtbot):
     from relulab.model.regions import linear_regions, region_polygons
 
@@ -519,7 +543,7 @@ def test_points_far_away_and_close_together_train(panel):
 
 
 def test_a_csv_of_more_points_than_the_panel_trains_is_refused_whole(panel, tmp_path):
-    from relulab.model.datasets import save_points_csv
+    from relulab.io.points import save_points_csv
     from relulab.model.playground import MAX_POINTS
 
     x = np.random.default_rng(1).uniform(-1, 1, (MAX_POINTS + 1, 2))

@@ -26,19 +26,20 @@ from PySide6.QtWidgets import (
 )
 
 from relulab.io.networks import NetworkFileError, save_network
+from relulab.io.points import load_points_csv, save_points_csv
 from relulab.model.activations import ACTIVATIONS
 from relulab.model.classify import DEFAULT_BOX, Trainer
 from relulab.model.collapse import (
     collapse_identity_layers, format_affine, identity_layers, local_affine_map,
 )
-from relulab.model.datasets import load_points_csv, save_points_csv
 from relulab.model.decisions import decision_regions
 from relulab.model.mlp import MLP
 from relulab.model.playground import (
     ARCHITECTURE_PRESETS, MAX_HIDDEN_LAYERS, MAX_WIDTH, History, PlaygroundState, Points,
     hidden_space_choice,
 )
-from relulab.model.regions import linear_regions
+from relulab.model.arrangement import engine_ready
+from relulab.model.regions import count_linear_regions
 from relulab.ui.driver import TrainingDriver
 from relulab.ui.panels.base import Panel, SnapshotCommand, named, signals_blocked
 from relulab.ui.panels.playground.controls import PlaygroundControls
@@ -652,7 +653,7 @@ class PlaygroundPanel(Panel):
             return
         labels.decision_label.setText(GRID_BOUNDARY)
         quick = flat.n_hidden_neurons <= QUICK_REGION_NEURONS
-        if final and quick:
+        if final and quick and engine_ready():
             self._regions_worker.cancel()
             decisions = decision_regions(net, self.box)
             self._set_polygons(decisions, polygon_outline(decisions.regions), net, None)
@@ -709,11 +710,11 @@ class PlaygroundPanel(Panel):
         if net is None:
             self._plane_worker.cancel()
             self.readouts.plane_label.setText("")
-        else:  # the exact count in all of R², on the worker
+        else:  # the exact count in all of R², by the region engine, on the worker
             flat = regions_network(net)
             self.readouts.plane_label.setText("In the whole plane: counting…")
             self._plane_worker.submit(
-                lambda stop: (net, len(linear_regions(flat, should_stop=stop))))
+                lambda stop: (net, count_linear_regions(flat, should_stop=stop)))
 
     def _on_plane_count(self, result) -> None:
         net, count = result
