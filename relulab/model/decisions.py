@@ -233,8 +233,11 @@ class _Flat:
         # line only touches is not cut into slivers (this draws; it decides no count)
         tol = 8 * np.finfo(float).eps * (np.einsum("ij,ij->i", np.abs(V), np.abs(ar)) + np.abs(br))
         s = np.where(np.abs(s) <= tol, 0.0, s)
-        whole = flat_region[owner]
-        keep_whole = (br > 0) | ((br == 0) & (not strict))
+        # a polygon on the line within rounding everywhere is a tie: the lower class's
+        # alone, so that no piece of the plane goes to two classes
+        undecided = np.bincount(owner, weights=(s != 0), minlength=len(a)) == 0
+        whole = flat_region[owner] | undecided[owner]
+        keep_whole = np.where(flat_region[owner], (br > 0) | ((br == 0) & (not strict)), not strict)
         s = np.where(whole, np.where(keep_whole, 1.0, -1.0), s)
         # the next vertex of each vertex, within its own polygon
         first = np.r_[True, owner[1:] != owner[:-1]]

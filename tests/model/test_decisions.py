@@ -135,6 +135,21 @@ def test_units_do_not_change_the_pieces(scale, shift):
         assert np.allclose(b.boundary / scale, a.boundary, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("scale, shift", [(1e-12, 0.0), (1e12, 0.0), (1.0, 1e10)])
+def test_a_network_in_other_units_has_the_same_decision_regions(scale, shift):
+    """End to end, the region engine included: the same network in input units x' =
+    scale·x + shift, on the box in those units."""
+    net = trained(3, (8, 8), steps=200)
+    (W1, b1), *rest = net.layers
+    moved = MLP([(W1 / scale, b1 - W1 @ np.full(2, shift) / scale), *rest])
+    box = tuple(np.array(DEFAULT_BOX) * scale + shift)
+    a, b = decision_regions(net, DEFAULT_BOX), decision_regions(moved, box)
+    assert len(a.regions) == len(b.regions)
+    rtol = 1e-9 + 50 * np.spacing(abs(shift)) / scale
+    assert np.allclose(a.area_by_class(), b.area_by_class() / scale ** 2, rtol=rtol)
+    assert b.area_by_class().sum() / scale ** 2 == pytest.approx(2.5 ** 2, rel=rtol)
+
+
 def test_known_regions_are_reused_and_stopping_is_honoured():
     from relulab.model.cancel import Cancelled
 
