@@ -149,18 +149,24 @@ def _scores(regions: Sequence[RegionPolygon], n_out: int) -> tuple[np.ndarray, n
 
 
 def _padded(regions: Sequence[RegionPolygon]) -> tuple[np.ndarray, np.ndarray]:
-    """Vertices (R, K, 2), counter-clockwise, padded by repeating the last vertex; counts (R,)."""
+    """Vertices (R, K, 2), counter-clockwise, padded by repeating the last vertex; counts
+    (R,). All regions at once: their orientations from one signed-area sum, each taken
+    from its first vertex (far from the origin the terms would cancel)."""
     counts = np.array([len(r.vertices) for r in regions])
+    flat = np.concatenate([np.asarray(r.vertices, float) for r in regions])
+    first = np.cumsum(counts) - counts
+    owner = np.repeat(np.arange(len(regions)), counts)
+    local = np.arange(len(flat)) - first[owner]
+    nxt = first[owner] + (local + 1) % counts[owner]
+    rel = flat - flat[first[owner]]
+    twice_area = np.bincount(owner, rel[:, 0] * rel[nxt, 1] - rel[:, 1] * rel[nxt, 0],
+                             minlength=len(regions))
     K = int(counts.max())
-    V = np.empty((len(regions), K, 2))
-    for k, r in enumerate(regions):
-        v = np.asarray(r.vertices, float)
-        x, y = (v - v[0]).T  # from the first vertex: far from the origin the terms would cancel
-        if np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)) < 0:
-            v = v[::-1]
-        V[k, :len(v)] = v
-        V[k, len(v):] = v[-1]
-    return V, counts
+    j = np.minimum(np.arange(K)[None, :], counts[:, None] - 1)       # (R, K), padded
+    j = np.where((twice_area < 0)[:, None], counts[:, None] - 1 - j, j)  # reversed: clockwise ones
+    j = np.where(np.arange(K)[None, :] < counts[:, None], j,
+                 np.where((twice_area < 0)[:, None], 0, counts[:, None] - 1))
+    return flat[first[:, None] + j], counts
 
 
 def _decide(regions: list[RegionPolygon], n_out: int):
