@@ -177,7 +177,9 @@ class Theme(QObject):
         pal = QPalette()
         if self._name != "light":
             bg, fg = self.color("background"), self.color("foreground")
-            base = QColor(bg).lighter(130) if self._name == "dark" else QColor("#000000")
+            # high contrast: fields and check boxes a shade off the black window, or an
+            # empty check box is black on black
+            base = QColor(bg).lighter(130) if self._name == "dark" else QColor("#262626")
             for role, colour in (
                 (QPalette.ColorRole.Window, bg), (QPalette.ColorRole.WindowText, fg),
                 (QPalette.ColorRole.Base, base), (QPalette.ColorRole.AlternateBase, bg),

@@ -146,6 +146,8 @@ class NetworkDiagram(QWidget):
             item.setVisible(self.thumbnails)
         if self._sizes is not None:
             self._style_nodes()
+            self._set_range()
+            self._place_tiles()
         if self.thumbnails and self._net is not None:
             self._show_tiles(self._net)
 
@@ -177,6 +179,13 @@ class NetworkDiagram(QWidget):
         for li, (item, n) in enumerate(zip(self.tiles, self._sizes)):
             total = n - 1 + height
             item.setRect(QRectF(li - width / 2, -(n - 1) / 2 - height / 2, width, total))
+        self._place_biases(width / 2 if self.thumbnails else 0.0)
+
+    def _place_biases(self, half_width: float) -> None:
+        """Each output's bias just right of its dot (or of its picture)."""
+        out = self.node_pos[-self._sizes[-1]:]
+        for label, (x, y) in zip(self.bias_labels, out):
+            label.setPos(x + half_width + 0.1, y)
 
     # -- the nodes -------------------------------------------------------------------------
     def _place_nodes(self, sizes: list[int]) -> None:
@@ -203,13 +212,20 @@ class NetworkDiagram(QWidget):
         out = self.node_pos[-sizes[-1]:]
         for x, y in out:  # each output's bias to its right
             label = pg.TextItem("", anchor=(0.0, 0.5))
-            label.setPos(x + 0.12, y)
+            label.setZValue(20)
+            label.setPos(x + 0.1, y)
             self.plot.addItem(label)
             self.bias_labels.append(label)
         self._style_nodes()
+        self._set_range()
+
+    def _set_range(self) -> None:
+        """All layers, and room on the right for the output biases (beside the pictures
+        when they are shown)."""
+        sizes = self._sizes
         span = max(sizes)
-        self.plot.setRange(xRange=(-0.5, len(sizes) - 0.5 + 0.55), yRange=(-span / 2, span / 2),
-                           padding=0.04)
+        right = len(sizes) - 0.5 + (1.1 if self.thumbnails else 0.75)
+        self.plot.setRange(xRange=(-0.5, right), yRange=(-span / 2, span / 2), padding=0.04)
 
     def _style_nodes(self) -> None:
         th = self.theme

@@ -41,10 +41,11 @@ class HiddenSpaceView(QWidget):
                              "Neuron on the horizontal axis")
         self.y_combo = named(QComboBox(), "playground-hidden-y", "Neuron on the vertical axis",
                              "Neuron on the vertical axis")
-        for label, w in (("Layer", self.layer_combo), ("neurons: x", self.x_combo),
+        for label, w in (("Layer", self.layer_combo), ("neurons x", self.x_combo),
                          ("y", self.y_combo)):
             row.addWidget(QLabel(label))
-            row.addWidget(w, 1)
+            row.addWidget(w)
+        row.addStretch(1)
         self.plot = named(TimedPlotWidget(clock), "playground-hidden-plot",
                           "The points in the hidden layer's coordinates")
         self.plot.setMenuEnabled(False)
