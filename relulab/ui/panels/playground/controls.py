@@ -342,8 +342,7 @@ class PlaygroundControls(QWidget):
                 w.deleteLater()
             self.layer_spins, self.layer_combos = [], []
             for i, width in enumerate(hidden, start=1):
-                label = QLabel(f"Layer {i}")
-                label.setObjectName(f"playground-layer-{i}-label")
+                label = named(QLabel(f"Layer {i}"), f"playground-layer-{i}-label", f"Hidden layer {i}")
                 spin = named(QSpinBox(), f"playground-layer-{i}-width", f"Neurons in hidden layer {i}",
                              f"Neurons in hidden layer {i}")
                 spin.setRange(1, MAX_WIDTH)
