@@ -739,7 +739,8 @@ class PlaygroundState:
         if classes > spec.max_classes:
             raise ValueError(f"the {spec.label} dataset has two classes; circles, spirals, "
                              f"Gaussian blobs and the checkerboard make up to {MAX_CLASSES}")
-        return self.with_data(replace(self.dataset, classes=int(classes)))
+        n = min(self.dataset.n_per_class, MAX_POINTS // int(classes))  # within the limit
+        return self.with_data(replace(self.dataset, classes=int(classes), n_per_class=n))
 
     def with_random_labels(self, on: bool) -> "PlaygroundState":
         """Shuffle the training labels (or stop): the weights go back to the start of

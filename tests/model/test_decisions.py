@@ -159,3 +159,20 @@ def test_known_regions_are_reused_and_stopping_is_honoured():
     assert d.regions == regions
     with pytest.raises(Cancelled):
         decision_regions(net, DEFAULT_BOX, should_stop=lambda: True)
+
+
+def test_degenerate_networks_still_tile_the_box_by_their_classes():
+    """Duplicate neurons, zero biases, every line through the origin, a zero row, and
+    outputs that tie on whole regions."""
+    W1 = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.0, 0.0], [1.0, -1.0]])
+    W2 = np.array([[1.0, -1.0, 0.5, 0.0, 2.0, 0.0], [0.0, 0.0, 0.0, 1.0, 0.0, 0.0],
+                   [0.0, 0.0, 0.0, 1.0, 0.0, 0.0]])
+    net = MLP([(W1, np.zeros(6)), (W2, np.zeros(3))])
+    box = (-1.0, 1.0, -1.0, 1.0)
+    d = decision_regions(net, box)
+    assert d.area_by_class().sum() == pytest.approx(4.0)
+    assert d.area_by_class()[2] == 0  # class 2 ties class 1 everywhere: argmax says 1
+    points = np.random.default_rng(3).uniform(-1, 1, (400, 2))
+    for x, label in zip(points, predict(net, points)):
+        holders = {p.label for p in d.pieces if inside(p.vertices, x)}
+        assert label in holders

@@ -391,3 +391,71 @@ def test_play_step_reset_and_replay_fit_a_1366_by_768_laptop(main_window, qtbot)
         assert panel.controls.tabs.currentWidget().isVisible()
     spin = panel.findChild(QSpinBox, "playground-classes")
     assert spin is not None
+
+
+# -- at the limits, and hostile input ----------------------------------------------------------
+
+def test_the_largest_settings_with_six_classes_and_pictures(panel, qtbot):
+    from dataclasses import replace
+
+    from relulab.model.playground import MAX_HIDDEN_LAYERS, MAX_POINTS, MAX_WIDTH
+
+    c = panel.controls
+    c.points_spin.setValue(2000)
+    c.dataset_combo.setCurrentIndex(c.dataset_combo.findData("spirals"))
+    c.points_spin.setValue(2000)
+    c.classes_spin.setValue(6)  # 6 × 2000 would pass the limit: cut to 666 a class
+    assert panel.state.classes == 6 and len(panel.points) == 6 * (MAX_POINTS // 6)
+    panel.set_hidden((MAX_WIDTH,) * MAX_HIDDEN_LAYERS)
+    c.thumbnails_check.setChecked(True)
+    c.play_button.click()
+    qtbot.waitUntil(lambda: panel.trainer.step >= 3, timeout=30_000)
+    c.play_button.click()
+    settled(qtbot, panel)
+    assert panel.data_map.heat.image.shape == (200, 200, 3)
+    assert len(panel.diagram.tiles) == MAX_HIDDEN_LAYERS + 2
+    panel.side_tabs.setCurrentWidget(panel.hidden_view)
+    view = drawn(panel).hidden_view
+    assert view.space is not None and np.isfinite(view.space.points).all()
+    state = PlaygroundState.from_dict(json.loads(json.dumps(panel.state_dict())))
+    assert state.classes == 6 and replace(state.view) == panel.state.view
+
+
+@pytest.mark.parametrize("scale", [1e-12, 1e11])
+def test_tiny_and_huge_weights_draw_and_explain_without_errors(panel, qtbot, scale):
+    net = MLP.random([2, 5, 4, 3], seed=6)
+    (W1, b1), *rest = net.layers
+    assert panel.receive("network", MLP([(W1 * scale, b1 * scale), *rest]))  # within 1e12
+    settled(qtbot, panel)
+    picture = panel.data_map.picture
+    assert picture.image.shape == (200, 200, 3)
+    x, y = panel.data_map.boundary_item.getData()
+    assert x is None or np.isfinite(np.c_[x, y]).all()
+    panel.controls.thumbnails_check.setChecked(True)
+    assert all(np.isfinite(t.image).all() for t in drawn(panel).diagram.tiles)
+    mouse.move(panel.data_map, mouse.data_to_viewport(panel.data_map, 0.2, 0.1))
+    assert panel.info_label.text().startswith("At (") and "nan" not in panel.info_label.text()
+    panel.side_tabs.setCurrentWidget(panel.hidden_view)
+    assert "needs" not in drawn(panel).hidden_view.note.text()
+
+
+@pytest.mark.parametrize("text", ["(" * 60 + "x" + ")" * 60, "x" * 501, "__import__('os')",
+                                  "sqrt(-1 - x^2)", "1/0", "exp(exp(exp(x)))*0 + 9"])
+def test_hostile_boundaries_change_nothing(panel, text):
+    c = panel.controls
+    c.dataset_combo.setCurrentIndex(c.dataset_combo.findData("boundary"))
+    before = panel.state_dict()
+    panel.set_boundary(text)
+    assert panel.state_dict() == before
+    assert panel.readouts.message_label.text()
+
+
+def test_a_csv_of_six_classes_gives_six_outputs(panel, tmp_path):
+    path = tmp_path / "six.csv"
+    rows = ["x1,x2,label,set"] + [f"{np.cos(k):.3f},{np.sin(k):.3f},{k % 6},train" for k in range(30)]
+    path.write_text("\n".join(rows) + "\n")
+    assert panel.load_points(path)
+    assert panel.state.classes == 6 and panel.net.sizes[-1] == 6
+    assert panel.controls.click_class_combo.count() == 6
+    panel.undo_stack.undo()
+    assert panel.state.classes == 2 and panel.net.sizes[-1] == 1
