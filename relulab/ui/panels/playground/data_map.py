@@ -170,6 +170,27 @@ def polygon_outline(polygons) -> Outline:
 NO_REGIONS = Outline(np.zeros(0), np.zeros(0), QPainterPath())
 
 
+def point_items() -> dict:
+    """One scatter item per class and set (training, test), each with one symbol, brush
+    and pen: pyqtgraph draws such an item from one cached symbol, whatever the number
+    of points."""
+    return {(c, test): pg.ScatterPlotItem() for c in range(MAX_CLASSES) for test in (False, True)}
+
+
+def style_point_items(items: dict, theme, outline: float = 2.0) -> None:
+    """Training points filled in their class colour, outlined; held-out points hollow,
+    outlined in their class colour (darker where it is pale on the background)."""
+    for (c, test), item in items.items():
+        colour = theme.class_color(c)
+        if test:
+            item.setPen(pg.mkPen(outline_color(colour, theme.color("background")),
+                                 width=theme.width(outline)))
+            item.setBrush(pg.mkBrush(0, 0, 0, 0))
+        else:
+            item.setPen(theme.pen("foreground", 0.8 * outline / 2.0))
+            item.setBrush(pg.mkBrush(colour))
+
+
 def contrast_ratio(a, b) -> float:
     """The WCAG contrast of two QColors, (L₁ + 0.05)/(L₂ + 0.05) of their relative luminances."""
     def luminance(c):
@@ -236,10 +257,7 @@ class DataMap(TimedPlotWidget):
         self.addItem(self.region_item)
         self.boundary_item = pg.PlotDataItem(connect="pairs")
         self.addItem(self.boundary_item)
-        # one item per class and set, each with one symbol, brush and pen: pyqtgraph
-        # draws such an item from one cached symbol, whatever the number of points
-        self.point_items = {(c, test): pg.ScatterPlotItem() for c in range(MAX_CLASSES)
-                            for test in (False, True)}
+        self.point_items = point_items()
         for item in self.point_items.values():
             self.addItem(item)
         self.scene().sigMouseClicked.connect(self._on_click)
@@ -289,15 +307,7 @@ class DataMap(TimedPlotWidget):
             self.heat.setLookupTable(self._lut)
         self.boundary_item.setPen(theme.pen("foreground", 2.5))
         self.region_item.setPen(theme.pen("foreground", 0.8, alpha=110))
-        for (c, test), item in self.point_items.items():
-            colour = theme.class_color(c)
-            if test:  # held-out points: outlined in their class colour, darker where pale
-                outline = outline_color(colour, theme.color("background"))
-                item.setPen(pg.mkPen(outline, width=theme.width(2.0)))
-                item.setBrush(pg.mkBrush(0, 0, 0, 0))
-            else:
-                item.setPen(theme.pen("foreground", 0.8))
-                item.setBrush(pg.mkBrush(colour))
+        style_point_items(self.point_items, theme)
         self.show_points(self._points)
 
     # -- the mouse ----------------------------------------------------------------------

@@ -16,10 +16,10 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 from relulab.model.decisions import affine_decisions
 from relulab.model.hidden import HiddenSpace, hidden_space, separating_map
 from relulab.model.mlp import MLP
-from relulab.model.playground import MAX_CLASSES, Points
+from relulab.model.playground import Points
 from relulab.ui.driver import TimedPlotWidget
 from relulab.ui.panels.base import named, signals_blocked
-from relulab.ui.panels.playground.data_map import SYMBOLS, outline_color
+from relulab.ui.panels.playground.data_map import SYMBOLS, point_items, style_point_items
 
 
 class HiddenSpaceView(QWidget):
@@ -55,8 +55,7 @@ class HiddenSpaceView(QWidget):
         self.plot.setMinimumHeight(120)
         self.boundary_item = pg.PlotDataItem(connect="pairs")
         self.plot.addItem(self.boundary_item)
-        self.point_items = {(c, test): pg.ScatterPlotItem() for c in range(MAX_CLASSES)
-                            for test in (False, True)}
+        self.point_items = point_items()
         for item in self.point_items.values():
             self.plot.addItem(item)
         self.note = named(QLabel(""), "playground-hidden-note", "What the hidden space shows")
@@ -166,11 +165,4 @@ class HiddenSpaceView(QWidget):
         th = self.theme
         th.style_plot(self.plot)
         self.boundary_item.setPen(th.pen("foreground", 2.5))
-        for (c, test), item in self.point_items.items():
-            colour = th.class_color(c)
-            if test:
-                item.setPen(pg.mkPen(outline_color(colour, th.color("background")), width=th.width(1.6)))
-                item.setBrush(pg.mkBrush(0, 0, 0, 0))
-            else:
-                item.setPen(th.pen("foreground", 0.6))
-                item.setBrush(pg.mkBrush(colour))
+        style_point_items(self.point_items, th, outline=1.6)
