@@ -459,3 +459,18 @@ def test_a_csv_of_six_classes_gives_six_outputs(panel, tmp_path):
     assert panel.controls.click_class_combo.count() == 6
     panel.undo_stack.undo()
     assert panel.state.classes == 2 and panel.net.sizes[-1] == 1
+
+
+def test_deep_to_shallow_takes_a_three_class_network(main_window, qtbot):
+    window = main_window
+    window.show_panel("playground")
+    panel = window.panel("playground")
+    net = MLP.random([2, 5, 4, 3], seed=2, activation=["relu", "identity"])
+    assert panel.receive("network", net)
+    assert panel.send_network()
+    converter = window.panel("converter")
+    qtbot.waitUntil(lambda: window.current_panel() is converter, timeout=5000)
+    taken = converter.received
+    assert taken.sizes == [2, 5, 3] and taken.activation == "relu"
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    assert np.allclose(taken(X), panel.net(X), rtol=1e-12, atol=1e-12)
