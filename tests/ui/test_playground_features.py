@@ -474,3 +474,29 @@ def test_deep_to_shallow_takes_a_three_class_network(main_window, qtbot):
     assert taken.sizes == [2, 5, 3] and taken.activation == "relu"
     X = np.random.default_rng(0).normal(size=(40, 2))
     assert np.allclose(taken(X), panel.net(X), rtol=1e-12, atol=1e-12)
+
+
+def test_the_diagram_names_each_layers_activation_and_a_click_picks_a_neuron(panel):
+    panel.set_hidden((4, 3))
+    panel.set_layer_activation(2, "tanh")
+    diagram = drawn(panel).diagram
+    assert [lab.toPlainText() for lab in diagram.layer_labels] == ["input", "ReLU", "tanh", "σ"]
+    x, y = diagram.node_pos[2 + 4 + 1]  # layer 2, neuron 2
+    mouse.click(diagram.plot, mouse.data_to_viewport(diagram.plot, x, y))
+    assert panel.state.view.neuron == (2, 1)
+    assert drawn(panel).info_label.text().startswith("Layer 2, neuron 2")
+    mouse.click(diagram.plot, mouse.data_to_viewport(diagram.plot, x, y))
+    assert panel.state.view.neuron is None
+    panel.receive("network", MLP.random([2, 3, 4], seed=0))
+    assert drawn(panel).diagram.layer_labels[-1].toPlainText() == "softmax"
+
+
+def test_a_hovered_neuron_that_an_edit_removes_is_forgotten(panel):
+    diagram = drawn(panel).diagram
+    x, y = diagram.node_pos[2 + 5]  # layer 1, neuron 6 of 2-6-1
+    mouse.move(diagram.plot, mouse.data_to_viewport(diagram.plot, x, y))
+    assert panel.shown_neuron() == (1, 5)
+    panel.set_hidden((2,))  # the mouse has not moved; neuron 6 is gone (an undo does the same)
+    assert drawn(panel).data_map.picture.neuron is None and panel.shown_neuron() is None
+    panel.undo_stack.undo()
+    assert panel.net.sizes == [2, 6, 1]

@@ -11,7 +11,7 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from relulab.model.activations import get_activation
+from relulab.model.activations import ACTIVATIONS, get_activation
 from relulab.model.classify import DEFAULT_BOX, grid_layers
 from relulab.model.mlp import MLP
 from relulab.ui.driver import TimedPlotWidget
@@ -58,9 +58,11 @@ def neuron_pictures(net: MLP, box=DEFAULT_BOX, size: int = THUMB) -> list[np.nda
 
 
 class NetworkDiagram(QWidget):
-    """``hovered(neuron)``: (layer, i) of a hidden neuron under the mouse, or None."""
+    """``hovered(neuron)``: (layer, i) of a hidden neuron under the mouse, or None;
+    ``clicked(neuron)``: a hidden neuron was clicked (to show its map)."""
 
     hovered = Signal(object)
+    clicked = Signal(object)
 
     def __init__(self, clock, theme, box=DEFAULT_BOX, parent=None):
         super().__init__(parent)
@@ -90,10 +92,12 @@ class NetworkDiagram(QWidget):
         self.nodes.setZValue(10)
         self.plot.addItem(self.nodes)
         self.bias_labels: list[pg.TextItem] = []
+        self.layer_labels: list[pg.TextItem] = []  # each layer's activation, over its column
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot, 1)
         self.nodes.sigHovered.connect(self._on_hover)
+        self.nodes.sigClicked.connect(self._on_click)
         vb = self.plot.getPlotItem().getViewBox()
         vb.sigResized.connect(self._place_tiles)
         vb.sigRangeChanged.connect(self._place_tiles)
@@ -136,6 +140,10 @@ class NetworkDiagram(QWidget):
         _, b_out = net.layers[-1]
         for label, b in zip(self.bias_labels, b_out):
             label.setText(f"b = {b:+.3g}")
+        names = ["input"] + [ACTIVATIONS[a].label for a in net.activations] + [
+            "σ" if net.n_out == 1 else "softmax"]
+        for label, name in zip(self.layer_labels, names):
+            label.setText(name)
         if self.thumbnails:
             self._show_tiles(net)
 
@@ -190,6 +198,7 @@ class NetworkDiagram(QWidget):
     # -- the nodes -------------------------------------------------------------------------
     def _place_nodes(self, sizes: list[int]) -> None:
         self._sizes = list(sizes)
+        self._hover = None  # the neuron under the mouse may be gone
         pos, data = [], []
         for li, n in enumerate(sizes):
             for i in range(n):
@@ -206,9 +215,17 @@ class NetworkDiagram(QWidget):
             item.setVisible(self.thumbnails)
             self.plot.addItem(item)
             self.tiles.append(item)
-        for label in self.bias_labels:
+        for label in self.bias_labels + self.layer_labels:
             self.plot.removeItem(label)
         self.bias_labels = []
+        self.layer_labels = []
+        span = max(sizes)
+        for li in range(len(sizes)):  # each layer's activation over its column
+            label = pg.TextItem("", anchor=(0.5, 1.0))
+            label.setZValue(20)
+            label.setPos(li, span / 2 + 0.1)
+            self.plot.addItem(label)
+            self.layer_labels.append(label)
         out = self.node_pos[-sizes[-1]:]
         for x, y in out:  # each output's bias to its right
             label = pg.TextItem("", anchor=(0.0, 0.5))
@@ -225,7 +242,8 @@ class NetworkDiagram(QWidget):
         sizes = self._sizes
         span = max(sizes)
         right = len(sizes) - 0.5 + (1.1 if self.thumbnails else 0.75)
-        self.plot.setRange(xRange=(-0.5, right), yRange=(-span / 2, span / 2), padding=0.04)
+        self.plot.setRange(xRange=(-0.5, right), yRange=(-span / 2, span / 2 + 0.15 * span + 0.3),
+                           padding=0.04)
 
     def _style_nodes(self) -> None:
         th = self.theme
@@ -244,9 +262,15 @@ class NetworkDiagram(QWidget):
                                brush=[brush[r] for r in roles], pen=th.pen("background", 1.0),
                                hoverable=True, hoverSize=th.point_size(18),
                                hoverBrush=pg.mkBrush(th.color("selected")))
-        for label in self.bias_labels:
+        for label in self.bias_labels + self.layer_labels:
             label.setColor(th.color("foreground"))
             label.setFont(th.font(8))
+
+    def _on_click(self, _item, points, _ev) -> None:
+        if len(points):
+            layer, i = points[0].data()
+            if 0 < layer < len(self._sizes) - 1:
+                self.clicked.emit((int(layer), int(i)))
 
     def _on_hover(self, _item, points, _ev) -> None:
         new = None

@@ -35,7 +35,7 @@ from relulab.model.collapse import (
 from relulab.model.decisions import decision_regions
 from relulab.model.mlp import MLP
 from relulab.model.playground import (
-    ARCHITECTURE_PRESETS, MAX_HIDDEN_LAYERS, MAX_WIDTH, History, PlaygroundState, Points,
+    ARCHITECTURE_PRESETS, MAX_HIDDEN_LAYERS, MAX_WIDTH, History, PlaygroundState, Points, fits,
     hidden_space_choice,
 )
 from relulab.model.arrangement import engine_ready
@@ -199,6 +199,7 @@ class PlaygroundPanel(Panel):
         self.data_map.remove_requested.connect(self.remove_point)
         self.data_map.hovered.connect(self._on_map_hover)
         self.diagram.hovered.connect(self._on_neuron_hover)
+        self.diagram.clicked.connect(self._on_neuron_clicked)
         self.hidden_view.choice_changed.connect(self._on_hidden_choice)
         self.side_tabs.currentChanged.connect(lambda _i: self._draw_side(self.net, True))
         self.depth_study.study_changed.connect(self._on_study_changed)
@@ -565,7 +566,10 @@ class PlaygroundPanel(Panel):
 
     def shown_neuron(self) -> tuple[int, int] | None:
         """The hovered neuron, else the chosen one, else None (the output)."""
-        return self.diagram.hover or self._state.view.neuron
+        hover = self.diagram.hover
+        if hover is not None and fits(hover, self._state.architecture):
+            return hover
+        return self._state.view.neuron
 
     def _draw_picture(self, net: MLP) -> None:
         """The map of ``net``: at once for a small network, else from the worker. While
@@ -608,6 +612,12 @@ class PlaygroundPanel(Panel):
         self.data_map.show_picture(picture, boundary=not exact)
         if self._hover_point is None:
             self.info_label.setText(picture.text or HOVER_HINT)
+
+    def _on_neuron_clicked(self, neuron) -> None:
+        """A click on a hidden neuron shows its map (a second click, the output's)."""
+        combo = self.controls.neuron_combo
+        chosen = None if self._state.view.neuron == tuple(neuron) else list(neuron)
+        combo.setCurrentIndex(max(0, combo.findData(chosen)) if chosen is not None else 0)
 
     def _on_neuron_hover(self, _neuron) -> None:
         self._draw_picture(self.net)
