@@ -18,6 +18,7 @@ import numpy as np  # noqa: E402
 from benchmarks.common import Row, median_time  # noqa: E402
 
 HINGES, POINTS, MOVES = 100, 1000, 60
+FRAME = 0.008  # a drag fits in a frame: model work plus redraw, median per move
 
 
 def _drag_times(method: str) -> tuple[float, float]:
@@ -81,11 +82,11 @@ def run() -> list[Row]:
     threads = os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS") or "default"
     return [
         Row(f"drag a kink: refit + redraw per move ({HINGES} hinges, {POINTS} points)", ours,
-            "same panel, dense lstsq 1000×102 per move", dense, "≤ 8 ms median",
+            "same panel, dense lstsq 1000×102 per move", dense, max_seconds=FRAME,
             note=f"median of {MOVES - 5} synthetic mouse moves through the real panel, "
                  f"offscreen, BLAS threads: {threads}, load average {os.getloadavg()[0]:.1f}"),
         Row("the same drag, CPU time per move (less sensitive to a busy machine)", ours_cpu,
-            "same panel, dense lstsq, CPU time", dense_cpu, "≤ 8 ms median"),
+            "same panel, dense lstsq, CPU time", dense_cpu, max_seconds=FRAME),
         Row(f"fit_hinges, hat basis O(n + K) ({HINGES} hinges, {POINTS} points)", fit_fast,
-            "np.linalg.lstsq on the dense design matrix", fit_dense, "≫ 1× faster"),
+            "np.linalg.lstsq on the dense design matrix (the same fit)", fit_dense, min_ratio=5.0),
     ]

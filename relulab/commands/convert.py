@@ -21,8 +21,6 @@ from pathlib import Path
 
 import numpy as np
 
-#: Region enumeration grows quickly with the input dimension; the command stops here.
-MAX_INPUT_DIM = 4
 #: Loading the compiled region engine from numba's disk cache takes a fraction of a
 #: second; past this the command says that it is compiling (a first run: seconds).
 ENGINE_NOTICE_SECONDS = 1.0
@@ -102,11 +100,8 @@ def report_lines(conv, verification, seconds: float, big_m=None) -> list[str]:
         lines.append(f"shallow network: 3 hidden layers of widths {', '.join(map(str, widths))} "
                      f"(±∞ rows stored factored), {conv.shallow.n_params} parameters, "
                      f"{conv.shallow.n_nonzero} of them non-zero")
-    terms = (2 * n + conv.k, 2 * n + conv.p, 2 * conv.p * m)
     widest = max(widths) if widths else 0
-    lines.append(f"Corollary 1 bound: max{{2n + k, 2n + p, 2pm}} = max{{{terms[0]}, {terms[1]}, "
-                 f"{terms[2]}}} = {conv.bound}; widest shallow layer {widest}"
-                 + (" (k = 2(p − 1) in 1-D)" if conv.one_d is not None else ""))
+    lines.append(f"Corollary 1 bound: {conv.bound_text()}; widest shallow layer {widest}")
     where = ("kinks, midpoints between them and beyond the ends" if conv.one_d is not None
              else "region witnesses and boundary points")
     lines.append(f"largest |deep − shallow| at {verification.n_exact_points} {where}: "
@@ -156,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
 def _run(argv, reading: list[str]) -> int:
     from relulab.io.networks import SUFFIXES, NetworkFileError, load_network, save_network
     from relulab.model.mlp import MLP
+    from relulab.model.converter import MAX_INPUTS
     from relulab.model.shallow import big_m_network, big_m_report, convert
 
     args = _parser().parse_args(argv)
@@ -179,9 +175,9 @@ def _run(argv, reading: list[str]) -> int:
     if deep.activation != "relu":
         raise _Failure(f"{Path(args.input).name}: hidden activation {deep.activation!r}; "
                        "the converter needs ReLU")
-    if deep.n_in > MAX_INPUT_DIM:
+    if deep.n_in > MAX_INPUTS:
         raise _Failure(f"{Path(args.input).name}: {deep.n_in} inputs; the converter handles "
-                       f"1 to {MAX_INPUT_DIM} (regions grow too fast beyond)")
+                       f"1 to {MAX_INPUTS} (regions grow too fast beyond)")
     if deep.n_in >= 2 and out.suffix.lower() == ".onnx" and args.big_m is None:
         raise _Failure(f"{out.name}: ONNX cannot hold the ±∞ weights of the exact shallow "
                        "network; write .json or .npz, or add --big-m M for a finite version")

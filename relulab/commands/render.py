@@ -3,7 +3,8 @@
 Without a scene the panel's default state is drawn. The picture is the panel as it
 looks in the window (``--lecture``: in the lecture layout, controls hidden), or just
 its main plot with ``--plot`` (another plot with ``--plot NAME``). ``.svg`` output draws the main plot as vectors.
-Exit code 0 on success; 1 when the scene or the output is wrong; 2 for bad
+The panel's background work (a conversion, a deep tent) is waited for, up to a
+minute. Exit code 0 on success; 1 when the scene or the output is wrong; 2 for bad
 arguments; the problem is one line on standard error.
 """
 
@@ -14,6 +15,8 @@ import os
 import sys
 
 MIN_SIDE, MAX_SIDE = 64, 8192
+#: How long a panel's background work (a conversion, a deep tent) may take to appear.
+RENDER_WAIT_SECONDS = 60.0
 
 
 class _Usage(Exception):
@@ -98,7 +101,7 @@ def _render(args, scene, name: str, out: str, suffix: str) -> int:
     from PySide6.QtCore import Qt, QtMsgType, qInstallMessageHandler
     from PySide6.QtWidgets import QApplication
 
-    from relulab.app import ensure_application
+    from relulab.ui.application import ensure_application
 
     def quiet(kind, context, message):  # Qt's chatter is not the one line we promise
         if kind == QtMsgType.QtFatalMsg:
@@ -110,15 +113,12 @@ def _render(args, scene, name: str, out: str, suffix: str) -> int:
         from relulab.io.scenes import SceneError
         from relulab.ui import export
         from relulab.ui.panels import spec
-        from relulab.ui.panels.base import PlaceholderPanel
         from relulab.ui.theme import Theme, set_current_theme
 
         theme = Theme(args.theme, args.zoom)
         set_current_theme(theme)
         theme.apply_to_application()
-        p = spec(name)
-        cls = p.load()
-        panel = cls() if cls is not None else PlaceholderPanel(p.name, p.title, p.summary)
+        panel = spec(name).load()()
         try:
             if scene is not None and name in scene.panels:
                 try:
@@ -134,6 +134,7 @@ def _render(args, scene, name: str, out: str, suffix: str) -> int:
             logical = (int(round(w * s)), int(round(h * s)))
             panel.resize(*(logical if args.plot is None else args.size))
             panel.show()
+            panel.wait_until_idle(RENDER_WAIT_SECONDS)  # the background work shows too
             for _ in range(3):  # layouts settle, then plots paint
                 QApplication.processEvents()
             target = panel

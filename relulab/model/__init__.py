@@ -8,66 +8,48 @@ Everything the panels show is computed here, so it can be used from a notebook::
 
 The submodules hold more (``relulab.model.hinges``, ``.training``, ``.piecewise``,
 ``.folding``, ``.regions``, ``.shallow``, ``.datasets``, ``.classify``,
-``.collapse``, ``.depth``); the names below are the ones most used.
+``.collapse``, ``.depth``); the names below are the ones most used. They are
+imported on first use (PEP 562), so importing one submodule does not import them
+all, nor scipy: the window opens faster.
 """
 
-from relulab.model.activations import ACTIVATIONS, Activation, get_activation
-from relulab.model.classify import (
-    ClassifierSnapshot,
-    TrainConfig,
-    Trainer,
-    decision_map,
-    seed002_run,
-)
-from relulab.model.collapse import collapse, collapsed_network
-from relulab.model.datasets import DATASETS, circles, make_dataset
-from relulab.model.depth import parameter_count, regions_against_depth
-from relulab.model.expression import Expression, ExpressionError, parse_expression
-from relulab.model.folding import tent_network
-from relulab.model.hinges import (
-    HingeFit,
-    convergence_study,
-    evenly_spaced_kinks,
-    fit_hinges,
-    interpolate_hinges,
-    interpolation_bound,
-)
-from relulab.model.mlp import MLP, compose
-from relulab.model.piecewise import PiecewiseLinear, piecewise_linear
-from relulab.model.regions import (Region, RegionPolygon, count_linear_regions, linear_regions,
-                                   region_polygons)
-from relulab.model.shallow import (
-    ExtendedNetwork,
-    convert,
-    corollary_bound,
-    to_shallow,
-    to_shallow_extended,
-)
-from relulab.model.targets import DEFAULT_TARGET, PRESETS, Target, target_from_text
-from relulab.model.training import (
-    HingeNetTrainer,
-    RestartsSnapshot,
-    init_hinge_net,
-    iter_hinge_net,
-    refit_output_layer,
-    train_hinge_net,
-)
+from __future__ import annotations
 
-__all__ = [
-    "ACTIVATIONS", "Activation", "get_activation",
-    "ClassifierSnapshot", "TrainConfig", "Trainer", "decision_map", "seed002_run",
-    "collapse", "collapsed_network",
-    "DATASETS", "circles", "make_dataset",
-    "parameter_count", "regions_against_depth",
-    "Expression", "ExpressionError", "parse_expression",
-    "tent_network",
-    "HingeFit", "convergence_study", "evenly_spaced_kinks", "fit_hinges",
-    "interpolate_hinges", "interpolation_bound",
-    "MLP", "compose",
-    "PiecewiseLinear", "piecewise_linear",
-    "Region", "RegionPolygon", "count_linear_regions", "linear_regions", "region_polygons",
-    "ExtendedNetwork", "convert", "corollary_bound", "to_shallow", "to_shallow_extended",
-    "DEFAULT_TARGET", "PRESETS", "Target", "target_from_text",
-    "HingeNetTrainer", "RestartsSnapshot", "init_hinge_net", "iter_hinge_net", "refit_output_layer",
-    "train_hinge_net",
-]
+import importlib
+
+_WHERE = {
+    "activations": ["ACTIVATIONS", "Activation", "get_activation"],
+    "classify": ["ClassifierSnapshot", "TrainConfig", "Trainer", "decision_map", "seed002_run"],
+    "collapse": ["collapse", "collapsed_network"],
+    "datasets": ["DATASETS", "circles", "make_dataset"],
+    "depth": ["parameter_count", "regions_against_depth"],
+    "expression": ["Expression", "ExpressionError", "parse_expression"],
+    "folding": ["tent_network"],
+    "hinges": ["HingeFit", "convergence_study", "evenly_spaced_kinks", "fit_hinges",
+               "interpolate_hinges", "interpolation_bound"],
+    "mlp": ["MLP", "compose"],
+    "piecewise": ["PiecewiseLinear", "piecewise_linear"],
+    "regions": ["Region", "RegionPolygon", "count_linear_regions", "linear_regions",
+                "region_polygons"],
+    "shallow": ["ExtendedNetwork", "convert", "corollary_bound", "to_shallow",
+                "to_shallow_extended"],
+    "targets": ["DEFAULT_TARGET", "PRESETS", "Target", "target_from_text"],
+    "training": ["HingeNetTrainer", "RestartsSnapshot", "init_hinge_net", "iter_hinge_net",
+                 "refit_output_layer", "train_hinge_net"],
+}
+_MODULE_OF = {name: module for module, names in _WHERE.items() for name in names}
+
+__all__ = list(_MODULE_OF)
+
+
+def __getattr__(name: str):
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'relulab.model' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"relulab.model.{module}"), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

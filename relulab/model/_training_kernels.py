@@ -351,10 +351,6 @@ def compiled_ready() -> bool:
     return _compiled is not None or _compile_error is not None
 
 
-def compile_error() -> str | None:
-    return _compile_error
-
-
 def advance_compiled(x, y, batches, P, m, v, diverged_at, losses, col0, step0, n_steps,
                      hidden, optimizer, lr, beta1, beta2, eps, momentum):
     """The same as ``advance_numpy``, compiled; falls back to numpy when unavailable."""

@@ -11,9 +11,16 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from scipy.special import erf
 
 LEAKY_SLOPE = 0.01
+
+
+def erf(z):
+    """The error function, from scipy when GELU is first used (not at start-up)."""
+    from scipy.special import erf as scipy_erf
+
+    return scipy_erf(z)
+
 _SQRT2 = np.sqrt(2.0)
 _SQRT2PI = np.sqrt(2.0 * np.pi)
 

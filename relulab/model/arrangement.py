@@ -51,6 +51,8 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
+import os
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -350,6 +352,13 @@ def start_warm_up(n_in: int | None = 2) -> None:
 
 
 def _make_ready_quietly(entry) -> None:
+    # below the GUI thread, as the panels' workers run (Linux; elsewhere as it is):
+    # a compilation takes a core for seconds
+    if sys.platform.startswith("linux"):
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+        except OSError:
+            pass
     try:
         _make_ready(entry)
     except Exception:  # noqa: BLE001 - the enumeration that needs the loops raises it

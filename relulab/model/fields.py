@@ -73,6 +73,12 @@ class Fields:
             raise ValueError(f"{self.name(key)}: {_show(v)} is outside {lo}…{hi}")
         return int(v)
 
+    def optional_integer(self, key: str, lo: int, hi: int) -> int | None:
+        """A whole number in lo…hi, or None (null in the file)."""
+        if self.get(key) is None:
+            return None
+        return self.integer(key, lo, hi)
+
     def flag(self, key: str) -> bool:
         v = self.get(key)
         if not isinstance(v, bool):

@@ -24,6 +24,7 @@ import numpy as np
 from fractions import Fraction
 
 from relulab.model.exact import BeyondExact
+from relulab.model.fields import Fields
 from relulab.model.mlp import MLP
 from relulab.model.piecewise import EXACT_KNOTS, PiecewiseLinear, piecewise_linear
 
@@ -261,6 +262,11 @@ def fold_frame(pl_before: PiecewiseLinear | None, pl_after: PiecewiseLinear,
 
 MAX_DEPTH = 24
 PEAK_RANGE = (0.2, 0.8)
+#: Every weight and bias of the user's fold lies in [−FOLD_LIMIT, FOLD_LIMIT] (what the
+#: table accepts): composed 24 times, such weights alone cannot overflow (each layer
+#: multiplies by at most 8·FOLD_LIMIT², and (8·10⁶)²⁴ ≈ 10¹⁶⁶). Tiny weights can still
+#: put kinks near ±10³⁰⁰; the panel reports those compositions as beyond double precision.
+FOLD_LIMIT = 1000.0
 
 
 @dataclass(frozen=True)
@@ -281,6 +287,13 @@ class FoldingState:
         peak = float(self.peak)
         if not lo <= peak <= hi:
             raise ValueError(f"peak must lie in [{lo}, {hi}], got {peak}")
+        f = self.fold
+        for name, values in (("w", f.w), ("b", f.b), ("a", f.a), ("c", (f.c,))):
+            for i, v in enumerate(values):
+                if not -FOLD_LIMIT <= v <= FOLD_LIMIT:
+                    where = "c" if name == "c" else f"{name}[{i + 1}]"
+                    raise ValueError(f"fold: {where} = {v:g} is outside "
+                                     f"[{-FOLD_LIMIT:g}, {FOLD_LIMIT:g}]")
         object.__setattr__(self, "depth", depth)
         object.__setattr__(self, "peak", peak)
 
@@ -291,24 +304,18 @@ class FoldingState:
     @classmethod
     def from_dict(cls, d) -> "FoldingState":
         """Validate everything first; a ValueError names the field that is wrong."""
-        if not isinstance(d, dict):
-            raise ValueError("folding state: expected an object")
-        unknown = set(d) - {"depth", "peak", "whole_line", "fold", "show_fold"}
-        if unknown:
-            raise ValueError(f"folding state: unknown field(s) {', '.join(sorted(unknown))}")
         default = cls()
-        depth = d.get("depth", default.depth)
-        if isinstance(depth, bool) or not isinstance(depth, int):
-            raise ValueError(f"depth: must be a whole number from 1 to {MAX_DEPTH}")
-        peak = d.get("peak", default.peak)
-        if isinstance(peak, bool) or not isinstance(peak, (int, float)):
-            raise ValueError("peak: must be a number")
-        for name in ("whole_line", "show_fold"):
-            if not isinstance(d.get(name, False), bool):
-                raise ValueError(f"{name}: must be true or false")
-        fold = Fold.from_dict(d["fold"]) if "fold" in d else default.fold
-        try:
-            return cls(depth=depth, peak=peak, whole_line=d.get("whole_line", default.whole_line),
-                       fold=fold, show_fold=d.get("show_fold", default.show_fold))
-        except ValueError as e:
-            raise ValueError(str(e)) from None
+        f = Fields(d, defaults=default.to_dict(), where="")
+        depth = f.integer("depth", 1, MAX_DEPTH)
+        peak = f.number("peak", *PEAK_RANGE)
+        whole_line, show_fold = f.flag("whole_line"), f.flag("show_fold")
+        g = Fields(f.get("fold"), defaults={"c": 0.0}, where="fold")
+        w = g.numbers("w", MAX_FOLD_NEURONS, lo=-FOLD_LIMIT, hi=FOLD_LIMIT)
+        if not w:
+            raise ValueError(f"fold.w: needs 1 to {MAX_FOLD_NEURONS} neurons")
+        b, a = (g.numbers(k, MAX_FOLD_NEURONS, count=len(w), lo=-FOLD_LIMIT, hi=FOLD_LIMIT)
+                for k in ("b", "a"))
+        fold = Fold(w, b, a, g.number("c", -FOLD_LIMIT, FOLD_LIMIT))
+        g.done()
+        f.done()
+        return cls(depth=depth, peak=peak, whole_line=whole_line, fold=fold, show_fold=show_fold)

@@ -14,7 +14,7 @@ knots x_min < u₁ < … < u_m < x_max (the distinct kinks inside the data). In 
 basis the normal equations are tridiagonal: each data point touches only the two
 hats of its interval, so the Gram matrix and the right-hand side are sums over
 intervals, gathered in one pass (``np.bincount``) in O(n + K), and solved in O(K)
-(``scipy.linalg.solveh_banded``). The hat coefficients are the values of f̂ at the
+(an L D Lᵀ factorisation). The hat coefficients are the values of f̂ at the
 knots; slopes and slope changes follow by differences. This is well conditioned,
 unlike the Gram matrix of the ReLU columns themselves.
 
@@ -37,11 +37,25 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator, Sequence
 
 import numpy as np
-import scipy.linalg
+
+from relulab.model.fields import Fields
 
 MODES = ("free", "least squares", "interpolation")
 MAX_HINGES = 200
 MIN_POINTS, MAX_POINTS = 10, 20000
+#: What the panel's controls allow: the domain ends (three decimals, so a domain is
+#: at least MIN_WIDTH wide), and the size of kinks and of the hand-set line and slopes
+#: (edits clamp to it, so every state can be saved and read back).
+DOMAIN_LIMIT = 1000.0
+MIN_WIDTH = 1e-3
+COEFFICIENT_LIMIT = 1e12
+#: A target's values on its domain stay within ±TARGET_LIMIT: squares of residuals,
+#: curvatures and plot ranges then stay far inside double precision.
+TARGET_LIMIT = 1e12
+
+
+def _clamp(v: float, limit: float = COEFFICIENT_LIMIT) -> float:
+    return min(max(float(v), -limit), limit)
 
 
 def relu(z):
@@ -142,7 +156,11 @@ def _errors(pred: np.ndarray, y: np.ndarray) -> tuple[float, float, np.ndarray]:
     r = pred - y
     if r.size == 0:
         return float("nan"), float("nan"), r
-    return float(np.sqrt(np.mean(r * r))), float(np.max(np.abs(r))), r
+    worst = float(np.max(np.abs(r)))
+    if not 0.0 < worst < np.inf:
+        return worst, worst, r
+    # scaled by the largest residual, so the squares neither overflow nor underflow
+    return worst * float(np.sqrt(np.mean((r / worst) ** 2))), worst, r
 
 
 def hinge_sum(x, y, intercept: float, slope: float, kinks, coefficients) -> HingeFit:
@@ -212,14 +230,33 @@ def _hat_normal_equations(x: np.ndarray, y: np.ndarray, knots: np.ndarray):
     return diag, off, rhs
 
 
+def _solve_tridiagonal_spd(diag: np.ndarray, off: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Solve T v = rhs for a symmetric positive definite tridiagonal T (``diag`` and
+    ``off`` its diagonals) by T = L D Lᵀ, as stable as Cholesky for such T. A pivot
+    that is not positive means T is not positive definite: LinAlgError.
+
+    Plain Python over at most MAX_HINGES + 2 rows (a fraction of a millisecond), so the
+    window opens without importing scipy.linalg (a third of a second)."""
+    d, e, r = diag.tolist(), off.tolist(), rhs.tolist()
+    m = len(d)
+    lower = [0.0] * max(m - 1, 0)
+    for i in range(m):
+        if i:
+            lower[i - 1] = e[i - 1] / d[i - 1]
+            d[i] -= lower[i - 1] * e[i - 1]
+            r[i] -= lower[i - 1] * r[i - 1]
+        if not d[i] > 0.0:
+            raise np.linalg.LinAlgError("the hat basis is singular on these points")
+    v = [0.0] * m
+    for i in range(m - 1, -1, -1):
+        v[i] = r[i] / d[i] - (lower[i] * v[i + 1] if i < m - 1 else 0.0)
+    return np.array(v)
+
+
 def _hat_fit(x: np.ndarray, y: np.ndarray, knots: np.ndarray) -> np.ndarray:
     """Least-squares values at ``knots`` of a continuous piecewise-linear f, from the
     tridiagonal normal equations of the hat basis (which must be non-singular)."""
-    diag, off, rhs = _hat_normal_equations(x, y, knots)
-    banded = np.zeros((2, knots.size))
-    banded[0, 1:] = off                    # upper diagonal, LAPACK's upper form
-    banded[1] = diag
-    return scipy.linalg.solveh_banded(banded, rhs, check_finite=False)
+    return _solve_tridiagonal_spd(*_hat_normal_equations(x, y, knots))
 
 
 def _compressed_fit(x: np.ndarray, y: np.ndarray, kinks: np.ndarray, knots: np.ndarray):
@@ -232,6 +269,8 @@ def _compressed_fit(x: np.ndarray, y: np.ndarray, kinks: np.ndarray, knots: np.n
     space, so the minimum-norm solution of R·p ≈ z is pinv(A)·y, with m ≤ K + 2 rows
     instead of n.
     """
+    import scipy.linalg  # only for these rare singular cases: the window opens without it
+
     diag, off, rhs = _hat_normal_equations(x, y, knots)
     lam, V = scipy.linalg.eigh_tridiagonal(diag, off)
     keep = lam > max(float(lam.max()), 0.0) * 1e-13
@@ -532,79 +571,47 @@ class HingesState:
 
     @classmethod
     def from_dict(cls, d: dict) -> "HingesState":
-        """Validate every field (ValueError naming it) and build the state. The
-        target text is checked by the caller, which knows the presets."""
-        if not isinstance(d, dict):
-            raise ValueError("state: expected a mapping")
-        base = cls()
-        known = set(base.to_dict())
-        unknown = set(d) - known
-        if unknown:
-            raise ValueError(f"unknown field(s): {', '.join(sorted(unknown))}")
+        """Validate every field (ValueError naming it) and build the state. Ranges are
+        those of the panel's controls; the target must parse and be finite on [a, b]."""
+        from relulab.model.expression import ExpressionError
+        from relulab.model.targets import target_from_text
 
-        def number(name, lo=-1e6, hi=1e6):
-            v = d.get(name, getattr(base, name))
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v):
-                raise ValueError(f"{name}: expected a finite number, got {v!r}")
-            if not lo <= v <= hi:
-                raise ValueError(f"{name}: {v!r} is outside [{lo:g}, {hi:g}]")
-            return float(v)
+        from relulab.model.expression import MAX_LENGTH
 
-        def integer(name, lo, hi):
-            v = d.get(name, getattr(base, name))
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-                raise ValueError(f"{name}: expected a whole number, got {v!r}")
-            if not lo <= v <= hi:
-                raise ValueError(f"{name}: {v} is outside {lo}…{hi}")
-            return int(v)
-
-        def flag(name):
-            v = d.get(name, getattr(base, name))
-            if not isinstance(v, bool):
-                raise ValueError(f"{name}: expected true or false, got {v!r}")
-            return v
-
-        def numbers(name, count=None):
-            v = d.get(name, list(getattr(base, name)))
-            if not isinstance(v, (list, tuple)):
-                raise ValueError(f"{name}: expected a list of numbers")
-            out = []
-            for i, e in enumerate(v):
-                if isinstance(e, bool) or not isinstance(e, (int, float)) or not np.isfinite(e):
-                    raise ValueError(f"{name}[{i}]: expected a finite number, got {e!r}")
-                out.append(float(e))
-            if len(out) > MAX_HINGES:
-                raise ValueError(f"{name}: at most {MAX_HINGES} hinges, got {len(out)}")
-            if count is not None and len(out) != count:
-                raise ValueError(f"{name}: expected {count} values (one per kink), got {len(out)}")
-            return tuple(out)
-
-        mode = d.get("mode", base.mode)
-        if mode not in MODES:
-            raise ValueError(f"mode: expected one of {', '.join(MODES)}, got {mode!r}")
-        target = d.get("target", base.target)
-        if not isinstance(target, str) or not target.strip():
-            raise ValueError("target: expected a preset name or an expression")
-        a, b = number("a"), number("b")
+        f = Fields(d, defaults=cls().to_dict())
+        mode = f.choice("mode", MODES)
+        target = f.text("target", MAX_LENGTH).strip()
+        a, b = f.number("a", -DOMAIN_LIMIT, DOMAIN_LIMIT), f.number("b", -DOMAIN_LIMIT, DOMAIN_LIMIT)
         if not a < b:
             raise ValueError(f"b: the domain [{a:g}, {b:g}] is empty (a must be below b)")
-        kinks = numbers("kinks")
-        coefficients = numbers("coefficients", len(kinks))
-        selected = d.get("selected", None)
-        if selected is not None and (isinstance(selected, bool) or not isinstance(selected, int)
-                                     or not 0 <= selected < len(kinks)):
-            raise ValueError(f"selected: expected a hinge index below {len(kinks)} or null")
-        return cls(mode, target, a, b, integer("points", MIN_POINTS, MAX_POINTS), kinks,
-                   coefficients, number("intercept"), number("slope"),
-                   integer("interpolation_n", 1, MAX_HINGES), selected,
-                   flag("show_components"), flag("show_residual"), flag("show_convergence"))
+        if b - a < MIN_WIDTH:
+            raise ValueError(f"b: the domain [{a:g}, {b:g}] is narrower than {MIN_WIDTH:g}")
+        try:
+            t = target_from_text(target, a, b)
+        except ExpressionError as e:
+            raise ValueError(f"target: {e}") from None
+        biggest = float(np.max(np.abs(t(np.linspace(a, b, 4001)))))
+        if biggest > TARGET_LIMIT:
+            raise ValueError(f"target: values up to {biggest:.3g} on [{a:g}, {b:g}]; targets "
+                             f"within ±{TARGET_LIMIT:g} are drawn")
+        kinks = f.numbers("kinks", MAX_HINGES, lo=-COEFFICIENT_LIMIT, hi=COEFFICIENT_LIMIT)
+        coefficients = f.numbers("coefficients", MAX_HINGES, count=len(kinks),
+                                 lo=-COEFFICIENT_LIMIT, hi=COEFFICIENT_LIMIT)
+        state = cls(mode, target, a, b, f.integer("points", MIN_POINTS, MAX_POINTS), kinks,
+                    coefficients, f.number("intercept", -COEFFICIENT_LIMIT, COEFFICIENT_LIMIT),
+                    f.number("slope", -COEFFICIENT_LIMIT, COEFFICIENT_LIMIT),
+                    f.integer("interpolation_n", 1, MAX_HINGES),
+                    f.optional_integer("selected", 0, len(kinks) - 1),
+                    f.flag("show_components"), f.flag("show_residual"), f.flag("show_convergence"))
+        f.done()
+        return state
 
     # -- edits (each returns a new state) ---------------------------------------------
     def with_kinks(self, kinks, coefficients=None, selected: int | None = -1) -> "HingesState":
-        kinks = tuple(float(k) for k in kinks)
+        kinks = tuple(_clamp(k) for k in kinks)
         if coefficients is None:
             coefficients = (0.0,) * len(kinks)
-        coefficients = tuple(float(c) for c in coefficients)
+        coefficients = tuple(_clamp(c) for c in coefficients)
         if selected == -1:
             selected = self.selected
         if selected is not None and not 0 <= selected < len(kinks):
@@ -640,8 +647,12 @@ class HingesState:
 
     def set_coefficient(self, i: int, c: float) -> "HingesState":
         cs = list(self.coefficients)
-        cs[i] = float(c)
+        cs[i] = _clamp(c)
         return replace(self, coefficients=tuple(cs))
+
+    def with_line(self, intercept: float, slope: float) -> "HingesState":
+        """The hand-set line a + s·x of Free mode."""
+        return replace(self, intercept=_clamp(intercept), slope=_clamp(slope))
 
     def select_next(self, step: int = 1) -> "HingesState":
         """Select the next (step = 1) or previous (−1) hinge in order along x."""

@@ -31,6 +31,7 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse
 
+from relulab.model.cancel import check
 from relulab.model.mlp import MLP
 from relulab.model.regions import Region, linear_regions
 
@@ -41,9 +42,19 @@ INF = np.inf
 # extended-real networks
 # ---------------------------------------------------------------------------
 def _ro(a) -> np.ndarray:
+    """A read-only float copy of ``a``; an array that is read-only already (such as
+    the zero-stride zeros of :func:`_zeros`) is kept as it is."""
+    if isinstance(a, np.ndarray) and a.dtype == float and not a.flags.writeable:
+        return a
     a = np.array(a, dtype=float)
     a.setflags(write=False)
     return a
+
+
+def _zeros(shape) -> np.ndarray:
+    """Read-only zeros that take no memory (the unused V of a finite layer: 65 MB for
+    a network of two thousand regions)."""
+    return np.broadcast_to(0.0, shape)
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,7 +84,7 @@ class ExtendedLayer:
         # Every distinct affine form is evaluated once, so two rows that share a
         # functional (both senses of one split) see bit-identical values.
         forms = np.concatenate([np.column_stack([self.W, self.b]),
-                                np.column_stack([self.V, self.v])[self.S != 0]])
+                                np.column_stack([self.V[self.S != 0], self.v[self.S != 0]])])
         unique, inverse = np.unique(forms, axis=0, return_inverse=True)
         inverse = inverse.reshape(-1)
         object.__setattr__(self, "_forms", unique)
@@ -209,8 +220,9 @@ class ExtendedNetwork:
             out.append(h)
         return out
 
-    def __call__(self, x) -> np.ndarray:
-        """Outputs (N, m) for inputs (N, n); a 1-D input with one output gives (N,)."""
+    def __call__(self, x, should_stop=None) -> np.ndarray:
+        """Outputs (N, m) for inputs (N, n); a 1-D input with one output gives (N,).
+        ``should_stop`` is checked between blocks of points (see relulab.model.cancel)."""
         x = np.asarray(x, dtype=float)
         flat = x.ndim <= 1 and self.n_in == 1
         h = x.reshape(-1, 1) if flat else np.atleast_2d(x)
@@ -221,6 +233,7 @@ class ExtendedNetwork:
         step = max(1, (1 << 22) // max(1, width))
         parts = []
         for i in range(0, max(len(h), 1), step):
+            check(should_stop, "evaluating the shallow network")
             g = h[i:i + step]
             for L in self.layers[:-1]:
                 g = np.maximum(L.pre_activation(g), 0.0)
@@ -237,7 +250,7 @@ class ExtendedNetwork:
 
     @classmethod
     def from_mlp(cls, net: MLP) -> "ExtendedNetwork":
-        return cls(tuple(ExtendedLayer(W, b, np.zeros(len(b)), np.zeros_like(W),
+        return cls(tuple(ExtendedLayer(W, b, np.zeros(len(b)), _zeros(W.shape),
                                        np.zeros(len(b))) for W, b in net.layers))
 
     def __repr__(self) -> str:
@@ -327,15 +340,26 @@ def shallow_from_regions(regions: Sequence[Region]) -> ExtendedNetwork:
     layers = (
         ExtendedLayer(W1, b1, S1, V1, v1),
         ExtendedLayer(W2, zeros(2 * n + p), S2, V2, zeros(2 * n + p)),
-        ExtendedLayer(W3, b3, zeros(2 * p * m), zeros(W3.shape), zeros(2 * p * m)),
-        ExtendedLayer(W4, zeros(m), zeros(m), zeros(W4.shape), zeros(m)),
+        ExtendedLayer(W3, b3, zeros(2 * p * m), _zeros(W3.shape), zeros(2 * p * m)),
+        ExtendedLayer(W4, zeros(m), zeros(m), _zeros(W4.shape), zeros(m)),
     )
     return ExtendedNetwork(layers)
 
 
+#: Corollary 1's three widths, in words; :func:`corollary_terms` gives their values.
+COROLLARY_TERMS = ("2n + k", "2n + p", "2pm")
+
+
+def corollary_terms(n: int, k: int, p: int, m: int) -> tuple[int, int, int]:
+    """The widths of the three hidden layers of Corollary 1: 2n + k (x⁺, x⁻ and one
+    detector per constraint), 2n + p (x⁺, x⁻ and one indicator per region) and 2pm
+    (the positive and negative part of each region's affine map)."""
+    return 2 * n + k, 2 * n + p, 2 * p * m
+
+
 def corollary_bound(n: int, k: int, p: int, m: int) -> int:
     """Corollary 1's width bound max{2n + k, 2n + p, 2pm}."""
-    return max(2 * n + k, 2 * n + p, 2 * p * m)
+    return max(corollary_terms(n, k, p, m))
 
 
 # ---------------------------------------------------------------------------
@@ -757,10 +781,20 @@ class Conversion:
         return list(self.shallow.hidden_sizes)
 
     @property
+    def terms(self) -> tuple[int, int, int]:
+        """Corollary 1's three widths 2n + k, 2n + p and 2pm for this network."""
+        return corollary_terms(self.n_in, self.k, self.p, self.n_out)
+
+    @property
     def bound(self) -> int:
         """Corollary 1: max{2n + k, 2n + p, 2pm}. In 1-D, p counts the activation
         regions along the line and k = 2(p − 1) (two senses per boundary point)."""
-        return corollary_bound(self.n_in, self.k, self.p, self.n_out)
+        return max(self.terms)
+
+    def bound_text(self) -> str:
+        """"max{2n + k, 2n + p, 2pm} = max{…} = bound", with the 1-D reading of k."""
+        return (f"max{{{', '.join(COROLLARY_TERMS)}}} = max{{{', '.join(map(str, self.terms))}}}"
+                f" = {self.bound}" + (" (k = 2(p − 1) in 1-D)" if self.one_d is not None else ""))
 
     def scale(self) -> float:
         if self.one_d is not None:
@@ -792,12 +826,16 @@ class Conversion:
                 pts.append(r.witness - (a @ r.witness + c) * a)  # on the boundary z = 0
         return np.array(pts).reshape(-1, self.n_in)
 
-    def verify(self, n_random: int = 2000, seed: int = 0) -> Verification:
+    def verify(self, n_random: int = 2000, seed: int = 0, should_stop=None) -> Verification:
         """Largest |deep − shallow| on the exact points and on random points; in 1-D
-        also measured against the rounding bound (see ROUNDING) and the end slopes."""
+        also measured against the rounding bound (see ROUNDING) and the end slopes. The
+        extended network checks ``should_stop`` as it goes (thousands of regions take
+        seconds)."""
         X = self.exact_points()
         d = lambda P: np.asarray(self.deep(P), dtype=float).reshape(len(P), -1)  # noqa: E731
-        s = lambda P: np.asarray(self.shallow(P), dtype=float).reshape(len(P), -1)  # noqa: E731
+        extended = isinstance(self.shallow, ExtendedNetwork)
+        s = lambda P: np.asarray(self.shallow(P, should_stop) if extended  # noqa: E731
+                                 else self.shallow(P), dtype=float).reshape(len(P), -1)
         rng = np.random.default_rng(seed)
         with np.errstate(over="ignore", invalid="ignore"):
             dX, sX = d(X), s(X)

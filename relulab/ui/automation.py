@@ -90,7 +90,10 @@ def _panel_of(w: QWidget, window) -> str:
 
 
 def inventory(window) -> list[Control]:
-    """The window's controls, plots and named readouts, panel by panel."""
+    """The window's controls, plots and named readouts, panel by panel (every panel
+    is created for it: the window creates them only when first shown)."""
+    for name in window.panels:
+        window.panel(name)
     seen = set()
     out = []
     containers = [window.tabs, *window.panels.values()] + [
@@ -137,7 +140,7 @@ def markdown(window) -> str:
 
 def main() -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from relulab.app import build_main_window
+    from relulab.ui.application import build_main_window
 
     window = build_main_window()
     sys.stdout.write(markdown(window))

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 import pyqtgraph.exporters  # noqa: F401 - registers pg.exporters
-from PySide6.QtCore import QBuffer, QIODevice, QPoint, QRectF, QSize
+from PySide6.QtCore import QBuffer, QIODevice, QPoint, QRectF
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication, QWidget
@@ -240,8 +240,3 @@ def export_animation(panel, widget: QWidget, path, max_frames: int = MAX_ANIMATI
         raise ExportError("MP4 export needs PyAV: pip install av")
     frames = record_frames(panel, widget, max_frames, progress)
     return write_gif(frames, path, fps) if suffix == ".gif" else write_mp4(frames, path, fps)
-
-
-def image_size(path) -> QSize:
-    """The pixel size of an image file (for tests and the render command)."""
-    return QImage(str(path)).size()

@@ -38,10 +38,6 @@ class HandlesItem(pg.ScatterPlotItem):
             return None
         return int(pts[0].index())
 
-    @property
-    def dragging(self) -> bool:
-        return self._dragging is not None
-
     def mouseDragEvent(self, ev):
         if ev.button() != Qt.MouseButton.LeftButton:
             ev.ignore()

@@ -15,8 +15,8 @@ import relulab
 from relulab.io.scenes import SCENE_SUFFIX, SceneError
 from relulab.ui import export, settings
 from relulab.ui.lecture import LectureController
-from relulab.ui.panels import PANELS, spec
-from relulab.ui.panels.base import Panel, PlaceholderPanel
+from relulab.ui.panels import PANEL_NAMES, PANELS, PanelMap, PanelSpec
+from relulab.ui.panels.base import Panel
 from relulab.ui.session import Session
 from relulab.ui.theme import THEMES, current_theme
 
@@ -43,17 +43,19 @@ class MainWindow(QMainWindow):
         self.tabs.setAccessibleName("Panels")
         self.tabs.setDocumentMode(True)
         self.setCentralWidget(central)
-        self.panels: dict[str, Panel] = {}
+        self.lecture_layout = False
+        # One page per panel; a panel is created (and its page filled) the first time it
+        # is shown or asked for, so the window paints without building all of them.
+        self._pages: dict[str, QWidget] = {}
         for p in PANELS:
-            cls = p.load()
-            widget = cls(host=self) if cls is not None else PlaceholderPanel(
-                p.name, p.title, p.summary, host=self)
-            self.panels[p.name] = widget
-            self.undo_group.addStack(widget.undo_stack)
-            self.tabs.addTab(widget, p.title)
+            page = QWidget()
+            page.setObjectName(f"page-{p.name}")
+            QVBoxLayout(page).setContentsMargins(0, 0, 0, 0)
+            self._pages[p.name] = page
+            self.tabs.addTab(page, p.title)
+        self.panels = PanelMap(self._create_panel)
         self.session = Session(self)
         self.lecture = LectureController(self)
-        self.lecture_layout = False
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -84,17 +86,27 @@ class MainWindow(QMainWindow):
         self._update_title()
 
     # -- panels --------------------------------------------------------------
+    def _create_panel(self, p: PanelSpec) -> Panel:
+        panel = p.load()(host=self)
+        self._pages[p.name].layout().addWidget(panel)
+        self.undo_group.addStack(panel.undo_stack)
+        if self.lecture_layout:
+            panel.set_lecture_layout(True)
+        return panel
+
     def panel(self, name: str) -> Panel:
-        spec(name)  # a clear error for an unknown name
+        """The panel ``name``, created now if it has not been (KeyError if unknown)."""
+        if name not in self.panels:
+            raise KeyError(f"unknown panel {name!r} (known: {', '.join(PANEL_NAMES)})")
         return self.panels[name]
 
     def current_panel(self) -> Panel:
-        return self.tabs.currentWidget()
+        return self.panels[PANEL_NAMES[self.tabs.currentIndex()]]
 
     def show_panel(self, name: str) -> Panel:
-        widget = self.panel(name)
-        self.tabs.setCurrentWidget(widget)
-        return widget
+        panel = self.panel(name)
+        self.tabs.setCurrentIndex(PANEL_NAMES.index(name))
+        return panel
 
     def send_to(self, name: str, kind: str, payload) -> bool:
         target = self.panel(name)
@@ -105,9 +117,8 @@ class MainWindow(QMainWindow):
         return True
 
     def _on_tab_changed(self, index: int) -> None:
-        widget = self.tabs.widget(index)
-        if widget is not None:
-            self.undo_group.setActiveStack(widget.undo_stack)
+        if 0 <= index < len(PANEL_NAMES):
+            self.undo_group.setActiveStack(self.panels[PANEL_NAMES[index]].undo_stack)
 
     # -- menus ---------------------------------------------------------------
     def _action(self, menu, text: str, name: str, slot, shortcut=None) -> QAction:
@@ -375,7 +386,7 @@ class MainWindow(QMainWindow):
     def set_lecture_layout(self, on: bool) -> None:
         """Hide every panel's controls and let plots and readouts take the room."""
         self.lecture_layout = bool(on)
-        for widget in self.panels.values():
+        for widget in self.panels.created().values():  # others get it when created
             widget.set_lecture_layout(self.lecture_layout)
         self.lecture_layout_action.setChecked(self.lecture_layout)
         self.statusBar().setVisible(not self.lecture_layout)
@@ -402,7 +413,7 @@ class MainWindow(QMainWindow):
         self._closed = True
         self.lecture.playlist = None
         self.lecture.update_key_filter()
-        for widget in self.panels.values():
+        for widget in self.panels.created().values():
             widget.shutdown()
 
     def ask_to_save(self) -> QMessageBox:

@@ -48,13 +48,33 @@ LOCK_NAME = "session.lock"
 
 
 # -- applying and capturing scenes (no window needed: tests pass fake panels) --
+# A window's panels (relulab.ui.panels.PanelMap) answer for the panels it has not
+# created yet, so that a check or a capture does not create every panel.
+def _state_dict(panels: Mapping[str, "Panel"], name: str) -> dict:
+    ask = getattr(panels, "state_dict", None)
+    return ask(name) if ask is not None else panels[name].state_dict()
+
+
+def _load_state(panels: Mapping[str, "Panel"], name: str, state) -> None:
+    load = getattr(panels, "load_state", None)
+    if load is not None:
+        load(name, state)
+    else:
+        panels[name].load_state(state)
+
+
+def _created(panels: Mapping[str, "Panel"]) -> Mapping[str, "Panel"]:
+    created = getattr(panels, "created", None)
+    return created() if created is not None else panels
+
+
 def capture_scene(panels: Mapping[str, "Panel"], current: str | None = None,
                   names=None, title: str = "", caption: str = "") -> Scene:
     """The state of ``panels`` (or those in ``names``) as a scene."""
     chosen = list(panels) if names is None else list(names)
     states = {}
     for name in chosen:
-        states[name] = json_ready(panels[name].state_dict(), f"panels.{name}")
+        states[name] = json_ready(_state_dict(panels, name), f"panels.{name}")
     return Scene(panels=states, current=current, title=title, caption=caption)
 
 
@@ -70,12 +90,12 @@ def apply_scene(panels: Mapping[str, "Panel"], scene: Scene) -> None:
         raise SceneError(f"panels.{unknown[0]}", f"unknown panel (known: {', '.join(panels)})")
     if scene.current is not None and scene.current not in panels:
         raise SceneError("current", f"unknown panel {scene.current!r}")
-    snapshots = {name: panel.state_dict() for name, panel in panels.items()}
+    snapshots = {name: _state_dict(panels, name) for name in panels}
     touched: list[str] = []
     for name, state in scene.panels.items():
         touched.append(name)
         try:
-            panels[name].load_state(state)
+            _load_state(panels, name, state)
         except Exception as exc:  # a panel's ValueError, or a bug: either way roll back
             _restore(panels, snapshots, touched)
             problem = str(exc) if isinstance(exc, ValueError) else \
@@ -87,11 +107,11 @@ def _restore(panels, snapshots: dict, touched: list[str]) -> None:
     """Put back the snapshots of the panels a failed scene touched (the last one may
     have changed part of its state before refusing) and of any other panel whose
     state moved meanwhile."""
-    for name, panel in reversed(list(panels.items())):
-        if name not in touched and panel.state_dict() == snapshots[name]:
+    for name in reversed(list(panels)):
+        if name not in touched and _state_dict(panels, name) == snapshots[name]:
             continue
         try:
-            panel.load_state(snapshots[name])
+            _load_state(panels, name, snapshots[name])
         except Exception:  # pragma: no cover - a panel that cannot reload its own state
             log.exception("could not restore the %s panel after a failed load", name)
 
@@ -150,7 +170,7 @@ class Session(QObject):
     def mark_clean(self) -> None:
         """The work on screen is what the file holds (after open or save)."""
         self._baseline = self._fingerprint()
-        for panel in self.panels.values():
+        for panel in _created(self.panels).values():
             panel.undo_stack.setClean()
 
     def document(self) -> tuple:
@@ -174,8 +194,10 @@ class Session(QObject):
         """Apply ``scene`` to the window (all or nothing) and show its current panel."""
         apply_scene(self.panels, scene)
         if clear_undo:
+            created = _created(self.panels)
             for name in scene.panels:
-                self.panels[name].undo_stack.clear()
+                if name in created:
+                    created[name].undo_stack.clear()
         if scene.current is not None:
             self.window.show_panel(scene.current)
 

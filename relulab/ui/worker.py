@@ -22,6 +22,18 @@ be needed anyway; this keeps one small mechanism and no extra dependency.
 
 A worker never touches widgets or shared state: a job computes from the arguments it
 was given (immutable networks, arrays it does not modify) and returns a new object.
+
+Python's cyclic garbage collector runs in whichever thread happens to allocate. Had it
+run in a worker, it could free a Qt object left in a reference cycle (a closed window's
+wrappers) there, and deleting a QObject outside the GUI thread deadlocks against the
+GUI thread (both wait for Qt's connection lock and the GIL: seen in the test suite).
+So once the first worker starts, automatic collection is switched off and done by a
+timer on the GUI thread instead (pyqtgraph's ``GarbageCollector``, made for this).
+
+A worker thread also runs at a lower scheduling priority than the GUI thread (Linux):
+numpy holds the GIL for some long operations, and on a busy machine the GUI thread
+then waited up to 0.2 s for it behind a worker; with the lower priority it gets the
+first turn.
 """
 
 from __future__ import annotations
@@ -41,6 +53,32 @@ Job = Callable[[Callable[[], bool]], Any]
 # often (every neuron, layer or chunk), so this is only reached by a job that does
 # not pass should_stop on; the thread is a daemon and cannot keep the process alive.
 JOIN_SECONDS = 10.0
+
+_collector = None
+#: How much lower a worker thread runs than the GUI thread (a Unix nice value): on a
+#: busy machine the scheduler then lets the GUI thread take the GIL back first.
+NICENESS = 10
+
+
+def _yield_to_the_gui_thread() -> None:
+    """Lower the calling (worker) thread's scheduling priority where the OS allows it
+    per thread (Linux); elsewhere nothing happens."""
+    import os
+
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
+    except (AttributeError, OSError):
+        pass
+
+
+def collect_garbage_in_gui_thread() -> None:
+    """Run Python's cyclic garbage collection only on the GUI thread, every second
+    (call from the GUI thread; the first call installs it, later ones do nothing)."""
+    global _collector
+    if _collector is None:
+        from pyqtgraph.util.garbage_collector import GarbageCollector
+
+        _collector = GarbageCollector(interval=1.0)
 
 
 class Worker(QObject):
@@ -85,6 +123,7 @@ class Worker(QObject):
             self._latest += 1
             self._pending = (self._latest, job)
             if self._thread is None:
+                collect_garbage_in_gui_thread()
                 self._thread = threading.Thread(target=self._run, daemon=True,
                                                 name=f"relulab-{self._name}")
                 self._thread.start()
@@ -107,6 +146,11 @@ class Worker(QObject):
     @property
     def latest(self) -> int:
         return self._latest
+
+    @property
+    def closed(self) -> bool:
+        """True after :meth:`shutdown`."""
+        return self._closed
 
     def wait(self, timeout: float = 30.0) -> bool:
         """Process events until the latest request has been delivered (for scripts
@@ -149,6 +193,7 @@ class Worker(QObject):
 
     # -- the worker thread -----------------------------------------------------
     def _run(self) -> None:
+        _yield_to_the_gui_thread()
         while True:
             with self._cond:
                 while self._pending is None and not self._closed:

@@ -169,3 +169,19 @@ def test_folding_state_round_trip_and_validation():
                        ({"fold": {"w": [1], "b": [], "a": [1]}}, "fold"), ({"colour": 1}, "colour")]:
         with pytest.raises(ValueError, match=field):
             FoldingState.from_dict(bad)
+
+
+@pytest.mark.parametrize("fold, where", [
+    ({"w": [1e308, 1], "b": [0, 0], "a": [1, 1]}, r"fold\.w\[0\]"),
+    ({"w": [1, 1], "b": [0, 0], "a": [1, -1e308]}, r"fold\.a\[1\]"),
+    ({"w": [1], "b": [0], "a": [1], "c": 1e5}, r"fold\.c"),
+    ({"w": [], "b": [], "a": []}, r"fold\.w"),
+    ({"w": [1] * 9, "b": [0] * 9, "a": [1] * 9}, r"fold\.w"),
+    ({"w": [1], "b": [0], "a": [1], "d": 2}, "unknown"),
+])
+def test_folding_state_refuses_folds_that_would_overflow(fold, where):
+    """±1e308 weights used to be accepted and then raise from a timer and from undo."""
+    from relulab.model.folding import FoldingState
+
+    with pytest.raises(ValueError, match=where):
+        FoldingState.from_dict({"fold": fold})

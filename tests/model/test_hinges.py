@@ -238,8 +238,23 @@ def test_state_round_trip_and_validation():
         HingesState.from_dict(s.to_dict() | {"coefficients": [1.0]})
     with pytest.raises(ValueError, match="^mode"):
         HingesState.from_dict(s.to_dict() | {"mode": "magic"})
-    with pytest.raises(ValueError, match="^unknown field"):
+    with pytest.raises(ValueError, match="unknown field.*colour"):
         HingesState.from_dict(s.to_dict() | {"colour": 1})
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"target": "sin(x"}, "^target"), ({"target": "log(x)"}, "^target"),
+    ({"target": 3}, "^target"), ({"a": -1e308}, "^a"), ({"b": float("inf")}, "^b"),
+    ({"intercept": 1e300}, "^intercept"), ({"coefficients": [1e308] * 6}, r"^coefficients\[0\]"),
+    ({"points": 10**400}, "^points"), ({"selected": 6}, "^selected"), ({"selected": True}, "^selected"),
+    ({"kinks": [0.0] * 201, "coefficients": [0.0] * 201}, "^kinks"),
+    ({"a": 0.0, "b": 1e-300}, "^b: .*narrower"), ({"target": "1e300*x"}, "^target: values up to"),
+])
+def test_state_refuses_what_the_panel_could_not_show(change, field):
+    """Ranges are the controls' ranges and the target must be finite on the domain: a
+    state accepted here can never make the panel raise later."""
+    with pytest.raises(ValueError, match=field):
+        HingesState.from_dict(HingesState().to_dict() | change)
 
 
 def test_state_edits():

@@ -212,3 +212,19 @@ def test_degenerate_networks_on_a_lattice(n, seed):
         if n == 2:
             assert patterns == {r.pattern.tobytes() for r in linear_regions(net, method="cones")}
         assert np.abs(to_shallow_extended(net, regions)(X) - net(X)).max() <= 1e-12
+
+
+@pytest.mark.parametrize("sizes", [[1, 8, 8, 1], [2, 6, 6, 1]])
+def test_the_verdict_does_not_depend_on_units(sizes):
+    """The same network in other units (every weight and bias ×1e12 or ×1e-12) gets the
+    same verdict: rounding is judged against the size of the outputs, not an absolute
+    tolerance; a shallow network that is off by a little is still refused."""
+    net = MLP.random(sizes, seed=5)
+    for factor in (1.0, 1e12, 1e-12):
+        scaled = MLP([(W * factor, b * factor) for W, b in net.layers])
+        v = convert(scaled).verify()
+        assert v.ok(), (factor, v)
+    conv = convert(MLP.random([1, 6, 6, 1], seed=6))
+    W, b = conv.shallow.layers[-1]
+    conv.shallow = MLP(list(conv.shallow.layers[:-1]) + [(W, b + 1e-6 * (1 + abs(b)))])
+    assert not conv.verify().ok()

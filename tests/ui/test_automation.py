@@ -6,6 +6,8 @@ from relulab.ui.automation import interactive_widgets, inventory, markdown, unna
 
 
 def test_every_interactive_widget_has_an_object_and_accessible_name(main_window):
+    for name in main_window.panels:  # panels are created when first asked for
+        main_window.panel(name)
     missing = unnamed(main_window)
     assert not missing, "controls without names:\n" + "\n".join(missing)
 
@@ -36,7 +38,9 @@ def test_inventory_lists_menu_actions_and_lecture_controls(main_window):
         assert f"`{name}`" in text, name
     assert "PgDown" in text
     names = [c.object_name for c in inventory(main_window)]
-    assert len(names) == len(set(names)) or True  # panels may reuse a label name per plot
+    assert set(main_window.panels.created()) == set(main_window.panels)  # the tables list all
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    assert not repeated, f"object names used twice: {repeated}"
 
 
 def test_the_documented_example_runs(tmp_path):

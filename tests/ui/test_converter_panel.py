@@ -58,9 +58,9 @@ def test_1d_curves_kinks_and_verdict(qtbot, panel):
     assert np.allclose(deep, shallow, atol=1e-9)
     assert np.allclose(deep, panel.net(x), atol=1e-12)
     K = len(res.conversion.one_d.kinks)
-    assert panel.kink_table.rowCount() == K
-    assert float(panel.kink_table.item(0, 1).text()) == pytest.approx(res.conversion.one_d.kinks[0],
-                                                                        rel=1e-4)
+    table = panel.kink_table.model()
+    assert table.rowCount() == K
+    assert float(table.index(0, 1).data()) == pytest.approx(res.conversion.one_d.kinks[0], rel=1e-4)
     assert "end slopes agree" in panel.verdict.text() and panel.verdict.text().startswith("Equal")
     _, diff = panel.diff_curve.getData()
     assert np.abs(diff).max() < 1e-9
@@ -159,7 +159,7 @@ def _bad_files(tmp_path):
 
     graph = helper.make_graph(
         [helper.make_node("Gemm", ["x", "B"], ["z"], transB=1, name="fc"),
-         helper.make_node("Sigmoid", ["z"], ["y"], name="squash")], "g",
+         helper.make_node("Softplus", ["z"], ["y"], name="squash")], "g",
         [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["N", 2])],
         [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["N", 1])],
         initializer=[numpy_helper.from_array(np.ones((1, 2), np.float32), "B")])
@@ -174,7 +174,7 @@ def _bad_files(tmp_path):
         "types.json": (json.dumps({"layers": [{"weights": [["a"]], "biases": [0]}]}).encode(),
                        "not a number"),
         "disguised.npz": (good.read_bytes(), "not a NPZ file"),
-        "sigmoid.onnx": (helper.make_model(graph).SerializeToString(), "Sigmoid"),
+        "softplus.onnx": (helper.make_model(graph).SerializeToString(), "Softplus"),
         "net.txt": (good.read_bytes(), "unknown file type"),
     }
     return {name: (tmp_path / name, needle) for name, (data, needle) in files.items()
@@ -182,7 +182,7 @@ def _bad_files(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["empty.json", "trunc.json", "nan.json", "shape.json",
-                                  "types.json", "disguised.npz", "sigmoid.onnx", "net.txt"])
+                                  "types.json", "disguised.npz", "softplus.onnx", "net.txt"])
 def test_bad_files_keep_the_network(qtbot, panel, tmp_path, name):
     path, needle = _bad_files(tmp_path)[name]
     before = panel.state_dict()
@@ -293,16 +293,54 @@ def test_latest_request_wins(qtbot, panel):
     assert panel.kink_table.isVisibleTo(panel)
 
 
+def test_closing_mid_conversion_leaves_no_thread(qtbot, theme):
+    import threading
+
+    before = set(threading.enumerate())
+    panel = ConverterPanel()
+    qtbot.addWidget(panel)
+    _set_architecture_no_wait(qtbot, panel, "1-512-512-1")
+    assert panel.busy
+    panel.shutdown()
+    assert set(threading.enumerate()) <= before
+
+
+def _set_architecture_no_wait(qtbot, panel, text):
+    panel.arch_edit.setText(text)
+    qtbot.keyClick(panel.arch_edit, Qt.Key.Key_Return)
+
+
+def test_the_largest_1d_network_converts_and_lists_every_kink(qtbot, panel):
+    _set_architecture(qtbot, panel, "1-512-512-1")
+    one = panel.result.conversion.one_d
+    assert panel.kink_table.model().rowCount() == len(one.kinks) > 100
+    assert panel.verdict.text().startswith("Equal")
+    assert panel.data_tables()["kinks"][1][0][1] == one.kinks[0]
+
+
+def test_the_state_object_is_what_undo_and_scenes_hold(qtbot, panel):
+    from relulab.model.converter import ConverterState
+
+    _set_architecture(qtbot, panel, "2-3-3-1")
+    assert isinstance(panel.state, ConverterState) and panel.state.architecture == (2, 3, 3, 1)
+    assert ConverterState.from_dict(panel.state_dict()).to_dict() == panel.state_dict()
+    panel.select_region(1)
+    assert panel.state_dict()["selected_region"] == 1 and panel.undo_stack.count() == 1
+
+
 def test_too_many_regions_are_reported_in_one_line(qtbot, panel, monkeypatch):
     import functools
 
-    from relulab.model.shallow import convert
-    from relulab.ui.panels import converter
+    from relulab.model import shallow
 
-    monkeypatch.setattr(converter, "convert", functools.partial(convert, max_regions=20))
-    before = panel.result
+    monkeypatch.setattr(shallow, "convert", functools.partial(shallow.convert, max_regions=20))
+    drawn = len(panel._region_items)
     assert panel.receive("network", MLP.random([3, 6, 6, 1], seed=0))
     _wait(qtbot, panel)
     assert "more than 20 activation regions" in panel.message.text()
     assert "\n" not in panel.message.text()
-    assert panel.verdict.text() == "conversion failed" and panel.result is before
+    # the picture stays; the result of the earlier network is let go (it is not this one's)
+    assert panel.verdict.text() == "conversion failed" and panel.result is None
+    assert len(panel._region_items) == drawn > 0
+    assert not panel.export_shallow("/nonexistent/s.json")
+    assert "the conversion failed" in panel.message.text()

@@ -89,9 +89,9 @@ def test_mp4_of_the_animation(fake_window, tmp_path):
 
 
 def test_a_panel_without_animation_or_plot_says_so(qtbot, theme, data_dir, tmp_path):
-    from relulab.ui.panels.base import PlaceholderPanel
+    from relulab.ui.panels.base import Panel
 
-    panel = PlaceholderPanel("x", "Nothing", "")
+    panel = Panel()  # the base class: no plot, no animation
     qtbot.addWidget(panel)
     with pytest.raises(export.ExportError, match="no animation"):
         export.record_frames(panel, panel)

@@ -21,6 +21,11 @@ def pieces_text(n: int) -> str:
     return f"{n:,}".replace(",", "\u2009")
 
 
+def settle(panel, qtbot):
+    """Wait for the workers: the deep tent and the compositions of the user's fold."""
+    qtbot.waitUntil(lambda: not panel.computing(), timeout=20000)
+
+
 def test_depth_slider_drives_the_count_label(panel, qtbot):
     assert "<b>32</b> pieces on [0, 1]" in panel.count_label.text()
     panel.depth_slider.setValue(10)  # a click or key press, not a drag: one undo step
@@ -147,6 +152,7 @@ def test_whole_line_toggle(panel, qtbot):
 
 def test_your_own_fold_from_the_table(panel, qtbot):
     panel.set_depth(4)
+    settle(panel, qtbot)
     assert "<b>81</b> pieces on [0, 1]" in panel.fold_count_label.text()  # zigzag: 3^4
     table = panel.fold_table
     table.item(0, 0).setText("abc")
@@ -160,6 +166,7 @@ def test_your_own_fold_from_the_table(panel, qtbot):
     table.item(2, 2).setText("0")
     assert panel.state.fold == Fold(w=(1, 1, 1), b=(0, -0.5, -2 / 3), a=(2, -4, 0))
     assert panel.fold_error.text() == ""
+    settle(panel, qtbot)
     assert "<b>16</b> pieces on [0, 1]" in panel.fold_count_label.text()
     x, y = panel.fold_curve.getData()
     np.testing.assert_allclose(x, np.arange(17) / 16)
@@ -175,12 +182,15 @@ def test_fold_presets_and_the_knot_budget(panel, qtbot):
     index = combo.findText("tent (2 neurons)")
     combo.activated.emit(index)
     assert panel.state.fold == FOLD_PRESETS["tent (2 neurons)"]
+    settle(panel, qtbot)
     assert "<b>32</b> pieces on [0, 1]" in panel.fold_count_label.text()
     panel.set_fold(FOLD_PRESETS["zigzag: three folds (3 neurons)"])
     panel.set_depth(12)  # 1/3 is not a double: exact rationals, which stop at 2 500 knots
-    assert "depth 12 is beyond exact arithmetic here" in panel.fold_count_label.text()
+    settle(panel, qtbot)
+    assert "beyond exact arithmetic here" in panel.fold_count_label.text()
     panel.set_fold(Fold(w=(1, 1), b=(0, -0.25), a=(4, -8)))  # dyadic: certified in doubles
     panel.set_depth(18)  # but 2^18 kinks are over the knot budget
+    settle(panel, qtbot)
     assert "not computed" in panel.fold_count_label.text()
     assert panel.fold_curve.getData()[0] is None or len(panel.fold_curve.getData()[0]) == 0
 
@@ -315,3 +325,61 @@ def test_the_fold_animation_at_another_peak_stays_in_the_interactive_depths(pane
     assert max(layer for layer, _ in panel._animation_plan()) <= EXACT_SYNC_DEPTH
     qtbot.waitUntil(lambda: not panel.computing(), timeout=20000)
     assert f"<b>{pieces_text(2 ** 12)}</b> pieces on [0, 1]" in panel.count_label.text()
+
+
+def test_closing_mid_work_leaves_no_thread(qtbot, theme):
+    before = set(threading.enumerate())
+    panel = FoldingPanel()
+    qtbot.addWidget(panel)
+    panel.set_depth(22)
+    assert panel.computing()
+    panel.shutdown()
+    assert set(threading.enumerate()) <= before
+
+
+def test_depth_24_on_the_whole_line_keeps_every_peak(panel, qtbot):
+    panel.whole_line.setChecked(True)
+    panel.set_depth(24)
+    settle(panel, qtbot)
+    x, y = panel.curve.getData()
+    assert len(x) <= 4 * 2 ** 16 and x[0] >= -0.5 and x[-1] <= 1.5
+    inside = (x > 0.01) & (x < 0.99)
+    assert y[inside].max() == 1.0 and y[inside].min() == 0.0
+    assert f"<b>{pieces_text(2 ** 24)}</b> pieces on [0, 1]" in panel.count_label.text()
+    name = next(n for n in panel.data_tables() if n.startswith("kinks"))
+    assert name == f"kinks (first 131072 of {2 ** 24 + 1})"
+
+
+def test_fold_weights_beyond_the_limit_are_refused(panel, qtbot):
+    """±1e308 used to be accepted and then raise from a timer and from undo."""
+    before = panel.state_dict()
+    huge = {"w": [1e308, 1.0], "b": [0.0, -0.5], "a": [2.0, -4.0], "c": 0.0}
+    with pytest.raises(ValueError, match=r"fold\.w\[0\]"):
+        panel.load_state({**before, "fold": huge})
+    assert panel.state_dict() == before
+    panel.fold_table.item(0, 0).setText("1e308")
+    assert "is refused" in panel.fold_error.text() and "outside" in panel.fold_error.text()
+    assert panel.state_dict() == before and panel.fold_table.item(0, 0).text() == "1"
+
+
+@pytest.mark.parametrize("fold", [
+    Fold(w=(1e-300, -1000.0), b=(1.0, 0.0), a=(1000.0, 1000.0), c=-1000.0),
+    Fold(w=(1000.0,) * 8, b=(-1000.0,) * 8, a=(1000.0, -1000.0) * 4, c=1000.0),
+    Fold(w=(1000.0, 1000.0), b=(0.0, -1e-300), a=(1000.0, -1000.0), c=0.0),
+])
+def test_folds_at_the_limits_compose_or_say_why(panel, qtbot, fold):
+    """Tiny and large weights within the limits, composed 24 times: every depth ends
+    in counts or in a one-line reason (never an exception from a worker, where warnings
+    are errors in the tests), and undo and redo work."""
+    panel.set_fold(fold)
+    panel.set_depth(24)
+    settle(panel, qtbot)
+    text = panel.fold_count_label.text()
+    assert "pieces on [0, 1]" in text or "not computed" in text or "beyond" in text, text
+    assert "Error" not in text
+    panel.undo_stack.undo()
+    panel.undo_stack.undo()
+    panel.undo_stack.redo()
+    panel.undo_stack.redo()
+    settle(panel, qtbot)
+    assert panel.fold_count_label.text() == text

@@ -345,3 +345,45 @@ def test_escape_leaves_the_plot_and_boxes_show_the_fit(panel, qtbot):
     qtbot.keyClick(panel.plot, Qt.Key.Key_Escape)
     assert panel.state.selected is None
     assert not panel.plot.hasFocus()
+
+
+def test_closing_mid_study_leaves_no_thread(qtbot, theme):
+    """The convergence study runs on a worker; closing the panel stops and joins it."""
+    import threading
+
+    before = set(threading.enumerate())
+    panel = HingesPanel()
+    qtbot.addWidget(panel)
+    panel.points_spin.setValue(20000)  # the study restarts on 20,000 samples
+    assert not panel.convergence_done
+    panel.shutdown()
+    assert set(threading.enumerate()) <= before
+    panel.shutdown()  # twice is harmless
+
+
+def test_twenty_thousand_points_study_converges_off_the_gui_thread(panel, qtbot):
+    panel.points_spin.setValue(20000)
+    qtbot.waitUntil(lambda: panel.convergence_done, timeout=60000)
+    assert len(panel.convergence_rows) == 15
+    assert panel.max_label.text().endswith("on 20000 samples")
+
+
+def test_a_state_the_panel_makes_is_one_a_scene_can_hold(panel):
+    """Edits clamp to the ranges from_dict accepts: a huge free-mode drag, a target
+    with huge values, kinks from training far outside the domain."""
+    from relulab.model.hinges import COEFFICIENT_LIMIT, HingesState
+
+    panel.set_mode("free")
+    panel.select(1)
+    panel.commit(panel.state.set_coefficient(1, 1e300), "huge")
+    assert panel.state.coefficients[1] == COEFFICIENT_LIMIT
+    assert not panel.set_target("1e300*x")
+    assert "targets within ±1e+12" in panel.expression_error.text()
+    assert panel.set_target("1e12*x/3")
+    panel.set_mode("least squares")
+    panel.set_mode("free")
+    assert panel.receive("hinges", {"kinks": [-1e200, 0.5, 1e200]})
+    assert HingesState.from_dict(panel.state_dict()) == panel.state
+    assert not panel.set_target("x" * 2000)
+    assert "longer than" in panel.expression_error.text()
+

@@ -7,6 +7,7 @@ from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import QApplication
 
 from relulab.ui.panels import PANELS
+from tests.ui.fakes import data_dir  # noqa: F401 - a fixture
 
 
 def test_every_panel_is_built_with_its_object_name(main_window):
@@ -139,3 +140,111 @@ def test_last_panel_is_remembered(qtbot, theme):
     qtbot.addWidget(again)
     assert again.current_panel().name == "converter"
     again.close()
+
+
+# -- panels are created when first shown or asked for ---------------------------------------
+
+def stateful(window):
+    """The panels whose initial state is known without creating them."""
+    return [p.name for p in PANELS if p.state is not None]
+
+
+def test_only_the_shown_panel_is_created_at_start(qtbot, theme):
+    from relulab.app import build_main_window
+
+    window = build_main_window(panel="folding")
+    qtbot.addWidget(window)
+    created = window.panels.created()
+    assert "folding" in created
+    for name in stateful(window):
+        if name != "folding":
+            assert name not in created, f"{name} was created before it was shown"
+    assert not window.session.is_modified()
+    converter = window.panel("converter")  # asked for: created now, not shown
+    assert "converter" in window.panels.created() and window.current_panel().name == "folding"
+    window.show_panel("hinges")
+    assert window.current_panel() is window.panel("hinges")
+    assert not window.session.is_modified(), "creating a panel must not look like an edit"
+    assert converter.wait_until_idle()
+    window.close()
+
+
+def test_a_new_panel_starts_in_the_state_the_window_reported_for_it(qtbot, theme):
+    """The registry names each panel's state class, and a new panel shows that class's
+    default: what the window says about a panel it has not created (scenes, the
+    unsaved-changes check) is what the panel shows once created."""
+    for p in PANELS:
+        cls = p.load()
+        assert p.state_class() is cls.state_class, f"{p.name}: registry and panel disagree"
+        if cls.state_class is None:
+            continue
+        initial = cls.state_class().to_dict()
+        panel = cls()
+        qtbot.addWidget(panel)
+        try:
+            assert panel.state_dict() == initial, p.name
+            assert cls.state_class.from_dict(initial).to_dict() == initial, p.name
+        finally:
+            panel.shutdown()
+
+
+def test_scenes_sends_and_lectures_create_what_they_need(qtbot, theme, tmp_path, data_dir):
+    from relulab.app import build_main_window
+    from relulab.model.mlp import MLP
+
+    window = build_main_window(panel="hinges")
+    qtbot.addWidget(window)
+    state = window.session.capture()
+    state.panels["folding"]["depth"] = 7
+    from relulab.io.scenes import write_scene
+
+    write_scene(tmp_path / "s.relulab.json", state)
+    assert window.open_scene(tmp_path / "s.relulab.json")
+    assert window.panels.created()["folding"].state.depth == 7  # created to take its state
+    assert "converter" not in window.panels.created()  # its part of the scene is its start
+    assert window.send_to("converter", "network", MLP.random([1, 3, 1], seed=0))
+    assert window.current_panel().name == "converter"
+    window.close()
+
+
+def test_a_lecture_restores_the_work_without_creating_every_panel(qtbot, theme, data_dir):
+    from relulab.app import build_main_window
+
+    window = build_main_window(panel="hinges")
+    qtbot.addWidget(window)
+    before = {n: window.panels.state_dict(n) for n in window.panels}
+    assert window.lecture.start_builtin()
+    window.lecture.next()
+    shown = {window.current_panel().name, "hinges"}
+    window.lecture.end()
+    assert {n: window.panels.state_dict(n) for n in window.panels} == before
+    for name in stateful(window):
+        if name not in shown:
+            assert name not in window.panels.created(), name
+    window.close()
+
+
+def test_the_first_panels_need_no_scipy():
+    """scipy takes a third of a second to import: the Hinges and Folding panels (the
+    window's first) never need it, so it waits until a conversion or a region map does."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import os, sys; os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
+            "from relulab.ui.application import ensure_application\n"
+            "app = ensure_application()\n"
+            "import relulab.ui.main_window, relulab.ui.panels.converter\n"
+            "from relulab.ui.panels.folding import FoldingPanel\n"
+            "from relulab.ui.panels.hinges import HingesPanel\n"
+            "panels = [HingesPanel(), FoldingPanel()]\n"
+            "for p in panels:\n"
+            "    p.show(); app.processEvents(); assert p.wait_until_idle(60)\n"
+            "    p.count_label if hasattr(p, 'count_label') else p.rmse_label\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'scipy')[:3])\n"
+            "for p in panels: p.shutdown()\n")
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
+                         timeout=180)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", out.stdout

@@ -57,7 +57,9 @@ def _equal(a, b) -> bool:
 
 def settled_curves(panel, rounds: int = 2000) -> list:
     """The panel's curves once its background work (a convergence study run by a
-    zero-interval timer, say) has finished: events are processed until nothing moves."""
+    zero-interval timer, say) has finished: its workers are waited for, then events are
+    processed until nothing moves."""
+    panel.wait_until_idle(60)
     before = curves(panel)
     for _ in range(rounds):
         QApplication.processEvents()
@@ -89,6 +91,9 @@ def two_windows(qapp):
 
     set_current_theme(Theme())
     windows = (build_main_window(), build_main_window())
+    for w in windows:  # a window creates a panel when first asked for: ask for all now
+        for name in w.panels:
+            w.panel(name)
     windows[0].defaults = {n: p.state_dict() for n, p in windows[0].panels.items()}
     yield windows
     for w in windows:

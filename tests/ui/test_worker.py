@@ -1,6 +1,7 @@
 """The one background-work mechanism: latest request wins, stale results dropped,
 cancellation reaches the job, the thread ends with its owner."""
 
+import sys
 import threading
 import time
 
@@ -145,3 +146,37 @@ def test_shutdown_ends_the_thread_and_refuses_more_work(qtbot, qapp):
     with pytest.raises(RuntimeError, match="shut down"):
         w.submit(lambda stop: 1)
     w.shutdown()  # twice is harmless
+
+
+def test_garbage_is_collected_on_the_gui_thread_only(qtbot):
+    """A cycle holding Qt objects freed by a worker's allocations would delete QObjects
+    outside the GUI thread (a deadlock in the suite): once a worker runs, automatic
+    collection is off and a timer on the GUI thread collects instead."""
+    import gc
+
+    from relulab.ui.worker import Worker
+
+    w = Worker("gc-test")
+    w.submit(lambda should_stop: 1)
+    assert w.wait(5)
+    assert not gc.isenabled()
+    w.shutdown()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice values: Linux")
+def test_a_worker_thread_runs_below_the_gui_thread(qtbot):
+    """On a busy machine the scheduler gives the GUI thread (and so the GIL) the first
+    turn: the window keeps answering while a worker computes."""
+    import os
+    import threading
+
+    from relulab.ui.worker import NICENESS, Worker
+
+    w = Worker("nice-test")
+    got = []
+    w.finished.connect(got.append)
+    w.submit(lambda should_stop: os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+    assert w.wait(5)
+    main = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    assert got == [min(main + NICENESS, 19)]  # nice values stop at 19
+    w.shutdown()

@@ -8,14 +8,16 @@ tests rely on; a panel overrides the ones it needs.
 from __future__ import annotations
 
 import sys
+import time
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from PySide6.QtCore import QSignalBlocker
+from PySide6.QtCore import QEventLoop, QSignalBlocker
 from PySide6.QtGui import QUndoCommand, QUndoStack
-from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QWidget
 
 from relulab.ui.theme import current_theme
+from relulab.ui.worker import Worker
 
 
 W = TypeVar("W", bound=QWidget)
@@ -85,7 +87,9 @@ class Panel(QWidget):
     #: The panel's Qt-free state: an immutable object of the model layer with
     #: ``to_dict()`` and a ``from_dict(d)`` that validates every field first (see
     #: relulab.model.fields). What the panel shows follows from it; scene files, undo
-    #: snapshots and tests all use it.
+    #: snapshots and tests all use it. A new panel starts in ``state_class()``, which
+    #: the registry (relulab.ui.panels.PANELS) names too, so that the window knows it
+    #: before creating the panel.
     state_class: type | None = None
     _state: Any = None
 
@@ -157,6 +161,28 @@ class Panel(QWidget):
         if controls is not None:
             controls.setVisible(not on)
 
+    def wait_until_idle(self, timeout: float = 30.0) -> bool:
+        """Process events until the panel's background work is done: its workers (child
+        :class:`~relulab.ui.worker.Worker` objects) have no request pending and its
+        training driver, when it is not playing, has drawn the last piece of its frame.
+        For scripts, tests and ``relulab render``; the app itself never waits. False
+        on timeout."""
+        from relulab.ui.driver import TrainingDriver
+
+        deadline = time.monotonic() + timeout
+        while True:
+            workers = [w for w in self.findChildren(Worker) if w.busy]
+            drivers = [d for d in self.findChildren(TrainingDriver) if d.busy and not d.playing]
+            if not workers and not drivers:
+                return True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            if workers:
+                workers[0].wait(left)
+            else:
+                QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+
     def shutdown(self) -> None:
         """Stop timers and threads; called once before the panel is destroyed."""
         try:
@@ -174,20 +200,6 @@ class Panel(QWidget):
         if self.host is None:
             return False
         return self.host.send_to(panel_name, kind, payload)
-
-
-class PlaceholderPanel(Panel):
-    """Shown for a panel whose module does not exist yet: one line on what it will hold."""
-
-    def __init__(self, name: str, title: str, summary: str, host=None, parent=None):
-        self.name, self.title, self.summary = name, title, summary
-        super().__init__(host, parent)
-        layout = QVBoxLayout(self)
-        label = QLabel(f"{title}: {summary}")
-        label.setObjectName(f"{name}-placeholder")
-        label.setWordWrap(True)
-        layout.addWidget(label)
-        layout.addStretch(1)
 
 
 def run_alone(panel_class, argv=None) -> int:

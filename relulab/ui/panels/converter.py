@@ -5,104 +5,67 @@ panel, the tent map, or a file (open or drop). 1-D input: deep and shallow curve
 overlaid, their difference, the kink list and the verdict. 2-D input: the exact
 region map (click a region for its affine map and constraints), the shallow
 network's three layers and the verdict. Sizes side by side with Corollary 1's
-bound. The conversion runs in a worker thread; the latest request wins.
+bound. The state is :class:`relulab.model.converter.ConverterState`; the
+conversion runs on a :class:`~relulab.ui.worker.Worker` (the latest request wins,
+an earlier one stops at its next check).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import sys
-import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPointF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QKeySequence, QPolygonF, QShortcut
 from PySide6.QtWidgets import (
     QComboBox, QFileDialog, QFormLayout, QGraphicsPolygonItem, QHBoxLayout, QHeaderView, QLabel,
-    QLineEdit, QPushButton, QScrollArea, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem,
-    QVBoxLayout, QWidget,
+    QLineEdit, QPushButton, QScrollArea, QSpinBox, QSplitter, QTableView, QVBoxLayout, QWidget,
 )
 
-from relulab.io.networks import (
-    SUFFIXES, NetworkFileError, load_network, network_from_dict, network_to_dict, save_network,
-)
 from relulab.model.arrangement import engine_ready, start_warm_up
+from relulab.model.cancel import check
+from relulab.model.converter import (
+    MAX_SEED, MAX_TENT_DEPTH, SOURCES, ConverterState, network_problem, parse_architecture, tent,
+)
 from relulab.model.mlp import MLP
-from relulab.model.regions import EnumerationStopped, region_at, regions_in_box
-from relulab.model.shallow import Conversion, Verification, convert
-from relulab.ui.panels.base import Panel, SnapshotCommand, run_alone
+from relulab.ui.panels.base import Panel, named, run_alone, signals_blocked
+from relulab.ui.worker import Worker
 
-SOURCES = [("random", "Random network"), ("received", "From another panel"),
-           ("tent", "Tent map"), ("file", "File")]
-SOURCE_KEYS = [s for s, _ in SOURCES]
-DEFAULT_ARCH = [2, 8, 8, 1]
-MAX_INPUTS = 4          # the region enumeration grows quickly with the input dimension
-MAX_NEURONS_2D = 64     # hidden neurons for n ≥ 2 (the exact map stays around a second)
-MAX_NEURONS_1D = 1024
+SOURCE_LABELS = {"random": "Random network", "received": "From another panel",
+                 "tent": "Tent map", "file": "File"}
 VIEW_2D = (-3.0, 3.0, -3.0, 3.0)     # what the map shows first
 DRAW_BOX = (-12.0, 12.0, -12.0, 12.0)  # polygons are clipped here, so panning shows more
 CURVE_POINTS = 2001
 REGION_ALPHA = 110
-
-
-def parse_architecture(text: str) -> list[int]:
-    """'2-8-8-1' → [2, 8, 8, 1]; raises ValueError saying what is wrong."""
-    parts = [p.strip() for p in text.replace(",", "-").replace(" ", "-").split("-") if p.strip()]
-    if len(parts) < 3:
-        raise ValueError("write inputs-hidden…-outputs with at least one hidden layer, e.g. 2-8-8-1")
-    try:
-        sizes = [int(p) for p in parts]
-    except ValueError:
-        raise ValueError(f"{text!r}: layer sizes must be whole numbers") from None
-    if min(sizes) < 1:
-        raise ValueError("every layer needs at least one neuron")
-    check_network_size(sizes)
-    return sizes
-
-
-def check_network_size(sizes) -> None:
-    n, hidden = sizes[0], sum(sizes[1:-1])
-    if n > MAX_INPUTS:
-        raise ValueError(f"{n} inputs: the converter handles 1 to {MAX_INPUTS}")
-    limit = MAX_NEURONS_1D if n == 1 else MAX_NEURONS_2D
-    if hidden > limit:
-        raise ValueError(f"{hidden} hidden neurons: up to {limit} for {n}-D input here "
-                         "(use relulab convert for bigger ones)")
-    if sizes[-1] > 4:
-        raise ValueError(f"{sizes[-1]} outputs: up to 4 here")
-
-
-def tent_available() -> bool:
-    return importlib.util.find_spec("relulab.model.folding") is not None
-
-
-def tent_network(depth: int) -> MLP:
-    from relulab.model.folding import tent_network as make
-
-    return make(depth)
+NETWORK_SUFFIXES = (".json", ".npz", ".onnx")  # what relulab.io.networks reads
 
 
 @dataclass
 class Result:
     """Everything the view shows, computed off the GUI thread."""
 
-    conversion: Conversion
-    verification: Verification
+    conversion: object                                   # relulab.model.shallow.Conversion
+    verification: object                                # relulab.model.shallow.Verification
     polygons: list = field(default_factory=list)        # 2-D: RegionPolygon in the view box
     curve_x: np.ndarray | None = None                    # 1-D curves
     deep_y: np.ndarray | None = None
     shallow_y: np.ndarray | None = None
-    kink_rows: list = field(default_factory=list)
+    kink_rows: np.ndarray | None = None                  # 1-D: (index, t, f(t), jump, |Δ|)
     lower_dimensional: int = 0
 
 
 def compute(net: MLP, box=DRAW_BOX, should_stop=None) -> Result:
     """Convert, verify and prepare the pictures (model calls only; runs in a worker)."""
+    from relulab.model.regions import regions_in_box
+    from relulab.model.shallow import convert
+
     conv = convert(net, should_stop=should_stop)
-    ver = conv.verify()
+    check(should_stop, "verifying")
+    ver = conv.verify(should_stop=should_stop)
+    check(should_stop, "drawing")
     res = Result(conv, ver)
     if conv.one_d is not None:
         t = conv.one_d.kinks
@@ -114,12 +77,13 @@ def compute(net: MLP, box=DRAW_BOX, should_stop=None) -> Result:
         # the first output is drawn (a 1-D network usually has one)
         res.deep_y = np.asarray(net(x[:, None]), float).reshape(len(x), -1)[:, 0]
         res.shallow_y = np.asarray(conv.shallow(x[:, None]), float).reshape(len(x), -1)[:, 0]
+        res.kink_rows = np.zeros((0, 5))
         if len(t):
             dt = np.asarray(net(t[:, None]), float).reshape(len(t), -1)
             st = np.asarray(conv.shallow(t[:, None]), float).reshape(len(t), -1)
             jumps = conv.one_d.jumps if len(conv.one_d.jumps) == len(t) else np.full(len(t), np.nan)
-            res.kink_rows = [[i + 1, float(t[i]), float(dt[i, 0]), float(jumps[i]),
-                              float(np.abs(dt[i] - st[i]).max())] for i in range(len(t))]
+            res.kink_rows = np.column_stack([np.arange(1, len(t) + 1), t, dt[:, 0], jumps,
+                                             np.abs(dt - st).max(axis=1)])
     else:
         res.lower_dimensional = sum(not r.is_full_dimensional() for r in conv.regions)
         if net.n_in == 2:
@@ -127,115 +91,164 @@ def compute(net: MLP, box=DRAW_BOX, should_stop=None) -> Result:
     return res
 
 
+class KinkTable(QAbstractTableModel):
+    """The kink list as a table model: the rows are formatted when shown, so a
+    network with thousands of kinks fills the table at once."""
+
+    HEADERS = ("#", "t", "f(t)", "jump", "|Δ| at t")
+    FORMATS = ("{:.0f}", "{:.5g}", "{:.4g}", "{:.3g}", "{:.0e}")
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.rows = np.zeros((0, 5))
+
+    def set_rows(self, rows: np.ndarray) -> None:
+        self.beginResetModel()
+        self.rows = rows
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if role == Qt.ItemDataRole.DisplayRole and index.isValid():
+            return self.FORMATS[index.column()].format(self.rows[index.row(), index.column()])
+        return None
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.HEADERS[section]
+        return None
+
+
 class ConverterPanel(Panel):
     name = "converter"
     title = "Deep → shallow"
     summary = "any deep ReLU network turned into an exactly equal shallow one, verified."
+    state_class = ConverterState
 
     #: emitted after every redraw of a finished conversion (tests and scripts wait on it)
     converted = Signal()
-    _worker_done = Signal(int, object)
 
     def __init__(self, host=None, parent=None):
         super().__init__(host, parent)
-        self.net: MLP = MLP.random(DEFAULT_ARCH, seed=0)
-        self.source = "random"
-        self.architecture = list(DEFAULT_ARCH)
-        self.seed = 0
-        self.tent_depth = 3
-        self.file_path: str | None = None
-        self.received: MLP | None = None
+        self._state = ConverterState()
+        self.received: MLP | None = None  # the last network another panel sent
         self.result: Result | None = None
-        self.selected_region = -1
-        self._request = 0
-        self._done_request = 0
-        self._threads: list[threading.Thread] = []
-        self._closing = False
         self._region_items: list[QGraphicsPolygonItem] = []
+        self._worker = Worker("converter", self)
         start_warm_up()  # the region engine's compiled loops, off the GUI thread
         self._build()
         self._connect()
         self.setAcceptDrops(True)
         self.apply_theme()
+        self._sync_controls()
         self._start_conversion()
 
-    # -- building -------------------------------------------------------------
-    def _named(self, widget, name: str, accessible: str):
-        widget.setObjectName(f"converter-{name}")
-        widget.setAccessibleName(accessible)
-        return widget
+    # -- what is on screen, read from the state ---------------------------------
+    @property
+    def net(self) -> MLP:
+        return self._state.network
 
+    @property
+    def source(self) -> str:
+        return self._state.source
+
+    @property
+    def seed(self) -> int:
+        return self._state.seed
+
+    @property
+    def architecture(self) -> tuple[int, ...]:
+        return self._state.architecture
+
+    @property
+    def selected_region(self) -> int:
+        return self._state.selected_region
+
+    @property
+    def busy(self) -> bool:
+        """True while the latest conversion has not been drawn yet."""
+        return self._worker.busy
+
+    # -- building -------------------------------------------------------------
     def _build(self) -> None:
         outer = QHBoxLayout(self)
-        controls = QWidget(self)
-        controls.setObjectName("converter-controls")
-        controls.setAccessibleName("Converter controls")
-        form = QFormLayout(controls)
-        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-
-        self.source_box = self._named(QComboBox(), "source", "Source of the deep network")
-        for key, label in SOURCES:
-            self.source_box.addItem(label, key)
-        form.addRow("Source", self.source_box)
-
-        self.arch_edit = self._named(QLineEdit("-".join(map(str, DEFAULT_ARCH))), "architecture",
-                                     "Architecture of the random network")
-        self.arch_edit.setToolTip("inputs-hidden…-outputs, e.g. 1-16-16-1 or 2-8-8-1 (Enter applies)")
-        form.addRow("Architecture", self.arch_edit)
-        self.seed_spin = self._named(QSpinBox(), "seed", "Random seed")
-        self.seed_spin.setRange(0, 999_999)
-        self.seed_spin.setKeyboardTracking(False)  # typing 123 is one change, not three
-        form.addRow("Seed", self.seed_spin)
-        self.random_button = self._named(QPushButton("New random network (N)"), "new-random",
-                                         "New random network")
-        form.addRow(self.random_button)
-        self.tent_spin = self._named(QSpinBox(), "tent-depth", "Tent map depth")
-        self.tent_spin.setRange(1, 8)
-        self.tent_spin.setKeyboardTracking(False)
-        self.tent_spin.setValue(self.tent_depth)
-        if not tent_available():
-            self.tent_spin.setToolTip("the tent map arrives from the Folding panel")
-        form.addRow("Tent depth", self.tent_spin)
-        self.open_button = self._named(QPushButton("Open network file…"), "open",
-                                       "Open a network file")
-        self.open_button.setToolTip("JSON, NPZ or ONNX; you can also drop a file on the panel")
-        form.addRow(self.open_button)
-        self.export_button = self._named(QPushButton("Export shallow network…"), "export",
-                                         "Export the shallow network")
-        form.addRow(self.export_button)
-
-        self.message = self._named(QLabel(""), "message", "Messages")
-        self.message.setWordWrap(True)
-        form.addRow(self.message)
-
-        # Left column: the controls (hidden in the lecture layout), then the sizes readout.
-        left = QWidget(self)
-        left.setObjectName("converter-left")
-        ll = QVBoxLayout(left)
-        ll.setContentsMargins(0, 0, 0, 0)
-        ll.addWidget(controls)
-        self.sizes_label = self._named(QLabel(""), "sizes", "Sizes: deep, shallow, bound")
+        self._left = named(QWidget(self), "converter-left", "Converter controls and sizes")
+        column = QVBoxLayout(self._left)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self._build_controls())
+        self.sizes_label = named(QLabel(""), "converter-sizes", "Sizes: deep, shallow, bound")
         self.sizes_label.setTextFormat(Qt.TextFormat.RichText)
+        self.sizes_label.setWordWrap(True)
         self.sizes_label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        ll.addWidget(self.sizes_label)
-        ll.addStretch(1)
-        self._controls = controls
-        self._left = left
-        outer.addWidget(left)
-
+        column.addWidget(self.sizes_label)
+        column.addStretch(1)
+        outer.addWidget(self._left)
         right = QVBoxLayout()
-        self.verdict = self._named(QLabel("converting…"), "verdict", "Verdict")
+        self.verdict = named(QLabel("converting…"), "converter-verdict", "Verdict")
         self.verdict.setWordWrap(True)
-        self.summary_label = self._named(QLabel(""), "summary", "What was converted")
+        self.summary_label = named(QLabel(""), "converter-summary", "What was converted")
         self.summary_label.setWordWrap(True)
         right.addWidget(self.verdict)
         right.addWidget(self.summary_label)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self._build_plots())
+        split.addWidget(self._build_details())
+        split.setChildrenCollapsible(False)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setSizes([640, 360])
+        right.addWidget(split, 1)
+        outer.addLayout(right, 1)
+        self._build_shortcuts()
 
+    def _build_controls(self) -> QWidget:
+        """Source, architecture, seed, tent depth, files and messages (hidden in the
+        lecture layout)."""
+        controls = named(QWidget(), "converter-controls", "Converter controls")
+        form = QFormLayout(controls)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.source_box = named(QComboBox(), "converter-source", "Source of the deep network")
+        for key in SOURCES:
+            self.source_box.addItem(SOURCE_LABELS[key], key)
+        form.addRow("Source", self.source_box)
+        self.arch_edit = named(QLineEdit(), "converter-architecture",
+                               "Architecture of the random network",
+                               "inputs-hidden…-outputs, e.g. 1-16-16-1 or 2-8-8-1 (Enter applies)")
+        form.addRow("Architecture", self.arch_edit)
+        self.seed_spin = named(QSpinBox(), "converter-seed", "Random seed")
+        self.seed_spin.setRange(0, MAX_SEED)
+        self.seed_spin.setKeyboardTracking(False)  # typing 123 is one change, not three
+        form.addRow("Seed", self.seed_spin)
+        self.random_button = named(QPushButton("New random network (N)"), "converter-new-random",
+                                   "New random network")
+        form.addRow(self.random_button)
+        self.tent_spin = named(QSpinBox(), "converter-tent-depth", "Tent map depth")
+        self.tent_spin.setRange(1, MAX_TENT_DEPTH)
+        self.tent_spin.setKeyboardTracking(False)
+        form.addRow("Tent depth", self.tent_spin)
+        self.open_button = named(QPushButton("Open network file…"), "converter-open",
+                                 "Open a network file",
+                                 "JSON, NPZ or ONNX; you can also drop a file on the panel")
+        form.addRow(self.open_button)
+        self.export_button = named(QPushButton("Export shallow network…"), "converter-export",
+                                   "Export the shallow network")
+        form.addRow(self.export_button)
+        self.message = named(QLabel(""), "converter-message", "Messages")
+        self.message.setWordWrap(True)
+        form.addRow(self.message)
+        return controls
+
+    def _build_plots(self) -> QSplitter:
         plots = QSplitter(Qt.Orientation.Vertical)
-        self.main_plot = self._named(pg.PlotWidget(), "main-plot", "Deep and shallow functions")
+        self.main_plot = named(pg.PlotWidget(), "converter-main-plot", "Deep and shallow functions")
         self.main_plot.getPlotItem().setMenuEnabled(False)
-        self.diff_plot = self._named(pg.PlotWidget(), "difference-plot",
-                                     "Difference deep minus shallow")
+        self.diff_plot = named(pg.PlotWidget(), "converter-difference-plot",
+                               "Difference deep minus shallow")
         self.diff_plot.getPlotItem().setMenuEnabled(False)
         self.deep_curve = self.main_plot.plot([], [], name="deep")
         self.shallow_curve = self.main_plot.plot([], [], name="shallow")
@@ -245,43 +258,39 @@ class ConverterPanel(Panel):
         plots.addWidget(self.main_plot)
         plots.addWidget(self.diff_plot)
         plots.setSizes([600, 220])
+        return plots
 
+    def _build_details(self) -> QScrollArea:
+        """The shallow network's layers, the kink list (1-D) or the selected region (2-D)."""
         side = QWidget()
-        side_layout = QVBoxLayout(side)
-        side_layout.setContentsMargins(0, 0, 0, 0)
-        self.layers_label = self._named(QLabel(""), "shallow-layers", "The shallow network's layers")
+        column = QVBoxLayout(side)
+        column.setContentsMargins(0, 0, 0, 0)
+        self.layers_label = named(QLabel(""), "converter-shallow-layers",
+                                  "The shallow network's layers")
         self.layers_label.setWordWrap(True)
-        self.kink_table = self._named(QTableWidget(0, 5), "kinks", "Kink list")
-        self.kink_table.setHorizontalHeaderLabels(["#", "t", "f(t)", "jump", "|Δ| at t"])
+        self.kinks = KinkTable(self)
+        self.kink_table = named(QTableView(), "converter-kinks", "Kink list")
+        self.kink_table.setModel(self.kinks)
         self.kink_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.kink_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.kink_table.setEditTriggers(QTableView.EditTrigger.NoEditTriggers)
         self.kink_table.verticalHeader().setVisible(False)
-        self.region_info = self._named(QLabel("Click a region to see its affine map and constraints."),
-                                       "region-info", "Selected region")
+        self.region_info = named(QLabel("Click a region to see its affine map and constraints."),
+                                 "converter-region-info", "Selected region")
         self.region_info.setWordWrap(True)
         self.region_info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.region_info.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        side_layout.addWidget(self.layers_label)
-        side_layout.addWidget(self.kink_table, 1)
-        side_layout.addWidget(self.region_info, 1)
+        column.addWidget(self.layers_label)
+        column.addWidget(self.kink_table, 1)
+        column.addWidget(self.region_info, 1)
         # The side column scrolls rather than squeezing the plots at a large zoom.
-        side_scroll = QScrollArea()
-        side_scroll.setObjectName("converter-details")
-        side_scroll.setWidgetResizable(True)
-        side_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        side_scroll.setWidget(side)
-        side_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll = named(QScrollArea(), "converter-details", "Details of the shallow network")
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setWidget(side)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        return scroll
 
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(plots)
-        split.addWidget(side_scroll)
-        split.setChildrenCollapsible(False)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        split.setSizes([640, 360])
-        right.addWidget(split, 1)
-        outer.addLayout(right, 1)
-
+    def _build_shortcuts(self) -> None:
         self._shortcuts = []
         for key, name, slot in (("N", "new-random", self.new_random),
                                 ("]", "next-region", lambda: self.step_region(1)),
@@ -301,121 +310,31 @@ class ConverterPanel(Panel):
         self.open_button.clicked.connect(self._open_dialog)
         self.export_button.clicked.connect(self._export_dialog)
         self.main_plot.scene().sigMouseClicked.connect(self._on_plot_click)
-        self._worker_done.connect(self._on_worker_done)
+        self._worker.finished.connect(self._on_converted)
+        self._worker.failed.connect(self._on_failed)
 
     # -- state ----------------------------------------------------------------
-    def state_dict(self) -> dict:
-        return {
-            "source": self.source,
-            "architecture": list(self.architecture),
-            "seed": int(self.seed),
-            "tent_depth": int(self.tent_depth),
-            "file": self.file_path,
-            "network": network_to_dict(self.net),
-            "selected_region": int(self.selected_region),
-        }
-
-    def load_state(self, state: dict) -> None:
-        checked = self._validate_state(state)
-        self._apply_state(checked)
-
-    def _validate_state(self, state) -> dict:
-        if not isinstance(state, dict):
-            raise ValueError("converter state must be an object")
-        source = state.get("source", "random")
-        if source not in SOURCE_KEYS:
-            raise ValueError(f"source: {source!r} is not one of {', '.join(SOURCE_KEYS)}")
-        arch = state.get("architecture", DEFAULT_ARCH)
-        if not isinstance(arch, list) or not all(isinstance(a, int) and not isinstance(a, bool)
-                                                 for a in arch):
-            raise ValueError("architecture: a list of whole numbers")
-        try:
-            parse_architecture("-".join(map(str, arch)))
-        except ValueError as e:
-            raise ValueError(f"architecture: {e}") from None
-        seed = state.get("seed", 0)
-        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= 999_999:
-            raise ValueError("seed: a whole number from 0 to 999999")
-        depth = state.get("tent_depth", 3)
-        if not isinstance(depth, int) or isinstance(depth, bool) or not 1 <= depth <= 8:
-            raise ValueError("tent_depth: a whole number from 1 to 8")
-        file_path = state.get("file")
-        if file_path is not None and not isinstance(file_path, str):
-            raise ValueError("file: a path or null")
-        sel = state.get("selected_region", -1)
-        if not isinstance(sel, int) or isinstance(sel, bool):
-            raise ValueError("selected_region: a whole number")
-        if "network" in state:
-            try:
-                net = network_from_dict(state["network"], "network")
-            except NetworkFileError as e:
-                raise ValueError(str(e)) from None
-            if not isinstance(net, MLP):
-                raise ValueError("network: must be a deep network with finite weights")
-            problem = self._network_problem(net)
-            if problem:
-                raise ValueError(f"network: {problem}")
-        else:
-            net = MLP.random(arch, seed=seed)
-        return {"source": source, "architecture": list(arch), "seed": seed, "tent_depth": depth,
-                "file": file_path, "network": net, "selected_region": sel}
-
-    def _apply_state(self, s: dict) -> None:
-        """Set everything from a validated snapshot (``network`` an MLP or its dict)."""
-        net = s["network"]
-        if isinstance(net, dict):
-            net = network_from_dict(net, "network")
-        self.source = s["source"]
-        self.architecture = list(s["architecture"])
-        self.seed = int(s["seed"])
-        self.tent_depth = int(s["tent_depth"])
-        self.file_path = s["file"]
-        if self.source == "received":
-            self.received = net
-        self.net = net
-        self.selected_region = int(s.get("selected_region", -1))
+    def apply_state(self, state: ConverterState) -> None:
+        """Show ``state`` and convert its network (undo, redo, scenes)."""
+        self._state = state
+        if state.source == "received":
+            self.received = state.network
         self._sync_controls()
         self._start_conversion()
 
-    def _snapshot(self) -> dict:
-        return {"source": self.source, "architecture": list(self.architecture), "seed": self.seed,
-                "tent_depth": self.tent_depth, "file": self.file_path, "network": self.net,
-                "selected_region": -1}
-
     def _change(self, text: str, **changes) -> None:
-        """One undoable step from the current snapshot to one with ``changes``."""
-        before = self._snapshot()
-        after = dict(before, **changes)
-        self.undo_stack.push(SnapshotCommand(self._apply_state, before, after, text))
+        """One undoable step to a new network (the selected region is dropped)."""
+        self.commit(replace(self._state, selected_region=-1, **changes), text)
 
     def _sync_controls(self) -> None:
-        widgets = (self.source_box, self.arch_edit, self.seed_spin, self.tent_spin)
-        for w in widgets:
-            w.blockSignals(True)
-        self.source_box.setCurrentIndex(SOURCE_KEYS.index(self.source))
-        self.arch_edit.setText("-".join(map(str, self.architecture)))
-        self.seed_spin.setValue(self.seed)
-        self.tent_spin.setValue(self.tent_depth)
-        for w in widgets:
-            w.blockSignals(False)
+        s = self._state
+        with signals_blocked(self.source_box, self.arch_edit, self.seed_spin, self.tent_spin):
+            self.source_box.setCurrentIndex(SOURCES.index(s.source))
+            self.arch_edit.setText("-".join(map(str, s.architecture)))
+            self.seed_spin.setValue(s.seed)
+            self.tent_spin.setValue(s.tent_depth)
 
     # -- sources --------------------------------------------------------------
-    @staticmethod
-    def _network_problem(net) -> str | None:
-        if not isinstance(net, MLP):
-            return f"expected a network, got {type(net).__name__}"
-        if net.activation != "relu":
-            return f"the converter needs ReLU hidden layers, this network uses {net.activation}"
-        if len(net.layers) < 2:
-            return "the network has no hidden layer: it is already shallow"
-        if not net.is_finite():
-            return "the network has NaN or infinite weights"
-        try:
-            check_network_size(net.sizes)
-        except ValueError as e:
-            return str(e)
-        return None
-
     def _show_message(self, text: str, error: bool = False) -> None:
         self.message.setText(text)
         role = "error" if error else "muted"
@@ -436,7 +355,7 @@ class ConverterPanel(Panel):
                 return
             self._change("network from another panel", source="received", network=self.received)
         elif key == "tent":
-            self.set_tent_depth(self.tent_depth)
+            self.set_tent_depth(self._state.tent_depth)
         elif key == "file":
             self._sync_controls()
             self._open_dialog()
@@ -452,13 +371,13 @@ class ConverterPanel(Panel):
     def _on_seed(self, value: int) -> None:
         if self.source == "random":
             self._use_random(self.architecture, value, f"seed {value}")
-        else:
-            self.seed = value
+        else:  # kept for the next random network; the network on screen stays
+            self._state = replace(self._state, seed=value)
 
     def _use_random(self, sizes, seed, text) -> None:
         net = MLP.random(sizes, seed=seed)
         self._show_message("")
-        self._change(text, source="random", architecture=list(sizes), seed=int(seed), network=net,
+        self._change(text, source="random", architecture=tuple(sizes), seed=int(seed), network=net,
                      file=None)
 
     def new_random(self) -> None:
@@ -470,21 +389,16 @@ class ConverterPanel(Panel):
             except ValueError as e:
                 self._show_message(f"Architecture: {e}", error=True)
                 return
-        seed = (self.seed + 1) % 1_000_000
+        seed = (self.seed + 1) % (MAX_SEED + 1)
         self._use_random(sizes, seed, f"random network, seed {seed}")
 
     def _on_tent_depth(self, depth: int) -> None:
         self.set_tent_depth(depth)
 
     def set_tent_depth(self, depth: int) -> None:
-        if not tent_available():
-            self._show_message("The tent map comes from the Folding panel: send it from there.",
-                               error=True)
-            self._sync_controls()
-            return
         self._show_message("")
         self._change(f"tent map, depth {depth}", source="tent", tent_depth=int(depth),
-                     network=tent_network(int(depth)), file=None)
+                     network=tent(int(depth)), file=None)
 
     def receive(self, kind: str, payload) -> bool:
         """Take ``"network"`` (an MLP) or ``"tent"`` (an MLP, or {"network": MLP, "depth": k})."""
@@ -493,14 +407,14 @@ class ConverterPanel(Panel):
         net, depth = payload, None
         if isinstance(payload, dict):
             net, depth = payload.get("network"), payload.get("depth")
-        problem = self._network_problem(net)
+        problem = network_problem(net)
         if problem:
             self._show_message(f"Received network not taken: {problem}.", error=True)
             return False
         self._show_message("")
         if kind == "tent":
             changes = {"source": "tent", "network": net, "file": None}
-            if isinstance(depth, int) and 1 <= depth <= 8:
+            if isinstance(depth, int) and not isinstance(depth, bool) and 1 <= depth <= MAX_TENT_DEPTH:
                 changes["tent_depth"] = depth
             self._change("tent map from the Folding panel", **changes)
         else:
@@ -510,6 +424,8 @@ class ConverterPanel(Panel):
 
     def load_file(self, path) -> bool:
         """Read a deep network from a file; on any problem say so and keep the current one."""
+        from relulab.io.networks import NetworkFileError, load_network
+
         path = Path(path)
         try:
             net = load_network(path)
@@ -520,7 +436,7 @@ class ConverterPanel(Panel):
             self._show_message(f"{path.name}: already an extended (±∞) shallow network, "
                                "not a deep one", error=True)
             return False
-        problem = self._network_problem(net)
+        problem = network_problem(net)
         if problem:
             self._show_message(f"{path.name}: {problem}", error=True)
             return False
@@ -546,7 +462,7 @@ class ConverterPanel(Panel):
 
     def dragEnterEvent(self, event) -> None:
         path = self._dropped_path(event)
-        if path and Path(path).suffix.lower() in SUFFIXES:
+        if path and Path(path).suffix.lower() in NETWORK_SUFFIXES:
             event.acceptProposedAction()
         else:
             event.ignore()
@@ -560,8 +476,12 @@ class ConverterPanel(Panel):
     # -- export ---------------------------------------------------------------
     def export_shallow(self, path) -> bool:
         """Write the shallow network (format by extension); errors are shown, not raised."""
+        from relulab.io.networks import NetworkFileError, save_network
+
         if self.result is None:
-            self._show_message("Nothing to export yet: the conversion is still running.", error=True)
+            self._show_message("Nothing to export yet: the conversion is still running."
+                               if self.busy else "Nothing to export: the conversion failed.",
+                               error=True)
             return False
         try:
             save_network(self.result.conversion.shallow, path)
@@ -584,56 +504,25 @@ class ConverterPanel(Panel):
 
     # -- the worker ------------------------------------------------------------
     def _start_conversion(self) -> None:
-        self._request += 1
-        req = self._request
         net = self.net
         self.verdict.setText("converting…" if net.n_in < 2 or engine_ready(net.n_in) else
                              "preparing the exact region engine (first use only), then converting…")
-        self._threads = [t for t in self._threads if t.is_alive()]
+        # The last result belongs to the last network: let it go now rather than hold
+        # two conversions (hundreds of MB for thousands of regions) at once.
+        self.result = None
+        self._worker.submit(lambda should_stop: compute(net, should_stop=should_stop))
 
-        def stale() -> bool:  # a newer request or a closing panel: stop early
-            return self._closing or req != self._request
-
-        def work():
-            try:
-                out = compute(net, should_stop=stale)
-            except EnumerationStopped:
-                return
-            except Exception as e:  # shown in the panel, the previous picture stays
-                out = e
-            if not self._closing:
-                try:
-                    self._worker_done.emit(req, out)
-                except RuntimeError:  # the panel was deleted meanwhile
-                    pass
-
-        t = threading.Thread(target=work, name=f"converter-{req}", daemon=True)
-        self._threads.append(t)
-        t.start()
-
-    @property
-    def busy(self) -> bool:
-        """True while the latest conversion has not been drawn yet."""
-        return self._done_request != self._request
-
-    def _on_worker_done(self, req: int, out) -> None:
-        if req != self._request or self._closing:
-            return  # a newer request is running: the latest wins
-        self._done_request = req
-        if isinstance(out, Exception):
-            self._show_message(f"Conversion failed: {out}", error=True)
-            self.verdict.setText("conversion failed")
-            return
-        self.result = out
-        if not (0 <= self.selected_region < len(out.conversion.regions)):
-            self.selected_region = -1
+    def _on_converted(self, result: Result) -> None:
+        self.result = result
+        if not 0 <= self.selected_region < len(result.conversion.regions):
+            self._state = replace(self._state, selected_region=-1)
         self._redraw()
         self.converted.emit()
 
-    def wait_for_result(self, timeout: float = 30.0) -> None:
-        """Block until the worker of the latest request has finished (for scripts)."""
-        for t in list(self._threads):
-            t.join(timeout)
+    def _on_failed(self, exc: Exception) -> None:
+        # shown in the panel; the previous picture stays
+        self._show_message(f"Conversion failed: {exc}", error=True)
+        self.verdict.setText("conversion failed")
 
     # -- drawing ----------------------------------------------------------------
     def _redraw(self) -> None:
@@ -657,19 +546,17 @@ class ConverterPanel(Panel):
             return []
         conv = self.result.conversion
         deep, shallow = conv.deep, conv.shallow
-        n, m = conv.n_in, conv.n_out
-        terms = (2 * n + conv.k, 2 * n + conv.p, 2 * conv.p * m)
         return [
             ["deep", str(len(deep.hidden_sizes)), "-".join(map(str, deep.hidden_sizes)),
              str(deep.n_hidden_neurons), str(deep.n_params)],
             ["shallow", str(len(shallow.hidden_sizes)),
              "-".join(map(str, shallow.hidden_sizes)) or "0", str(sum(shallow.hidden_sizes)),
              str(shallow.n_params)],
-            ["Corollary 1", "3", f"max{{{terms[0]}, {terms[1]}, {terms[2]}}} = {conv.bound}",
+            ["Corollary 1", "3", f"max{{{', '.join(map(str, conv.terms))}}} = {conv.bound}",
              f"≤ {3 * conv.bound}", ""],
         ]
 
-    def _draw_sizes(self, conv: Conversion) -> None:
+    def _draw_sizes(self, conv) -> None:
         rows = self.size_rows()
         cell = 'style="padding: 2px 6px;"'
         names = ["layers", "widths", "neurons", "parameters"]
@@ -681,19 +568,17 @@ class ConverterPanel(Panel):
             html.append(f"<tr><th {cell} align='left'>{name}</th>"
                         + "".join(f"<td {cell} align='center'>{v}</td>" for v in vals) + "</tr>")
         html.append("</table>")
-        n, m = conv.n_in, conv.n_out
-        html.append(f"<p>Corollary 1: width ≤ max{{2n + k, 2n + p, 2pm}} = max{{{2 * n + conv.k}, "
-                    f"{2 * n + conv.p}, {2 * conv.p * m}}} = {conv.bound}"
-                    + (" (k = 2(p − 1) in 1-D)" if conv.one_d is not None else "") + "</p>")
+        html.append(f"<p>Corollary 1: width ≤ {conv.bound_text()}</p>")
         self.sizes_label.setText("".join(html))
-        self.sizes_label.setWordWrap(True)
 
     def _draw_verdict(self, res: Result) -> None:
         conv, v = res.conversion, res.verification
-        tol = v.tolerance()
+        # 1-D: within the scale-relative rounding bound (model.shallow.ROUNDING); n-D:
+        # within 1e-9 of the size of the terms the outputs are summed from
+        ok = v.ok()
+        within = f" up to rounding (≤ {v.tolerance():.2g})"
         if conv.one_d is not None:
             at_kinks = v.max_error_at_kinks if v.max_error_at_kinks is not None else 0.0
-            ok = v.ok()  # within the scale-relative rounding bound (model.shallow.ROUNDING)
             text = (f"{'Equal up to rounding' if ok else 'NOT equal'}: largest |deep − shallow| "
                     f"{max(v.max_error_exact_points, v.max_error_random):.2g} "
                     f"({v.max_rounding_ratio:.2g} of the rounding bound); at every kink "
@@ -703,8 +588,7 @@ class ConverterPanel(Panel):
                        f"hidden layer of width {conv.one_d.width} with finite weights. "
                        f"{conv.one_d.rule}.")
         else:
-            ok = v.max_error_exact_points <= tol and v.max_error_random <= tol
-            text = (f"{'Equal' if ok else 'NOT equal'}: largest |deep − shallow| "
+            text = (f"{'Equal' if ok else 'NOT equal'}{within}: largest |deep − shallow| "
                     f"{v.max_error_exact_points:.2g} at {v.n_exact_points} region witnesses and "
                     f"boundary points, {v.max_error_random:.2g} at {v.n_random} random points.")
             shown = f", {len(res.polygons)} drawn" if conv.n_in == 2 else \
@@ -730,7 +614,7 @@ class ConverterPanel(Panel):
         self.shallow_curve.setData(res.curve_x, res.shallow_y)
         t = res.conversion.one_d.kinks
         if len(t):
-            self.kink_marks.setData(t, [row[2] for row in res.kink_rows])
+            self.kink_marks.setData(t, res.kink_rows[:, 2])
         else:
             self.kink_marks.setData([], [])
         self.kink_marks.setVisible(True)
@@ -742,11 +626,7 @@ class ConverterPanel(Panel):
         self.diff_plot.setYRange(-span, span, padding=0)
         self.main_plot.getPlotItem().getViewBox().setAspectLocked(False)
         item.enableAutoRange()
-        self.kink_table.setRowCount(len(res.kink_rows))
-        for r, row in enumerate(res.kink_rows):
-            texts = [str(row[0]), f"{row[1]:.5g}", f"{row[2]:.4g}", f"{row[3]:.3g}", f"{row[4]:.0e}"]
-            for c, text in enumerate(texts):
-                self.kink_table.setItem(r, c, QTableWidgetItem(text))
+        self.kinks.set_rows(res.kink_rows)
         widths = res.conversion.shallow.hidden_sizes
         self.layers_label.setText(
             f"Shallow network: {res.conversion.n_in} → {widths[0] if widths else 0} → "
@@ -757,16 +637,18 @@ class ConverterPanel(Panel):
         self.deep_curve.setVisible(False)
         self.shallow_curve.setVisible(False)
         self.kink_marks.setVisible(False)
-        self.kink_table.setRowCount(0)
+        from relulab.model.shallow import COROLLARY_TERMS
+
+        self.kinks.set_rows(np.zeros((0, 5)))
         item = self.main_plot.getPlotItem()
-        w = conv.shallow_widths
-        n, m = conv.n_in, conv.n_out
+        n = conv.n_in
+        what = ("x⁺, x⁻ and one detector per constraint",
+                "x⁺, x⁻ and o_r (0 inside region r, ∞ outside)", "ReLU(±(A_r x + c_r) − o_r)")
         self.layers_label.setText(
             "Shallow network (3 hidden layers, ±∞ rows):\n"
-            f"  1. {w[0]} = 2n + k = {2 * n} + {conv.k}: x⁺, x⁻ and one detector per constraint\n"
-            f"  2. {w[1]} = 2n + p = {2 * n} + {conv.p}: x⁺, x⁻ and o_r (0 inside region r, ∞ outside)\n"
-            f"  3. {w[2]} = 2pm = 2·{conv.p}·{m}: ReLU(±(A_r x + c_r) − o_r)\n"
-            "Export as JSON or NPZ (ONNX cannot hold ∞). This follows a reconstruction of "
+            + "".join(f"  {i + 1}. {width} = {words}: {does}\n" for i, (width, words, does)
+                      in enumerate(zip(conv.terms, COROLLARY_TERMS, what)))
+            + "Export as JSON or NPZ (ONNX cannot hold ∞). This follows a reconstruction of "
             "Villani & Schoots' construction; the paper's count of k and its treatment of "
             "region boundaries may differ.")
         if n != 2:
@@ -808,7 +690,8 @@ class ConverterPanel(Panel):
     def select_region(self, index: int) -> None:
         """Show region ``index``'s affine map and constraints (−1: none)."""
         regions = self.result.conversion.regions if self.result else []
-        self.selected_region = index if 0 <= index < len(regions) else -1
+        # a view choice, not an edit: no undo step (scene files keep it)
+        self._state = replace(self._state, selected_region=index if 0 <= index < len(regions) else -1)
         self._style_regions()
         self._show_region_info()
 
@@ -824,6 +707,8 @@ class ConverterPanel(Panel):
         """Select the region holding the point (x, y); returns its index."""
         if self.result is None or self.result.conversion.n_in != 2:
             return -1
+        from relulab.model.regions import region_at
+
         idx = region_at(self.result.conversion.deep, self.result.conversion.regions, [x, y])
         self.select_region(idx)
         return idx
@@ -862,7 +747,7 @@ class ConverterPanel(Panel):
         conv = self.result.conversion
         if conv.one_d is not None:
             tables["kinks"] = (["index", "t", "f(t)", "slope jump", "abs difference at t"],
-                               [list(r) for r in self.result.kink_rows])
+                               self.result.kink_rows.tolist())
         else:
             tables["regions"] = (
                 ["region", "pattern", "full-dimensional", "A", "c", "constraints", "witness"],
@@ -888,10 +773,7 @@ class ConverterPanel(Panel):
             self._draw_verdict(self.result)
 
     def shutdown(self) -> None:
-        self._closing = True
-        for t in self._threads:
-            t.join(30.0)
-        self._threads = []
+        self._worker.shutdown()
         super().shutdown()
 
 

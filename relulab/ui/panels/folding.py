@@ -4,41 +4,48 @@ Each layer of two ReLU neurons folds [0, 1] onto itself, so depth k gives 2^k
 pieces from 2k neurons, where one hidden layer needs 2^k − 1. The pieces are
 counted by the model (``piecewise_linear``), exact to depth 24 at peak ½ and as
 deep as exact arithmetic allows at other peaks; a count that is not certified says
-so. The plots keep every peak and valley visible at any depth with pyqtgraph's
-min/max ("peak") downsampling.
+so. The plots keep every peak and valley visible at any depth: a deep tent is drawn
+from its extremes per column (:mod:`relulab.model.envelope`), computed with the tent
+on a worker.
+
+Three :class:`~relulab.ui.worker.Worker` s keep the window answering: one for the
+tent deeper than ``SYNC_DEPTH`` (the latest depth wins), one that fills the cache
+of shallower tents while the panel is idle, and one for the compositions of the
+user's fold (those can reach the knot budget slowly).
 """
 
 from __future__ import annotations
 
 import sys
-import threading
 from collections import OrderedDict
 from dataclasses import replace
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QGridLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
     QPushButton, QSizePolicy, QSlider, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
+from relulab.model.cancel import check
+from relulab.model.envelope import column_extremes
+from relulab.model.exact import BeyondExact
 from relulab.model.folding import (
     FOLD_PRESETS, MAX_DEPTH, MAX_FOLD_NEURONS, PEAK_RANGE, Fold, FoldCounts, FoldingState,
     exact_tent_depth, fold_counts, fold_frame, tent_counts_formula, tent_network, tent_peak_value,
     tent_pieces,
 )
-from relulab.model.exact import BeyondExact
-from relulab.model.piecewise import (EXACT_KNOTS, PiecewiseLinear, Stopped, TooManyKnots,
-                                     piecewise_linear)
-from relulab.ui.panels.base import Panel, SnapshotCommand, run_alone
+from relulab.model.piecewise import EXACT_KNOTS, PiecewiseLinear, TooManyKnots, piecewise_linear
+from relulab.ui.panels.base import Panel, named, run_alone, signals_blocked
+from relulab.ui.worker import Worker
 
 #: Up to this depth the tent is computed at once (a few ms) and kept in a cache;
-#: deeper ones go to a worker thread so the slider never waits.
+#: deeper ones go to a worker so the slider never waits.
 SYNC_DEPTH = 16
-#: At peaks other than ½ the counts come from exact rationals (slower): synchronous
-#: only to this depth.
+#: At peaks other than ½ the counts come from exact rationals (slower): at once only
+#: to this depth.
 EXACT_SYNC_DEPTH = 9
 #: The exact walk for the user's fold stops here (a tenth of a second or so).
 FOLD_EXACT_KNOTS = 2500
@@ -51,6 +58,11 @@ ANIMATION_LAYERS = 12
 FRAMES_PER_LAYER = 16
 KINK_TABLE_ROWS = 2 ** 17
 PEAK_STEPS = 100  # the peak slider moves in steps of 0.01
+#: A deep tent is drawn from its extremes in this many columns: zoomed 64× into
+#: [0, 1] the pieces of depth 16 still show one by one.
+COLUMNS = 2 ** 16
+#: The two x ranges the main plot shows: [0, 1] and the whole line around it.
+UNIT, LINE = (0.0, 1.0), (-0.5, 1.5)
 
 TELGARSKY = (
     "<b>Why depth helps here.</b> Each layer of two neurons folds [0, 1] onto itself, so "
@@ -70,15 +82,46 @@ def _plain_count(n: int) -> str:
     return f"{n:,}".replace(",", "\u2009")  # thin spaces: 1 048 576
 
 
+def _sync_depth(peak: float) -> int:
+    return SYNC_DEPTH if peak == 0.5 else EXACT_SYNC_DEPTH
+
+
 class _TentResult:
-    """The pieces of one tent network and its counts (certified, or floating point
-    only when exact arithmetic is beyond the budget)."""
+    """One tent network's counts (certified, or floating point only when exact
+    arithmetic is beyond the budget), its first kinks (for the CSV table) and what
+    draws it. A shallow tent keeps its pieces (the fold animation needs them); a deep
+    one keeps only its two pictures, computed on the worker, and lets the 16.7 million
+    pieces of depth 24 go."""
 
-    __slots__ = ("depth", "peak", "pl", "counts")
+    __slots__ = ("depth", "peak", "counts", "pl", "n_kinks", "table", "_curves")
 
-    def __init__(self, depth: int, peak: float, pl: PiecewiseLinear):
-        self.depth, self.peak, self.pl = depth, peak, pl
+    def __init__(self, depth: int, peak: float, pl: PiecewiseLinear, should_stop=None):
+        self.depth, self.peak = depth, peak
         self.counts: FoldCounts = fold_counts(pl, depth, 2, tent_network(depth, peak))
+        self.n_kinks = pl.n_kinks
+        self.pl: PiecewiseLinear | None = pl
+        self.table = None
+        self._curves: dict[tuple[float, float], tuple[np.ndarray, np.ndarray]] = {}
+        if depth > _sync_depth(peak):
+            self.table = self.kink_table()
+            for view in (UNIT, LINE):
+                check(should_stop, "drawing the tent")
+                self._curves[view] = column_extremes(pl, *view, COLUMNS)
+            self.pl = None
+
+    def kink_table(self) -> np.ndarray:
+        """Rows (x, g(x), slope to the right) of the first KINK_TABLE_ROWS kinks (a CSV
+        of 16.7 million rows helps nobody)."""
+        if self.table is not None:
+            return self.table
+        pl, n = self.pl, min(self.n_kinks, KINK_TABLE_ROWS)
+        return np.column_stack([pl.kinks[:n], pl.values[:n], pl.slopes[1:n + 1]])
+
+    def curve(self, view: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+        """(x, y) that draws the tent on ``view`` (exact breakpoints or extremes per column)."""
+        if view not in self._curves:
+            self._curves[view] = column_extremes(self.pl, *view, COLUMNS)
+        return self._curves[view]
 
 
 def compute_tent(depth: int, peak: float, should_stop=None) -> _TentResult:
@@ -86,160 +129,109 @@ def compute_tent(depth: int, peak: float, should_stop=None) -> _TentResult:
         pl = tent_pieces(depth, peak, should_stop=should_stop)
     except BeyondExact:  # drawn and counted in floating point, and labelled so
         pl = piecewise_linear(tent_network(depth, peak), certify=False, should_stop=should_stop)
-    return _TentResult(depth, peak, pl)
+    return _TentResult(depth, peak, pl, should_stop)
 
 
-def _sync_depth(peak: float) -> int:
-    return SYNC_DEPTH if peak == 0.5 else EXACT_SYNC_DEPTH
-
-
-class _TentWorker(QObject):
-    """One background thread for deep tents; the latest request wins.
-
-    ``done`` carries (request id, result or exception) and reaches the panel
-    through a queued connection; the thread never touches widgets.
-    """
-
-    done = Signal(object)
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self._cond = threading.Condition()
-        self._request = None
-        self._latest = 0
-        self._stopping = False
-        self._thread: threading.Thread | None = None
-
-    def submit(self, depth: int, peak: float) -> int:
-        with self._cond:
-            self._latest += 1
-            self._request = (self._latest, depth, peak)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="folding-worker",
-                                                daemon=True)
-                self._thread.start()
-            self._cond.notify()
-            return self._latest
-
-    def cancel(self) -> None:
-        """Forget the pending request; a running one stops at its next layer."""
-        with self._cond:
-            self._latest += 1
-            self._request = None
-
-    @property
-    def busy(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
-
-    def _run(self) -> None:
-        while True:
-            with self._cond:
-                while self._request is None and not self._stopping:
-                    self._cond.wait()
-                if self._stopping:
-                    return
-                rid, depth, peak = self._request
-                self._request = None
+def fold_compositions(fold: Fold, should_stop=None):
+    """(depth, (pieces, counts) or why not) for the user's fold composed 1, 2, …
+    MAX_DEPTH times; past the knot budget, exact arithmetic or double precision every
+    deeper one says so too."""
+    reason = None
+    for depth in range(1, MAX_DEPTH + 1):
+        if reason is None:
             try:
-                result = compute_tent(
-                    depth, peak, should_stop=lambda: self._stopping or self._latest != rid)
-            except Stopped:
+                net = fold.network(depth)
+                with np.errstate(over="raise", invalid="raise"):
+                    pl = piecewise_linear(net, max_knots=FOLD_MAX_KNOTS, should_stop=should_stop,
+                                          exact_knots=FOLD_EXACT_KNOTS)
+                    counts = fold_counts(pl, depth, fold.n_neurons, net)
+                yield depth, (pl, counts)
                 continue
-            except Exception as exc:  # reported to the panel, shown next to the count
-                result = exc
-            if not self._stopping:
-                self.done.emit((rid, result))
-            del result
+            except TooManyKnots:
+                reason = f"over {_plain_count(FOLD_MAX_KNOTS)} kinks by depth {depth}, not computed"
+            except BeyondExact:
+                reason = (f"depth {depth} is beyond exact arithmetic here (doubles cannot "
+                          f"certify its kinks, and exact rationals stop at "
+                          f"{_plain_count(FOLD_EXACT_KNOTS)} knots in this panel)")
+            except (FloatingPointError, ValueError):
+                reason = f"beyond double precision by depth {depth}, not computed"
+        yield depth, reason
 
-    def stop(self) -> None:
-        with self._cond:
-            self._stopping = True
-            self._request = None
-            self._cond.notify()
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
+
+def _readout(name: str, accessible: str, wrap: bool = True) -> QLabel:
+    label = named(QLabel(), name, accessible)
+    label.setWordWrap(wrap)
+    label.setTextFormat(Qt.TextFormat.RichText)
+    return label
+
+
+def _plot(name: str, accessible: str) -> pg.PlotWidget:
+    pw = named(pg.PlotWidget(), name, accessible)
+    pw.setMenuEnabled(False)
+    pw.hideButtons()
+    return pw
+
+
+def _extremes_per_pixel(curve: pg.PlotDataItem) -> None:
+    """Draw dense curves as the min and max of each pixel column (pyqtgraph's
+    "peak" downsampling), so every peak and valley stays visible at any depth.
+    The factor 1 makes a chunk one pixel wide (pyqtgraph's default is 5 pixels'
+    worth of samples, five times more points to draw for no visible gain)."""
+    curve.opts["autoDownsampleFactor"] = 1.0
+    curve.setDownsampling(auto=True, method="peak")
+
+
+def _smooth_if_sparse(curve: pg.PlotDataItem, n_points: int, pen) -> None:
+    """In the small plots a sawtooth near pixel size shows moiré; antialiasing
+    fixes it and is cheap for thin lines and a few points per pixel. Denser
+    curves become a min/max band anyway. (Smoothing the 2-pixel main curve costs
+    hundreds of milliseconds, so it stays off there.) A smoothed line is one pixel
+    wide: Qt draws wider antialiased lines fifty times slower (11 ms against 0.2 ms
+    for 129 points), and the first picture of g^(6) and g^(7) froze the window."""
+    # (the small plots are 100–200 pixels wide; their width is not known yet
+    # when the panel first draws, so the limit is a number of points)
+    smooth = n_points <= 200
+    curve.opts["antialias"] = smooth
+    if smooth:
+        pen = pg.mkPen(pen)
+        pen.setWidthF(1.0)
+    curve.setPen(pen)
 
 
 class FoldingPanel(Panel):
     name = "folding"
     title = "Folding"
-    summary = ("the tent map composed layer by layer doubles the pieces each time; certified "
-               "counts.")
+    summary = "the tent map composed layer by layer doubles the pieces each time; exact counts."
+    state_class = FoldingState
 
     def __init__(self, host=None, parent=None):
         super().__init__(host, parent)
         self._state = FoldingState()
-        self._committed = self._state
         self._drag_before: FoldingState | None = None
         self._cache: OrderedDict[tuple[int, float], _TentResult] = OrderedDict()
         self._deep: _TentResult | None = None  # the latest deep tent (only one is kept)
-        self._pending: int | None = None        # id of the deep request we wait for
+        self._deep_wanted: tuple[int, float] | None = None  # what the tent worker computes
+        self._warm_peak: float | None = None                # what the warm worker fills
         self._fold_cache: dict[int, PiecewiseLinear | str] = {}
         self._fold_error = ""
         self._closed = False
         self._frames: list[tuple[int, float]] = []
         self._layer_shown: list = [None] * LAYER_PLOTS
         self._fold_series_shown = None
-        self._shared_points = None
         self._frame_index = 0
-        self._worker = _TentWorker(self)
-        self._worker.done.connect(self._on_worker_done, Qt.ConnectionType.QueuedConnection)
+        self._tent_worker = Worker("folding-tent", self)
+        self._warm_worker = Worker("folding-warm", self)
+        self._fold_worker = Worker("folding-fold", self)
         self._timer = QTimer(self)
         self._timer.setObjectName("folding-animation-timer")
         self._timer.setInterval(40)
-        self._timer.timeout.connect(self._animation_tick)
-        # when idle, fill the cache for every depth up to SYNC_DEPTH (one per tick, a
-        # few ms each) so that later slider steps only redraw
-        self._warm_timer = QTimer(self)
-        self._warm_timer.setObjectName("folding-warm-timer")
-        self._warm_timer.setInterval(0)
-        self._warm_timer.timeout.connect(self._warm_step)
         self._build()
         self._connect()
         self._sync_widgets()
+        self._start_fold_work()
         self.apply_theme()  # styles the plots and draws them
 
     # -- building ------------------------------------------------------------
-    @staticmethod
-    def _name(w: QWidget, name: str, accessible: str) -> QWidget:
-        w.setObjectName(name)
-        w.setAccessibleName(accessible)
-        return w
-
-    def _label(self, name: str, accessible: str, wrap: bool = True) -> QLabel:
-        label = QLabel()
-        label.setWordWrap(wrap)
-        label.setTextFormat(Qt.TextFormat.RichText)
-        return self._name(label, name, accessible)
-
-    def _plot(self, name: str, accessible: str) -> pg.PlotWidget:
-        pw = pg.PlotWidget()
-        pw.setObjectName(name)
-        pw.setAccessibleName(accessible)
-        pw.setMenuEnabled(False)
-        pw.hideButtons()
-        return pw
-
-    @staticmethod
-    def _extremes_per_pixel(curve: pg.PlotDataItem) -> None:
-        """Draw dense curves as the min and max of each pixel column (pyqtgraph's
-        "peak" downsampling), so every peak and valley stays visible at any depth.
-        The factor 1 makes a chunk one pixel wide (pyqtgraph's default is 5 pixels'
-        worth of samples, five times more points to draw for no visible gain)."""
-        curve.opts["autoDownsampleFactor"] = 1.0
-        curve.setDownsampling(auto=True, method="peak")
-
-    @staticmethod
-    def _smooth_if_sparse(curve: pg.PlotDataItem, n_points: int) -> None:
-        """In the small plots a sawtooth near pixel size shows moiré; antialiasing
-        fixes it and is cheap for thin lines and a few points per pixel. Denser
-        curves become a min/max band anyway. (Smoothing the 2-pixel main curve costs
-        hundreds of milliseconds, so it stays off there.)"""
-        # (the small plots are 100–200 pixels wide; their width is not known yet
-        # when the panel first draws, so the limit is a number of points)
-        curve.opts["antialias"] = n_points <= 200
-
     def _title(self, pw: pg.PlotWidget, html: str, size: float = 11) -> None:
         pw.getPlotItem().setTitle(html, color=self.theme.color("foreground").name(),
                                   size=f"{self.theme.point_size(size):.0f}pt")
@@ -247,60 +239,65 @@ class FoldingPanel(Panel):
     def _build(self) -> None:
         outer = QHBoxLayout(self)
         outer.setContentsMargins(6, 6, 6, 6)
+        outer.addWidget(self._build_controls())
+        right = QVBoxLayout()
+        right.addLayout(self._build_readouts())
+        right.addLayout(self._build_main_plots(), 5)
+        right.addLayout(self._build_layers_and_chart(), 3)
+        self.telgarsky = _readout("folding-telgarsky", "Telgarsky's statement and its caveat")
+        self.telgarsky.setText(TELGARSKY)
+        self.telgarsky.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        right.addWidget(self.telgarsky)
+        outer.addLayout(right, 1)
+        self._build_shortcuts()
 
-        # controls (hidden in the lecture layout)
-        controls = self._name(QWidget(), "folding-controls", "Folding controls")
+    def _build_controls(self) -> QWidget:
+        """Depth, peak, view and send buttons, then the user's fold (hidden in the
+        lecture layout)."""
+        controls = named(QWidget(), "folding-controls", "Folding controls")
         controls.setMaximumWidth(340)
         controls.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         c = QVBoxLayout(controls)
         c.setContentsMargins(0, 0, 0, 0)
-
-        self.depth_label = self._label("folding-depth-label", "Depth", wrap=False)
-        self.depth_slider = self._name(QSlider(Qt.Orientation.Horizontal), "folding-depth",
-                                       "Depth: number of tent layers")
+        self.depth_label = _readout("folding-depth-label", "Depth", wrap=False)
+        self.depth_slider = named(QSlider(Qt.Orientation.Horizontal), "folding-depth",
+                                  "Depth: number of tent layers",
+                                  "Layers of the tent network ( [ and ] step by one )")
         self.depth_slider.setRange(1, MAX_DEPTH)
         self.depth_slider.setPageStep(4)
         self.depth_slider.setTickPosition(QSlider.TickPosition.TicksBelow)
         self.depth_slider.setTickInterval(4)
-        self.depth_slider.setToolTip("Layers of the tent network ( [ and ] step by one )")
-        c.addWidget(self.depth_label)
-        c.addWidget(self.depth_slider)
-
-        self.peak_label = self._label("folding-peak-label", "Peak", wrap=False)
-        self.peak_slider = self._name(QSlider(Qt.Orientation.Horizontal), "folding-peak",
-                                      "Peak of the tent")
+        self.peak_label = _readout("folding-peak-label", "Peak", wrap=False)
+        self.peak_slider = named(QSlider(Qt.Orientation.Horizontal), "folding-peak",
+                                 "Peak of the tent", "Where the tent has its top: ½ is the "
+                                 "symmetric tent")
         self.peak_slider.setRange(round(PEAK_RANGE[0] * PEAK_STEPS), round(PEAK_RANGE[1] * PEAK_STEPS))
         self.peak_slider.setPageStep(5)
-        self.peak_slider.setToolTip("Where the tent has its top: ½ is the symmetric tent")
-        c.addWidget(self.peak_label)
-        c.addWidget(self.peak_slider)
-
-        self.whole_line = self._name(QCheckBox("Whole line (not only [0, 1])"),
-                                     "folding-whole-line", "Show the whole line")
-        self.whole_line.setToolTip("Shortcut: L")
-        c.addWidget(self.whole_line)
-
-        row = QVBoxLayout()
-        self.play = self._name(QPushButton("Fold ▶"), "folding-play", "Play the folding animation")
-        self.play.setToolTip("Fold [0, 1] onto itself one layer at a time (F)")
+        self.whole_line = named(QCheckBox("Whole line (not only [0, 1])"), "folding-whole-line",
+                                "Show the whole line", "Shortcut: L")
+        self.play = named(QPushButton("Fold ▶"), "folding-play", "Play the folding animation",
+                          "Fold [0, 1] onto itself one layer at a time (F)")
         self.play.setCheckable(True)
-        self.send = self._name(QPushButton("Send to Deep → shallow"), "folding-send",
-                               "Send the tent network to the Deep to shallow panel")
-        self.send.setToolTip("The converter builds the equal one-hidden-layer network")
-        row.addWidget(self.play)
-        row.addWidget(self.send)
-        c.addLayout(row)
+        self.send = named(QPushButton("Send to Deep → shallow"), "folding-send",
+                          "Send the tent network to the Deep to shallow panel",
+                          "The converter builds the equal one-hidden-layer network")
+        for w in (self.depth_label, self.depth_slider, self.peak_label, self.peak_slider,
+                  self.whole_line, self.play, self.send):
+            c.addWidget(w)
+        c.addWidget(self._build_fold_box())
+        c.addStretch(1)
+        return controls
 
-        box = self._name(QGroupBox("Your own fold u(x) = Σ aᵢ ReLU(wᵢ x + bᵢ) + c"),
-                         "folding-fold-box", "Your own fold")
+    def _build_fold_box(self) -> QGroupBox:
+        box = named(QGroupBox("Your own fold u(x) = Σ aᵢ ReLU(wᵢ x + bᵢ) + c"),
+                    "folding-fold-box", "Your own fold")
         f = QVBoxLayout(box)
-        self.fold_preset = self._name(QComboBox(), "folding-fold-preset", "Fold preset")
+        self.fold_preset = named(QComboBox(), "folding-fold-preset", "Fold preset")
         self.fold_preset.addItem("choose a preset…")
-        for name in FOLD_PRESETS:
-            self.fold_preset.addItem(name)
+        self.fold_preset.addItems(list(FOLD_PRESETS))
         f.addWidget(self.fold_preset)
-        self.fold_table = self._name(QTableWidget(0, 3), "folding-fold-table",
-                                     "Weights of your fold: w, b and a per neuron")
+        self.fold_table = named(QTableWidget(0, 3), "folding-fold-table",
+                                "Weights of your fold: w, b and a per neuron")
         self.fold_table.setHorizontalHeaderLabels(["w", "b", "a"])
         for j, tip in enumerate(("input weight wᵢ", "bias bᵢ", "output weight aᵢ")):
             self.fold_table.horizontalHeaderItem(j).setToolTip(tip)
@@ -309,89 +306,85 @@ class FoldingPanel(Panel):
         self.fold_table.setMinimumHeight(100)
         self.fold_table.setMaximumHeight(170)
         f.addWidget(self.fold_table)
-        crow = QHBoxLayout()
-        crow.addWidget(QLabel("c (output bias)"))
-        self.fold_c = self._name(QTableWidget(1, 1), "folding-fold-c", "Output bias c of your fold")
+        row = QHBoxLayout()
+        row.addWidget(QLabel("c (output bias)"))
+        self.fold_c = named(QTableWidget(1, 1), "folding-fold-c", "Output bias c of your fold")
         self.fold_c.horizontalHeader().hide()
         self.fold_c.verticalHeader().hide()
         self.fold_c.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.fold_c.setFixedHeight(28)
         self.fold_c.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.fold_c.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        crow.addWidget(self.fold_c)
-        f.addLayout(crow)
-        brow = QHBoxLayout()
-        self.fold_add = self._name(QPushButton("Add neuron"), "folding-fold-add",
-                                   "Add a neuron to your fold")
-        self.fold_remove = self._name(QPushButton("Remove last"), "folding-fold-remove",
-                                      "Remove the last neuron of your fold")
-        brow.addWidget(self.fold_add)
-        brow.addWidget(self.fold_remove)
-        f.addLayout(brow)
-        self.fold_show = self._name(QCheckBox("Show u composed k times"), "folding-fold-show",
-                                    "Show your fold composed k times")
-        f.addWidget(self.fold_show)
-        self.fold_error = self._label("folding-fold-error", "Problem with your fold")
-        f.addWidget(self.fold_error)
-        self.fold_send = self._name(QPushButton("Send your fold to Deep → shallow"),
-                                    "folding-fold-send", "Send your composed fold to the converter")
-        f.addWidget(self.fold_send)
-        c.addWidget(box)
-        c.addStretch(1)
-        outer.addWidget(controls)
+        row.addWidget(self.fold_c)
+        f.addLayout(row)
+        row = QHBoxLayout()
+        self.fold_add = named(QPushButton("Add neuron"), "folding-fold-add",
+                              "Add a neuron to your fold")
+        self.fold_remove = named(QPushButton("Remove last"), "folding-fold-remove",
+                                 "Remove the last neuron of your fold")
+        row.addWidget(self.fold_add)
+        row.addWidget(self.fold_remove)
+        f.addLayout(row)
+        self.fold_show = named(QCheckBox("Show u composed k times"), "folding-fold-show",
+                               "Show your fold composed k times")
+        self.fold_error = _readout("folding-fold-error", "Problem with your fold")
+        self.fold_send = named(QPushButton("Send your fold to Deep → shallow"),
+                               "folding-fold-send", "Send your composed fold to the converter")
+        for w in (self.fold_show, self.fold_error, self.fold_send):
+            f.addWidget(w)
+        return box
 
-        # plots and readouts (always visible)
-        right = QVBoxLayout()
-        self.count_label = self._label("folding-count", "Piece count")
-        self.neurons_label = self._label("folding-neurons", "Neurons used against one hidden layer")
-        self.fold_count_label = self._label("folding-fold-count", "Counts of your fold")
-        self.precision_label = self._label("folding-precision", "Precision note")
-        self.status_label = self._label("folding-status", "Computation status", wrap=False)
-        readouts = QGridLayout()
-        readouts.addWidget(self.count_label, 0, 0)
-        readouts.addWidget(self.neurons_label, 0, 1)
-        readouts.addWidget(self.fold_count_label, 1, 0)
-        readouts.addWidget(self.precision_label, 1, 1)
-        readouts.addWidget(self.status_label, 2, 0, 1, 2)
-        readouts.setColumnStretch(0, 1)
-        readouts.setColumnStretch(1, 1)
-        right.addLayout(readouts)
+    def _build_readouts(self) -> QGridLayout:
+        self.count_label = _readout("folding-count", "Piece count")
+        self.neurons_label = _readout("folding-neurons", "Neurons used against one hidden layer")
+        self.fold_count_label = _readout("folding-fold-count", "Counts of your fold")
+        self.precision_label = _readout("folding-precision", "Precision note")
+        self.status_label = _readout("folding-status", "Computation status", wrap=False)
+        grid = QGridLayout()
+        grid.addWidget(self.count_label, 0, 0)
+        grid.addWidget(self.neurons_label, 0, 1)
+        grid.addWidget(self.fold_count_label, 1, 0)
+        grid.addWidget(self.precision_label, 1, 1)
+        grid.addWidget(self.status_label, 2, 0, 1, 2)
+        grid.setColumnStretch(0, 1)
+        grid.setColumnStretch(1, 1)
+        return grid
 
+    def _build_main_plots(self) -> QHBoxLayout:
         top = QHBoxLayout()
-        self.plot = self._plot("folding-plot", "The tent network composed k times")
+        self.plot = _plot("folding-plot", "The tent network composed k times")
         self.curve = self.plot.plot()
-        self._extremes_per_pixel(self.curve)
+        _extremes_per_pixel(self.curve)
         self.curve.setClipToView(True)
         top.addWidget(self.plot, 3)
-        self.fold_plot = self._plot("folding-fold-plot", "Your fold composed k times")
+        self.fold_plot = _plot("folding-fold-plot", "Your fold composed k times")
         self.fold_curve = self.fold_plot.plot()
-        self._extremes_per_pixel(self.fold_curve)
+        _extremes_per_pixel(self.fold_curve)
         self.fold_curve.setClipToView(True)
         top.addWidget(self.fold_plot, 2)
-        right.addLayout(top, 5)
+        return top
 
+    def _build_layers_and_chart(self) -> QHBoxLayout:
         bottom = QHBoxLayout()
-        strip = QWidget()
-        strip.setObjectName("folding-layers")
-        strip.setAccessibleName("Small plots of the tent after each layer")
+        strip = named(QWidget(), "folding-layers", "Small plots of the tent after each layer")
         grid = QGridLayout(strip)
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setSpacing(2)
         self.layer_plots: list[pg.PlotWidget] = []
         self.layer_curves = []
         for i in range(LAYER_PLOTS):
-            pw = self._plot(f"folding-layer-{i + 1}", f"Small plot {i + 1} of the layers")
+            pw = _plot(f"folding-layer-{i + 1}", f"Small plot {i + 1} of the layers")
             pw.setMinimumSize(60, 60)
             pw.getPlotItem().hideAxis("left")
             pw.getPlotItem().hideAxis("bottom")
             pw.setMouseEnabled(False, False)
             curve = pw.plot()
-            self._extremes_per_pixel(curve)
+            _extremes_per_pixel(curve)
             self.layer_plots.append(pw)
             self.layer_curves.append(curve)
             grid.addWidget(pw, i // 4, i % 4)
         bottom.addWidget(strip, 3)
-        self.chart = self._plot("folding-chart", "Pieces against neurons, deep against shallow")
+        self.chart = _plot("folding-chart", "Pieces against neurons, deep against shallow")
         self.chart.setLogMode(x=True, y=True)
         self.chart.setMouseEnabled(False, False)
         self.chart_legend = self.chart.getPlotItem().addLegend()
@@ -405,15 +398,10 @@ class FoldingPanel(Panel):
         self.deep_marker = self.chart.plot()
         self.shallow_marker = self.chart.plot()
         bottom.addWidget(self.chart, 2)
-        right.addLayout(bottom, 3)
+        return bottom
 
-        self.telgarsky = self._label("folding-telgarsky", "Telgarsky's statement and its caveat")
-        self.telgarsky.setText(TELGARSKY)
-        self.telgarsky.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
-        right.addWidget(self.telgarsky)
-        outer.addLayout(right, 1)
-
-        # panel shortcuts: only while this panel has focus somewhere inside it
+    def _build_shortcuts(self) -> None:
+        """Panel shortcuts: only while this panel has focus somewhere inside it."""
         for keys, slot in (("]", lambda: self.step_depth(1)), ("[", lambda: self.step_depth(-1)),
                            ("F", self.toggle_animation), ("L", self.whole_line.toggle)):
             sc = QShortcut(QKeySequence(keys), self)
@@ -428,9 +416,9 @@ class FoldingPanel(Panel):
         self.depth_slider.sliderReleased.connect(self._on_slider_released)
         self.peak_slider.sliderReleased.connect(self._on_slider_released)
         self.whole_line.toggled.connect(
-            lambda on: self._commit(replace(self._state, whole_line=on), "whole line"))
+            lambda on: self.commit(replace(self._state, whole_line=on), "whole line"))
         self.fold_show.toggled.connect(
-            lambda on: self._commit(replace(self._state, show_fold=on), "show your fold"))
+            lambda on: self.commit(replace(self._state, show_fold=on), "show your fold"))
         self.play.toggled.connect(self._on_play)
         self.send.clicked.connect(self.send_tent)
         self.fold_send.clicked.connect(self.send_fold)
@@ -439,36 +427,21 @@ class FoldingPanel(Panel):
         self.fold_c.itemChanged.connect(self._on_fold_edited)
         self.fold_add.clicked.connect(self.add_fold_neuron)
         self.fold_remove.clicked.connect(self.remove_fold_neuron)
+        self._timer.timeout.connect(self._animation_tick)
+        self._tent_worker.finished.connect(self._on_deep_tent)
+        self._tent_worker.failed.connect(self._on_deep_failed)
+        self._warm_worker.progress.connect(self._on_warm_tent)
+        self._fold_worker.progress.connect(self._on_fold_composed)
+        self._fold_worker.failed.connect(self._on_fold_failed)
 
     # -- state ---------------------------------------------------------------
-    @property
-    def state(self) -> FoldingState:
-        return self._state
-
-    def state_dict(self) -> dict:
-        return self._state.to_dict()
-
-    def load_state(self, d: dict) -> None:
-        state = FoldingState.from_dict(d)  # raises before anything changes
-        self._commit(state, "load folding state")
-
-    def _commit(self, after: FoldingState, text: str) -> None:
-        """One undo step from the last committed state to ``after``."""
-        before = self._committed
-        if after == before:
-            if after != self._state:
-                self._apply_state(after)
-            return
-        self.undo_stack.push(SnapshotCommand(self._apply_state, before, after, text))
-
-    def _apply_state(self, state: FoldingState) -> None:
+    def apply_state(self, state: FoldingState) -> None:
         self._stop_animation()
         fold_changed = state.fold != self._state.fold
         self._state = state
-        self._committed = state
         if fold_changed:
-            self._fold_cache.clear()
             self._fold_error = ""
+            self._start_fold_work()
         self._sync_widgets()
         self._refresh()
 
@@ -481,11 +454,8 @@ class FoldingPanel(Panel):
 
     def _sync_widgets(self) -> None:
         s = self._state
-        widgets = (self.depth_slider, self.peak_slider, self.whole_line, self.fold_show,
-                   self.fold_table, self.fold_c)
-        for w in widgets:
-            w.blockSignals(True)
-        try:
+        with signals_blocked(self.depth_slider, self.peak_slider, self.whole_line,
+                             self.fold_show, self.fold_table, self.fold_c):
             self.depth_slider.setValue(s.depth)
             self.peak_slider.setValue(round(s.peak * PEAK_STEPS))
             self.whole_line.setChecked(s.whole_line)
@@ -497,9 +467,6 @@ class FoldingPanel(Panel):
                     self.fold_table.setItem(i, j, QTableWidgetItem(f"{v:g}"))
             self.fold_table.setVerticalHeaderLabels([f"neuron {i + 1}" for i in range(fold.n_neurons)])
             self.fold_c.setItem(0, 0, QTableWidgetItem(f"{fold.c:g}"))
-        finally:
-            for w in widgets:
-                w.blockSignals(False)
         layers = "layer" if s.depth == 1 else "layers"
         self.depth_label.setText(f"Depth k = <b>{s.depth}</b> {layers} of 2 neurons")
         self.peak_label.setText(f"Peak p = <b>{s.peak:.2f}</b>")
@@ -508,18 +475,20 @@ class FoldingPanel(Panel):
 
     # -- user actions ----------------------------------------------------------
     def set_depth(self, depth: int) -> None:
-        self._commit(replace(self._state, depth=int(min(max(depth, 1), MAX_DEPTH))),
-                     f"depth {depth}")
+        self.commit(replace(self._state, depth=int(min(max(depth, 1), MAX_DEPTH))),
+                    f"depth {depth}")
 
     def step_depth(self, step: int) -> None:
         self.set_depth(self._state.depth + step)
 
     def set_peak(self, peak: float) -> None:
         lo, hi = PEAK_RANGE
-        self._commit(replace(self._state, peak=round(min(max(peak, lo), hi), 2)), f"peak {peak:.2f}")
+        self.commit(replace(self._state, peak=round(min(max(peak, lo), hi), 2)), f"peak {peak:.2f}")
 
     def set_fold(self, fold: Fold, text: str = "edit your fold") -> None:
-        self._commit(replace(self._state, fold=fold), text)
+        """Show ``fold``; one outside what a scene may hold (weights beyond ±FOLD_LIMIT)
+        raises ValueError and changes nothing."""
+        self.commit(replace(self._state, fold=fold), text)
 
     def add_fold_neuron(self) -> None:
         f = self._state.fold
@@ -548,15 +517,13 @@ class FoldingPanel(Panel):
         return sent
 
     def _on_slider_pressed(self) -> None:
-        self._drag_before = self._committed
+        self._drag_before = self._state
 
     def _on_slider_released(self) -> None:
         if self._drag_before is not None:
-            after = self._state
-            self._state = self._drag_before
-            self._committed = self._drag_before
+            after, self._state = self._state, self._drag_before
             self._drag_before = None
-            self._commit(after, f"depth {after.depth}, peak {after.peak:.2f}")
+            self.commit(after, f"depth {after.depth}, peak {after.peak:.2f}")
 
     def _slider_dragging(self) -> bool:
         return self.depth_slider.isSliderDown() or self.peak_slider.isSliderDown()
@@ -588,29 +555,26 @@ class FoldingPanel(Panel):
             field, row = "c", 0
         else:
             field, row = ("w", "b", "a")[item.column()], item.row()
-        text = item.text().strip().replace("−", "-")
         where = "c (output bias)" if field == "c" else f"{field} of neuron {row + 1}"
+        kept = f.c if field == "c" else getattr(f, field)[row]
         try:
-            value = float(text)
-            if not np.isfinite(value):
-                raise ValueError
-        except ValueError:
-            self._fold_error = f"{where}: “{item.text()}” is not a finite number; kept {self._fold_value(field, row):g}."
+            value = float(item.text().strip().replace("−", "-"))
+            if field == "c":
+                new = Fold(f.w, f.b, f.a, value)
+            else:
+                values = {k: list(getattr(f, k)) for k in ("w", "b", "a")}
+                values[field][row] = value
+                new = Fold(c=f.c, **values)
+            state = replace(self._state, fold=new)
+        except ValueError as e:
+            problem = ("is not a finite number" if "finite" in str(e) or "could not" in str(e)
+                       else f"is refused ({str(e).removeprefix('fold: ')})")
+            self._fold_error = f"{where}: “{item.text()}” {problem}; kept {kept:g}."
             self._sync_widgets()
             self._update_fold_readout()
             return
-        if field == "c":
-            new = Fold(f.w, f.b, f.a, value)
-        else:
-            values = {k: list(getattr(f, k)) for k in ("w", "b", "a")}
-            values[field][row] = value
-            new = Fold(c=f.c, **values)
         self._fold_error = ""
-        self.set_fold(new, f"set {where} to {value:g}")
-
-    def _fold_value(self, field: str, row: int) -> float:
-        f = self._state.fold
-        return f.c if field == "c" else getattr(f, field)[row]
+        self.commit(state, f"set {where} to {value:g}")
 
     # -- computing -------------------------------------------------------------
     def _tent(self, depth: int, peak: float) -> _TentResult | None:
@@ -621,106 +585,127 @@ class FoldingPanel(Panel):
             self._cache.move_to_end(key)
             return self._cache[key]
         if depth <= _sync_depth(peak):
-            result = compute_tent(depth, peak)
-            self._cache[key] = result
-            while len(self._cache) > 4 * SYNC_DEPTH:
-                self._cache.popitem(last=False)
-            return result
+            self._remember(compute_tent(depth, peak))
+            return self._cache[key]
         if self._deep is not None and (self._deep.depth, self._deep.peak) == key:
             return self._deep
-        self._deep = None  # free its memory before the next one is built
-        self._shared_points = None
-        self._pending = self._worker.submit(depth, peak)
+        if self._deep_wanted != key:
+            self._deep = None  # free its memory before the next one is built
+            self._deep_wanted = key
+            self._tent_worker.submit(lambda should_stop: compute_tent(depth, peak, should_stop))
         return None
 
-    def _warm_step(self) -> None:
-        """Compute one missing tent or fold depth ≤ SYNC_DEPTH for the current state."""
-        s = self._state
-        for depth in range(1, _sync_depth(s.peak) + 1):
-            if (depth, s.peak) not in self._cache:
-                self._tent(depth, s.peak)
-                return
-        for depth in range(1, SYNC_DEPTH + 1):
-            if depth not in self._fold_cache:
-                self._fold_pieces(depth)
-                return
-            if isinstance(self._fold_cache[depth], str):
-                break
-        self._warm_timer.stop()
+    def _forget_deep_request(self) -> None:
+        """The deep tent being computed is no longer wanted: stop it now."""
+        if self._deep_wanted is not None:
+            self._tent_worker.cancel()
+            self._deep_wanted = None
 
-    def warmed_up(self) -> bool:
-        """True once every depth up to SYNC_DEPTH is cached for the current peak."""
-        return not self._warm_timer.isActive()
+    def _remember(self, result: _TentResult) -> None:
+        self._cache[(result.depth, result.peak)] = result
+        while len(self._cache) > 4 * SYNC_DEPTH:
+            self._cache.popitem(last=False)
 
-    def _breakpoints(self, result: _TentResult, a: float, b: float):
-        """(x, y) of the kinks on [a, b]; the main plot and the last small plot share
-        the arrays (at depth 24 each copy is 270 MB)."""
-        shared = self._shared_points
-        if shared is None or shared[0] is not result or shared[1] != (a, b):
-            shared = self._shared_points = (result, (a, b), *result.pl.breakpoints(a, b))
-        return shared[2], shared[3]
-
-    def _on_worker_done(self, message) -> None:
-        rid, result = message
-        if self._closed or rid != self._pending:
-            return
-        self._pending = None
-        if isinstance(result, Exception):
-            self._set_status(f"Could not compute {_sup(self._state.depth)}: {result}")
-            return
-        self._deep = result
+    def _on_deep_tent(self, result: _TentResult) -> None:
+        self._deep, self._deep_wanted = result, None
         self._refresh()
 
-    def computing(self) -> bool:
-        """True while a deep tent is being computed in the background."""
-        return self._pending is not None
+    def _on_deep_failed(self, exc: Exception) -> None:
+        self._deep_wanted = None
+        self._set_status(f"Could not compute {_sup(self._state.depth)}: {exc}")
 
-    def _fold_pieces(self, depth: int) -> PiecewiseLinear | str:
-        """The user's fold composed ``depth`` times, or why it was not computed."""
-        if depth not in self._fold_cache:
-            previous = self._fold_cache.get(depth - 1)
-            if isinstance(previous, str):
-                self._fold_cache[depth] = previous  # over budget already
-            else:
-                try:
-                    self._fold_cache[depth] = piecewise_linear(
-                        self._state.fold.network(depth), max_knots=FOLD_MAX_KNOTS,
-                        exact_knots=FOLD_EXACT_KNOTS)
-                except TooManyKnots:
-                    self._fold_cache[depth] = (
-                        f"over {_plain_count(FOLD_MAX_KNOTS)} kinks by depth {depth}, "
-                        "not computed")
-                except BeyondExact:
-                    self._fold_cache[depth] = (
-                        f"depth {depth} is beyond exact arithmetic here (doubles cannot "
-                        f"certify its kinks, and exact rationals stop at "
-                        f"{_plain_count(FOLD_EXACT_KNOTS)} knots in this panel)")
-        return self._fold_cache[depth]
+    def _start_warm_work(self) -> None:
+        """Fill the cache for every depth up to SYNC_DEPTH at the current peak, so that
+        later slider steps only redraw."""
+        peak = self._state.peak
+        missing = [d for d in range(1, _sync_depth(peak) + 1) if (d, peak) not in self._cache]
+        if not missing or self._closed or (self._warm_worker.busy and self._warm_peak == peak):
+            return
+        self._warm_peak = peak
+
+        def warm(should_stop):
+            for depth in missing:
+                yield compute_tent(depth, peak, should_stop)
+
+        self._warm_worker.submit(warm)
+
+    def _on_warm_tent(self, result: _TentResult) -> None:
+        if (result.depth, result.peak) in self._cache:
+            return
+        self._remember(result)
+        if result.peak == self._state.peak and result.depth in self._layer_depths():
+            self._draw_layers(self._tent(self._state.depth, self._state.peak)
+                              if self._state.depth <= _sync_depth(self._state.peak) else self._deep)
+
+    def _start_fold_work(self) -> None:
+        self._fold_cache = {}
+        if self._closed:
+            return
+        fold = self._state.fold
+        self._fold_worker.submit(lambda should_stop: (
+            (fold, depth, pieces) for depth, pieces in fold_compositions(fold, should_stop)))
+
+    def _on_fold_composed(self, message) -> None:
+        fold, depth, pieces = message
+        if fold != self._state.fold:
+            return
+        self._fold_cache[depth] = pieces
+        if depth <= self._state.depth and not self._timer.isActive():
+            a, b = self._view_range()
+            if depth == self._state.depth:
+                self._draw_fold(a, b)
+            self._draw_chart()
+
+    def _on_fold_failed(self, exc: Exception) -> None:
+        """A composition that raised (a bug, not a budget): every depth not composed
+        yet says so, and the panel goes on."""
+        for depth in range(1, MAX_DEPTH + 1):
+            self._fold_cache.setdefault(depth, f"not computed ({type(exc).__name__}: {exc})")
+        a, b = self._view_range()
+        self._draw_fold(a, b)
+        self._draw_chart()
+
+    def warmed_up(self) -> bool:
+        """True once every depth up to SYNC_DEPTH is cached for the current peak and
+        the user's fold is composed as far as it goes."""
+        return not (self._warm_worker.busy or self._fold_worker.busy)
+
+    def computing(self) -> bool:
+        """True while the tent or the fold on screen is being computed in the background."""
+        return self._deep_wanted is not None or self._state.depth not in self._fold_cache
+
+    def _fold_pieces(self, depth: int) -> tuple[PiecewiseLinear, FoldCounts] | str | None:
+        """The user's fold composed ``depth`` times and its counts, why it was not
+        computed, or None while the worker computes it."""
+        return self._fold_cache.get(depth)
 
     # -- drawing -----------------------------------------------------------------
     def _view_range(self) -> tuple[float, float]:
-        return (-0.5, 1.5) if self._state.whole_line else (0.0, 1.0)
+        return LINE if self._state.whole_line else UNIT
 
     def _set_status(self, text: str) -> None:
         self.status_label.setText(text)
         self.status_label.setVisible(bool(text))
 
     def _refresh(self) -> None:
-        if not self._closed and not self._warm_timer.isActive():
-            self._warm_timer.start()
+        if self._closed:
+            return
+        self._start_warm_work()
         if self._timer.isActive():
             return  # the animation owns the main curve until it ends
         s = self._state
+        if s.depth <= _sync_depth(s.peak):
+            self._forget_deep_request()
         result = self._tent(s.depth, s.peak)
         a, b = self._view_range()
         where = "on the whole line" if s.whole_line else "on [0, 1]"
         self._title(self.plot, f"{_sup(s.depth)}(x) {where}, peak p = {s.peak:.2f}")
         if result is None:
             self._set_status(f"Computing the exact kinks of {_sup(s.depth)} "
-                                      f"({_plain_count(2 ** s.depth)} pieces)…")
+                             f"({_plain_count(2 ** s.depth)} pieces)…")
         else:
             self._set_status("")
-            x, y = self._breakpoints(result, a, b)
+            x, y = result.curve((a, b))
             self.curve.setData(x, y)
             # on [0, 1] every tent stays in [0, 1]; on the line depth 1 goes below 0
             low = min(0.0, float(y.min())) if s.whole_line else 0.0
@@ -735,14 +720,14 @@ class FoldingPanel(Panel):
         s = self._state
         self.fold_plot.setVisible(s.show_fold)
         if s.show_fold:
-            pl = self._fold_pieces(s.depth)
-            if isinstance(pl, str):
-                self.fold_curve.setData([], [])
-            else:
-                x, y = pl.breakpoints(a, b)
+            fold = self._fold_pieces(s.depth)
+            if isinstance(fold, tuple):
+                x, y = column_extremes(fold[0], a, b, COLUMNS)
                 self.fold_curve.setData(x, y)
-            self._title(self.fold_plot, f"your fold u<sup>({s.depth})</sup>(x)"
-                        + (": not computed" if isinstance(pl, str) else ""))
+            else:
+                self.fold_curve.setData([], [])
+            note = {str: ": not computed", type(None): ": computing…"}.get(type(fold), "")
+            self._title(self.fold_plot, f"your fold u<sup>({s.depth})</sup>(x){note}")
             self.fold_plot.setXRange(a, b, padding=0.02)
             self.fold_plot.enableAutoRange(axis="y")
         self._update_fold_readout()
@@ -750,12 +735,14 @@ class FoldingPanel(Panel):
     def _update_fold_readout(self) -> None:
         s = self._state
         self.fold_error.setText(self._fold_error)
-        n = s.fold.n_neurons
-        pl = self._fold_pieces(s.depth)
-        if isinstance(pl, str):
-            self.fold_count_label.setText(f"Your fold u<sup>({s.depth})</sup>: {pl}")
+        fold = self._fold_pieces(s.depth)
+        if fold is None:
+            self.fold_count_label.setText(f"Your fold u<sup>({s.depth})</sup>: computing…")
             return
-        counts = fold_counts(pl, s.depth, n, s.fold.network(s.depth))
+        if isinstance(fold, str):
+            self.fold_count_label.setText(f"Your fold u<sup>({s.depth})</sup>: {fold}")
+            return
+        counts = fold[1]
         self.fold_count_label.setText(
             f"Your fold u<sup>({s.depth})</sup>: <b>{_plain_count(counts.pieces_unit)}</b> pieces "
             f"on [0, 1], {_plain_count(counts.kinks_line)} kinks on the line; "
@@ -823,8 +810,8 @@ class FoldingPanel(Panel):
             if result is None:
                 curve.setData([], [])
             else:
-                x, y = self._breakpoints(result, 0.0, 1.0)
-                self._smooth_if_sparse(curve, x.size)
+                x, y = result.curve(UNIT)
+                _smooth_if_sparse(curve, x.size, self._layer_pen)
                 curve.setData(x, y)
             pw.setXRange(0, 1, padding=0.02)
             pw.setYRange(0, 1, padding=0.05)
@@ -850,14 +837,15 @@ class FoldingPanel(Panel):
         xs, ys = [], []
         if s.show_fold:
             for j in range(1, s.depth + 1):
-                pl = self._fold_pieces(j)
-                if isinstance(pl, str):
+                fold = self._fold_pieces(j)
+                if not isinstance(fold, tuple):
                     break
                 xs.append(j * s.fold.n_neurons)
-                ys.append(fold_counts(pl, j, s.fold.n_neurons, s.fold.network(j)).pieces_unit)
+                ys.append(fold[1].pieces_unit)
         if (xs, ys) != self._fold_series_shown:
             self._fold_series_shown = (xs, ys)
             self.fold_series.setData(xs, ys)
+
 
     # -- animation -----------------------------------------------------------------
     def _animation_plan(self, max_frames: int | None = None) -> list[tuple[int, float]]:
@@ -882,10 +870,9 @@ class FoldingPanel(Panel):
         """A change of depth, peak or fold ends a running animation."""
         if self._timer.isActive():
             self._timer.stop()
-            self.play.blockSignals(True)
-            self.play.setChecked(False)
+            with signals_blocked(self.play):
+                self.play.setChecked(False)
             self.play.setText("Fold ▶")
-            self.play.blockSignals(False)
             self._set_status("")
 
     def toggle_animation(self) -> None:
@@ -947,12 +934,10 @@ class FoldingPanel(Panel):
                               "neurons in one hidden layer", "source"], rows)}
         result = self._tent(s.depth, s.peak) if s.depth <= _sync_depth(s.peak) else self._deep
         if result is not None and (result.depth, result.peak) == (s.depth, s.peak):
-            pl = result.pl
-            n = min(pl.n_kinks, KINK_TABLE_ROWS)  # a CSV of 16.7 million rows helps nobody
-            name = "kinks" if n == pl.n_kinks else f"kinks (first {n} of {pl.n_kinks})"
-            tables[name] = (["x", "g(x)", "slope to the right"],
-                            np.column_stack([pl.kinks[:n], pl.values[:n],
-                                             pl.slopes[1:n + 1]]).tolist())
+            table = result.kink_table()
+            n = len(table)
+            name = "kinks" if n == result.n_kinks else f"kinks (first {n} of {result.n_kinks})"
+            tables[name] = (["x", "g(x)", "slope to the right"], table.tolist())
         return tables
 
     def apply_theme(self) -> None:
@@ -982,6 +967,7 @@ class FoldingPanel(Panel):
             t.style_plot(pw)
             pw.getPlotItem().showGrid(x=False, y=False)
             curve.setPen(t.pen("approx", 1.2))
+        self._layer_pen = t.pen("approx", 1.2)
         self._layer_shown = [None] * LAYER_PLOTS
         t.style_plot(self.chart)
         self.chart.setLabel("bottom", "neurons")
@@ -1011,12 +997,9 @@ class FoldingPanel(Panel):
         if self._closed:  # called by the main window and again by tests
             return
         self._closed = True
-        # Stopped timers fire no more and a late worker result is dropped by the
-        # _closed check in _on_worker_done. Disconnecting the worker's signal here
-        # instead could deadlock against the worker thread emitting it.
         self._timer.stop()
-        self._warm_timer.stop()
-        self._worker.stop()
+        for worker in (self._tent_worker, self._warm_worker, self._fold_worker):
+            worker.shutdown()
         self._deep = None
         self._cache.clear()
         super().shutdown()

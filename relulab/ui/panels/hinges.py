@@ -5,6 +5,7 @@ kink and slope change), Least squares (the learner moves kinks, the coefficients
 are re-solved on every mouse move) and Interpolation (n equally spaced knots, the
 measured error next to the bound (b − a)²M/(8n²)). The mathematics is in
 :mod:`relulab.model.hinges`; this module only shows it and turns input into edits.
+The convergence study (error against n) runs on a :class:`~relulab.ui.worker.Worker`.
 """
 
 from __future__ import annotations
@@ -14,27 +15,29 @@ from dataclasses import replace
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt, QTimer
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QButtonGroup, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGraphicsItem, QGroupBox,
-    QHBoxLayout,
-    QLabel, QLineEdit, QPushButton, QRadioButton, QScrollArea, QSizePolicy, QSpinBox,
+    QHBoxLayout, QLabel, QLineEdit, QPushButton, QRadioButton, QScrollArea, QSizePolicy, QSpinBox,
     QSplitter, QVBoxLayout, QWidget,
 )
 
-from relulab.model.expression import ExpressionError
 from relulab.model.hinges import (
-    DEFAULT_COUNTS, MAX_HINGES, MAX_POINTS, MIN_POINTS, HingesState, convergence_study,
-    estimate_curvature, find_jump, fit_hinges, hinge_sum, interpolate_hinges, log_log_slope,
+    COEFFICIENT_LIMIT, DEFAULT_COUNTS, DOMAIN_LIMIT, MAX_HINGES, MAX_POINTS, MIN_POINTS,
+    HingesState, convergence_study, estimate_curvature, find_jump, fit_hinges, hinge_sum,
+    interpolate_hinges, log_log_slope,
 )
 from relulab.model.targets import PRESETS, target_from_text
 from relulab.ui.hinges_handles import HandlesItem, SelectedMarker
-from relulab.ui.panels.base import Panel, SnapshotCommand, run_alone
+from relulab.ui.panels.base import Panel, named, run_alone, signals_blocked
+from relulab.ui.worker import Worker
 
 MODE_LABELS = {"free": "Free", "least squares": "Least squares", "interpolation": "Interpolation"}
 MODE_NAMES = {"free": "free", "least squares": "least-squares", "interpolation": "interpolation"}
 CUSTOM = "Typed expression"
+#: Samples of the target drawn as its curve (the samples used for fitting may be fewer).
+CURVE_POINTS = 2001
 
 
 def _fmt(v: float) -> str:
@@ -45,23 +48,47 @@ def _signed(v: float) -> str:
     return f"{v:+.3f}".replace("-", "−")
 
 
+def _readout(name: str, accessible: str, wrap: bool = False) -> QLabel:
+    label = named(QLabel(""), name, accessible)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setWordWrap(wrap)
+    return label
+
+
+def _number_box(name: str, accessible: str, lo: float, hi: float, decimals: int,
+                step: float = 0.5) -> QDoubleSpinBox:
+    w = named(QDoubleSpinBox(), name, accessible, accessible)
+    w.setRange(lo, hi)
+    w.setDecimals(decimals)
+    w.setSingleStep(step)
+    w.setKeyboardTracking(False)
+    w.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+    return w
+
+
+def _plot(name: str, accessible: str) -> pg.PlotWidget:
+    pw = named(pg.PlotWidget(), name, accessible)
+    pw.setMenuEnabled(False)
+    return pw
+
+
 class HingesPanel(Panel):
     name = "hinges"
     title = "Hinges"
     summary = "drag hinged rulers and watch least squares refit; interpolation and its error bound."
+    state_class = HingesState
 
     def __init__(self, host=None, parent=None):
         super().__init__(host, parent)
         self._state = HingesState()
-        self._target = target_from_text(_target_key(self._state.target), self._state.a,
-                                        self._state.b)
+        self._target = target_from_text(self._state.target, self._state.a, self._state.b)
         self._fit = None            # the HingeFit on screen
         self._interp = None         # the Interpolation, in that mode
         self._drag = None           # (index, snapshot, press position, kink, coefficient)
         self._fit_method = "auto"   # "dense" only for the benchmark's baseline
         self._conv_rows: list = []
-        self._conv_source = None
         self._conv_key = None
+        self._convergence = Worker("hinges-convergence", self)
         self._build()
         self._connect()
         self._load_target_caches()
@@ -75,39 +102,47 @@ class HingesPanel(Panel):
         left = QWidget(self)
         lv = QVBoxLayout(left)
         lv.setContentsMargins(0, 0, 0, 0)
+        lv.addWidget(self._build_readouts())
+        self._build_plots()
+        lv.addWidget(self._build_plot_area(), 1)
+        outer.addWidget(left, 1)
+        outer.addWidget(self._build_controls())
+        self._build_shortcuts()
+        self.apply_theme()
 
-        self.readouts = QWidget(left)
-        self.readouts.setObjectName("hinges-readouts")
-        rl = QHBoxLayout(self.readouts)
-        rl.setContentsMargins(4, 0, 4, 0)
-        rl.setSpacing(18)
-        self.rmse_label = self._label("hinges-rmse", "RMSE")
-        self.max_label = self._label("hinges-max-error", "Largest error")
-        self.selected_label = self._label("hinges-selected", "Selected hinge")
-        for w in (self.rmse_label, self.max_label):
-            rl.addWidget(w)
-        self.selected_label.setWordWrap(True)
+    def _build_readouts(self) -> QWidget:
+        box = QWidget()
+        v = QVBoxLayout(box)
+        v.setContentsMargins(0, 0, 0, 0)
+        self.readouts = named(QWidget(box), "hinges-readouts", "Fit readouts")
+        row = QHBoxLayout(self.readouts)
+        row.setContentsMargins(4, 0, 4, 0)
+        row.setSpacing(18)
+        self.rmse_label = _readout("hinges-rmse", "RMSE")
+        self.max_label = _readout("hinges-max-error", "Largest error")
+        self.selected_label = _readout("hinges-selected", "Selected hinge", wrap=True)
         self.selected_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        rl.addWidget(self.selected_label, 1)
-        lv.addWidget(self.readouts)
-        self.bound_label = self._label("hinges-bound", "Interpolation error and bound")
-        self.bound_label.setWordWrap(True)
-        lv.addWidget(self.bound_label)
-        self.caveat_label = self._label("hinges-caveat", "Jump caveat")
-        self.caveat_label.setWordWrap(True)
-        lv.addWidget(self.caveat_label)
+        row.addWidget(self.rmse_label)
+        row.addWidget(self.max_label)
+        row.addWidget(self.selected_label, 1)
+        v.addWidget(self.readouts)
+        self.bound_label = _readout("hinges-bound", "Interpolation error and bound", wrap=True)
+        self.caveat_label = _readout("hinges-caveat", "Jump caveat", wrap=True)
+        v.addWidget(self.bound_label)
+        v.addWidget(self.caveat_label)
+        return box
 
-        self.plot = pg.PlotWidget(left)
-        self.plot.setObjectName("hinges-plot")
-        self.plot.setAccessibleName("Target and sum of hinges; drag the handles")
+    def _build_plots(self) -> None:
+        self.plot = _plot("hinges-plot", "Target and sum of hinges; drag the handles")
         self.plot.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.plot.setMenuEnabled(False)
         pi = self.plot.getPlotItem()
         pi.setLabel("bottom", "x")
         self.legend = pi.addLegend(offset=(-10, -10))
         self.target_curve = pi.plot(name="target f(x)", antialias=True)
         self.approx_curve = pi.plot(name="sum of hinges f̂(x)", antialias=True)
-        self.components_curve = pg.PlotDataItem(connect="finite", antialias=True)
+        # Thin, solid and not antialiased: 200 hinges are 200 lines across the plot, and
+        # dotted antialiased ones took 0.7 s to paint (solid aliased ones: 3 ms).
+        self.components_curve = pg.PlotDataItem(connect="finite", antialias=False)
         pi.addItem(self.components_curve)
         self.handles = HandlesItem()
         pi.addItem(self.handles)
@@ -115,20 +150,32 @@ class HingesPanel(Panel):
         pi.addItem(self.selected_marker)
         self.slope_text = pg.TextItem(anchor=(0.5, 1.4))
         pi.addItem(self.slope_text)
+        self._build_residual_plot()
+        self._build_convergence_plot()
+        # What does not change during a drag (target, axes and grid) is painted once
+        # into a cached pixmap, so a mouse move repaints only the moving items.
+        cache = QGraphicsItem.CacheMode.DeviceCoordinateCache
+        self.target_curve.curve.setCacheMode(cache)
+        for pw in (self.plot, self.residual_plot, self.convergence_plot):
+            for axis in ("left", "bottom", "right", "top"):
+                pw.getPlotItem().getAxis(axis).setCacheMode(cache)
 
-        self.residual_plot = pg.PlotWidget()
-        self.residual_plot.setObjectName("hinges-residual-plot")
-        self.residual_plot.setAccessibleName("Residual f̂(x) − f(x) at the sample points")
+    def _build_residual_plot(self) -> None:
+        self.residual_plot = _plot("hinges-residual-plot",
+                                   "Residual f̂(x) − f(x) at the sample points")
         rp = self.residual_plot.getPlotItem()
         rp.setLabel("left", "f̂ − f")
         rp.setLabel("bottom", "x")
-        self.residual_curve = rp.plot(antialias=False)
+        # drawn as a polyline of at most ~2 points per pixel column (min and max), so
+        # 20,000 samples cost what a few thousand do
+        self.residual_curve = rp.plot(antialias=False, autoDownsample=True, downsampleMethod="peak",
+                                      clipToView=True)
         self.residual_zero = pg.InfiniteLine(0, angle=0)
         rp.addItem(self.residual_zero)
 
-        self.convergence_plot = pg.PlotWidget()
-        self.convergence_plot.setObjectName("hinges-convergence-plot")
-        self.convergence_plot.setAccessibleName("Error against the number of hinges, log-log")
+    def _build_convergence_plot(self) -> None:
+        self.convergence_plot = _plot("hinges-convergence-plot",
+                                      "Error against the number of hinges, log-log")
         cp = self.convergence_plot.getPlotItem()
         cp.setLogMode(True, True)
         cp.setLabel("bottom", "number of hinges n")
@@ -143,129 +190,40 @@ class HingesPanel(Panel):
         self.conv_now = pg.InfiniteLine(angle=90)
         cp.addItem(self.conv_now)
 
-        # What does not change during a drag (target, axes and grid) is painted once
-        # into a cached pixmap, so a mouse move repaints only the moving items.
-        cache = QGraphicsItem.CacheMode.DeviceCoordinateCache
-        self.target_curve.curve.setCacheMode(cache)
-        for pw in (self.plot, self.residual_plot, self.convergence_plot):
-            for axis in ("left", "bottom", "right", "top"):
-                pw.getPlotItem().getAxis(axis).setCacheMode(cache)
-
-        self.splitter = QSplitter(Qt.Orientation.Vertical, left)
+    def _build_plot_area(self) -> QSplitter:
+        """The main plot above; the residual and the convergence plot below it."""
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(self.plot)
         self.bottom = QSplitter(Qt.Orientation.Horizontal)
         self.bottom.addWidget(self.residual_plot)
-        conv_box = QWidget()
-        cv = QVBoxLayout(conv_box)
+        self.convergence_box = QWidget()
+        cv = QVBoxLayout(self.convergence_box)
         cv.setContentsMargins(0, 0, 0, 0)
         cv.setSpacing(0)
         cv.addWidget(self.convergence_plot, 1)
         # the key sits under the plot, not over it: the plot is small and every corner
         # of it holds data for one target or another
-        self.convergence_key = self._label("hinges-convergence-key", "Key of the convergence plot")
-        self.convergence_key.setWordWrap(True)
+        self.convergence_key = _readout("hinges-convergence-key", "Key of the convergence plot",
+                                        wrap=True)
         cv.addWidget(self.convergence_key)
-        self.convergence_box = conv_box
-        self.bottom.addWidget(conv_box)
+        self.bottom.addWidget(self.convergence_box)
         self.splitter.addWidget(self.bottom)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
         self.splitter.setSizes([480, 300])
         self.splitter.setChildrenCollapsible(False)
-        lv.addWidget(self.splitter, 1)
-        outer.addWidget(left, 1)
+        return self.splitter
 
-        # -- controls --
-        scroll = QScrollArea(self)
-        scroll.setObjectName("hinges-controls")
+    def _build_controls(self) -> QScrollArea:
+        scroll = named(QScrollArea(self), "hinges-controls", "Hinges controls")
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         box = QWidget()
         cl = QVBoxLayout(box)
         cl.setContentsMargins(4, 0, 4, 0)
-
-        tg = QGroupBox("Target")
-        tf = QFormLayout(tg)
-        tf.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
-        self.preset_box = QComboBox()
-        self._name(self.preset_box, "hinges-preset", "Target preset")
-        self.preset_box.addItems(list(PRESETS) + [CUSTOM])
-        tf.addRow("Preset", self.preset_box)
-        self.expression_edit = QLineEdit()
-        self._name(self.expression_edit, "hinges-expression", "Target expression in x")
-        self.expression_edit.setPlaceholderText("e.g. sin(3x) + x^2/4, Enter to apply")
-        tf.addRow("f(x) =", self.expression_edit)
-        self.expression_error = self._label("hinges-expression-error", "Expression error")
-        self.expression_error.setWordWrap(True)
-        self.expression_error.setStyleSheet("color: #D55E00;")
-        self.expression_error.setVisible(False)
-        tf.addRow(self.expression_error)
-        dom = QHBoxLayout()
-        self.a_spin = self._double("hinges-a", "Domain start a", -1000, 1000, 3)
-        self.b_spin = self._double("hinges-b", "Domain end b", -1000, 1000, 3)
-        dom.addWidget(self.a_spin)
-        dom.addWidget(QLabel("to"))
-        dom.addWidget(self.b_spin)
-        tf.addRow("Domain", dom)
-        self.points_spin = QSpinBox()
-        self._name(self.points_spin, "hinges-points", "Number of sample points")
-        self.points_spin.setRange(MIN_POINTS, MAX_POINTS)
-        self.points_spin.setKeyboardTracking(False)
-        tf.addRow("Sample points", self.points_spin)
-        cl.addWidget(tg)
-
-        mg = QGroupBox("Mode")
-        ml = QVBoxLayout(mg)
-        self.mode_group = QButtonGroup(self)
-        self.mode_buttons = {}
-        for mode, label in MODE_LABELS.items():
-            rb = QRadioButton(label)
-            self._name(rb, f"hinges-mode-{MODE_NAMES[mode]}", f"{label} mode")
-            self.mode_group.addButton(rb)
-            self.mode_buttons[mode] = rb
-            ml.addWidget(rb)
-        cl.addWidget(mg)
-
-        hg = QGroupBox("Hinges")
-        hf = QFormLayout(hg)
-        hf.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
-        self.count_spin = QSpinBox()
-        self._name(self.count_spin, "hinges-count", "Number of hinges")
-        self.count_spin.setRange(1, MAX_HINGES)
-        self.count_spin.setKeyboardTracking(False)
-        hf.addRow("Hinges", self.count_spin)
-        row = QHBoxLayout()
-        self.spread_button = QPushButton("Spread evenly")
-        self._name(self.spread_button, "hinges-spread", "Spread the kinks evenly")
-        self.delete_button = QPushButton("Delete selected")
-        self._name(self.delete_button, "hinges-delete", "Delete the selected hinge")
-        row.addWidget(self.spread_button)
-        row.addWidget(self.delete_button)
-        hf.addRow(row)
-        self.intercept_spin = self._double("hinges-intercept", "Intercept a of the line a + s·x",
-                                           -1e4, 1e4, 4, 0.1)
-        self.slope_spin = self._double("hinges-slope", "Slope s of the line a + s·x",
-                                       -1e4, 1e4, 4, 0.1)
-        hf.addRow("Line a", self.intercept_spin)
-        hf.addRow("Line s", self.slope_spin)
-        self.coefficient_spin = self._double("hinges-coefficient",
-                                             "Slope change c of the selected hinge",
-                                             -1e4, 1e4, 4, 0.1)
-        hf.addRow("Selected c", self.coefficient_spin)
-        cl.addWidget(hg)
-
-        vg = QGroupBox("Show")
-        vl = QVBoxLayout(vg)
-        self.components_check = QCheckBox("Each hinge cᵢ·ReLU(x − kᵢ)")
-        self._name(self.components_check, "hinges-components", "Show each hinge separately")
-        self.residual_check = QCheckBox("Residual plot")
-        self._name(self.residual_check, "hinges-residual", "Show the residual plot")
-        self.convergence_check = QCheckBox("Convergence (error against n)")
-        self._name(self.convergence_check, "hinges-convergence", "Show the convergence plot")
-        for w in (self.components_check, self.residual_check, self.convergence_check):
-            vl.addWidget(w)
-        cl.addWidget(vg)
-
+        for group in (self._build_target_box(), self._build_mode_box(), self._build_hinges_box(),
+                      self._build_view_box()):
+            cl.addWidget(group)
         keys = QLabel("Drag a handle: sideways moves its kink; up/down changes its slope "
                       "change (Free). Double-click adds a hinge. On the plot: Tab/Shift+Tab "
                       "select, ←/→ move the kink, Shift+↑/↓ change its slope, Delete removes, "
@@ -276,11 +234,95 @@ class HingesPanel(Panel):
         cl.addStretch(1)
         scroll.setWidget(box)
         self.controls = scroll
-        outer.addWidget(scroll)
+        return scroll
 
-        # keyboard editing, only while the plot has focus (so text boxes keep their keys)
+    def _build_target_box(self) -> QGroupBox:
+        group = QGroupBox("Target")
+        form = QFormLayout(group)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        self.preset_box = named(QComboBox(), "hinges-preset", "Target preset", "Target preset")
+        self.preset_box.addItems(list(PRESETS) + [CUSTOM])
+        form.addRow("Preset", self.preset_box)
+        self.expression_edit = named(QLineEdit(), "hinges-expression", "Target expression in x",
+                                     "Target expression in x")
+        self.expression_edit.setPlaceholderText("e.g. sin(3x) + x^2/4, Enter to apply")
+        form.addRow("f(x) =", self.expression_edit)
+        self.expression_error = _readout("hinges-expression-error", "Expression error", wrap=True)
+        self.expression_error.setStyleSheet("color: #D55E00;")
+        self.expression_error.setVisible(False)
+        form.addRow(self.expression_error)
+        domain = QHBoxLayout()
+        self.a_spin = _number_box("hinges-a", "Domain start a", -DOMAIN_LIMIT, DOMAIN_LIMIT, 3)
+        self.b_spin = _number_box("hinges-b", "Domain end b", -DOMAIN_LIMIT, DOMAIN_LIMIT, 3)
+        domain.addWidget(self.a_spin)
+        domain.addWidget(QLabel("to"))
+        domain.addWidget(self.b_spin)
+        form.addRow("Domain", domain)
+        self.points_spin = named(QSpinBox(), "hinges-points", "Number of sample points",
+                                 "Number of sample points")
+        self.points_spin.setRange(MIN_POINTS, MAX_POINTS)
+        self.points_spin.setKeyboardTracking(False)
+        form.addRow("Sample points", self.points_spin)
+        return group
+
+    def _build_mode_box(self) -> QGroupBox:
+        group = QGroupBox("Mode")
+        column = QVBoxLayout(group)
+        self.mode_group = QButtonGroup(self)
+        self.mode_buttons = {}
+        for mode, label in MODE_LABELS.items():
+            rb = named(QRadioButton(label), f"hinges-mode-{MODE_NAMES[mode]}", f"{label} mode",
+                       f"{label} mode")
+            self.mode_group.addButton(rb)
+            self.mode_buttons[mode] = rb
+            column.addWidget(rb)
+        return group
+
+    def _build_hinges_box(self) -> QGroupBox:
+        group = QGroupBox("Hinges")
+        form = QFormLayout(group)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        self.count_spin = named(QSpinBox(), "hinges-count", "Number of hinges", "Number of hinges")
+        self.count_spin.setRange(1, MAX_HINGES)
+        self.count_spin.setKeyboardTracking(False)
+        form.addRow("Hinges", self.count_spin)
+        row = QHBoxLayout()
+        self.spread_button = named(QPushButton("Spread evenly"), "hinges-spread",
+                                   "Spread the kinks evenly", "Spread the kinks evenly")
+        self.delete_button = named(QPushButton("Delete selected"), "hinges-delete",
+                                   "Delete the selected hinge", "Delete the selected hinge")
+        row.addWidget(self.spread_button)
+        row.addWidget(self.delete_button)
+        form.addRow(row)
+        c = COEFFICIENT_LIMIT
+        self.intercept_spin = _number_box("hinges-intercept", "Intercept a of the line a + s·x",
+                                          -c, c, 4, 0.1)
+        self.slope_spin = _number_box("hinges-slope", "Slope s of the line a + s·x", -c, c, 4, 0.1)
+        self.coefficient_spin = _number_box("hinges-coefficient",
+                                            "Slope change c of the selected hinge", -c, c, 4, 0.1)
+        form.addRow("Line a", self.intercept_spin)
+        form.addRow("Line s", self.slope_spin)
+        form.addRow("Selected c", self.coefficient_spin)
+        return group
+
+    def _build_view_box(self) -> QGroupBox:
+        group = QGroupBox("Show")
+        column = QVBoxLayout(group)
+        self.components_check = named(QCheckBox("Each hinge cᵢ·ReLU(x − kᵢ)"), "hinges-components",
+                                      "Show each hinge separately", "Show each hinge separately")
+        self.residual_check = named(QCheckBox("Residual plot"), "hinges-residual",
+                                    "Show the residual plot", "Show the residual plot")
+        self.convergence_check = named(QCheckBox("Convergence (error against n)"),
+                                       "hinges-convergence", "Show the convergence plot",
+                                       "Show the convergence plot")
+        for w in (self.components_check, self.residual_check, self.convergence_check):
+            column.addWidget(w)
+        return group
+
+    def _build_shortcuts(self) -> None:
+        """Keyboard editing, only while the plot has focus (so text boxes keep their keys)."""
         self._shortcuts = []
-        for keys_, slot in (
+        for keys, slot in (
             ("Tab", lambda: self.select_step(1)), ("Backtab", lambda: self.select_step(-1)),
             ("Shift+Backtab", lambda: self.select_step(-1)),
             ("Delete", self.delete_selected), ("Backspace", self.delete_selected),
@@ -291,38 +333,10 @@ class HingesPanel(Panel):
             ("Shift+Left", lambda: self.nudge_coefficient(-1)),
             ("Escape", self._leave_plot),
         ):
-            sc = QShortcut(QKeySequence(keys_), self.plot)
+            sc = QShortcut(QKeySequence(keys), self.plot)
             sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             sc.activated.connect(slot)
             self._shortcuts.append(sc)
-
-        self._conv_timer = QTimer(self)
-        self._conv_timer.setInterval(0)
-        self._conv_timer.timeout.connect(self._convergence_tick)
-        self.apply_theme()
-
-    def _label(self, name: str, accessible: str) -> QLabel:
-        w = QLabel("")
-        w.setObjectName(name)
-        w.setAccessibleName(accessible)
-        w.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        return w
-
-    @staticmethod
-    def _name(w: QWidget, name: str, accessible: str) -> None:
-        w.setObjectName(name)
-        w.setAccessibleName(accessible)
-        w.setToolTip(accessible)
-
-    def _double(self, name, accessible, lo, hi, decimals, step=0.5) -> QDoubleSpinBox:
-        w = QDoubleSpinBox()
-        self._name(w, name, accessible)
-        w.setRange(lo, hi)
-        w.setDecimals(decimals)
-        w.setSingleStep(step)
-        w.setKeyboardTracking(False)
-        w.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        return w
 
     # -- wiring (all of it here; shutdown undoes it) ---------------------------------------
     def _connect(self) -> None:
@@ -347,10 +361,13 @@ class HingesPanel(Panel):
         self.components_check.toggled.connect(lambda on: self._set_view(show_components=on))
         self.residual_check.toggled.connect(lambda on: self._set_view(show_residual=on))
         self.convergence_check.toggled.connect(lambda on: self._set_view(show_convergence=on))
+        self._convergence.progress.connect(self._on_convergence_row)
+        self._convergence.idle.connect(self._draw_convergence)
 
     def shutdown(self) -> None:
-        self._conv_timer.stop()
-        self._conv_source = None
+        if self._convergence.closed:  # called by the main window and again by tests
+            return
+        self._convergence.shutdown()
         try:
             self.plot.scene().sigMouseClicked.disconnect(self._on_scene_clicked)
         except (RuntimeError, TypeError):
@@ -358,10 +375,6 @@ class HingesPanel(Panel):
         super().shutdown()
 
     # -- state ----------------------------------------------------------------------
-    @property
-    def state(self) -> HingesState:
-        return self._state
-
     @property
     def fit(self):
         """The HingeFit on screen (least squares, free or the interpolation)."""
@@ -375,16 +388,11 @@ class HingesPanel(Panel):
     def target(self):
         return self._target
 
-    def _commit(self, after: HingesState, text: str, merge_key=None) -> None:
-        """One undoable edit from the current state to ``after``."""
-        if after != self._state:
-            self.undo_stack.push(SnapshotCommand(self._apply_state, self._state, after, text, merge_key))
-
-    def _apply_state(self, state: HingesState) -> None:
+    def apply_state(self, state: HingesState) -> None:
         old = self._state
         target_changed = (state.target, state.a, state.b) != (old.target, old.a, old.b)
         if target_changed:
-            self._target = target_from_text(_target_key(state.target), state.a, state.b)
+            self._target = target_from_text(state.target, state.a, state.b)
         self._state = state
         if target_changed or state.points != old.points:
             self._load_target_caches()
@@ -395,7 +403,7 @@ class HingesPanel(Panel):
         s = self._state
         self._x = np.linspace(s.a, s.b, s.points)
         self._y = self._target(self._x)
-        self._x_dense = np.linspace(s.a, s.b, 2001)
+        self._x_dense = np.linspace(s.a, s.b, CURVE_POINTS)
         self._y_dense = self._target(self._x_dense)
         self._curvature = estimate_curvature(self._target, s.a, s.b)
         self._jump = find_jump(self._target, s.a, s.b)
@@ -405,15 +413,11 @@ class HingesPanel(Panel):
     def _sync_widgets(self) -> None:
         """Show the state in the controls, with their signals blocked (no echo)."""
         s = self._state
-        widgets = (self.preset_box, self.expression_edit, self.a_spin, self.b_spin,
-                   self.points_spin, self.count_spin, self.intercept_spin, self.slope_spin,
-                   self.coefficient_spin, self.components_check, self.residual_check,
-                   self.convergence_check, self.mode_group)
-        for w in widgets:
-            w.blockSignals(True)
-        try:
-            key = _target_key(s.target)
-            self.preset_box.setCurrentText(key if key in PRESETS else CUSTOM)
+        with signals_blocked(self.preset_box, self.expression_edit, self.a_spin, self.b_spin,
+                             self.points_spin, self.count_spin, self.intercept_spin,
+                             self.slope_spin, self.coefficient_spin, self.components_check,
+                             self.residual_check, self.convergence_check, self.mode_group):
+            self.preset_box.setCurrentText(s.target if s.target in PRESETS else CUSTOM)
             self.expression_edit.setText(self._target.text)
             self.a_spin.setValue(s.a)
             self.b_spin.setValue(s.b)
@@ -431,9 +435,6 @@ class HingesPanel(Panel):
             self.components_check.setChecked(s.show_components)
             self.residual_check.setChecked(s.show_residual)
             self.convergence_check.setChecked(s.show_convergence)
-        finally:
-            for w in widgets:
-                w.blockSignals(False)
         self.residual_plot.setVisible(s.show_residual)
         self.convergence_box.setVisible(s.show_convergence)
         self.bottom.setVisible(s.show_residual or s.show_convergence)
@@ -509,17 +510,11 @@ class HingesPanel(Panel):
         """The line and the selected slope change in their boxes: typed in Free mode,
         computed (and read-only) in the other two."""
         fit, sel = self._fit, self._state.selected
-        boxes = (self.intercept_spin, self.slope_spin, self.coefficient_spin)
-        for w in boxes:
-            w.blockSignals(True)
-        try:
+        with signals_blocked(self.intercept_spin, self.slope_spin, self.coefficient_spin):
             self.intercept_spin.setValue(fit.intercept)
             self.slope_spin.setValue(fit.slope)
             if sel is not None and sel < fit.coefficients.size and self._state.mode != "interpolation":
                 self.coefficient_spin.setValue(float(fit.coefficients[sel]))
-        finally:
-            for w in boxes:
-                w.blockSignals(False)
 
     def _set_ranges(self) -> None:
         s = self._state
@@ -600,7 +595,7 @@ class HingesPanel(Panel):
         self.caveat_label.setText(text)
         self.caveat_label.setVisible(True)
 
-    # -- convergence study (a generator, a few rows per timer tick) ----------------------
+    # -- convergence study (a generator on the worker, one row at a time) -----------------
     def _start_convergence(self) -> None:
         s = self._state
         key = (s.target, s.a, s.b, s.points)
@@ -609,29 +604,21 @@ class HingesPanel(Panel):
             return
         self._conv_key = key
         self._conv_rows = []
-        self._conv_source = convergence_study(self._target, s.a, s.b, DEFAULT_COUNTS, s.points)
         for item in (self.conv_ls_rmse, self.conv_ls_max, self.conv_interp, self.conv_bound,
                      self.conv_guide):
             item.setData([], [])
-        self._conv_timer.start()
+        target, a, b, points = self._target, s.a, s.b, s.points
+        self._convergence.submit(
+            lambda should_stop: convergence_study(target, a, b, DEFAULT_COUNTS, points))
         self._mark_convergence_n()
 
-    def _convergence_tick(self) -> None:
-        if self._conv_source is None:
-            self._conv_timer.stop()
-            return
-        for _ in range(4):
-            row = next(self._conv_source, None)
-            if row is None:
-                self._conv_source = None
-                self._conv_timer.stop()
-                break
-            self._conv_rows.append(row)
+    def _on_convergence_row(self, row) -> None:
+        self._conv_rows.append(row)
         self._draw_convergence()
 
     @property
     def convergence_done(self) -> bool:
-        return self._conv_source is None and bool(self._conv_rows)
+        return not self._convergence.busy and bool(self._conv_rows)
 
     @property
     def convergence_rows(self) -> list:
@@ -657,7 +644,7 @@ class HingesPanel(Panel):
             g = np.array([n[0], n[-1]])
             self.conv_guide.setData(g, e0 * 1.6 * (g / mid.n) ** -2.0)
         self.convergence_plot.getPlotItem().getViewBox().enableAutoRange()
-        if self._conv_source is None:
+        if not self._convergence.busy:
             slope = log_log_slope(n[n >= 6], [r.ls_rmse for r in rows if r.n >= 6])
             self.convergence_plot.getPlotItem().setTitle(
                 f"smooth f: ×2 hinges → error ÷4 · here slope {slope:.2f}".replace("-", "−"),
@@ -703,7 +690,7 @@ class HingesPanel(Panel):
         if len(s.kinks) <= 1:
             self.show_status("At least one hinge stays.")
             return
-        self._commit(s.remove_kink(s.selected), "Delete hinge")
+        self.commit(s.remove_kink(s.selected), "Delete hinge")
 
     def add_hinge(self, x: float) -> None:
         s = self._state
@@ -713,14 +700,14 @@ class HingesPanel(Panel):
         if len(s.kinks) >= MAX_HINGES:
             self.show_status(f"At most {MAX_HINGES} hinges.")
             return
-        self._commit(s.add_kink(x), "Add hinge")
+        self.commit(s.add_kink(x), "Add hinge")
 
     def nudge_kink(self, direction: int) -> None:
         s = self._state
         if s.mode == "interpolation" or s.selected is None:
             return
         k = s.kinks[s.selected] + direction * self._kink_step()
-        self._commit(s.move_kink(s.selected, k), "Move kink", ("kink", s.selected))
+        self.commit(s.move_kink(s.selected, k), "Move kink", ("kink", s.selected))
 
     def nudge_coefficient(self, direction: int) -> None:
         s = self._state
@@ -730,14 +717,14 @@ class HingesPanel(Panel):
             self.show_status("Least squares sets the slopes; switch to Free to change them.")
             return
         c = s.coefficients[s.selected] + direction * 0.1
-        self._commit(s.set_coefficient(s.selected, round(c, 10)), "Change slope",
+        self.commit(s.set_coefficient(s.selected, round(c, 10)), "Change slope",
                      ("slope", s.selected))
 
     def spread_evenly(self) -> None:
         s = self._state
         if s.mode == "interpolation":
             return
-        self._commit(self._with_free_coefficients(s.spread_evenly(len(s.kinks) or 1)),
+        self.commit(self._with_free_coefficients(s.spread_evenly(len(s.kinks) or 1)),
                      "Spread kinks evenly")
 
     def set_mode(self, mode: str) -> None:
@@ -752,16 +739,16 @@ class HingesPanel(Panel):
                 new = new.with_kinks(f.kinks, f.coefficients, None)
             else:
                 new = new.with_kinks(f.kinks, f.coefficients)
-            new = replace(new, intercept=round(f.intercept, 12), slope=round(f.slope, 12))
-        self._commit(new, f"{MODE_LABELS[mode]} mode")
+            new = new.with_line(round(f.intercept, 12), round(f.slope, 12))
+        self.commit(new, f"{MODE_LABELS[mode]} mode")
 
     def set_count(self, n: int) -> None:
         s = self._state
         n = min(max(int(n), 1), MAX_HINGES)
         if s.mode == "interpolation":
-            self._commit(replace(s, interpolation_n=n), "Number of neurons")
+            self.commit(replace(s, interpolation_n=n), "Number of neurons")
         else:
-            self._commit(self._with_free_coefficients(s.spread_evenly(n)), "Number of hinges")
+            self.commit(self._with_free_coefficients(s.spread_evenly(n)), "Number of hinges")
 
     def _with_free_coefficients(self, s: HingesState) -> HingesState:
         """In Free mode new kinks start from their least-squares slopes (a sensible
@@ -769,28 +756,25 @@ class HingesPanel(Panel):
         if s.mode != "free":
             return s
         f = fit_hinges(self._x, self._y, s.kinks)
-        return replace(s.with_kinks(s.kinks, f.coefficients, None), intercept=f.intercept,
-                       slope=f.slope)
+        return s.with_kinks(s.kinks, f.coefficients, None).with_line(f.intercept, f.slope)
 
     def set_target(self, text: str, a: float | None = None, b: float | None = None) -> bool:
         """Change the target (a preset name or an expression) and maybe the domain.
         On error the message goes next to the box, and nothing else changes."""
         s = self._state
-        a = s.a if a is None else float(a)
-        b = s.b if b is None else float(b)
+        new = replace(s, target=text.strip(), a=s.a if a is None else float(a),
+                      b=s.b if b is None else float(b))
         try:
-            t = target_from_text(_target_key(text), a, b)
-        except ExpressionError as e:
-            self.expression_error.setText(str(e))
+            new = HingesState.from_dict(new.to_dict())  # what a scene file could hold
+        except ValueError as e:
+            self.expression_error.setText(str(e).removeprefix("target: "))
             self.expression_error.setVisible(True)
             self._sync_widgets()
             self.expression_edit.setText(text)
             return False
         self.expression_error.setText("")
         self.expression_error.setVisible(False)
-        key = _target_key(text)
-        self._commit(replace(s, target=key if key in PRESETS else t.text, a=a, b=b),
-                     "Change target")
+        self.commit(new, "Change target")
         return True
 
     # -- control slots -------------------------------------------------------------------
@@ -815,7 +799,7 @@ class HingesPanel(Panel):
         self.set_target(self._state.target, a, b)
 
     def _on_points(self, n: int) -> None:
-        self._commit(replace(self._state, points=int(n)), "Sample points")
+        self.commit(replace(self._state, points=int(n)), "Sample points")
 
     def _on_mode(self, button) -> None:
         for mode, rb in self.mode_buttons.items():
@@ -827,13 +811,13 @@ class HingesPanel(Panel):
 
     def _on_line(self, _=None) -> None:
         if self._state.mode == "free":
-            self._commit(replace(self._state, intercept=self.intercept_spin.value(),
+            self.commit(replace(self._state, intercept=self.intercept_spin.value(),
                                  slope=self.slope_spin.value()), "Change line")
 
     def _on_coefficient(self, value: float) -> None:
         s = self._state
         if s.mode == "free" and s.selected is not None:
-            self._commit(s.set_coefficient(s.selected, value), "Change slope")
+            self.commit(s.set_coefficient(s.selected, value), "Change slope")
 
     def _set_view(self, **flags) -> None:
         # view toggles are not edits a learner regrets: no undo step
@@ -883,54 +867,37 @@ class HingesPanel(Panel):
         self._drag = None
         after = self._state
         self._state = before
-        self._commit(after, "Drag hinge")
+        self.commit(after, "Drag hinge")
         if after == before:
-            self._apply_state(after)
+            self.apply_state(after)
 
     def _on_drag_cancel(self, i: int) -> None:
         if self._drag is None:
             return
         before = self._drag[1]
         self._drag = None
-        self._apply_state(before)
+        self.apply_state(before)
 
     # -- panel hooks -------------------------------------------------------------------
-    def state_dict(self) -> dict:
-        return self._state.to_dict()
-
-    def load_state(self, d: dict) -> None:
-        state = HingesState.from_dict(d)
-        try:
-            target_from_text(_target_key(state.target), state.a, state.b)
-        except ExpressionError as e:
-            raise ValueError(f"target: {e}") from None
-        self._force_apply(state)
-
-    def _force_apply(self, state: HingesState) -> None:
-        self._target = target_from_text(_target_key(state.target), state.a, state.b)
-        self._state = state
-        self._load_target_caches()
-        self._sync_widgets()
-        self._refresh(full=True)
-
     def receive(self, kind: str, payload) -> bool:
         if kind != "hinges" or not isinstance(payload, dict):
             return False
+        s = self._state
+        kinks = payload.get("kinks", [])
         try:
-            kinks = [float(k) for k in payload.get("kinks", [])]
-            if not kinks or len(kinks) > MAX_HINGES or not all(np.isfinite(kinks)):
+            if not isinstance(kinks, (list, tuple)) or not kinks:
                 raise ValueError(f"between 1 and {MAX_HINGES} finite kinks are needed")
-            s = self._state
-            text = payload.get("target", s.target)
-            a, b = float(payload.get("a", s.a)), float(payload.get("b", s.b))
-            target_from_text(_target_key(text), a, b)
+            # a neuron with a tiny input weight has its kink far away: kept, but clamped
+            # to the range a scene holds (it stays outside the domain either way)
+            kinks = [min(max(float(k), -COEFFICIENT_LIMIT), COEFFICIENT_LIMIT) for k in kinks]
+            d = replace(s, mode="least squares", selected=None).to_dict()
+            d.update(kinks=kinks, coefficients=[0.0] * len(kinks),
+                     **{k: payload[k] for k in ("target", "a", "b") if k in payload})
+            new = HingesState.from_dict(d)
         except (TypeError, ValueError) as e:
             self.show_status(f"Hinges: cannot show those kinks ({e}).")
             return False
-        key = _target_key(text)
-        new = replace(self._state, mode="least squares", target=key, a=a, b=b)
-        new = new.with_kinks(kinks, None, None)
-        self._commit(new, "Kinks from training")
+        self.commit(new, "Kinks from training")
         return True
 
     def plots(self) -> dict:
@@ -960,10 +927,10 @@ class HingesPanel(Panel):
         try:
             base = replace(saved, mode="least squares", selected=None)
             for n in range(1, min(max_frames, MAX_HINGES, 48) + 1):
-                self._force_apply(base.spread_evenly(n))
+                self.apply_state(base.spread_evenly(n))
                 yield n
         finally:
-            self._force_apply(saved)
+            self.apply_state(saved)
 
     def apply_theme(self) -> None:
         th = self.theme
@@ -973,7 +940,7 @@ class HingesPanel(Panel):
             th.style_plot(pw, title)
         self.target_curve.setPen(th.pen("target", 4.0))
         self.approx_curve.setPen(th.pen("approx", 2.5, Qt.PenStyle.DashLine))
-        self.components_curve.setPen(th.pen("muted", 1.3, Qt.PenStyle.DotLine))
+        self.components_curve.setPen(th.pen("muted", 1.0))
         self.residual_curve.setPen(th.pen("error", 1.0))  # 1 px: the fast raster path
         self.residual_zero.setPen(th.pen("muted", 1.0, Qt.PenStyle.DashLine))
         self._brush = pg.mkBrush(th.color("handle"))
@@ -1012,11 +979,6 @@ class HingesPanel(Panel):
                               size=f"{th.point_size(8):.0f}pt")
         if getattr(self, "_fit", None) is not None:
             self._refresh(full=True)
-
-
-def _target_key(text: str) -> str:
-    """A target as stored: a preset name, or the expression text without outer spaces."""
-    return text.strip() if isinstance(text, str) else text
 
 
 if __name__ == "__main__":

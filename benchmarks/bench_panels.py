@@ -1,0 +1,327 @@
+"""The window answers: start-up, and the event loop under each panel's heaviest work.
+
+Every measurement runs in a fresh Python process (``python -m benchmarks.bench_panels
+PROBE`` prints one JSON line), so imports, caches and memory of one do not help or
+hurt another:
+
+* first paint of the window (build, show, the current panel's main plot painted),
+  side by side with a bare PySide6 + pyqtgraph window of five plots, best of several;
+* the longest event-loop gap (``event_loop_delays``, a 10 ms timer) while the panels do
+  their heaviest work at the largest settings their controls allow: Return on
+  1-512-512-1 in Deep → shallow, Folding at depth 24 on the whole line, Hinges with
+  20,000 samples and 200 hinges (the convergence study, and a drag). The baseline is
+  the same work done on the GUI thread (the time the window would freeze);
+* RSS over seven conversions of different networks in a row.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.common import Row
+
+ROOT = Path(__file__).resolve().parents[1]
+GAP = 0.05          # the interactive budget: no gap of the event loop above 50 ms
+FIRST_PAINT_RUNS = 5
+SEVEN = ("1-512-512-1", "2-32-32-1", "3-10-10-1", "1-256-256-256-1", "4-8-8-1", "2-16-16-16-1",
+         "2-64-1")
+RSS_BUDGET_MB = 300
+
+
+# -- the probes (each runs in its own process) ------------------------------------------
+
+def _app():
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from relulab.ui.application import ensure_application
+
+    return ensure_application()
+
+
+def _paint_time(widget, t0: float) -> float:
+    """Seconds from ``t0`` until ``widget`` (a plot) has painted once."""
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QApplication
+
+    painted = []
+
+    class Watch(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.Paint and not painted:
+                painted.append(time.perf_counter())
+            return False
+
+    watch = Watch()
+    widget.viewport().installEventFilter(watch)
+    deadline = time.perf_counter() + 60
+    while not painted and time.perf_counter() < deadline:
+        QApplication.processEvents()
+    return painted[0] - t0 if painted else math.inf
+
+
+def probe_first_paint_bare(t0: float) -> dict:
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QGridLayout, QWidget
+
+    _app()
+    window = QWidget()
+    grid = QGridLayout(window)
+    plots = [pg.PlotWidget() for _ in range(5)]
+    for i, p in enumerate(plots):
+        p.plot([0, 1, 2], [0, 1, 0])
+        grid.addWidget(p, i // 3, i % 3)
+    window.resize(1280, 800)
+    window.show()
+    return {"seconds": _paint_time(plots[0], t0)}
+
+
+def probe_first_paint_window(t0: float) -> dict:
+    from relulab.app import build_main_window
+
+    _app()
+    window = build_main_window(panel="hinges")
+    window.show()
+    seconds = _paint_time(window.current_panel().plots()["main"], t0)
+    created = sorted(window.panels.created())
+    scipy = "scipy" in sys.modules
+    window.close()
+    return {"seconds": seconds, "created": created, "scipy": scipy}
+
+
+def _gap(start, done, seconds: float = 180.0) -> float:
+    from benchmarks.common import event_loop_delays
+
+    return float(event_loop_delays(start, done, seconds).max())
+
+
+def probe_converter(_t0: float) -> dict:
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    from relulab.model.mlp import MLP
+    from relulab.ui.panels.converter import ConverterPanel, compute
+
+    _app()
+    panel = ConverterPanel()
+    panel.resize(1280, 800)
+    panel.show()
+    panel.wait_until_idle(120)
+    panel.arch_edit.setText("1-512-512-1")
+    t = time.perf_counter()
+    gap = _gap(lambda: QTest.keyClick(panel.arch_edit, Qt.Key.Key_Return), lambda: not panel.busy)
+    total = time.perf_counter() - t
+    ok = panel.net.sizes == [1, 512, 512, 1] and panel.verdict.text().startswith("Equal")
+    kinks = panel.kink_table.model().rowCount()
+    net = MLP.random([1, 512, 512, 1], seed=panel.seed)
+    t = time.perf_counter()
+    compute(net)
+    blocking = time.perf_counter() - t
+    panel.shutdown()
+    return {"gap": gap, "baseline": blocking, "total": total, "ok": ok, "kinks": kinks}
+
+
+def probe_folding(_t0: float) -> dict:
+    from relulab.ui.panels.folding import FoldingPanel, compute_tent
+
+    _app()
+    panel = FoldingPanel()
+    panel.resize(1280, 800)
+    panel.show()
+    panel.wait_until_idle(120)
+    panel.whole_line.setChecked(True)
+    panel.wait_until_idle(120)
+
+    def done():
+        return not panel.computing() and panel.warmed_up()
+
+    gap = _gap(lambda: panel.set_depth(24), done)
+    ok = "16\u2009777\u2009216</b> pieces" in panel.count_label.text()
+    panel.shutdown()
+    t = time.perf_counter()
+    compute_tent(24, 0.5)
+    blocking = time.perf_counter() - t
+    return {"gap": gap, "baseline": blocking, "ok": ok}
+
+
+def probe_hinges(_t0: float) -> dict:
+    from relulab.model.hinges import DEFAULT_COUNTS, MAX_HINGES, MAX_POINTS, convergence_study
+    from relulab.ui.panels.hinges import HingesPanel
+
+    _app()
+    panel = HingesPanel()
+    panel.resize(1280, 800)
+    panel.show()
+    panel.components_check.setChecked(True)
+    panel.count_spin.setValue(MAX_HINGES)
+    panel.wait_until_idle(120)
+    gap = _gap(lambda: panel.points_spin.setValue(MAX_POINTS), lambda: panel.convergence_done)
+    ok = len(panel.convergence_rows) == len(DEFAULT_COUNTS)
+    s = panel.state
+    rows, t = [], time.perf_counter()
+    for _ in convergence_study(panel.target, s.a, s.b, DEFAULT_COUNTS, s.points):
+        rows.append(time.perf_counter() - t)
+        t = time.perf_counter()
+    panel.shutdown()
+    return {"gap": gap, "baseline": max(rows), "ok": ok}
+
+
+def probe_hinges_drag(_t0: float) -> dict:
+    """A kink dragged for a second at 20,000 samples and 200 hinges, one move per frame."""
+    import numpy as np
+    import pyqtgraph as pg
+    from PySide6.QtCore import QPointF, QTimer
+
+    from relulab.model.hinges import MAX_HINGES, MAX_POINTS
+    from relulab.ui.panels.hinges import HingesPanel
+    from tests.ui import mouse
+
+    _app()
+    pg.setConfigOption("mouseRateLimit", -1)
+    results = {}
+    for method in ("auto", "dense"):
+        panel = HingesPanel()
+        panel.resize(1280, 800)
+        panel.show()
+        panel.count_spin.setValue(MAX_HINGES)
+        panel.points_spin.setValue(MAX_POINTS)
+        panel.wait_until_idle(120)
+        panel._fit_method = method
+        view = panel.plot
+        view.scene().minDragTime = 0
+        k = panel.fit.kinks[MAX_HINGES // 2]
+        start = mouse.data_to_viewport(view, k, float(panel.fit.predict(np.array([k]))[0]))
+        moves = {"n": 0}
+        timer = QTimer()
+        timer.setInterval(16)
+
+        def step():
+            moves["n"] += 1
+            dx = 40.0 * np.sin(moves["n"] / 6.0)
+            mouse.move(view, QPointF(start.x() + dx, start.y()), mouse.LEFT)
+            if moves["n"] >= 60:
+                timer.stop()
+
+        timer.timeout.connect(step)
+
+        def begin():
+            mouse.move(view, start)
+            mouse.press(view, start)
+            timer.start()
+
+        results[method] = _gap(begin, lambda: moves["n"] >= 60, 60)
+        mouse.release(view, start)
+        panel.shutdown()
+    return {"gap": results["auto"], "baseline": results["dense"], "ok": True}
+
+
+def _rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return math.nan
+
+
+def probe_seven_conversions(_t0: float) -> dict:
+    import gc
+
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    from relulab.ui.panels.converter import ConverterPanel
+
+    _app()
+    panel = ConverterPanel()
+    panel.resize(1280, 800)
+    panel.show()
+    rss, t = [], time.perf_counter()
+    for arch in SEVEN:
+        panel.arch_edit.setText(arch)
+        QTest.keyClick(panel.arch_edit, Qt.Key.Key_Return)
+        panel.wait_until_idle(600)
+        gc.collect()
+        rss.append(_rss_mb())
+    seconds = time.perf_counter() - t
+    ok = panel.verdict.text().startswith("Equal") and "-".join(map(str, panel.net.sizes)) == SEVEN[-1]
+    panel.shutdown()
+    return {"rss": rss, "seconds": seconds, "ok": ok}
+
+
+PROBES = {
+    "first-paint-bare": probe_first_paint_bare,
+    "first-paint-window": probe_first_paint_window,
+    "converter": probe_converter,
+    "folding": probe_folding,
+    "hinges": probe_hinges,
+    "hinges-drag": probe_hinges_drag,
+    "seven-conversions": probe_seven_conversions,
+}
+
+
+# -- running them -------------------------------------------------------------------------
+
+def _probe(name: str) -> dict:
+    """Run one probe in a fresh interpreter with fresh settings; its JSON answer."""
+    with tempfile.TemporaryDirectory() as home:
+        env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=home,
+                   RELULAB_DATA_DIR=str(Path(home) / "data"), PYTHONPATH=str(ROOT))
+        code = ("import time; t0 = time.perf_counter()\n"
+                "from benchmarks.bench_panels import main; main(t0)\n")
+        out = subprocess.run([sys.executable, "-c", code, name], cwd=ROOT, env=env,
+                             capture_output=True, text=True, timeout=1800)
+    if out.returncode != 0:
+        raise RuntimeError(f"probe {name} failed:\n{out.stderr[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(t0: float) -> None:
+    name = sys.argv[1]
+    print(json.dumps(PROBES[name](t0)), flush=True)
+    sys.stdout.flush()
+    os._exit(0)  # skip interpreter teardown: nothing of it is measured
+
+
+def _gap_row(what: str, probe: dict, baseline: str) -> Row:
+    return Row(what, probe["gap"], baseline, probe["baseline"], max_seconds=GAP,
+               holds=bool(probe["ok"]),
+               note="" if probe["ok"] else "the work did not finish as expected")
+
+
+def run() -> list[Row]:
+    bare, window, created = [], [], []
+    for _ in range(FIRST_PAINT_RUNS):  # alternating, so a busy moment hurts both
+        bare.append(_probe("first-paint-bare")["seconds"])
+        w = _probe("first-paint-window")
+        window.append(w["seconds"])
+        created, scipy = w["created"], w["scipy"]
+    rows = [Row("first paint of the window (import, build, show, the Hinges plot painted)",
+                min(window), "bare PySide6 + pyqtgraph window with five plots", min(bare),
+                min_ratio=0.5,
+                note=f"best of {FIRST_PAINT_RUNS} fresh processes each; panels created at start: "
+                     f"{', '.join(created)}; scipy imported: {'yes' if scipy else 'no'}")]
+    converter = _probe("converter")
+    rows.append(_gap_row("Deep → shallow: Return on 1-512-512-1, longest event-loop gap",
+                         converter, "compute() of the same network on the GUI thread"))
+    rows[-1].note = (f"{converter['kinks']} kinks; conversion drawn after "
+                     f"{converter['total']:.2f} s")
+    rows.append(_gap_row("Folding: depth 24 on the whole line, longest event-loop gap",
+                         _probe("folding"), "the depth-24 tent computed on the GUI thread"))
+    rows.append(_gap_row("Hinges: 20,000 samples, 200 hinges, convergence study, longest gap",
+                         _probe("hinges"), "its slowest row on the GUI thread"))
+    rows.append(_gap_row("Hinges: a drag at 20,000 samples and 200 hinges, longest gap",
+                         _probe("hinges-drag"), "same drag, dense lstsq 20,000×202 per move"))
+    seven = _probe("seven-conversions")
+    rss = seven["rss"]
+    growth = rss[-1] - rss[0]
+    rows.append(Row(f"seven conversions in a row ({', '.join(SEVEN)}): RSS growth",
+                    seven["seconds"], "RSS after the first conversion", math.nan,
+                    holds=growth <= RSS_BUDGET_MB and seven["ok"],
+                    note=f"RSS after each (MB): {', '.join(f'{r:.0f}' for r in rss)}; "
+                         f"growth {growth:+.0f} MB (budget {RSS_BUDGET_MB} MB); the time is the "
+                         "seven conversions'"))
+    return rows

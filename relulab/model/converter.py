@@ -1,0 +1,182 @@
+"""What the Deep → shallow panel converts: the network's source, the sizes it takes,
+and the panel's state (Qt-free, as every panel's state).
+
+The network comes from a random initialisation (architecture and seed), the tent
+map (depth), another panel or a file; the state keeps the network itself too, so a
+scene file brings back exactly the weights that were on screen. Its JSON form is the
+network file format of docs/network-format.md (plain ReLU networks only), so a
+scene's network can also be read by ``relulab.io.networks``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from relulab.model.fields import Fields
+from relulab.model.mlp import MLP
+
+SOURCES = ("random", "received", "tent", "file")
+#: Region enumeration grows quickly with the input dimension: the converter (the
+#: panel and ``relulab convert``) takes networks with 1 to MAX_INPUTS inputs.
+MAX_INPUTS = 4
+DEFAULT_ARCHITECTURE = (2, 8, 8, 1)
+MAX_OUTPUTS = 4
+#: Hidden neurons for 1-D input (the exact kinks are quick) and for 2 to 4 inputs
+#: (the exact region map of 64 neurons stays around a second).
+MAX_NEURONS_1D = 1024
+MAX_NEURONS_ND = 64
+MAX_SEED = 999_999
+MAX_TENT_DEPTH = 8
+#: Weights beyond this are refused: values of a few layers of them stay far inside
+#: double precision, and nothing a learner builds comes near.
+WEIGHT_LIMIT = 1e15
+NETWORK_FORMAT, NETWORK_VERSION = "relulab-network", 1
+
+
+def parse_architecture(text: str) -> tuple[int, ...]:
+    """'2-8-8-1' → (2, 8, 8, 1); raises ValueError saying what is wrong."""
+    parts = [p.strip() for p in text.replace(",", "-").replace(" ", "-").split("-") if p.strip()]
+    if len(parts) < 3:
+        raise ValueError("write inputs-hidden…-outputs with at least one hidden layer, e.g. 2-8-8-1")
+    if any(len(p) > 9 for p in parts):
+        raise ValueError(f"{text!r}: layer sizes must be whole numbers up to {MAX_NEURONS_1D}")
+    try:
+        sizes = tuple(int(p) for p in parts)
+    except ValueError:
+        raise ValueError(f"{text!r}: layer sizes must be whole numbers") from None
+    if min(sizes) < 1:
+        raise ValueError("every layer needs at least one neuron")
+    check_network_size(sizes)
+    return sizes
+
+
+def check_network_size(sizes) -> None:
+    """ValueError unless the converter takes a network of layer sizes ``sizes``."""
+    n, hidden = sizes[0], sum(sizes[1:-1])
+    if n > MAX_INPUTS:
+        raise ValueError(f"{n} inputs: the converter handles 1 to {MAX_INPUTS}")
+    limit = MAX_NEURONS_1D if n == 1 else MAX_NEURONS_ND
+    if hidden > limit:
+        raise ValueError(f"{hidden} hidden neurons: up to {limit} for {n}-D input here "
+                         "(use relulab convert for bigger ones)")
+    if sizes[-1] > MAX_OUTPUTS:
+        raise ValueError(f"{sizes[-1]} outputs: up to {MAX_OUTPUTS} here")
+
+
+def network_problem(net) -> str | None:
+    """Why the converter cannot take ``net`` (None when it can)."""
+    if not isinstance(net, MLP):
+        return f"expected a network, got {type(net).__name__}"
+    if net.activation != "relu":
+        return f"the converter needs ReLU hidden layers, this network uses {net.activation}"
+    if len(net.layers) < 2:
+        return "the network has no hidden layer: it is already shallow"
+    if not net.is_finite():
+        return "the network has NaN or infinite weights"
+    try:
+        check_network_size(net.sizes)
+    except ValueError as e:
+        return str(e)
+    biggest = max(max(float(np.abs(W).max()), float(np.abs(b).max(initial=0.0)))
+                  for W, b in net.layers)
+    if biggest > WEIGHT_LIMIT:
+        return f"a weight of size {biggest:.3g} is beyond {WEIGHT_LIMIT:g}"
+    return None
+
+
+def tent(depth: int) -> MLP:
+    """The tent map composed ``depth`` times (the Folding panel's network)."""
+    from relulab.model.folding import tent_network
+
+    return tent_network(depth)
+
+
+def _network_to_dict(net: MLP) -> dict:
+    """A ReLU network as the JSON document of docs/network-format.md (the plain-network
+    part of it; ``relulab.io.networks`` reads and writes the whole format, files and
+    ±∞ layers included, and reads this too: a test checks both ways)."""
+    return {"format": NETWORK_FORMAT, "version": NETWORK_VERSION, "activation": net.activation,
+            "layers": [{"weights": W.tolist(), "biases": b.tolist()} for W, b in net.layers]}
+
+
+def _network_from_dict(d, where: str = "network") -> MLP:
+    """A network the converter takes, from :func:`network_to_dict` output; ValueError
+    naming the field (``network.layers[1].weights``, …) otherwise."""
+    f = Fields(d, defaults={"format": NETWORK_FORMAT, "version": NETWORK_VERSION,
+                            "activation": "relu"}, where=where)
+    f.choice("format", [NETWORK_FORMAT])
+    f.integer("version", 1, NETWORK_VERSION)
+    f.choice("activation", ["relu"])
+    layers = f.get("layers")
+    if not isinstance(layers, list) or not 2 <= len(layers) <= MAX_NEURONS_1D + 1:
+        raise ValueError(f"{where}.layers: expected a list of 2 to {MAX_NEURONS_1D + 1} layers "
+                         "(at least one hidden layer)")
+    parsed, width = [], None
+    for i, layer in enumerate(layers):
+        g = Fields(layer, where=f"{where}.layers[{i}]")
+        W = g.array("weights", (None, width), MAX_NEURONS_1D ** 2, -WEIGHT_LIMIT, WEIGHT_LIMIT)
+        b = g.array("biases", (W.shape[0],), MAX_NEURONS_1D, -WEIGHT_LIMIT, WEIGHT_LIMIT)
+        g.done()
+        if W.size == 0:
+            raise ValueError(f"{where}.layers[{i}].weights: every layer needs a neuron")
+        parsed.append((W, b))
+        width = W.shape[0]
+    f.done()
+    net = MLP(parsed)
+    problem = network_problem(net)
+    if problem:
+        raise ValueError(f"{where}: {problem}")
+    return net
+
+
+def _default_network() -> MLP:
+    return MLP.random(DEFAULT_ARCHITECTURE, seed=0)
+
+
+@dataclass(frozen=True)
+class ConverterState:
+    """What the Deep → shallow panel shows: the network, where it came from, and the
+    selected region (−1: none; the panel drops it when the network has fewer regions).
+    ``architecture`` and ``seed`` are kept for the random source, ``tent_depth`` for the
+    tent, ``file`` for a network read from a file."""
+
+    source: str = "random"
+    architecture: tuple[int, ...] = DEFAULT_ARCHITECTURE
+    seed: int = 0
+    tent_depth: int = 3
+    file: str | None = None
+    network: MLP = field(default_factory=_default_network)
+    selected_region: int = -1
+
+    def to_dict(self) -> dict:
+        return {"source": self.source, "architecture": list(self.architecture),
+                "seed": self.seed, "tent_depth": self.tent_depth, "file": self.file,
+                "network": _network_to_dict(self.network), "selected_region": self.selected_region}
+
+    @classmethod
+    def from_dict(cls, d) -> "ConverterState":
+        """Validate every field (ValueError naming it) and build the state. A missing
+        network is the random one of ``architecture`` and ``seed``."""
+        default = cls()
+        f = Fields(d, defaults={k: v for k, v in default.to_dict().items() if k != "network"})
+        source = f.choice("source", SOURCES)
+        arch = f.get("architecture")
+        if not isinstance(arch, list) or not all(isinstance(a, int) and not isinstance(a, bool)
+                                                 for a in arch):
+            raise ValueError("architecture: expected a list of whole numbers, e.g. [2, 8, 8, 1]")
+        try:
+            architecture = parse_architecture("-".join(map(str, arch)))
+        except ValueError as e:
+            raise ValueError(f"architecture: {e}") from None
+        seed = f.integer("seed", 0, MAX_SEED)
+        tent_depth = f.integer("tent_depth", 1, MAX_TENT_DEPTH)
+        file = None if f.get("file") is None else f.text("file", 4096)
+        selected = f.integer("selected_region", -1, 10 ** 9)
+        if "network" in d:
+            network = _network_from_dict(f.get("network"))
+        else:
+            network = MLP.random(architecture, seed=seed)
+        f.done()
+        return cls(source, architecture, seed, tent_depth, file, network, selected)
