@@ -35,7 +35,7 @@ import json, time
 t = time.perf_counter()
 from relulab.model import _training_kernels as k
 ok = k.compiled_available()
-print(json.dumps({"seconds": time.perf_counter() - t, "status": "ok" if ok else k.compile_error()}))
+print(json.dumps({"seconds": time.perf_counter() - t, "status": "ok" if ok else k._compile_error}))
 """
 
 _PLAYGROUND = """

@@ -97,11 +97,6 @@ def prepare(entry) -> None:
         PREPARED[entry] = (how, time.perf_counter() - t0)
 
 
-def prepared(entry) -> bool:
-    """True once :func:`prepare` has made ``entry`` ready (never blocks)."""
-    return entry in PREPARED or numba is None
-
-
 def _compile(fn) -> None:
     _allow_compile(fn, True)
     try:

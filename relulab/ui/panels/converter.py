@@ -25,11 +25,11 @@ from PySide6.QtWidgets import (
     QLineEdit, QPushButton, QScrollArea, QSpinBox, QSplitter, QTableView, QVBoxLayout, QWidget,
 )
 
-from relulab.model.arrangement import engine_ready, start_warm_up
 from relulab.model.cancel import check
 from relulab.model.converter import (
     MAX_SEED, MAX_TENT_DEPTH, SOURCES, ConverterState, network_problem, parse_architecture, tent,
 )
+from relulab.model.engine import engine_ready, start_warm_up
 from relulab.model.mlp import MLP
 from relulab.ui.panels.base import Panel, named, run_alone, signals_blocked
 from relulab.ui.worker import Worker

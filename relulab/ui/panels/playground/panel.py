@@ -33,12 +33,12 @@ from relulab.model.collapse import (
     collapse_identity_layers, format_affine, identity_layers, local_affine_map,
 )
 from relulab.model.decisions import decision_regions
+from relulab.model.engine import engine_ready, start_warm_up
 from relulab.model.mlp import MLP
 from relulab.model.playground import (
     ARCHITECTURE_PRESETS, MAX_HIDDEN_LAYERS, MAX_WIDTH, History, PlaygroundState, Points, fits,
     hidden_space_choice,
 )
-from relulab.model.arrangement import engine_ready, start_warm_up
 from relulab.model.regions import count_linear_regions
 from relulab.ui.driver import TrainingDriver
 from relulab.ui.panels.base import Panel, SnapshotCommand, named, signals_blocked
