@@ -94,6 +94,28 @@ save_network(MLP.random([2, 4, 4, 1], seed=0), "deep.json")') || fail "could not
     || fail "convert exited with $?"
   [ -s "$CHECK/shallow.json" ] || fail "convert wrote no shallow.json"
   say "ok: convert turned a 2-4-4-1 network into a shallow one"
+
+  # The compiled region engine: compiled by the first run (seconds), then loaded from
+  # the user's cache folder by every later one, whatever folder it is started from.
+  engine() { sed -n 's/^compiled region engine: //p' "$1"; }
+  first=$(engine "$CHECK/convert.log")
+  case "$first" in
+    compiled*) ;;
+    *) fail "the first convert did not compile the region engine ('$first'): a stale cache in $XDG_CACHE_HOME?" ;;
+  esac
+  mkdir -p "$CHECK/elsewhere"
+  (cd "$CHECK/elsewhere" && "$EXE" convert ../deep.json shallow.json --report > convert.log) \
+    || fail "the second convert exited with $?"
+  second=$(engine "$CHECK/elsewhere/convert.log")
+  case "$second" in
+    "loaded from the disk cache in "*) ;;
+    *) fail "a second run did not load the region engine from the disk cache ('$second'): every start would compile it again" ;;
+  esac
+  seconds=${second##* in }
+  seconds=${seconds% s}
+  awk -v s="$seconds" 'BEGIN { exit !(s < 2.0) }' \
+    || fail "loading the region engine from the disk cache took $seconds s (more than 2 s)"
+  say "ok: the region engine, $first on the first run, is $second on the next"
 else
   say "skipped the convert check: this version has no 'relulab convert' command yet"
 fi

@@ -15,10 +15,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 import time
 from pathlib import Path
 
 import numpy as np
+
+#: Loading the compiled region engine from numba's disk cache takes a fraction of a
+#: second; past this the command says that it is compiling (a first run: seconds).
+ENGINE_NOTICE_SECONDS = 1.0
 
 
 class _Parser(argparse.ArgumentParser):
@@ -48,6 +53,28 @@ def _parser() -> argparse.ArgumentParser:
 
 def _arch(sizes) -> str:
     return "-".join(str(s) for s in sizes)
+
+
+def prepare_engine(n_in: int) -> None:
+    """Load the compiled region engine for ``n_in`` inputs, saying so on standard error
+    when that takes long enough to notice (the first run compiles it)."""
+    from relulab.model.arrangement import warm_up
+
+    thread = threading.Thread(target=_quietly, args=(warm_up, n_in), daemon=True,
+                              name="relulab-region-engine")
+    thread.start()
+    thread.join(ENGINE_NOTICE_SECONDS)
+    if thread.is_alive():
+        _say("preparing the compiled region engine (first run only; it takes seconds)…")
+        thread.join()
+    warm_up(n_in)  # at once; or the compile error, raised here
+
+
+def _quietly(fn, *args) -> None:
+    try:
+        fn(*args)
+    except Exception:  # noqa: BLE001 - raised again by the caller's own call
+        pass
 
 
 def report_lines(conv, verification, seconds: float, big_m=None) -> list[str]:
@@ -91,6 +118,10 @@ def report_lines(conv, verification, seconds: float, big_m=None) -> list[str]:
     if big_m is not None:
         lines.append(big_m.text())
     lines.append(f"time: {seconds:.3f} s")
+    if conv.one_d is None:
+        from relulab.model.arrangement import engine_status
+
+        lines.append(f"compiled region engine: {engine_status(n)}")
     return lines
 
 
@@ -153,6 +184,8 @@ def _run(argv, reading: list[str]) -> int:
     if deep.n_in == 1 and args.big_m is not None:
         raise _Failure("--big-m is for 2-D and up: the 1-D shallow network is already finite")
 
+    if deep.n_in >= 2:
+        prepare_engine(deep.n_in)
     t0 = time.perf_counter()
     conv = convert(deep)
     verification = conv.verify(n_random=args.points, seed=args.seed)

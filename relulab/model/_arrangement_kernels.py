@@ -11,35 +11,133 @@ underflow.
 A sign is certified by the floating-point filter when |z| exceeds the bound on its
 error; otherwise ``_exact_sign_cb`` answers it with integers (the engine registers a
 context per run in ``CONTEXTS``). The functions are compiled with numba, cached on
-disk where there is a place for it (else in memory: a frozen app); without numba
-they run as plain Python (``objmode`` then does nothing), correct but very slow.
+disk where there is a place for it (else in memory); without numba they run as
+plain Python (``objmode`` then does nothing), correct but very slow.
+
+Compiling them is the expensive part of a first use (seconds; loading them from the
+disk cache takes a fraction of one), so each function is compiled for exactly the
+argument types declared with it, by :func:`prepare`, and never again: left to infer
+types, numba compiles a helper once more for every new combination of argument types
+it meets, and literal constants count as types of their own (``f(x, 0)`` and
+``f(x, n)`` are two compilations, as are read-only and writable arrays). Callers
+pass C-contiguous, writable float64, int64 and uint64 arrays, Python ints and bools.
 """
 
 from __future__ import annotations
 
 import math
+import threading
+import time
 
 import numpy as np
 
+from relulab.model._numba_source import with_absolute_source
+
 try:
     import numba
-    from numba import objmode
+    from numba import objmode, types
 
-    def njit(cache: bool = False, nogil: bool = False):
-        def wrap(fn):
-            try:
-                return numba.njit(cache=cache, nogil=nogil)(fn)
-            except RuntimeError:  # no writable place for the cache: compile in memory
-                return numba.njit(nogil=nogil)(fn)
-        return wrap
+    i8, u8, f8, b1 = types.int64, types.uint64, types.float64, types.boolean
+    I1, I2 = i8[::1], i8[:, ::1]
+    U1, U2 = u8[::1], u8[:, ::1]
+    F1, F2 = f8[::1], f8[:, ::1]
 except ImportError:  # pragma: no cover - numba is a dependency; this keeps the engine usable
     import contextlib
 
-    def njit(cache: bool = False, nogil: bool = False):
-        return lambda fn: fn
+    numba = None
+    i8 = u8 = f8 = b1 = I1 = I2 = U1 = U2 = F1 = F2 = None
 
     def objmode(**kwargs):
         return contextlib.nullcontext()
+
+#: every compiled function -> the argument types it is compiled for
+COMPILED: dict = {}
+#: entry points made ready -> (how: "loaded from the disk cache" or "compiled", seconds)
+PREPARED: dict = {}
+_prepare_lock = threading.Lock()
+
+
+def njit(*signatures, nogil: bool = False):
+    """Compile the function for each tuple of argument types in ``signatures``, and for
+    no others, when :func:`prepare` asks for it (importing this module compiles nothing)."""
+    def wrap(fn):
+        if numba is None:  # pragma: no cover
+            return fn
+        fn = with_absolute_source(fn)
+        try:
+            compiled = numba.njit(cache=True, nogil=nogil)(fn)
+        except RuntimeError:  # no place for a disk cache: compile in memory
+            compiled = numba.njit(nogil=nogil)(fn)
+        _allow_compile(compiled, False)  # only prepare() compiles, for the declared types
+        COMPILED[compiled] = signatures
+        return compiled
+    return wrap
+
+
+def prepare(entry) -> None:
+    """Make the compiled function ``entry`` (``run2`` or ``runnd``) ready to call: load
+    it from numba's disk cache or else compile it and the functions it calls, each for
+    its declared types only (a call with other types is a ``TypeError``, not a new
+    compilation). Safe from any thread; returns at once when done before."""
+    if entry in PREPARED or numba is None:
+        return
+    with _prepare_lock:
+        if entry in PREPARED:
+            return
+        t0 = time.perf_counter()
+        # From the disk cache the entry point comes with the code of everything it
+        # calls; loading each helper as well would more than double a warm start.
+        how = "loaded from the disk cache"
+        if not _load_cached(entry):
+            how = "compiled"
+            for fn in _callees(entry):
+                if not fn.signatures:
+                    _compile(fn)
+            _compile(entry)
+        PREPARED[entry] = (how, time.perf_counter() - t0)
+
+
+def _compile(fn) -> None:
+    _allow_compile(fn, True)
+    try:
+        for signature in COMPILED[fn]:
+            fn.compile(signature)
+    finally:
+        _allow_compile(fn, False)
+
+
+def _load_cached(fn) -> bool:
+    """Load ``fn`` for its declared types from numba's disk cache, compiling nothing;
+    False when it is not there. numba has no public call for this: these are the first
+    steps of its ``Dispatcher.compile``, and any change there only costs the compile."""
+    try:
+        for signature in COMPILED[fn]:
+            cres = fn._cache.load_overload(signature, fn.targetctx)
+            if cres is None:
+                return False
+            fn.targetctx.insert_user_function(cres.entry_point, cres.fndesc, [cres.library])
+            fn.add_overload(cres)
+        return True
+    except Exception:  # pragma: no cover - another numba version
+        return False
+
+
+def _allow_compile(fn, allowed: bool) -> None:
+    # what numba's disable_compile() sets, which refuses a function not compiled yet
+    fn._can_compile = allowed
+
+
+def _callees(fn, seen=None) -> list:
+    """The compiled functions that ``fn`` calls, directly or not, callees first."""
+    seen = set() if seen is None else seen
+    out = []
+    for name in fn.py_func.__code__.co_names:
+        callee = fn.py_func.__globals__.get(name)
+        if callee in COMPILED and callee not in seen:
+            seen.add(callee)
+            out += _callees(callee, seen) + [callee]
+    return out
+
 
 U = 2.0 ** -53            # unit roundoff
 SLACK = 1.0 + 2.0 ** -40  # covers the rounding of the bound's own computation
@@ -84,7 +182,17 @@ def _exact_sign_nd_cb(ctx, ray, tight, pattern, origin, la, j):
 # Helpers of the hot loops take and return scalars only: a compiled call with array
 # arguments costs ~75 ns (reference counting), more than the arithmetic.
 # ---------------------------------------------------------------------------
-@njit(cache=True)
+@njit((i8, i8))
+def _stop(ctx, cells):
+    """The run's stop code (0: go on; see ``_Run.stop_code``). One object-mode block for
+    every place that asks: each block is built the first time it runs, under numba's
+    compiler lock, and so waits for any compilation in another thread."""
+    with objmode(code="int64"):
+        code = _stop_cb(ctx, cells)
+    return code
+
+
+@njit((i8, i8, i8, i8, i8, i8, i8, i8, I2, U2))
 def _exact_sign(ctx, v, sg, L1, L2, la, r, j, LS, RPAT):
     """The exact sign of z · v for v = sg·(L1 × L2) and z neuron j of layer la on root r
     (rare: the filter could not decide), from the weights. A stored line's source is
@@ -100,7 +208,7 @@ def _exact_sign(ctx, v, sg, L1, L2, la, r, j, LS, RPAT):
     return out
 
 
-@njit(cache=True)
+@njit((f8,) * 12)
 def _filter(a0, a1, a2, ea0, ea1, ea2, x0, x1, x2, e0, e1, e2):
     """sign(a · x) when the floating-point filter proves it, else 2.
 
@@ -125,9 +233,12 @@ def _filter(a0, a1, a2, ea0, ea1, ea2, x0, x1, x2, e0, e1, e2):
     return 2
 
 
-@njit(cache=True)
-def _cross(a0, a1, a2, ea0, ea1, ea2, b0, b1, b2, eb0, eb1, eb2, sg, finite):
-    """sg·(a × b) scaled by a power of two, its error bound and its flags."""
+@njit((F2, I2, I2, i8, F2, F2, i8, i8, i8, f8, f8, f8, f8, f8, f8))
+def _new_vertex(V, VQ, VI, v, LX, LE, La, Lb, sg, b0, b1, b2, eb0, eb1, eb2):
+    """Vertex v := sg·(a × b) for a = line La of the table and b = (b0, b1, b2) (line Lb,
+    its bounds eb), scaled by a power of two, with its error bound and flags."""
+    a0, a1, a2 = LX[La, 0], LX[La, 1], LX[La, 2]
+    ea0, ea1, ea2 = LE[La, 0], LE[La, 1], LE[La, 2]
     p = a1 * b2
     q = a2 * b1
     c0 = p - q
@@ -144,7 +255,7 @@ def _cross(a0, a1, a2, ea0, ea1, ea2, b0, b1, b2, eb0, eb1, eb2, sg, finite):
     f2 = (abs(a0) * eb1 + ea0 * (abs(b1) + eb1) + abs(a1) * eb0 + ea1 * (abs(b0) + eb0)
           + 3.0 * U * (abs(p) + abs(q)))
     m = max(abs(c0), abs(c1), abs(c2))
-    flags = FINITE if finite else 0
+    flags = FINITE if La != LINF else 0
     if m > 0.0:
         if not (2.0 ** -64 < m < 2.0 ** 64):
             scale = math.ldexp(1.0, -math.frexp(m)[1])
@@ -168,10 +279,38 @@ def _cross(a0, a1, a2, ea0, ea1, ea2, b0, b1, b2, eb0, eb1, eb2, sg, finite):
     if (c0 != 0.0 and abs(c0) < TINY) or (c1 != 0.0 and abs(c1) < TINY) or \
             (c2 != 0.0 and abs(c2) < TINY):
         flags |= VTINY
-    return sg * c0, sg * c1, sg * c2, f0, f1, f2, flags
+    V[v, 0] = sg * c0
+    V[v, 1] = sg * c1
+    V[v, 2] = sg * c2
+    V[v, 3] = f0
+    V[v, 4] = f1
+    V[v, 5] = f2
+    VQ[v, 0] = -1
+    VQ[v, 1] = 0
+    VQ[v, 2] = flags
+    VI[v, 0] = La
+    VI[v, 1] = Lb
+    VI[v, 2] = sg
 
 
-@njit(cache=True)
+@njit((I2, i8, i8, i8, i8, i8))
+def _corner(K, k, v, line, side, flags):
+    """Corner k: vertex v, the line of the edge to the next corner, ι, flags."""
+    K[k, 0] = v
+    K[k, 1] = line
+    K[k, 2] = side
+    K[k, 3] = flags
+
+
+@njit((I2, i8, i8, i8, i8))
+def _piece(PK, q, start, m, kind):
+    """Piece q: corners start … start + m − 1, of a kind (point, segment, polygon)."""
+    PK[q, 0] = start
+    PK[q, 1] = m
+    PK[q, 2] = kind
+
+
+@njit((i8, f8, f8, f8, b1, I2, F2, I1))
 def _duplicate(v, a0, a1, a2, exact, VI, LX, LF):
     """The line (a0, a1, a2), exact, has the same coefficients as one of v's two lines."""
     if not exact:
@@ -183,7 +322,7 @@ def _duplicate(v, a0, a1, a2, exact, VI, LX, LF):
     return False
 
 
-@njit(cache=True)
+@njit((f8,) * 6)
 def _scaled(x0, x1, x2, e0, e1, e2):
     """A row and its error bound scaled by a power of two when its size is extreme
     (keeps products clear of overflow and underflow); flags TINY and EXACT."""
@@ -208,21 +347,28 @@ def _scaled(x0, x1, x2, e0, e1, e2):
 # ---------------------------------------------------------------------------
 # 2-D: the whole run
 # ---------------------------------------------------------------------------
-@njit(cache=True)
+@njit((U2, i8), (I2, i8), (F2, i8))
 def _grow2(a, need):
+    """A copy of the rows of a with room for at least ``need`` rows (and at least
+    twice as many as a has). Loops rather than ``b[:m] = a``: a slice assignment
+    compiles numba's shape-mismatch error message, seconds of first-use compilation."""
     b = np.empty((max(need, 2 * a.shape[0]), a.shape[1]), a.dtype)
-    b[:a.shape[0]] = a
+    flat_a = a.reshape(a.size)
+    flat_b = b.reshape(b.size)
+    for i in range(a.size):
+        flat_b[i] = flat_a[i]
     return b
 
 
-@njit(cache=True)
+@njit((I1, i8))
 def _grow1(a, need):
     b = np.empty(max(need, 2 * a.shape[0]), a.dtype)
-    b[:a.shape[0]] = a
+    for i in range(a.shape[0]):
+        b[i] = a[i]
     return b
 
 
-@njit(cache=True)
+@njit((U2, U2, I2, I1, I1, i8, i8, i8, u8, i8, i8))
 def _off_child(CP, CS, CR, Cs, Cn, c, C, word, bit, pstart, nP):
     """Cell C becomes cell c's off side: its pattern without this neuron's bit, its
     stored rows and roots, and the pieces pstart … nP − 1."""
@@ -236,7 +382,7 @@ def _off_child(CP, CS, CR, Cs, Cn, c, C, word, bit, pstart, nP):
     Cn[C] = nP - pstart
 
 
-@njit(cache=True)
+@njit((I1, i8, i8, b1))
 def _has_side(sgn, t, m, on):
     """Some of the m signs from sgn[t] are > 0 (on) or < 0 (not on)."""
     for j in range(t, t + m):
@@ -245,7 +391,11 @@ def _has_side(sgn, t, m, on):
     return False
 
 
-@njit(cache=True)
+@njit((I1,                                   # st
+       i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8,  # l n R g0 KB RB C nP nK nv nL
+       F2, F2, U2, U2, I2, I1, I1, I2, I2,         # Z EZ CP CS CR Cs Cn PK K
+       F2, I2, I2, F2, F2, I1, I2, I1, U2, I1, I1,  # V VQ VI LX LE LF LS LID RPAT sgn xv
+       b1, b1, i8, b1, i8, I1))                   # lower exact_only ctx check max_cells counters
 def _split_layer(st, l, n, R, g0, KB, RB, C, nP, nK, nv, nL, Z, EZ,
                  CP, CS, CR, Cs, Cn, PK, K, V, VQ, VI, LX, LE, LF, LS, LID, RPAT, sgn, xv,
                  lower, exact_only, ctx, check, max_cells, counters):
@@ -259,8 +409,7 @@ def _split_layer(st, l, n, R, g0, KB, RB, C, nP, nK, nv, nL, Z, EZ,
     while r < R:
         if i == 0:
             if check:
-                with objmode(code="int64"):
-                    code = _stop_cb(ctx, C)
+                code = _stop(ctx, C)
                 if code != 0:
                     return code, C, nP, nK, nv, nL
             st[2] = C                 # the root's cells: r and local … C − 1
@@ -287,8 +436,7 @@ def _split_layer(st, l, n, R, g0, KB, RB, C, nP, nK, nv, nL, Z, EZ,
             work += C0 - local + 1
             if check and work > STOP_WORK:
                 work = 0
-                with objmode(code="int64"):
-                    code = _stop_cb(ctx, C)
+                code = _stop(ctx, C)
                 if code != 0:
                     return code, C, nP, nK, nv, nL
             # room for the worst case of this step, else back to the caller to grow
@@ -397,17 +545,15 @@ def _split_layer(st, l, n, R, g0, KB, RB, C, nP, nK, nv, nL, Z, EZ,
                                 if (K[k, 3] & EINC) and K[k, 1] != LINF:
                                     fp = K[k, 3] & VINC if (VQ[K[k, 0], 2] & FINITE) else 0
                                     fq = K[kn, 3] & VINC if (VQ[K[kn, 0], 2] & FINITE) else 0
-                                    K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = (
-                                        K[k, 0], K[k, 1], K[k, 2], fp | EINC)
-                                    K[nK + 1, 0], K[nK + 1, 1], K[nK + 1, 2], K[nK + 1, 3] = (
-                                        K[kn, 0], -1, 0, fq)
-                                    PK[nP, 0], PK[nP, 1], PK[nP, 2] = nK, 2, SEG
+                                    _corner(K, nK, K[k, 0], K[k, 1], K[k, 2], fp | EINC)
+                                    _corner(K, nK + 1, K[kn, 0], -1, 0, fq)
+                                    _piece(PK, nP, nK, 2, SEG)
                                     nK += 2
                                     nP += 1
                             elif sp != 0:
                                 if (K[k, 3] & VINC) and (VQ[K[k, 0], 2] & FINITE):
-                                    K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = K[k, 0], -1, 0, VINC
-                                    PK[nP, 0], PK[nP, 1], PK[nP, 2] = nK, 1, POINT
+                                    _corner(K, nK, K[k, 0], -1, 0, VINC)
+                                    _piece(PK, nP, nK, 1, POINT)
                                     nK += 1
                                     nP += 1
                         for jj in range(mq):
@@ -447,49 +593,37 @@ def _split_layer(st, l, n, R, g0, KB, RB, C, nP, nK, nv, nL, Z, EZ,
                                         if sn == 0:
                                             f &= ~EINC
                                     if s == 0 and sn < 0:
-                                        K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = (
-                                            K[k, 0], L, 1, f & ~EINC)
+                                        _corner(K, nK, K[k, 0], L, 1, f & ~EINC)
                                     else:
-                                        K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = (
-                                            K[k, 0], K[k, 1], K[k, 2], f)
+                                        _corner(K, nK, K[k, 0], K[k, 1], K[k, 2], f)
                                     nK += 1
                                 elif not on and s <= 0:
                                     if s == 0 and sn > 0:
-                                        K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = (
-                                            K[k, 0], L, -1, K[k, 3] | EINC)
+                                        _corner(K, nK, K[k, 0], L, -1, K[k, 3] | EINC)
                                     else:
-                                        K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = (
-                                            K[k, 0], K[k, 1], K[k, 2], K[k, 3])
+                                        _corner(K, nK, K[k, 0], K[k, 1], K[k, 2], K[k, 3])
                                     nK += 1
                                 if (s > 0 and sn < 0) or (s < 0 and sn > 0):
                                     if on:
                                         Le = K[k, 1]
                                         sg = K[k, 2] * s
-                                        x0, x1, x2, f0, f1, f2, fl = _cross(
-                                            LX[Le, 0], LX[Le, 1], LX[Le, 2], LE[Le, 0], LE[Le, 1],
-                                            LE[Le, 2], a0, a1, a2, ea0, ea1, ea2, sg, Le != LINF)
-                                        V[nv, 0], V[nv, 1], V[nv, 2] = x0, x1, x2
-                                        V[nv, 3], V[nv, 4], V[nv, 5] = f0, f1, f2
-                                        VQ[nv, 0], VQ[nv, 1], VQ[nv, 2] = -1, 0, fl
-                                        VI[nv, 0], VI[nv, 1], VI[nv, 2] = Le, L, sg
+                                        _new_vertex(V, VQ, VI, nv, LX, LE, Le, L, sg,
+                                                    a0, a1, a2, ea0, ea1, ea2)
                                         xv[t + jj] = nv
                                         nv += 1
                                         if s > 0:
-                                            K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = nv - 1, L, 1, 0
+                                            _corner(K, nK, nv - 1, L, 1, 0)
                                         else:
-                                            K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = (
-                                                nv - 1, Le, K[k, 2], K[k, 3] & EINC)
+                                            _corner(K, nK, nv - 1, Le, K[k, 2], K[k, 3] & EINC)
                                     else:
                                         f = VINC if (K[k, 3] & EINC) else 0
                                         x = xv[t + jj]
                                         if s < 0:
-                                            K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = (
-                                                x, L, -1, f | EINC)
+                                            _corner(K, nK, x, L, -1, f | EINC)
                                         else:
-                                            K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = (
-                                                x, K[k, 1], K[k, 2], f | (K[k, 3] & EINC))
+                                            _corner(K, nK, x, K[k, 1], K[k, 2], f | (K[k, 3] & EINC))
                                     nK += 1
-                            PK[nP, 0], PK[nP, 1], PK[nP, 2] = kstart, nK - kstart, POLY
+                            _piece(PK, nP, kstart, nK - kstart, POLY)
                             nP += 1
                             t += mq
                         if on:
@@ -524,8 +658,8 @@ def _split_layer(st, l, n, R, g0, KB, RB, C, nP, nK, nv, nL, Z, EZ,
                         k = PK[q, 0]
                         if PK[q, 2] == POINT:
                             if (sgn[t] > 0) == on:
-                                K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = K[k, 0], -1, 0, K[k, 3]
-                                PK[nP, 0], PK[nP, 1], PK[nP, 2] = nK, 1, POINT
+                                _corner(K, nK, K[k, 0], -1, 0, K[k, 3])
+                                _piece(PK, nP, nK, 1, POINT)
                                 nK += 1
                                 nP += 1
                             t += 1
@@ -540,13 +674,7 @@ def _split_layer(st, l, n, R, g0, KB, RB, C, nP, nK, nv, nL, Z, EZ,
                         if cross and on:
                             Le = K[k, 1]
                             sg = K[k, 2] * sp
-                            x0, x1, x2, f0, f1, f2, fl = _cross(
-                                LX[Le, 0], LX[Le, 1], LX[Le, 2], LE[Le, 0], LE[Le, 1], LE[Le, 2],
-                                a0, a1, a2, ea0, ea1, ea2, sg, True)
-                            V[nv, 0], V[nv, 1], V[nv, 2] = x0, x1, x2
-                            V[nv, 3], V[nv, 4], V[nv, 5] = f0, f1, f2
-                            VQ[nv, 0], VQ[nv, 1], VQ[nv, 2] = -1, 0, fl
-                            VI[nv, 0], VI[nv, 1], VI[nv, 2] = Le, L, sg
+                            _new_vertex(V, VQ, VI, nv, LX, LE, Le, L, sg, a0, a1, a2, ea0, ea1, ea2)
                             xv[tc] = nv
                             nv += 1
                         x = xv[tc]
@@ -558,41 +686,34 @@ def _split_layer(st, l, n, R, g0, KB, RB, C, nP, nK, nv, nL, Z, EZ,
                                     fp &= ~VINC
                                 if sq == 0:
                                     fq &= ~VINC
-                                K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = (
-                                    K[k, 0], K[k, 1], K[k, 2], fp)
-                                K[nK + 1, 0], K[nK + 1, 1], K[nK + 1, 2], K[nK + 1, 3] = (
-                                    K[k + 1, 0], -1, 0, fq)
+                                _corner(K, nK, K[k, 0], K[k, 1], K[k, 2], fp)
+                                _corner(K, nK + 1, K[k + 1, 0], -1, 0, fq)
                             elif sp > 0:
-                                K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = (
-                                    K[k, 0], K[k, 1], K[k, 2], fp)
-                                K[nK + 1, 0], K[nK + 1, 1], K[nK + 1, 2], K[nK + 1, 3] = x, -1, 0, 0
+                                _corner(K, nK, K[k, 0], K[k, 1], K[k, 2], fp)
+                                _corner(K, nK + 1, x, -1, 0, 0)
                             else:
-                                K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = x, K[k, 1], K[k, 2], EINC
-                                K[nK + 1, 0], K[nK + 1, 1], K[nK + 1, 2], K[nK + 1, 3] = (
-                                    K[k + 1, 0], -1, 0, fq)
+                                _corner(K, nK, x, K[k, 1], K[k, 2], EINC)
+                                _corner(K, nK + 1, K[k + 1, 0], -1, 0, fq)
                         elif sp <= 0 and sq <= 0:
-                            K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = K[k, 0], K[k, 1], K[k, 2], fp
-                            K[nK + 1, 0], K[nK + 1, 1], K[nK + 1, 2], K[nK + 1, 3] = (
-                                K[k + 1, 0], -1, 0, fq)
+                            _corner(K, nK, K[k, 0], K[k, 1], K[k, 2], fp)
+                            _corner(K, nK + 1, K[k + 1, 0], -1, 0, fq)
                         elif not cross:
                             # only a zero end can be off: a point, if it is in the cell
                             kz = k if sp == 0 else k + 1
                             if (sp if kz == k else sq) != 0 or not (K[kz, 3] & VINC):
                                 continue
-                            K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = K[kz, 0], -1, 0, VINC
-                            PK[nP, 0], PK[nP, 1], PK[nP, 2] = nK, 1, POINT
+                            _corner(K, nK, K[kz, 0], -1, 0, VINC)
+                            _piece(PK, nP, nK, 1, POINT)
                             nK += 1
                             nP += 1
                             continue
                         elif sp < 0:
-                            K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = K[k, 0], K[k, 1], K[k, 2], fp
-                            K[nK + 1, 0], K[nK + 1, 1], K[nK + 1, 2], K[nK + 1, 3] = x, -1, 0, VINC
+                            _corner(K, nK, K[k, 0], K[k, 1], K[k, 2], fp)
+                            _corner(K, nK + 1, x, -1, 0, VINC)
                         else:
-                            K[nK, 0], K[nK, 1], K[nK, 2], K[nK, 3] = (
-                                x, K[k, 1], K[k, 2], VINC | EINC)
-                            K[nK + 1, 0], K[nK + 1, 1], K[nK + 1, 2], K[nK + 1, 3] = (
-                                K[k + 1, 0], -1, 0, fq)
-                        PK[nP, 0], PK[nP, 1], PK[nP, 2] = nK, 2, SEG
+                            _corner(K, nK, x, K[k, 1], K[k, 2], VINC | EINC)
+                            _corner(K, nK + 1, K[k + 1, 0], -1, 0, fq)
+                        _piece(PK, nP, nK, 2, SEG)
                         nK += 2
                         nP += 1
                     if on:
@@ -611,7 +732,7 @@ def _split_layer(st, l, n, R, g0, KB, RB, C, nP, nK, nv, nL, Z, EZ,
     return 0, C, nP, nK, nv, nL
 
 
-@njit(cache=True)
+@njit((F2, F2, F1, f8, i8, i8))
 def _add_bias(Z, EZ, b, gam, d, R):
     """Finish every root's maps Z (n, d·R) = W A + b and their bounds: the bias on each
     root's last column, one rounding more, and the slack of the bound's own rounding.
@@ -628,12 +749,12 @@ def _add_bias(Z, EZ, b, gam, d, R):
     return True
 
 
-@njit(cache=True)
+@njit((U2, U2, I2, I1, I1, i8))
 def _grow_cells(CP, CS, CR, Cs, Cn, need):
     return _grow2(CP, need), _grow2(CS, need), _grow2(CR, need), _grow1(Cs, need), _grow1(Cn, need)
 
 
-@njit(cache=True)
+@njit((F2, F2, U2, I2, i8, i8, i8, i8, i8))
 def _next_maps(Z, EZ, CP, CR, C, l, g0, n, d):
     """h_l = D_l Z(root) on every cell as (n, d·C) maps and their error bounds (row by
     row: the writes run along memory)."""
@@ -658,13 +779,16 @@ def _next_maps(Z, EZ, CP, CR, C, l, g0, n, d):
 
 # The entry points release the GIL (a worker enumerating leaves the GUI thread free);
 # the object-mode callbacks inside take it back while they run.
-@njit(cache=True, nogil=True)
+@njit((F1, I1, F1, I1, I1,                     # Wf Wo bf bo sizes
+       F2, F2, I1, I2, i8, F2, I2, I2, i8,         # LX0 LE0 LF0 LS0 nL V0 VQ0 VI0 nv
+       I2, i8, I2, i8, i8,                         # K0 nK PK0 nP PW
+       b1, b1, b1, i8, b1, i8, I1), nogil=True)    # lower exact_only maps ctx check max_cells counters
 def run2(Wf, Wo, bf, bo, sizes, LX0, LE0, LF0, LS0, nL, V0, VQ0, VI0, nv,
          K0, nK, PK0, nP, PW, lower, exact_only, maps, ctx, check, max_cells, counters):
     """Enumerate the regions of a 2-input network whose hidden layer l has weights
     ``Wf[Wo[l]:Wo[l+1]]`` (row-major, sizes[l] rows) and biases ``bf[bo[l]:bo[l+1]]``,
     starting from one cell made of pieces 0 … nP − 1 (corners K0, vertices V0, base
-    lines L*0: read, not written).
+    lines L*0: exactly nK, nv, nL rows; read, not written).
 
     Layer by layer, each *root* (a cell when the layer starts) is split by the
     layer's neurons one after the other, root after root (its cells stay close in
@@ -688,24 +812,15 @@ def run2(Wf, Wo, bf, bo, sizes, LX0, LE0, LF0, LS0, nL, V0, VQ0, VI0, nv,
     CR[0] = 0
     Cs[0] = 0
     Cn[0] = nP
-    K = np.empty((8 * cap, 4), np.int64)
-    K[:nK] = K0[:nK]
-    PK = np.empty((3 * cap, 3), np.int64)
-    PK[:nP] = PK0[:nP]
-    V = np.empty((3 * cap, 6))
-    V[:nv] = V0[:nv]
-    VQ = np.empty((3 * cap, 3), np.int64)
-    VQ[:nv] = VQ0[:nv]
-    VI = np.empty((3 * cap, 3), np.int64)
-    VI[:nv] = VI0[:nv]
-    LX = np.empty((cap, 3))
-    LX[:nL] = LX0[:nL]
-    LE = np.empty((cap, 3))
-    LE[:nL] = LE0[:nL]
-    LF = np.empty(cap, np.int64)
-    LF[:nL] = LF0[:nL]
-    LS = np.empty((cap, 3), np.int64)
-    LS[:nL] = LS0[:nL]
+    K = _grow2(K0, 8 * cap)             # the templates' rows, with room
+    PK = _grow2(PK0, 3 * cap)
+    V = _grow2(V0, 3 * cap)
+    VQ = _grow2(VQ0, 3 * cap)
+    VI = _grow2(VI0, 3 * cap)
+    LX = _grow2(LX0, cap)
+    LE = _grow2(LE0, cap)
+    LF = _grow1(LF0, cap)
+    LS = _grow2(LS0, cap)
     RPAT = np.empty((cap, PW), np.uint64)
     nR = 0
     A = np.zeros((2, 3))
@@ -794,14 +909,14 @@ def run2(Wf, Wo, bf, bo, sizes, LX0, LE0, LF0, LS0, nL, V0, VQ0, VI0, nv,
 # the tight sets are). A touching face (z ≥ 0 on the cone) is part of the cell
 # unless a neuron on in the cell vanishes on all of it, or it lies at infinity.
 # ---------------------------------------------------------------------------
-@njit(cache=True)
+@njit((i8, i8, U1, U1, i8, i8, i8))
 def _exact_sign_nd(ctx, ray, tight, pattern, origin, la, j):
     with objmode(out="int64"):
         out = _exact_sign_nd_cb(ctx, ray, tight, pattern, origin, la, j)
     return out
 
 
-@njit(cache=True)
+@njit((u8,))
 def _popcount(x):
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
@@ -809,7 +924,11 @@ def _popcount(x):
     return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
 
 
-@njit(cache=True)
+@njit((I1,                                   # st
+       i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8,  # l nl R g0 KB d N C nP nK nv
+       F2, F2, U2, U2, I2, I1, I1, I1, I2, I1,     # Z EZ CP CS CR CL Cs Cn PK PO
+       I1, U2, F2, F2, I2, F2, I1, I1, U1, F2,     # KR KT X XE RQ RZ sgn xv acc tmp
+       b1, b1, i8, b1, i8, I1))                   # lower exact_only ctx check max_cells counters
 def _split_layer_nd(st, l, nl, R, g0, KB, d, N, C, nP, nK, nv, Z, EZ,
                     CP, CS, CR, CL, Cs, Cn, PK, PO, KR, KT, X, XE, RQ, RZ, sgn, xv, acc, tmp,
                     lower, exact_only, ctx, check, max_cells, counters):
@@ -828,8 +947,7 @@ def _split_layer_nd(st, l, nl, R, g0, KB, d, N, C, nP, nK, nv, Z, EZ,
     while r < R:
         if i == 0 and not st[15]:
             if check:
-                with objmode(code="int64"):
-                    code = _stop_cb(ctx, C)
+                code = _stop(ctx, C)
                 if code != 0:
                     return code, C, nP, nK, nv
             st[2] = C
@@ -858,8 +976,7 @@ def _split_layer_nd(st, l, nl, R, g0, KB, d, N, C, nP, nK, nv, Z, EZ,
                 work += C0 - local + 1
                 if check and work > STOP_WORK // 8:
                     work = 0
-                    with objmode(code="int64"):
-                        code = _stop_cb(ctx, C)
+                    code = _stop(ctx, C)
                     if code != 0:
                         return code, C, nP, nK, nv
                 pspan = nP - nP_root + rp
@@ -1135,7 +1252,9 @@ def _split_layer_nd(st, l, nl, R, g0, KB, d, N, C, nP, nK, nv, Z, EZ,
     return 0, C, nP, nK, nv
 
 
-@njit(cache=True, nogil=True)
+@njit((F1, I1, F1, I1, I1, i8,                 # Wf Wo bf bo sizes d
+       I1, U2, I2, I1, i8, i8, F2, F2, I2, i8, i8,  # KR KT PK PO nP nK X XE RQ nv PW
+       b1, i8, b1, i8, I1), nogil=True)            # exact_only ctx check max_cells counters
 def runnd(Wf, Wo, bf, bo, sizes, d, KR, KT, PK, PO, nP, nK, X, XE, RQ, nv, PW,
           exact_only, ctx, check, max_cells, counters):
     """Enumerate the regions of a network with d − 1 inputs on all of R^{d−1},

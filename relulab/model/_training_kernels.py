@@ -31,6 +31,8 @@ import threading
 
 import numpy as np
 
+from relulab.model._numba_source import with_absolute_source
+
 OPTIMIZERS = ("adam", "gd", "momentum")
 _OPT_CODE = {name: i for i, name in enumerate(OPTIMIZERS)}
 
@@ -287,7 +289,8 @@ _lock = threading.Lock()
 
 
 def _compile():
-    """Jit the loop and run it once on tiny data (loads the on-disk cache if present)."""
+    """Jit the loop for the one set of argument types the trainer passes (or load it
+    from the disk cache)."""
     global _compiled, _compile_error
     with _lock:
         if _compiled is not None or _compile_error is not None:
@@ -300,39 +303,42 @@ def _compile():
         except ImportError as exc:
             _compile_error = f"numba is not installed ({exc})"
             return None
-        # nogil: a replay on a worker thread must not hold the GUI thread for a whole chunk
         try:
             try:
-                search = numba.njit(cache=True, nogil=True)(_search)
-                glob = dict(_advance_loop.__globals__, _search=search)
-                loop = numba.njit(cache=True, nogil=True)(_rebind(_advance_loop, glob))
-                _warm(loop)
-            except Exception:
-                # No writable cache next to the source (e.g. a frozen app): compile in memory.
-                search = numba.njit(nogil=True)(_search)
-                glob = dict(_advance_loop.__globals__, _search=search)
-                loop = numba.njit(nogil=True)(_rebind(_advance_loop, glob))
-                _warm(loop)
+                loop = _jit(numba, cache=True)
+            except RuntimeError:
+                # No place for a disk cache (no source file to key it on): compile in memory.
+                loop = _jit(numba, cache=False)
             _compiled = loop
         except Exception as exc:  # any compiler trouble: the numpy path still works
             _compile_error = f"numba could not compile the training loop ({exc})"
         return _compiled
 
 
+def _jit(numba, cache: bool):
+    """The loop compiled for exactly the types ``advance_compiled`` passes, and
+    ``_search`` for its own: without declared types numba compiles ``_search`` once
+    for ``right=True`` and once more for ``right=False`` (literal constants are types
+    of their own), seconds of a first start for nothing. nogil: a replay on a worker
+    thread must not hold the GUI thread for a whole chunk."""
+    from numba import types
+
+    i8, f8, b1 = types.int64, types.float64, types.boolean
+    F1, F2, I1, I3 = f8[::1], f8[:, ::1], i8[::1], i8[:, :, ::1]
+    search = numba.njit([(F1, i8, f8, b1)], cache=cache, nogil=True)(
+        with_absolute_source(_search))
+    glob = dict(_advance_loop.__globals__, _search=search)
+    # x, y, batches, P, m, v, diverged_at, losses, col0, step0, n_steps, hidden, opt,
+    # lr, beta1, beta2, eps, momentum
+    signature = (F1, F1, I3, F2, F2, F2, I1, F2, i8, i8, i8, i8, i8, f8, f8, f8, f8, f8)
+    loop = with_absolute_source(_rebind(_advance_loop, glob))
+    return numba.njit([signature], cache=cache, nogil=True)(loop)
+
+
 def _rebind(fn, glob):
     import types
 
     return types.FunctionType(fn.__code__, glob, fn.__name__, fn.__defaults__, fn.__closure__)
-
-
-def _warm(loop):
-    x = np.linspace(-1.0, 1.0, 4)
-    P = np.zeros((1, 4))
-    P[0, 0] = 1.0
-    z = np.zeros((1, 4))
-    for batches in (np.zeros((1, 0, 0), dtype=np.int64), np.zeros((1, 1, 2), dtype=np.int64)):
-        loop(x, x, batches, P.copy(), z.copy(), z.copy(), np.full(1, -1, dtype=np.int64),
-             np.zeros((1, 1)), 0, 0, 1, 1, 0, 0.01, 0.9, 0.999, 1e-8, 0.9)
 
 
 def compiled_available() -> bool:

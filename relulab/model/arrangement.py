@@ -51,6 +51,8 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
+import os
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -270,26 +272,113 @@ def _null_vector(M, d) -> list:
     return [int(v * den) for v in y]
 
 
-_warm_lock = threading.Lock()
+def _entries(n_in: int | None) -> tuple:
+    """The compiled entry points for networks with ``n_in`` inputs (None: both)."""
+    return {None: (kern.run2, kern.runnd), 2: (kern.run2,)}.get(n_in, (kern.runnd,))
 
 
-def engine_ready() -> bool:
-    """True once the compiled loops are loaded (never blocks)."""
-    run2, runnd = kern.run2, kern.runnd
-    return bool(getattr(run2, "signatures", True)) and bool(getattr(runnd, "signatures", True))
+def engine_ready(n_in: int | None = None) -> bool:
+    """True once the compiled loops for networks with ``n_in`` inputs (2, or more; both
+    when None) are ready. Never blocks: until then a first enumeration waits for them."""
+    return all(entry in _ready for entry in _entries(n_in))
 
 
-def warm_up() -> None:
-    """Compile the engine's loops, or load them from the disk cache: a fraction of a
-    second when cached, most of a minute the first time. Safe from any thread."""
-    with _warm_lock:
-        if engine_ready():
+def engine_status(n_in: int) -> str:
+    """How this process made the compiled loops for ``n_in`` inputs ready, e.g.
+    "loaded from the disk cache in 0.2 s" or "compiled in 9.1 s" (a first run)."""
+    (entry,) = _entries(n_in)
+    if kern.numba is None:
+        return "not compiled (numba is not installed: plain Python, slow)"
+    if entry not in kern.PREPARED:
+        return "not loaded yet"
+    how, seconds = kern.PREPARED[entry]
+    return f"{how} in {seconds:.2f} s"
+
+
+def warm_up(n_in: int | None = None) -> None:
+    """Compile the engine's loops for networks with ``n_in`` inputs (both kinds when
+    None), or load them from the disk cache: a fraction of a second when cached,
+    seconds the first time. Safe from any thread; enumerations call it themselves
+    (at no cost once done), so a thread that warms up early saves the first one the wait."""
+    for entry in _entries(n_in):
+        _make_ready(entry)
+
+
+#: entry points loaded and run once
+_ready: set = set()
+_ready_lock = threading.Lock()
+
+
+def _make_ready(entry) -> None:
+    """Load or compile ``entry``, then run it once on a tiny network, stopping and
+    exact signs included: each object-mode callback inside is built the first time it
+    runs, under numba's compiler lock, which a compilation in another thread (the
+    other entry point, the training loop) holds for seconds. Built now, a later
+    enumeration never waits for it."""
+    if entry in _ready:
+        return
+    with _ready_lock:
+        if entry in _ready:
             return
-        two = MLP([(np.eye(2), np.zeros(2)), (np.ones((1, 2)), np.zeros(1))])
-        count_regions_2d(two)
-        arrangement_2d(two, box=(-1.0, 1.0, -1.0, 1.0))
-        three = MLP([(np.eye(3), np.zeros(3)), (np.ones((1, 3)), np.zeros(1))])
-        arrangement_nd(three)
+        kern.prepare(entry)
+        _ready.add(entry)  # before the runs, which enumerate through _prepare
+        if kern.numba is not None:
+            n = 2 if entry is kern.run2 else 3
+            tiny = MLP([(np.eye(n), np.zeros(n)), (np.ones((1, n)), np.zeros(1))])
+            run = count_regions_2d if n == 2 else arrangement_nd
+            run(tiny, should_stop=lambda: False)
+            (arrangement_2d if n == 2 else arrangement_nd)(tiny, exact_only=True)
+
+
+_warm_threads: dict = {}
+_warm_start_lock = threading.Lock()
+
+
+def start_warm_up(n_in: int | None = 2) -> None:
+    """Warm up for networks with ``n_in`` inputs (None: both kinds) on threads of their
+    own and return at once. The threads belong to the process, not to a panel: a
+    compilation cannot be interrupted, so nothing waits for one to end, and
+    enumerations given a ``should_stop`` wait for it in a way they can stop (a closing
+    panel does not hang)."""
+    for entry in _entries(n_in):
+        with _warm_start_lock:
+            thread = _warm_threads.get(entry)
+            if entry in _ready or (thread is not None and thread.is_alive()):
+                continue
+            thread = threading.Thread(target=_make_ready_quietly, args=(entry,), daemon=True,
+                                      name="relulab-region-engine")
+            _warm_threads[entry] = thread
+            thread.start()
+
+
+def _make_ready_quietly(entry) -> None:
+    # below the GUI thread, as the panels' workers run (Linux; elsewhere as it is):
+    # a compilation takes a core for seconds
+    if sys.platform.startswith("linux"):
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+        except OSError:
+            pass
+    try:
+        _make_ready(entry)
+    except Exception:  # noqa: BLE001 - the enumeration that needs the loops raises it
+        pass
+
+
+def _prepare(entry, should_stop) -> None:
+    """Make a compiled entry point ready. With ``should_stop`` the compilation runs on
+    a warm-up thread and this waits for it, raising Cancelled when asked to stop;
+    without, it compiles here if no other thread is already doing so."""
+    if entry in _ready:
+        return
+    if should_stop is not None:
+        start_warm_up(2 if entry is kern.run2 else 3)
+        thread = _warm_threads.get(entry)
+        while thread is not None and thread.is_alive() and entry not in _ready:
+            if should_stop():
+                raise Cancelled("preparing the region engine")
+            thread.join(0.05)
+    _make_ready(entry)  # at once when ready; else here (and any compile error raised here)
 
 
 def _check_status(status: int, cells: int, max_cells: int, seconds) -> None:
@@ -310,9 +399,9 @@ def _check_status(status: int, cells: int, max_cells: int, seconds) -> None:
 
 def _flat_weights(hidden):
     """The hidden layers' weights and biases end to end, and where each layer starts."""
-    if hidden:
-        Wf = np.concatenate([W.ravel() for W, _ in hidden])
-        bf = np.concatenate([b for _, b in hidden])
+    if hidden:  # new arrays: contiguous, writable float64, what the compiled loop takes
+        Wf = np.concatenate([W.ravel() for W, _ in hidden]).astype(np.float64, copy=False)
+        bf = np.concatenate([b for _, b in hidden]).astype(np.float64, copy=False)
     else:
         Wf = bf = np.zeros(0)
     Wo = np.zeros(len(hidden) + 1, dtype=np.int64)
@@ -509,6 +598,7 @@ def _run_2d(net, box, lower, should_stop, max_regions, max_seconds, exact_only=F
     sizes = tuple(W.shape[0] for W, _ in hidden)
     N = sum(sizes)
     max_cells = int(max_regions) if max_regions is not None else _NO_LIMIT
+    _prepare(kern.run2, should_stop)     # a first compile does not count against max_seconds
     deadline = time.perf_counter() + max_seconds if max_seconds is not None else None
     base, *start = _start_2d(box)        # templates: the kernel copies them
     run = _Run(hidden, base, should_stop, max_cells, deadline)
@@ -516,8 +606,8 @@ def _run_2d(net, box, lower, should_stop, max_regions, max_seconds, exact_only=F
         counters = np.zeros(2, dtype=np.int64)
         check = should_stop is not None or deadline is not None or max_cells != _NO_LIMIT
         out = kern.run2(Wf, Wo, bf, bo, np.array(sizes, dtype=np.int64), *start,
-                        max(1, -(-N // 64)), lower, exact_only, maps, run.id, check,
-                        max_cells, counters)
+                        max(1, -(-N // 64)), bool(lower), bool(exact_only), bool(maps),
+                        run.id, check, max_cells, counters)
     finally:
         run.close()
     _check_status(out[0], out[1], max_cells, max_seconds)
@@ -529,8 +619,11 @@ _NO_LIMIT = np.iinfo(np.int64).max
 
 @lru_cache(maxsize=16)
 def _start_2d(box):
-    """Exact base lines; the kernel's starting line table, vertices and pieces (copied
-    by each run: the kernel writes into them)."""
+    """Exact base lines; the kernel's starting line table, vertices and pieces, each
+    exactly as long as its content (each run copies them into arrays with room).
+
+    They stay writable although nothing writes them: the compiled loop is compiled
+    for writable arrays only, and a read-only array would compile it a second time."""
     base_rows, pieces = _base_2d(box)
     base = [_exact_row(r) for r in base_rows]
     nb = len(base_rows)
@@ -572,9 +665,10 @@ def _start_2d(box):
         for vx, line, side, vinc, einc in piece:
             K[nK] = (verts[vx], line, side, (kern.VINC if vinc else 0) | (kern.EINC if einc else 0))
             nK += 1
-    for a in (LX, LE, LF, LS, V, VQ, VI, K, PK):
-        a.setflags(write=False)
-    return base, LX, LE, LF, LS, nb, V, VQ, VI, nv, K, nK, PK, len(pieces)
+    nP = len(pieces)
+    return (base, LX[:nb].copy(), LE[:nb].copy(), LF[:nb].copy(), LS[:nb].copy(), nb,
+            V[:nv].copy(), VQ[:nv].copy(), VI[:nv].copy(), nv, K[:nK].copy(), nK,
+            PK[:nP].copy(), nP)
 
 
 # ---------------------------------------------------------------------------
@@ -630,6 +724,7 @@ def arrangement_nd(net: MLP, should_stop=None, max_regions: int | None = None,
                          f"not {net.activation!r}")
     if not net.is_finite():
         raise ValueError("the network has NaN or infinite weights")
+    _prepare(kern.runnd, should_stop)  # a first compile does not count against max_seconds
     t0 = time.perf_counter()
     hidden = net.layers[:-1]
     n = net.n_in
@@ -680,7 +775,7 @@ def arrangement_nd(net: MLP, should_stop=None, max_regions: int | None = None,
         counters = np.zeros(2, dtype=np.int64)
         check = should_stop is not None or deadline is not None or max_cells != _NO_LIMIT
         out = kern.runnd(Wf, Wo, bf, bo, np.array(sizes, dtype=np.int64), d, KR, KT, PK, PO,
-                         n + 1, nK, X, XE, RQ, n + 2, max(1, -(-N // 64)), exact_only, run.id,
+                         n + 1, nK, X, XE, RQ, n + 2, max(1, -(-N // 64)), bool(exact_only), run.id,
                          check, max_cells, counters)
     finally:
         run.close()

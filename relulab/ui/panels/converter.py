@@ -29,6 +29,7 @@ from relulab.model.cancel import check
 from relulab.model.converter import (
     MAX_SEED, MAX_TENT_DEPTH, SOURCES, ConverterState, network_problem, parse_architecture, tent,
 )
+from relulab.model.engine import engine_ready, start_warm_up
 from relulab.model.mlp import MLP
 from relulab.ui.panels.base import Panel, named, run_alone, signals_blocked
 from relulab.ui.worker import Worker
@@ -139,6 +140,7 @@ class ConverterPanel(Panel):
         self.result: Result | None = None
         self._region_items: list[QGraphicsPolygonItem] = []
         self._worker = Worker("converter", self)
+        start_warm_up()  # the region engine's compiled loops, off the GUI thread
         self._build()
         self._connect()
         self.setAcceptDrops(True)
@@ -503,7 +505,8 @@ class ConverterPanel(Panel):
     # -- the worker ------------------------------------------------------------
     def _start_conversion(self) -> None:
         net = self.net
-        self.verdict.setText("converting…")
+        self.verdict.setText("converting…" if net.n_in < 2 or engine_ready(net.n_in) else
+                             "preparing the exact region engine (first use only), then converting…")
         # The last result belongs to the last network: let it go now rather than hold
         # two conversions (hundreds of MB for thousands of regions) at once.
         self.result = None

@@ -33,12 +33,12 @@ from relulab.model.collapse import (
     collapse_identity_layers, format_affine, identity_layers, local_affine_map,
 )
 from relulab.model.decisions import decision_regions
+from relulab.model.engine import engine_ready, start_warm_up
 from relulab.model.mlp import MLP
 from relulab.model.playground import (
     ARCHITECTURE_PRESETS, MAX_HIDDEN_LAYERS, MAX_WIDTH, History, PlaygroundState, Points, fits,
     hidden_space_choice,
 )
-from relulab.model.arrangement import engine_ready
 from relulab.model.regions import count_linear_regions
 from relulab.ui.driver import TrainingDriver
 from relulab.ui.panels.base import Panel, SnapshotCommand, named, signals_blocked
@@ -102,6 +102,7 @@ class PlaygroundPanel(Panel):
         self._palette = class_palette(self.theme)
         self._regions_worker = Worker("playground-regions", self)
         self._plane_worker = Worker("playground-plane-count", self)
+        start_warm_up()  # the region engine's compiled loops, off the GUI thread
         self._build()
         self._connect()
         self.apply_state(self._state)
@@ -663,7 +664,8 @@ class PlaygroundPanel(Panel):
             return
         labels.decision_label.setText(GRID_BOUNDARY)
         quick = flat.n_hidden_neurons <= QUICK_REGION_NEURONS
-        if final and quick and engine_ready():
+        ready = engine_ready(2)
+        if final and quick and ready:
             self._regions_worker.cancel()
             decisions = decision_regions(net, self.box)
             self._set_polygons(decisions, polygon_outline(decisions.regions), net, None)
@@ -680,7 +682,9 @@ class PlaygroundPanel(Panel):
             return
         if final:
             self.data_map.show_regions(NO_REGIONS)
-            labels.region_label.setText("Linear regions: counting…")
+            labels.region_label.setText("Linear regions: counting…" if ready else
+                                        "Linear regions: preparing the exact region engine "
+                                        "(first use only)…")
             labels.plane_label.setText("")
         step, box = self.trainer.step, self.box
 
