@@ -68,6 +68,7 @@ class Result:
     lower_dimensional: int = 0
     slice_view: SliceView | None = None                  # a slice's picture
     problem: str | None = None                           # why a slice was not converted
+    terms: tuple | None = None                           # then: Corollary 1's widths, p, k
 
 
 def compute(net: MLP, box=DRAW_BOX, should_stop=None) -> Result:
@@ -129,11 +130,11 @@ def compute_sliced(net: MLP, cut: SliceState, should_stop=None):
             size = shallow_parameters(2, k, p, r.n_out, int(strict.sum()))
             if size > MAX_SLICE_SHALLOW_PARAMETERS:
                 w = corollary_terms(2, k, p, r.n_out)
-                return Result(None, None, slice_view=view, problem=(
-                    f"its shallow network (widths {', '.join(map(str, w))} for p = {p} regions "
-                    f"on the whole plane, k = {k} constraints, m = {r.n_out} outputs) has "
-                    f"{size:,} parameters, more than the {MAX_SLICE_SHALLOW_PARAMETERS:,} built "
-                    "here; 'relulab slice' then 'relulab convert' build it"))
+                return Result(None, None, slice_view=view, terms=(w, p, k), problem=(
+                    f"{size:,} parameters (widths {', '.join(map(str, w))}: p = {p} regions on "
+                    f"the whole plane, k = {k} constraints, m = {r.n_out} outputs), more than "
+                    f"the {MAX_SLICE_SHALLOW_PARAMETERS:,} built here; relulab slice, then "
+                    "relulab convert, build it"))
         conv = convert(r, regions=regions, should_stop=should_stop)
     except (RegionLimit, ValueError) as e:
         return Result(None, None, slice_view=view, problem=str(e))
@@ -954,11 +955,12 @@ class ConverterPanel(Panel):
             self._show_slice_picture(view)
         conv = res.conversion
         if conv is None:
-            self.sizes_label.setText("")
+            self.sizes_label.setText(self._unbuilt_sizes(res))
             self.layers_label.setText("")
             self.kinks.set_rows(np.zeros((0, 5)))
             self.diff_curve.setData([], [])
-            self.verdict.setText(f"The slice is drawn; its network is not converted: {res.problem}")
+            self.verdict.setText(f"The slice is drawn; its shallow network is not built here: "
+                                 f"{res.problem}")
             self.verdict.setStyleSheet(f"color: {self.theme.color('foreground').name()};"
                                        " font-weight: bold;")
             self.summary_label.setText(self._slice_summary(res))
@@ -984,6 +986,24 @@ class ConverterPanel(Panel):
         else:
             self._draw_layers_nd(conv)
         self._show_region_info()
+
+    def _unbuilt_sizes(self, res: Result) -> str:
+        """The deep network of the slice and Corollary 1's widths, when the shallow one
+        is not built (the widths are what it would have)."""
+        r = res.slice_view.restricted
+        hidden = r.hidden_sizes
+        rows = [("hidden layers", len(hidden)), ("widths", "-".join(map(str, hidden))),
+                ("neurons", sum(hidden)), ("parameters", r.n_params)]
+        cell = 'style="padding: 2px 6px;"'
+        html = ["<table>", f"<tr><th></th><th {cell}>deep (slice)</th></tr>"]
+        html += [f"<tr><th {cell} align='left'>{a}</th><td {cell} align='center'>{b}</td></tr>"
+                 for a, b in rows]
+        html.append("</table>")
+        if res.terms is not None:
+            w, p, k = res.terms
+            html.append(f"<p>Corollary 1: width ≤ max{{{', '.join(map(str, w))}}} = {max(w)} "
+                        f"(p = {p}, k = {k})</p>")
+        return "".join(html)
 
     def _slice_summary(self, res: Result) -> str:
         view = res.slice_view

@@ -117,11 +117,16 @@ def compute_slice(net, cut_state: SliceState, should_stop=None):
         view.decisions = dec
         by_class: dict[int, list] = {}
         biggest: dict[int, tuple] = {}
+        # each class is named once, in its largest piece away from the chosen points
+        # (their markers and labels would hide it)
+        near = 0.06 * (box[1] - box[0])
         for piece in dec.pieces:
             by_class.setdefault(piece.label, []).append(piece.vertices)
-            area = piece.area
-            if area > biggest.get(piece.label, (0.0,))[0]:
-                biggest[piece.label] = (area, *np.asarray(piece.vertices).mean(axis=0))
+            centre = np.asarray(piece.vertices).mean(axis=0)
+            clear = np.min(np.linalg.norm(cut.coords - centre, axis=1)) > near
+            rank = (clear, piece.area)
+            if rank > biggest.get(piece.label, ((False, 0.0),))[0]:
+                biggest[piece.label] = (rank, *centre)
         view.class_paths = [(k, polygons_path(v)) for k, v in sorted(by_class.items())]
         view.class_labels = [(k, float(x), float(y)) for k, (_, x, y) in sorted(biggest.items())]
         view.boundary = segments_path(dec.boundary)
@@ -349,11 +354,10 @@ class SliceDrawing:
             pen.setCosmetic(True)
             self._path_item(view.edges, pen=pen, z=2)
         self._draw_points(view, image_shape)
+        # short: a title wider than the plot widens the plot item beyond its view
         n = len(view.polygons)
-        what = (f"{n} exact activation regions in the box; decision regions of "
-                f"{view.restricted.n_out} classes (argmax)" if dec is not None
-                else f"{n} exact activation regions in the box")
-        item.setTitle(what + " (click one)")
+        item.setTitle(f"{n} exact regions in the box" +
+                      (f", {view.restricted.n_out} classes" if dec is not None else ""))
         item.setLabel("bottom", "t₁ (along A → B)")
         item.setLabel("left", "t₂")
         vb = item.getViewBox()
@@ -373,7 +377,9 @@ class SliceDrawing:
         for i, (x, y) in enumerate(cut.coords):
             text = cut.labels[i] if i < len(cut.labels) else POINT_NAMES[i]
             if view.winners is not None and view.restricted.n_out > 1:
-                text += f" → class {int(view.winners[i])}"
+                text += f"\n→ class {int(view.winners[i])}"
+            x0, x1 = view.box[0], view.box[1]
+            right = x > (x0 + x1) / 2  # pictures and labels open towards the middle
             if image_shape is not None:
                 h, w = image_shape
                 picture = np.asarray(cut.points[i], dtype=float).reshape(h, w)
@@ -382,19 +388,20 @@ class SliceDrawing:
                 # dark ink on a light card whatever the theme: a picture reads as a picture
                 img.setLevels((hi, lo) if hi > lo else (lo + 1, lo))
                 scale = size / max(h, w)
-                img.setRect(QRectF(x + 0.15 * size, y + 0.15 * size, w * scale, h * scale))
+                left = x - 0.15 * size - w * scale if right else x + 0.15 * size
+                rect = QRectF(left, y + 0.15 * size, w * scale, h * scale)
+                img.setRect(rect)
                 frame = QGraphicsPathItem()
                 path = QPainterPath()
-                path.addRect(QRectF(x + 0.15 * size, y + 0.15 * size, w * scale, h * scale))
+                path.addRect(rect)
                 frame.setPath(path)
                 pen = pg.mkPen(t.color("foreground"), width=t.width(1.0))
                 pen.setCosmetic(True)
                 frame.setPen(pen)
                 self._add(img, 5)
                 self._add(frame, 5.5)
-                anchor, pos = (0.0, 0.0), (x + 0.15 * size, y + 0.15 * size + h * scale)
-            else:
-                anchor, pos = (-0.1, 1.1), (x, y)
+            # the label under the point, the picture above it: they never overlap
+            anchor, pos = ((1.05, -0.15) if right else (-0.05, -0.15)), (x, y)
             label = pg.TextItem(text, color=t.color("foreground"), anchor=anchor,
                                 fill=pg.mkBrush(_with_alpha(t.color("background"), 200)))
             label.setFont(t.font(9.5, bold=True))
@@ -428,9 +435,8 @@ class SliceDrawing:
                                    label=text, labelOpts={"position": 0.95,
                                                           "color": t.color("foreground")})
             self._add(line, 2)
-        total = sum(len(k[0]) for k in view.kinks)
-        item.setTitle(f"{m} output(s) along the line: {total} exact kinks in view "
-                      f"({len(view.pieces.kinks)} on the whole line)")
+        item.setTitle(f"{m} output{'s' if m > 1 else ''}, {len(view.pieces.kinks)} exact "
+                      "kinks on the line")
         item.setLabel("bottom", "t (along A → B)")
         item.setLabel("left", "outputs")
         vb = item.getViewBox()
