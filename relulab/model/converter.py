@@ -95,11 +95,12 @@ def needs_slice(net) -> bool:
 
 def default_slice(net: MLP, seed: int = 0) -> SliceState:
     """A random plane through the origin for a network that needs a slice: its
-    points 0 and √n·d₁, √n·d₂ (with He-initialised weights, kinks lie at a distance of
-    about √n / 3 from the origin, so the box around the points holds many of them)."""
+    points 0 and s·d₁, s·d₂ with s = √n / 4 (with He-initialised weights, a neuron's
+    kink lies at a distance of about √n / 3 from the origin: the box around the points
+    holds the nearer ones, some ten thousand regions for 784-256-256-10)."""
     n = net.n_in
-    P = random_points(n, "plane", seed, scale=max(1.0, float(np.sqrt(n))))
-    names = ("0", "√n·d₁", "√n·d₂")
+    P = random_points(n, "plane", seed, scale=max(1.0, float(np.sqrt(n)) / 4))
+    names = ("0", "s·d₁", "s·d₂")
     return slice_state("plane", [ParsedPoint(x, name) for x, name in zip(P, names)], "random",
                        seed=seed)
 

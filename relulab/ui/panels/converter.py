@@ -106,7 +106,7 @@ def compute(net: MLP, box=DRAW_BOX, should_stop=None) -> Result:
 MAX_SLICE_SHALLOW_PARAMETERS = 20_000_000
 
 
-def compute_sliced(net: MLP, cut: SliceState, should_stop=None):
+def compute_sliced(net: MLP, cut: SliceState, should_stop=None, palette=None):
     """A slice of ``net``: first its picture (yielded, so it is drawn at once), then the
     conversion of the restricted network (returned; ``problem`` says why not, when the
     slice has too many regions on its whole plane, too many kinks, or a shallow network
@@ -117,7 +117,7 @@ def compute_sliced(net: MLP, cut: SliceState, should_stop=None):
         shallow_parameters,
     )
 
-    view = compute_slice(net, cut, should_stop)
+    view = compute_slice(net, cut, should_stop, palette)
     yield view
     r = view.restricted
     try:
@@ -671,8 +671,8 @@ class ConverterPanel(Panel):
             centre, scale = self.rows.spread()
             names = ("mean", "mean + s·d₁", "mean + s·d₂")
         else:
-            centre, scale = None, max(1.0, float(np.sqrt(n)))
-            names = ("0", "√n·d₁", "√n·d₂")
+            centre, scale = None, max(1.0, float(np.sqrt(n)) / 4)  # as default_slice
+            names = ("0", "s·d₁", "s·d₂")
         P = random_points(n, kind, seed, centre, scale)
         cur = self._state.slice
         return slice_state(kind, [ParsedPoint(x, name) for x, name in zip(P, names)], "random",
@@ -885,7 +885,8 @@ class ConverterPanel(Panel):
         cut = self._state.slice
         if cut is not None:
             self.verdict.setText("slicing…")
-            self._worker.submit(lambda should_stop: compute_sliced(net, cut, should_stop))
+            palette = self.slice_drawing.palette(net.n_out)
+            self._worker.submit(lambda should_stop: compute_sliced(net, cut, should_stop, palette))
             return
         self._worker.submit(lambda should_stop: compute(net, should_stop=should_stop))
 
@@ -1344,8 +1345,11 @@ class ConverterPanel(Panel):
         self._style_regions()
         if self.slice_view is not None and self._state.sliced:
             self.slice_drawing.theme = t
-            self.slice_drawing.draw(self.slice_view, image_shape=self._state.slice.image_shape)
-            self.slice_drawing.select(self.selected_region)
+            if self.slice_view.raster is not None:  # painted in the old colours: paint again
+                self._start_conversion()
+            else:
+                self.slice_drawing.draw(self.slice_view, image_shape=self._state.slice.image_shape)
+                self.slice_drawing.select(self.selected_region)
         if self.result is not None and self.result.conversion is not None:
             self._draw_verdict(self.result)
 

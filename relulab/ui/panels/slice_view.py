@@ -39,6 +39,14 @@ PICTURE_SIZE = 0.16
 CLASS_COLOURS = ("#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677",
                  "#882255", "#AA4499", "#DDDDDD")
 REGION_COLOURS = 7
+#: Up to this many regions the map is drawn as vector paths (sharp at any zoom, about
+#: 3 ms a thousand regions for each repaint); beyond, the worker paints it into a picture
+#: as large as the plot (at most RASTER_PIXELS²), which any number of regions repaints
+#: in a few milliseconds (zooming in shows its pixels).
+VECTOR_REGIONS = 4000
+RASTER_PIXELS = 2400
+#: The panel draws at most this many regions in the box (then: choose closer points).
+MAX_BOX_REGIONS = 250_000
 
 
 # ---------------------------------------------------------------------------
@@ -62,6 +70,7 @@ class SliceView:
     curves: list = field(default_factory=list)        # line: (t, y) per output, exact
     kinks: list = field(default_factory=list)         # line: (t, y) of each output's kinks
     winners: np.ndarray | None = None                 # the class the network gives each point
+    raster: np.ndarray | None = None                  # plane, many regions: the map, RGBA
 
 
 def polygons_path(polygons) -> QPainterPath:
@@ -84,8 +93,114 @@ def segments_path(ends: np.ndarray) -> QPainterPath:
     return pg.arrayToQPath(ends[:, 0], ends[:, 1], connect="pairs", finiteCheck=False)
 
 
-def compute_slice(net, cut_state: SliceState, should_stop=None):
-    """Restrict ``net`` to the slice and prepare its picture (returns a SliceView)."""
+@dataclass(frozen=True)
+class Palette:
+    """The colours of a slice's map as plain RGBA tuples, taken from the theme on the GUI
+    thread for a worker that paints many regions into a picture."""
+
+    regions: tuple = ()
+    classes: tuple = ()
+    edge: tuple = (255, 255, 255, 150)
+    boundary: tuple = (0, 0, 0, 255)
+    width: float = 1.0
+    #: the picture's side in pixels: the plot's, so that one pixel is one on screen
+    pixels: int = RASTER_PIXELS
+
+
+def _rgba(c: QColor, alpha: int | None = None) -> tuple:
+    return (c.red(), c.green(), c.blue(), c.alpha() if alpha is None else alpha)
+
+
+def raster_labels(polygons, box, pixels: int) -> np.ndarray:
+    """Which of the convex ``polygons`` (a tiling of ``box``) holds each pixel centre of a
+    ``pixels``² picture of the box, as an int32 array (rows from the top; −1 where
+    none does). Numpy only, so a worker doing it leaves the GUI thread free: every
+    polygon's edges are cut by the pixel rows they cross, each (polygon, row) gives one
+    span [left, right), and a row's spans, sorted, fill it left to right."""
+    x0, x1, y0, y1 = box
+    sx, sy = pixels / (x1 - x0), pixels / (y1 - y0)
+    counts = np.array([len(p) for p in polygons], dtype=np.int64)
+    V = np.concatenate([np.asarray(p, dtype=float) for p in polygons])
+    px = (V[:, 0] - x0) * sx
+    py = (y1 - V[:, 1]) * sy                          # rows grow downwards
+    owner = np.repeat(np.arange(len(polygons)), counts)
+    starts = np.cumsum(counts) - counts
+    nxt = np.arange(len(V)) + 1
+    nxt[starts + counts - 1] = starts                  # each polygon's last vertex closes it
+    ya, yb, xa, xb = py, py[nxt], px, px[nxt]
+    lo, hi = np.minimum(ya, yb), np.maximum(ya, yb)
+    r0 = np.clip(np.ceil(lo - 0.5), 0, pixels).astype(np.int64)
+    r1 = np.clip(np.ceil(hi - 0.5), 0, pixels).astype(np.int64)
+    n = np.maximum(r1 - r0, 0)
+    edge = np.repeat(np.arange(len(V)), n)
+    row = np.arange(int(n.sum()), dtype=np.int64) - np.repeat(np.cumsum(n) - n - r0, n)
+    y = row + 0.5
+    t = (y - ya[edge]) / (yb[edge] - ya[edge])
+    x = xa[edge] + t * (xb[edge] - xa[edge])
+    key = owner[edge] * pixels + row
+    order = np.lexsort((x, key))
+    key, x = key[order], x[order]
+    first = np.r_[True, key[1:] != key[:-1]]
+    last = np.r_[first[1:], True]
+    left, right = x[first], x[last]                     # per (polygon, row): its span
+    span_key = key[first]
+    poly, srow = span_key // pixels, span_key % pixels
+    col = np.clip(np.ceil(left - 0.5), 0, pixels - 1).astype(np.int64)
+    end = np.clip(np.ceil(right - 0.5), 0, pixels).astype(np.int64)
+    keep = end > col                                    # a sliver between pixel centres: none
+    poly, srow, col = poly[keep], srow[keep], col[keep]
+    flat = srow * pixels + col
+    order = np.argsort(flat, kind="stable")
+    marks = np.full(pixels * pixels, -1, dtype=np.int64)
+    marks[flat[order]] = np.arange(len(order))
+    filled = np.maximum.accumulate(marks)
+    out = np.where(filled >= 0, poly[order][np.maximum(filled, 0)], -1)
+    return out.reshape(pixels, pixels).astype(np.int32)
+
+
+def _changes(labels: np.ndarray) -> np.ndarray:
+    """Pixels whose right or lower neighbour has another label (the outlines)."""
+    edge = np.zeros(labels.shape, dtype=bool)
+    edge[:, :-1] |= labels[:, :-1] != labels[:, 1:]
+    edge[:-1, :] |= labels[:-1, :] != labels[1:, :]
+    return edge
+
+
+def rasterize(view: SliceView, palette: Palette, pixels: int = RASTER_PIXELS) -> np.ndarray:
+    """The map of a plane (fills, outlines, the decision boundary) as an RGBA picture
+    (pixels, pixels, 4) of ``view.box``, rows from the top; numpy only (see
+    :func:`raster_labels`). A picture: its pixels sample the exact polygons."""
+    regions = raster_labels([p.vertices for p in view.polygons], view.box, pixels)
+    inside = regions >= 0
+    if view.decisions is not None:
+        pieces = view.decisions.pieces
+        labels = np.array([p.label for p in pieces] + [-1], dtype=np.int64)
+        classes = labels[raster_labels([p.vertices for p in pieces], view.box, pixels)]
+        lut = np.array(list(palette.classes) + [(0, 0, 0, 0)], dtype=np.uint8)
+        rgba = lut[np.where(classes >= 0, classes % len(palette.classes), len(palette.classes))]
+        boundary = _changes(classes)
+        boundary[1:, :] |= boundary[:-1, :]             # two pixels wide
+        boundary[:, 1:] |= boundary[:, :-1]
+    else:
+        index = np.array([p.index for p in view.polygons], dtype=np.int64)
+        colour = np.where(inside, index[np.maximum(regions, 0)] % REGION_COLOURS, len(palette.regions))
+        lut = np.array(list(palette.regions) + [(0, 0, 0, 0)], dtype=np.uint8)
+        rgba = lut[colour]
+        boundary = None
+    edges = _changes(regions) & inside
+    a = palette.edge[3] / 255.0
+    rgba[edges, :3] = (rgba[edges, :3] * (1 - a) + np.array(palette.edge[:3]) * a).astype(np.uint8)
+    rgba[edges, 3] = np.maximum(rgba[edges, 3], palette.edge[3])
+    if boundary is not None:
+        boundary &= inside
+        rgba[boundary] = palette.boundary
+    rgba[~inside] = 0
+    return np.ascontiguousarray(rgba)
+
+
+def compute_slice(net, cut_state: SliceState, should_stop=None, palette: Palette | None = None):
+    """Restrict ``net`` to the slice and prepare its picture (returns a SliceView); with
+    more than VECTOR_REGIONS regions the map is painted here with ``palette``."""
     from relulab.model.piecewise import line_pieces
     from relulab.model.regions import region_polygons
 
@@ -102,14 +217,18 @@ def compute_slice(net, cut_state: SliceState, should_stop=None):
             inside = (o.kinks > box[0]) & (o.kinks < box[1])
             view.kinks.append((o.kinks[inside], o.values[inside]))
         return view
-    polys = region_polygons(restricted, box, should_stop=should_stop)
+    polys = region_polygons(restricted, box, should_stop=should_stop, max_regions=MAX_BOX_REGIONS)
     check(should_stop, "drawing")
     view.polygons = polys
-    by_colour: dict[int, list] = {}
-    for p in polys:
-        by_colour.setdefault(p.index % REGION_COLOURS, []).append(p.vertices)
-    view.region_paths = [(k, polygons_path(v)) for k, v in sorted(by_colour.items())]
-    view.edges = polygons_path([p.vertices for p in polys])
+    # painter paths are built by Qt calls that hold the GIL (0.1 s for 70,000 polygons,
+    # and painting them holds it for seconds): many regions are drawn as a picture
+    vector = palette is None or len(polys) <= VECTOR_REGIONS
+    if vector:
+        by_colour: dict[int, list] = {}
+        for p in polys:
+            by_colour.setdefault(p.index % REGION_COLOURS, []).append(p.vertices)
+        view.region_paths = [(k, polygons_path(v)) for k, v in sorted(by_colour.items())]
+        view.edges = polygons_path([p.vertices for p in polys])
     if restricted.n_out > 1 and polys:
         from relulab.model.decisions import decision_regions
 
@@ -127,9 +246,13 @@ def compute_slice(net, cut_state: SliceState, should_stop=None):
             rank = (clear, piece.area)
             if rank > biggest.get(piece.label, ((False, 0.0),))[0]:
                 biggest[piece.label] = (rank, *centre)
-        view.class_paths = [(k, polygons_path(v)) for k, v in sorted(by_class.items())]
         view.class_labels = [(k, float(x), float(y)) for k, (_, x, y) in sorted(biggest.items())]
-        view.boundary = segments_path(dec.boundary)
+        if vector:
+            view.class_paths = [(k, polygons_path(v)) for k, v in sorted(by_class.items())]
+            view.boundary = segments_path(dec.boundary)
+    if not vector:
+        check(should_stop, "painting")
+        view.raster = rasterize(view, palette, palette.pixels)
     return view
 
 
@@ -323,11 +446,34 @@ class SliceDrawing:
             item.setPen(pen)
         return self._add(item, z)
 
+    def palette(self, n_out: int) -> Palette:
+        """The theme's colours for a worker that paints a map (see :func:`rasterize`),
+        and the plot's size in device pixels."""
+        t = self.theme
+        classes = tuple(_rgba(self.class_colour(k, n_out), FILL_ALPHA + 40) for k in range(n_out))
+        regions = tuple(_rgba(QColor(t.series_color(k)), FILL_ALPHA) for k in range(REGION_COLOURS))
+        vb = self.plot.getPlotItem().getViewBox()
+        side = max(vb.width(), vb.height()) * self.plot.devicePixelRatioF()
+        pixels = int(min(RASTER_PIXELS, max(400, side)))
+        return Palette(regions, classes, _rgba(QColor(t.color("background")), 150),
+                       _rgba(QColor(t.color("foreground"))), t.width(1.0), pixels)
+
     def _draw_plane(self, view: SliceView, image_shape) -> None:
         t = self.theme
         item = self.plot.getPlotItem()
         dec = view.decisions
-        if dec is not None:
+        if view.raster is not None:
+            x0, x1, y0, y1 = view.box
+            # ImageItem indexes [x, y] with y upwards: the picture's rows run downwards
+            picture = pg.ImageItem(view.raster[::-1].transpose(1, 0, 2))
+            picture.setRect(QRectF(x0, y0, x1 - x0, y1 - y0))
+            self._add(picture, 1)
+            for k, x, y in view.class_labels:
+                label = pg.TextItem(str(k), color=t.color("foreground"), anchor=(0.5, 0.5))
+                label.setFont(t.font(11, bold=True))
+                label.setPos(x, y)
+                self._add(label, 4)
+        elif dec is not None:
             for k, path in view.class_paths:
                 c = self.class_colour(k, dec.classes)
                 c.setAlpha(FILL_ALPHA + 40)
