@@ -131,10 +131,9 @@ def compute_sliced(net: MLP, cut: SliceState, should_stop=None, palette=None):
             if size > MAX_SLICE_SHALLOW_PARAMETERS:
                 w = corollary_terms(2, k, p, r.n_out)
                 return Result(None, None, slice_view=view, terms=(w, p, k), problem=(
-                    f"{size:,} parameters (widths {', '.join(map(str, w))}: p = {p} regions on "
-                    f"the whole plane, k = {k} constraints, m = {r.n_out} outputs), more than "
-                    f"the {MAX_SLICE_SHALLOW_PARAMETERS:,} built here; relulab slice, then "
-                    "relulab convert, build it"))
+                    f"{size:,} parameters (widths {', '.join(map(str, w))}), more than the "
+                    f"{MAX_SLICE_SHALLOW_PARAMETERS:,} built here; relulab slice, then relulab "
+                    "convert, build it"))
         conv = convert(r, regions=regions, should_stop=should_stop)
     except (RegionLimit, ValueError) as e:
         return Result(None, None, slice_view=view, problem=str(e))
@@ -247,6 +246,7 @@ class ConverterPanel(Panel):
         self._rows_then = None               # what to do once the file is read
         self._data_worker = Worker("converter-data", self)
         self.slice_view: SliceView | None = None
+        self._lecture_layout = False
         self._build()
         self._connect()
         self.setAcceptDrops(True)
@@ -457,7 +457,7 @@ class ConverterPanel(Panel):
 
     def _sync_slice_bar(self) -> None:
         s = self._state
-        self.slice_bar.setVisible(s.sliced)
+        self.slice_bar.setVisible(s.sliced and not self._lecture_layout)
         if not s.sliced:
             return
         cut = s.slice
@@ -960,8 +960,7 @@ class ConverterPanel(Panel):
             self.layers_label.setText("")
             self.kinks.set_rows(np.zeros((0, 5)))
             self.diff_curve.setData([], [])
-            self.verdict.setText(f"The slice is drawn; its shallow network is not built here: "
-                                 f"{res.problem}")
+            self.verdict.setText(f"Its shallow network is not built here: {res.problem}")
             self.verdict.setStyleSheet(f"color: {self.theme.color('foreground').name()};"
                                        " font-weight: bold;")
             self.summary_label.setText(self._slice_summary(res))
@@ -1011,9 +1010,11 @@ class ConverterPanel(Panel):
         cut = view.cut
         r = view.restricted
         arch = "-".join(map(str, r.sizes))
-        where = ("line through " + ", ".join(cut.labels) if cut.kind == "line"
-                 else "plane through " + ", ".join(cut.labels))
-        text = f"Slice: the {where}. Restricted network {arch} (first layer W·D, W·o + b). "
+        rows = [r for r in self._state.slice.rows if r is not None] if self._state.slice else []
+        names = ", ".join("ABC"[:len(cut.coords)])
+        through = f" (rows {', '.join(map(str, rows))})" if len(rows) == len(cut.coords) else ""
+        text = (f"The {cut.kind} through {names}{through}: the restricted network {arch} "
+                "(first layer W·D, W·o + b). ")
         conv = res.conversion
         if cut.kind == "line":
             lp = view.pieces
@@ -1025,14 +1026,15 @@ class ConverterPanel(Panel):
             if conv is not None:
                 text += f" One hidden layer of width {conv.one_d.width}: {conv.one_d.rule}."
         else:
-            text += f"{len(view.polygons)} exact activation regions in the box drawn"
+            text += f"{len(view.polygons)} exact regions in the box"
             if conv is not None:
                 text += (f"; p = {conv.p} on the whole plane ({res.lower_dimensional} "
                          f"lower-dimensional), k = {conv.k} constraints")
+            elif res.terms is not None:
+                text += f"; p = {res.terms[1]} on the whole plane, k = {res.terms[2]} constraints"
             text += "."
             if view.decisions is not None:
-                text += (" The decision regions are drawn from each region's affine map "
-                         "(floating-point clipping: they draw, they count nothing).")
+                text += " Colours: the class each region's affine map gives (argmax)."
         return text
 
     def size_rows(self) -> list[list[str]]:
@@ -1353,7 +1355,14 @@ class ConverterPanel(Panel):
         if self.result is not None and self.result.conversion is not None:
             self._draw_verdict(self.result)
 
+    def set_lecture_layout(self, on: bool) -> None:
+        """The slice bar is a control too: hidden in the lecture layout."""
+        super().set_lecture_layout(on)
+        self._lecture_layout = on
+        self.slice_bar.setVisible(self._state.sliced and not on)
+
     def shutdown(self) -> None:
+        self._data_worker.shutdown()
         self._worker.shutdown()
         super().shutdown()
 
