@@ -1,7 +1,7 @@
 """Application bootstrap and command line.
 
-``relulab`` opens the window; ``relulab convert …`` and ``relulab render …`` run
-without one. ``--version`` prints and exits before Qt is even imported.
+``relulab`` opens the window; ``relulab convert …``, ``relulab render …`` and
+``relulab slice …`` run without one. ``--version`` prints and exits before Qt is even imported.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import relulab
 COMMANDS = {
     "convert": "relulab.commands.convert",
     "render": "relulab.commands.render",
+    "slice": "relulab.commands.slice",
 }
 
 

@@ -177,7 +177,8 @@ def _run(argv, reading: list[str]) -> int:
                        "the converter needs ReLU")
     if deep.n_in > MAX_INPUTS:
         raise _Failure(f"{Path(args.input).name}: {deep.n_in} inputs; the converter handles "
-                       f"1 to {MAX_INPUTS} (regions grow too fast beyond)")
+                       f"1 to {MAX_INPUTS} (regions grow too fast beyond): convert a line or "
+                       "plane through it, written by relulab slice")
     if deep.n_in >= 2 and out.suffix.lower() == ".onnx" and args.big_m is None:
         raise _Failure(f"{out.name}: ONNX cannot hold the ±∞ weights of the exact shallow "
                        "network; write .json or .npz, or add --big-m M for a finite version")

@@ -448,10 +448,16 @@ def _npz_key_allowed(key: str) -> bool:
             and not digits.startswith("0") and int(digits) <= MAX_LAYERS)
 
 
-def _read_npz(data: bytes, name: str) -> dict[str, np.ndarray]:
+def _read_npz(data: bytes, name: str, key_allowed=_npz_key_allowed,
+              expected: str = "W1, b1, …, WL, bL (and activation, S, V, v)",
+              max_members: int = MAX_NPZ_MEMBERS, max_bytes: int = MAX_NPZ_BYTES,
+              max_entries: int = MAX_PARAMETERS, what: str = "a network",
+              entries: str = "parameters") -> dict[str, np.ndarray]:
     """The arrays of an NPZ archive, every size checked before anything is decompressed:
     the directory (member count) from the end record, each member's size from the
-    directory, each array's shape and type from its header (pickles are never read)."""
+    directory, each array's shape and type from its header (pickles are never read).
+    The keywords say which array names are allowed and the limits (network files by
+    default; ``relulab.io.points`` reads rows of inputs with its own)."""
     buf = io.BytesIO(data)
     try:
         end = zipfile._EndRecData(buf)
@@ -460,10 +466,10 @@ def _read_npz(data: bytes, name: str) -> dict[str, np.ndarray]:
     if end is None:
         raise NetworkFileError(f"{name}: truncated or damaged NPZ archive (no ZIP directory at "
                                "the end)")
-    if end[zipfile._ECD_ENTRIES_TOTAL] > MAX_NPZ_MEMBERS or \
-            end[zipfile._ECD_SIZE] > 128 * MAX_NPZ_MEMBERS:
+    if end[zipfile._ECD_ENTRIES_TOTAL] > max_members or \
+            end[zipfile._ECD_SIZE] > 128 * max_members:
         raise NetworkFileError(f"{name}: the archive lists {end[zipfile._ECD_ENTRIES_TOTAL]:,} "
-                               f"members; a network has at most {MAX_NPZ_MEMBERS:,} arrays")
+                               f"members; {what} has at most {max_members:,} arrays")
     try:
         archive = zipfile.ZipFile(buf)
     except _ARCHIVE_ERRORS as e:
@@ -471,30 +477,31 @@ def _read_npz(data: bytes, name: str) -> dict[str, np.ndarray]:
             from None
     with archive:
         infos = archive.infolist()
-        if len(infos) > MAX_NPZ_MEMBERS:
-            raise NetworkFileError(f"{name}: the archive holds {len(infos):,} members; a network "
-                                   f"has at most {MAX_NPZ_MEMBERS:,} arrays")
+        if len(infos) > max_members:
+            raise NetworkFileError(f"{name}: the archive holds {len(infos):,} members; {what} "
+                                   f"has at most {max_members:,} arrays")
         expanded = sum(info.file_size for info in infos)
-        if expanded > MAX_NPZ_BYTES:
+        if expanded > max_bytes:
             raise NetworkFileError(f"{name}: the archive would expand to {megabytes(expanded)}; "
-                                   f"at most {megabytes(MAX_NPZ_BYTES)} are read")
+                                   f"at most {megabytes(max_bytes)} are read")
         keys = []
         for info in infos:
             member = shown_name(info.filename)
             if not info.filename.endswith(".npy"):
                 raise NetworkFileError(f"{name}: member {member} is not a NumPy array (.npy)")
             key = info.filename[:-4]
-            if not _npz_key_allowed(key):
+            if not key_allowed(key):
                 raise NetworkFileError(f"{name}: unexpected array {shown_name(key)}; expected "
-                                       "W1, b1, …, WL, bL (and activation, S, V, v)")
+                                       f"{expected}")
             if key in keys:
                 raise NetworkFileError(f"{name}: array {key} appears twice in the archive")
             keys.append(key)
         arrays = {}
-        budget = MAX_PARAMETERS + 1024  # the activation name and a little slack
+        budget = max_entries + 1024  # the activation name and a little slack
         for info, key in zip(infos, keys):
             try:
-                arrays[key], used = _read_npy_member(archive, info, budget)
+                arrays[key], used = _read_npy_member(archive, info, budget, what, entries,
+                                                     max_entries)
             except NetworkFileError as e:
                 raise NetworkFileError(f"{name}: array {key}: {e}") from None
             except _ARCHIVE_ERRORS as e:
@@ -504,7 +511,9 @@ def _read_npz(data: bytes, name: str) -> dict[str, np.ndarray]:
     return arrays
 
 
-def _read_npy_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: int):
+def _read_npy_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: int,
+                     what: str = "a network", entries: str = "parameters",
+                     max_entries: int = MAX_PARAMETERS):
     """One .npy member: header first (dtype, shape), then exactly the bytes it declares."""
     fmt = np.lib.format
     with archive.open(info) as f:
@@ -520,8 +529,8 @@ def _read_npy_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: in
                                    "never loaded)")
         count = math.prod(shape)
         if count > budget:
-            raise NetworkFileError(f"{count:,} entries; a network has at most "
-                                   f"{MAX_PARAMETERS:,} parameters")
+            raise NetworkFileError(f"{count:,} entries; {what} has at most "
+                                   f"{max_entries:,} {entries}")
         nbytes = count * dtype.itemsize
         if nbytes > info.file_size:
             raise NetworkFileError(f"declares {nbytes:,} bytes of data but holds fewer "

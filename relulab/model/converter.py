@@ -2,10 +2,15 @@
 and the panel's state (Qt-free, as every panel's state).
 
 The network comes from a random initialisation (architecture and seed), the tent
-map (depth), another panel or a file; the state keeps the network itself too, so a
-scene file brings back exactly the weights that were on screen. Its JSON form is the
-network file format of docs/network-format.md (plain ReLU networks only), so a
-scene's network can also be read by ``relulab.io.networks``.
+map (depth), another panel, a file or an example that ships with the app; the state
+keeps the network itself too, so a scene file brings back exactly the weights that
+were on screen. Its JSON form is the network file format of docs/network-format.md
+(plain ReLU networks only), so a scene's network can also be read by
+``relulab.io.networks``.
+
+A network with more than MAX_INPUTS inputs is looked at on a slice, a line or a plane
+through chosen points (:mod:`relulab.model.slices`); the state then holds the slice
+too, and what is converted is the restricted network of 1 or 2 inputs.
 """
 
 from __future__ import annotations
@@ -16,8 +21,9 @@ import numpy as np
 
 from relulab.model.fields import Fields
 from relulab.model.mlp import MLP
+from relulab.model.slices import SliceState, random_points, slice_state, ParsedPoint
 
-SOURCES = ("random", "received", "tent", "file")
+SOURCES = ("random", "received", "tent", "file", "example")
 #: Region enumeration grows quickly with the input dimension: the converter (the
 #: panel and ``relulab convert``) takes networks with 1 to MAX_INPUTS inputs.
 MAX_INPUTS = 4
@@ -29,6 +35,12 @@ MAX_NEURONS_1D = 1024
 MAX_NEURONS_ND = 64
 MAX_SEED = 999_999
 MAX_TENT_DEPTH = 8
+#: Networks with more than MAX_INPUTS inputs are sliced: the restricted network has 1
+#: or 2 inputs and the same hidden layers, so its size limits are these (a 784-256-
+#: 256-10 classifier of MNIST's pictures is 512 neurons and 269,322 parameters).
+MAX_SLICED_NEURONS = 4096
+MAX_SLICED_PARAMETERS = 4_000_000
+MAX_SLICED_OUTPUTS = 10
 #: Weights beyond this are refused: values of a few layers of them stay far inside
 #: double precision, and nothing a learner builds comes near.
 WEIGHT_LIMIT = 1e15
@@ -53,16 +65,44 @@ def parse_architecture(text: str) -> tuple[int, ...]:
 
 
 def check_network_size(sizes) -> None:
-    """ValueError unless the converter takes a network of layer sizes ``sizes``."""
+    """ValueError unless the converter takes a network of layer sizes ``sizes``
+    (more than MAX_INPUTS inputs: on a slice, with the slices' limits)."""
     n, hidden = sizes[0], sum(sizes[1:-1])
     if n > MAX_INPUTS:
-        raise ValueError(f"{n} inputs: the converter handles 1 to {MAX_INPUTS}")
+        params = sum((a + 1) * b for a, b in zip(sizes[:-1], sizes[1:]))
+        if hidden > MAX_SLICED_NEURONS:
+            raise ValueError(f"{hidden} hidden neurons: up to {MAX_SLICED_NEURONS} for a network "
+                             "looked at on a slice")
+        if params > MAX_SLICED_PARAMETERS:
+            raise ValueError(f"{params:,} parameters: up to {MAX_SLICED_PARAMETERS:,} for a "
+                             "network looked at on a slice")
+        if sizes[-1] > MAX_SLICED_OUTPUTS:
+            raise ValueError(f"{sizes[-1]} outputs: up to {MAX_SLICED_OUTPUTS} on a slice")
+        return
     limit = MAX_NEURONS_1D if n == 1 else MAX_NEURONS_ND
     if hidden > limit:
         raise ValueError(f"{hidden} hidden neurons: up to {limit} for {n}-D input here "
                          "(use relulab convert for bigger ones)")
     if sizes[-1] > MAX_OUTPUTS:
         raise ValueError(f"{sizes[-1]} outputs: up to {MAX_OUTPUTS} here")
+
+
+def needs_slice(net) -> bool:
+    """True when ``net`` has too many inputs to convert whole: it is looked at on a
+    line or a plane (:mod:`relulab.model.slices`)."""
+    return net.n_in > MAX_INPUTS
+
+
+def default_slice(net: MLP, seed: int = 0) -> SliceState:
+    """A random plane through the origin for a network that needs a slice: its
+    points 0 and s·d₁, s·d₂ with s = √n / 4 (with He-initialised weights, a neuron's
+    kink lies at a distance of about √n / 3 from the origin: the box around the points
+    holds the nearer ones, some ten thousand regions for 784-256-256-10)."""
+    n = net.n_in
+    P = random_points(n, "plane", seed, scale=max(1.0, float(np.sqrt(n)) / 4))
+    names = ("0", "s·d₁", "s·d₂")
+    return slice_state("plane", [ParsedPoint(x, name) for x, name in zip(P, names)], "random",
+                       seed=seed)
 
 
 def network_problem(net) -> str | None:
@@ -114,10 +154,12 @@ def _network_from_dict(d, where: str = "network") -> MLP:
         raise ValueError(f"{where}.layers: expected a list of 2 to {MAX_NEURONS_1D + 1} layers "
                          "(at least one hidden layer)")
     parsed, width = [], None
+    budget = MAX_SLICED_PARAMETERS
     for i, layer in enumerate(layers):
         g = Fields(layer, where=f"{where}.layers[{i}]")
-        W = g.array("weights", (None, width), MAX_NEURONS_1D ** 2, -WEIGHT_LIMIT, WEIGHT_LIMIT)
-        b = g.array("biases", (W.shape[0],), MAX_NEURONS_1D, -WEIGHT_LIMIT, WEIGHT_LIMIT)
+        W = g.array("weights", (None, width), max(1, budget), -WEIGHT_LIMIT, WEIGHT_LIMIT)
+        b = g.array("biases", (W.shape[0],), MAX_SLICED_NEURONS, -WEIGHT_LIMIT, WEIGHT_LIMIT)
+        budget -= W.size + b.size
         g.done()
         if W.size == 0:
             raise ValueError(f"{where}.layers[{i}].weights: every layer needs a neuron")
@@ -149,11 +191,22 @@ class ConverterState:
     file: str | None = None
     network: MLP = field(default_factory=_default_network)
     selected_region: int = -1
+    slice: SliceState | None = None
+
+    def __post_init__(self):
+        if needs_slice(self.network) and self.slice is None:
+            object.__setattr__(self, "slice", default_slice(self.network))
+
+    @property
+    def sliced(self) -> bool:
+        """True when the view shows a slice of the network rather than all of it."""
+        return self.slice is not None
 
     def to_dict(self) -> dict:
         return {"source": self.source, "architecture": list(self.architecture),
                 "seed": self.seed, "tent_depth": self.tent_depth, "file": self.file,
-                "network": _network_to_dict(self.network), "selected_region": self.selected_region}
+                "network": _network_to_dict(self.network), "selected_region": self.selected_region,
+                "slice": None if self.slice is None else self.slice.to_dict()}
 
     @classmethod
     def from_dict(cls, d) -> "ConverterState":
@@ -161,6 +214,7 @@ class ConverterState:
         network is the random one of ``architecture`` and ``seed``."""
         default = cls()
         f = Fields(d, defaults={k: v for k, v in default.to_dict().items() if k != "network"})
+        # (a missing "slice" is None: a network that needs one gets a random plane)
         source = f.choice("source", SOURCES)
         arch = f.get("architecture")
         if not isinstance(arch, list) or not all(isinstance(a, int) and not isinstance(a, bool)
@@ -178,5 +232,9 @@ class ConverterState:
             network = _network_from_dict(f.get("network"))
         else:
             network = MLP.random(architecture, seed=seed)
+        cut = None if f.get("slice") is None else \
+            SliceState.from_dict(f.get("slice"), network.n_in, where="slice")
+        if cut is not None and network.n_in < 2:
+            raise ValueError("slice: a network with one input is not sliced")
         f.done()
-        return cls(source, architecture, seed, tent_depth, file, network, selected)
+        return cls(source, architecture, seed, tent_depth, file, network, selected, cut)

@@ -193,6 +193,36 @@ class MLP:
             return np.zeros((len(np.atleast_1d(x)), 0), dtype=bool)
         return np.concatenate([z > 0 for z in zs], axis=1)
 
+    # -- slices ---------------------------------------------------------------
+    def restrict(self, origin, directions) -> "MLP":
+        """The network on the affine subspace x = o + Σᵢ tᵢ·dᵢ, as a network of the k
+        coordinates t = (t₁ … t_k), k = len(directions).
+
+        Slicing is composition with an affine map: only the first layer changes,
+        W₁ ↦ W₁·D and b₁ ↦ W₁·o + b₁ (D the n × k matrix of the directions as columns);
+        every later layer and the activations stay as they are. The two products are
+        computed in floating point, so the restricted network is the slice up to the
+        rounding of its first layer (a few units in the last place of each entry):
+        its kinks and regions, computed exactly, are those of the slice through that
+        rounding. ``directions`` need not be orthonormal (orthonormal ones keep
+        distances: |t − t'| is the distance between the two points in input space).
+        """
+        W, b = self.layers[0]
+        o = np.asarray(origin, dtype=float).reshape(-1)
+        D = np.asarray(directions, dtype=float)
+        if D.ndim == 1:
+            D = D[None, :]
+        if o.shape[0] != self.n_in:
+            raise ValueError(f"the origin has {o.shape[0]} coordinates, the network "
+                             f"{self.n_in} inputs")
+        if D.ndim != 2 or D.shape[1] != self.n_in or D.shape[0] < 1:
+            raise ValueError(f"expected directions of shape (k, {self.n_in}) with k ≥ 1, "
+                             f"got {np.shape(directions)}")
+        if not (np.all(np.isfinite(o)) and np.all(np.isfinite(D))):
+            raise ValueError("the origin and the directions must be finite")
+        first = (W @ D.T, W @ o + b)
+        return MLP((first,) + self.layers[1:], self.activation)
+
     # -- helpers ------------------------------------------------------------
     def with_activation(self, activation: str | Sequence[str]) -> "MLP":
         """The same weights with another activation (one name, or one per hidden layer)."""

@@ -214,18 +214,21 @@ def count_linear_regions(net: MLP, box=None, should_stop=None, max_regions: int 
     return len(arrangement.arrangement_nd(net, should_stop, max_regions, max_seconds))
 
 
-def region_polygons(net: MLP, box, should_stop=None) -> list[RegionPolygon]:
+def region_polygons(net: MLP, box, should_stop=None,
+                    max_regions: int | None = None) -> list[RegionPolygon]:
     """The full-dimensional activation regions of a 2-input network inside ``box``
     = (xmin, xmax, ymin, ymax), as convex polygons.
 
     Each polygon is {x ∈ box : pattern(x) = s}; together they tile the box. Regions
     that only touch the box on a line or at a point are not drawn; for the exact
-    partition of R² use :func:`linear_regions`.
+    partition of R² use :func:`linear_regions`. ``max_regions``: stop with
+    :class:`~relulab.model.arrangement.RegionLimit` beyond that many.
     """
     if net.n_in != 2:
         raise ValueError(f"region polygons need 2-D input, the network has {net.n_in}")
     arrangement.hidden_layers(net)
-    arr = arrangement.arrangement_2d(net, box=box, should_stop=should_stop)
+    arr = arrangement.arrangement_2d(net, box=box, should_stop=should_stop,
+                                     max_regions=max_regions)
     A, c = arr.maps
     pattern = arr.pattern
     out = []

@@ -357,6 +357,18 @@ def corollary_terms(n: int, k: int, p: int, m: int) -> tuple[int, int, int]:
     return 2 * n + k, 2 * n + p, 2 * p * m
 
 
+def shallow_parameters(n: int, k: int, p: int, m: int, strict: int | None = None) -> int:
+    """The parameters of :func:`shallow_from_regions`'s network for n inputs, k
+    constraints (``strict`` of them strict; all k when not given, an upper bound), p
+    regions and m outputs, counted as ``ExtendedNetwork.n_params`` counts them, without
+    building it (it is dense: 2pm·(2n + p) weights in layer 3)."""
+    w1, w2, w3 = corollary_terms(n, k, p, m)
+    strict = k if strict is None else strict
+    # layer 1: W, b, and a bracket and a scale for every strict detector
+    return (w1 * n + w1 + strict * (n + 2)) + (w2 * w1 + w2 + p * (w1 + 2)) \
+        + (w3 * w2 + w3) + (m * w3 + m)
+
+
 def corollary_bound(n: int, k: int, p: int, m: int) -> int:
     """Corollary 1's width bound max{2n + k, 2n + p, 2pm}."""
     return max(corollary_terms(n, k, p, m))

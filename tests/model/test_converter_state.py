@@ -54,7 +54,8 @@ def bad_network(**change):
     ({"seed": -1}, "^seed"), ({"seed": True}, "^seed"), ({"seed": 10 ** 400}, "^seed"),
     ({"architecture": [2, "a", 1]}, "^architecture"),
     ({"architecture": "2-8-1"}, "^architecture"),
-    ({"architecture": [5, 4, 1]}, "^architecture: 5 inputs"),
+    ({"architecture": [5, 4, 11]}, "^architecture: 11 outputs: up to 10 on a slice"),
+    ({"architecture": [784, 4096, 1, 1]}, "^architecture: 4097 hidden neurons"),
     ({"architecture": [2, 40, 40, 1]}, "^architecture: 80 hidden neurons"),
     ({"tent_depth": 99}, "^tent_depth"),
     ({"file": 3}, "^file"), ({"file": "x" * 5000}, "^file"),
@@ -75,7 +76,10 @@ def bad_network(**change):
                                      {"weights": [[1.0, 2.0]], "biases": [0.0]}])},
      r"^network\.layers\[1\]\.weights: expected shape"),
     ({"network": bad_network(layers=[{"weights": [[1.0] * 5], "biases": [0.0]},
-                                     {"weights": [[1.0]], "biases": [0.0]}])}, "5 inputs"),
+                                     {"weights": [[1.0]], "biases": [0.0]}]),
+      "slice": {"kind": "line", "points": [[0, 0], [1, 0]]}}, r"^slice\.points: expected shape 2×5"),
+    ({"slice": {"kind": "line", "points": [[0, 0], [1, 0]], "mode": "web"}}, r"^slice\.mode"),
+    ({"slice": {"kind": "plane", "points": [[0, 0], [1, 0], [2, 0]]}}, "lie on one line"),
     ({"network": bad_network(layers=[{"weights": [[1.0, 1.0]], "biases": [0.0], "x": 1},
                                      {"weights": [[1.0]], "biases": [0.0]}])}, "unknown"),
     ({"colour": "red"}, "unknown field"),
@@ -94,10 +98,36 @@ def test_sizes_and_networks_the_converter_takes():
         with pytest.raises(ValueError, match=needle):
             parse_architecture(text)
     check_network_size([MAX_INPUTS, 4, 1])
-    with pytest.raises(ValueError, match=f"{MAX_INPUTS + 1} inputs"):
-        check_network_size([MAX_INPUTS + 1, 4, 1])
+    # more inputs: looked at on a slice, with the slices' limits
+    check_network_size([MAX_INPUTS + 1, 4, 1])
+    check_network_size([784, 256, 256, 10])
+    for sizes, needle in (([784, 4000, 200, 10], "4200 hidden neurons"),
+                          ([100_000, 64, 10], "6,400,714 parameters"), ([64, 8, 11], "11 outputs")):
+        with pytest.raises(ValueError, match=needle):
+            check_network_size(sizes)
     assert network_problem(MLP.random([2, 3, 1], seed=0)) is None
     assert "ReLU" in network_problem(MLP.random([2, 3, 1], seed=0).with_activation("tanh"))
     assert "no hidden layer" in network_problem(MLP([([[1.0, 2.0]], [0.0])]))
     assert "beyond" in network_problem(MLP([([[1e16]], [0.0]), ([[1.0]], [0.0])]))
     assert "expected a network" in network_problem("2-8-1")
+
+
+def test_a_network_with_many_inputs_is_kept_with_its_slice():
+    from relulab.model.converter import needs_slice
+
+    net = MLP.random([64, 8, 8, 10], seed=1)
+    s = ConverterState(source="file", network=net, file="d.json")
+    assert needs_slice(net) and s.sliced and s.slice.kind == "plane" and s.slice.mode == "random"
+    back = ConverterState.from_dict(s.to_dict())
+    assert back.slice == s.slice and back.to_dict() == s.to_dict()
+    X = np.random.default_rng(0).normal(size=(5, 64))
+    assert np.array_equal(back.network(X), net(X))
+    # a scene without a slice gets the random plane of seed 0 again
+    d = s.to_dict()
+    d.pop("slice")
+    assert ConverterState.from_dict(d).slice == s.slice
+    # small networks are converted whole: no slice unless one is given
+    assert not ConverterState().sliced
+    with pytest.raises(ValueError, match="one input is not sliced"):
+        ConverterState.from_dict(ConverterState(network=MLP.random([1, 3, 1], seed=0)).to_dict()
+                                 | {"slice": {"kind": "line", "points": [[0.0], [1.0]]}})

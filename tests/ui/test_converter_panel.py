@@ -79,7 +79,9 @@ def test_architecture_change_is_one_undo_step(qtbot, panel):
 
 
 @pytest.mark.parametrize("text, needle", [("2-x-1", "whole numbers"), ("2-1", "at least one hidden"),
-                                          ("5-4-1", "5 inputs"), ("2-40-40-1", "hidden neurons"),
+                                          ("5-4-11", "11 outputs: up to 10 on a slice"),
+                                          ("2-40-40-1", "hidden neurons"),
+                                          ("784-3000-3000-10", "up to 4096 for a network looked at"),
                                           ("2-0-1", "at least one neuron")])
 def test_bad_architecture_keeps_the_network(qtbot, panel, text, needle):
     before = panel.net

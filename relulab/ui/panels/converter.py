@@ -1,11 +1,13 @@
 """The Deep → shallow panel: a deep ReLU network and its exactly equal shallow one.
 
 Source: a random network with an editable architecture, a network sent by another
-panel, the tent map, or a file (open or drop). 1-D input: deep and shallow curves
-overlaid, their difference, the kink list and the verdict. 2-D input: the exact
-region map (click a region for its affine map and constraints), the shallow
-network's three layers and the verdict. Sizes side by side with Corollary 1's
-bound. The state is :class:`relulab.model.converter.ConverterState`; the
+panel, the tent map, a file (open or drop), or the digits classifier that ships with
+the app. 1-D input: deep and shallow curves overlaid, their difference, the kink
+list and the verdict. 2-D input: the exact region map (click a region for its affine
+map and constraints), the shallow network's three layers and the verdict. Sizes side
+by side with Corollary 1's bound. A network with more than four inputs is looked at
+on a slice, a line through two points or a plane through three
+(:mod:`relulab.ui.panels.slice_view`); what is converted is the restricted network. The state is :class:`relulab.model.converter.ConverterState`; the
 conversion runs on a :class:`~relulab.ui.worker.Worker` (the latest request wins,
 an earlier one stops at its next check).
 """
@@ -27,15 +29,25 @@ from PySide6.QtWidgets import (
 
 from relulab.model.cancel import check
 from relulab.model.converter import (
-    MAX_SEED, MAX_TENT_DEPTH, SOURCES, ConverterState, network_problem, parse_architecture, tent,
+    MAX_SEED, MAX_TENT_DEPTH, SOURCES, ConverterState, default_slice, needs_slice, network_problem,
+    parse_architecture, tent,
 )
 from relulab.model.engine import engine_ready, start_warm_up
 from relulab.model.mlp import MLP
+from relulab.model.slices import (
+    ParsedPoint, SliceState, parse_points, points_needed, random_points, slice_state, split_points,
+)
 from relulab.ui.panels.base import Panel, named, run_alone, signals_blocked
+from relulab.ui.panels.slice_view import SliceBar, SliceDrawing, SliceView, compute_slice
 from relulab.ui.worker import Worker
 
 SOURCE_LABELS = {"random": "Random network", "received": "From another panel",
-                 "tent": "Tent map", "file": "File"}
+                 "tent": "Tent map", "file": "File", "example": "Example: digits classifier"}
+#: The example that ships with the app (relulab/resources/examples, made by
+#: packaging/make_examples.py): a 64-32-32-10 classifier of 8×8 digits and its data,
+#: sliced first by the plane through these three pictures (a 0, a 1 and a 7).
+EXAMPLE = "digits"
+EXAMPLE_ROWS = (0, 1, 7)
 VIEW_2D = (-3.0, 3.0, -3.0, 3.0)     # what the map shows first
 DRAW_BOX = (-12.0, 12.0, -12.0, 12.0)  # polygons are clipped here, so panning shows more
 CURVE_POINTS = 2001
@@ -55,6 +67,9 @@ class Result:
     shallow_y: np.ndarray | None = None
     kink_rows: np.ndarray | None = None                  # 1-D: (index, t, f(t), jump, |Δ|)
     lower_dimensional: int = 0
+    slice_view: SliceView | None = None                  # a slice's picture
+    problem: str | None = None                           # why a slice was not converted
+    terms: tuple | None = None                           # then: Corollary 1's widths, p, k
 
 
 def compute(net: MLP, box=DRAW_BOX, should_stop=None) -> Result:
@@ -77,18 +92,103 @@ def compute(net: MLP, box=DRAW_BOX, should_stop=None) -> Result:
         # the first output is drawn (a 1-D network usually has one)
         res.deep_y = np.asarray(net(x[:, None]), float).reshape(len(x), -1)[:, 0]
         res.shallow_y = np.asarray(conv.shallow(x[:, None]), float).reshape(len(x), -1)[:, 0]
-        res.kink_rows = np.zeros((0, 5))
-        if len(t):
-            dt = np.asarray(net(t[:, None]), float).reshape(len(t), -1)
-            st = np.asarray(conv.shallow(t[:, None]), float).reshape(len(t), -1)
-            jumps = conv.one_d.jumps if len(conv.one_d.jumps) == len(t) else np.full(len(t), np.nan)
-            res.kink_rows = np.column_stack([np.arange(1, len(t) + 1), t, dt[:, 0], jumps,
-                                             np.abs(dt - st).max(axis=1)])
+        res.kink_rows = _kink_rows(net, conv)
     else:
         res.lower_dimensional = sum(not r.is_full_dimensional() for r in conv.regions)
         if net.n_in == 2:
             res.polygons = regions_in_box(conv.regions, box)
     return res
+
+
+#: A plane slice's shallow network is built in the panel up to this many parameters
+#: (the construction is dense: 2pm·(2n + p) weights in its third layer, 68 million
+#: for the digits classifier's 1,751 regions and 10 outputs); beyond, its sizes are
+#: shown and ``relulab slice`` + ``relulab convert`` build it.
+MAX_SLICE_SHALLOW_PARAMETERS = 20_000_000
+
+
+def compute_sliced(net: MLP, cut: SliceState, should_stop=None, palette=None):
+    """A slice of ``net``: first its picture (yielded, so it is drawn at once), then the
+    conversion of the restricted network (returned; ``problem`` says why not, when the
+    slice has too many regions on its whole plane, too many kinks, or a shallow network
+    too large to build here)."""
+    from relulab.model.regions import RegionLimit, linear_regions
+    from relulab.model.shallow import (
+        MAX_REGIONS, MAX_SECONDS, convert, corollary_terms, region_constraints,
+        shallow_parameters,
+    )
+
+    view = compute_slice(net, cut, should_stop, palette)
+    yield view
+    r = view.restricted
+    try:
+        regions = None
+        if r.n_in == 2:
+            regions = linear_regions(r, should_stop=should_stop, max_regions=MAX_REGIONS,
+                                     max_seconds=MAX_SECONDS)
+            _, _, strict, _ = region_constraints(regions)
+            k, p = len(strict), len(regions)
+            size = shallow_parameters(2, k, p, r.n_out, int(strict.sum()))
+            if size > MAX_SLICE_SHALLOW_PARAMETERS:
+                w = corollary_terms(2, k, p, r.n_out)
+                return Result(None, None, slice_view=view, terms=(w, p, k), problem=(
+                    f"{size:,} parameters (widths {', '.join(map(str, w))}), more than the "
+                    f"{MAX_SLICE_SHALLOW_PARAMETERS:,} built here; relulab slice, then relulab "
+                    "convert, build it"))
+        conv = convert(r, regions=regions, should_stop=should_stop)
+    except (RegionLimit, ValueError) as e:
+        return Result(None, None, slice_view=view, problem=str(e))
+    check(should_stop, "verifying")
+    ver = conv.verify(should_stop=should_stop)
+    res = Result(conv, ver, slice_view=view)
+    if conv.one_d is not None:
+        lo, hi = view.box
+        t = conv.one_d.kinks
+        x = np.linspace(lo, hi, CURVE_POINTS)
+        x = np.sort(np.concatenate([x, t[(t > lo) & (t < hi)]]))
+        res.curve_x = x
+        res.deep_y = np.asarray(r(x[:, None]), float).reshape(len(x), -1)
+        res.shallow_y = np.asarray(conv.shallow(x[:, None]), float).reshape(len(x), -1)
+        res.kink_rows = _kink_rows(r, conv)
+    else:
+        res.lower_dimensional = sum(not g.is_full_dimensional() for g in conv.regions)
+    return res
+
+
+def _kink_rows(net: MLP, conv) -> np.ndarray:
+    """(index, t, f(t), jump, |deep − shallow| at t) per kink, the first output's value."""
+    t = conv.one_d.kinks
+    if not len(t):
+        return np.zeros((0, 5))
+    dt = np.asarray(net(t[:, None]), float).reshape(len(t), -1)
+    st = np.asarray(conv.shallow(t[:, None]), float).reshape(len(t), -1)
+    jumps = conv.one_d.jumps if len(conv.one_d.jumps) == len(t) else np.full(len(t), np.nan)
+    return np.column_stack([np.arange(1, len(t) + 1), t, dt[:, 0], jumps,
+                            np.abs(dt - st).max(axis=1)])
+
+
+def _example_network() -> MLP:
+    from importlib.resources import as_file, files
+
+    from relulab.io.networks import load_network
+
+    with as_file(files("relulab") / "resources" / "examples" / f"{EXAMPLE}-classifier.json") as p:
+        return load_network(p)
+
+
+def _read_rows(source: str):
+    """The rows of a points file, or of the example's (``example:<name>``)."""
+    from relulab.io.points import load_input_rows
+
+    if source.startswith("example:"):
+        from importlib.resources import as_file, files
+
+        name = source.split(":", 1)[1]
+        if name != EXAMPLE:
+            raise ValueError(f"no example called {name!r}")
+        with as_file(files("relulab") / "resources" / "examples" / f"{name}-rows.npz") as p:
+            return load_input_rows(p)
+    return load_input_rows(source)
 
 
 class KinkTable(QAbstractTableModel):
@@ -141,6 +241,14 @@ class ConverterPanel(Panel):
         self._region_items: list[QGraphicsPolygonItem] = []
         self._worker = Worker("converter", self)
         start_warm_up()  # the region engine's compiled loops, off the GUI thread
+        #: the points file of the slice (relulab.model.slices.InputRows), read on its
+        #: own worker; ``_rows_source`` is the path (or example:…) it was read from
+        self.rows = None
+        self._rows_source: str | None = None
+        self._rows_then = None               # what to do once the file is read
+        self._data_worker = Worker("converter-data", self)
+        self.slice_view: SliceView | None = None
+        self._lecture_layout = False
         self._build()
         self._connect()
         self.setAcceptDrops(True)
@@ -181,6 +289,8 @@ class ConverterPanel(Panel):
         column = QVBoxLayout(self._left)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self._build_controls())
+        self.slice_bar = SliceBar()
+        column.addWidget(self.slice_bar)
         self.sizes_label = named(QLabel(""), "converter-sizes", "Sizes: deep, shallow, bound")
         self.sizes_label.setTextFormat(Qt.TextFormat.RichText)
         self.sizes_label.setWordWrap(True)
@@ -205,6 +315,7 @@ class ConverterPanel(Panel):
         right.addWidget(split, 1)
         outer.addLayout(right, 1)
         self._build_shortcuts()
+        self.slice_drawing = SliceDrawing(self.main_plot, self.theme)
 
     def _build_controls(self) -> QWidget:
         """Source, architecture, seed, tent depth, files and messages (hidden in the
@@ -312,6 +423,17 @@ class ConverterPanel(Panel):
         self.main_plot.scene().sigMouseClicked.connect(self._on_plot_click)
         self._worker.finished.connect(self._on_converted)
         self._worker.failed.connect(self._on_failed)
+        self._worker.progress.connect(self._on_slice_drawn)
+        self._data_worker.finished.connect(self._on_rows_read)
+        self._data_worker.failed.connect(self._on_rows_failed)
+        bar = self.slice_bar
+        bar.kind_chosen.connect(self._on_slice_kind)
+        bar.mode_chosen.connect(self._on_slice_mode)
+        bar.rows_chosen.connect(self.set_slice_rows)
+        bar.seed_chosen.connect(self.set_slice_seed)
+        bar.points_typed.connect(self.set_slice_points)
+        bar.open_data.connect(self._open_points_dialog)
+        bar.export_sliced.connect(self._export_sliced_dialog)
 
     # -- state ----------------------------------------------------------------
     def apply_state(self, state: ConverterState) -> None:
@@ -333,6 +455,20 @@ class ConverterPanel(Panel):
             self.arch_edit.setText("-".join(map(str, s.architecture)))
             self.seed_spin.setValue(s.seed)
             self.tent_spin.setValue(s.tent_depth)
+        self._sync_slice_bar()
+
+    def _sync_slice_bar(self) -> None:
+        s = self._state
+        self.slice_bar.setVisible(s.sliced and not self._lecture_layout)
+        if not s.sliced:
+            return
+        cut = s.slice
+        if cut.data is not None and cut.data != self._rows_source and self._rows_then is None:
+            self._read_rows(cut.data, then=None)  # for the row numbers and labels only
+        rows = self.rows if (cut.data is not None and cut.data == self._rows_source) else None
+        arch = "-".join(map(str, self.net.sizes))
+        self.slice_bar.show_state(cut, self.net.n_in, rows,
+                                  f"{arch}: {self.net.n_in} inputs, shown on a slice")
 
     # -- sources --------------------------------------------------------------
     def _show_message(self, text: str, error: bool = False) -> None:
@@ -353,12 +489,15 @@ class ConverterPanel(Panel):
                                    "in the Training or Playground panel.", error=True)
                 self._sync_controls()
                 return
-            self._change("network from another panel", source="received", network=self.received)
+            self._change("network from another panel", source="received", network=self.received,
+                         slice=self._slice_for(self.received))
         elif key == "tent":
             self.set_tent_depth(self._state.tent_depth)
         elif key == "file":
             self._sync_controls()
             self._open_dialog()
+        elif key == "example":
+            self.open_example()
 
     def _on_architecture(self) -> None:
         try:
@@ -378,7 +517,7 @@ class ConverterPanel(Panel):
         net = MLP.random(sizes, seed=seed)
         self._show_message("")
         self._change(text, source="random", architecture=tuple(sizes), seed=int(seed), network=net,
-                     file=None)
+                     file=None, slice=self._slice_for(net))
 
     def new_random(self) -> None:
         """A new random network of the current architecture (next seed)."""
@@ -398,7 +537,7 @@ class ConverterPanel(Panel):
     def set_tent_depth(self, depth: int) -> None:
         self._show_message("")
         self._change(f"tent map, depth {depth}", source="tent", tent_depth=int(depth),
-                     network=tent(int(depth)), file=None)
+                     network=tent(int(depth)), file=None, slice=None)
 
     def receive(self, kind: str, payload) -> bool:
         """Take ``"network"`` (an MLP) or ``"tent"`` (an MLP, or {"network": MLP, "depth": k})."""
@@ -416,10 +555,11 @@ class ConverterPanel(Panel):
             changes = {"source": "tent", "network": net, "file": None}
             if isinstance(depth, int) and not isinstance(depth, bool) and 1 <= depth <= MAX_TENT_DEPTH:
                 changes["tent_depth"] = depth
-            self._change("tent map from the Folding panel", **changes)
+            self._change("tent map from the Folding panel", slice=self._slice_for(net), **changes)
         else:
             self.received = net
-            self._change("network from another panel", source="received", network=net, file=None)
+            self._change("network from another panel", source="received", network=net, file=None,
+                         slice=self._slice_for(net))
         return True
 
     def load_file(self, path) -> bool:
@@ -440,8 +580,11 @@ class ConverterPanel(Panel):
         if problem:
             self._show_message(f"{path.name}: {problem}", error=True)
             return False
-        self._show_message(f"Opened {path.name}.")
-        self._change(f"open {path.name}", source="file", network=net, file=str(path))
+        more = (f" {net.n_in} inputs: shown on a slice (choose it below)."
+                if needs_slice(net) else "")
+        self._show_message(f"Opened {path.name}.{more}")
+        self._change(f"open {path.name}", source="file", network=net, file=str(path),
+                     slice=self._slice_for(net))
         return True
 
     def _open_dialog(self) -> None:
@@ -473,6 +616,233 @@ class ConverterPanel(Panel):
             event.acceptProposedAction()
             self.load_file(path)
 
+    # -- slices -----------------------------------------------------------------
+    def _slice_for(self, net: MLP) -> SliceState | None:
+        """The slice to show ``net`` on: none when it is converted whole; the current
+        one when it fits; else the first rows of the points file; else a random plane."""
+        if not needs_slice(net):
+            return None
+        cur = self._state.slice
+        if cur is not None and len(cur.points[0]) == net.n_in:
+            return cur
+        if self.rows is not None and self.rows.n_inputs == net.n_in and self.rows.n_rows >= 3:
+            return self._rows_slice("plane", (0, 1, 2))
+        return default_slice(net)
+
+    def _rows_slice(self, kind: str, rows: tuple, data: str | None = None) -> SliceState:
+        cur = self._state.slice
+        R = self.rows
+        points = [ParsedPoint(R.X[i], R.row_label(i), i) for i in rows]
+        return slice_state(kind, points, "rows", seed=cur.seed if cur else 0,
+                           text="; ".join(map(str, rows)),
+                           data=data or self._rows_source, image_shape=R.image_shape)
+
+    def _change_slice(self, text: str, cut: SliceState) -> None:
+        self._show_message("")
+        self.commit(replace(self._state, slice=cut, selected_region=-1), text)
+        self._sync_slice_bar()
+
+    def _slice_refused(self, what: str, e: Exception) -> None:
+        self._show_message(f"{what}: {e}", error=True)
+        self._sync_slice_bar()  # the controls go back to the slice on screen
+
+    def set_slice_rows(self, rows) -> bool:
+        """Slice through these rows of the points file (2: a line, 3: a plane)."""
+        rows = tuple(int(r) for r in rows)
+        if self.rows is None or self._state.slice is None:
+            self._slice_refused("Rows", ValueError("open a points file first"))
+            return False
+        if self.rows.n_inputs != self.net.n_in:
+            self._slice_refused("Rows", ValueError(
+                f"{self.rows.name} has rows of {self.rows.n_inputs} numbers; the network has "
+                f"{self.net.n_in} inputs"))
+            return False
+        try:
+            if len(rows) not in (2, 3) or not all(0 <= r < self.rows.n_rows for r in rows):
+                raise ValueError(f"choose 2 or 3 rows from 0 to {self.rows.n_rows - 1}")
+            cut = self._rows_slice("line" if len(rows) == 2 else "plane", rows)
+        except ValueError as e:
+            self._slice_refused("Rows", e)
+            return False
+        self._change_slice(f"slice through rows {', '.join(map(str, rows))}", cut)
+        return True
+
+    def _random_slice(self, kind: str, seed: int) -> SliceState:
+        n = self.net.n_in
+        if self.rows is not None and self.rows.n_inputs == n:
+            centre, scale = self.rows.spread()
+            names = ("mean", "mean + s·d₁", "mean + s·d₂")
+        else:
+            centre, scale = None, max(1.0, float(np.sqrt(n)) / 4)  # as default_slice
+            names = ("0", "s·d₁", "s·d₂")
+        P = random_points(n, kind, seed, centre, scale)
+        cur = self._state.slice
+        return slice_state(kind, [ParsedPoint(x, name) for x, name in zip(P, names)], "random",
+                           seed=seed, text=cur.text if cur else "",
+                           data=cur.data if cur else None,
+                           image_shape=cur.image_shape if cur else None)
+
+    def set_slice_seed(self, seed: int) -> bool:
+        """A random line or plane (of the current kind) with this seed."""
+        cut = self._state.slice
+        if cut is None:
+            return False
+        try:
+            new = self._random_slice(cut.kind, int(seed))
+        except ValueError as e:
+            self._slice_refused("Random slice", e)
+            return False
+        self._change_slice(f"random slice, seed {seed}", new)
+        return True
+
+    def set_slice_points(self, text: str) -> bool:
+        """Typed points separated by ';' (2: a line, 3: a plane); see relulab.model.slices
+        for what a point may be. Errors are shown, the slice on screen stays."""
+        cut = self._state.slice
+        if cut is None:
+            return False
+        parts = split_points(text)
+        try:
+            if len(parts) not in (2, 3):
+                raise ValueError("type 2 points (a line) or 3 (a plane), separated by ';'")
+            rows = self.rows if (self.rows is not None
+                                 and self.rows.n_inputs == self.net.n_in) else None
+            points = parse_points(parts, self.net.n_in, rows)
+            new = slice_state("line" if len(parts) == 2 else "plane", points, "typed",
+                              seed=cut.seed, text=text.strip(),
+                              data=self._rows_source if rows is not None else cut.data,
+                              image_shape=cut.image_shape)
+        except ValueError as e:
+            self._slice_refused("Typed points", e)
+            return False
+        self._change_slice("typed slice", new)
+        return True
+
+    def _on_slice_kind(self, kind: str) -> None:
+        cut = self._state.slice
+        if cut is None or kind == cut.kind:
+            return
+        k = points_needed(kind)
+        if cut.mode == "rows" and self.rows is not None:
+            rows = [r for r in cut.rows if r is not None]
+            spare = [r for r in range(self.rows.n_rows) if r not in rows]
+            rows = (rows + spare)[:k]
+            self.set_slice_rows(tuple(rows))
+        elif cut.mode == "random":
+            try:
+                self._change_slice(f"random {kind}", self._random_slice(kind, cut.seed))
+            except ValueError as e:
+                self._slice_refused("Random slice", e)
+        elif k == 2:  # a line through the plane's first two points
+            new = replace(cut, kind="line", points=cut.points[:2], labels=cut.labels[:2],
+                          rows=cut.rows[:2])
+            self._change_slice("line through A and B", new)
+        else:
+            self._slice_refused("Plane", ValueError("type three points separated by ';' (the "
+                                                    "line has two)"))
+
+    def _on_slice_mode(self, mode: str) -> None:
+        cut = self._state.slice
+        if cut is None or mode == cut.mode:
+            return
+        if mode == "rows":
+            if self.rows is None or self.rows.n_inputs != self.net.n_in:
+                self._sync_slice_bar()
+                self._open_points_dialog()
+                return
+            self.set_slice_rows(tuple(range(points_needed(cut.kind))))
+        elif mode == "random":
+            self.set_slice_seed(cut.seed)
+        else:  # typed: the same points, now edited as text
+            text = cut.text or "; ".join("[" + ", ".join(f"{v:.6g}" for v in p) + "]"
+                                          for p in cut.points)
+            self._change_slice("typed slice", replace(cut, mode="typed", text=text))
+
+    # points files, read on their own worker (a large CSV takes seconds)
+    def load_points(self, path) -> None:
+        """Read a points file (CSV or NPZ rows of inputs) and slice through its first
+        rows; a problem is shown and changes nothing. The file is read off the GUI
+        thread: wait with ``wait_until_idle``."""
+        self._read_rows(str(path), then=self._slice_through_first_rows)
+
+    def _slice_through_first_rows(self) -> None:
+        cut = self._state.slice
+        if self.rows.n_inputs != self.net.n_in:
+            self._show_message(f"{self.rows.name} has rows of {self.rows.n_inputs} numbers; the "
+                               f"network has {self.net.n_in} inputs", error=True)
+            return
+        k = points_needed(cut.kind) if cut is not None else 3
+        if self.rows.n_rows < k:
+            self._show_message(f"{self.rows.name} has {self.rows.n_rows} row(s); a {cut.kind} "
+                               f"needs {k}", error=True)
+            return
+        self.set_slice_rows(tuple(range(k)))
+
+    def _read_rows(self, source: str, then) -> None:
+        self._rows_then = then
+        self._data_worker.submit(lambda should_stop: (source, _read_rows(source)))
+
+    def _on_rows_read(self, got) -> None:
+        source, rows = got
+        self.rows, self._rows_source = rows, source
+        then, self._rows_then = self._rows_then, None
+        if then is not None:
+            then()
+        self._sync_slice_bar()
+
+    def _on_rows_failed(self, exc: Exception) -> None:
+        self._rows_then = None
+        self._show_message(str(exc), error=True)
+
+    def _open_points_dialog(self) -> None:
+        filters = "Points (*.csv *.npz);;All files (*)"
+        path, _ = QFileDialog.getOpenFileName(self, "Open a points file (rows of inputs)", "",
+                                              filters)
+        if path:
+            self.load_points(path)
+
+    def open_example(self) -> bool:
+        """Open the digits classifier that ships with the app, sliced by the plane
+        through three of its pictures."""
+        from relulab.io.networks import NetworkFileError
+
+        try:
+            net = _example_network()
+            rows = _read_rows(f"example:{EXAMPLE}")
+        except (NetworkFileError, ValueError, OSError) as e:
+            self._show_message(f"The example could not be read: {e}", error=True)
+            self._sync_controls()
+            return False
+        self.rows, self._rows_source = rows, f"example:{EXAMPLE}"
+        self._show_message("Example: a 64-32-32-10 classifier of 8×8 digits, on the plane "
+                           "through three of its pictures.")
+        self._change("example: digits classifier", source="example", network=net, file=None,
+                     slice=self._rows_slice("plane", EXAMPLE_ROWS))
+        return True
+
+    def export_sliced(self, path) -> bool:
+        """Write the restricted network of the slice on screen (format by extension)."""
+        from relulab.io.networks import NetworkFileError, save_network
+
+        if self._state.slice is None:
+            self._show_message("Nothing to save: this network is not sliced.", error=True)
+            return False
+        try:
+            save_network(self._state.slice.slice().restrict(self.net), path)
+        except NetworkFileError as e:
+            self._show_message(str(e), error=True)
+            return False
+        self._show_message(f"Saved the sliced network to {Path(path).name}.")
+        return True
+
+    def _export_sliced_dialog(self) -> None:
+        path, chosen = QFileDialog.getSaveFileName(self, "Save the sliced network", "slice.json",
+                                                   "JSON (*.json);;NumPy (*.npz);;ONNX (*.onnx)")
+        if path:
+            if not Path(path).suffix:
+                path += "." + chosen.split("*.")[1].rstrip(")")
+            self.export_sliced(path)
+
     # -- export ---------------------------------------------------------------
     def export_shallow(self, path) -> bool:
         """Write the shallow network (format by extension); errors are shown, not raised."""
@@ -483,6 +853,10 @@ class ConverterPanel(Panel):
                                if self.busy else "Nothing to export: the conversion failed.",
                                error=True)
             return False
+        if self.result.conversion is None:
+            self._show_message(f"Nothing to export: the slice was not converted "
+                               f"({self.result.problem})", error=True)
+            return False
         try:
             save_network(self.result.conversion.shallow, path)
         except NetworkFileError as e:
@@ -492,7 +866,8 @@ class ConverterPanel(Panel):
         return True
 
     def _export_dialog(self) -> None:
-        finite = self.result is not None and self.result.conversion.one_d is not None
+        finite = (self.result is not None and self.result.conversion is not None
+                  and self.result.conversion.one_d is not None)
         filters = ("JSON (*.json);;NumPy (*.npz);;ONNX (*.onnx)" if finite
                    else "JSON (*.json);;NumPy (*.npz)")
         path, chosen = QFileDialog.getSaveFileName(self, "Export the shallow network",
@@ -510,14 +885,29 @@ class ConverterPanel(Panel):
         # The last result belongs to the last network: let it go now rather than hold
         # two conversions (hundreds of MB for thousands of regions) at once.
         self.result = None
+        cut = self._state.slice
+        if cut is not None:
+            self.verdict.setText("slicing…")
+            palette = self.slice_drawing.palette(net.n_out)
+            self._worker.submit(lambda should_stop: compute_sliced(net, cut, should_stop, palette))
+            return
         self._worker.submit(lambda should_stop: compute(net, should_stop=should_stop))
 
     def _on_converted(self, result: Result) -> None:
         self.result = result
-        if not 0 <= self.selected_region < len(result.conversion.regions):
+        if result.slice_view is not None:
+            count = len(result.slice_view.polygons)
+        else:
+            count = len(result.conversion.regions)
+        if not 0 <= self.selected_region < count:
             self._state = replace(self._state, selected_region=-1)
         self._redraw()
         self.converted.emit()
+
+    def _on_slice_drawn(self, view: SliceView) -> None:
+        """The slice's picture, before its conversion is done."""
+        self._show_slice_picture(view)
+        self.verdict.setText("converting the slice…")
 
     def _on_failed(self, exc: Exception) -> None:
         # shown in the panel; the previous picture stays
@@ -527,6 +917,11 @@ class ConverterPanel(Panel):
     # -- drawing ----------------------------------------------------------------
     def _redraw(self) -> None:
         res = self.result
+        if res.slice_view is not None:
+            self._redraw_slice(res)
+            return
+        self.slice_drawing.clear()
+        self.slice_view = None
         conv = res.conversion
         one_d = conv.one_d is not None
         self._clear_regions()
@@ -539,6 +934,111 @@ class ConverterPanel(Panel):
             self._draw_1d(res)
         else:
             self._draw_nd(res)
+
+    def _show_slice_picture(self, view: SliceView) -> None:
+        self.slice_view = view
+        self._clear_regions()
+        line = view.cut.kind == "line"
+        self.deep_curve.setVisible(False)
+        self.shallow_curve.setVisible(False)
+        self.kink_marks.setVisible(False)
+        self.slice_drawing.theme = self.theme
+        cut = self._state.slice
+        self.slice_drawing.draw(view, image_shape=cut.image_shape if cut is not None else None)
+        self.kink_table.setVisible(line)
+        self.diff_plot.setVisible(line)
+        self.region_info.setVisible(not line)
+        if not 0 <= self.selected_region < len(view.polygons):
+            self._state = replace(self._state, selected_region=-1)
+        self.slice_drawing.select(self.selected_region)
+        self._show_region_info()
+
+    def _redraw_slice(self, res: Result) -> None:
+        view = res.slice_view
+        if view is not self.slice_drawing.view:
+            self._show_slice_picture(view)
+        conv = res.conversion
+        if conv is None:
+            self.sizes_label.setText(self._unbuilt_sizes(res))
+            self.layers_label.setText("")
+            self.kinks.set_rows(np.zeros((0, 5)))
+            self.diff_curve.setData([], [])
+            self.verdict.setText(f"Its shallow network is not built here: {res.problem}")
+            self.verdict.setStyleSheet(f"color: {self.theme.color('foreground').name()};"
+                                       " font-weight: bold;")
+            self.summary_label.setText(self._slice_summary(res))
+            return
+        self._draw_sizes(conv)
+        self._draw_verdict(res)
+        if conv.one_d is not None:
+            self.kinks.set_rows(res.kink_rows)
+            diff = res.deep_y - res.shallow_y
+            worst = np.abs(diff).max(axis=0)
+            o = int(np.argmax(worst)) if len(worst) else 0
+            self.diff_curve.setData(res.curve_x, diff[:, o])
+            item = self.diff_plot.getPlotItem()
+            item.setLabel("left", "deep − shallow")
+            item.setTitle(f"output {o}, the largest difference" if diff.shape[1] > 1 else None)
+            item.setLabel("bottom", "t")
+            span = max(1e-15, float(np.abs(diff[:, o]).max()) * 1.2)
+            self.diff_plot.setYRange(-span, span, padding=0)
+            widths = conv.shallow.hidden_sizes
+            self.layers_label.setText(
+                f"Shallow network of the slice: 1 → {widths[0] if widths else 0} → {conv.n_out}, "
+                "every weight finite; exportable as JSON, NPZ and ONNX.")
+        else:
+            self._draw_layers_nd(conv)
+        self._show_region_info()
+
+    def _unbuilt_sizes(self, res: Result) -> str:
+        """The deep network of the slice and Corollary 1's widths, when the shallow one
+        is not built (the widths are what it would have)."""
+        r = res.slice_view.restricted
+        hidden = r.hidden_sizes
+        rows = [("hidden layers", len(hidden)), ("widths", "-".join(map(str, hidden))),
+                ("neurons", sum(hidden)), ("parameters", r.n_params)]
+        cell = 'style="padding: 2px 6px;"'
+        html = ["<table>", f"<tr><th></th><th {cell}>deep (slice)</th></tr>"]
+        html += [f"<tr><th {cell} align='left'>{a}</th><td {cell} align='center'>{b}</td></tr>"
+                 for a, b in rows]
+        html.append("</table>")
+        if res.terms is not None:
+            w, p, k = res.terms
+            html.append(f"<p>Corollary 1: width ≤ max{{{', '.join(map(str, w))}}} = {max(w)} "
+                        f"(p = {p}, k = {k})</p>")
+        return "".join(html)
+
+    def _slice_summary(self, res: Result) -> str:
+        view = res.slice_view
+        cut = view.cut
+        r = view.restricted
+        arch = "-".join(map(str, r.sizes))
+        rows = [r for r in self._state.slice.rows if r is not None] if self._state.slice else []
+        names = ", ".join("ABC"[:len(cut.coords)])
+        through = f" (rows {', '.join(map(str, rows))})" if len(rows) == len(cut.coords) else ""
+        text = (f"The {cut.kind} through {names}{through}: the restricted network {arch} "
+                "(first layer W·D, W·o + b). ")
+        conv = res.conversion
+        if cut.kind == "line":
+            lp = view.pieces
+            counts = [o.n_kinks for o in lp.outputs]
+            text += (f"{len(lp.kinks)} exact kinks on the whole line ({lp.certificate})"
+                     + (f", per output {', '.join(map(str, counts))}"
+                        if len(set(counts)) > 1 else
+                        (" where every output bends" if len(counts) > 1 else "")) + ".")
+            if conv is not None:
+                text += f" One hidden layer of width {conv.one_d.width}: {conv.one_d.rule}."
+        else:
+            text += f"{len(view.polygons)} exact regions in the box"
+            if conv is not None:
+                text += (f"; p = {conv.p} on the whole plane ({res.lower_dimensional} "
+                         f"lower-dimensional), k = {conv.k} constraints")
+            elif res.terms is not None:
+                text += f"; p = {res.terms[1]} on the whole plane, k = {res.terms[2]} constraints"
+            text += "."
+            if view.decisions is not None:
+                text += " Colours: the class each region's affine map gives (argmax)."
+        return text
 
     def size_rows(self) -> list[list[str]]:
         """[row name, hidden layers, widths, neurons, parameters] for deep, shallow, bound."""
@@ -597,6 +1097,8 @@ class ConverterPanel(Panel):
             summary = (f"{conv.n_in}-D: p = {conv.p} activation regions on all of {space} "
                        f"({res.lower_dimensional} lower-dimensional{shown}), k = {conv.k} "
                        "constraints. Regions are not pieces: neighbours may share one affine map.")
+        if res.slice_view is not None:
+            summary = self._slice_summary(res)
         self.verdict.setText(text)
         self.summary_label.setText(summary)
         self.verdict.setStyleSheet(f"color: {self.theme.color('foreground' if ok else 'error').name()};"
@@ -637,20 +1139,10 @@ class ConverterPanel(Panel):
         self.deep_curve.setVisible(False)
         self.shallow_curve.setVisible(False)
         self.kink_marks.setVisible(False)
-        from relulab.model.shallow import COROLLARY_TERMS
-
         self.kinks.set_rows(np.zeros((0, 5)))
         item = self.main_plot.getPlotItem()
         n = conv.n_in
-        what = ("x⁺, x⁻ and one detector per constraint",
-                "x⁺, x⁻ and o_r (0 inside region r, ∞ outside)", "ReLU(±(A_r x + c_r) − o_r)")
-        self.layers_label.setText(
-            "Shallow network (3 hidden layers, ±∞ rows):\n"
-            + "".join(f"  {i + 1}. {width} = {words}: {does}\n" for i, (width, words, does)
-                      in enumerate(zip(conv.terms, COROLLARY_TERMS, what)))
-            + "Export as JSON or NPZ (ONNX cannot hold ∞). This follows a reconstruction of "
-            "Villani & Schoots' construction; the paper's count of k and its treatment of "
-            "region boundaries may differ.")
+        self._draw_layers_nd(conv)
         if n != 2:
             item.setTitle(f"{n}-D input: no map (regions: {conv.p})")
             return
@@ -670,6 +1162,19 @@ class ConverterPanel(Panel):
         vb.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
         self._show_region_info()
 
+    def _draw_layers_nd(self, conv) -> None:
+        from relulab.model.shallow import COROLLARY_TERMS
+
+        what = ("x⁺, x⁻ and one detector per constraint",
+                "x⁺, x⁻ and o_r (0 inside region r, ∞ outside)", "ReLU(±(A_r x + c_r) − o_r)")
+        self.layers_label.setText(
+            "Shallow network (3 hidden layers, ±∞ rows):\n"
+            + "".join(f"  {i + 1}. {width} = {words}: {does}\n" for i, (width, words, does)
+                      in enumerate(zip(conv.terms, COROLLARY_TERMS, what)))
+            + "Export as JSON or NPZ (ONNX cannot hold ∞). This follows a reconstruction of "
+            "Villani & Schoots' construction; the paper's count of k and its treatment of "
+            "region boundaries may differ.")
+
     def _clear_regions(self) -> None:
         vb = self.main_plot.getPlotItem().getViewBox()
         for gi in self._region_items:
@@ -687,24 +1192,45 @@ class ConverterPanel(Panel):
             gi.setPen(selected_pen if idx == self.selected_region else outline)
             gi.setZValue(2 if idx == self.selected_region else 1)
 
+    def _selectable(self) -> list:
+        """What ``selected_region`` indexes: the slice's regions in its box, or the
+        conversion's regions."""
+        if self.slice_view is not None and self._state.sliced:
+            return self.slice_view.polygons
+        return self.result.conversion.regions if self.result else []
+
     def select_region(self, index: int) -> None:
         """Show region ``index``'s affine map and constraints (−1: none)."""
-        regions = self.result.conversion.regions if self.result else []
+        regions = self._selectable()
         # a view choice, not an edit: no undo step (scene files keep it)
         self._state = replace(self._state, selected_region=index if 0 <= index < len(regions) else -1)
-        self._style_regions()
+        if self._state.sliced:
+            self.slice_drawing.select(self.selected_region)
+        else:
+            self._style_regions()
         self._show_region_info()
 
     def step_region(self, step: int) -> None:
         """Select the next (+1) or previous (−1) region, for keyboard use."""
-        if self.result is None or not self.result.conversion.regions:
+        regions = self._selectable()
+        if not regions:
             return
-        p = len(self.result.conversion.regions)
+        p = len(regions)
         start = self.selected_region if self.selected_region >= 0 else (-1 if step > 0 else 0)
         self.select_region((start + step) % p)
 
     def select_region_at(self, x: float, y: float) -> int:
-        """Select the region holding the point (x, y); returns its index."""
+        """Select the region holding the point (x, y) (on a plane slice: its
+        coordinates t₁, t₂); returns its index."""
+        if self._state.sliced:
+            view = self.slice_view
+            if view is None or view.cut.kind != "plane":
+                return -1
+            pattern = view.restricted.activation_patterns(np.array([[x, y]], dtype=float))[0]
+            key = pattern.tobytes()
+            idx = next((i for i, p in enumerate(view.polygons) if p.pattern.tobytes() == key), -1)
+            self.select_region(idx)
+            return idx
         if self.result is None or self.result.conversion.n_in != 2:
             return -1
         from relulab.model.regions import region_at
@@ -714,18 +1240,42 @@ class ConverterPanel(Panel):
         return idx
 
     def _show_region_info(self) -> None:
-        if self.result is None or self.selected_region < 0:
+        if self.selected_region < 0 or (self.result is None and self.slice_view is None):
             self.region_info.setText("Click a region (or press ] and [) to see its affine map "
                                      "and constraints.")
+            return
+        if self._state.sliced:
+            self.region_info.setText(self._slice_region_text(self.selected_region))
             return
         r = self.result.conversion.regions[self.selected_region]
         self.region_info.setText(f"Region {self.selected_region + 1} of {len(self.result.conversion.regions)}\n"
                                  + r.describe(digits=3))
 
+    def _slice_region_text(self, index: int) -> str:
+        view = self.slice_view
+        poly = view.polygons[index]
+        head = (f"Region {index + 1} of the {len(view.polygons)} in the box, on the plane "
+                "x = A + t₁·d₁ + t₂·d₂ (coordinates t1, t2)\n")
+        conv = self.result.conversion if self.result is not None else None
+        if conv is not None and conv.regions:
+            key = poly.pattern.tobytes()
+            for r in conv.regions:
+                if r.pattern.tobytes() == key:
+                    return head + r.describe(digits=3)
+        from relulab.model.regions import _affine_text
+
+        lines = [f"pattern {''.join('1' if b else '0' for b in poly.pattern)}"]
+        for i in range(poly.A.shape[0]):
+            lines.append(f"f{i}(t) = {_affine_text(poly.A[i], poly.c[i], ['t1', 't2'], 3)}")
+        return head + "\n".join(lines)
+
     def _on_plot_click(self, event) -> None:
-        if event.button() != Qt.MouseButton.LeftButton or self.result is None:
+        if event.button() != Qt.MouseButton.LeftButton:
             return
-        if self.result.conversion.n_in != 2:
+        if self._state.sliced:
+            if self.slice_view is None or self.slice_view.cut.kind != "plane":
+                return
+        elif self.result is None or self.result.conversion.n_in != 2:
             return
         vb = self.main_plot.getPlotItem().getViewBox()
         if not vb.sceneBoundingRect().contains(event.scenePos()):
@@ -736,13 +1286,19 @@ class ConverterPanel(Panel):
 
     # -- hooks -----------------------------------------------------------------
     def plots(self) -> dict:
+        if self._state.sliced:
+            if self._state.slice.kind == "line":
+                return {"functions": self.main_plot, "difference": self.diff_plot}
+            return {"regions": self.main_plot}
         if self.result is not None and self.result.conversion.one_d is not None:
             return {"functions": self.main_plot, "difference": self.diff_plot}
         return {"regions": self.main_plot}
 
     def data_tables(self) -> dict:
         tables = {}
-        if self.result is None:
+        if self.slice_view is not None and self._state.sliced:
+            tables.update(self._slice_tables())
+        if self.result is None or self.result.conversion is None:
             return tables
         conv = self.result.conversion
         if conv.one_d is not None:
@@ -757,6 +1313,29 @@ class ConverterPanel(Panel):
                            self.size_rows())
         return tables
 
+    def _slice_tables(self) -> dict:
+        view = self.slice_view
+        cut = view.cut
+        coords = ["t"] if cut.kind == "line" else ["t1", "t2"]
+        points = (["point", "label", *coords, "network's class"],
+                  [[name, cut.labels[i] if i < len(cut.labels) else name,
+                    *map(float, cut.coords[i]),
+                    int(view.winners[i]) if view.winners is not None else ""]
+                   for i, name in enumerate(("A", "B", "C")[:len(cut.coords)])])
+        out = {"slice points": points}
+        if cut.kind == "plane":
+            out["regions in the box"] = (
+                ["region", "pattern", "area", "A", "c"],
+                [[i + 1, "".join("1" if b else "0" for b in p.pattern), p.area, p.A.tolist(),
+                  p.c.tolist()] for i, p in enumerate(view.polygons)])
+        else:
+            rows = []
+            for o, pl in enumerate(view.pieces.outputs):
+                rows += [[o, float(t), float(y), float(j)]
+                         for t, y, j in zip(pl.kinks, pl.values, pl.jumps)]
+            out["kinks of each output"] = (["output", "t", "value", "slope jump"], rows)
+        return out
+
     def apply_theme(self) -> None:
         t = self.theme
         self._left.setFixedWidth(int(330 * t.zoom))
@@ -769,10 +1348,24 @@ class ConverterPanel(Panel):
         self.kink_marks.setSize(t.point_size(7))
         self.diff_curve.setPen(t.pen("error", 2.0))
         self._style_regions()
-        if self.result is not None:
+        if self.slice_view is not None and self._state.sliced:
+            self.slice_drawing.theme = t
+            if self.slice_view.raster is not None:  # painted in the old colours: paint again
+                self._start_conversion()
+            else:
+                self.slice_drawing.draw(self.slice_view, image_shape=self._state.slice.image_shape)
+                self.slice_drawing.select(self.selected_region)
+        if self.result is not None and self.result.conversion is not None:
             self._draw_verdict(self.result)
 
+    def set_lecture_layout(self, on: bool) -> None:
+        """The slice bar is a control too: hidden in the lecture layout."""
+        super().set_lecture_layout(on)
+        self._lecture_layout = on
+        self.slice_bar.setVisible(self._state.sliced and not on)
+
     def shutdown(self) -> None:
+        self._data_worker.shutdown()
         self._worker.shutdown()
         super().shutdown()
 

@@ -1,0 +1,610 @@
+"""Slices in the Deep → shallow panel: the bar that chooses them and the pictures of them.
+
+A network with more inputs than the converter takes whole is looked at on a line
+through two points or a plane through three (:mod:`relulab.model.slices`). The
+:class:`SliceBar` chooses the points: rows of a points file, a random plane, or typed.
+:func:`compute_slice` runs on the panel's worker: it restricts the network, finds the
+exact regions in the box around the points (plane) or the exact kinks of every output
+(line), the decision regions of a classifier, and prepares the pictures as painter
+paths, so the GUI thread only hands them to the plot; then it converts the restricted
+network. :class:`SliceDrawing` owns the plot items.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QPainterPath
+from PySide6.QtWidgets import (
+    QComboBox, QFormLayout, QGraphicsPathItem, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+    QSpinBox, QWidget,
+)
+
+from relulab.model.cancel import check
+from relulab.model.slices import MAX_SEED, POINT_NAMES, Slice, SliceState
+from relulab.ui.panels.base import named, signals_blocked
+
+KIND_LABELS = {"plane": "Plane through 3 points", "line": "Line through 2 points"}
+MODE_LABELS = {"rows": "Rows of a points file", "random": "Random plane or line",
+               "typed": "Typed points"}
+#: The fill of a region or decision piece (0–255).
+FILL_ALPHA = 120
+#: A picture at a point is this fraction of the box's width.
+PICTURE_SIZE = 0.16
+#: Colours of up to ten classes (Paul Tol's "muted" scheme, told apart by colour-blind
+#: viewers; every piece's class is also written on the map).
+CLASS_COLOURS = ("#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677",
+                 "#882255", "#AA4499", "#DDDDDD")
+REGION_COLOURS = 7
+#: Up to this many regions the map is drawn as vector paths (sharp at any zoom, about
+#: 3 ms a thousand regions for each repaint); beyond, the worker paints it into a picture
+#: as large as the plot (at most RASTER_PIXELS²), which any number of regions repaints
+#: in a few milliseconds (zooming in shows its pixels).
+VECTOR_REGIONS = 4000
+RASTER_PIXELS = 2400
+#: The panel draws at most this many regions in the box (then: choose closer points).
+MAX_BOX_REGIONS = 250_000
+
+
+# ---------------------------------------------------------------------------
+# the work (on the worker's thread: model calls and painter paths, no widgets)
+# ---------------------------------------------------------------------------
+@dataclass
+class SliceView:
+    """What the slice's picture shows, computed off the GUI thread."""
+
+    cut: Slice
+    restricted: object                     # relulab.model.mlp.MLP of 1 or 2 inputs
+    box: tuple
+    polygons: list = field(default_factory=list)      # plane: RegionPolygon in the box
+    region_paths: list = field(default_factory=list)  # plane: (colour index, QPainterPath)
+    edges: QPainterPath | None = None                 # plane: every region's outline
+    decisions: object = None                          # plane, classifier: DecisionRegions
+    class_paths: list = field(default_factory=list)   # (class, QPainterPath)
+    class_labels: list = field(default_factory=list)  # (class, x, y): where to write it
+    boundary: QPainterPath | None = None              # the decision boundary
+    pieces: object = None                             # line: LinePieces of every output
+    curves: list = field(default_factory=list)        # line: (t, y) per output, exact
+    kinks: list = field(default_factory=list)         # line: (t, y) of each output's kinks
+    winners: np.ndarray | None = None                 # the class the network gives each point
+    raster: np.ndarray | None = None                  # plane, many regions: the map, RGBA
+
+
+def polygons_path(polygons) -> QPainterPath:
+    """One painter path of closed polygons ((k, 2) arrays): built from flat arrays, so
+    tens of thousands of polygons take milliseconds."""
+    polygons = [np.asarray(p, dtype=float) for p in polygons if len(p) >= 3]
+    if not polygons:
+        return QPainterPath()
+    closed = [np.vstack([p, p[:1]]) for p in polygons]
+    xy = np.concatenate(closed)
+    connect = np.ones(len(xy), dtype=np.int32)
+    connect[np.cumsum([len(p) for p in closed]) - 1] = 0
+    return pg.arrayToQPath(xy[:, 0], xy[:, 1], connect=connect, finiteCheck=False)
+
+
+def segments_path(ends: np.ndarray) -> QPainterPath:
+    """A path of segments: rows 2s and 2s + 1 of ``ends`` are segment s's ends."""
+    if len(ends) == 0:
+        return QPainterPath()
+    return pg.arrayToQPath(ends[:, 0], ends[:, 1], connect="pairs", finiteCheck=False)
+
+
+@dataclass(frozen=True)
+class Palette:
+    """The colours of a slice's map as plain RGBA tuples, taken from the theme on the GUI
+    thread for a worker that paints many regions into a picture."""
+
+    regions: tuple = ()
+    classes: tuple = ()
+    edge: tuple = (255, 255, 255, 150)
+    boundary: tuple = (0, 0, 0, 255)
+    width: float = 1.0
+    #: the picture's side in pixels: the plot's, so that one pixel is one on screen
+    pixels: int = RASTER_PIXELS
+
+
+def _rgba(c: QColor, alpha: int | None = None) -> tuple:
+    return (c.red(), c.green(), c.blue(), c.alpha() if alpha is None else alpha)
+
+
+def raster_labels(polygons, box, pixels: int) -> np.ndarray:
+    """Which of the convex ``polygons`` (a tiling of ``box``) holds each pixel centre of a
+    ``pixels``² picture of the box, as an int32 array (rows from the top; −1 where
+    none does). Numpy only, so a worker doing it leaves the GUI thread free: every
+    polygon's edges are cut by the pixel rows they cross, each (polygon, row) gives one
+    span [left, right), and a row's spans, sorted, fill it left to right."""
+    x0, x1, y0, y1 = box
+    sx, sy = pixels / (x1 - x0), pixels / (y1 - y0)
+    counts = np.array([len(p) for p in polygons], dtype=np.int64)
+    V = np.concatenate([np.asarray(p, dtype=float) for p in polygons])
+    px = (V[:, 0] - x0) * sx
+    py = (y1 - V[:, 1]) * sy                          # rows grow downwards
+    owner = np.repeat(np.arange(len(polygons)), counts)
+    starts = np.cumsum(counts) - counts
+    nxt = np.arange(len(V)) + 1
+    nxt[starts + counts - 1] = starts                  # each polygon's last vertex closes it
+    ya, yb, xa, xb = py, py[nxt], px, px[nxt]
+    lo, hi = np.minimum(ya, yb), np.maximum(ya, yb)
+    r0 = np.clip(np.ceil(lo - 0.5), 0, pixels).astype(np.int64)
+    r1 = np.clip(np.ceil(hi - 0.5), 0, pixels).astype(np.int64)
+    n = np.maximum(r1 - r0, 0)
+    edge = np.repeat(np.arange(len(V)), n)
+    row = np.arange(int(n.sum()), dtype=np.int64) - np.repeat(np.cumsum(n) - n - r0, n)
+    y = row + 0.5
+    t = (y - ya[edge]) / (yb[edge] - ya[edge])
+    x = xa[edge] + t * (xb[edge] - xa[edge])
+    key = owner[edge] * pixels + row
+    order = np.lexsort((x, key))
+    key, x = key[order], x[order]
+    first = np.r_[True, key[1:] != key[:-1]]
+    last = np.r_[first[1:], True]
+    left, right = x[first], x[last]                     # per (polygon, row): its span
+    span_key = key[first]
+    poly, srow = span_key // pixels, span_key % pixels
+    col = np.clip(np.ceil(left - 0.5), 0, pixels - 1).astype(np.int64)
+    end = np.clip(np.ceil(right - 0.5), 0, pixels).astype(np.int64)
+    keep = end > col                                    # a sliver between pixel centres: none
+    poly, srow, col = poly[keep], srow[keep], col[keep]
+    flat = srow * pixels + col
+    order = np.argsort(flat, kind="stable")
+    marks = np.full(pixels * pixels, -1, dtype=np.int64)
+    marks[flat[order]] = np.arange(len(order))
+    filled = np.maximum.accumulate(marks)
+    out = np.where(filled >= 0, poly[order][np.maximum(filled, 0)], -1)
+    return out.reshape(pixels, pixels).astype(np.int32)
+
+
+def _changes(labels: np.ndarray) -> np.ndarray:
+    """Pixels whose right or lower neighbour has another label (the outlines)."""
+    edge = np.zeros(labels.shape, dtype=bool)
+    edge[:, :-1] |= labels[:, :-1] != labels[:, 1:]
+    edge[:-1, :] |= labels[:-1, :] != labels[1:, :]
+    return edge
+
+
+def rasterize(view: SliceView, palette: Palette, pixels: int = RASTER_PIXELS) -> np.ndarray:
+    """The map of a plane (fills, outlines, the decision boundary) as an RGBA picture
+    (pixels, pixels, 4) of ``view.box``, rows from the top; numpy only (see
+    :func:`raster_labels`). A picture: its pixels sample the exact polygons."""
+    regions = raster_labels([p.vertices for p in view.polygons], view.box, pixels)
+    inside = regions >= 0
+    if view.decisions is not None:
+        pieces = view.decisions.pieces
+        labels = np.array([p.label for p in pieces] + [-1], dtype=np.int64)
+        classes = labels[raster_labels([p.vertices for p in pieces], view.box, pixels)]
+        lut = np.array(list(palette.classes) + [(0, 0, 0, 0)], dtype=np.uint8)
+        rgba = lut[np.where(classes >= 0, classes % len(palette.classes), len(palette.classes))]
+        boundary = _changes(classes)
+        boundary[1:, :] |= boundary[:-1, :]             # two pixels wide
+        boundary[:, 1:] |= boundary[:, :-1]
+    else:
+        index = np.array([p.index for p in view.polygons], dtype=np.int64)
+        colour = np.where(inside, index[np.maximum(regions, 0)] % REGION_COLOURS, len(palette.regions))
+        lut = np.array(list(palette.regions) + [(0, 0, 0, 0)], dtype=np.uint8)
+        rgba = lut[colour]
+        boundary = None
+    edges = _changes(regions) & inside
+    a = palette.edge[3] / 255.0
+    rgba[edges, :3] = (rgba[edges, :3] * (1 - a) + np.array(palette.edge[:3]) * a).astype(np.uint8)
+    rgba[edges, 3] = np.maximum(rgba[edges, 3], palette.edge[3])
+    if boundary is not None:
+        boundary &= inside
+        rgba[boundary] = palette.boundary
+    rgba[~inside] = 0
+    return np.ascontiguousarray(rgba)
+
+
+def compute_slice(net, cut_state: SliceState, should_stop=None, palette: Palette | None = None):
+    """Restrict ``net`` to the slice and prepare its picture (returns a SliceView); with
+    more than VECTOR_REGIONS regions the map is painted here with ``palette``."""
+    from relulab.model.piecewise import line_pieces
+    from relulab.model.regions import region_polygons
+
+    cut = cut_state.slice()
+    restricted = cut.restrict(net)
+    box = cut.box()
+    view = SliceView(cut, restricted, box)
+    view.winners = np.argmax(np.asarray(net(cut.points)).reshape(len(cut.points), -1), axis=1)
+    if cut.kind == "line":
+        lp = line_pieces(restricted, should_stop=should_stop)
+        view.pieces = lp
+        for o in lp.outputs:
+            view.curves.append(o.breakpoints(*box))
+            inside = (o.kinks > box[0]) & (o.kinks < box[1])
+            view.kinks.append((o.kinks[inside], o.values[inside]))
+        return view
+    polys = region_polygons(restricted, box, should_stop=should_stop, max_regions=MAX_BOX_REGIONS)
+    check(should_stop, "drawing")
+    view.polygons = polys
+    # painter paths are built by Qt calls that hold the GIL (0.1 s for 70,000 polygons,
+    # and painting them holds it for seconds): many regions are drawn as a picture
+    vector = palette is None or len(polys) <= VECTOR_REGIONS
+    if vector:
+        by_colour: dict[int, list] = {}
+        for p in polys:
+            by_colour.setdefault(p.index % REGION_COLOURS, []).append(p.vertices)
+        view.region_paths = [(k, polygons_path(v)) for k, v in sorted(by_colour.items())]
+        view.edges = polygons_path([p.vertices for p in polys])
+    if restricted.n_out > 1 and polys:
+        from relulab.model.decisions import decision_regions
+
+        dec = decision_regions(restricted, box, should_stop=should_stop, regions=polys)
+        view.decisions = dec
+        by_class: dict[int, list] = {}
+        biggest: dict[int, tuple] = {}
+        # each class is named once, in its largest piece away from the chosen points
+        # (their markers and labels would hide it)
+        near = 0.06 * (box[1] - box[0])
+        for piece in dec.pieces:
+            by_class.setdefault(piece.label, []).append(piece.vertices)
+            centre = np.asarray(piece.vertices).mean(axis=0)
+            clear = np.min(np.linalg.norm(cut.coords - centre, axis=1)) > near
+            rank = (clear, piece.area)
+            if rank > biggest.get(piece.label, ((False, 0.0),))[0]:
+                biggest[piece.label] = (rank, *centre)
+        view.class_labels = [(k, float(x), float(y)) for k, (_, x, y) in sorted(biggest.items())]
+        if vector:
+            view.class_paths = [(k, polygons_path(v)) for k, v in sorted(by_class.items())]
+            view.boundary = segments_path(dec.boundary)
+    if not vector:
+        check(should_stop, "painting")
+        view.raster = rasterize(view, palette, palette.pixels)
+    return view
+
+
+# ---------------------------------------------------------------------------
+# the bar that chooses a slice
+# ---------------------------------------------------------------------------
+class SliceBar(QWidget):
+    """Line or plane; through rows of a points file, a random one, or typed points.
+
+    Signals carry what the person asked for; the panel turns it into a new state
+    (one undo step) and calls :meth:`show_state` back."""
+
+    kind_chosen = Signal(str)
+    mode_chosen = Signal(str)
+    rows_chosen = Signal(tuple)
+    seed_chosen = Signal(int)
+    points_typed = Signal(str)
+    open_data = Signal()
+    export_sliced = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        named(self, "converter-slice", "Slice of a network with many inputs")
+        form = QFormLayout(self)
+        form.setContentsMargins(0, 4, 0, 0)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.title = named(QLabel(""), "converter-slice-title", "What is sliced")
+        self.title.setWordWrap(True)
+        form.addRow(self.title)
+        self.kind_box = named(QComboBox(), "converter-slice-kind", "Line or plane",
+                              "A line through two points (exact kinks of every output) or a "
+                              "plane through three (exact regions)")
+        for key, text in KIND_LABELS.items():
+            self.kind_box.addItem(text, key)
+        form.addRow("Slice", self.kind_box)
+        self.mode_box = named(QComboBox(), "converter-slice-mode", "How the points are chosen")
+        for key, text in MODE_LABELS.items():
+            self.mode_box.addItem(text, key)
+        form.addRow("Points", self.mode_box)
+        data_row = QWidget()
+        h = QHBoxLayout(data_row)
+        h.setContentsMargins(0, 0, 0, 0)
+        self.data_label = named(QLabel("no points file"), "converter-slice-data",
+                                "The points file")
+        self.data_label.setWordWrap(True)
+        self.data_button = named(QPushButton("Open…"), "converter-slice-open-data",
+                                 "Open a points file",
+                                 "Rows of inputs: CSV (one row a line, an optional header, a "
+                                 "label column) or NPZ (X, y)")
+        h.addWidget(self.data_label, 1)
+        h.addWidget(self.data_button)
+        form.addRow("File", data_row)
+        self._data_row = data_row
+        rows_row = QWidget()
+        h = QHBoxLayout(rows_row)
+        h.setContentsMargins(0, 0, 0, 0)
+        self.row_spins = []
+        for name in POINT_NAMES:
+            spin = named(QSpinBox(), f"converter-slice-row-{name.lower()}",
+                         f"Row of point {name}", f"Point {name}: a row of the points file "
+                         "(counting from 0; Enter applies)")
+            spin.setPrefix(f"{name} ")
+            spin.setKeyboardTracking(False)
+            spin.setRange(0, 0)
+            h.addWidget(spin, 1)
+            self.row_spins.append(spin)
+        form.addRow("Rows", rows_row)
+        self._rows_row = rows_row
+        self.seed_spin = named(QSpinBox(), "converter-slice-seed", "Seed of the random slice")
+        self.seed_spin.setRange(0, MAX_SEED)
+        self.seed_spin.setKeyboardTracking(False)
+        form.addRow("Seed", self.seed_spin)
+        self.points_edit = named(QLineEdit(), "converter-slice-points", "Typed points",
+                                 "Points separated by ';', each a row number, numbers separated "
+                                 "by commas, zeros, ones, mean or e<i> (Enter applies)")
+        self.points_edit.setPlaceholderText("e.g. 0; 17; 42  or  zeros; e0; e1")
+        form.addRow("Typed", self.points_edit)
+        self.export_button = named(QPushButton("Save the sliced network…"),
+                                   "converter-slice-export", "Save the sliced network",
+                                   "The restricted network of 1 or 2 inputs (JSON, NPZ or ONNX), "
+                                   "as relulab slice writes it")
+        form.addRow(self.export_button)
+        self.info = named(QLabel(""), "converter-slice-info", "About the slice")
+        self.info.setWordWrap(True)
+        form.addRow(self.info)
+        self._form = form
+        self.kind_box.activated.connect(lambda i: self.kind_chosen.emit(self.kind_box.itemData(i)))
+        self.mode_box.activated.connect(lambda i: self.mode_chosen.emit(self.mode_box.itemData(i)))
+        for spin in self.row_spins:
+            spin.valueChanged.connect(self._on_rows)
+        self.seed_spin.valueChanged.connect(self.seed_chosen.emit)
+        self.points_edit.returnPressed.connect(lambda: self.points_typed.emit(self.points_edit.text()))
+        self.data_button.clicked.connect(self.open_data.emit)
+        self.export_button.clicked.connect(self.export_sliced.emit)
+
+    def _on_rows(self, _value=None) -> None:
+        k = 2 if self.kind_box.currentData() == "line" else 3
+        self.rows_chosen.emit(tuple(s.value() for s in self.row_spins[:k]))
+
+    def show_state(self, cut: SliceState, n_in: int, rows=None, what: str = "") -> None:
+        """Put ``cut`` on the controls (signals blocked), for a network of ``n_in``
+        inputs and the points file ``rows`` (InputRows or None)."""
+        k = 2 if cut.kind == "line" else 3
+        widgets = [self.kind_box, self.mode_box, self.seed_spin, self.points_edit, *self.row_spins]
+        with signals_blocked(*widgets):
+            self.kind_box.setCurrentIndex(list(KIND_LABELS).index(cut.kind))
+            self.mode_box.setCurrentIndex(list(MODE_LABELS).index(cut.mode))
+            self.seed_spin.setValue(cut.seed)
+            if cut.mode == "typed" or not self.points_edit.text():
+                self.points_edit.setText(cut.text)
+            top = rows.n_rows - 1 if rows is not None else 0
+            for i, spin in enumerate(self.row_spins):
+                spin.setRange(0, max(0, top))
+                row = cut.rows[i] if i < len(cut.rows) else None
+                if row is not None:
+                    spin.setValue(min(row, max(0, top)))
+                spin.setVisible(i < k)
+        self._form.setRowVisible(self._rows_row, cut.mode == "rows")
+        self._form.setRowVisible(self.seed_spin, cut.mode == "random")
+        self._form.setRowVisible(self.points_edit, cut.mode == "typed")
+        if rows is not None:
+            self.data_label.setText(f"{rows.name}: {rows.n_rows:,} rows of {rows.n_inputs}")
+        else:
+            self.data_label.setText("no points file" if cut.data is None else
+                                    f"{_short(cut.data)} (not loaded)")
+        self.title.setText(what)
+        self.info.setText("Distances on the map are distances in input space. Exact for the "
+                          "restricted network (its first layer rounded once).")
+        self.info.setToolTip(
+            "The directions are orthonormal. The regions and kinks are exact for the "
+            "restricted network, whose first layer W·D, W·o + b is computed in floating point: "
+            "they are the slice's up to that rounding.")
+
+
+def _short(path: str) -> str:
+    if path.startswith("example:"):
+        return path.split(":", 1)[1]
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+# ---------------------------------------------------------------------------
+# the pictures on the main plot
+# ---------------------------------------------------------------------------
+class SliceDrawing:
+    """The plot items of a slice on ``plot`` (a PlotWidget): regions or decision
+    pieces, outlines, the boundary, the points with labels and pictures (plane), or
+    the outputs along the line with their kinks (line)."""
+
+    def __init__(self, plot: pg.PlotWidget, theme):
+        self.plot = plot
+        self.theme = theme
+        self.items: list = []
+        self.view: SliceView | None = None
+        self.selected: QGraphicsPathItem | None = None
+
+    def clear(self) -> None:
+        vb = self.plot.getPlotItem().getViewBox()
+        for it in self.items:
+            if it.scene() is not None:
+                vb.removeItem(it) if not isinstance(it, pg.PlotDataItem) else \
+                    self.plot.getPlotItem().removeItem(it)
+        self.items = []
+        self.selected = None
+        self.view = None
+
+    def _add(self, item, z: float = 0.0):
+        item.setZValue(z)
+        self.plot.getPlotItem().getViewBox().addItem(item)
+        self.items.append(item)
+        return item
+
+    def class_colour(self, k: int, n_classes: int) -> QColor:
+        if n_classes <= 6 and hasattr(self.theme, "class_color"):
+            return QColor(self.theme.class_color(k))
+        return QColor(CLASS_COLOURS[k % len(CLASS_COLOURS)])
+
+    def draw(self, view: SliceView, rows=None, image_shape=None) -> None:
+        self.clear()
+        self.view = view
+        if view.cut.kind == "plane":
+            self._draw_plane(view, image_shape)
+        else:
+            self._draw_line(view)
+
+    def _path_item(self, path, brush=None, pen=None, z=1.0):
+        item = QGraphicsPathItem(path)
+        item.setBrush(brush if brush is not None else QBrush(Qt.BrushStyle.NoBrush))
+        if pen is None:
+            item.setPen(pg.mkPen(None))
+        else:
+            item.setPen(pen)
+        return self._add(item, z)
+
+    def palette(self, n_out: int) -> Palette:
+        """The theme's colours for a worker that paints a map (see :func:`rasterize`),
+        and the plot's size in device pixels."""
+        t = self.theme
+        classes = tuple(_rgba(self.class_colour(k, n_out), FILL_ALPHA + 40) for k in range(n_out))
+        regions = tuple(_rgba(QColor(t.series_color(k)), FILL_ALPHA) for k in range(REGION_COLOURS))
+        vb = self.plot.getPlotItem().getViewBox()
+        side = max(vb.width(), vb.height()) * self.plot.devicePixelRatioF()
+        pixels = int(min(RASTER_PIXELS, max(400, side)))
+        return Palette(regions, classes, _rgba(QColor(t.color("background")), 150),
+                       _rgba(QColor(t.color("foreground"))), t.width(1.0), pixels)
+
+    def _draw_plane(self, view: SliceView, image_shape) -> None:
+        t = self.theme
+        item = self.plot.getPlotItem()
+        dec = view.decisions
+        if view.raster is not None:
+            x0, x1, y0, y1 = view.box
+            # ImageItem indexes [x, y] with y upwards: the picture's rows run downwards
+            picture = pg.ImageItem(view.raster[::-1].transpose(1, 0, 2))
+            picture.setRect(QRectF(x0, y0, x1 - x0, y1 - y0))
+            self._add(picture, 1)
+            for k, x, y in view.class_labels:
+                label = pg.TextItem(str(k), color=t.color("foreground"), anchor=(0.5, 0.5))
+                label.setFont(t.font(11, bold=True))
+                label.setPos(x, y)
+                self._add(label, 4)
+        elif dec is not None:
+            for k, path in view.class_paths:
+                c = self.class_colour(k, dec.classes)
+                c.setAlpha(FILL_ALPHA + 40)
+                self._path_item(path, QBrush(c), z=1)
+            edge = QColor(t.color("background"))
+            edge.setAlpha(150)
+            pen = pg.mkPen(edge, width=t.width(0.8))
+            pen.setCosmetic(True)
+            self._path_item(view.edges, pen=pen, z=2)
+            bpen = pg.mkPen(t.color("foreground"), width=t.width(2.5))
+            bpen.setCosmetic(True)
+            self._path_item(view.boundary, pen=bpen, z=3)
+            for k, x, y in view.class_labels:
+                label = pg.TextItem(str(k), color=t.color("foreground"), anchor=(0.5, 0.5))
+                label.setFont(t.font(11, bold=True))
+                label.setPos(x, y)
+                self._add(label, 4)
+        else:
+            for k, path in view.region_paths:
+                c = QColor(t.series_color(k))
+                c.setAlpha(FILL_ALPHA)
+                self._path_item(path, QBrush(c), z=1)
+            pen = pg.mkPen(t.color("background"), width=t.width(1.0))
+            pen.setCosmetic(True)
+            self._path_item(view.edges, pen=pen, z=2)
+        self._draw_points(view, image_shape)
+        # short: a title wider than the plot widens the plot item beyond its view
+        n = len(view.polygons)
+        item.setTitle(f"{n} exact regions in the box" +
+                      (f", {view.restricted.n_out} classes" if dec is not None else ""))
+        item.setLabel("bottom", "t₁ (along A → B)")
+        item.setLabel("left", "t₂")
+        vb = item.getViewBox()
+        vb.setAspectLocked(True)
+        x0, x1, y0, y1 = view.box
+        vb.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0.02)
+
+    def _draw_points(self, view: SliceView, image_shape) -> None:
+        t = self.theme
+        cut = view.cut
+        x0, x1, _, _ = view.box
+        size = PICTURE_SIZE * (x1 - x0)
+        marks = pg.ScatterPlotItem(cut.coords[:, 0], cut.coords[:, 1], size=t.point_size(9),
+                                   pen=pg.mkPen(t.color("background"), width=t.width(1.5)),
+                                   brush=pg.mkBrush(t.color("foreground")))
+        self._add(marks, 6)
+        for i, (x, y) in enumerate(cut.coords):
+            text = cut.labels[i] if i < len(cut.labels) else POINT_NAMES[i]
+            if view.winners is not None and view.restricted.n_out > 1:
+                text += f"\n→ class {int(view.winners[i])}"
+            x0, x1 = view.box[0], view.box[1]
+            right = x > (x0 + x1) / 2  # pictures and labels open towards the middle
+            if image_shape is not None:
+                h, w = image_shape
+                picture = np.asarray(cut.points[i], dtype=float).reshape(h, w)
+                img = pg.ImageItem(picture[::-1].T)
+                lo, hi = float(picture.min()), float(picture.max())
+                # dark ink on a light card whatever the theme: a picture reads as a picture
+                img.setLevels((hi, lo) if hi > lo else (lo + 1, lo))
+                scale = size / max(h, w)
+                left = x - 0.15 * size - w * scale if right else x + 0.15 * size
+                rect = QRectF(left, y + 0.15 * size, w * scale, h * scale)
+                img.setRect(rect)
+                frame = QGraphicsPathItem()
+                path = QPainterPath()
+                path.addRect(rect)
+                frame.setPath(path)
+                pen = pg.mkPen(t.color("foreground"), width=t.width(1.0))
+                pen.setCosmetic(True)
+                frame.setPen(pen)
+                self._add(img, 5)
+                self._add(frame, 5.5)
+            # the label under the point, the picture above it: they never overlap
+            anchor, pos = ((1.05, -0.15) if right else (-0.05, -0.15)), (x, y)
+            label = pg.TextItem(text, color=t.color("foreground"), anchor=anchor,
+                                fill=pg.mkBrush(_with_alpha(t.color("background"), 200)))
+            label.setFont(t.font(9.5, bold=True))
+            label.setPos(*pos)
+            self._add(label, 7)
+
+    def _draw_line(self, view: SliceView) -> None:
+        t = self.theme
+        item = self.plot.getPlotItem()
+        m = len(view.curves)
+        for o, ((x, y), (kx, ky)) in enumerate(zip(view.curves, view.kinks)):
+            colour = self.class_colour(o, m) if m > 1 else t.color("target")
+            curve = pg.PlotDataItem(x, y, pen=pg.mkPen(colour, width=t.width(2.0)),
+                                    name=f"output {o}")
+            self._add(curve, 3)
+            if m > 1:  # each curve named at its right end (colour is not the only cue)
+                label = pg.TextItem(str(o), color=colour, anchor=(0.0, 0.5))
+                label.setFont(t.font(9.5, bold=True))
+                label.setPos(float(x[-1]), float(y[-1]))
+                self._add(label, 4)
+            marks = pg.ScatterPlotItem(kx, ky, size=t.point_size(6), pen=pg.mkPen(colour),
+                                       brush=pg.mkBrush(colour))
+            self._add(marks, 4)
+        for i, (tc,) in enumerate(view.cut.coords):
+            text = view.cut.labels[i] if i < len(view.cut.labels) else POINT_NAMES[i]
+            if view.winners is not None and view.restricted.n_out > 1:
+                text += f" → class {int(view.winners[i])}"
+            line = pg.InfiniteLine(float(tc), angle=90, movable=False,
+                                   pen=pg.mkPen(t.color("muted"), width=t.width(1.5),
+                                                style=Qt.PenStyle.DashLine),
+                                   label=text, labelOpts={"position": 0.95,
+                                                          "color": t.color("foreground")})
+            self._add(line, 2)
+        item.setTitle(f"{m} output{'s' if m > 1 else ''}, {len(view.pieces.kinks)} exact "
+                      "kinks on the line")
+        item.setLabel("bottom", "t (along A → B)")
+        item.setLabel("left", "outputs")
+        vb = item.getViewBox()
+        vb.setAspectLocked(False)
+        vb.enableAutoRange()
+
+    def select(self, index: int) -> None:
+        """Outline region ``index`` of the plane's polygons (−1: none)."""
+        vb = self.plot.getPlotItem().getViewBox()
+        if self.selected is not None:
+            vb.removeItem(self.selected)
+            self.items.remove(self.selected)
+            self.selected = None
+        if self.view is None or not 0 <= index < len(self.view.polygons):
+            return
+        pen = self.theme.pen("selected", 3.0)
+        pen.setCosmetic(True)
+        self.selected = self._path_item(polygons_path([self.view.polygons[index].vertices]),
+                                        pen=pen, z=8)
+
+
+def _with_alpha(c: QColor, alpha: int) -> QColor:
+    c = QColor(c)
+    c.setAlpha(alpha)
+    return c
