@@ -16,6 +16,7 @@ from PySide6.QtCore import QEventLoop, QSignalBlocker
 from PySide6.QtGui import QUndoCommand, QUndoStack
 from PySide6.QtWidgets import QApplication, QWidget
 
+from relulab.ui.readout import readouts_of
 from relulab.ui.theme import current_theme
 from relulab.ui.worker import Worker
 
@@ -23,13 +24,16 @@ from relulab.ui.worker import Worker
 W = TypeVar("W", bound=QWidget)
 
 
-def named(widget: W, name: str, accessible: str, tip: str = "") -> W:
+def named(widget: W, name: str, accessible: str, tip: str = "", description: str = "") -> W:
     """Give a widget its stable object name (``<panel>-<what>``, what tests and
-    scripts find it by), its accessible name and, if given, a tooltip."""
+    scripts find it by), its accessible name and, if given, a tooltip and an accessible
+    description (for a plot: what it shows)."""
     widget.setObjectName(name)
     widget.setAccessibleName(accessible)
     if tip:
         widget.setToolTip(tip)
+    if description:
+        widget.setAccessibleDescription(description)
     return widget
 
 
@@ -139,6 +143,13 @@ class Panel(QWidget):
         """Accept something sent from another panel (``"network"`` with an MLP, …).
         Returns True when taken."""
         return False
+
+    def readouts(self) -> dict[str, Any]:
+        """What the panel's readouts show, as data: key → number, text or None (the
+        keys and their meaning are listed in docs/automation.md). Each comes from a
+        :class:`~relulab.ui.readout.Readout` (its ``key`` and ``value``); a panel adds
+        the numbers a readout shows beside its main one."""
+        return readouts_of(self)
 
     def plots(self) -> dict[str, QWidget]:
         """The panel's plots by name, main one first (for PNG/SVG export)."""
