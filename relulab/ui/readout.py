@@ -80,18 +80,19 @@ class Readout(QLabel):
         self._show(text)
         self._set_value(self._shown or None)
 
-    def set_value(self, value: Any, text: str | None = None) -> None:
+    def set_value(self, value: Any, text: str | None = None, spoken: str | None = None) -> None:
         """Make ``value`` (a number, a text or None) the readout's value and show
-        ``text`` (default: the value as text)."""
-        self._show(("" if value is None else str(value)) if text is None else text)
+        ``text`` (default: the value as text). ``spoken`` replaces the plain text as
+        the accessible description where that reads badly (a table)."""
+        self._show(("" if value is None else str(value)) if text is None else text, spoken)
         self._set_value(value)
 
     def clear(self) -> None:
         self.setText("")
 
-    def _show(self, text: str) -> None:
+    def _show(self, text: str, spoken: str | None = None) -> None:
         super().setText(text)
-        shown = plain_text(text, self.textFormat())
+        shown = plain_text(text, self.textFormat()) if spoken is None else spoken
         if shown != self._shown:
             self._shown = shown
             self.setAccessibleDescription(shown)
@@ -119,6 +120,16 @@ class Readout(QLabel):
         return self._shown
 
 
+class Note(Readout):
+    """A fixed text (help, a plot's key, a caption) that screen readers read like a
+    readout (accessible name = what it is, description = the text), but not a value:
+    it is not in ``readouts()``."""
+
+    def __init__(self, name: str, accessible: str, text: str = "", *, wrap: bool = True,
+                 parent: QWidget | None = None):
+        super().__init__(name, accessible, text=text, wrap=wrap, parent=parent)
+
+
 def _same(a: Any, b: Any) -> bool:
     try:
         return bool(a == b) or (a != a and b != b)  # NaN is NaN
@@ -127,5 +138,5 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def readouts_of(root: QWidget) -> dict[str, Any]:
-    """Every readout under ``root`` by key → value."""
-    return {r.key: r.value for r in root.findChildren(Readout)}
+    """Every readout under ``root`` (notes aside) by key → value."""
+    return {r.key: r.value for r in root.findChildren(Readout) if not isinstance(r, Note)}

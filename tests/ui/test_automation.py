@@ -80,3 +80,13 @@ def test_controls_inside_scroll_areas_and_tabs_are_checked(qtbot):
     problems = unnamed(root)
     assert any("Hidden in a scroll area" in p for p in problems)
     assert any("On a tab page" in p for p in problems)
+
+
+def test_every_named_widget_has_an_accessible_name(main_window):
+    """Containers, menus, the status bar, help texts and splitters too, not only controls."""
+    from relulab.ui.automation import without_accessible_name
+
+    for name in main_window.panels:
+        main_window.panel(name)
+    missing = without_accessible_name(main_window)
+    assert not missing, "named widgets without an accessible name:\n" + "\n".join(missing)

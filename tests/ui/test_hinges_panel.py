@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from relulab.model.hinges import evenly_spaced_kinks, fit_hinges
 from relulab.ui.panels.hinges import HingesPanel
-from tests.ui import mouse
+from relulab.testing import mouse
 
 
 @pytest.fixture

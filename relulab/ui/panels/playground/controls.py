@@ -24,6 +24,7 @@ from relulab.model.playground import (
 )
 from relulab.model.training import SPEEDS
 from relulab.ui.panels.base import named, signals_blocked
+from relulab.ui.readout import Readout
 
 
 def _index(combo: QComboBox, data) -> int:
@@ -93,8 +94,7 @@ class PlaygroundControls(QScrollArea):
         self.save_button = named(QPushButton("Save CSV…"), "playground-save-csv",
                                  "Save points as CSV", "Save points as CSV")
         form.addRow(self._row(self.regenerate_button, self.load_button, self.save_button))
-        self.data_error = named(QLabel(""), "playground-data-error", "Data error")
-        self.data_error.setWordWrap(True)
+        self.data_error = Readout("playground-data-error", "Data error", "data_error", wrap=True)
         form.addRow(self.data_error)
         return box
 
@@ -117,7 +117,7 @@ class PlaygroundControls(QScrollArea):
         self.remove_layer_button = named(QPushButton("− layer"), "playground-remove-layer",
                                          "Remove the last hidden layer", "Remove the last hidden layer")
         form.addRow(self._row(self.add_layer_button, self.remove_layer_button))
-        self.param_label = named(QLabel(""), "playground-param-count", "Parameter count")
+        self.param_label = Readout("playground-param-count", "Parameter count", "parameters")
         form.addRow("Parameters", self.param_label)
         self.activation_combo = named(QComboBox(), "playground-activation", "Activation", "Activation")
         for key, a in ACTIVATIONS.items():
@@ -244,7 +244,8 @@ class PlaygroundControls(QScrollArea):
             self.preset_combo.setCurrentIndex(0)
             self._fill_neurons(arch.hidden, view.neuron)
         self._show_layers(arch.hidden)
-        self.param_label.setText(f"{'-'.join(map(str, arch.sizes))}: {arch.n_params} parameters")
+        self.param_label.set_value(arch.n_params,
+                                   f"{'-'.join(map(str, arch.sizes))}: {arch.n_params} parameters")
         self.remove_layer_button.setEnabled(len(arch.hidden) > 0)
         self.add_layer_button.setEnabled(len(arch.hidden) < MAX_HIDDEN_LAYERS)
         self._show_activation(arch.activation)

@@ -7,11 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from relulab.model.mlp import MLP
 from relulab.ui.driver import TimedPlotWidget
 from relulab.ui.panels.base import named
+from relulab.ui.readout import Readout
 
 #: Weights smaller than this share of the layer's largest are not drawn.
 WEIGHT_SHARE = 0.1
@@ -28,7 +29,7 @@ class NetworkDiagram(QWidget):
 
     def __init__(self, clock, theme, parent=None):
         super().__init__(parent)
-        self.setObjectName("playground-diagram")
+        named(self, "playground-diagram", "Network diagram and the shown neuron's map")
         self.theme = theme
         self.node_pos = np.zeros((0, 2))
         self._sizes: list[int] | None = None
@@ -47,8 +48,8 @@ class NetworkDiagram(QWidget):
         self.plot.addItem(self.edge_neg)
         self.nodes = pg.ScatterPlotItem(hoverable=True, tip=None)
         self.plot.addItem(self.nodes)
-        self.label = named(QLabel(HOVER_HINT), "playground-neuron-info", "The shown neuron's map")
-        self.label.setWordWrap(True)
+        self.label = Readout("playground-neuron-info", "The shown neuron's map", "neuron_info",
+                             text=HOVER_HINT, wrap=True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot, 1)
