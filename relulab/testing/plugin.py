@@ -18,10 +18,12 @@ import pytest
 def pytest_configure(config):
     # Offscreen unless the user chose a platform (QT_QPA_PLATFORM=xcb shows the
     # windows). Qt reads this when the QApplication is made, later than this hook.
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    if not os.environ.get("QT_QPA_PLATFORM"):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
     # pytest-qt's qtbot must drive the binding ReLU Lab is built on.
-    if config.pluginmanager.hasplugin("pytestqt") and not config.getini("qt_api"):
-        os.environ.setdefault("PYTEST_QT_API", "pyside6")
+    if (config.pluginmanager.hasplugin("pytestqt") and not config.getini("qt_api")
+            and not os.environ.get("PYTEST_QT_API")):
+        os.environ["PYTEST_QT_API"] = "pyside6"
     # A hung test must fail even when the main thread waits inside Qt's event loop,
     # where pytest-timeout's default "signal" method never gets to run; "thread" does.
     if (config.pluginmanager.hasplugin("timeout")
@@ -72,9 +74,8 @@ def relulab_window(qtbot, relulab_theme):
 
     window = build_main_window()
     qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    _activate(qtbot, window)
+    with qtbot.waitActive(window):  # (the window activates itself when shown)
+        window.show()
     yield window
     window.close()
 
@@ -93,9 +94,9 @@ def relulab_panel(qtbot, relulab_theme):
         p = cls()
         qtbot.addWidget(p)
         p.resize(*size)
-        p.show()
-        qtbot.waitExposed(p)
-        _activate(qtbot, p)
+        with qtbot.waitActive(p):
+            p.show()
+            p.activateWindow()
         p.take_focus()
         made.append(p)
         return p
@@ -103,11 +104,3 @@ def relulab_panel(qtbot, relulab_theme):
     yield make
     for p in made:
         p.shutdown()
-
-
-def _activate(qtbot, window) -> None:
-    """Window shortcuts only reach the active window."""
-    from PySide6.QtWidgets import QApplication
-
-    window.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)

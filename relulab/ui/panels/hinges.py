@@ -182,7 +182,7 @@ class HingesPanel(Panel):
     def _build_convergence_plot(self) -> None:
         self.convergence_plot = _plot(
             "hinges-convergence-plot", "Error against the number of hinges, log-log",
-            "Log-log plot of the error against the number of hinges n, 1 to 128: least squares "
+            "Log-log plot of the error against the number of hinges n: least squares "
             "with evenly spaced kinks (RMSE and largest error), the interpolation's largest "
             "error, its bound (b − a)²M/(8n²), a guide line of slope −2, and a vertical line at "
             "the n on screen.")
