@@ -168,7 +168,7 @@ def markdown(window) -> str:
                      else f"panel `{owner}`")
             lines += ["", f"### Readouts of {title}", "",
                       "| key | object name | accessible name |", "|---|---|---|"]
-        lines.append(f"| `{key}` | {f'`{name}`' if name else '(beside another readout)'} | "
+        lines.append(f"| `{key}` | {f'`{name}`' if name else '(shown within another readout)'} | "
                      f"{accessible} |")
     return "\n".join(lines) + "\n"
 
