@@ -19,6 +19,9 @@ from relulab.ui.automation import ours
 from relulab.ui.readout import Note, Readout
 
 NAME, DESCRIPTION, VALUE = QAccessible.Text.Name, QAccessible.Text.Description, QAccessible.Text.Value
+R = QAccessible.Role
+CONTROLS = {R.PushButton, R.CheckBox, R.RadioButton, R.ComboBox, R.SpinBox, R.Slider,
+            R.EditableText, R.PageTab, R.Table, R.StaticText}
 # numbers as the panels print them: 3,000 · 1 048 576 · −0.25 · 1.5e-12 · 42.9 %
 NUMBER = re.compile(r"[−-]?(?:\d{1,3}(?:[, ]\d{3})+|\d+)(?:\.\d+)?(?:e[−+-]?\d+)?(?:\s*%)?")
 
@@ -90,6 +93,10 @@ def check_tree(window) -> tuple[list[str], set[int]]:
     for obj, iface in walk(window):
         if obj is not None:
             reached.add(address(obj))
+        if iface.role() in CONTROLS and not iface.text(NAME):  # named or not, Qt's or ours
+            parent = iface.parent()
+            problems.append(f"a {iface.role().name} without a name in "
+                            f"{parent.text(NAME) if parent is not None else 'the window'}")
         if not isinstance(obj, QWidget) or not obj.objectName() \
                 or obj.objectName().startswith("qt_"):
             continue

@@ -129,6 +129,7 @@ class TrainingPanel(Panel):
         self.target = named(QComboBox(), "training-target", "Target function",
                             "A preset, or type an expression in x and press Enter")
         self.target.setEditable(True)
+        self.target.lineEdit().setAccessibleName("Target function: a preset or an expression in x")
         self.target.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.target.addItems(list(PRESETS))
         self.domain_a = named(QDoubleSpinBox(), "training-a", "Domain start")
