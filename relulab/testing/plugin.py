@@ -16,6 +16,9 @@ import pytest
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "relulab_modal_dialogs: let this test open modal dialogs (it answers them "
+        "itself, e.g. with a QTimer); relulab.testing refuses them otherwise")
     # Offscreen unless the user chose a platform (QT_QPA_PLATFORM=xcb shows the
     # windows). Qt reads this when the QApplication is made, later than this hook.
     if not os.environ.get("QT_QPA_PLATFORM"):
@@ -33,9 +36,10 @@ def pytest_configure(config):
 
 
 @pytest.fixture(autouse=True)
-def relulab_isolation(tmp_path_factory, monkeypatch):
+def relulab_isolation(request, tmp_path_factory, monkeypatch):
     """Every test: settings, autosaves and data in a fresh temporary folder (never the
-    user's), and modal dialogs refused (:func:`relulab.ui.dialogs.refuse_modal_dialogs`)."""
+    user's), and modal dialogs refused (:func:`relulab.ui.dialogs.refuse_modal_dialogs`;
+    a test marked ``relulab_modal_dialogs`` may open them)."""
     folder = tmp_path_factory.mktemp("relulab")
     monkeypatch.setenv("RELULAB_DATA_DIR", str(folder / "data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(folder / "config"))
@@ -50,6 +54,9 @@ def relulab_isolation(tmp_path_factory, monkeypatch):
     ini, scope = QSettings.Format.IniFormat, QSettings.Scope
     QSettings.setPath(ini, scope.UserScope, str(folder / "settings"))
     QSettings.setPath(ini, scope.SystemScope, str(folder / "settings" / "system"))
+    if request.node.get_closest_marker("relulab_modal_dialogs") is not None:
+        yield folder
+        return
     with refuse_modal_dialogs():
         yield folder
 

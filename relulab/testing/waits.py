@@ -62,7 +62,10 @@ def waiting_for(signal, check: Callable[..., bool] | None = None, timeout: float
         if not arrival.arrived:
             raise SignalTimeout(f"{what} did not come within {timeout:g} s")
     finally:
-        signal.disconnect(arrived)
+        try:
+            signal.disconnect(arrived)
+        except RuntimeError:  # its object was deleted meanwhile (a closed window)
+            pass
 
 
 @contextmanager

@@ -217,8 +217,7 @@ class LectureController(QObject):
     def _focus_panel(self) -> None:
         """Keys go to the scene's panel (its shortcuts, e.g. Space to train, work) unless
         the presenter is editing something."""
-        if not is_editing(QApplication.focusWidget()):
-            self.window.current_panel().take_focus()
+        self.window.focus_current_panel()
 
     def next(self) -> bool:
         return self.go(self.index + 1)

@@ -8,13 +8,13 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QUndoGroup
 from PySide6.QtWidgets import (
-    QMainWindow, QMessageBox, QProgressDialog, QTabWidget, QVBoxLayout, QWidget,
+    QApplication, QMainWindow, QMessageBox, QProgressDialog, QTabWidget, QVBoxLayout, QWidget,
 )
 
 import relulab
 from relulab.io.scenes import SCENE_SUFFIX, SceneError
 from relulab.ui import dialogs, export, settings
-from relulab.ui.lecture import LectureController
+from relulab.ui.lecture import LectureController, is_editing
 from relulab.ui.panels import PANEL_NAMES, PANELS, PanelMap, PanelSpec
 from relulab.ui.panels.base import Panel
 from relulab.ui.session import Session
@@ -120,6 +120,12 @@ class MainWindow(QMainWindow):
         if focus:
             panel.take_focus()
         return panel
+
+    def focus_current_panel(self) -> None:
+        """The keys to the visible panel, unless an editing control (a text field, a
+        spin box, …) has them: what is being typed keeps its focus."""
+        if not is_editing(QApplication.focusWidget()):
+            self.current_panel().take_focus()
 
     def send_to(self, name: str, kind: str, payload) -> bool:
         target = self.panel(name)

@@ -256,6 +256,15 @@ def test_a_test_that_answers_the_dialog_itself_still_can(main_window, monkeypatc
     assert main_window.save_as_dialog() and path.exists()
 
 
+@pytest.mark.relulab_modal_dialogs
+def test_a_test_marked_so_may_open_a_modal_dialog(qtbot):
+    from PySide6.QtCore import QTimer
+
+    box = QMessageBox()
+    QTimer.singleShot(0, box.accept)
+    assert box.exec() == 1
+
+
 def test_refusing_covers_static_dialogs_and_exec_and_is_undone():
     outer = QFileDialog.__dict__["getOpenFileName"]  # the plugin's, for every test
     assert outer.__name__ == "getOpenFileName" and outer.__module__ == "relulab.ui.dialogs"
