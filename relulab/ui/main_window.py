@@ -34,8 +34,8 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.setObjectName("main-window")
         self.setAccessibleName(relulab.APP_NAME)
-        self.setAccessibleDescription("Five panels in tabs (Ctrl+1 … Ctrl+5), a menu bar, "
-                                      "and a lecture bar while a lecture runs.")
+        self.setAccessibleDescription(f"{len(PANELS)} panels in tabs (Ctrl+1 … Ctrl+{len(PANELS)}),"
+                                      " a menu bar, and a lecture bar while a lecture runs.")
         self.setWindowTitle(relulab.APP_NAME)
         self.theme = current_theme()
         self.undo_group = QUndoGroup(self)

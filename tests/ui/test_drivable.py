@@ -71,6 +71,20 @@ def test_a_second_window_takes_the_keys_once_shown(main_window, qtbot, theme):
     second.close()
 
 
+@pytest.mark.parametrize("name", PANEL_NAMES)
+def test_a_panel_alone_is_shown_active_and_focused(relulab_panel, name):
+    panel = relulab_panel(name)
+    assert QApplication.activeWindow() is panel
+    assert QApplication.focusWidget() is panel.focus_target() and panel.readouts()
+
+
+def test_a_panel_alone_answers_its_keys(relulab_panel):
+    folding = relulab_panel("folding")
+    depth = folding.readouts()["depth"]
+    QTest.keyClick(QApplication.focusWidget(), "]")
+    assert folding.readouts()["depth"] == depth + 1
+
+
 # -- finished(work) ---------------------------------------------------------------------
 
 def test_training_finishes_once_at_its_last_step(main_window, qtbot):
