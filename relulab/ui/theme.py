@@ -34,6 +34,8 @@ _SCHEMES = {
         "second": OKABE_ITO["green"], "muted": "#8A8A8A", "handle": OKABE_ITO["blue"],
         "selected": OKABE_ITO["orange"], "error": OKABE_ITO["purple"],
         "class0": OKABE_ITO["blue"], "class1": OKABE_ITO["orange"],
+        "class2": OKABE_ITO["green"], "class3": OKABE_ITO["vermillion"],
+        "class4": OKABE_ITO["purple"], "class5": OKABE_ITO["sky"],
     },
     "dark": {
         "background": "#1E1E1E", "foreground": "#EDEDED", "grid": "#4A4A4A",
@@ -41,6 +43,8 @@ _SCHEMES = {
         "second": OKABE_ITO["green"], "muted": "#9A9A9A", "handle": OKABE_ITO["sky"],
         "selected": OKABE_ITO["yellow"], "error": OKABE_ITO["purple"],
         "class0": OKABE_ITO["sky"], "class1": OKABE_ITO["orange"],
+        "class2": OKABE_ITO["green"], "class3": OKABE_ITO["vermillion"],
+        "class4": OKABE_ITO["purple"], "class5": OKABE_ITO["yellow"],
     },
     "high-contrast": {
         "background": "#000000", "foreground": "#FFFFFF", "grid": "#808080",
@@ -48,8 +52,15 @@ _SCHEMES = {
         "second": OKABE_ITO["green"], "muted": "#C0C0C0", "handle": OKABE_ITO["sky"],
         "selected": OKABE_ITO["yellow"], "error": OKABE_ITO["purple"],
         "class0": OKABE_ITO["sky"], "class1": OKABE_ITO["yellow"],
+        "class2": "#00C08B", "class3": OKABE_ITO["vermillion"],
+        "class4": "#E08AC0", "class5": OKABE_ITO["orange"],
     },
 }
+#: The classes a classifier may have, each with a colour role per theme (Okabe–Ito:
+#: told apart by colour-blind viewers too; the points also differ by symbol). In the
+#: light theme yellow is left out (too pale on white), in the dark ones blue (too dark
+#: on black); high contrast lightens green and purple for a projector.
+CLASS_COLOURS = 6
 THEMES = tuple(_SCHEMES)
 
 #: Line styles paired with the series colours, so that curves differ without colour.
@@ -111,6 +122,10 @@ class Theme(QObject):
         scheme = _SCHEMES[self._name]
         return QColor(scheme.get(role) or OKABE_ITO.get(role) or role)
 
+    def class_color(self, k: int) -> QColor:
+        """The colour of class k (0 … CLASS_COLOURS − 1)."""
+        return self.color(f"class{k % CLASS_COLOURS}")
+
     def series_color(self, i: int) -> QColor:
         return self.color(SERIES_COLOURS[i % len(SERIES_COLOURS)])
 
@@ -162,7 +177,9 @@ class Theme(QObject):
         pal = QPalette()
         if self._name != "light":
             bg, fg = self.color("background"), self.color("foreground")
-            base = QColor(bg).lighter(130) if self._name == "dark" else QColor("#000000")
+            # high contrast: fields and check boxes a shade off the black window, or an
+            # empty check box is black on black
+            base = QColor(bg).lighter(130) if self._name == "dark" else QColor("#262626")
             for role, colour in (
                 (QPalette.ColorRole.Window, bg), (QPalette.ColorRole.WindowText, fg),
                 (QPalette.ColorRole.Base, base), (QPalette.ColorRole.AlternateBase, bg),
