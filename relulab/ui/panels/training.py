@@ -87,7 +87,6 @@ class TrainingPanel(Panel):
         self._style_key = None
         self._phase = 0
         self._final_labels = None
-        self._finishing = False
         self.driver = TrainingDriver(self, "training", train=self._train_steps,
                                      steps_left=self._steps_left, frame=self._frame,
                                      ready=self._compiled_ready)
@@ -326,8 +325,7 @@ class TrainingPanel(Panel):
         self.send_converter.clicked.connect(self.send_selected_to_converter)
         self.send_hinges.clicked.connect(self.send_selected_to_hinges)
         self.driver.playing_changed.connect(self._on_playing_changed)
-        self.driver.finished.connect(self._on_training_finished)
-        self.driver.idle.connect(self._on_driver_idle)
+        self.driver.settled.connect(lambda: self.finished.emit("training"))
         self._refit_worker.finished.connect(self._on_refit_done)
         self._replay_worker.finished.connect(self._on_replayed)
         self._replay_worker.failed.connect(self._on_replay_failed)
@@ -545,17 +543,7 @@ class TrainingPanel(Panel):
             self.driver.pause()
         self._on_playing_changed(self.driver.playing)
 
-    def _on_training_finished(self) -> None:
-        self._finishing = True  # said once the final frame is drawn (the driver's idle)
-
-    def _on_driver_idle(self) -> None:
-        if self._finishing and not self.running:
-            self._finishing = False
-            self.finished.emit("training")
-
     def _on_playing_changed(self, on: bool) -> None:
-        if on:
-            self._finishing = False
         with signals_blocked(self.play_button):
             self.play_button.setChecked(on)
             self.play_button.setText("Pause" if on else "Play")

@@ -94,7 +94,6 @@ class PlaygroundPanel(Panel):
         self._decisions = None                # its decision regions, when drawn
         self._hover_point: tuple[float, float] | None = None
         self._previous: History | None = None  # the run before a Replay, drawn dashed
-        self._finishing = False
         self.driver = TrainingDriver(self, "playground", train=self._train_steps,
                                      steps_left=self._steps_left, frame=self._frame)
         self._picture_worker = Worker("playground-picture", self)
@@ -230,7 +229,7 @@ class PlaygroundPanel(Panel):
         self.depth_study.study_changed.connect(self._on_study_changed)
         self.driver.playing_changed.connect(self._on_playing_changed)
         self.driver.finished.connect(self._on_finished)
-        self.driver.idle.connect(self._on_driver_idle)
+        self.driver.settled.connect(lambda: self.finished.emit("training"))
         self._picture_worker.finished.connect(self._show_picture)
         self._picture_worker.idle.connect(self._picture_done)
         self._picture_rest.timeout.connect(self._picture_next)
@@ -513,8 +512,6 @@ class PlaygroundPanel(Panel):
         self._on_playing_changed(self.driver.playing)
 
     def _on_playing_changed(self, on: bool) -> None:
-        if on:
-            self._finishing = False
         button = self.controls.play_button
         with signals_blocked(button):
             button.setChecked(on)
@@ -523,12 +520,6 @@ class PlaygroundPanel(Panel):
     def _on_finished(self) -> None:
         if self.trainer.diverged:
             self.strip.message(self.trainer.message, error=True)
-        self._finishing = True  # said once the final frame is drawn (the driver's idle)
-
-    def _on_driver_idle(self) -> None:
-        if self._finishing and not self.is_playing():
-            self._finishing = False
-            self.finished.emit("training")
 
     def step_once(self) -> None:
         """Train the steps of one press of Step, and show the result."""
