@@ -29,7 +29,7 @@ def _drag_times(method: str) -> tuple[float, float]:
 
     from relulab.app import ensure_application
     from relulab.ui.panels.hinges import HingesPanel
-    from tests.ui import mouse
+    from relulab.testing import mouse
 
     ensure_application()
     pg.setConfigOption("mouseRateLimit", -1)

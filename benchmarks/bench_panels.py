@@ -179,7 +179,7 @@ def probe_hinges_drag(_t0: float) -> dict:
 
     from relulab.model.hinges import MAX_HINGES, MAX_POINTS
     from relulab.ui.panels.hinges import HingesPanel
-    from tests.ui import mouse
+    from relulab.testing import mouse
 
     _app()
     pg.setConfigOption("mouseRateLimit", -1)

@@ -1,8 +1,8 @@
 """The window's controls by object name, for tests, scripts and docs/automation.md.
 
 ``python -m relulab.ui.automation`` prints the tables of docs/automation.md: every
-menu action with its shortcut, and every control, plot and named readout of each
-panel with its accessible name.
+menu action with its shortcut, every control, plot and named readout of each panel
+with its accessible name, and each panel's ``readouts()`` keys.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def _is_plot(w: QWidget) -> bool:
     return isinstance(w, pg.GraphicsView)
 
 
-def _ours(w: QWidget, root: QWidget) -> bool:
+def ours(w: QWidget, root: QWidget) -> bool:
     """False for the inner parts of Qt's composite widgets (a spin box's line edit, a
     tab bar's scroll buttons, scroll bars) and Qt's own named helpers. Widgets inside a
     scroll area's viewport or a tab widget's stack are ours."""
@@ -59,7 +59,7 @@ def interactive_widgets(root: QWidget) -> list[QWidget]:
     """Every control and plot under ``root`` that needs a name (hidden ones too)."""
     found = []
     for w in root.findChildren(QWidget):
-        if (isinstance(w, INTERACTIVE) or _is_plot(w)) and _ours(w, root):
+        if (isinstance(w, INTERACTIVE) or _is_plot(w)) and ours(w, root):
             found.append(w)
     return found
 
@@ -82,6 +82,15 @@ def unnamed(root: QWidget) -> list[str]:
     return bad
 
 
+def without_accessible_name(root: QWidget) -> list[str]:
+    """Descriptions of the widgets that have an object name (ours: Qt's own parts
+    aside) but no accessible name, ``root`` included: a screen reader would announce
+    them by their text or not at all."""
+    return [f"{type(w).__name__} {w.objectName()}"
+            for w in [root, *root.findChildren(QWidget)]
+            if w.objectName() and not w.objectName().startswith("qt_") and not w.accessibleName()]
+
+
 def _panel_of(w: QWidget, window) -> str:
     for name, panel in window.panels.items():
         if panel is w or panel.isAncestorOf(w):
@@ -100,7 +109,7 @@ def inventory(window) -> list[Control]:
         w for p in window.panels.values()
         for w in p.findChildren(QWidget, f"{p.name}-controls")]
     widgets = containers + interactive_widgets(window) + [
-        w for w in window.findChildren(QLabel) if w.objectName() and _ours(w, window)]
+        w for w in window.findChildren(QLabel) if w.objectName() and ours(w, window)]
     for w in widgets:
         if id(w) in seen:
             continue
@@ -124,6 +133,22 @@ def actions(window) -> list[tuple[str, str, str]]:
     return sorted(set(rows))
 
 
+def readout_rows(window) -> list[tuple[str, str, str, str]]:
+    """(panel, key, object name or "", accessible name or "") for every key of every
+    panel's ``readouts()`` and of the lecture's."""
+    from relulab.ui.readout import Note, Readout
+
+    rows = []
+    sources = [("lecture", window.lecture.readouts(), window.lecture.bar)] + [
+        (name, window.panel(name).readouts(), window.panel(name)) for name in window.panels]
+    for owner, values, root in sources:
+        widgets = {r.key: r for r in root.findChildren(Readout) if not isinstance(r, Note)}
+        for key in values:
+            w = widgets.get(key)
+            rows.append((owner, key, w.objectName() if w else "", w.accessibleName() if w else ""))
+    return rows
+
+
 def markdown(window) -> str:
     lines = ["### Menu actions", "", "| object name | menu text | shortcut |", "|---|---|---|"]
     lines += [f"| `{n}` | {t} | {k} |" for n, t, k in actions(window)]
@@ -135,6 +160,16 @@ def markdown(window) -> str:
             lines += ["", f"### {title}", "", "| object name | kind | accessible name |",
                       "|---|---|---|"]
         lines.append(f"| `{c.object_name}` | {c.kind} | {c.accessible_name} |")
+    current = None
+    for owner, key, name, accessible in readout_rows(window):
+        if owner != current:
+            current = owner
+            title = ("the lecture (`window.lecture.readouts()`)" if owner == "lecture"
+                     else f"panel `{owner}`")
+            lines += ["", f"### Readouts of {title}", "",
+                      "| key | object name | accessible name |", "|---|---|---|"]
+        lines.append(f"| `{key}` | {f'`{name}`' if name else '(shown within another readout)'} | "
+                     f"{accessible} |")
     return "\n".join(lines) + "\n"
 
 

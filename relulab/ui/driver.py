@@ -109,12 +109,14 @@ class TrainingDriver(QObject):
     Signals: ``playing_changed(bool)`` when training starts or stops (paused, finished,
     or stopped by ``train``); ``finished()`` when it stopped because no steps were left
     or ``train`` made fewer than asked; ``idle()`` when the last piece of a frame has
-    been drawn and the timer stopped.
+    been drawn and the timer stopped; ``settled()`` at the first ``idle()`` after
+    ``finished()``: the final frame is on screen (a new start before it forgets it).
     """
 
     playing_changed = Signal(bool)
     finished = Signal()
     idle = Signal()
+    settled = Signal()
 
     def __init__(self, parent: QObject, name: str, *, train: Callable[[int], int],
                  steps_left: Callable[[], int | None], frame: Callable[[bool], list[Piece]],
@@ -136,6 +138,7 @@ class TrainingDriver(QObject):
         self._frame_cost = 0.0          # seconds the current frame has cost so far
         self._paint_seconds = 0.0       # added to by the plots' paint events
         self._gc_frozen = False
+        self._settling = False          # finished, its final frame still being drawn
         self._timer = QTimer(self)
         self._timer.setObjectName(f"{name}-timer")
         self._timer.setInterval(TICK_MS)
@@ -168,6 +171,7 @@ class TrainingDriver(QObject):
         if self._steps_left() == 0:
             return False
         self.playing = True
+        self._settling = False
         now = time.perf_counter()
         self._last_tick = now
         self._owed = 0.0
@@ -210,8 +214,9 @@ class TrainingDriver(QObject):
         """Draw every queued piece now (for scripts, exports and tests)."""
         while self._pieces:
             self._run_piece()
-        if not self.playing:
+        if not self.playing and self._timer.isActive():
             self._timer.stop()
+            self._emit_idle()
 
     def shutdown(self) -> None:
         self._timer.stop()
@@ -269,9 +274,10 @@ class TrainingDriver(QObject):
             self._timer.stop()
         self.playing_changed.emit(False)
         if finished:
+            self._settling = True
             self.finished.emit()
         if not self._pieces:
-            self.idle.emit()
+            self._emit_idle()
 
     def _tick(self) -> None:
         """One bounded piece of work, then back to the event loop (which paints what the
@@ -283,7 +289,7 @@ class TrainingDriver(QObject):
                 self._run_piece()
             if not self._pieces and self._timer.isActive():
                 self._timer.stop()
-                self.idle.emit()
+                self._emit_idle()
             return
         if self._ready is not None and not self._ready():
             return
@@ -314,6 +320,12 @@ class TrainingDriver(QObject):
         made = self._train(n)
         if made < n or self._steps_left() == 0:
             self._stop_training(finished=True)
+
+    def _emit_idle(self) -> None:
+        self.idle.emit()
+        if self._settling and not self.playing:
+            self._settling = False
+            self.settled.emit()
 
     # -- garbage collection ----------------------------------------------------------
     def _freeze_gc(self) -> None:

@@ -21,10 +21,11 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView, QAbstractSlider, QAbstractSpinBox, QApplication, QComboBox, QFrame,
-    QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QTextEdit, QVBoxLayout,
+    QHBoxLayout, QLineEdit, QPlainTextEdit, QPushButton, QTextEdit, QVBoxLayout,
 )
 
 from relulab.io.scenes import Playlist, Scene, SceneError, builtin_lecture_path, read_playlist
+from relulab.ui.readout import Readout, readouts_of
 from relulab.ui.theme import current_theme
 
 
@@ -36,17 +37,10 @@ class LectureBar(QFrame):
         self.setObjectName("lecture-bar")
         self.setAccessibleName("Lecture")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.title = QLabel(self)
-        self.title.setObjectName("lecture-title")
-        self.title.setAccessibleName("Scene title")
-        self.caption = QLabel(self)
-        self.caption.setObjectName("lecture-caption")
-        self.caption.setAccessibleName("Scene caption")
-        self.caption.setWordWrap(True)
-        self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.position = QLabel(self)
-        self.position.setObjectName("lecture-position")
-        self.position.setAccessibleName("Scene number")
+        self.title = Readout("lecture-title", "Scene title", "title", parent=self)
+        self.caption = Readout("lecture-caption", "Scene caption", "caption", wrap=True,
+                               selectable=True, parent=self)
+        self.position = Readout("lecture-position", "Scene number", "position", parent=self)
         self.previous_button = self._button("◀ Previous", "lecture-previous", "Previous scene")
         self.next_button = self._button("Next ▶", "lecture-next", "Next scene")
         self.end_button = self._button("End lecture", "lecture-end", "End lecture")
@@ -99,7 +93,12 @@ def is_editing(widget) -> bool:
 
 
 class LectureController(QObject):
-    """Steps the window through a playlist; ``stepped(index)`` after each scene shown."""
+    """Steps the window through a playlist.
+
+    Signals: ``stepped(index)`` after scene ``index`` (0 for the first) is on screen,
+    its caption and position shown; ``running_changed(running)`` when a lecture starts
+    or ends.
+    """
 
     stepped = Signal(int)
     running_changed = Signal(bool)
@@ -125,6 +124,13 @@ class LectureController(QObject):
     @property
     def running(self) -> bool:
         return self.playlist is not None
+
+    def readouts(self) -> dict:
+        """What the lecture bar shows: ``title``, ``caption``, ``position`` (1 for the
+        first scene; None when no lecture runs) and ``scenes`` (how many)."""
+        values = readouts_of(self.bar)
+        values["scenes"] = len(self.playlist.scenes) if self.running else None
+        return values
 
     @property
     def scene(self) -> Scene | None:
@@ -179,6 +185,8 @@ class LectureController(QObject):
             session.set_document(self._before_session)
             self._before = None
         self.bar.hide()
+        for readout in (self.bar.title, self.bar.caption, self.bar.position):
+            readout.clear()
         self.window.set_lecture_layout(self._layout_before)
         self.update_key_filter()
         session.document_changed.emit()
@@ -209,8 +217,7 @@ class LectureController(QObject):
     def _focus_panel(self) -> None:
         """Keys go to the scene's panel (its shortcuts, e.g. Space to train, work) unless
         the presenter is editing something."""
-        if not is_editing(QApplication.focusWidget()):
-            self.window.current_panel().setFocus(Qt.FocusReason.OtherFocusReason)
+        self.window.focus_current_panel()
 
     def next(self) -> bool:
         return self.go(self.index + 1)
@@ -236,7 +243,7 @@ class LectureController(QObject):
         self.bar.caption.setText(scene.caption)
         self.bar.caption.setVisible(bool(scene.caption) and self.bar.caption_button.isChecked())
         self.bar.caption_button.setEnabled(bool(scene.caption))
-        self.bar.position.setText(f"{self.index + 1} / {n}")
+        self.bar.position.set_value(self.index + 1, f"{self.index + 1} / {n}")
         self.bar.previous_button.setEnabled(self.index > 0)
         self.bar.next_button.setEnabled(self.index < n - 1)
 

@@ -8,13 +8,13 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QUndoGroup
 from PySide6.QtWidgets import (
-    QFileDialog, QMainWindow, QMessageBox, QProgressDialog, QTabWidget, QVBoxLayout, QWidget,
+    QApplication, QMainWindow, QMessageBox, QProgressDialog, QTabWidget, QVBoxLayout, QWidget,
 )
 
 import relulab
 from relulab.io.scenes import SCENE_SUFFIX, SceneError
-from relulab.ui import export, settings
-from relulab.ui.lecture import LectureController
+from relulab.ui import dialogs, export, settings
+from relulab.ui.lecture import LectureController, is_editing
 from relulab.ui.panels import PANEL_NAMES, PANELS, PanelMap, PanelSpec
 from relulab.ui.panels.base import Panel
 from relulab.ui.session import Session
@@ -33,11 +33,15 @@ class MainWindow(QMainWindow):
     def __init__(self, panel: str | None = None, parent=None):
         super().__init__(parent)
         self.setObjectName("main-window")
+        self.setAccessibleName(relulab.APP_NAME)
+        self.setAccessibleDescription(f"{len(PANELS)} panels in tabs (Ctrl+1 … Ctrl+{len(PANELS)}),"
+                                      " a menu bar, and a lecture bar while a lecture runs.")
         self.setWindowTitle(relulab.APP_NAME)
         self.theme = current_theme()
         self.undo_group = QUndoGroup(self)
         central = QWidget(self)
         central.setObjectName("central")
+        central.setAccessibleName("Lecture bar and panels")
         self.tabs = QTabWidget(central)
         self.tabs.setObjectName("panel-tabs")
         self.tabs.setAccessibleName("Panels")
@@ -50,6 +54,7 @@ class MainWindow(QMainWindow):
         for p in PANELS:
             page = QWidget()
             page.setObjectName(f"page-{p.name}")
+            page.setAccessibleName(f"{p.title} page")
             QVBoxLayout(page).setContentsMargins(0, 0, 0, 0)
             self._pages[p.name] = page
             self.tabs.addTab(page, p.title)
@@ -63,8 +68,12 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.tabs, 1)
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self.tabs.currentChanged.connect(self._update_title)
+        # A click on a tab puts the focus in its panel (the arrow keys on a focused tab
+        # bar keep it there, to move on along the tabs).
+        self.tabs.tabBarClicked.connect(self._on_tab_clicked)
         self._build_menus()
         self.statusBar().setObjectName("status-bar")
+        self.statusBar().setAccessibleName("Status bar")
         self.setAcceptDrops(True)
         self.resize(1280, 800)
         geometry = settings.get("window/geometry")
@@ -103,10 +112,20 @@ class MainWindow(QMainWindow):
     def current_panel(self) -> Panel:
         return self.panels[PANEL_NAMES[self.tabs.currentIndex()]]
 
-    def show_panel(self, name: str) -> Panel:
+    def show_panel(self, name: str, focus: bool = True) -> Panel:
+        """Show the panel ``name`` (created now if need be) with the keyboard focus
+        inside it, so that its keys work without a click first."""
         panel = self.panel(name)
         self.tabs.setCurrentIndex(PANEL_NAMES.index(name))
+        if focus:
+            panel.take_focus()
         return panel
+
+    def focus_current_panel(self) -> None:
+        """The keys to the visible panel, unless an editing control (a text field, a
+        spin box, …) has them: what is being typed keeps its focus."""
+        if not is_editing(QApplication.focusWidget()):
+            self.current_panel().take_focus()
 
     def send_to(self, name: str, kind: str, payload) -> bool:
         target = self.panel(name)
@@ -115,6 +134,10 @@ class MainWindow(QMainWindow):
             return False
         self.show_panel(name)
         return True
+
+    def _on_tab_clicked(self, index: int) -> None:
+        if 0 <= index < len(PANEL_NAMES):
+            self.show_panel(PANEL_NAMES[index])
 
     def _on_tab_changed(self, index: int) -> None:
         if 0 <= index < len(PANEL_NAMES):
@@ -138,10 +161,12 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         self.file_menu = bar.addMenu("&File")
         self.file_menu.setObjectName("menu-file")
+        self.file_menu.setAccessibleName("File menu")
         self._action(self.file_menu, "&Open…", "action-open", self.open_dialog,
                      QKeySequence.StandardKey.Open)
         self.recent_menu = self.file_menu.addMenu("Open &recent")
         self.recent_menu.setObjectName("menu-recent")
+        self.recent_menu.setAccessibleName("Open recent menu")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         self._fill_recent_menu()
         self._action(self.file_menu, "&Save", "action-save", self.save, QKeySequence.StandardKey.Save)
@@ -150,6 +175,7 @@ class MainWindow(QMainWindow):
         self.file_menu.addSeparator()
         self.export_menu = self.file_menu.addMenu("&Export")
         self.export_menu.setObjectName("menu-export")
+        self.export_menu.setAccessibleName("Export menu")
         for scale in export.PNG_SCALES:
             self._action(self.export_menu, f"Plot as PNG ({scale}×)…", f"action-export-png-{scale}x",
                          lambda _=False, k=scale: self.export_dialog("png", k),
@@ -171,6 +197,7 @@ class MainWindow(QMainWindow):
 
         self.edit_menu = bar.addMenu("&Edit")
         self.edit_menu.setObjectName("menu-edit")
+        self.edit_menu.setAccessibleName("Edit menu")
         undo = self.undo_group.createUndoAction(self, "&Undo")
         undo.setObjectName("action-undo")
         undo.setShortcuts([QKeySequence(QKeySequence.StandardKey.Undo)])
@@ -184,6 +211,7 @@ class MainWindow(QMainWindow):
 
         self.view_menu = bar.addMenu("&View")
         self.view_menu.setObjectName("menu-view")
+        self.view_menu.setAccessibleName("View menu")
         self.fullscreen_action = self._action(
             self.view_menu, "&Full screen", "action-fullscreen", self.toggle_full_screen, "F11")
         self.fullscreen_action.setCheckable(True)
@@ -197,6 +225,7 @@ class MainWindow(QMainWindow):
         self.lecture_layout_action.setCheckable(True)
         theme_menu = self.view_menu.addMenu("&Theme")
         theme_menu.setObjectName("menu-theme")
+        theme_menu.setAccessibleName("Theme menu")
         group = QActionGroup(self)
         for name in THEMES:
             a = QAction(name.replace("-", " ").capitalize(), self, checkable=True)
@@ -212,6 +241,7 @@ class MainWindow(QMainWindow):
 
         self.lecture_menu = bar.addMenu("&Lecture")
         self.lecture_menu.setObjectName("menu-lecture")
+        self.lecture_menu.setAccessibleName("Lecture menu")
         self._action(self.lecture_menu, "Start the &built-in lecture", "action-lecture-builtin",
                      self.lecture.start_builtin, "Ctrl+F5")
         self._action(self.lecture_menu, "&Open a playlist…", "action-lecture-open", self.open_dialog)
@@ -229,6 +259,7 @@ class MainWindow(QMainWindow):
 
         self.help_menu = bar.addMenu("&Help")
         self.help_menu.setObjectName("menu-help")
+        self.help_menu.setAccessibleName("Help menu")
         self._action(self.help_menu, "&About ReLU Lab", "action-about", self.show_about)
 
     # -- actions -------------------------------------------------------------
@@ -274,13 +305,14 @@ class MainWindow(QMainWindow):
         return settings.get("files/last_folder") or str(Path.home())
 
     def open_dialog(self) -> bool:
-        path, _ = QFileDialog.getOpenFileName(self, "Open a scene or playlist",
-                                              self._start_folder(), SCENE_FILTER)
+        path, _ = dialogs.open_file_name(self, "Open a scene or playlist", self._start_folder(),
+                                         SCENE_FILTER, instead="window.open_scene(path)")
         return self.open_scene(path) if path else False
 
     def save_as_dialog(self) -> bool:
         start = str(self.session.path or Path(self._start_folder()) / f"untitled{SCENE_SUFFIX}")
-        path, _ = QFileDialog.getSaveFileName(self, "Save the scene", start, SCENE_FILTER)
+        path, _ = dialogs.save_file_name(self, "Save the scene", start, SCENE_FILTER,
+                                         instead="window.save_as(path)")
         return self.save_as(path) if path else False
 
     def _fill_recent_menu(self) -> None:
@@ -352,8 +384,10 @@ class MainWindow(QMainWindow):
         suffix = {"png": ".png", "svg": ".svg", "csv": ".csv", "gif": ".gif", "mp4": ".mp4"}[kind]
         tail = f"-{scale}x" if kind == "png" and scale != 1 else ""
         start = str(Path(self._start_folder()) / f"{panel.name}{tail}{suffix}")
-        path, _ = QFileDialog.getSaveFileName(self, f"Export as {kind.upper()}", start,
-                                              f"{kind.upper()} (*{suffix})")
+        args = f"{kind!r}, path" + (f", {scale}" if kind == "png" and scale != 1 else "")
+        path, _ = dialogs.save_file_name(self, f"Export as {kind.upper()}", start,
+                                         f"{kind.upper()} (*{suffix})",
+                                         instead=f"window.export_current({args})")
         if not path:
             return []
         if not path.lower().endswith(suffix):
@@ -397,6 +431,14 @@ class MainWindow(QMainWindow):
                   self.lecture_caption_action):
             a.setEnabled(running)
         self._update_title()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        # A window shown takes the keyboard (its menu shortcuts reach only the active
+        # window): window managers activate a new window anyway, but without one
+        # (offscreen, some kiosks) a second window stayed deaf until clicked.
+        if not event.spontaneous():
+            self.activateWindow()
 
     def keyPressEvent(self, event) -> None:
         # Arrow keys reach the window only when the focused widget did not use them.

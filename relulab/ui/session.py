@@ -199,7 +199,10 @@ class Session(QObject):
                 if name in created:
                     created[name].undo_stack.clear()
         if scene.current is not None:
-            self.window.show_panel(scene.current)
+            # the focus goes into it only when nothing is being edited (a lecture's step
+            # leaves a spin box the presenter types in alone)
+            self.window.show_panel(scene.current, focus=False)
+            self.window.focus_current_panel()
 
     def read(self, path) -> Scene | Playlist:
         """Read and validate a scene or playlist file (nothing is applied)."""

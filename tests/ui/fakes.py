@@ -121,16 +121,10 @@ def data_dir(monkeypatch, tmp_path):
 
 
 @pytest.fixture
-def fake_window(qtbot, theme, fake_panels, data_dir):
-    from relulab.app import build_main_window
-
-    window = build_main_window()
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    yield window
-    window.session.confirm_close = False
-    window.close()
+def fake_window(fake_panels, data_dir, relulab_window):
+    """relulab.testing's window, built while every panel is a FakePanel."""
+    yield relulab_window
+    relulab_window.session.confirm_close = False
 
 
 def values(window) -> dict:

@@ -53,14 +53,16 @@ def test_the_documented_example_runs(tmp_path):
 
     root = Path(__file__).resolve().parents[2]
     doc = (root / "docs" / "automation.md").read_text()
-    code = re.search(r"```python\n(.*?)```", doc, re.S).group(1)
+    section = doc.split("## Scripts without pytest", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(root), HOME=str(tmp_path),
                XDG_CONFIG_HOME=str(tmp_path / "config"), RELULAB_DATA_DIR=str(tmp_path / "data"))
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "work.relulab.json").exists() and (tmp_path / "hinges.png").exists()
-    assert "hinges" in out.stdout or len(out.stdout.strip()) > 80  # a caption was printed
+    pieces, caption = out.stdout.split("\n", 1)
+    assert pieces == "4096" and len(caption.strip()) > 40  # a count and a caption
 
 
 def test_controls_inside_scroll_areas_and_tabs_are_checked(qtbot):
@@ -80,3 +82,26 @@ def test_controls_inside_scroll_areas_and_tabs_are_checked(qtbot):
     problems = unnamed(root)
     assert any("Hidden in a scroll area" in p for p in problems)
     assert any("On a tab page" in p for p in problems)
+
+
+def test_every_named_widget_has_an_accessible_name(main_window):
+    """Containers, menus, the status bar, help texts and splitters too, not only controls."""
+    from relulab.ui.automation import without_accessible_name
+
+    for name in main_window.panels:
+        main_window.panel(name)
+    missing = without_accessible_name(main_window)
+    assert not missing, "named widgets without an accessible name:\n" + "\n".join(missing)
+
+
+def test_the_documented_examples_are_the_files_ci_runs():
+    """docs/automation.md shows each file of examples/automation as it is."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    doc = (root / "docs" / "automation.md").read_text()
+    shown = dict(re.findall(r"```python (examples/automation/\S+)\n(.*?)```", doc, re.S))
+    files = {str(p.relative_to(root)): p.read_text()
+             for p in sorted((root / "examples" / "automation").glob("test_*.py"))}
+    assert len(files) == 7 and shown == files

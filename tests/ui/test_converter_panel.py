@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication
 from relulab.io.networks import load_network, save_network
 from relulab.model.mlp import MLP, compose
 from relulab.ui.panels.converter import ConverterPanel
-from tests.ui import mouse
+from relulab.testing import mouse
 
 TENT = MLP([([[1.0], [1.0]], [0, -0.5]), ([[2.0, -4.0]], [0])])
 

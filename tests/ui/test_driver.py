@@ -161,6 +161,37 @@ def test_the_end_of_the_steps_finishes_with_a_final_frame(clock, parent):
     assert not d.play()  # nothing left to train
 
 
+def test_settled_comes_once_the_final_frame_of_a_finish_is_drawn(clock, parent):
+    run = FakeRun(clock, steps=50)
+    d = make(parent, run)
+    events = []
+    d.finished.connect(lambda: events.append(("finished", list(run.drawn[-4:]))))
+    d.settled.connect(lambda: events.append(("settled", list(run.drawn[-4:]))))
+    d.play()
+    for _ in range(3):  # a pause settles nothing
+        clock.now += 0.01
+        d._tick()
+    d.pause()
+    d.draw_all()
+    d._tick()
+    assert events == []
+    d.play()
+    while d.playing or d.busy:
+        clock.now += 0.01
+        d._tick()
+    assert [e[0] for e in events] == ["finished", "settled"]
+    assert events[1][1] == ["main", "a", "b", "c"]  # every piece of the final frame drawn
+    d._tick()
+    assert len(events) == 2
+    run.steps, events[:] = 60, []  # a finish whose frame a script draws at once
+    d.play()
+    while d.playing:
+        clock.now += 0.01
+        d._tick()
+    d.draw_all()
+    assert [e[0] for e in events] == ["finished", "settled"] and not d.busy
+
+
 def test_a_trainer_that_stops_itself_stops_the_driver(clock, parent):
     run = FakeRun(clock, stop_after=7)  # e.g. diverged after 7 steps
     d = make(parent, run)

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from relulab.model.hinges import evenly_spaced_kinks, fit_hinges
 from relulab.ui.panels.hinges import HingesPanel
-from tests.ui import mouse
+from relulab.testing import mouse
 
 
 @pytest.fixture
@@ -304,7 +304,7 @@ def test_in_the_main_window_with_edit_menu_undo(main_window, qtbot):
     assert len(p.state.kinks) == 12
     p.set_lecture_layout(True)
     assert not p.findChild(QWidget, "hinges-controls").isVisible()
-    assert p.readouts.isVisible()
+    assert p.readout_row.isVisible()
     p.set_lecture_layout(False)
 
 

@@ -16,7 +16,7 @@ from relulab.model.hidden import hidden_space, separating_map
 from relulab.model.mlp import MLP
 from relulab.model.playground import PlaygroundState, same_network
 from relulab.ui.panels.playground import PlaygroundPanel
-from tests.ui import mouse
+from relulab.testing import mouse
 
 
 @pytest.fixture
@@ -80,7 +80,7 @@ def test_two_class_datasets_refuse_more_classes_and_say_so(panel):
     c.dataset_combo.setCurrentIndex(c.dataset_combo.findData("xor"))
     assert not c.classes_spin.isEnabled()
     panel.set_classes(4)
-    assert panel.state.classes == 2 and "XOR dataset has two classes" in panel.readouts.message_label.text()
+    assert panel.state.classes == 2 and "XOR dataset has two classes" in panel.strip.message_label.text()
 
 
 def test_exact_decision_boundary_replaces_the_grids_for_relu_and_not_for_tanh(panel, qtbot):
@@ -90,13 +90,13 @@ def test_exact_decision_boundary_replaces_the_grids_for_relu_and_not_for_tanh(pa
     x, y = panel.data_map.boundary_item.getData()
     assert len(x) == len(decisions.boundary)
     assert np.allclose(np.c_[x, y], decisions.boundary)
-    assert "not sampled" in panel.readouts.decision_label.text()
+    assert "not sampled" in panel.strip.decision_label.text()
     assert "decision regions" in panel.data_tables()
     panel.set_activation("tanh")
     settled(qtbot, panel)
     x, y = panel.data_map.boundary_item.getData()
     assert np.allclose(np.c_[x, y], panel.data_map.picture.boundary)
-    assert "from the 200 × 200 picture" in panel.readouts.decision_label.text()
+    assert "from the 200 × 200 picture" in panel.strip.decision_label.text()
 
 
 @pytest.mark.parametrize("theme_name", ["light", "dark", "high-contrast"])
@@ -127,11 +127,11 @@ def test_each_layer_takes_its_own_activation(panel, qtbot):
     assert panel.net.activations == ("relu", "identity", "relu")
     assert all(np.array_equal(a[0], b[0]) for a, b in zip(panel.net.layers, weights))  # same weights
     assert c.activation_combo.currentData() == "mixed"
-    text = drawn(panel).readouts.collapse_label.text()
+    text = drawn(panel).strip.collapse_label.text()
     assert "Identity on layer 2" in text and "2-6-6-6-1 computes what 2-6-6-1 computes" in text
     assert "(equal)" in text
     settled(qtbot, panel)
-    assert "identity layer 2 merged" in panel.readouts.region_label.text()
+    assert "identity layer 2 merged" in panel.strip.region_label.text()
     assert len(c.activation_curves) >= 2 and c.activation_plot.getPlotItem().titleLabel.text
     # the state, a scene file and undo carry it
     back = PlaygroundState.from_dict(json.loads(json.dumps(panel.state_dict())))
@@ -143,7 +143,7 @@ def test_each_layer_takes_its_own_activation(panel, qtbot):
     combo.setCurrentIndex(combo.findData("tanh"))
     combo.activated.emit(combo.currentIndex())
     assert panel.net.activations == ("relu", "identity", "tanh")
-    assert "tanh" in panel.readouts.region_label.text()  # no regions for tanh layers
+    assert "tanh" in panel.strip.region_label.text()  # no regions for tanh layers
     c.activation_combo.setCurrentIndex(c.activation_combo.findData("gelu"))
     assert panel.net.activation == "gelu" and c.activation_combo.findData("mixed") < 0
 
@@ -175,11 +175,11 @@ def test_a_typed_boundary_makes_the_classes_and_a_bad_one_changes_nothing(panel)
     before = panel.state_dict()
     c.boundary_edit.setText("x^2 -")
     c.boundary_edit.editingFinished.emit()
-    assert "ends too early" in panel.readouts.message_label.text()
+    assert "ends too early" in panel.strip.message_label.text()
     assert panel.state_dict() == before and c.boundary_edit.text() == "x^2 - 0.25"
     c.boundary_edit.setText("5")
     c.boundary_edit.editingFinished.emit()
-    assert "leaves fewer than" in panel.readouts.message_label.text()
+    assert "leaves fewer than" in panel.strip.message_label.text()
     assert panel.state_dict() == before
 
 
@@ -336,7 +336,7 @@ def test_the_exported_network_computes_what_the_panel_shows(panel, tmp_path, suf
         panel.step_once()
     path = tmp_path / f"net{suffix}"
     assert panel.export_network(path)
-    assert "Saved the network" in panel.readouts.message_label.text()
+    assert "Saved the network" in panel.strip.message_label.text()
     back = load_network(path)
     X = np.random.default_rng(0).uniform(-1.25, 1.25, (500, 2))
     if suffix == ".onnx":
@@ -354,7 +354,7 @@ def test_the_exported_network_computes_what_the_panel_shows(panel, tmp_path, suf
 def test_export_refuses_onnx_for_leaky_relu_and_says_so(panel, tmp_path):
     panel.set_activation("leaky_relu")
     assert not panel.export_network(tmp_path / "net.onnx")
-    assert "use JSON or NPZ" in panel.readouts.message_label.text()
+    assert "use JSON or NPZ" in panel.strip.message_label.text()
     assert not (tmp_path / "net.onnx").exists()
 
 
@@ -447,7 +447,7 @@ def test_hostile_boundaries_change_nothing(panel, text):
     before = panel.state_dict()
     panel.set_boundary(text)
     assert panel.state_dict() == before
-    assert panel.readouts.message_label.text()
+    assert panel.strip.message_label.text()
 
 
 def test_a_csv_of_six_classes_gives_six_outputs(panel, tmp_path):

@@ -14,7 +14,7 @@ from relulab.model.collapse import collapse
 from relulab.model.mlp import MLP
 from relulab.model.playground import PlaygroundState, Points
 from relulab.ui.panels.playground import PlaygroundPanel
-from tests.ui import mouse
+from relulab.testing import mouse
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -137,7 +137,7 @@ def test_divergence_stops_and_says_so(panel, qtbot):
     panel.load_state(state)
     panel.controls.play_button.click()
     qtbot.waitUntil(lambda: not panel.is_playing(), timeout=10_000)
-    assert "diverged" in panel.readouts.message_label.text()
+    assert "diverged" in panel.strip.message_label.text()
     assert panel.trainer.diverged and panel.net.is_finite()
     panel.controls.play_button.click()  # refuses to run a diverged trainer
     assert not panel.is_playing() and panel.controls.play_button.text() == "Play"
@@ -164,7 +164,7 @@ def test_architecture_editor_presets_and_undo(panel):
 
 
 def test_activation_plot_and_identity_collapse(panel):
-    combo, collapse_label = panel.controls.activation_combo, panel.readouts.collapse_label
+    combo, collapse_label = panel.controls.activation_combo, panel.strip.collapse_label
     combo.setCurrentIndex(combo.findData("sigmoid"))
     z, d = panel.controls.dphi_curve.getData()
     assert d.max() == pytest.approx(0.25)
@@ -173,7 +173,7 @@ def test_activation_plot_and_identity_collapse(panel):
     assert set(np.unique(d)) == {0.0, 1.0}
     combo.setCurrentIndex(combo.findData("identity"))
     assert panel.net.activation == "identity"
-    text = drawn(panel).readouts.collapse_label.text()
+    text = drawn(panel).strip.collapse_label.text()
     A, c = collapse(panel.net)
     assert "collapse into one" in text and "(equal)" in text
     assert f"{A[0, 0]:.3g}" in text.replace("−", "-")
@@ -182,7 +182,7 @@ def test_activation_plot_and_identity_collapse(panel):
     if len(xy):
         assert np.abs(xy @ A[0] + c[0]).max() < 1e-5
     drawn(panel).step_once()
-    assert "(equal)" in drawn(panel).readouts.collapse_label.text()  # checked again after training
+    assert "(equal)" in drawn(panel).strip.collapse_label.text()  # checked again after training
 
 
 def test_hover_a_neuron_shows_its_map(panel, qtbot):
@@ -272,7 +272,7 @@ def test_lesson_setup_reproduces_seed002(panel):
         panel.step_once()
     assert panel.trainer.step == 2000
     assert panel.trainer.snapshot().train_accuracy == seed002_run(0, 6).train_accuracy == 1.0
-    status = drawn(panel).readouts.status_label.text()
+    status = drawn(panel).strip.status_label.text()
     assert "Step 2000" in status and "100.0 %" in status
 
 
@@ -341,14 +341,14 @@ def test_overlay_waits_for_the_engine_in_the_worker(panel, qtbot, monkeypatch):
                                                   "engine (first use only)…")
     drawn(panel)
     expected = len(region_polygons(net, panel.box))
-    qtbot.waitUntil(lambda: panel.readouts.region_label.text()
+    qtbot.waitUntil(lambda: panel.strip.region_label.text()
                     == f"Linear regions in view: {expected} (exact)", timeout=20_000)
 
 
 def test_region_overlay_count_equals_the_converters(panel, qtbot):
     from relulab.model.regions import linear_regions, region_polygons
 
-    labels = panel.readouts
+    labels = panel.strip
     panel.receive("network", MLP.random([2, 8, 8, 8, 1], seed=4))
     expected = region_polygons(panel.net, panel.box)
     assert labels.region_label.text() == f"Linear regions in view: {len(expected)} (exact)"
@@ -408,7 +408,7 @@ def test_closing_mid_work_leaves_no_thread(qtbot, theme):
 def test_overlay_follows_training_in_a_worker_and_is_exact_after_pause(panel, qtbot):
     from relulab.model.regions import region_polygons
 
-    label = panel.readouts.region_label
+    label = panel.strip.region_label
     panel.receive("network", MLP.random([2, 8, 8, 8, 1], seed=1))
     first = panel.net
     panel.controls.play_button.click()
@@ -436,7 +436,7 @@ def test_big_network_overlay_and_picture_arrive_from_workers(panel, qtbot):
     net = MLP.random([2, 21, 21, 1], seed=2)
     panel.receive("network", net)
     expected = len(region_polygons(panel.net, panel.box))
-    qtbot.waitUntil(lambda: panel.readouts.region_label.text()
+    qtbot.waitUntil(lambda: panel.strip.region_label.text()
                     == f"Linear regions in view: {expected} (exact)", timeout=20_000)
     assert panel.data_map.outline.loops == expected
     qtbot.waitUntil(lambda: panel.data_map.picture.net is panel.net, timeout=20_000)
@@ -452,8 +452,8 @@ def test_empty_data_and_no_hidden_layer(panel):
     del state["initial"]
     panel.load_state(state)
     panel.step_once()
-    assert panel.trainer.step == 0 and "—" in drawn(panel).readouts.status_label.text()
-    assert "1 (no ReLU layer" in panel.readouts.region_label.text()
+    assert panel.trainer.step == 0 and "—" in drawn(panel).strip.status_label.text()
+    assert "1 (no ReLU layer" in panel.strip.region_label.text()
     mouse.click(panel.data_map, mouse.data_to_viewport(panel.data_map, 0.1, 0.1))
     assert n_points(panel) == 1
     panel.step_once()
@@ -478,7 +478,7 @@ def test_every_control_has_an_object_and_accessible_name(panel):
     assert panel.findChild(QWidget, "playground-controls") is not None
     panel.set_lecture_layout(True)
     assert not panel.findChild(QWidget, "playground-controls").isVisible()
-    assert panel.readouts.status_label.isVisible() and panel.data_map.isVisible()
+    assert panel.strip.status_label.isVisible() and panel.data_map.isVisible()
 
 
 def test_undo_keeps_the_current_training_settings(panel):
@@ -525,9 +525,9 @@ def test_tiny_and_huge_weights_draw_train_and_say_so(panel, activation, scale):
     assert np.isfinite(panel.data_map.heat.image).all()
     assert panel.net.is_finite()
     if panel.trainer.diverged:
-        assert "diverged" in panel.readouts.message_label.text()
+        assert "diverged" in panel.strip.message_label.text()
     assert not panel.receive("network", MLP([([[1e300, 0.0]], [0.0])]))
-    assert "weights up to" in panel.readouts.message_label.text()
+    assert "weights up to" in panel.strip.message_label.text()
 
 
 def test_points_far_away_and_close_together_train(panel):

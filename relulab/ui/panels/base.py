@@ -12,10 +12,11 @@ import time
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from PySide6.QtCore import QEventLoop, QSignalBlocker
+from PySide6.QtCore import QEventLoop, QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 from PySide6.QtWidgets import QApplication, QWidget
 
+from relulab.ui.readout import readouts_of
 from relulab.ui.theme import current_theme
 from relulab.ui.worker import Worker
 
@@ -23,13 +24,16 @@ from relulab.ui.worker import Worker
 W = TypeVar("W", bound=QWidget)
 
 
-def named(widget: W, name: str, accessible: str, tip: str = "") -> W:
+def named(widget: W, name: str, accessible: str, tip: str = "", description: str = "") -> W:
     """Give a widget its stable object name (``<panel>-<what>``, what tests and
-    scripts find it by), its accessible name and, if given, a tooltip."""
+    scripts find it by), its accessible name and, if given, a tooltip and an accessible
+    description (for a plot: what it shows)."""
     widget.setObjectName(name)
     widget.setAccessibleName(accessible)
     if tip:
         widget.setToolTip(tip)
+    if description:
+        widget.setAccessibleDescription(description)
     return widget
 
 
@@ -93,6 +97,13 @@ class Panel(QWidget):
     state_class: type | None = None
     _state: Any = None
 
+    #: ``finished(work)``: a long piece of work is done and its results are on screen
+    #: and in :meth:`readouts` (``work`` names it: "training", "counts", "conversion",
+    #: "regions", …; each panel's are listed in docs/automation.md). Emitted once per
+    #: request, also when the work failed (the readouts then say so); a request made
+    #: while one is running replaces it, and only the latest one finishes.
+    finished = Signal(str)
+
     def __init__(self, host=None, parent=None):
         super().__init__(parent)
         self.host = host  # the main window, or None when the panel runs alone
@@ -140,6 +151,13 @@ class Panel(QWidget):
         Returns True when taken."""
         return False
 
+    def readouts(self) -> dict[str, Any]:
+        """What the panel's readouts show, as data: key → number, text or None (the
+        keys and their meaning are listed in docs/automation.md). Each comes from a
+        :class:`~relulab.ui.readout.Readout` (its ``key`` and ``value``); a panel adds
+        the numbers a readout shows beside its main one."""
+        return readouts_of(self)
+
     def plots(self) -> dict[str, QWidget]:
         """The panel's plots by name, main one first (for PNG/SVG export)."""
         return {}
@@ -153,6 +171,16 @@ class Panel(QWidget):
         (a training tick, a fold); the exporter grabs the plot after each. It leaves
         the panel as it found it when closed. Panels without an animation yield nothing."""
         return iter(())
+
+    def focus_target(self) -> QWidget:
+        """Where the keyboard focus goes when the panel is shown, so that its keys work
+        at once (``]`` on the Folding panel, Space on Training): its main plot."""
+        return next(iter(self.plots().values()), self)
+
+    def take_focus(self) -> None:
+        """Give the keyboard focus to :meth:`focus_target` (the window shows a panel
+        with its focus inside; a window not active yet gets it when activated)."""
+        self.focus_target().setFocus(Qt.FocusReason.OtherFocusReason)
 
     def set_lecture_layout(self, on: bool) -> None:
         """Lecture layout: hide the controls (the child named ``<name>-controls``)

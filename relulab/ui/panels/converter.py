@@ -23,7 +23,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPointF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QKeySequence, QPolygonF, QShortcut
 from PySide6.QtWidgets import (
-    QComboBox, QFileDialog, QFormLayout, QGraphicsPolygonItem, QHBoxLayout, QHeaderView, QLabel,
+    QComboBox, QFormLayout, QGraphicsPolygonItem, QHBoxLayout, QHeaderView,
     QLineEdit, QPushButton, QScrollArea, QSpinBox, QSplitter, QTableView, QVBoxLayout, QWidget,
 )
 
@@ -37,8 +37,10 @@ from relulab.model.mlp import MLP
 from relulab.model.slices import (
     ParsedPoint, SliceState, parse_points, points_needed, random_points, slice_state, split_points,
 )
+from relulab.ui import dialogs
 from relulab.ui.panels.base import Panel, named, run_alone, signals_blocked
 from relulab.ui.panels.slice_view import SliceBar, SliceDrawing, SliceView, compute_slice
+from relulab.ui.readout import Readout
 from relulab.ui.worker import Worker
 
 SOURCE_LABELS = {"random": "Random network", "received": "From another panel",
@@ -230,7 +232,8 @@ class ConverterPanel(Panel):
     summary = "any deep ReLU network turned into an exactly equal shallow one, verified."
     state_class = ConverterState
 
-    #: emitted after every redraw of a finished conversion (tests and scripts wait on it)
+    #: ``converted()``: after a conversion is drawn (its verdict is on screen).
+    #: ``finished("conversion")`` (see Panel): the same, and also when it failed.
     converted = Signal()
 
     def __init__(self, host=None, parent=None):
@@ -291,18 +294,17 @@ class ConverterPanel(Panel):
         column.addWidget(self._build_controls())
         self.slice_bar = SliceBar()
         column.addWidget(self.slice_bar)
-        self.sizes_label = named(QLabel(""), "converter-sizes", "Sizes: deep, shallow, bound")
-        self.sizes_label.setTextFormat(Qt.TextFormat.RichText)
-        self.sizes_label.setWordWrap(True)
+        self.sizes_label = Readout("converter-sizes", "Sizes: deep, shallow, bound", "sizes",
+                                   wrap=True, text_format=Qt.TextFormat.RichText)
         self.sizes_label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         column.addWidget(self.sizes_label)
         column.addStretch(1)
         outer.addWidget(self._left)
         right = QVBoxLayout()
-        self.verdict = named(QLabel("converting…"), "converter-verdict", "Verdict")
-        self.verdict.setWordWrap(True)
-        self.summary_label = named(QLabel(""), "converter-summary", "What was converted")
-        self.summary_label.setWordWrap(True)
+        self.verdict = Readout("converter-verdict", "Verdict", "verdict", wrap=True)
+        self.verdict.set_value(None, "converting…")
+        self.summary_label = Readout("converter-summary", "What was converted", "summary",
+                                     wrap=True)
         right.addWidget(self.verdict)
         right.addWidget(self.summary_label)
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -349,17 +351,22 @@ class ConverterPanel(Panel):
         self.export_button = named(QPushButton("Export shallow network…"), "converter-export",
                                    "Export the shallow network")
         form.addRow(self.export_button)
-        self.message = named(QLabel(""), "converter-message", "Messages")
-        self.message.setWordWrap(True)
+        self.message = Readout("converter-message", "Messages", "message", wrap=True)
         form.addRow(self.message)
         return controls
 
     def _build_plots(self) -> QSplitter:
         plots = QSplitter(Qt.Orientation.Vertical)
-        self.main_plot = named(pg.PlotWidget(), "converter-main-plot", "Deep and shallow functions")
+        self.main_plot = named(
+            pg.PlotWidget(), "converter-main-plot", "Deep and shallow functions",
+            description="1-D input: the deep network (solid) and the shallow one (dashed) "
+            "against x, with a marker at each kink. 2-D input: the map of the deep network's "
+            "activation regions; click one for its affine map and constraints.")
         self.main_plot.getPlotItem().setMenuEnabled(False)
         self.diff_plot = named(pg.PlotWidget(), "converter-difference-plot",
-                               "Difference deep minus shallow")
+                               "Difference deep minus shallow",
+                               description="The difference deep − shallow against x (1-D "
+                               "input): zero up to rounding when the two are equal.")
         self.diff_plot.getPlotItem().setMenuEnabled(False)
         self.deep_curve = self.main_plot.plot([], [], name="deep")
         self.shallow_curve = self.main_plot.plot([], [], name="shallow")
@@ -376,19 +383,17 @@ class ConverterPanel(Panel):
         side = QWidget()
         column = QVBoxLayout(side)
         column.setContentsMargins(0, 0, 0, 0)
-        self.layers_label = named(QLabel(""), "converter-shallow-layers",
-                                  "The shallow network's layers")
-        self.layers_label.setWordWrap(True)
+        self.layers_label = Readout("converter-shallow-layers", "The shallow network's layers",
+                                    "shallow_layers", wrap=True)
         self.kinks = KinkTable(self)
         self.kink_table = named(QTableView(), "converter-kinks", "Kink list")
         self.kink_table.setModel(self.kinks)
         self.kink_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.kink_table.setEditTriggers(QTableView.EditTrigger.NoEditTriggers)
         self.kink_table.verticalHeader().setVisible(False)
-        self.region_info = named(QLabel("Click a region to see its affine map and constraints."),
-                                 "converter-region-info", "Selected region")
-        self.region_info.setWordWrap(True)
-        self.region_info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.region_info = Readout("converter-region-info", "Selected region", "selected_region",
+                                   text="Click a region to see its affine map and constraints.",
+                                   wrap=True, selectable=True)
         self.region_info.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         column.addWidget(self.layers_label)
         column.addWidget(self.kink_table, 1)
@@ -589,7 +594,8 @@ class ConverterPanel(Panel):
 
     def _open_dialog(self) -> None:
         filters = "Networks (*.json *.npz *.onnx);;All files (*)"
-        path, _ = QFileDialog.getOpenFileName(self, "Open a deep network", "", filters)
+        path, _ = dialogs.open_file_name(self, "Open a deep network", "", filters,
+                                         instead="window.panel('converter').load_file(path)")
         if path:
             self.load_file(path)
 
@@ -796,8 +802,8 @@ class ConverterPanel(Panel):
 
     def _open_points_dialog(self) -> None:
         filters = "Points (*.csv *.npz);;All files (*)"
-        path, _ = QFileDialog.getOpenFileName(self, "Open a points file (rows of inputs)", "",
-                                              filters)
+        path, _ = dialogs.open_file_name(self, "Open a points file (rows of inputs)", "", filters,
+                                         instead="window.panel('converter').load_points(path)")
         if path:
             self.load_points(path)
 
@@ -836,8 +842,10 @@ class ConverterPanel(Panel):
         return True
 
     def _export_sliced_dialog(self) -> None:
-        path, chosen = QFileDialog.getSaveFileName(self, "Save the sliced network", "slice.json",
-                                                   "JSON (*.json);;NumPy (*.npz);;ONNX (*.onnx)")
+        path, chosen = dialogs.save_file_name(
+            self, "Save the sliced network", "slice.json",
+            "JSON (*.json);;NumPy (*.npz);;ONNX (*.onnx)",
+            instead="window.panel('converter').export_sliced(path)")
         if path:
             if not Path(path).suffix:
                 path += "." + chosen.split("*.")[1].rstrip(")")
@@ -870,8 +878,9 @@ class ConverterPanel(Panel):
                   and self.result.conversion.one_d is not None)
         filters = ("JSON (*.json);;NumPy (*.npz);;ONNX (*.onnx)" if finite
                    else "JSON (*.json);;NumPy (*.npz)")
-        path, chosen = QFileDialog.getSaveFileName(self, "Export the shallow network",
-                                                   "shallow.json", filters)
+        path, chosen = dialogs.save_file_name(
+            self, "Export the shallow network", "shallow.json", filters,
+            instead="window.panel('converter').export_shallow(path)")
         if path:
             if not Path(path).suffix:
                 path += "." + chosen.split("*.")[1].rstrip(")")
@@ -880,8 +889,8 @@ class ConverterPanel(Panel):
     # -- the worker ------------------------------------------------------------
     def _start_conversion(self) -> None:
         net = self.net
-        self.verdict.setText("converting…" if net.n_in < 2 or engine_ready(net.n_in) else
-                             "preparing the exact region engine (first use only), then converting…")
+        self.verdict.set_value(None, "converting…" if net.n_in < 2 or engine_ready(net.n_in) else
+                               "preparing the exact region engine (first use only), then converting…")
         # The last result belongs to the last network: let it go now rather than hold
         # two conversions (hundreds of MB for thousands of regions) at once.
         self.result = None
@@ -903,6 +912,7 @@ class ConverterPanel(Panel):
             self._state = replace(self._state, selected_region=-1)
         self._redraw()
         self.converted.emit()
+        self.finished.emit("conversion")
 
     def _on_slice_drawn(self, view: SliceView) -> None:
         """The slice's picture, before its conversion is done."""
@@ -912,7 +922,8 @@ class ConverterPanel(Panel):
     def _on_failed(self, exc: Exception) -> None:
         # shown in the panel; the previous picture stays
         self._show_message(f"Conversion failed: {exc}", error=True)
-        self.verdict.setText("conversion failed")
+        self.verdict.set_value("failed", "conversion failed")
+        self.finished.emit("conversion")
 
     # -- drawing ----------------------------------------------------------------
     def _redraw(self) -> None:
@@ -1069,7 +1080,10 @@ class ConverterPanel(Panel):
                         + "".join(f"<td {cell} align='center'>{v}</td>" for v in vals) + "</tr>")
         html.append("</table>")
         html.append(f"<p>Corollary 1: width ≤ {conv.bound_text()}</p>")
-        self.sizes_label.setText("".join(html))
+        spoken = "; ".join(f"{r[0]}: {r[1]} hidden layers, widths {r[2]}, {r[3]} neurons, "
+                           f"{r[4]} parameters" for r in rows[:2])
+        spoken += f"; Corollary 1: width ≤ {conv.bound_text()}"
+        self.sizes_label.set_value(spoken, "".join(html), spoken)
 
     def _draw_verdict(self, res: Result) -> None:
         conv, v = res.conversion, res.verification
@@ -1099,7 +1113,7 @@ class ConverterPanel(Panel):
                        "constraints. Regions are not pieces: neighbours may share one affine map.")
         if res.slice_view is not None:
             summary = self._slice_summary(res)
-        self.verdict.setText(text)
+        self.verdict.set_value("equal" if ok else "not equal", text)
         self.summary_label.setText(summary)
         self.verdict.setStyleSheet(f"color: {self.theme.color('foreground' if ok else 'error').name()};"
                                    " font-weight: bold;")
@@ -1241,15 +1255,18 @@ class ConverterPanel(Panel):
 
     def _show_region_info(self) -> None:
         if self.selected_region < 0 or (self.result is None and self.slice_view is None):
-            self.region_info.setText("Click a region (or press ] and [) to see its affine map "
-                                     "and constraints.")
+            self.region_info.set_value(None, "Click a region (or press ] and [) to see its "
+                                       "affine map and constraints.")
             return
         if self._state.sliced:
-            self.region_info.setText(self._slice_region_text(self.selected_region))
+            self.region_info.set_value(self.selected_region + 1,
+                                       self._slice_region_text(self.selected_region))
             return
-        r = self.result.conversion.regions[self.selected_region]
-        self.region_info.setText(f"Region {self.selected_region + 1} of {len(self.result.conversion.regions)}\n"
-                                 + r.describe(digits=3))
+        regions = self.result.conversion.regions
+        r = regions[self.selected_region]
+        self.region_info.set_value(
+            self.selected_region + 1,
+            f"Region {self.selected_region + 1} of {len(regions)}\n" + r.describe(digits=3))
 
     def _slice_region_text(self, index: int) -> str:
         view = self.slice_view
@@ -1285,6 +1302,26 @@ class ConverterPanel(Panel):
         event.accept()
 
     # -- hooks -----------------------------------------------------------------
+    def readouts(self) -> dict:
+        """The readouts, and what the verdict and the sizes say in numbers:
+        ``largest_difference`` (|deep − shallow| at the exact and the random points),
+        ``kinks`` (1-D input) or ``regions`` (more inputs), ``deep_neurons``,
+        ``shallow_neurons``, ``bound`` (Corollary 1's width bound); None while
+        converting."""
+        values = super().readouts()
+        res = self.result
+        conv = res.conversion if res is not None else None
+        v = res.verification if res is not None else None
+        values.update(
+            largest_difference=None if v is None else
+            float(max(v.max_error_exact_points, v.max_error_random)),
+            kinks=len(conv.one_d.kinks) if conv is not None and conv.one_d is not None else None,
+            regions=int(conv.p) if conv is not None and conv.one_d is None else None,
+            deep_neurons=None if conv is None else int(conv.deep.n_hidden_neurons),
+            shallow_neurons=None if conv is None else int(sum(conv.shallow.hidden_sizes)),
+            bound=None if conv is None else int(conv.bound))
+        return values
+
     def plots(self) -> dict:
         if self._state.sliced:
             if self._state.slice.kind == "line":

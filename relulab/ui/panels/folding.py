@@ -39,6 +39,7 @@ from relulab.model.folding import (
 )
 from relulab.model.piecewise import EXACT_KNOTS, PiecewiseLinear, TooManyKnots, piecewise_linear
 from relulab.ui.panels.base import Panel, named, run_alone, signals_blocked
+from relulab.ui.readout import Note, Readout
 from relulab.ui.worker import Worker
 
 #: Up to this depth the tent is computed at once (a few ms) and kept in a cache;
@@ -158,15 +159,12 @@ def fold_compositions(fold: Fold, should_stop=None):
         yield depth, reason
 
 
-def _readout(name: str, accessible: str, wrap: bool = True) -> QLabel:
-    label = named(QLabel(), name, accessible)
-    label.setWordWrap(wrap)
-    label.setTextFormat(Qt.TextFormat.RichText)
-    return label
+def _readout(name: str, accessible: str, key: str, wrap: bool = True) -> Readout:
+    return Readout(name, accessible, key, wrap=wrap, text_format=Qt.TextFormat.RichText)
 
 
-def _plot(name: str, accessible: str) -> pg.PlotWidget:
-    pw = named(pg.PlotWidget(), name, accessible)
+def _plot(name: str, accessible: str, description: str) -> pg.PlotWidget:
+    pw = named(pg.PlotWidget(), name, accessible, description=description)
     pw.setMenuEnabled(False)
     pw.hideButtons()
     return pw
@@ -215,6 +213,7 @@ class FoldingPanel(Panel):
         self._fold_cache: dict[int, PiecewiseLinear | str] = {}
         self._fold_error = ""
         self._closed = False
+        self._finished_for = None  # (depth, peak, fold) whose counts finished() announced
         self._frames: list[tuple[int, float]] = []
         self._layer_shown: list = [None] * LAYER_PLOTS
         self._fold_series_shown = None
@@ -244,8 +243,9 @@ class FoldingPanel(Panel):
         right.addLayout(self._build_readouts())
         right.addLayout(self._build_main_plots(), 5)
         right.addLayout(self._build_layers_and_chart(), 3)
-        self.telgarsky = _readout("folding-telgarsky", "Telgarsky's statement and its caveat")
-        self.telgarsky.setText(TELGARSKY)
+        self.telgarsky = Note("folding-telgarsky", "Telgarsky's statement and its caveat",
+                              TELGARSKY)
+        self.telgarsky.setTextFormat(Qt.TextFormat.RichText)
         self.telgarsky.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         right.addWidget(self.telgarsky)
         outer.addLayout(right, 1)
@@ -259,7 +259,7 @@ class FoldingPanel(Panel):
         controls.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         c = QVBoxLayout(controls)
         c.setContentsMargins(0, 0, 0, 0)
-        self.depth_label = _readout("folding-depth-label", "Depth", wrap=False)
+        self.depth_label = _readout("folding-depth-label", "Depth", "depth", wrap=False)
         self.depth_slider = named(QSlider(Qt.Orientation.Horizontal), "folding-depth",
                                   "Depth: number of tent layers",
                                   "Layers of the tent network ( [ and ] step by one )")
@@ -267,7 +267,7 @@ class FoldingPanel(Panel):
         self.depth_slider.setPageStep(4)
         self.depth_slider.setTickPosition(QSlider.TickPosition.TicksBelow)
         self.depth_slider.setTickInterval(4)
-        self.peak_label = _readout("folding-peak-label", "Peak", wrap=False)
+        self.peak_label = _readout("folding-peak-label", "Peak", "peak", wrap=False)
         self.peak_slider = named(QSlider(Qt.Orientation.Horizontal), "folding-peak",
                                  "Peak of the tent", "Where the tent has its top: ½ is the "
                                  "symmetric tent")
@@ -327,7 +327,7 @@ class FoldingPanel(Panel):
         f.addLayout(row)
         self.fold_show = named(QCheckBox("Show u composed k times"), "folding-fold-show",
                                "Show your fold composed k times")
-        self.fold_error = _readout("folding-fold-error", "Problem with your fold")
+        self.fold_error = _readout("folding-fold-error", "Problem with your fold", "fold_error")
         self.fold_send = named(QPushButton("Send your fold to Deep → shallow"),
                                "folding-fold-send", "Send your composed fold to the converter")
         for w in (self.fold_show, self.fold_error, self.fold_send):
@@ -335,11 +335,13 @@ class FoldingPanel(Panel):
         return box
 
     def _build_readouts(self) -> QGridLayout:
-        self.count_label = _readout("folding-count", "Piece count")
-        self.neurons_label = _readout("folding-neurons", "Neurons used against one hidden layer")
-        self.fold_count_label = _readout("folding-fold-count", "Counts of your fold")
-        self.precision_label = _readout("folding-precision", "Precision note")
-        self.status_label = _readout("folding-status", "Computation status", wrap=False)
+        self.count_label = _readout("folding-count", "Piece count", "pieces")
+        self.neurons_label = _readout("folding-neurons", "Neurons used against one hidden layer",
+                                      "neurons")
+        self.fold_count_label = _readout("folding-fold-count", "Counts of your fold",
+                                         "fold_pieces")
+        self.precision_label = _readout("folding-precision", "Precision note", "precision_note")
+        self.status_label = _readout("folding-status", "Computation status", "status", wrap=False)
         grid = QGridLayout()
         grid.addWidget(self.count_label, 0, 0)
         grid.addWidget(self.neurons_label, 0, 1)
@@ -352,12 +354,17 @@ class FoldingPanel(Panel):
 
     def _build_main_plots(self) -> QHBoxLayout:
         top = QHBoxLayout()
-        self.plot = _plot("folding-plot", "The tent network composed k times")
+        self.plot = _plot("folding-plot", "The tent network composed k times",
+                          "The tent map composed k times, g^(k)(x), on [0, 1] or the whole line: "
+                          "each layer of two neurons folds [0, 1] onto itself, so k layers make "
+                          "2^k pieces. A deep tent is drawn from its extremes per pixel column.")
         self.curve = self.plot.plot()
         _extremes_per_pixel(self.curve)
         self.curve.setClipToView(True)
         top.addWidget(self.plot, 3)
-        self.fold_plot = _plot("folding-fold-plot", "Your fold composed k times")
+        self.fold_plot = _plot("folding-fold-plot", "Your fold composed k times",
+                               "Your fold u composed k times, u^(k)(x), on the same range as "
+                               "the tent.")
         self.fold_curve = self.fold_plot.plot()
         _extremes_per_pixel(self.fold_curve)
         self.fold_curve.setClipToView(True)
@@ -373,7 +380,8 @@ class FoldingPanel(Panel):
         self.layer_plots: list[pg.PlotWidget] = []
         self.layer_curves = []
         for i in range(LAYER_PLOTS):
-            pw = _plot(f"folding-layer-{i + 1}", f"Small plot {i + 1} of the layers")
+            pw = _plot(f"folding-layer-{i + 1}", f"Small plot {i + 1} of the layers",
+                       "The tent after one of the first layers on [0, 1].")
             pw.setMinimumSize(60, 60)
             pw.getPlotItem().hideAxis("left")
             pw.getPlotItem().hideAxis("bottom")
@@ -384,7 +392,10 @@ class FoldingPanel(Panel):
             self.layer_curves.append(curve)
             grid.addWidget(pw, i // 4, i % 4)
         bottom.addWidget(strip, 3)
-        self.chart = _plot("folding-chart", "Pieces against neurons, deep against shallow")
+        self.chart = _plot("folding-chart", "Pieces against neurons, deep against shallow",
+                           "Log-log chart of pieces against neurons: k tent layers (2k neurons, "
+                           "2^k pieces) against one hidden layer (m neurons, m + 1 pieces at "
+                           "most), your fold, and circles at the depth shown.")
         self.chart.setLogMode(x=True, y=True)
         self.chart.setMouseEnabled(False, False)
         self.chart_legend = self.chart.getPlotItem().addLegend()
@@ -468,8 +479,8 @@ class FoldingPanel(Panel):
             self.fold_table.setVerticalHeaderLabels([f"neuron {i + 1}" for i in range(fold.n_neurons)])
             self.fold_c.setItem(0, 0, QTableWidgetItem(f"{fold.c:g}"))
         layers = "layer" if s.depth == 1 else "layers"
-        self.depth_label.setText(f"Depth k = <b>{s.depth}</b> {layers} of 2 neurons")
-        self.peak_label.setText(f"Peak p = <b>{s.peak:.2f}</b>")
+        self.depth_label.set_value(s.depth, f"Depth k = <b>{s.depth}</b> {layers} of 2 neurons")
+        self.peak_label.set_value(s.peak, f"Peak p = <b>{s.peak:.2f}</b>")
         self.fold_add.setEnabled(s.fold.n_neurons < MAX_FOLD_NEURONS)
         self.fold_remove.setEnabled(s.fold.n_neurons > 1)
 
@@ -613,6 +624,7 @@ class FoldingPanel(Panel):
     def _on_deep_failed(self, exc: Exception) -> None:
         self._deep_wanted = None
         self._set_status(f"Could not compute {_sup(self._state.depth)}: {exc}")
+        self._say_if_finished()
 
     def _start_warm_work(self) -> None:
         """Fill the cache for every depth up to SYNC_DEPTH at the current peak, so that
@@ -655,6 +667,7 @@ class FoldingPanel(Panel):
             if depth == self._state.depth:
                 self._draw_fold(a, b)
             self._draw_chart()
+            self._say_if_finished()
 
     def _on_fold_failed(self, exc: Exception) -> None:
         """A composition that raised (a bug, not a budget): every depth not composed
@@ -664,6 +677,18 @@ class FoldingPanel(Panel):
         a, b = self._view_range()
         self._draw_fold(a, b)
         self._draw_chart()
+        self._say_if_finished()
+
+    def _say_if_finished(self) -> None:
+        """``finished("counts")``, once per change of depth, peak or fold, when the tent
+        and your fold at the depth shown are counted (or why not is said)."""
+        s = self._state
+        shown = (s.depth, s.peak, s.fold)
+        if (self._closed or self.computing() or self._timer.isActive()
+                or shown == self._finished_for):
+            return
+        self._finished_for = shown
+        self.finished.emit("counts")
 
     def warmed_up(self) -> bool:
         """True once every depth up to SYNC_DEPTH is cached for the current peak and
@@ -715,6 +740,7 @@ class FoldingPanel(Panel):
         self._update_readouts(result)
         self._draw_layers(result)
         self._draw_chart()
+        self._say_if_finished()
 
     def _draw_fold(self, a: float, b: float) -> None:
         s = self._state
@@ -737,14 +763,14 @@ class FoldingPanel(Panel):
         self.fold_error.setText(self._fold_error)
         fold = self._fold_pieces(s.depth)
         if fold is None:
-            self.fold_count_label.setText(f"Your fold u<sup>({s.depth})</sup>: computing…")
+            self.fold_count_label.set_value(None, f"Your fold u<sup>({s.depth})</sup>: computing…")
             return
         if isinstance(fold, str):
-            self.fold_count_label.setText(f"Your fold u<sup>({s.depth})</sup>: {fold}")
+            self.fold_count_label.set_value(None, f"Your fold u<sup>({s.depth})</sup>: {fold}")
             return
         counts = fold[1]
-        self.fold_count_label.setText(
-            f"Your fold u<sup>({s.depth})</sup>: <b>{_plain_count(counts.pieces_unit)}</b> pieces "
+        self.fold_count_label.set_value(
+            int(counts.pieces_unit), f"Your fold u<sup>({s.depth})</sup>: <b>{_plain_count(counts.pieces_unit)}</b> pieces "
             f"on [0, 1], {_plain_count(counts.kinks_line)} kinks on the line; "
             f"{counts.neurons} neurons")
 
@@ -752,16 +778,17 @@ class FoldingPanel(Panel):
         s = self._state
         pieces, kinks = tent_counts_formula(s.depth)
         if result is None:
-            self.count_label.setText(f"{_sup(s.depth)}: computing… (theory: "
+            self.count_label.set_value(None, f"{_sup(s.depth)}: computing… (theory: "
                                      f"{_plain_count(pieces)} pieces on [0, 1])")
         else:
             c = result.counts
-            self.count_label.setText(
+            self.count_label.set_value(
+                int(c.pieces_unit),
                 f"{_sup(s.depth)}: <b>{_plain_count(c.pieces_unit)}</b> pieces on [0, 1]; "
                 f"{_plain_count(c.kinks_line)} kinks on the whole line "
                 + ("(exact)" if c.exact else "(floating point only, not certified)"))
-        self.neurons_label.setText(
-            f"<b>{2 * s.depth}</b> neurons in {s.depth} layer{'s' if s.depth > 1 else ''}; one hidden layer "
+        self.neurons_label.set_value(
+            2 * s.depth, f"<b>{2 * s.depth}</b> neurons in {s.depth} layer{'s' if s.depth > 1 else ''}; one hidden layer "
             f"needs <b>{_plain_count(2 ** s.depth - 1)}</b>")
         notes = []
         if result is not None and not result.counts.exact:
@@ -911,6 +938,21 @@ class FoldingPanel(Panel):
             self._refresh()
 
     # -- hooks ---------------------------------------------------------------------
+    def readouts(self) -> dict:
+        """The readouts, and beside the piece count: ``kinks`` (on the whole line),
+        ``exact`` (True when the counts are certified), ``shallow_neurons`` (what one
+        hidden layer needs: 2^k − 1) and ``fold_kinks``; None while computing."""
+        values = super().readouts()
+        s = self._state
+        result = self._cache.get((s.depth, s.peak), self._deep)  # asks for nothing new
+        current = result is not None and (result.depth, result.peak) == (s.depth, s.peak)
+        fold = self._fold_pieces(s.depth)
+        values.update(kinks=int(result.counts.kinks_line) if current else None,
+                      exact=bool(result.counts.exact) if current else None,
+                      shallow_neurons=2 ** s.depth - 1,
+                      fold_kinks=int(fold[1].kinks_line) if isinstance(fold, tuple) else None)
+        return values
+
     def plots(self) -> dict:
         plots = {"main": self.plot, "fold": self.fold_plot, "chart": self.chart}
         for i, pw in enumerate(self.layer_plots):

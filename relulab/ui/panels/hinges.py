@@ -31,6 +31,7 @@ from relulab.model.hinges import (
 from relulab.model.targets import PRESETS, target_from_text
 from relulab.ui.hinges_handles import HandlesItem, SelectedMarker
 from relulab.ui.panels.base import Panel, named, run_alone, signals_blocked
+from relulab.ui.readout import Note, Readout
 from relulab.ui.worker import Worker
 
 MODE_LABELS = {"free": "Free", "least squares": "Least squares", "interpolation": "Interpolation"}
@@ -48,11 +49,8 @@ def _signed(v: float) -> str:
     return f"{v:+.3f}".replace("-", "−")
 
 
-def _readout(name: str, accessible: str, wrap: bool = False) -> QLabel:
-    label = named(QLabel(""), name, accessible)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    label.setWordWrap(wrap)
-    return label
+def _readout(name: str, accessible: str, wrap: bool = False, key: str | None = None) -> Readout:
+    return Readout(name, accessible, key, wrap=wrap, selectable=True)
 
 
 def _number_box(name: str, accessible: str, lo: float, hi: float, decimals: int,
@@ -66,8 +64,8 @@ def _number_box(name: str, accessible: str, lo: float, hi: float, decimals: int,
     return w
 
 
-def _plot(name: str, accessible: str) -> pg.PlotWidget:
-    pw = named(pg.PlotWidget(), name, accessible)
+def _plot(name: str, accessible: str, description: str) -> pg.PlotWidget:
+    pw = named(pg.PlotWidget(), name, accessible, description=description)
     pw.setMenuEnabled(False)
     return pw
 
@@ -114,26 +112,32 @@ class HingesPanel(Panel):
         box = QWidget()
         v = QVBoxLayout(box)
         v.setContentsMargins(0, 0, 0, 0)
-        self.readouts = named(QWidget(box), "hinges-readouts", "Fit readouts")
-        row = QHBoxLayout(self.readouts)
+        self.readout_row = named(QWidget(box), "hinges-readouts", "Fit readouts")
+        row = QHBoxLayout(self.readout_row)
         row.setContentsMargins(4, 0, 4, 0)
         row.setSpacing(18)
         self.rmse_label = _readout("hinges-rmse", "RMSE")
         self.max_label = _readout("hinges-max-error", "Largest error")
         self.selected_label = _readout("hinges-selected", "Selected hinge", wrap=True)
+        self.selected_label.key = "selected_hinge"
         self.selected_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         row.addWidget(self.rmse_label)
         row.addWidget(self.max_label)
         row.addWidget(self.selected_label, 1)
-        v.addWidget(self.readouts)
-        self.bound_label = _readout("hinges-bound", "Interpolation error and bound", wrap=True)
+        v.addWidget(self.readout_row)
+        self.bound_label = _readout("hinges-bound", "Interpolation error and bound", wrap=True,
+                                    key="interpolation_error")
         self.caveat_label = _readout("hinges-caveat", "Jump caveat", wrap=True)
         v.addWidget(self.bound_label)
         v.addWidget(self.caveat_label)
         return box
 
     def _build_plots(self) -> None:
-        self.plot = _plot("hinges-plot", "Target and sum of hinges; drag the handles")
+        self.plot = _plot(
+            "hinges-plot", "Target and sum of hinges; drag the handles",
+            "The target f(x), solid, and the sum of hinges f̂(x), dashed, over the domain "
+            "[a, b]. A round handle sits on the sum at each kink: drag it sideways to move the "
+            "kink, up or down (Free mode) to change its slope change; double-click adds a hinge.")
         self.plot.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         pi = self.plot.getPlotItem()
         pi.setLabel("bottom", "x")
@@ -162,7 +166,9 @@ class HingesPanel(Panel):
 
     def _build_residual_plot(self) -> None:
         self.residual_plot = _plot("hinges-residual-plot",
-                                   "Residual f̂(x) − f(x) at the sample points")
+                                   "Residual f̂(x) − f(x) at the sample points",
+                                   "The residual f̂(x) − f(x) at every sample point, against x, "
+                                   "around a dashed zero line.")
         rp = self.residual_plot.getPlotItem()
         rp.setLabel("left", "f̂ − f")
         rp.setLabel("bottom", "x")
@@ -174,8 +180,12 @@ class HingesPanel(Panel):
         rp.addItem(self.residual_zero)
 
     def _build_convergence_plot(self) -> None:
-        self.convergence_plot = _plot("hinges-convergence-plot",
-                                      "Error against the number of hinges, log-log")
+        self.convergence_plot = _plot(
+            "hinges-convergence-plot", "Error against the number of hinges, log-log",
+            "Log-log plot of the error against the number of hinges n: least squares "
+            "with evenly spaced kinks (RMSE and largest error), the interpolation's largest "
+            "error, its bound (b − a)²M/(8n²), a guide line of slope −2, and a vertical line at "
+            "the n on screen.")
         cp = self.convergence_plot.getPlotItem()
         cp.setLogMode(True, True)
         cp.setLabel("bottom", "number of hinges n")
@@ -203,8 +213,7 @@ class HingesPanel(Panel):
         cv.addWidget(self.convergence_plot, 1)
         # the key sits under the plot, not over it: the plot is small and every corner
         # of it holds data for one target or another
-        self.convergence_key = _readout("hinges-convergence-key", "Key of the convergence plot",
-                                        wrap=True)
+        self.convergence_key = Note("hinges-convergence-key", "Key of the convergence plot")
         cv.addWidget(self.convergence_key)
         self.bottom.addWidget(self.convergence_box)
         self.splitter.addWidget(self.bottom)
@@ -224,13 +233,12 @@ class HingesPanel(Panel):
         for group in (self._build_target_box(), self._build_mode_box(), self._build_hinges_box(),
                       self._build_view_box()):
             cl.addWidget(group)
-        keys = QLabel("Drag a handle: sideways moves its kink; up/down changes its slope "
-                      "change (Free). Double-click adds a hinge. On the plot: Tab/Shift+Tab "
-                      "select, ←/→ move the kink, Shift+↑/↓ change its slope, Delete removes, "
-                      "Esc leaves the plot. Right-click during a drag cancels it.")
-        keys.setObjectName("hinges-help")
-        keys.setWordWrap(True)
-        cl.addWidget(keys)
+        cl.addWidget(Note(
+            "hinges-help", "Mouse and keys on the plot",
+            "Drag a handle: sideways moves its kink; up/down changes its slope "
+            "change (Free). Double-click adds a hinge. On the plot: Tab/Shift+Tab "
+            "select, ←/→ move the kink, Shift+↑/↓ change its slope, Delete removes, "
+            "Esc leaves the plot. Right-click during a drag cancels it."))
         cl.addStretch(1)
         scroll.setWidget(box)
         self.controls = scroll
@@ -362,7 +370,7 @@ class HingesPanel(Panel):
         self.residual_check.toggled.connect(lambda on: self._set_view(show_residual=on))
         self.convergence_check.toggled.connect(lambda on: self._set_view(show_convergence=on))
         self._convergence.progress.connect(self._on_convergence_row)
-        self._convergence.idle.connect(self._draw_convergence)
+        self._convergence.idle.connect(self._on_convergence_done)
 
     def shutdown(self) -> None:
         if self._convergence.closed:  # called by the main window and again by tests
@@ -542,43 +550,45 @@ class HingesPanel(Panel):
     def _update_readouts(self, hx, hy) -> None:
         s, fit = self._state, self._fit
         where = f"on {s.points} samples"
-        self.rmse_label.setText(f"RMSE <b>{_fmt(fit.rmse)}</b>")
-        self.max_label.setText(f"Largest error <b>{_fmt(fit.max_error)}</b> {where}")
+        self.rmse_label.set_value(float(fit.rmse), f"RMSE <b>{_fmt(fit.rmse)}</b>")
+        self.max_label.set_value(float(fit.max_error),
+                                 f"Largest error <b>{_fmt(fit.max_error)}</b> {where}")
         sel = s.selected
         if sel is not None and s.mode != "interpolation" and sel < fit.kinks.size:
             change = fit.slope_change(sel)
-            self.selected_label.setText(
-                f"Hinge {sel + 1} of {fit.kinks.size}: kink {fit.kinks[sel]:.3f}, "
+            self.selected_label.set_value(
+                sel + 1, f"Hinge {sel + 1} of {fit.kinks.size}: kink {fit.kinks[sel]:.3f}, "
                 f"slope change <b>{_signed(change)}</b>")
             self.slope_text.setText(f"Δslope {_signed(change)}")
             self.slope_text.setPos(float(hx[sel]), float(hy[sel]))
             self.slope_text.setVisible(True)
         else:
-            self.selected_label.setText("No hinge selected (click one or press Tab on the plot)"
-                                        if s.mode != "interpolation" else
-                                        f"{s.interpolation_n} neurons, knots every "
-                                        f"{(s.b - s.a) / s.interpolation_n:.4g}")
+            self.selected_label.set_value(None, "No hinge selected (click one or press Tab on the "
+                                          "plot)" if s.mode != "interpolation" else
+                                          f"{s.interpolation_n} neurons, knots every "
+                                          f"{(s.b - s.a) / s.interpolation_n:.4g}")
             self.slope_text.setVisible(False)
         if self._interp is not None:
             it = self._interp
             c = it.curvature
+            shown = (f"Interpolation, n = {it.n}: largest error on [a, b] "
+                     f"<b>{_fmt(it.max_error)}</b>")
             if it.bound is not None:
-                self.bound_label.setText(
-                    f"Interpolation, n = {it.n}: largest error on [a, b] <b>{_fmt(it.max_error)}"
-                    f"</b> ≤ bound (b − a)²M/(8n²) = <b>{_fmt(it.bound)}</b>, with M = max|f''| "
-                    f"≈ {c.M:.4g} (an estimate from second differences)")
+                shown += (f" ≤ bound (b − a)²M/(8n²) = <b>{_fmt(it.bound)}</b>, with M = max|f''| "
+                          f"≈ {c.M:.4g} (an estimate from second differences)")
             else:
-                self.bound_label.setText(
-                    f"Interpolation, n = {it.n}: largest error on [a, b] <b>{_fmt(it.max_error)}"
-                    "</b>. No bound: f'' is unbounded here (a corner or a jump), so "
-                    "(b − a)²M/(8n²) does not apply.")
+                shown += (". No bound: f'' is unbounded here (a corner or a jump), so "
+                          "(b − a)²M/(8n²) does not apply.")
+            self.bound_label.set_value(float(it.max_error), shown)
             self.bound_label.setVisible(True)
         else:
+            self.bound_label.set_value(None, "")
             self.bound_label.setVisible(False)
         self._update_caveat()
 
     def _update_caveat(self) -> None:
         if self._jump is None:
+            self.caveat_label.clear()
             self.caveat_label.setVisible(False)
             return
         size, where = self._jump
@@ -615,6 +625,10 @@ class HingesPanel(Panel):
     def _on_convergence_row(self, row) -> None:
         self._conv_rows.append(row)
         self._draw_convergence()
+
+    def _on_convergence_done(self) -> None:
+        self._draw_convergence()
+        self.finished.emit("convergence")
 
     @property
     def convergence_done(self) -> bool:
@@ -899,6 +913,21 @@ class HingesPanel(Panel):
             return False
         self.commit(new, "Kinks from training")
         return True
+
+    def readouts(self) -> dict:
+        """The readouts, and ``bound``: the interpolation's error bound (None outside
+        Interpolation mode or where f'' is unbounded)."""
+        values = super().readouts()
+        it = self._interp
+        values["bound"] = None if it is None or it.bound is None else float(it.bound)
+        return values
+
+    def handle_positions(self) -> list[tuple[float, float]]:
+        """Where the handles are, in the main plot's data coordinates: handle i at
+        (kᵢ, f̂(kᵢ)), its kink on the x axis and the sum of hinges there (for
+        :func:`relulab.testing.drag`). In Interpolation mode they cannot be dragged."""
+        fit = self._fit
+        return [(float(k), float(y)) for k, y in zip(fit.kinks, fit.predict(fit.kinks))]
 
     def plots(self) -> dict:
         return {"main": self.plot, "residual": self.residual_plot,

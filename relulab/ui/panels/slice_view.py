@@ -19,13 +19,14 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPainterPath
 from PySide6.QtWidgets import (
-    QComboBox, QFormLayout, QGraphicsPathItem, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+    QComboBox, QFormLayout, QGraphicsPathItem, QHBoxLayout, QLineEdit, QPushButton,
     QSpinBox, QWidget,
 )
 
 from relulab.model.cancel import check
 from relulab.model.slices import MAX_SEED, POINT_NAMES, Slice, SliceState
 from relulab.ui.panels.base import named, signals_blocked
+from relulab.ui.readout import Readout
 
 KIND_LABELS = {"plane": "Plane through 3 points", "line": "Line through 2 points"}
 MODE_LABELS = {"rows": "Rows of a points file", "random": "Random plane or line",
@@ -279,8 +280,7 @@ class SliceBar(QWidget):
         form = QFormLayout(self)
         form.setContentsMargins(0, 4, 0, 0)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        self.title = named(QLabel(""), "converter-slice-title", "What is sliced")
-        self.title.setWordWrap(True)
+        self.title = Readout("converter-slice-title", "What is sliced", wrap=True)
         form.addRow(self.title)
         self.kind_box = named(QComboBox(), "converter-slice-kind", "Line or plane",
                               "A line through two points (exact kinks of every output) or a "
@@ -295,9 +295,8 @@ class SliceBar(QWidget):
         data_row = QWidget()
         h = QHBoxLayout(data_row)
         h.setContentsMargins(0, 0, 0, 0)
-        self.data_label = named(QLabel("no points file"), "converter-slice-data",
-                                "The points file")
-        self.data_label.setWordWrap(True)
+        self.data_label = Readout("converter-slice-data", "The points file",
+                                  text="no points file", wrap=True)
         self.data_button = named(QPushButton("Open…"), "converter-slice-open-data",
                                  "Open a points file",
                                  "Rows of inputs: CSV (one row a line, an optional header, a "
@@ -335,8 +334,7 @@ class SliceBar(QWidget):
                                    "The restricted network of 1 or 2 inputs (JSON, NPZ or ONNX), "
                                    "as relulab slice writes it")
         form.addRow(self.export_button)
-        self.info = named(QLabel(""), "converter-slice-info", "About the slice")
-        self.info.setWordWrap(True)
+        self.info = Readout("converter-slice-info", "About the slice", wrap=True)
         form.addRow(self.info)
         self._form = form
         self.kind_box.activated.connect(lambda i: self.kind_chosen.emit(self.kind_box.itemData(i)))

@@ -39,6 +39,7 @@ from relulab.model.training import (
 )
 from relulab.ui.driver import TimedPlotWidget, TrainingDriver
 from relulab.ui.panels.base import Panel, named, run_alone, signals_blocked
+from relulab.ui.readout import Readout
 from relulab.ui.worker import Worker
 
 OPTIMIZER_LABELS = {"adam": "Adam", "gd": "gradient descent", "momentum": "momentum"}
@@ -67,8 +68,10 @@ class TrainingPanel(Panel):
                "against the least-squares optimum.")
     state_class = TrainingState
 
-    #: emitted after every redraw of the main plot with the current step (tests and
-    #: scripts wait on it)
+    #: ``stepped(step)``: after every redraw of the main plot and the readouts, with the
+    #: step shown (while training runs, a few times a second). ``finished("training")``
+    #: (see Panel): training reached its last step, or stopped itself (a restart
+    #: diverged), and its final frame is drawn.
     stepped = Signal(int)
 
     def __init__(self, host=None, parent=None):
@@ -125,6 +128,7 @@ class TrainingPanel(Panel):
         self.target = named(QComboBox(), "training-target", "Target function",
                             "A preset, or type an expression in x and press Enter")
         self.target.setEditable(True)
+        self.target.lineEdit().setAccessibleName("Target function: a preset or an expression in x")
         self.target.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.target.addItems(list(PRESETS))
         self.domain_a = named(QDoubleSpinBox(), "training-a", "Domain start")
@@ -132,8 +136,8 @@ class TrainingPanel(Panel):
         for box in (self.domain_a, self.domain_b):
             box.setRange(-DOMAIN_LIMIT, DOMAIN_LIMIT)
             box.setDecimals(2)
-        self.target_error = named(QLabel(""), "training-target-error", "Target error message")
-        self.target_error.setWordWrap(True)
+        self.target_error = Readout("training-target-error", "Target error message",
+                                    "target_error", wrap=True)
         self.points = named(QSpinBox(), "training-points", "Number of data points")
         self.points.setRange(MIN_POINTS, MAX_POINTS)
 
@@ -170,27 +174,40 @@ class TrainingPanel(Panel):
                                     "Send the selected restart to the deep to shallow panel")
         self.send_hinges = named(QPushButton("Send kinks to hinges"), "training-send-hinges",
                                  "Send the selected restart's kinks to the hinges panel")
-        self.step_readout = named(QLabel(), "training-step-readout", "Step")
-        self.rate_readout = named(QLabel(), "training-rate-readout", "Steps per second")
-        self.best_readout = named(QLabel(), "training-best-readout", "Best restart")
-        self.refit_readout = named(QLabel(), "training-refit-readout",
-                                   "Least-squares refit of the output layer")
-        self.ghost_readout = named(QLabel(), "training-ghost-readout",
-                                   "Least squares with evenly spaced kinks")
-        self.status = named(QLabel(), "training-status", "Training status")
-        self.status.setWordWrap(True)
+        self.step_readout = Readout("training-step-readout", "Step", "step")
+        self.rate_readout = Readout("training-rate-readout", "Steps per second", "rate")
+        self.best_readout = Readout("training-best-readout", "Best restart", "best_restart")
+        self.refit_readout = Readout("training-refit-readout",
+                                     "Least-squares refit of the output layer", "refit_rmse")
+        self.ghost_readout = Readout("training-ghost-readout",
+                                     "Least squares with evenly spaced kinks", "even_kinks_rmse")
+        self.status = Readout("training-status", "Training status", "status", wrap=True)
 
     def _build_plots(self) -> None:
-        def plot(name: str, accessible: str) -> TimedPlotWidget:
-            pw = named(TimedPlotWidget(self.driver.add_paint_time), name, accessible)
+        def plot(name: str, accessible: str, description: str) -> TimedPlotWidget:
+            pw = named(TimedPlotWidget(self.driver.add_paint_time), name, accessible,
+                       description=description)
             pw.setMenuEnabled(False)
             pw.getPlotItem().hideButtons()
             return pw
 
-        self.curve_plot = plot("training-plot", "Restarts over the target")
-        self.loss_plot = plot("training-loss-plot", "Loss per restart, log scale")
-        self.kink_plot = plot("training-kinks-plot", "Kink trajectories of the selected restart")
-        self.final_plot = plot("training-final-plot", "Final RMSE per restart")
+        self.curve_plot = plot(
+            "training-plot", "Restarts over the target",
+            "Every restart's network over the target on the domain: the target thick, the best "
+            "restart highlighted, least squares with evenly spaced kinks dashed, and the "
+            "selected restart's kinks as diamonds on its curve.")
+        self.loss_plot = plot(
+            "training-loss-plot", "Loss per restart, log scale",
+            "Each restart's mean squared error against the training step, on a log scale; the "
+            "best restart's curve is the thick one.")
+        self.kink_plot = plot(
+            "training-kinks-plot", "Kink trajectories of the selected restart",
+            "Where the selected restart's kinks are (x) at each step (upwards): one path per "
+            "neuron, and a marker at each kink now.")
+        self.final_plot = plot(
+            "training-final-plot", "Final RMSE per restart",
+            "The RMSE each restart reached, best first (or as a histogram), with least squares "
+            "on evenly spaced kinks as a dashed line.")
         # one row along the top, where the curves rarely go
         self.legend = self.curve_plot.getPlotItem().addLegend(offset=(-10, 5), colCount=4)
         self.zero_line = pg.InfiniteLine(pos=0.0, angle=0, movable=False)
@@ -308,6 +325,7 @@ class TrainingPanel(Panel):
         self.send_converter.clicked.connect(self.send_selected_to_converter)
         self.send_hinges.clicked.connect(self.send_selected_to_hinges)
         self.driver.playing_changed.connect(self._on_playing_changed)
+        self.driver.settled.connect(lambda: self.finished.emit("training"))
         self._refit_worker.finished.connect(self._on_refit_done)
         self._replay_worker.finished.connect(self._on_replayed)
         self._replay_worker.failed.connect(self._on_replay_failed)
@@ -710,13 +728,16 @@ class TrainingPanel(Panel):
         snap = self._snap
         best = snap.best
         sel = self.selected_restart()
-        self.step_readout.setText(f"step {snap.step:,} / {self._state.steps:,}")
-        self.rate_readout.setText(f"{self.driver.rate:,.0f} steps/s" if self.running else "paused")
-        self.best_readout.setText(
-            f"best: restart {best + 1} (seed {snap.seeds[best]}) RMSE {snap.rmse[best]:.4f}")
+        self.step_readout.set_value(int(snap.step), f"step {snap.step:,} / {self._state.steps:,}")
+        if self.running:
+            self.rate_readout.set_value(float(self.driver.rate), f"{self.driver.rate:,.0f} steps/s")
+        else:
+            self.rate_readout.set_value(None, "paused")
+        self.best_readout.set_value(
+            best + 1, f"best: restart {best + 1} (seed {snap.seeds[best]}) RMSE {snap.rmse[best]:.4f}")
         self._show_refit(snap, sel)
-        self.ghost_readout.setText(
-            f"{snap.hidden} even kinks, least squares: {self._ghost.rmse:.4f}")
+        self.ghost_readout.set_value(
+            float(self._ghost.rmse), f"{snap.hidden} even kinks, least squares: {self._ghost.rmse:.4f}")
         diverged = [f"restart {r + 1} at step {int(d):,}" for r, d in enumerate(snap.diverged_at) if d >= 0]
         parts = []
         if self._replaying is not None:
@@ -743,7 +764,7 @@ class TrainingPanel(Panel):
         now = time.perf_counter()
         if snap.diverged[sel]:
             self._refit_key = None
-            self.refit_readout.setText(f"restart {sel + 1}: diverged")
+            self.refit_readout.set_value(None, f"restart {sel + 1}: diverged")
         elif self._refit_key == key:
             pass  # shown, or on its way from the worker
         elif small and (not self.running or now - self._last_refit > REFIT_EVERY):
@@ -763,7 +784,8 @@ class TrainingPanel(Panel):
 
     def _refit_text(self, r: int, rmse: float, refit: float | str) -> None:
         shown = refit if isinstance(refit, str) else f"{refit:.4f}"
-        self.refit_readout.setText(f"restart {r + 1}: {rmse:.4f}; output layer refit: {shown}")
+        self.refit_readout.set_value(None if isinstance(refit, str) else float(refit),
+                                     f"restart {r + 1}: {rmse:.4f}; output layer refit: {shown}")
 
     def _on_refit_done(self, result) -> None:
         key, refit = result
@@ -857,6 +879,17 @@ class TrainingPanel(Panel):
         return self.send_to("hinges", "hinges", self.hinges_payload())
 
     # -- hooks ---------------------------------------------------------------------------
+    def readouts(self) -> dict:
+        """The readouts, and what the best and the selected restart's readouts show beside
+        their main number: ``steps`` (to train), ``best_seed``, ``best_rmse``,
+        ``selected_restart`` (1 …) and ``selected_rmse``."""
+        values = super().readouts()
+        snap, sel = self._snap, self.selected_restart()
+        values.update(steps=int(self._state.steps), best_seed=int(snap.seeds[snap.best]),
+                      best_rmse=float(snap.rmse[snap.best]), selected_restart=sel + 1,
+                      selected_rmse=float(snap.rmse[sel]))
+        return values
+
     def plots(self) -> dict:
         return {"curves": self.curve_plot, "losses": self.loss_plot, "kinks": self.kink_plot,
                 "final": self.final_plot}

@@ -26,6 +26,7 @@ from relulab.model.playground import (
 )
 from relulab.model.training import SPEEDS
 from relulab.ui.panels.base import named, signals_blocked
+from relulab.ui.readout import Readout
 
 #: The "every layer" activation combo's entry while the layers differ.
 MIXED = "mixed"
@@ -144,8 +145,7 @@ class PlaygroundControls(QWidget):
         self.save_button = named(QPushButton("Save CSV…"), "playground-save-csv",
                                  "Save points as CSV", "Save points as CSV")
         form.addRow(self._row(self.regenerate_button, self.load_button, self.save_button))
-        self.data_error = named(QLabel(""), "playground-data-error", "Data error")
-        self.data_error.setWordWrap(True)
+        self.data_error = Readout("playground-data-error", "Data error", "data_error", wrap=True)
         form.addRow(self.data_error)
         self._data_form = form
         return page
@@ -171,7 +171,7 @@ class PlaygroundControls(QWidget):
         self.remove_layer_button = named(QPushButton("− layer"), "playground-remove-layer",
                                          "Remove the last hidden layer", "Remove the last hidden layer")
         form.addRow(self._row(self.add_layer_button, self.remove_layer_button))
-        self.param_label = named(QLabel(""), "playground-param-count", "Parameter count")
+        self.param_label = Readout("playground-param-count", "Parameter count", "parameters")
         form.addRow("Parameters", self.param_label)
         self.activation_combo = named(QComboBox(), "playground-activation",
                                       "Activation of every hidden layer",
@@ -237,8 +237,8 @@ class PlaygroundControls(QWidget):
                               ("Speed", self.speed_combo), ("Steps per Step", self.press_spin),
                               ("Stop at step", self.max_steps_spin)):
             form.addRow(label, widget)
-        self.output_label = named(QLabel(""), "playground-output-kind", "What the output is")
-        self.output_label.setWordWrap(True)
+        self.output_label = Readout("playground-output-kind", "What the output is", "output_kind",
+                                    wrap=True)
         form.addRow(self.output_label)
         lesson = "Circles, 2-6-1, the lesson's weights, gradient descent at 0.5 for 2000 steps"
         self.lesson_button = named(QPushButton("Seed 002 lesson set-up"), "playground-lesson",
@@ -310,7 +310,8 @@ class PlaygroundControls(QWidget):
             self.preset_combo.setCurrentIndex(0)
             self._fill_neurons(arch.hidden, view.neuron)
         self._show_layers(arch.hidden, arch.activations)
-        self.param_label.setText(f"{'-'.join(map(str, arch.sizes))}: {arch.n_params} parameters")
+        self.param_label.set_value(arch.n_params,
+                                   f"{'-'.join(map(str, arch.sizes))}: {arch.n_params} parameters")
         self.remove_layer_button.setEnabled(len(arch.hidden) > 0)
         self.add_layer_button.setEnabled(len(arch.hidden) < MAX_HIDDEN_LAYERS)
         self.output_label.setText(

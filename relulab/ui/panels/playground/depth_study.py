@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxL
 from relulab.model.depth import regions_against_depth, summarise
 from relulab.model.playground import DEPTH_BUDGETS, DEPTH_MAX_SEEDS, DEPTHS, DepthStudy
 from relulab.ui.panels.base import named, signals_blocked
+from relulab.ui.readout import Note, Readout
 from relulab.ui.worker import Worker
 
 CAPTION = (
@@ -38,10 +39,7 @@ class DepthStudyView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(self._build_row())
-        caption = QLabel(CAPTION)
-        caption.setObjectName("playground-depth-caption")
-        caption.setWordWrap(True)
-        layout.addWidget(caption)
+        layout.addWidget(Note("playground-depth-caption", "About regions against depth", CAPTION))
         self.plot = named(pg.PlotWidget(), "playground-depth-plot", "Regions against depth")
         self.plot.setLabel("bottom", "hidden layers (same parameter budget)")
         self.plot.setLabel("left", "linear regions in view")
@@ -67,8 +65,8 @@ class DepthStudyView(QWidget):
         self.button = named(QPushButton("Count regions"), "playground-depth-run",
                             "Count the regions of random networks of this budget")
         row.addWidget(self.button)
-        self.status = named(QLabel(""), "playground-depth-status", "Regions against depth status")
-        self.status.setWordWrap(True)
+        self.status = Readout("playground-depth-status", "Regions against depth status",
+                              "depth_status", wrap=True)
         row.addWidget(self.status, 1)
         return row
 

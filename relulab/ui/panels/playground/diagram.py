@@ -66,7 +66,7 @@ class NetworkDiagram(QWidget):
 
     def __init__(self, clock, theme, box=DEFAULT_BOX, parent=None):
         super().__init__(parent)
-        self.setObjectName("playground-diagram")
+        named(self, "playground-diagram", "Network diagram")
         self.theme = theme
         self.box = box
         self.node_pos = np.zeros((0, 2))

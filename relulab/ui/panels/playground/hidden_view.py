@@ -20,6 +20,7 @@ from relulab.model.playground import Points
 from relulab.ui.driver import TimedPlotWidget
 from relulab.ui.panels.base import named, signals_blocked
 from relulab.ui.panels.playground.data_map import SYMBOLS, point_items, style_point_items
+from relulab.ui.readout import Readout
 
 
 class HiddenSpaceView(QWidget):
@@ -29,7 +30,7 @@ class HiddenSpaceView(QWidget):
 
     def __init__(self, clock, theme, parent=None):
         super().__init__(parent)
-        self.setObjectName("playground-hidden-space")
+        named(self, "playground-hidden-space", "Hidden space: the points as a hidden layer sees them")
         self.theme = theme
         self.space: HiddenSpace | None = None
         self._sizes: tuple[int, ...] = ()
@@ -58,8 +59,8 @@ class HiddenSpaceView(QWidget):
         self.point_items = point_items()
         for item in self.point_items.values():
             self.plot.addItem(item)
-        self.note = named(QLabel(""), "playground-hidden-note", "What the hidden space shows")
-        self.note.setWordWrap(True)
+        self.note = Readout("playground-hidden-note", "What the hidden space shows", "hidden_note",
+                            wrap=True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(row)

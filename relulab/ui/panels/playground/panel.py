@@ -22,7 +22,7 @@ import numpy as np
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QFileDialog, QHBoxLayout, QLabel, QSplitter, QTabWidget, QVBoxLayout, QWidget,
+    QHBoxLayout, QSplitter, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from relulab.io.networks import NetworkFileError, save_network
@@ -40,8 +40,10 @@ from relulab.model.playground import (
     hidden_space_choice,
 )
 from relulab.model.regions import count_linear_regions
+from relulab.ui import dialogs
 from relulab.ui.driver import TrainingDriver
 from relulab.ui.panels.base import Panel, SnapshotCommand, named, signals_blocked
+from relulab.ui.readout import Readout
 from relulab.ui.panels.playground.controls import PlaygroundControls
 from relulab.ui.panels.playground.curves import TrainingCurves
 from relulab.ui.panels.playground.data_map import (
@@ -115,17 +117,15 @@ class PlaygroundPanel(Panel):
         self.data_map = DataMap(clock, self.theme, self.box)
         self.diagram = NetworkDiagram(clock, self.theme, self.box)
         self.hidden_view = HiddenSpaceView(clock, self.theme)
-        self.readouts = Readouts(self.theme)
+        self.strip = Readouts(self.theme)
         self.curves = TrainingCurves(clock, self.theme)
         self.depth_study = DepthStudyView(self.theme, self.box)
         self.side_tabs = named(QTabWidget(), "playground-side-tabs", "Network diagram or hidden space")
         self.side_tabs.setDocumentMode(True)
         self.side_tabs.addTab(self.diagram, "Network")
         self.side_tabs.addTab(self.hidden_view, "Hidden space")
-        self.info_label = named(QLabel(HOVER_HINT), "playground-neuron-info",
-                                "The shown neuron's map")
-        self.info_label.setWordWrap(True)
-        self.info_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.info_label = Readout("playground-neuron-info", "The shown neuron's map",
+                                  "neuron_info", text=HOVER_HINT, wrap=True, selectable=True)
         side = QVBoxLayout()
         side.setContentsMargins(0, 0, 0, 0)
         side.addWidget(self.side_tabs, 1)
@@ -139,12 +139,12 @@ class PlaygroundPanel(Panel):
         top.addWidget(self.data_map, 3)
         top.addWidget(self.side, 2)
         right.addLayout(top, 1)
-        right.addWidget(self.readouts, 0)
+        right.addWidget(self.strip, 0)
         self.lower_tabs = named(QTabWidget(), "playground-lower-tabs", "Curves and experiments")
         self.lower_tabs.addTab(self.curves, "Loss and accuracy")
         self.lower_tabs.addTab(self.depth_study, "Regions against depth")
         self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.setObjectName("playground-splitter")
+        named(self.splitter, "playground-splitter", "Map and readouts above, curves below")
         self.splitter.setChildrenCollapsible(False)
         self.splitter.addWidget(upper)
         self.splitter.addWidget(self.lower_tabs)
@@ -154,12 +154,36 @@ class PlaygroundPanel(Panel):
         outer.setContentsMargins(4, 4, 4, 4)
         outer.addWidget(self.controls, 0)
         outer.addWidget(self.splitter, 1)
+        self._describe_plots()
         for keys, slot, name in (("Space", self.toggle_play, "play"), ("N", self.step_once, "step"),
                                  ("R", self.reset_weights, "reset"), ("G", self.regenerate, "regenerate")):
             sc = QShortcut(QKeySequence(keys), self)
             sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             sc.setObjectName(f"playground-shortcut-{name}")
             sc.activated.connect(slot)
+
+    def _describe_plots(self) -> None:
+        """What each plot shows, for screen readers (its accessible description)."""
+        for plot, text in (
+            (self.data_map, "The plane, x₁ across and x₂ up: the network's picture (the class "
+             "at each place, or one neuron's map), the decision boundary, the training points "
+             "(filled) and test points (hollow) in their classes' symbols, and for ReLU "
+             "networks the exact linear regions. A click adds a point, a right click removes "
+             "the nearest."),
+            (self.diagram.plot, "The network's layers from the 2 inputs to the outputs: each "
+             "neuron a circle (or its map), each weight a line whose width and colour show its "
+             "size and sign, each layer's activation over its column; hover or click a neuron "
+             "to see its map."),
+            (self.curves.loss_plot, "Training and test loss against the step."),
+            (self.curves.accuracy_plot, "Training and test accuracy against the step."),
+            (self.controls.activation_plot, "The activation function and its derivative."),
+            (self.hidden_view.plot, "The points as a hidden layer sees them: one neuron's value "
+             "across, another's up, each point in its class's symbol."),
+            (self.depth_study.plot, "The exact number of linear regions in view of random "
+             "networks with the same number of parameters, against their number of hidden "
+             "layers, one dot per network and a line through the means."),
+        ):
+            plot.setAccessibleDescription(text)
 
     def _connect(self) -> None:
         """Every view → state connection, in one place."""
@@ -206,15 +230,15 @@ class PlaygroundPanel(Panel):
         self.depth_study.study_changed.connect(self._on_study_changed)
         self.driver.playing_changed.connect(self._on_playing_changed)
         self.driver.finished.connect(self._on_finished)
+        self.driver.settled.connect(lambda: self.finished.emit("training"))
         self._picture_worker.finished.connect(self._show_picture)
         self._picture_worker.idle.connect(self._picture_done)
         self._picture_rest.timeout.connect(self._picture_next)
         self._regions_worker.finished.connect(self._on_regions)
-        self._regions_worker.failed.connect(
-            lambda e: self.readouts.region_label.setText(f"Linear regions: {type(e).__name__}: {e}"))
+        self._regions_worker.failed.connect(self._on_regions_failed)
         self._plane_worker.finished.connect(self._on_plane_count)
-        self._plane_worker.failed.connect(
-            lambda e: self.readouts.plane_label.setText(f"In the whole plane: {type(e).__name__}: {e}"))
+        self._plane_worker.failed.connect(self._on_plane_failed)
+        self.depth_study.worker.idle.connect(lambda: self.finished.emit("depth_study"))
 
     # -- state -------------------------------------------------------------------------
     @property
@@ -254,7 +278,7 @@ class PlaygroundPanel(Panel):
             self.depth_study.show_study(state.depth)
         self._regions_for = None
         self._decisions = None
-        self.readouts.message("")
+        self.strip.message("")
         self.redraw()
 
     def commit(self, after: PlaygroundState, text: str, merge_key=None,
@@ -277,7 +301,7 @@ class PlaygroundPanel(Panel):
         try:
             after = make()
         except ValueError as e:
-            self.readouts.message(str(e), error=True)
+            self.strip.message(str(e), error=True)
             self.controls.show_state(self.state)
             return False
         self.commit(after, text, sets_training=sets_training)
@@ -360,12 +384,14 @@ class PlaygroundPanel(Panel):
         return True
 
     def _load_csv_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Load points", "", "CSV files (*.csv);;All files (*)")
+        path, _ = dialogs.open_file_name(self, "Load points", "", "CSV files (*.csv);;All files (*)",
+                                         instead="window.panel('playground').load_points(path)")
         if path:
             self.load_points(path)
 
     def _save_csv_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save points", "points.csv", "CSV files (*.csv)")
+        path, _ = dialogs.save_file_name(self, "Save points", "points.csv", "CSV files (*.csv)",
+                                         instead="window.panel('playground').save_points(path)")
         if path:
             self.save_points(path)
 
@@ -429,7 +455,7 @@ class PlaygroundPanel(Panel):
         full-batch gradient descent at 0.5 on cross-entropy, stop at 2000 steps."""
         seed = self.controls.data_seed_spin.value()
         if self._try(lambda: self.state.lesson(seed), "seed 002 lesson set-up", sets_training=True):
-            self.readouts.message(
+            self.strip.message(
                 "Seed 002: press Play; after 2000 steps the training accuracy is the lesson's.")
 
     # -- live settings (not undo steps) ---------------------------------------------------
@@ -442,7 +468,7 @@ class PlaygroundPanel(Panel):
         try:
             config = settings.config()
         except ValueError as e:
-            self.readouts.message(str(e), error=True)
+            self.strip.message(str(e), error=True)
             return
         self._state = replace(self._state, training=settings)
         self.trainer.set_config(config)
@@ -481,9 +507,9 @@ class PlaygroundPanel(Panel):
         if not on:
             self.driver.pause()
         elif self.trainer.diverged:
-            self.readouts.message(self.trainer.message, error=True)
+            self.strip.message(self.trainer.message, error=True)
         elif not self.driver.play():
-            self.readouts.message(f"Stopped at step {self.trainer.step} (the stop set above).")
+            self.strip.message(f"Stopped at step {self.trainer.step} (the stop set above).")
         self._on_playing_changed(self.driver.playing)
 
     def _on_playing_changed(self, on: bool) -> None:
@@ -494,16 +520,16 @@ class PlaygroundPanel(Panel):
 
     def _on_finished(self) -> None:
         if self.trainer.diverged:
-            self.readouts.message(self.trainer.message, error=True)
+            self.strip.message(self.trainer.message, error=True)
 
     def step_once(self) -> None:
         """Train the steps of one press of Step, and show the result."""
         if self._steps_left() == 0:
-            self.readouts.message(f"Stopped at step {self.trainer.step} (the stop set above).")
+            self.strip.message(f"Stopped at step {self.trainer.step} (the stop set above).")
             return
         self.driver.step(self._state.training.steps_per_press)
         if self.trainer.diverged:
-            self.readouts.message(self.trainer.message, error=True)
+            self.strip.message(self.trainer.message, error=True)
         self.redraw(points=False)
 
     def _train_steps(self, n: int) -> int:
@@ -539,7 +565,7 @@ class PlaygroundPanel(Panel):
     def _draw_numbers(self, snap) -> None:
         self.curves.show_history(self._history)
         self._draw_status(snap)
-        self.readouts.show_collapse(snap.net, self.points.x, self.box)
+        self.strip.show_collapse(snap.net, self.points.x, self.box)
 
     def _draw_side(self, net: MLP, final: bool) -> None:
         """The diagram, or the hidden space: whichever tab is in sight."""
@@ -562,7 +588,7 @@ class PlaygroundPanel(Panel):
         return labels
 
     def _draw_status(self, snap) -> None:
-        self.readouts.show_status(snap, self.trainer.config, len(self.trainer.y),
+        self.strip.show_status(snap, self.trainer.config, len(self.trainer.y),
                                   len(self.trainer.y_test))
 
     def shown_neuron(self) -> tuple[int, int] | None:
@@ -640,7 +666,7 @@ class PlaygroundPanel(Panel):
         and the decision boundary from their affine maps: found at once for a small
         paused network; on the worker otherwise (while training, the newest network wins
         and the overlay says which step it shows)."""
-        view, labels = self._state.view, self.readouts
+        view, labels = self._state.view, self.strip
         flat = regions_network(net)
         if not view.show_regions or flat is None:
             self._regions_worker.cancel()
@@ -650,15 +676,15 @@ class PlaygroundPanel(Panel):
             labels.decision_label.setText(GRID_BOUNDARY)
             self.data_map.show_regions(NO_REGIONS)
             if not view.show_regions:
-                labels.region_label.setText("Linear regions: hidden.")
+                labels.region_label.set_value(None, "Linear regions: hidden.")
             elif not net.uses_only("relu", "identity"):
                 other = [ACTIVATIONS[a].label for a in dict.fromkeys(net.activations)
                          if a not in ("relu", "identity")]
-                labels.region_label.setText(f"Linear regions: shown for ReLU and identity layers "
-                                            f"(this network uses {', '.join(other)}).")
+                labels.region_label.set_value(None, f"Linear regions: shown for ReLU and identity "
+                                              f"layers (this network uses {', '.join(other)}).")
             else:
-                labels.region_label.setText("Linear regions: 1 (no ReLU layer: the outputs are "
-                                            "affine).")
+                labels.region_label.set_value(1, "Linear regions: 1 (no ReLU layer: the outputs "
+                                              "are affine).")
             return
         if net is self._regions_for:  # a hover or a neuron choice: same network, same regions
             return
@@ -677,14 +703,14 @@ class PlaygroundPanel(Panel):
                 self._polygons, self._regions_for, self._decisions = [], None, None
                 self.data_map.show_regions(NO_REGIONS)
                 labels.plane_label.setText("")
-            labels.region_label.setText(f"Linear regions: drawn when training pauses "
-                                        f"({flat.n_hidden_neurons} hidden neurons).")
+            labels.region_label.set_value(None, f"Linear regions: drawn when training pauses "
+                                          f"({flat.n_hidden_neurons} hidden neurons).")
             return
         if final:
             self.data_map.show_regions(NO_REGIONS)
-            labels.region_label.setText("Linear regions: counting…" if ready else
-                                        "Linear regions: preparing the exact region engine "
-                                        "(first use only)…")
+            labels.region_label.set_value(None, "Linear regions: counting…" if ready else
+                                          "Linear regions: preparing the exact region engine "
+                                          "(first use only)…")
             labels.plane_label.setText("")
         step, box = self.trainer.step, self.box
 
@@ -712,28 +738,39 @@ class PlaygroundPanel(Panel):
         merged = identity_layers(net if net is not None else self.net)
         note = (f"; identity layer{'s' if len(merged) > 1 else ''} "
                 f"{', '.join(map(str, merged))} merged") if merged else ""
-        self.readouts.region_label.setText(f"Linear regions in view: {len(polygons)} (exact{when}{note})")
+        self.strip.region_label.set_value(
+            len(polygons), f"Linear regions in view: {len(polygons)} (exact{when}{note})")
         if net is not None:  # the network on screen: its exact boundary replaces the grid's
             self._decisions = decisions
             self.data_map.show_boundary(decisions.boundary)
-            self.readouts.decision_label.setText(
+            self.strip.decision_label.setText(
                 "Decision boundary: where classes tie on each region's affine map, not sampled.")
         else:
             self._decisions = None
-            self.readouts.decision_label.setText(GRID_BOUNDARY)
+            self.strip.decision_label.setText(GRID_BOUNDARY)
         if net is None:
             self._plane_worker.cancel()
-            self.readouts.plane_label.setText("")
+            self.strip.plane_label.setText("")
         else:  # the exact count in all of R², by the region engine, on the worker
             flat = regions_network(net)
-            self.readouts.plane_label.setText("In the whole plane: counting…")
+            self.strip.plane_label.set_value(None, "In the whole plane: counting…")
             self._plane_worker.submit(
                 lambda stop: (net, count_linear_regions(flat, should_stop=stop)))
+            self.finished.emit("regions")
+
+    def _on_regions_failed(self, exc: Exception) -> None:
+        self.strip.region_label.set_value(None, f"Linear regions: {type(exc).__name__}: {exc}")
+        self.finished.emit("regions")
+
+    def _on_plane_failed(self, exc: Exception) -> None:
+        self.strip.plane_label.set_value(None, f"In the whole plane: {type(exc).__name__}: {exc}")
+        self.finished.emit("plane_regions")
 
     def _on_plane_count(self, result) -> None:
         net, count = result
         if net is self._regions_for:
-            self.readouts.plane_label.setText(f"In the whole plane: {count} regions (exact).")
+            self.strip.plane_label.set_value(int(count), f"In the whole plane: {count} regions (exact).")
+            self.finished.emit("plane_regions")
 
     # -- other panels ------------------------------------------------------------------
     def send_network(self) -> bool:
@@ -741,7 +778,7 @@ class PlaygroundPanel(Panel):
         function, as a ReLU network)."""
         flat = regions_network(self.net)
         if flat is None:
-            self.readouts.message("The converter takes ReLU networks (identity layers are "
+            self.strip.message("The converter takes ReLU networks (identity layers are "
                                   "merged) with at least one ReLU layer.", error=True)
             return False
         if flat is not self.net:
@@ -755,15 +792,16 @@ class PlaygroundPanel(Panel):
         try:
             save_network(self.net, path)
         except NetworkFileError as e:
-            self.readouts.message(str(e), error=True)
+            self.strip.message(str(e), error=True)
             return False
-        self.readouts.message(f"Saved the network ({'-'.join(map(str, self.net.sizes))}, step "
+        self.strip.message(f"Saved the network ({'-'.join(map(str, self.net.sizes))}, step "
                               f"{self.trainer.step}) to {Path(path).name}.")
         return True
 
     def _export_network_dialog(self) -> None:
-        path, chosen = QFileDialog.getSaveFileName(self, "Export the network", "network.json",
-                                                   NETWORK_FILTER)
+        path, chosen = dialogs.save_file_name(
+            self, "Export the network", "network.json", NETWORK_FILTER,
+            instead="window.panel('playground').export_network(path)")
         if path:
             if not Path(path).suffix:
                 path += "." + chosen.rsplit("*.", 1)[-1].rstrip(")")
@@ -773,11 +811,11 @@ class PlaygroundPanel(Panel):
         if kind != "network" or not isinstance(payload, MLP):
             return False
         if payload.n_in != 2:
-            self.readouts.message(f"The playground takes networks of 2 inputs; that one has "
+            self.strip.message(f"The playground takes networks of 2 inputs; that one has "
                                   f"{payload.n_in}.", error=True)
             return False
         if len(payload.hidden_sizes) > MAX_HIDDEN_LAYERS or max(payload.hidden_sizes, default=0) > MAX_WIDTH:
-            self.readouts.message(
+            self.strip.message(
                 f"The playground draws and trains at most {MAX_HIDDEN_LAYERS} hidden layers of "
                 f"{MAX_WIDTH} neurons; that network is {'-'.join(map(str, payload.sizes))}.", error=True)
             return False
@@ -793,6 +831,18 @@ class PlaygroundPanel(Panel):
         return self.depth_study.running
 
     # -- panel hooks ------------------------------------------------------------------------
+    def readouts(self) -> dict:
+        """The readouts, and what the status shows in numbers: ``step``,
+        ``train_accuracy``, ``test_accuracy`` (fractions, 0 … 1), ``train_loss`` and
+        ``test_loss`` (NaN where there is nothing to measure, e.g. no test points)."""
+        values = super().readouts()
+        snap = self.strip.shown
+        if snap is not None:
+            values.update(step=int(snap.step), train_accuracy=float(snap.train_accuracy),
+                          test_accuracy=float(snap.test_accuracy),
+                          train_loss=float(snap.train_loss), test_loss=float(snap.test_loss))
+        return values
+
     def plots(self) -> dict:
         return {"map": self.data_map, "loss": self.curves.loss_plot,
                 "accuracy": self.curves.accuracy_plot, "network": self.diagram.plot,

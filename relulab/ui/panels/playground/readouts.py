@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from relulab.model.classify import LOSSES, OPTIMIZERS, ClassifierSnapshot, TrainConfig
 from relulab.model.collapse import (
@@ -15,6 +15,7 @@ from relulab.model.collapse import (
 )
 from relulab.model.mlp import MLP
 from relulab.ui.panels.base import named
+from relulab.ui.readout import Readout
 
 
 def _percent(v: float) -> str:
@@ -26,24 +27,29 @@ def _number(v: float) -> str:
 
 
 class Readouts(QWidget):
+    """The strip of readouts; ``shown`` is the snapshot whose status it shows."""
+
     def __init__(self, theme, parent=None):
         super().__init__(parent)
-        self.setObjectName("playground-readouts")
+        named(self, "playground-readouts", "Training status and region counts")
         self.theme = theme
+        self.shown: ClassifierSnapshot | None = None
         strip = QHBoxLayout(self)
         strip.setContentsMargins(2, 0, 2, 0)
-        self.status_label = named(QLabel(""), "playground-status", "Training status")
-        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.status_label = Readout("playground-status", "Training status", "status",
+                                    text_format=Qt.TextFormat.PlainText)
         strip.addWidget(self.status_label, 1, Qt.AlignmentFlag.AlignTop)
         column = QVBoxLayout()
         strip.addLayout(column, 2)
-        self.region_label = named(QLabel(""), "playground-region-count", "Number of linear regions")
-        self.plane_label = named(QLabel(""), "playground-region-count-plane",
-                                 "Number of linear regions in the whole plane")
-        self.decision_label = named(QLabel(""), "playground-decision", "How the decision boundary is drawn")
-        self.collapse_label = named(QLabel(""), "playground-collapse", "Collapsed affine map")
-        self.collapse_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.message_label = named(QLabel(""), "playground-message", "Messages")
+        self.region_label = Readout("playground-region-count", "Number of linear regions",
+                                    "regions")
+        self.plane_label = Readout("playground-region-count-plane",
+                                   "Number of linear regions in the whole plane", "plane_regions")
+        self.decision_label = Readout("playground-decision", "How the decision boundary is drawn",
+                                      "decision")
+        self.collapse_label = Readout("playground-collapse", "Collapsed affine map", "collapse",
+                                      selectable=True)
+        self.message_label = Readout("playground-message", "Messages", "message")
         for label in (self.region_label, self.plane_label, self.decision_label,
                       self.collapse_label, self.message_label):
             label.setWordWrap(True)
@@ -51,6 +57,7 @@ class Readouts(QWidget):
 
     def show_status(self, snap: ClassifierSnapshot, config: TrainConfig, n_train: int,
                     n_test: int) -> None:
+        self.shown = snap
         self.status_label.setText(
             f"Step {snap.step} · {OPTIMIZERS[config.optimizer]}, "
             f"rate {config.learning_rate:g}, {LOSSES[config.loss]}\n"
