@@ -335,7 +335,7 @@ class ConverterPanel(Panel):
     # -- sources --------------------------------------------------------------
     def _show_message(self, text: str, error: bool = False) -> None:
         self.message.setText(text)
-        role = "error" if error else "muted"
+        role = "error_text" if error else "foreground"
         self.message.setStyleSheet(f"color: {self.theme.color(role).name()};"
                                    + (" font-weight: bold;" if error else ""))
         if text:
@@ -596,7 +596,7 @@ class ConverterPanel(Panel):
                        "constraints. Regions are not pieces: neighbours may share one affine map.")
         self.verdict.setText(text)
         self.summary_label.setText(summary)
-        self.verdict.setStyleSheet(f"color: {self.theme.color('foreground' if ok else 'error').name()};"
+        self.verdict.setStyleSheet(f"color: {self.theme.color('foreground' if ok else 'error_text').name()};"
                                    " font-weight: bold;")
 
     def _draw_1d(self, res: Result) -> None:
@@ -604,7 +604,8 @@ class ConverterPanel(Panel):
         item.setLabel("bottom", "x")
         item.setLabel("left", "f(x)")
         m = res.conversion.n_out
-        item.setTitle("deep (solid) and shallow (dashed)" + (f", output 1 of {m}" if m > 1 else ""))
+        self.theme.set_title(item, "deep (solid) and shallow (dashed)"
+                             + (f", output 1 of {m}" if m > 1 else ""))
         self.deep_curve.setVisible(True)
         self.shallow_curve.setVisible(True)
         self.deep_curve.setData(res.curve_x, res.deep_y)
@@ -649,9 +650,9 @@ class ConverterPanel(Panel):
             "Villani & Schoots' construction; the paper's count of k and its treatment of "
             "region boundaries may differ.")
         if n != 2:
-            item.setTitle(f"{n}-D input: no map (regions: {conv.p})")
+            self.theme.set_title(item, f"{n}-D input: no map (regions: {conv.p})")
             return
-        item.setTitle(f"{conv.p} activation regions on R² (click one)")
+        self.theme.set_title(item, f"{conv.p} activation regions on R² (click one)")
         item.setLabel("bottom", "x1")
         item.setLabel("left", "x2")
         vb = item.getViewBox()

@@ -233,8 +233,7 @@ class FoldingPanel(Panel):
 
     # -- building ------------------------------------------------------------
     def _title(self, pw: pg.PlotWidget, html: str, size: float = 11) -> None:
-        pw.getPlotItem().setTitle(html, color=self.theme.color("foreground").name(),
-                                  size=f"{self.theme.point_size(size):.0f}pt")
+        self.theme.set_title(pw, html, size)
 
     def _build(self) -> None:
         outer = QHBoxLayout(self)
@@ -956,13 +955,6 @@ class FoldingPanel(Panel):
         self.fold_plot.setLabel("bottom", "x")
         self.fold_plot.setLabel("left", "u(x)")
         self.fold_curve.setPen(t.pen("second", 1.6))
-        self.chart_legend.setLabelTextColor(t.color("foreground"))
-        self.chart_legend.setLabelTextSize(f"{t.point_size(9):.0f}pt")
-        background = t.color("background")
-        background.setAlpha(220)
-        self.chart_legend.setBrush(background)
-        for _, label in self.chart_legend.items:  # restyle labels made before
-            label.setText(label.text, color=t.color("foreground"), size=f"{t.point_size(9):.0f}pt")
         for pw, curve in zip(self.layer_plots, self.layer_curves):
             t.style_plot(pw)
             pw.getPlotItem().showGrid(x=False, y=False)

@@ -248,7 +248,6 @@ class HingesPanel(Panel):
         self.expression_edit.setPlaceholderText("e.g. sin(3x) + x^2/4, Enter to apply")
         form.addRow("f(x) =", self.expression_edit)
         self.expression_error = _readout("hinges-expression-error", "Expression error", wrap=True)
-        self.expression_error.setStyleSheet("color: #D55E00;")
         self.expression_error.setVisible(False)
         form.addRow(self.expression_error)
         domain = QHBoxLayout()
@@ -646,10 +645,9 @@ class HingesPanel(Panel):
         self.convergence_plot.getPlotItem().getViewBox().enableAutoRange()
         if not self._convergence.busy:
             slope = log_log_slope(n[n >= 6], [r.ls_rmse for r in rows if r.n >= 6])
-            self.convergence_plot.getPlotItem().setTitle(
-                f"smooth f: ×2 hinges → error ÷4 · here slope {slope:.2f}".replace("-", "−"),
-                color=self.theme.color("foreground").name(),
-                size=f"{self.theme.point_size(9):.0f}pt")
+            self.theme.set_title(
+                self.convergence_plot,
+                f"smooth f: ×2 hinges → error ÷4 · here slope {slope:.2f}".replace("-", "−"), 9)
             self._update_caveat()
 
     def _mark_convergence_n(self) -> None:
@@ -934,6 +932,7 @@ class HingesPanel(Panel):
 
     def apply_theme(self) -> None:
         th = self.theme
+        self.expression_error.setStyleSheet(f"color: {th.color('error_text').name()};")
         self.controls.setFixedWidth(int(min(330 * th.zoom, 470)))
         for pw, title in ((self.plot, None), (self.residual_plot, None),
                           (self.convergence_plot, None)):
@@ -968,15 +967,6 @@ class HingesPanel(Panel):
         self.convergence_key.setText(" ".join(
             f'<span style="color:{c.name()}"><b>{sym}</b></span>&nbsp;{txt}'
             for c, sym, txt in key))
-        for lg in (self.legend,):
-            lg.setLabelTextColor(th.color("foreground"))
-            lg.setLabelTextSize(f"{th.point_size(8):.0f}pt")
-            bg = th.color("background")
-            bg.setAlpha(190)
-            lg.setBrush(pg.mkBrush(bg))
-            for _, label in lg.items:
-                label.setText(label.text, color=th.color("foreground"),
-                              size=f"{th.point_size(8):.0f}pt")
         if getattr(self, "_fit", None) is not None:
             self._refresh(full=True)
 

@@ -455,7 +455,7 @@ class TrainingPanel(Panel):
             after.target_function()
         except ExpressionError as exc:
             self.target_error.setText(str(exc))
-            self.target_error.setStyleSheet(f"color: {self.theme.color('error').name()};")
+            self.target_error.setStyleSheet(f"color: {self.theme.color('error_text').name()};")
             return
         if after.selected >= after.restarts:
             after = replace(after, selected=-1)
@@ -782,13 +782,14 @@ class TrainingPanel(Panel):
         self._style_key = (best, R)
         if full or old is None or old[1] != R:
             for r, item in enumerate(self.restart_curves[:R]):
-                item.setPen(self.theme.series_pen(r, 1.0, alpha=90))  # width 1: the fast path
+                # thin, not faint: the other restarts recede by width (1 px against the
+                # best's 3) and stay visible in every theme (3:1 on the background)
+                item.setPen(self.theme.series_pen(r, 1.0))  # width 1: the fast path
             restyle = range(R)
         else:
             restyle = {old[0], best}
         for r in restyle:
-            self.loss_curves[r].setPen(self.theme.series_pen(r, 2.5 if r == best else 1.0,
-                                                             alpha=255 if r == best else 110))
+            self.loss_curves[r].setPen(self.theme.series_pen(r, 2.5 if r == best else 1.0))
 
     def _fit_controls_width(self) -> None:
         """Wide enough for the form at the current zoom: no sideways scrolling of controls."""
@@ -818,13 +819,6 @@ class TrainingPanel(Panel):
         self.kink_markers.setPen(t.pen("foreground", 1))
         self.kink_markers.setSymbol("d")
         self.kink_paths.setPen(t.pen("accent", 1.0))  # width 1: the fast path
-        self.legend.setLabelTextColor(t.color("foreground"))
-        self.legend.setLabelTextSize(f"{t.point_size(10):.0f}pt")
-        bg = t.color("background")
-        bg.setAlpha(200)
-        self.legend.setBrush(pg.mkBrush(bg))
-        for _, label in self.legend.items:
-            label.setText(label.text)  # pyqtgraph applies new label attributes on the next setText
         self.controls.setMinimumWidth(int(t.width(220)))
         self.controls.setMaximumWidth(int(t.width(330)))
         # the new fonts reach the form's size hint only after this event, so fit then

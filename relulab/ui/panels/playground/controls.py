@@ -280,11 +280,11 @@ class PlaygroundControls(QScrollArea):
         z = np.linspace(-4, 4, 401)
         self.phi_curve.setData(z, a.f(z))
         self.dphi_curve.setData(z, a.df(z))
-        self.activation_plot.setTitle(f"{a.label} and its derivative")
+        self.theme.set_title(self.activation_plot, f"{a.label} and its derivative", 10)
 
     def show_data_error(self, text: str) -> None:
         self.data_error.setText(text)
-        self.data_error.setStyleSheet(f"color: {self.theme.color('error').name()};" if text else "")
+        self.data_error.setStyleSheet(f"color: {self.theme.color('error_text').name()};" if text else "")
 
     def apply_theme(self) -> None:
         th = self.theme

@@ -118,8 +118,6 @@ class NetworkDiagram(QWidget):
         th.style_plot(self.plot)
         self.plot.getPlotItem().showGrid(False, False)
         pos, neg = th.color("class1"), th.color("class0")
-        pos.setAlpha(150)
-        neg.setAlpha(150)
         self.edge_pos.setPen(pg.mkPen(pos, width=th.width(1.5)))
         self.edge_neg.setPen(pg.mkPen(neg, width=th.width(1.5), style=Qt.PenStyle.DashLine))
         if self._sizes is not None:

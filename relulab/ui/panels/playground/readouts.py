@@ -73,5 +73,5 @@ class Readouts(QWidget):
 
     def message(self, text: str, error: bool = False) -> None:
         self.message_label.setText(text)
-        colour = self.theme.color("error" if error else "foreground").name()
+        colour = self.theme.color("error_text" if error else "foreground").name()
         self.message_label.setStyleSheet(f"color: {colour};" if text else "")
