@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, Qt
-from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QUndoGroup
+from PySide6.QtCore import QByteArray, QRect, QSize, Qt
+from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence, QUndoGroup
 from PySide6.QtWidgets import (
     QFileDialog, QMainWindow, QMessageBox, QProgressDialog, QTabWidget, QVBoxLayout, QWidget,
 )
@@ -21,6 +21,17 @@ from relulab.ui.session import Session
 from relulab.ui.theme import THEMES, current_theme
 
 SCENE_FILTER = f"ReLU Lab scenes and playlists (*{SCENE_SUFFIX} *.json);;All files (*)"
+
+#: The window's size when it opens for the first time, where the screen allows.
+DEFAULT_SIZE = QSize(1280, 800)
+#: Room for the window frame (title bar, borders) before the window manager says.
+ESTIMATED_FRAME = QSize(8, 40)
+
+
+def default_size(available: QSize, frame: QSize = ESTIMATED_FRAME) -> QSize:
+    """DEFAULT_SIZE, or less where the available screen with the frame is smaller."""
+    return DEFAULT_SIZE.boundedTo(available - frame)
+
 
 LICENCES = (
     "ReLU Lab is free software under the MIT licence.<br>"
@@ -66,13 +77,18 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self.statusBar().setObjectName("status-bar")
         self.setAcceptDrops(True)
-        self.resize(1280, 800)
+        self._fitted = False
         geometry = settings.get("window/geometry")
-        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
-            self.restoreGeometry(geometry)
+        if not (isinstance(geometry, QByteArray) and not geometry.isEmpty()
+                and self.restoreGeometry(geometry)):
+            self.resize(default_size(self._available().size(), ESTIMATED_FRAME))
+        # the command line's --panel (like --theme, --zoom and --lecture) holds for this
+        # launch only: a panel is remembered when chosen in the window
+        self._panel_chosen = False
         start = panel or settings.get("window/last_panel")
         self.show_panel(start if start in self.panels else PANELS[0].name)
         self._on_tab_changed(self.tabs.currentIndex())
+        self.tabs.currentChanged.connect(self._on_panel_chosen)
         self._closed = False
         self._close_confirmed = False
         self.close_prompt: QMessageBox | None = None
@@ -81,9 +97,39 @@ class MainWindow(QMainWindow):
         self.undo_group.indexChanged.connect(self._update_title)
         self.lecture.running_changed.connect(self._on_lecture_running)
         self._on_lecture_running(False)
-        if settings.get("view/lecture_layout"):
-            self.set_lecture_layout(True)
         self._update_title()
+
+    # -- size ------------------------------------------------------------------
+    def _available(self) -> QRect:
+        """The available geometry of the screen the window opens on (its desktop
+        without panels and docks)."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        return screen.availableGeometry()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._fitted:
+            self._fitted = True
+            self.fit_to_screen()
+
+    def fit_to_screen(self) -> None:
+        """Shrink the window (frame included) to the screen's available area and move it
+        inside: a 1366 × 768 laptop or a 1280 × 720 projector shows all of it."""
+        available = self._available()
+        if self.isMaximized() or self.isFullScreen() or available.isEmpty():
+            return
+        frame = self.frameGeometry().size() - self.geometry().size()
+        if frame.width() < 0 or frame.height() < 0:
+            frame = ESTIMATED_FRAME
+        most = available.size() - frame
+        size = self.size().boundedTo(most)
+        if size != self.size():
+            self.resize(size)
+        outer = self.frameGeometry()
+        x = min(max(outer.x(), available.left()), available.right() + 1 - outer.width())
+        y = min(max(outer.y(), available.top()), available.bottom() + 1 - outer.height())
+        if (x, y) != (outer.x(), outer.y()):
+            self.move(x, y)
 
     # -- panels --------------------------------------------------------------
     def _create_panel(self, p: PanelSpec) -> Panel:
@@ -115,6 +161,10 @@ class MainWindow(QMainWindow):
             return False
         self.show_panel(name)
         return True
+
+    def _on_panel_chosen(self, _index: int) -> None:
+        if not self.lecture.running:
+            self._panel_chosen = True
 
     def _on_tab_changed(self, index: int) -> None:
         if 0 <= index < len(PANEL_NAMES):
@@ -187,10 +237,12 @@ class MainWindow(QMainWindow):
         self.fullscreen_action = self._action(
             self.view_menu, "&Full screen", "action-fullscreen", self.toggle_full_screen, "F11")
         self.fullscreen_action.setCheckable(True)
-        self._action(self.view_menu, "Zoom &in", "action-zoom-in", self.theme.zoom_in,
-                     ["Ctrl+=", "Ctrl++"])
-        self._action(self.view_menu, "Zoom &out", "action-zoom-out", self.theme.zoom_out, "Ctrl+-")
-        self._action(self.view_menu, "&Reset zoom", "action-zoom-reset", self.theme.reset_zoom, "Ctrl+0")
+        self._action(self.view_menu, "Zoom &in", "action-zoom-in",
+                     lambda: self.choose_zoom(self.theme.zoom_in), ["Ctrl+=", "Ctrl++"])
+        self._action(self.view_menu, "Zoom &out", "action-zoom-out",
+                     lambda: self.choose_zoom(self.theme.zoom_out), "Ctrl+-")
+        self._action(self.view_menu, "&Reset zoom", "action-zoom-reset",
+                     lambda: self.choose_zoom(self.theme.reset_zoom), "Ctrl+0")
         self.lecture_layout_action = self._action(
             self.view_menu, "&Lecture layout", "action-lecture-layout",
             lambda checked=False: self.set_lecture_layout(bool(checked)), "Ctrl+L")
@@ -198,13 +250,18 @@ class MainWindow(QMainWindow):
         theme_menu = self.view_menu.addMenu("&Theme")
         theme_menu.setObjectName("menu-theme")
         group = QActionGroup(self)
+        self.theme_actions: dict[str, QAction] = {}
         for name in THEMES:
             a = QAction(name.replace("-", " ").capitalize(), self, checkable=True)
             a.setObjectName(f"action-theme-{name}")
             a.setChecked(name == self.theme.name)
-            a.triggered.connect(lambda _=False, n=name: self.theme.set_name(n))
+            a.triggered.connect(lambda _=False, n=name: self.choose_theme(n))
             group.addAction(a)
             theme_menu.addAction(a)
+            self.theme_actions[name] = a
+        # the command line or a script may set the theme too: the menu shows the one in use
+        self.theme.changed.connect(
+            lambda: self.theme_actions[self.theme.name].setChecked(True))
         self.view_menu.addSeparator()
         for i, p in enumerate(PANELS, start=1):
             self._action(self.view_menu, p.title, f"action-show-{p.name}",
@@ -232,6 +289,17 @@ class MainWindow(QMainWindow):
         self._action(self.help_menu, "&About ReLU Lab", "action-about", self.show_about)
 
     # -- actions -------------------------------------------------------------
+    def choose_theme(self, name: str) -> None:
+        """The theme chosen from the View menu: shown now and kept for the next launch."""
+        self.theme.set_name(name)
+        settings.set("view/theme", self.theme.name)
+
+    def choose_zoom(self, change) -> None:
+        """A zoom chosen from the View menu (``change`` moves the theme's zoom): shown
+        now and kept for the next launch."""
+        change()
+        settings.set("view/zoom", self.theme.zoom)
+
     def toggle_full_screen(self) -> None:
         if self.isFullScreen():
             self.showNormal()
@@ -448,11 +516,11 @@ class MainWindow(QMainWindow):
             self.ask_to_save()
             return
         if not self._closed:
+            # theme and zoom were saved when chosen from the menus; what the command
+            # line asked for, and the lecture layout, hold for one launch
             settings.set("window/geometry", self.saveGeometry())
-            settings.set("window/last_panel", self.current_panel().name)
-            settings.set("view/theme", self.theme.name)
-            settings.set("view/zoom", self.theme.zoom)
-            settings.set("view/lecture_layout", self.lecture_layout)
+            if self._panel_chosen:
+                settings.set("window/last_panel", self.current_panel().name)
         self.session.finish()
         self.shutdown_panels()
         super().closeEvent(event)
