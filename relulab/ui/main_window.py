@@ -260,8 +260,7 @@ class MainWindow(QMainWindow):
             theme_menu.addAction(a)
             self.theme_actions[name] = a
         # the command line or a script may set the theme too: the menu shows the one in use
-        self.theme.changed.connect(
-            lambda: self.theme_actions[self.theme.name].setChecked(True))
+        self.theme.changed.connect(self._show_theme_in_menu)
         self.view_menu.addSeparator()
         for i, p in enumerate(PANELS, start=1):
             self._action(self.view_menu, p.title, f"action-show-{p.name}",
@@ -293,6 +292,9 @@ class MainWindow(QMainWindow):
         """The theme chosen from the View menu: shown now and kept for the next launch."""
         self.theme.set_name(name)
         settings.set("view/theme", self.theme.name)
+
+    def _show_theme_in_menu(self) -> None:
+        self.theme_actions[self.theme.name].setChecked(True)
 
     def choose_zoom(self, change) -> None:
         """A zoom chosen from the View menu (``change`` moves the theme's zoom): shown
