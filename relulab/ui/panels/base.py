@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from PySide6.QtCore import QEventLoop, QSignalBlocker
 from PySide6.QtGui import QUndoCommand, QUndoStack
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QScrollArea, QWidget
 
 from relulab.ui.theme import current_theme
 from relulab.ui.worker import Worker
@@ -31,6 +31,20 @@ def named(widget: W, name: str, accessible: str, tip: str = "") -> W:
     if tip:
         widget.setToolTip(tip)
     return widget
+
+
+def fit_controls_width(scroll: QScrollArea, width: int, most: int | None = None) -> None:
+    """A scrolled column of controls ``width`` pixels wide (up to ``most`` when given),
+    wider if its content needs it, so that nothing is cut at its right edge or needs
+    sideways scrolling. Call it again after a zoom: the content's need grows with the
+    fonts (they reach the widgets an event later)."""
+    need = (scroll.widget().minimumSizeHint().width() + scroll.verticalScrollBar().sizeHint().width()
+            + 2 * scroll.frameWidth())
+    if most is None:
+        scroll.setFixedWidth(max(width, need))
+    else:
+        scroll.setMinimumWidth(max(width, need))
+        scroll.setMaximumWidth(max(most, need))
 
 
 @contextmanager
@@ -92,6 +106,9 @@ class Panel(QWidget):
     #: before creating the panel.
     state_class: type | None = None
     _state: Any = None
+    #: Object names of the controls a learner reaches for first (Play, Step, Reset …):
+    #: they come first in the controls and are always in sight (a test checks).
+    primary_controls: tuple[str, ...] = ()
 
     def __init__(self, host=None, parent=None):
         super().__init__(parent)

@@ -128,6 +128,7 @@ class ConverterPanel(Panel):
     title = "Deep → shallow"
     summary = "any deep ReLU network turned into an exactly equal shallow one, verified."
     state_class = ConverterState
+    primary_controls = ("converter-source", "converter-new-random")
 
     #: emitted after every redraw of a finished conversion (tests and scripts wait on it)
     converted = Signal()
@@ -214,6 +215,9 @@ class ConverterPanel(Panel):
         for key in SOURCES:
             self.source_box.addItem(SOURCE_LABELS[key], key)
         form.addRow("Source", self.source_box)
+        self.random_button = named(QPushButton("New random network (N)"), "converter-new-random",
+                                   "New random network")
+        form.addRow(self.random_button)
         self.arch_edit = named(QLineEdit(), "converter-architecture",
                                "Architecture of the random network",
                                "inputs-hidden…-outputs, e.g. 1-16-16-1 or 2-8-8-1 (Enter applies)")
@@ -222,9 +226,6 @@ class ConverterPanel(Panel):
         self.seed_spin.setRange(0, MAX_SEED)
         self.seed_spin.setKeyboardTracking(False)  # typing 123 is one change, not three
         form.addRow("Seed", self.seed_spin)
-        self.random_button = named(QPushButton("New random network (N)"), "converter-new-random",
-                                   "New random network")
-        form.addRow(self.random_button)
         self.tent_spin = named(QSpinBox(), "converter-tent-depth", "Tent map depth")
         self.tent_spin.setRange(1, MAX_TENT_DEPTH)
         self.tent_spin.setKeyboardTracking(False)

@@ -203,6 +203,7 @@ class FoldingPanel(Panel):
     title = "Folding"
     summary = "the tent map composed layer by layer doubles the pieces each time; exact counts."
     state_class = FoldingState
+    primary_controls = ("folding-depth", "folding-play")
 
     def __init__(self, host=None, parent=None):
         super().__init__(host, parent)
@@ -280,8 +281,8 @@ class FoldingPanel(Panel):
         self.send = named(QPushButton("Send to Deep → shallow"), "folding-send",
                           "Send the tent network to the Deep to shallow panel",
                           "The converter builds the equal one-hidden-layer network")
-        for w in (self.depth_label, self.depth_slider, self.peak_label, self.peak_slider,
-                  self.whole_line, self.play, self.send):
+        for w in (self.depth_label, self.depth_slider, self.play, self.peak_label,
+                  self.peak_slider, self.whole_line, self.send):
             c.addWidget(w)
         c.addWidget(self._build_fold_box())
         c.addStretch(1)

@@ -15,10 +15,11 @@ from dataclasses import replace
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QPointF, Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QButtonGroup, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGraphicsItem, QGroupBox,
+    QButtonGroup, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGraphicsItem, QGridLayout,
+    QGroupBox,
     QHBoxLayout, QLabel, QLineEdit, QPushButton, QRadioButton, QScrollArea, QSizePolicy, QSpinBox,
     QSplitter, QVBoxLayout, QWidget,
 )
@@ -30,11 +31,17 @@ from relulab.model.hinges import (
 )
 from relulab.model.targets import PRESETS, target_from_text
 from relulab.ui.hinges_handles import HandlesItem, SelectedMarker
-from relulab.ui.panels.base import Panel, named, run_alone, signals_blocked
+from relulab.ui.panels.base import Panel, fit_controls_width, named, run_alone, signals_blocked
 from relulab.ui.worker import Worker
 
 MODE_LABELS = {"free": "Free", "least squares": "Least squares", "interpolation": "Interpolation"}
 MODE_NAMES = {"free": "free", "least squares": "least-squares", "interpolation": "interpolation"}
+MODE_TIPS = {
+    "free": "Free: you set every kink and every slope change (drag up and down)",
+    "least squares": "Least squares: you move the kinks, the slopes are re-solved on every move",
+    "interpolation": "Interpolation: n evenly spaced knots on the curve, the error against "
+                     "its bound (b − a)²M/(8n²)",
+}
 CUSTOM = "Typed expression"
 #: Samples of the target drawn as its curve (the samples used for fitting may be fewer).
 CURVE_POINTS = 2001
@@ -77,6 +84,8 @@ class HingesPanel(Panel):
     title = "Hinges"
     summary = "drag hinged rulers and watch least squares refit; interpolation and its error bound."
     state_class = HingesState
+    primary_controls = ("hinges-mode-free", "hinges-mode-least-squares", "hinges-mode-interpolation",
+                        "hinges-count")
 
     def __init__(self, host=None, parent=None):
         super().__init__(host, parent)
@@ -221,14 +230,16 @@ class HingesPanel(Panel):
         box = QWidget()
         cl = QVBoxLayout(box)
         cl.setContentsMargins(4, 0, 4, 0)
-        for group in (self._build_target_box(), self._build_mode_box(), self._build_hinges_box(),
-                      self._build_view_box()):
+        # what a learner changes first (how the slopes are found, how many hinges) at
+        # the top; the target and the views below
+        for group in (self._build_hinges_box(), self._build_target_box(), self._build_view_box()):
             cl.addWidget(group)
-        keys = QLabel("Drag a handle: sideways moves its kink; up/down changes its slope "
-                      "change (Free). Double-click adds a hinge. On the plot: Tab/Shift+Tab "
-                      "select, ←/→ move the kink, Shift+↑/↓ change its slope, Delete removes, "
-                      "Esc leaves the plot. Right-click during a drag cancels it.")
+        keys = QLabel("Drag a handle to move its kink (Free: up and down bends it). "
+                      "Double-click adds a hinge. F1: the guide and every key.")
         keys.setObjectName("hinges-help")
+        keys.setToolTip("On the plot: Tab/Shift+Tab select a hinge, ←/→ move its kink, "
+                        "Shift+↑/↓ change its slope, Delete removes it, Esc leaves the plot. "
+                        "Right-click during a drag cancels it.")
         keys.setWordWrap(True)
         cl.addWidget(keys)
         cl.addStretch(1)
@@ -264,44 +275,48 @@ class HingesPanel(Panel):
         form.addRow("Sample points", self.points_spin)
         return group
 
-    def _build_mode_box(self) -> QGroupBox:
-        group = QGroupBox("Mode")
-        column = QVBoxLayout(group)
+    def _build_hinges_box(self) -> QGroupBox:
+        """How the slopes are found (the mode), how many hinges, the line and the selected
+        hinge's slope change."""
+        group = QGroupBox("Hinges")
+        grid = QGridLayout(group)
         self.mode_group = QButtonGroup(self)
         self.mode_buttons = {}
+        modes = QHBoxLayout()
         for mode, label in MODE_LABELS.items():
             rb = named(QRadioButton(label), f"hinges-mode-{MODE_NAMES[mode]}", f"{label} mode",
-                       f"{label} mode")
+                       MODE_TIPS[mode])
             self.mode_group.addButton(rb)
             self.mode_buttons[mode] = rb
-            column.addWidget(rb)
-        return group
-
-    def _build_hinges_box(self) -> QGroupBox:
-        group = QGroupBox("Hinges")
-        form = QFormLayout(group)
-        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+            modes.addWidget(rb)
+        grid.addLayout(modes, 0, 0, 1, 4)
         self.count_spin = named(QSpinBox(), "hinges-count", "Number of hinges", "Number of hinges")
         self.count_spin.setRange(1, MAX_HINGES)
         self.count_spin.setKeyboardTracking(False)
-        form.addRow("Hinges", self.count_spin)
-        row = QHBoxLayout()
+        grid.addWidget(QLabel("Hinges"), 1, 0)
+        grid.addWidget(self.count_spin, 1, 1)
         self.spread_button = named(QPushButton("Spread evenly"), "hinges-spread",
                                    "Spread the kinks evenly", "Spread the kinks evenly")
-        self.delete_button = named(QPushButton("Delete selected"), "hinges-delete",
-                                   "Delete the selected hinge", "Delete the selected hinge")
-        row.addWidget(self.spread_button)
-        row.addWidget(self.delete_button)
-        form.addRow(row)
+        grid.addWidget(self.spread_button, 1, 2, 1, 2)
         c = COEFFICIENT_LIMIT
         self.intercept_spin = _number_box("hinges-intercept", "Intercept a of the line a + s·x",
                                           -c, c, 4, 0.1)
         self.slope_spin = _number_box("hinges-slope", "Slope s of the line a + s·x", -c, c, 4, 0.1)
         self.coefficient_spin = _number_box("hinges-coefficient",
                                             "Slope change c of the selected hinge", -c, c, 4, 0.1)
-        form.addRow("Line a", self.intercept_spin)
-        form.addRow("Line s", self.slope_spin)
-        form.addRow("Selected c", self.coefficient_spin)
+        # short labels, the words in their tooltips: the line a + s·x, then the selected
+        # hinge's slope change c beside the button that deletes it
+        for row, (text, box) in enumerate((("line a", self.intercept_spin),
+                                           ("line s", self.slope_spin),
+                                           ("hinge c", self.coefficient_spin)), start=2):
+            label = QLabel(text)
+            label.setToolTip(box.accessibleName() + " (set in Free mode)")
+            grid.addWidget(label, row, 0)
+            grid.addWidget(box, row, 1, 1, 2 if row == 4 else 3)
+        self.delete_button = named(QPushButton("Delete"), "hinges-delete",
+                                   "Delete the selected hinge", "Delete the selected hinge (Delete)")
+        grid.addWidget(self.delete_button, 4, 3)
+        grid.setColumnStretch(1, 1)
         return group
 
     def _build_view_box(self) -> QGroupBox:
@@ -930,10 +945,15 @@ class HingesPanel(Panel):
         finally:
             self.apply_state(saved)
 
+    def _fit_controls_width(self) -> None:
+        fit_controls_width(self.controls, int(min(330 * self.theme.zoom, 470)))
+
     def apply_theme(self) -> None:
         th = self.theme
         self.expression_error.setStyleSheet(f"color: {th.color('error_text').name()};")
-        self.controls.setFixedWidth(int(min(330 * th.zoom, 470)))
+        self._fit_controls_width()
+        # the new fonts reach the controls' size hints only after this event: fit then
+        QTimer.singleShot(0, self._fit_controls_width)
         for pw, title in ((self.plot, None), (self.residual_plot, None),
                           (self.convergence_plot, None)):
             th.style_plot(pw, title)

@@ -38,7 +38,7 @@ from relulab.model.training import (
     refit_output_layer, replay, rmse_histogram,
 )
 from relulab.ui.driver import TimedPlotWidget, TrainingDriver
-from relulab.ui.panels.base import Panel, named, run_alone, signals_blocked
+from relulab.ui.panels.base import Panel, fit_controls_width, named, run_alone, signals_blocked
 from relulab.ui.worker import Worker
 
 OPTIMIZER_LABELS = {"adam": "Adam", "gd": "gradient descent", "momentum": "momentum"}
@@ -66,6 +66,7 @@ class TrainingPanel(Panel):
     summary = ("Adam trains a one-hidden-layer network from many random starts, "
                "against the least-squares optimum.")
     state_class = TrainingState
+    primary_controls = ("training-play", "training-step", "training-reset")
 
     #: emitted after every redraw of the main plot with the current step (tests and
     #: scripts wait on it)
@@ -793,10 +794,7 @@ class TrainingPanel(Panel):
 
     def _fit_controls_width(self) -> None:
         """Wide enough for the form at the current zoom: no sideways scrolling of controls."""
-        need = (self.controls.widget().minimumSizeHint().width()
-                + self.controls.verticalScrollBar().sizeHint().width())
-        self.controls.setMinimumWidth(max(int(self.theme.width(220)), need))
-        self.controls.setMaximumWidth(max(int(self.theme.width(330)), need))
+        fit_controls_width(self.controls, int(self.theme.width(220)), int(self.theme.width(330)))
 
     def apply_theme(self) -> None:
         t = self.theme

@@ -55,6 +55,7 @@ class PlaygroundPanel(Panel):
     title = "Playground"
     summary = "2-D classification, activations, linear collapse and exact linear regions."
     state_class = PlaygroundState
+    primary_controls = ("playground-play", "playground-step", "playground-reset")
 
     def __init__(self, host=None, parent=None):
         super().__init__(host, parent)
