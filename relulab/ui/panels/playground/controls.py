@@ -11,8 +11,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
-    QPushButton, QScrollArea, QSpinBox, QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QPushButton,
+    QScrollArea, QSpinBox, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from relulab.model.activations import ACTIVATIONS, get_activation
@@ -30,9 +30,11 @@ def _index(combo: QComboBox, data) -> int:
     return max(0, combo.findData(data))
 
 
-class PlaygroundControls(QScrollArea):
-    """The left column. ``layer_width_changed(layer, width)`` comes from the spin
-    boxes of the hidden layers, which are made again when their number changes."""
+class PlaygroundControls(QWidget):
+    """The left column: Play, Step and Reset always in sight, and below them the data,
+    the network, training and the regions, one tab each (a 1366 × 768 laptop shows
+    every tab without scrolling). ``layer_width_changed(layer, width)`` comes from the
+    spin boxes of the hidden layers, which are made again when their number changes."""
 
     layer_width_changed = Signal(int, int)
 
@@ -40,25 +42,50 @@ class PlaygroundControls(QScrollArea):
         super().__init__(parent)
         named(self, "playground-controls", "Playground controls")
         self.theme = theme
-        self.setWidgetResizable(True)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        inner = QWidget()
-        column = QVBoxLayout(inner)
+        column = QVBoxLayout(self)
         column.setContentsMargins(2, 2, 2, 2)
-        for group in (self._build_data(), self._build_network(), self._build_training(),
-                      self._build_regions()):
-            column.addWidget(group)
-        column.addStretch(1)
-        self.setWidget(inner)
+        column.addLayout(self._build_buttons())
+        self.tabs = named(QTabWidget(), "playground-control-tabs", "Playground settings")
+        self.tabs.setDocumentMode(True)
+        for title, page in (("Data", self._build_data()), ("Network", self._build_network()),
+                            ("Training", self._build_training()), ("Regions", self._build_regions())):
+            self.tabs.addTab(self._scrolled(page), title)
+        column.addWidget(self.tabs, 1)
         self.layer_spins: list[QSpinBox] = []
         for w in (self.noise_spin, self.points_spin, self.test_spin, self.data_seed_spin,
                   self.init_seed_spin, self.lr_spin, self.batch_spin, self.press_spin,
                   self.max_steps_spin):
             w.setKeyboardTracking(False)
 
-    # -- construction, one group each -----------------------------------------------
-    def _build_data(self) -> QGroupBox:
-        box = QGroupBox("Data")
+    @staticmethod
+    def _scrolled(page: QWidget) -> QScrollArea:
+        """A tab's page at its natural height, scrolled only when zoomed past the window."""
+        holder = QWidget()
+        column = QVBoxLayout(holder)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(page)
+        column.addStretch(1)
+        area = QScrollArea()
+        area.setWidgetResizable(True)
+        area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        area.setFrameShape(QScrollArea.Shape.NoFrame)
+        area.setWidget(holder)
+        return area
+
+    # -- construction, one tab each ----------------------------------------------------
+    def _build_buttons(self) -> QHBoxLayout:
+        self.play_button = named(QPushButton("Play"), "playground-play",
+                                 "Play or pause training (Space)", "Play or pause training (Space)")
+        self.play_button.setCheckable(True)
+        self.step_button = named(QPushButton("Step"), "playground-step",
+                                 "Train the steps of one Step (N)", "Train the steps of one Step (N)")
+        self.reset_button = named(QPushButton("Reset"), "playground-reset",
+                                  "New initial weights from the seed (R)",
+                                  "New initial weights from the seed (R)")
+        return self._row(self.play_button, self.step_button, self.reset_button)
+
+    def _build_data(self) -> QWidget:
+        box = QWidget()
         form = QFormLayout(box)
         self.dataset_combo = named(QComboBox(), "playground-dataset", "Dataset", "Dataset")
         for key, d in DATASETS.items():
@@ -98,8 +125,8 @@ class PlaygroundControls(QScrollArea):
         form.addRow(self.data_error)
         return box
 
-    def _build_network(self) -> QGroupBox:
-        box = QGroupBox("Network")
+    def _build_network(self) -> QWidget:
+        box = QWidget()
         form = QFormLayout(box)
         self.preset_combo = named(QComboBox(), "playground-preset", "Architecture preset",
                                   "Architecture preset")
@@ -143,8 +170,8 @@ class PlaygroundControls(QScrollArea):
         self.dphi_curve = self.activation_plot.plot(name="φ′(z)")
         return self.activation_plot
 
-    def _build_training(self) -> QGroupBox:
-        box = QGroupBox("Training")
+    def _build_training(self) -> QWidget:
+        box = QWidget()
         form = QFormLayout(box)
         self.optimizer_combo = named(QComboBox(), "playground-optimizer", "Optimizer", "Optimizer")
         for key, label in OPTIMIZERS.items():
@@ -175,26 +202,14 @@ class PlaygroundControls(QScrollArea):
                               ("Speed", self.speed_combo), ("Steps per Step", self.press_spin),
                               ("Stop at step", self.max_steps_spin)):
             form.addRow(label, widget)
-        self._build_training_buttons(form)
-        return box
-
-    def _build_training_buttons(self, form: QFormLayout) -> None:
-        self.play_button = named(QPushButton("Play"), "playground-play",
-                                 "Play or pause training (Space)", "Play or pause training (Space)")
-        self.play_button.setCheckable(True)
-        self.step_button = named(QPushButton("Step"), "playground-step",
-                                 "Train the steps of one Step (N)", "Train the steps of one Step (N)")
-        self.reset_button = named(QPushButton("Reset"), "playground-reset",
-                                  "New initial weights from the seed (R)",
-                                  "New initial weights from the seed (R)")
-        form.addRow(self._row(self.play_button, self.step_button, self.reset_button))
         lesson = "Circles, 2-6-1, the lesson's weights, gradient descent at 0.5 for 2000 steps"
         self.lesson_button = named(QPushButton("Seed 002 lesson set-up"), "playground-lesson",
                                    lesson, lesson)
         form.addRow(self.lesson_button)
+        return box
 
-    def _build_regions(self) -> QGroupBox:
-        box = QGroupBox("Linear regions")
+    def _build_regions(self) -> QWidget:
+        box = QWidget()
         column = QVBoxLayout(box)
         self.regions_check = named(QCheckBox("Show the exact linear regions (ReLU)"),
                                    "playground-show-regions", "Show linear regions",
