@@ -383,3 +383,16 @@ def test_folds_at_the_limits_compose_or_say_why(panel, qtbot, fold):
     panel.undo_stack.redo()
     settle(panel, qtbot)
     assert panel.fold_count_label.text() == text
+
+
+def test_the_fold_animation_can_be_watched(panel):
+    """Each layer turns over in more than a second and rests on its result."""
+    from relulab.ui.panels.folding import FRAME_MS
+
+    panel.set_depth(4)
+    plan = panel._animation_plan()
+    per_layer = [sum(1 for layer, _ in plan if layer == k) for k in range(1, 5)]
+    assert all(n * FRAME_MS >= 1500 for n in per_layer), per_layer
+    assert panel._timer.interval() == FRAME_MS
+    turning = [s for layer, s in plan if layer == 1]
+    assert turning[0] == 0 and turning[-1] == 1 and turning.count(1.0) > 1  # the rest

@@ -55,7 +55,11 @@ FOLD_MAX_KNOTS = 2 ** 17
 LAYER_PLOTS = 8
 #: The fold animation stops adding layers here: 4096 pieces already fill the plot.
 ANIMATION_LAYERS = 12
-FRAMES_PER_LAYER = 16
+#: A fold is watched: each layer turns over in FRAMES_PER_LAYER frames of FRAME_MS
+#: (1.2 s), then rests HOLD_FRAMES (0.5 s) on its result before the next one.
+FRAMES_PER_LAYER = 24
+FRAME_MS = 50
+HOLD_FRAMES = 10
 KINK_TABLE_ROWS = 2 ** 17
 PEAK_STEPS = 100  # the peak slider moves in steps of 0.01
 #: A deep tent is drawn from its extremes in this many columns: zoomed 64× into
@@ -225,7 +229,7 @@ class FoldingPanel(Panel):
         self._fold_worker = Worker("folding-fold", self)
         self._timer = QTimer(self)
         self._timer.setObjectName("folding-animation-timer")
-        self._timer.setInterval(40)
+        self._timer.setInterval(FRAME_MS)
         self._build()
         self._connect()
         self._sync_widgets()
@@ -849,11 +853,14 @@ class FoldingPanel(Panel):
 
     # -- animation -----------------------------------------------------------------
     def _animation_plan(self, max_frames: int | None = None) -> list[tuple[int, float]]:
+        """(layer, share folded) per frame; the live animation rests on each finished
+        layer, an export (``max_frames``) spends its frames on the folding."""
         layers = min(self._state.depth, ANIMATION_LAYERS, _sync_depth(self._state.peak))
-        steps = FRAMES_PER_LAYER
+        steps, hold = FRAMES_PER_LAYER, HOLD_FRAMES
         if max_frames is not None:
-            steps = max(2, min(steps, max_frames // layers))
-        return [(layer, i / (steps - 1)) for layer in range(1, layers + 1) for i in range(steps)]
+            steps, hold = max(2, min(steps, max_frames // layers)), 0
+        return [(layer, min(i, steps - 1) / (steps - 1)) for layer in range(1, layers + 1)
+                for i in range(steps + hold)]
 
     def _show_frame(self, layer: int, s: float) -> None:
         peak = self._state.peak
