@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
 import relulab
 from relulab.io.scenes import SCENE_SUFFIX, SceneError
 from relulab.ui import export, settings
+from relulab.ui.help import GuideWindow, ShortcutsDialog, WelcomeDialog
 from relulab.ui.lecture import LectureController
 from relulab.ui.panels import PANEL_NAMES, PANELS, PanelMap, PanelSpec
 from relulab.ui.panels.base import Panel
@@ -55,6 +56,7 @@ class MainWindow(QMainWindow):
         self.tabs.setDocumentMode(True)
         self.setCentralWidget(central)
         self.lecture_layout = False
+        self.guide: GuideWindow | None = None
         # One page per panel; a panel is created (and its page filled) the first time it
         # is shown or asked for, so the window paints without building all of them.
         self._pages: dict[str, QWidget] = {}
@@ -188,6 +190,8 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         self.file_menu = bar.addMenu("&File")
         self.file_menu.setObjectName("menu-file")
+        self._action(self.file_menu, "&New", "action-new", self.new_document,
+                     QKeySequence.StandardKey.New)
         self._action(self.file_menu, "&Open…", "action-open", self.open_dialog,
                      QKeySequence.StandardKey.Open)
         self.recent_menu = self.file_menu.addMenu("Open &recent")
@@ -231,6 +235,8 @@ class MainWindow(QMainWindow):
             self.edit_menu.addAction(a)
             self.addAction(a)
         self.undo_action, self.redo_action = undo, redo
+        self.edit_menu.addSeparator()
+        self._action(self.edit_menu, "Reset &this panel", "action-reset-panel", self.reset_panel)
 
         self.view_menu = bar.addMenu("&View")
         self.view_menu.setObjectName("menu-view")
@@ -285,6 +291,12 @@ class MainWindow(QMainWindow):
 
         self.help_menu = bar.addMenu("&Help")
         self.help_menu.setObjectName("menu-help")
+        self._action(self.help_menu, "&Guide to this panel", "action-guide", self.show_guide,
+                     QKeySequence.StandardKey.HelpContents)
+        self._action(self.help_menu, "&Keyboard shortcuts", "action-shortcuts",
+                     self.show_shortcuts, "Ctrl+/")
+        self._action(self.help_menu, "&Welcome", "action-welcome", self.show_welcome)
+        self.help_menu.addSeparator()
         self._action(self.help_menu, "&About ReLU Lab", "action-about", self.show_about)
 
     # -- actions -------------------------------------------------------------
@@ -308,6 +320,34 @@ class MainWindow(QMainWindow):
         else:
             self.showFullScreen()
         self.fullscreen_action.setChecked(self.isFullScreen())
+
+    # -- help ----------------------------------------------------------------
+    def show_guide(self, name: str | None = None) -> GuideWindow:
+        """The guide to the panel on screen (F1), or to ``name``; it follows the panels
+        while it is open."""
+        if self.guide is None:
+            self.guide = GuideWindow(self, self.theme.zoom)
+            self.tabs.currentChanged.connect(self._guide_follows)
+        self.guide.show_guide(name or self.current_panel().name)
+        self.guide.show()
+        self.guide.raise_()
+        return self.guide
+
+    def _guide_follows(self, _index: int) -> None:
+        if self.guide is not None and self.guide.isVisible():
+            self.guide.show_guide(self.current_panel().name)
+
+    def show_shortcuts(self) -> ShortcutsDialog:
+        dialog = ShortcutsDialog(self, self.theme.zoom)
+        dialog.show()
+        return dialog
+
+    def show_welcome(self) -> WelcomeDialog:
+        """Where to start and what to try; shown by itself once, at the first launch."""
+        settings.set("help/welcome_shown", True)
+        dialog = WelcomeDialog(self, self.theme.zoom)
+        dialog.open()
+        return dialog
 
     def about_text(self) -> str:
         return (f"<h3>{relulab.APP_NAME} {relulab.__version__}</h3>"
@@ -486,28 +526,54 @@ class MainWindow(QMainWindow):
         for widget in self.panels.created().values():
             widget.shutdown()
 
-    def ask_to_save(self) -> QMessageBox:
-        """Save / Discard / Cancel for unsaved work; closes the window unless cancelled."""
+    def ask_to_save(self, then=None, doing: str = "closing") -> QMessageBox:
+        """Save / Discard / Cancel for unsaved work (without blocking); then ``then()``
+        (by default: close the window) unless cancelled or the save failed."""
         box = QMessageBox(QMessageBox.Icon.Warning, "Unsaved changes",
-                          f"Save the changes to {self.session.display_name()} before closing?",
+                          f"Save the changes to {self.session.display_name()} before {doing}?",
                           QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
                           | QMessageBox.StandardButton.Cancel, self)
         box.setObjectName("close-prompt")
         box.setDefaultButton(QMessageBox.StandardButton.Save)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
 
+        def close():
+            self._close_confirmed = True
+            self.close()
+
         def answered(button):
             choice = box.standardButton(button)
             if choice == QMessageBox.StandardButton.Save and not self.save():
                 return
             if choice in (QMessageBox.StandardButton.Save, QMessageBox.StandardButton.Discard):
-                self._close_confirmed = True
-                self.close()
+                (then or close)()
 
         box.buttonClicked.connect(answered)
         box.open()
         self.close_prompt = box
         return box
+
+    # -- starting again --------------------------------------------------------------
+    def new_document(self) -> bool:
+        """File ▸ New: every panel back to its defaults, a new untitled document. Unsaved
+        work is asked about first (True when it was reset at once)."""
+        if self.lecture.running:
+            self.lecture.end()  # the work from before the lecture is what may need saving
+        if self.session.is_modified():
+            self.ask_to_save(self.session.new, "starting a new one")
+            return False
+        self.session.new()
+        return True
+
+    def reset_panel(self) -> None:
+        """Edit ▸ Reset this panel: the panel on screen back to its defaults, as one
+        undoable step (the other panels keep their work)."""
+        panel = self.current_panel()
+        if panel.state_class is None:
+            return
+        panel.commit(panel.state_class(), f"Reset {panel.title}")
+        self.statusBar().showMessage(f"{panel.title} is back to its defaults (Ctrl+Z undoes it).",
+                                     5000)
 
     def closeEvent(self, event) -> None:
         if self.lecture.running:

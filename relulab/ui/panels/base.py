@@ -10,10 +10,12 @@ from __future__ import annotations
 import sys
 import time
 from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeVar
 
-from PySide6.QtCore import QEventLoop, QSignalBlocker
-from PySide6.QtGui import QUndoCommand, QUndoStack
+from PySide6.QtCore import QEventLoop, QSignalBlocker, Qt
+from PySide6.QtGui import QKeySequence, QShortcut, QUndoCommand, QUndoStack
 from PySide6.QtWidgets import QApplication, QScrollArea, QWidget
 
 from relulab.ui.theme import current_theme
@@ -21,6 +23,25 @@ from relulab.ui.worker import Worker
 
 
 W = TypeVar("W", bound=QWidget)
+
+
+@dataclass(frozen=True)
+class Key:
+    """One of a panel's keyboard shortcuts, declared once: the shortcut made from it
+    and Help ▸ Keyboard shortcuts both read it, so the list cannot drift.
+
+    ``keys`` is a QKeySequence text; ``what`` says what it does, in the panel's words
+    (keys with the same ``what`` are listed together); ``slot`` names the panel's
+    method (a dotted path such as ``"whole_line.toggle"`` reaches a child) called with
+    ``args``; ``widget`` names the child that must hold the focus ("": anywhere in the
+    panel); ``name`` ends the shortcut's object name, ``<panel>-shortcut-<name>``."""
+
+    keys: str
+    what: str
+    slot: str
+    args: tuple = ()
+    widget: str = ""
+    name: str = ""
 
 
 def named(widget: W, name: str, accessible: str, tip: str = "") -> W:
@@ -109,6 +130,8 @@ class Panel(QWidget):
     #: Object names of the controls a learner reaches for first (Play, Step, Reset …):
     #: they come first in the controls and are always in sight (a test checks).
     primary_controls: tuple[str, ...] = ()
+    #: The panel's keyboard shortcuts (made by ``make_keys``, listed by Help).
+    KEYS: tuple[Key, ...] = ()
 
     def __init__(self, host=None, parent=None):
         super().__init__(parent)
@@ -137,6 +160,27 @@ class Panel(QWidget):
         if after != self._state:
             self.undo_stack.push(SnapshotCommand(self.apply_state, self._state, after, text,
                                                  merge_key))
+
+    def make_keys(self) -> list[QShortcut]:
+        """The shortcuts of ``KEYS``, each active while the focus is in its widget (or
+        anywhere in the panel), so that text boxes elsewhere keep their keys."""
+        made = []
+        for i, key in enumerate(self.KEYS):
+            target = self._resolve(key.widget) if key.widget else self
+            shortcut = QShortcut(QKeySequence(key.keys), target)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.setObjectName(f"{self.name}-shortcut-{key.name or i}")
+            shortcut.setWhatsThis(key.what)
+            shortcut.activated.connect(partial(self._resolve(key.slot), *key.args))
+            made.append(shortcut)
+        self._shortcuts = made
+        return made
+
+    def _resolve(self, path: str):
+        obj = self
+        for part in path.split("."):
+            obj = getattr(obj, part)
+        return obj
 
     # -- hooks ---------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:

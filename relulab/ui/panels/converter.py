@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPointF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QKeySequence, QPolygonF, QShortcut
+from PySide6.QtGui import QBrush, QColor, QPolygonF
 from PySide6.QtWidgets import (
     QComboBox, QFileDialog, QFormLayout, QGraphicsPolygonItem, QHBoxLayout, QHeaderView, QLabel,
     QLineEdit, QPushButton, QScrollArea, QSpinBox, QSplitter, QTableView, QVBoxLayout, QWidget,
@@ -30,7 +30,7 @@ from relulab.model.converter import (
     MAX_SEED, MAX_TENT_DEPTH, SOURCES, ConverterState, network_problem, parse_architecture, tent,
 )
 from relulab.model.mlp import MLP
-from relulab.ui.panels.base import Panel, named, run_alone, signals_blocked
+from relulab.ui.panels.base import Key, Panel, named, run_alone, signals_blocked
 from relulab.ui.worker import Worker
 
 SOURCE_LABELS = {"random": "Random network", "received": "From another panel",
@@ -128,6 +128,11 @@ class ConverterPanel(Panel):
     title = "Deep → shallow"
     summary = "any deep ReLU network turned into an exactly equal shallow one, verified."
     state_class = ConverterState
+    KEYS = (
+        Key("N", "a new random network (the next seed)", "new_random", name="new-random"),
+        Key("]", "select the next region (2-D input)", "step_region", (1,), name="next-region"),
+        Key("[", "select the previous region", "step_region", (-1,), name="previous-region"),
+    )
     primary_controls = ("converter-source", "converter-new-random")
 
     #: emitted after every redraw of a finished conversion (tests and scripts wait on it)
@@ -290,15 +295,7 @@ class ConverterPanel(Panel):
         return scroll
 
     def _build_shortcuts(self) -> None:
-        self._shortcuts = []
-        for key, name, slot in (("N", "new-random", self.new_random),
-                                ("]", "next-region", lambda: self.step_region(1)),
-                                ("[", "previous-region", lambda: self.step_region(-1))):
-            shortcut = QShortcut(QKeySequence(key), self)
-            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            shortcut.setObjectName(f"converter-shortcut-{name}")
-            shortcut.activated.connect(slot)
-            self._shortcuts.append(shortcut)
+        self.make_keys()
 
     def _connect(self) -> None:
         self.source_box.activated.connect(self._on_source_chosen)

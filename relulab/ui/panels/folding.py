@@ -23,7 +23,6 @@ from dataclasses import replace
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QGridLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
     QPushButton, QSizePolicy, QSlider, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
@@ -38,7 +37,7 @@ from relulab.model.folding import (
     tent_pieces,
 )
 from relulab.model.piecewise import EXACT_KNOTS, PiecewiseLinear, TooManyKnots, piecewise_linear
-from relulab.ui.panels.base import Panel, named, run_alone, signals_blocked
+from relulab.ui.panels.base import Key, Panel, named, run_alone, signals_blocked
 from relulab.ui.worker import Worker
 
 #: Up to this depth the tent is computed at once (a few ms) and kept in a cache;
@@ -207,6 +206,12 @@ class FoldingPanel(Panel):
     title = "Folding"
     summary = "the tent map composed layer by layer doubles the pieces each time; exact counts."
     state_class = FoldingState
+    KEYS = (
+        Key("]", "one layer deeper", "step_depth", (1,), name="deeper"),
+        Key("[", "one layer shallower", "step_depth", (-1,), name="shallower"),
+        Key("F", "play or stop the fold animation", "toggle_animation", name="fold"),
+        Key("L", "the whole line or only [0, 1]", "whole_line.toggle", name="whole-line"),
+    )
     primary_controls = ("folding-depth", "folding-play")
 
     def __init__(self, host=None, parent=None):
@@ -406,11 +411,7 @@ class FoldingPanel(Panel):
 
     def _build_shortcuts(self) -> None:
         """Panel shortcuts: only while this panel has focus somewhere inside it."""
-        for keys, slot in (("]", lambda: self.step_depth(1)), ("[", lambda: self.step_depth(-1)),
-                           ("F", self.toggle_animation), ("L", self.whole_line.toggle)):
-            sc = QShortcut(QKeySequence(keys), self)
-            sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            sc.activated.connect(slot)
+        self.make_keys()
 
     def _connect(self) -> None:
         self.depth_slider.sliderPressed.connect(self._on_slider_pressed)

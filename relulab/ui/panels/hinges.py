@@ -16,7 +16,6 @@ from dataclasses import replace
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, QTimer
-from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QButtonGroup, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGraphicsItem, QGridLayout,
     QGroupBox,
@@ -31,7 +30,9 @@ from relulab.model.hinges import (
 )
 from relulab.model.targets import PRESETS, target_from_text
 from relulab.ui.hinges_handles import HandlesItem, SelectedMarker
-from relulab.ui.panels.base import Panel, fit_controls_width, named, run_alone, signals_blocked
+from relulab.ui.panels.base import (
+    Key, Panel, fit_controls_width, named, run_alone, signals_blocked,
+)
 from relulab.ui.worker import Worker
 
 MODE_LABELS = {"free": "Free", "least squares": "Least squares", "interpolation": "Interpolation"}
@@ -84,6 +85,28 @@ class HingesPanel(Panel):
     title = "Hinges"
     summary = "drag hinged rulers and watch least squares refit; interpolation and its error bound."
     state_class = HingesState
+    #: Keyboard editing on the plot (it has the focus after a click on it)
+    KEYS = (
+        Key("Tab", "select the next hinge", "select_step", (1,), "plot", "next"),
+        Key("Backtab", "select the previous hinge", "select_step", (-1,), "plot", "previous"),
+        Key("Shift+Backtab", "select the previous hinge", "select_step", (-1,), "plot",
+            "previous-shift"),
+        Key("Left", "move the selected kink left", "nudge_kink", (-1,), "plot", "left"),
+        Key("Right", "move the selected kink right", "nudge_kink", (1,), "plot", "right"),
+        Key("Shift+Up", "raise the selected slope change (Free)", "nudge_coefficient", (1,),
+            "plot", "up"),
+        Key("Shift+Right", "raise the selected slope change (Free)", "nudge_coefficient", (1,),
+            "plot", "up-right"),
+        Key("Shift+Down", "lower the selected slope change (Free)", "nudge_coefficient", (-1,),
+            "plot", "down"),
+        Key("Shift+Left", "lower the selected slope change (Free)", "nudge_coefficient", (-1,),
+            "plot", "down-left"),
+        Key("Delete", "delete the selected hinge", "delete_selected", (), "plot", "delete"),
+        Key("Backspace", "delete the selected hinge", "delete_selected", (), "plot",
+            "backspace"),
+        Key("Escape", "leave the plot (Tab selects controls again)", "_leave_plot", (), "plot",
+            "leave"),
+    )
     primary_controls = ("hinges-mode-free", "hinges-mode-least-squares", "hinges-mode-interpolation",
                         "hinges-count")
 
@@ -335,22 +358,7 @@ class HingesPanel(Panel):
 
     def _build_shortcuts(self) -> None:
         """Keyboard editing, only while the plot has focus (so text boxes keep their keys)."""
-        self._shortcuts = []
-        for keys, slot in (
-            ("Tab", lambda: self.select_step(1)), ("Backtab", lambda: self.select_step(-1)),
-            ("Shift+Backtab", lambda: self.select_step(-1)),
-            ("Delete", self.delete_selected), ("Backspace", self.delete_selected),
-            ("Left", lambda: self.nudge_kink(-1)), ("Right", lambda: self.nudge_kink(1)),
-            ("Shift+Up", lambda: self.nudge_coefficient(1)),
-            ("Shift+Down", lambda: self.nudge_coefficient(-1)),
-            ("Shift+Right", lambda: self.nudge_coefficient(1)),
-            ("Shift+Left", lambda: self.nudge_coefficient(-1)),
-            ("Escape", self._leave_plot),
-        ):
-            sc = QShortcut(QKeySequence(keys), self.plot)
-            sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            sc.activated.connect(slot)
-            self._shortcuts.append(sc)
+        self.make_keys()
 
     # -- wiring (all of it here; shutdown undoes it) ---------------------------------------
     def _connect(self) -> None:

@@ -23,7 +23,6 @@ from functools import partial
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QPushButton,
     QScrollArea, QSizePolicy, QSpinBox, QVBoxLayout, QWidget,
@@ -38,7 +37,9 @@ from relulab.model.training import (
     refit_output_layer, replay, rmse_histogram,
 )
 from relulab.ui.driver import TimedPlotWidget, TrainingDriver
-from relulab.ui.panels.base import Panel, fit_controls_width, named, run_alone, signals_blocked
+from relulab.ui.panels.base import (
+    Key, Panel, fit_controls_width, named, run_alone, signals_blocked,
+)
 from relulab.ui.worker import Worker
 
 OPTIMIZER_LABELS = {"adam": "Adam", "gd": "gradient descent", "momentum": "momentum"}
@@ -66,6 +67,11 @@ class TrainingPanel(Panel):
     summary = ("Adam trains a one-hidden-layer network from many random starts, "
                "against the least-squares optimum.")
     state_class = TrainingState
+    KEYS = (
+        Key("Space", "play or pause training", "toggle_play", name="play"),
+        Key("Right", "one training step", "step_once", name="step"),
+        Key("R", "reset: back to the random starts", "reset_training", name="reset"),
+    )
     primary_controls = ("training-play", "training-step", "training-reset")
 
     #: emitted after every redraw of the main plot with the current step (tests and
@@ -282,11 +288,7 @@ class TrainingPanel(Panel):
         outer = QHBoxLayout(self)
         outer.addWidget(self.controls)
         outer.addLayout(right, 1)
-        for key, slot in ((Qt.Key.Key_Space, self.toggle_play), (Qt.Key.Key_Right, self.step_once),
-                          (Qt.Key.Key_R, self.reset_training)):
-            sc = QShortcut(QKeySequence(key), self)
-            sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            sc.activated.connect(slot)
+        self.make_keys()
 
     def _connect(self) -> None:
         """Every control → state connection in one place (mirror: ``shutdown``)."""

@@ -16,7 +16,6 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFileDialog, QHBoxLayout, QSplitter, QTabWidget, QVBoxLayout, QWidget,
 )
@@ -31,7 +30,7 @@ from relulab.model.playground import (
 from relulab.model.arrangement import engine_ready
 from relulab.model.regions import count_linear_regions, region_polygons
 from relulab.ui.driver import TrainingDriver
-from relulab.ui.panels.base import Panel, SnapshotCommand, named, signals_blocked
+from relulab.ui.panels.base import Key, Panel, SnapshotCommand, named, signals_blocked
 from relulab.ui.panels.playground.controls import PlaygroundControls
 from relulab.ui.panels.playground.curves import TrainingCurves
 from relulab.ui.panels.playground.data_map import (
@@ -55,6 +54,12 @@ class PlaygroundPanel(Panel):
     title = "Playground"
     summary = "2-D classification, activations, linear collapse and exact linear regions."
     state_class = PlaygroundState
+    KEYS = (
+        Key("Space", "play or pause training", "toggle_play", name="play"),
+        Key("N", "train the steps of one Step", "step_once", name="step"),
+        Key("R", "reset: new initial weights from the seed", "reset_weights", name="reset"),
+        Key("G", "new data from the next seed", "regenerate", name="regenerate"),
+    )
     primary_controls = ("playground-play", "playground-step", "playground-reset")
 
     def __init__(self, host=None, parent=None):
@@ -110,12 +115,7 @@ class PlaygroundPanel(Panel):
         outer.setContentsMargins(4, 4, 4, 4)
         outer.addWidget(self.controls, 0)
         outer.addWidget(self.splitter, 1)
-        for keys, slot, name in (("Space", self.toggle_play, "play"), ("N", self.step_once, "step"),
-                                 ("R", self.reset_weights, "reset"), ("G", self.regenerate, "regenerate")):
-            sc = QShortcut(QKeySequence(keys), self)
-            sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            sc.setObjectName(f"playground-shortcut-{name}")
-            sc.activated.connect(slot)
+        self.make_keys()
 
     def _connect(self) -> None:
         """Every view → state connection, in one place."""
