@@ -39,6 +39,9 @@ VIEW_2D = (-3.0, 3.0, -3.0, 3.0)     # what the map shows first
 DRAW_BOX = (-12.0, 12.0, -12.0, 12.0)  # polygons are clipped here, so panning shows more
 CURVE_POINTS = 2001
 REGION_ALPHA = 110
+#: Regions take the first series colours in turn (the seventh, black or white, would
+#: read as a hole in the map).
+REGION_COLOURS = 6
 NETWORK_SUFFIXES = (".json", ".npz", ".onnx")  # what relulab.io.networks reads
 
 
@@ -193,12 +196,15 @@ class ConverterPanel(Panel):
         column.addStretch(1)
         outer.addWidget(self._left)
         right = QVBoxLayout()
+        self.explain = named(QLabel(""), "converter-explain", "What the panel shows, in words")
+        self.explain.setWordWrap(True)
         self.verdict = named(QLabel("converting…"), "converter-verdict", "Verdict")
         self.verdict.setWordWrap(True)
+        # the technical account (counts, the certificate, the rule) goes with the details
         self.summary_label = named(QLabel(""), "converter-summary", "What was converted")
         self.summary_label.setWordWrap(True)
+        right.addWidget(self.explain)
         right.addWidget(self.verdict)
-        right.addWidget(self.summary_label)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self._build_plots())
         split.addWidget(self._build_details())
@@ -254,9 +260,10 @@ class ConverterPanel(Panel):
         self.diff_plot = named(pg.PlotWidget(), "converter-difference-plot",
                                "Difference deep minus shallow")
         self.diff_plot.getPlotItem().setMenuEnabled(False)
-        self.deep_curve = self.main_plot.plot([], [], name="deep")
-        self.shallow_curve = self.main_plot.plot([], [], name="shallow")
-        self.kink_marks = pg.ScatterPlotItem()
+        self.legend = self.main_plot.getPlotItem().addLegend(offset=(10, 10))
+        self.deep_curve = self.main_plot.plot([], [], name="deep network")
+        self.shallow_curve = self.main_plot.plot([], [], name="shallow network (one hidden layer)")
+        self.kink_marks = pg.ScatterPlotItem(name="kinks: one hidden neuron each")
         self.main_plot.addItem(self.kink_marks)
         self.diff_curve = self.diff_plot.plot([], [])
         plots.addWidget(self.main_plot)
@@ -283,6 +290,7 @@ class ConverterPanel(Panel):
         self.region_info.setWordWrap(True)
         self.region_info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.region_info.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        column.addWidget(self.summary_label)
         column.addWidget(self.layers_label)
         column.addWidget(self.kink_table, 1)
         column.addWidget(self.region_info, 1)
@@ -594,8 +602,29 @@ class ConverterPanel(Panel):
                        "constraints. Regions are not pieces: neighbours may share one affine map.")
         self.verdict.setText(text)
         self.summary_label.setText(summary)
+        self.explain.setText(self._explanation(res))
         self.verdict.setStyleSheet(f"color: {self.theme.color('foreground' if ok else 'error_text').name()};"
                                    " font-weight: bold;")
+
+    def _explanation(self, res: Result) -> str:
+        """What the panel shows, in plain words (the formulas are in the details)."""
+        conv = res.conversion
+        deep = "-".join(map(str, conv.deep.sizes))
+        if conv.one_d is not None:
+            k, width = len(conv.one_d.kinks), conv.one_d.width
+            return (f"<b>One hidden layer computes the same function.</b> The deep network "
+                    f"{deep} is a line that bends at {k} kink{'s' if k != 1 else ''}; one hidden "
+                    f"layer of {width} neuron{'s' if width != 1 else ''}, one per kink, draws the "
+                    "same line: deep solid, shallow dashed. Below, their difference: zero up "
+                    "to rounding.")
+        if conv.n_in == 2:
+            return (f"<b>The same function, region by region.</b> The deep network {deep} cuts "
+                    f"the plane into {conv.p} regions (each colour one region; colours repeat); "
+                    "in each it is one flat, affine map. The shallow network, three hidden "
+                    "layers, rebuilds every region. Click one to see its map.")
+        return (f"<b>The same function, region by region.</b> The deep network {deep} cuts "
+                f"R{'²³⁴'[conv.n_in - 2]} into {conv.p} regions, in each of which it is one affine "
+                "map; the shallow network, three hidden layers, rebuilds every one.")
 
     def _draw_1d(self, res: Result) -> None:
         item = self.main_plot.getPlotItem()
@@ -614,10 +643,12 @@ class ConverterPanel(Panel):
         else:
             self.kink_marks.setData([], [])
         self.kink_marks.setVisible(True)
+        self.legend.setVisible(True)
         diff = res.deep_y - res.shallow_y
         self.diff_curve.setData(res.curve_x, diff)
         self.diff_plot.getPlotItem().setLabel("left", "deep − shallow")
         self.diff_plot.getPlotItem().setLabel("bottom", "x")
+        self.theme.set_title(self.diff_plot, "their difference: zero up to rounding", 9.5)
         span = max(1e-15, float(np.abs(diff).max()) * 1.2)
         self.diff_plot.setYRange(-span, span, padding=0)
         self.main_plot.getPlotItem().getViewBox().setAspectLocked(False)
@@ -633,6 +664,7 @@ class ConverterPanel(Panel):
         self.deep_curve.setVisible(False)
         self.shallow_curve.setVisible(False)
         self.kink_marks.setVisible(False)
+        self.legend.setVisible(False)  # the regions' colours are explained in words
         from relulab.model.shallow import COROLLARY_TERMS
 
         self.kinks.set_rows(np.zeros((0, 5)))
@@ -677,7 +709,7 @@ class ConverterPanel(Panel):
         selected_pen = self.theme.pen("selected", 3.0)
         for gi in self._region_items:
             idx = gi.data(0)
-            colour = QColor(self.theme.series_color(idx % 7))
+            colour = QColor(self.theme.series_color(idx % REGION_COLOURS))
             colour.setAlpha(REGION_ALPHA if idx != self.selected_region else 230)
             gi.setBrush(QBrush(colour))
             gi.setPen(selected_pen if idx == self.selected_region else outline)
@@ -764,6 +796,8 @@ class ConverterPanel(Panel):
         self.kink_marks.setBrush(pg.mkBrush(t.color("accent")))
         self.kink_marks.setSize(t.point_size(7))
         self.diff_curve.setPen(t.pen("error", 2.0))
+        self.explain.setFont(t.font(10))
+        self.summary_label.setFont(t.font(9))
         self._style_regions()
         if self.result is not None:
             self._draw_verdict(self.result)

@@ -30,6 +30,7 @@ from relulab.model.playground import (
 from relulab.model.arrangement import engine_ready
 from relulab.model.regions import count_linear_regions, region_polygons
 from relulab.ui.driver import TrainingDriver
+from relulab.ui.legend import Entry, KeyLabel
 from relulab.ui.panels.base import Key, Panel, SnapshotCommand, named, signals_blocked
 from relulab.ui.panels.playground.controls import PlaygroundControls
 from relulab.ui.panels.playground.curves import TrainingCurves
@@ -100,6 +101,15 @@ class PlaygroundPanel(Panel):
         top.addWidget(self.data_map, 3)
         top.addWidget(self.diagram, 2)
         right.addLayout(top, 1)
+        self.key = KeyLabel("playground-key", "What the colours and markers of the map mean", (
+            Entry("class0", "●", "class 0"), Entry("class1", "■", "class 1"),
+            Entry("foreground", "○ □", "hollow: test points"),
+            Entry("foreground", "━", "boundary (p = ½)"),
+            Entry("foreground", "╱", "thin lines: linear regions"),
+            Entry("muted", "▒", "shading: how sure the network is"),
+            Entry("class1", "—", "diagram: positive weight"), Entry("class0", "‒ ‒", "negative"),
+        ))
+        right.addWidget(self.key, 0)
         right.addWidget(self.readouts, 0)
         self.lower_tabs = named(QTabWidget(), "playground-lower-tabs", "Curves and experiments")
         self.lower_tabs.addTab(self.curves, "Loss and accuracy")
