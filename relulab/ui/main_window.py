@@ -503,6 +503,8 @@ class MainWindow(QMainWindow):
         self.lecture.update_key_filter()
 
     def _on_lecture_running(self, running: bool) -> None:
+        # the scenes choose the panel: its tabs give the room to the plots
+        self.tabs.tabBar().setVisible(not running)
         for a in (self.lecture_next_action, self.lecture_previous_action, self.lecture_end_action,
                   self.lecture_caption_action):
             a.setEnabled(running)

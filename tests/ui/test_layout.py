@@ -34,8 +34,10 @@ from relulab.ui.panels import PANELS
 SCREENS = {"laptop 1366×768": QSize(1366, 768), "projector 1280×720": QSize(1280, 720)}
 #: Controls that must keep at least their minimum size hint.
 SIZED = (QAbstractButton, QAbstractSpinBox, QComboBox, QLineEdit, QAbstractSlider)
-#: In the lecture layout at 1280 × 720, zoom 1.6: the least a plot may get, in pixels.
-LECTURE_PLOT = QSize(240, 150)
+#: In the lecture layout at 1280 × 720, zoom 1.6: the least the data area of a panel's
+#: main plot (the first of ``plots()``) and of every other plot may get, in pixels.
+LECTURE_MAIN_PLOT = QSize(400, 180)
+LECTURE_PLOT = QSize(200, 80)
 
 
 def _rect_in(widget: QWidget, ancestor: QWidget) -> QRect:
@@ -164,7 +166,7 @@ def test_every_control_is_in_sight_without_scrolling(window, screen):
 def test_the_check_sees_a_control_below_the_fold(window):
     """The test itself: a button pushed under a short window's edge, and one scrolled
     out of a scroll area's viewport, are both reported."""
-    from PySide6.QtWidgets import QPushButton, QScrollArea, QVBoxLayout
+    from PySide6.QtWidgets import QPushButton, QScrollArea
 
     window.resize(default_size(QSize(1280, 720)))
     panel = window.show_panel("hinges")
@@ -175,11 +177,10 @@ def test_the_check_sees_a_control_below_the_fold(window):
     scroll = QScrollArea(panel)
     scroll.setObjectName("hinges-test-scroll")
     inner = QWidget()
-    inner.setMinimumHeight(2000)
+    inner.resize(180, 2000)
     below = QPushButton("Below", inner)
     below.setObjectName("hinges-below")
     below.move(0, 1900)
-    QVBoxLayout(inner)
     scroll.setWidget(inner)
     scroll.setGeometry(0, 0, 200, 200)
     scroll.show()
@@ -205,8 +206,10 @@ def _overlaps(widgets, window) -> list[str]:
 
 
 def test_every_lecture_scene_reads_on_a_projector(window, theme):
-    """1280 × 720, zoom 1.6, the lecture layout with its caption: every plot at least
-    LECTURE_PLOT, nothing clipped, nothing over anything else."""
+    """1280 × 720, zoom 1.6, the lecture layout with its caption: the main plot at
+    least LECTURE_MAIN_PLOT, every other plot at least LECTURE_PLOT (the Folding panel's
+    thumbnails of the layers excepted: they have no axes to read), nothing clipped,
+    nothing over anything else."""
     window.resize(default_size(QSize(1280, 720)))
     theme.set_zoom(1.6)
     assert window.lecture.start_builtin()
@@ -217,13 +220,16 @@ def test_every_lecture_scene_reads_on_a_projector(window, theme):
         panel.wait_until_idle(60)
         QApplication.processEvents()
         shown = [w for w in named_widgets(panel) if _shown(w, window)]
+        main = next((p for p in panel.plots().values() if _shown(p, window)), None)
+        assert main is not None, f"scene {i + 1} shows no plot"
         for w in shown:
             why = clipping(w, window)
             if why:
                 problems.append(f"scene {i + 1}: {w.objectName()} {why}")
             if isinstance(w, pg.PlotWidget) and not w.objectName().startswith("folding-layer-"):
                 view = w.getPlotItem().getViewBox().size()
-                if view.width() < LECTURE_PLOT.width() or view.height() < LECTURE_PLOT.height():
+                least = LECTURE_MAIN_PLOT if w is main else LECTURE_PLOT
+                if view.width() < least.width() or view.height() < least.height():
                     problems.append(f"scene {i + 1}: {w.objectName()} only "
                                     f"{view.width():.0f}×{view.height():.0f} px")
         problems += [f"scene {i + 1}: {p}" for p in

@@ -132,6 +132,9 @@ class Panel(QWidget):
     primary_controls: tuple[str, ...] = ()
     #: The panel's keyboard shortcuts (made by ``make_keys``, listed by Help).
     KEYS: tuple[Key, ...] = ()
+    #: Object names of what the lecture layout hides besides the controls: words and
+    #: keys the lecture's caption says instead, views a scene does not need.
+    lecture_hidden: tuple[str, ...] = ()
 
     def __init__(self, host=None, parent=None):
         super().__init__(parent)
@@ -216,11 +219,12 @@ class Panel(QWidget):
         return iter(())
 
     def set_lecture_layout(self, on: bool) -> None:
-        """Lecture layout: hide the controls (the child named ``<name>-controls``)
-        and let the plots and readouts take the room."""
-        controls = self.findChild(QWidget, f"{self.name}-controls")
-        if controls is not None:
-            controls.setVisible(not on)
+        """Lecture layout: hide the controls (the child named ``<name>-controls``) and
+        what ``lecture_hidden`` names, and let the plots and readouts take the room."""
+        for name in (f"{self.name}-controls", *self.lecture_hidden):
+            widget = self.findChild(QWidget, name)
+            if widget is not None:
+                widget.setVisible(not on)
 
     def wait_until_idle(self, timeout: float = 30.0) -> bool:
         """Process events until the panel's background work is done: its workers (child

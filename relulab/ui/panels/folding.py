@@ -324,6 +324,7 @@ class FoldingPanel(Panel):
         Key("L", "the whole line or only [0, 1]", "whole_line.toggle", name="whole-line"),
     )
     primary_controls = ("folding-depth", "folding-play")
+    lecture_hidden = ("folding-telgarsky",)
 
     def __init__(self, host=None, parent=None):
         super().__init__(host, parent)
@@ -858,6 +859,7 @@ class FoldingPanel(Panel):
     def _update_fold_readout(self) -> None:
         s = self._state
         self.fold_error.setText(self._fold_error)
+        self.fold_count_label.setVisible(s.show_fold)  # about a fold that is not shown
         fold = self._fold_pieces(s.depth)
         if fold is None:
             self.fold_count_label.setText(f"Your fold u<sup>({s.depth})</sup>: computing…")
@@ -901,6 +903,7 @@ class FoldingPanel(Panel):
             notes.append(f"The ideal tent has {_plain_count(pieces)} pieces on [0, 1] and "
                          f"{_plain_count(kinks)} kinks; this network differs: {why}.")
         self.precision_label.setText(" ".join(notes))
+        self.precision_label.setVisible(bool(notes))  # an empty row is room lost
 
     def _layer_depths(self) -> list[int]:
         k = self._state.depth

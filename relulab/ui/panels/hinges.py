@@ -670,7 +670,7 @@ class HingesPanel(Panel):
             slope = log_log_slope(n[n >= 6], [r.ls_rmse for r in rows if r.n >= 6])
             self.theme.set_title(
                 self.convergence_plot,
-                f"smooth f: ×2 hinges → error ÷4 · here slope {slope:.2f}".replace("-", "−"), 9)
+                f"×2 hinges → error ÷4 · slope here {slope:.2f}".replace("-", "−"), 9)
             self._update_caveat()
 
     def _mark_convergence_n(self) -> None:
@@ -920,6 +920,19 @@ class HingesPanel(Panel):
             return False
         self.commit(new, "Kinks from training")
         return True
+
+    def set_lecture_layout(self, on: bool) -> None:
+        """In the lecture layout the residual and the convergence plot stand beside the
+        main plot, one above the other: a projector's screen is wide and short."""
+        super().set_lecture_layout(on)
+        self.splitter.setOrientation(Qt.Orientation.Horizontal if on else Qt.Orientation.Vertical)
+        self.bottom.setOrientation(Qt.Orientation.Vertical if on else Qt.Orientation.Horizontal)
+        total = self.splitter.width() if on else self.splitter.height()
+        self.splitter.setSizes([int(total * 0.6), int(total * 0.4)] if on else [480, 300])
+        # the convergence plot carries its key below it: it gets the larger share
+        self.bottom.setStretchFactor(0, 2 if on else 1)
+        self.bottom.setStretchFactor(1, 3 if on else 1)
+        self.bottom.setSizes([2000, 3000] if on else [1000, 1000])
 
     def plots(self) -> dict:
         return {"main": self.plot, "residual": self.residual_plot,

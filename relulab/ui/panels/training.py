@@ -74,6 +74,7 @@ class TrainingPanel(Panel):
         Key("R", "reset: back to the random starts", "reset_training", name="reset"),
     )
     primary_controls = ("training-play", "training-step", "training-reset")
+    lecture_hidden = ("training-explain", "training-key")
 
     #: emitted after every redraw of the main plot with the current step (tests and
     #: scripts wait on it)

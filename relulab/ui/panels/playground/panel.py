@@ -62,6 +62,7 @@ class PlaygroundPanel(Panel):
         Key("G", "new data from the next seed", "regenerate", name="regenerate"),
     )
     primary_controls = ("playground-play", "playground-step", "playground-reset")
+    lecture_hidden = ("playground-lower-tabs",)
 
     def __init__(self, host=None, parent=None):
         super().__init__(host, parent)
