@@ -1,5 +1,6 @@
 """Playground: the 200 × 200 picture, its boundary and the exact region overlay against
-naive ways of drawing the same, and how the event loop answers while the panel trains,
+naive ways of drawing the same, a training frame with six classes and each neuron's
+picture in the diagram, and how the event loop answers while the panel trains,
 pauses, draws the overlay, counts the regions of the whole plane and runs the depth
 study, at the largest settings its controls allow; loading the largest scene."""
 
@@ -80,6 +81,55 @@ def model_rows() -> list[Row]:
                     f"({n_big} regions in view), on a worker", overlay,
                     "its exact regions of all of R² (the whole-plane count)", whole,
                     max_seconds=2.0, min_ratio=1.0))
+    return rows
+
+
+def _frame_time(panel, repeat: int = 15) -> float:
+    """Median wall time of one training frame drawn whole: every piece (the map's
+    picture and boundary, the curves and readouts, the diagram with its pictures), then
+    a synchronous paint of the panel. A few training steps between frames, untimed, so
+    that each frame draws another network, as while training."""
+    import statistics
+
+    times = []
+    for k in range(repeat + 2):
+        panel.trainer.run(5)
+        t0 = time.perf_counter()
+        for piece in panel._frame(final=False):
+            piece()
+        panel.repaint()
+        if k >= 2:  # the first frames size the items
+            times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def frame_rows() -> list[Row]:
+    """A training frame with 6 classes (one output each), 8 neurons per hidden layer and
+    each neuron's picture in the diagram, against the frame of the two-class network of
+    the same layers without the pictures (what a frame drew before)."""
+    from dataclasses import replace
+
+    from relulab.ui.panels.playground import PlaygroundPanel
+
+    rows = []
+    frames = {}
+    for label, classes, thumbnails in (("6 classes, pictures on", 6, True),
+                                       ("2 classes, pictures off", 2, False)):
+        s = PlaygroundState()
+        s = s.with_data(replace(s.dataset.switched_to("gaussians"), classes=classes))
+        s = s.with_hidden((8, 8, 8)).with_view(thumbnails=thumbnails)
+        panel = PlaygroundPanel()
+        panel.resize(1366, 740)
+        panel.show()
+        panel.load_state(s.to_dict())
+        _settle(panel)
+        frames[label] = (_frame_time(panel), panel.net.sizes)
+        _close(panel)
+    (ours, sizes), (base, base_sizes) = frames["6 classes, pictures on"], frames["2 classes, pictures off"]
+    rows.append(Row(f"training frame, {'-'.join(map(str, sizes))}, 6 classes, each neuron's picture "
+                    "in the diagram (pieces + paint)", ours,
+                    f"the frame of {'-'.join(map(str, base_sizes))}, 2 classes, no pictures", base,
+                    max_seconds=0.03))
     return rows
 
 
@@ -243,4 +293,4 @@ def run() -> list[Row]:
     from relulab.app import ensure_application
 
     ensure_application()
-    return model_rows() + panel_rows()
+    return model_rows() + frame_rows() + panel_rows()

@@ -104,12 +104,12 @@ def _bad_cases(tmp_path):
 
     graph = helper.make_graph(
         [helper.make_node("Gemm", ["x", "B"], ["z"], transB=1, name="fc"),
-         helper.make_node("Sigmoid", ["z"], ["y"], name="squash")], "g",
+         helper.make_node("Softplus", ["z"], ["y"], name="squash")], "g",
         [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["N", 2])],
         [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["N", 1])],
         initializer=[numpy_helper.from_array(np.ones((1, 2), np.float32), "B")])
     cases["sigmoid onnx"] = ([file("sig.onnx", helper.make_model(graph).SerializeToString()),
-                              tmp_path / "o.json"], "(Sigmoid 'squash') is not supported")
+                              tmp_path / "o.json"], "(Softplus 'squash') is not supported")
     inf_graph = helper.make_graph(
         [helper.make_node("Gemm", ["x", "B"], ["y"], transB=1)], "g",
         [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["N", 2])],

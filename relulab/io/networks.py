@@ -36,7 +36,7 @@ from relulab.io.limits import (
     MAX_NUMBER_DIGITS, FileRefused, check_json_text, megabytes, one_line, read_file, shown_name,
 )
 from relulab.model.activations import ACTIVATIONS
-from relulab.model.mlp import MLP
+from relulab.model.mlp import MLP, normalise_activation
 from relulab.model.shallow import ExtendedLayer, ExtendedNetwork
 
 FORMAT_NAME = "relulab-network"
@@ -290,11 +290,7 @@ def network_from_dict(doc, name: str = "network") -> MLP | ExtendedNetwork:
         shown = version if isinstance(version, int) and abs(version) < 10**9 else _type(version)
         raise NetworkFileError(f"{name}: \"version\" {shown!r} is not one this program reads "
                                f"(1 to {FORMAT_VERSION})")
-    activation = doc.get("activation", "relu")
-    if not isinstance(activation, str) or activation not in ACTIVATIONS:
-        shown = one_line(repr(activation), 40) if isinstance(activation, str) else _type(activation)
-        raise NetworkFileError(f"{name}: \"activation\" {shown} is not one of "
-                               f"{', '.join(ACTIVATIONS)}")
+    activation = _activation_names(doc.get("activation", "relu"), name)
     layers = doc.get("layers")
     if not isinstance(layers, list) or not layers:
         raise NetworkFileError(f"{name}: \"layers\" must be a non-empty list, got {_type(layers)}")
@@ -338,6 +334,29 @@ def network_from_dict(doc, name: str = "network") -> MLP | ExtendedNetwork:
     return _assemble(parsed, activation, name)
 
 
+def _activation_names(value, name: str):
+    """A file's ``activation``: one name, or a list of one name per hidden layer (its
+    length is checked once the layers are read)."""
+    known = ", ".join(ACTIVATIONS)
+    if isinstance(value, str):
+        if value not in ACTIVATIONS:
+            raise NetworkFileError(f"{name}: \"activation\" {one_line(repr(value), 40)} is not one "
+                                   f"of {known}")
+        return value
+    if not isinstance(value, list):
+        raise NetworkFileError(f"{name}: \"activation\" must be a name or a list of names, got "
+                               f"{_type(value)}")
+    if len(value) > MAX_LAYERS:
+        raise NetworkFileError(f"{name}: \"activation\" lists {len(value):,} names; at most "
+                               f"{MAX_LAYERS:,} layers are read")
+    for i, v in enumerate(value):
+        if not isinstance(v, str) or v not in ACTIVATIONS:
+            shown = one_line(repr(v), 40) if isinstance(v, str) else _type(v)
+            raise NetworkFileError(f"{name}: \"activation\" entry {i + 1} {shown} is not one of "
+                                   f"{known}")
+    return list(value)
+
+
 def _check_entries(arr: np.ndarray, where: str) -> None:
     """Every entry finite and within ±MAX_ABS_WEIGHT; the first one that is not is named."""
     ok = np.abs(arr) <= MAX_ABS_WEIGHT  # False for NaN too
@@ -373,10 +392,14 @@ def _check_growth(layers: list[_Layer], name: str) -> None:
 _JSON_KEYS = ("weights", "biases", "scaled_weights", "scaled_biases")
 
 
-def _assemble(parsed: list[_Layer], activation: str, name: str,
+def _assemble(parsed: list[_Layer], activation, name: str,
               keys=lambda i: _JSON_KEYS) -> MLP | ExtendedNetwork:
     """Check sizes, shapes and values of layers read from any format; build the network.
-    ``keys(i)`` names layer i's W, b, V, v in messages as the file names them."""
+    ``activation``: one name or a list of one per hidden layer. ``keys(i)`` names layer
+    i's W, b, V, v in messages as the file names them."""
+    if not isinstance(activation, str) and len(activation) != len(parsed) - 1:
+        raise NetworkFileError(f"{name}: \"activation\" lists {len(activation)} names for "
+                               f"{len(parsed) - 1} hidden layers")
     total = sum(L.W.size + L.b.size + (0 if L.S is None else L.S.size + L.V.size + L.v.size)
                 for L in parsed)
     if total > MAX_PARAMETERS:
@@ -396,6 +419,8 @@ def _assemble(parsed: list[_Layer], activation: str, name: str,
                 raise NetworkFileError(f"{where}: the output layer cannot have infinite rows")
             _check_entries(L.V, f"{where} {kV}")
             _check_entries(L.v, f"{where} {kv}")
+    if not isinstance(activation, str):
+        activation = normalise_activation(activation, len(parsed) - 1)
     if any(L.S is not None for L in parsed):
         if activation != "relu":
             raise NetworkFileError(f"{name}: infinite rows need \"activation\": \"relu\"")
@@ -541,9 +566,10 @@ def network_from_arrays(arrays: dict, name: str = "network") -> MLP | ExtendedNe
     activation = "relu"
     if "activation" in arrays:
         a = np.asarray(arrays["activation"])
-        if a.dtype.kind != "U" or a.ndim != 0 or str(a) not in ACTIVATIONS:
-            raise NetworkFileError(f"{name}: activation must be one of {', '.join(ACTIVATIONS)}")
-        activation = str(a)
+        if a.dtype.kind != "U" or a.ndim > 1 or not all(str(v) in ACTIVATIONS for v in a.reshape(-1)):
+            raise NetworkFileError(f"{name}: activation must be one of {', '.join(ACTIVATIONS)}, "
+                                   "or an array of one per hidden layer")
+        activation = str(a) if a.ndim == 0 else [str(v) for v in a]
     parsed = []
     for i in range(1, L + 1):
         where = f"{name}: layer {i}"
@@ -595,18 +621,25 @@ def _from_onnx_bytes(data: bytes, name: str) -> MLP:
     return read_onnx(data, name)
 
 
+#: The ONNX operator of each hidden activation that onnxruntime runs in float64
+#: (identity needs none: its layer's Gemm feeds the next one directly).
+ONNX_EXPORT_OPS = {"relu": "Relu", "tanh": "Tanh", "sigmoid": "Sigmoid", "identity": None}
+
+
 def network_to_onnx_bytes(net, dtype=np.float64) -> bytes:
-    """An ONNX model (Gemm with transB = 1, then Relu, per layer) of a finite ReLU
-    network, in float64 (onnxruntime has no float64 LeakyRelu, so leaky-ReLU networks
-    are written as JSON or NPZ)."""
+    """An ONNX model of a finite network, in float64: per layer a Gemm (transB = 1), then
+    the hidden layer's activation, Relu, Tanh or Sigmoid (nothing for identity, whose
+    layer then merges with the next when read back). Leaky ReLU and GELU have no float64
+    operator in onnxruntime: such networks are written as JSON or NPZ."""
     if isinstance(net, ExtendedNetwork):
         if not net.is_finite():
             raise NetworkFileError("ONNX cannot hold infinite weights: export the extended network "
                                    "as JSON or NPZ, or a finite big-M version as ONNX")
         net = net.to_mlp()
-    if net.activation != "relu":
-        raise NetworkFileError(f"ONNX export writes ReLU networks, not {net.activation!r}; "
-                               "use JSON or NPZ")
+    other = [a for a in net.activations if a not in ONNX_EXPORT_OPS]
+    if other:
+        raise NetworkFileError(f"ONNX export writes ReLU, tanh, sigmoid and identity layers, not "
+                               f"{', '.join(sorted(set(other)))}; use JSON or NPZ")
     if not net.is_finite():
         raise NetworkFileError("ONNX export needs finite weights")
     onnx, numpy_helper = _onnx()
@@ -623,8 +656,10 @@ def network_to_onnx_bytes(net, dtype=np.float64) -> bytes:
         out = "y" if last else f"z{i + 1}"
         nodes.append(helper.make_node("Gemm", [current, Wn, bn], [out], name=f"layer{i + 1}",
                                       transB=1))
-        if not last:
-            nodes.append(helper.make_node("Relu", [out], [f"h{i + 1}"], name=f"relu{i + 1}"))
+        current = out
+        op = None if last else ONNX_EXPORT_OPS[net.activations[i]]
+        if op is not None:
+            nodes.append(helper.make_node(op, [out], [f"h{i + 1}"], name=f"{op.lower()}{i + 1}"))
             current = f"h{i + 1}"
     graph = helper.make_graph(
         nodes, "relulab_network",
@@ -659,7 +694,8 @@ def network_to_dict(net) -> dict:
                 "layers": layers}
     if not net.is_finite():
         raise NetworkFileError("the network has NaN or infinite weights")
-    return {"format": FORMAT_NAME, "version": FORMAT_VERSION, "activation": net.activation,
+    activation = net.activation if isinstance(net.activation, str) else list(net.activation)
+    return {"format": FORMAT_NAME, "version": FORMAT_VERSION, "activation": activation,
             "layers": [{"weights": W.tolist(), "biases": b.tolist()} for W, b in net.layers]}
 
 
@@ -676,7 +712,8 @@ def network_to_npz_bytes(net) -> bytes:
             raise NetworkFileError("the network has NaN or infinite weights")
         for i, (W, b) in enumerate(net.layers, start=1):
             arrays[f"W{i}"], arrays[f"b{i}"] = W, b
-        arrays["activation"] = np.array(net.activation)
+        arrays["activation"] = np.array(net.activation if isinstance(net.activation, str)
+                                        else list(net.activation))
     buf = io.BytesIO()
     np.savez(buf, **arrays)
     return buf.getvalue()

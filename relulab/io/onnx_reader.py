@@ -3,8 +3,9 @@
 Before protobuf builds the model, its fields are counted on the wire (10 MB of empty
 nodes would take 800 MB once parsed); the graph is then walked in topological order
 (a cycle is an error, never a loop), and only a chain of data nodes from the one
-input to the one output is read: Gemm, MatMul and Add with constants, Relu or
-LeakyRelu, Flatten and Reshape to a batch of vectors, Identity and Cast to float.
+input to the one output is read: Gemm, MatMul and Add with constants, Relu,
+LeakyRelu, Tanh or Sigmoid (each hidden layer its own), Flatten and Reshape to a batch
+of vectors, Identity and Cast to float.
 Weights come from initializers and Constant nodes (also through Identity and Cast).
 """
 
@@ -26,13 +27,13 @@ from relulab.model.mlp import MLP
 
 #: The operators a plain MLP is read from (Constant, Identity and Cast also compute
 #: constants: weights that arrive through them).
-ONNX_OPS = ("Gemm", "MatMul", "Add", "Relu", "LeakyRelu", "Identity", "Flatten", "Reshape",
-            "Cast", "Constant")
-_ACTIVATION_OPS = {"Relu": "relu", "LeakyRelu": "leaky_relu"}
+ONNX_OPS = ("Gemm", "MatMul", "Add", "Relu", "LeakyRelu", "Tanh", "Sigmoid", "Identity",
+            "Flatten", "Reshape", "Cast", "Constant")
+_ACTIVATION_OPS = {"Relu": "relu", "LeakyRelu": "leaky_relu", "Tanh": "tanh", "Sigmoid": "sigmoid"}
 #: How many inputs each operator takes (the first ``low`` must be named).
 _ARITY = {"Gemm": (2, 3), "MatMul": (2, 2), "Add": (2, 2), "Reshape": (2, 2), "Relu": (1, 1),
-          "LeakyRelu": (1, 1), "Identity": (1, 1), "Flatten": (1, 1), "Cast": (1, 1),
-          "Constant": (0, 0)}
+          "LeakyRelu": (1, 1), "Tanh": (1, 1), "Sigmoid": (1, 1), "Identity": (1, 1),
+          "Flatten": (1, 1), "Cast": (1, 1), "Constant": (0, 0)}
 _LOW_BYTES = bytes(range(128))
 
 
@@ -355,7 +356,7 @@ class _Chain:
         if dims is not None and len(dims) == 2 and dims[1]:
             self.n_in = dims[1]
         self.layers: list[tuple[np.ndarray, np.ndarray]] = []
-        self.activation: str | None = None
+        self.kinds: list[str] = []  # each hidden layer's activation
         self.W = None  # pending linear part (None: identity)
         self.b = None  # pending shift: a vector, or a 0-d array added to every feature
         self.after_activation = False
@@ -530,12 +531,8 @@ class _Chain:
             if np.float32(alpha) != np.float32(LEAKY_SLOPE):
                 raise r.fail(f"{where}: LeakyRelu with alpha {alpha:g}; the leaky ReLU here has "
                              f"slope {LEAKY_SLOPE:g}")
-        if self.activation is not None and kind != self.activation:
-            raise r.fail(f"{where}: {op} after {self.activation} layers; every hidden layer of a "
-                         "network uses the same activation")
-        self.activation = kind
         if self.W is None and self.b is None:
-            if self.after_activation and kind == "relu":
+            if self.after_activation and kind == "relu" and self.kinds[-1] == "relu":
                 return  # ReLU(ReLU(z)) = ReLU(z)
             width = self.width
             if width is None:
@@ -552,6 +549,7 @@ class _Chain:
             if self.n_in is None and not self.layers:
                 self.n_in = width
         self.layers.append((self.W, np.asarray(self.b, float)))
+        self.kinds.append(kind)
         self.W, self.b = None, None
         self.after_activation = True
 
@@ -576,7 +574,7 @@ class _Chain:
         if len(layers) > MAX_LAYERS:
             raise r.fail(f"{len(layers):,} layers; at most {MAX_LAYERS:,} are read")
         parsed = [_Layer(np.asarray(W, float), np.asarray(b, float)) for W, b in layers]
-        return _assemble(parsed, self.activation or "relu", r.name)
+        return _assemble(parsed, self.kinds if self.kinds else "relu", r.name)
 
 
 def read_onnx(data: bytes, name: str) -> MLP:

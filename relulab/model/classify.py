@@ -1,14 +1,22 @@
-"""Training any MLP with one output as a two-class classifier in the plane.
+"""Training any MLP as a classifier of points in the plane: two classes or more.
 
-The network's output z is a logit; the class-1 probability is p = σ(z) and the
-predicted class is 1 when p > ½. Two losses:
+**One output** (two classes): the output z is a logit, the class-1 probability is
+p = σ(z) and the predicted class is 1 when z > 0. Two losses:
 
 - cross-entropy  L = (1/n) Σ −y log p − (1−y) log(1−p),  ∂L/∂z = (p − y)/n
 - squared error  L = (1/2n) Σ (p − y)²,                    ∂L/∂z = (p − y) p (1 − p)/n
 
-The gradient flows back through the layers (``W`` of shape (out, in))::
+**C ≥ 2 outputs** (C classes, labels 0 … C−1): the outputs z are scores, the class
+probabilities p = softmax(z) (p_k = e^{z_k} / Σ_j e^{z_j}) and the predicted class is
+argmax z (the lowest index on a tie). With Y the one-hot labels:
 
-    ∂L/∂W_l = δ_lᵀ h_{l−1},  ∂L/∂b_l = Σ δ_l,  δ_{l−1} = (δ_l W_l) ⊙ φ'(z_{l−1})
+- cross-entropy  L = (1/n) Σ log Σ_j e^{z_j} − z_y,         ∂L/∂z = (p − Y)/n
+- squared error  L = (1/2n) Σ ‖p − Y‖²,                    ∂L/∂z = p ⊙ (d − p·d), d = (p − Y)/n
+
+The gradient flows back through the layers (``W`` of shape (out, in)), each hidden
+layer with its own activation φ_l::
+
+    ∂L/∂W_l = δ_lᵀ h_{l−1},  ∂L/∂b_l = Σ δ_l,  δ_{l−1} = (δ_l W_l) ⊙ φ'_{l−1}(z_{l−1})
 
 and the parameters move by plain gradient descent, or Adam, on the full set or
 on mini-batches. :class:`Trainer` keeps the mutable arrays and has the shape of
@@ -77,39 +85,80 @@ class ClassifierSnapshot:
     message: str = ""
 
 
+def classes_of(net: MLP) -> int:
+    """How many classes ``net`` tells apart: 2 for one output (a logit), else one per output."""
+    return 2 if net.n_out == 1 else net.n_out
+
+
 def logits(net: MLP, X) -> np.ndarray:
-    """The network's output z for each point, shape (N,)."""
+    """The network's outputs for each point: shape (N,) for one output (the logit z),
+    (N, C) for C outputs (the scores)."""
     X = np.asarray(X, float).reshape(-1, net.n_in)
-    return net.forward(X)[-1][:, 0]
+    z = net.forward(X)[-1]
+    return z[:, 0] if net.n_out == 1 else z
+
+
+def softmax(z) -> np.ndarray:
+    """p_k = e^{z_k} / Σ_j e^{z_j} along the last axis, without overflow (z − max z)."""
+    z = np.asarray(z, float)
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
 
 
 def predict_proba(net: MLP, X) -> np.ndarray:
-    """p = σ(z): the probability of class 1 at each point."""
-    return sigmoid(logits(net, X))
+    """For one output p = σ(z), the probability of class 1 at each point, shape (N,);
+    for C outputs softmax(z), shape (N, C)."""
+    z = logits(net, X)
+    return sigmoid(z) if z.ndim == 1 else softmax(z)
+
+
+def predicted_classes(z) -> np.ndarray:
+    """The class of each point from its outputs: [z > 0] for a logit (N,), argmax for
+    scores (N, C) (the lowest class on a tie, as z = 0 gives class 0)."""
+    z = np.asarray(z)
+    return (z > 0).astype(int) if z.ndim == 1 else np.argmax(z, axis=1)
+
+
+def predict(net: MLP, X) -> np.ndarray:
+    """The predicted class of each point, integers 0 … C−1."""
+    return predicted_classes(logits(net, X))
 
 
 def loss_from_logits(z, y, loss: str = "cross_entropy") -> float:
-    """Mean loss. Cross-entropy from logits without overflow:
-    −y log σ(z) − (1−y) log(1−σ(z)) = max(z, 0) − y z + log(1 + e^(−|z|))."""
+    """Mean loss from the outputs z ((N,) logits or (N, C) scores) and labels y.
+
+    One output, cross-entropy without overflow:
+    −y log σ(z) − (1−y) log(1−σ(z)) = max(z, 0) − y z + log(1 + e^(−|z|)).
+    C outputs: log Σ_j e^{z_j} − z_y, the log-sum-exp taken from max z."""
     z, y = np.asarray(z, float), np.asarray(y, float)
     if len(y) == 0:
         return float("nan")
-    if loss == "cross_entropy":
-        return float(np.mean(np.maximum(z, 0) - y * z + np.log1p(np.exp(-np.abs(z)))))
-    if loss == "squared":
+    if loss not in LOSSES:
+        raise ValueError(f"unknown loss {loss!r}")
+    if z.ndim == 1:
+        if loss == "cross_entropy":
+            return float(np.mean(np.maximum(z, 0) - y * z + np.log1p(np.exp(-np.abs(z)))))
         return float(0.5 * np.mean((sigmoid(z) - y) ** 2))
-    raise ValueError(f"unknown loss {loss!r}")
+    rows = np.arange(len(y))
+    labels = y.astype(int)
+    if loss == "cross_entropy":
+        top = z.max(axis=1)
+        lse = top + np.log(np.exp(z - top[:, None]).sum(axis=1))
+        return float(np.mean(lse - z[rows, labels]))
+    p = softmax(z)
+    p[rows, labels] -= 1.0
+    return float(0.5 * np.mean(np.sum(p * p, axis=1)))
 
 
 def accuracy(net: MLP, X, y) -> float:
-    """Share of points whose predicted class (p > ½, i.e. z > 0) equals the label."""
+    """Share of points whose predicted class equals the label."""
     y = np.asarray(y, float)
     if len(y) == 0:
         return float("nan")
-    return float(np.mean((logits(net, X) > 0) == (y > 0.5)))
+    return float(np.mean(predict(net, X) == y))
 
 
-def _check_data(X, y, n_in: int, what: str):
+def _check_data(X, y, n_in: int, what: str, classes: int = 2):
     X = np.asarray(X, float)
     y = np.asarray(y, float).reshape(-1)
     if len(y) == 0:
@@ -118,14 +167,17 @@ def _check_data(X, y, n_in: int, what: str):
         raise ValueError(f"{what} points must have shape ({len(y)}, {n_in}), got {X.shape}")
     if not np.all(np.isfinite(X)):
         raise ValueError(f"{what} points must be finite")
-    if not np.all((y == 0) | (y == 1)):
-        raise ValueError(f"{what} labels must be 0 or 1")
+    if not np.all(np.isin(y, np.arange(classes))):
+        names = "0 or 1" if classes == 2 else f"whole numbers from 0 to {classes - 1}"
+        raise ValueError(f"{what} labels must be {names}")
     return X, y
 
 
 class Trainer:
-    """Trains ``net`` (one output) on ``(X, y)``; reports on ``(X_test, y_test)`` too.
+    """Trains ``net`` on ``(X, y)``; reports on ``(X_test, y_test)`` too.
 
+    A network with one output is a two-class classifier (labels 0 and 1, a logistic
+    output); one with C ≥ 2 outputs a C-class one (labels 0 … C−1, softmax).
     ``run(n)`` makes up to n updates (none after divergence or without training
     points) and ``advance(n)`` returns the snapshot after them; once diverged the
     trainer keeps the last finite network.
@@ -133,15 +185,14 @@ class Trainer:
 
     def __init__(self, net: MLP, X, y, X_test=None, y_test=None, config: TrainConfig | None = None,
                  step: int = 0):
-        if net.n_out != 1:
-            raise ValueError(f"a classifier needs one output, the network has {net.n_out}")
         self.config = config or TrainConfig()
-        self.X, self.y = _check_data(X, y, net.n_in, "training")
+        self.classes = classes_of(net)
+        self.X, self.y = _check_data(X, y, net.n_in, "training", self.classes)
         if X_test is None:
             X_test, y_test = np.zeros((0, net.n_in)), np.zeros(0)
-        self.X_test, self.y_test = _check_data(X_test, y_test, net.n_in, "test")
+        self.X_test, self.y_test = _check_data(X_test, y_test, net.n_in, "test", self.classes)
         self.activation = net.activation
-        self._phi = get_activation(net.activation)
+        self._phis = [get_activation(a) for a in net.activations]
         self.params = [np.array(a) for W, b in net.layers for a in (W, b)]
         self.step = int(step)
         self._m = [np.zeros_like(p) for p in self.params]
@@ -193,6 +244,22 @@ class Trainer:
         self._cursor += bs
         return self.X[idx], self.y[idx]
 
+    def _output_gradient(self, z: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """∂L/∂z for the outputs z (N, n_out) of the points with labels y."""
+        n = len(y)
+        if z.shape[1] == 1:
+            q = sigmoid(z[:, 0])
+            if self.config.loss == "cross_entropy":
+                return (q - y)[:, None] / n
+            return ((q - y) * q * (1 - q))[:, None] / n
+        p = softmax(z)
+        d = p.copy()
+        d[np.arange(n), y.astype(int)] -= 1.0
+        d /= n
+        if self.config.loss == "cross_entropy":
+            return d
+        return p * (d - np.sum(p * d, axis=1, keepdims=True))
+
     def gradients(self, X, y) -> list[np.ndarray]:
         """∂L/∂(W₁, b₁, …, W_L, b_L) on the points (X, y), by backpropagation."""
         p = self.params
@@ -204,21 +271,16 @@ class Trainer:
             z = h @ W.T + b
             zs.append(z)
             if i < n_layers - 1:
-                h = self._phi.f(z)
+                h = self._phis[i].f(z)
                 hs.append(h)
-        z_out = zs[-1][:, 0]
-        q = sigmoid(z_out)
-        if self.config.loss == "cross_entropy":
-            dz = (q - y)[:, None] / len(y)
-        else:
-            dz = ((q - y) * q * (1 - q))[:, None] / len(y)
+        dz = self._output_gradient(zs[-1], y)
         grads: list[np.ndarray] = [None] * len(p)  # type: ignore[list-item]
         for i in range(n_layers - 1, -1, -1):
             grads[2 * i] = dz.T @ hs[i]
             grads[2 * i + 1] = dz.sum(0)
             if i > 0:
                 dz = dz @ p[2 * i]
-                dz *= self._phi.derivative(zs[i - 1], hs[i])
+                dz *= self._phis[i - 1].derivative(zs[i - 1], hs[i])
         return grads
 
     def _update(self) -> None:
@@ -283,8 +345,8 @@ class Trainer:
             return self._snapshot
         net = self.net
         with np.errstate(all="ignore"):
-            z_tr = logits(net, self.X) if len(self.y) else np.zeros(0)
-            z_te = logits(net, self.X_test) if len(self.y_test) else np.zeros(0)
+            z_tr = logits(net, self.X)
+            z_te = logits(net, self.X_test)
             loss = self.config.loss
             train_loss = loss_from_logits(z_tr, self.y, loss)
             if not self.diverged and len(self.y) and not np.isfinite(train_loss):
@@ -293,12 +355,16 @@ class Trainer:
                                 "finite. Stopped; lower the learning rate and reset.")
             snap = ClassifierSnapshot(
                 step=self.step, net=net, train_loss=train_loss,
-                train_accuracy=float(np.mean((z_tr > 0) == (self.y > 0.5))) if len(self.y) else float("nan"),
+                train_accuracy=_share_right(z_tr, self.y),
                 test_loss=loss_from_logits(z_te, self.y_test, loss),
-                test_accuracy=float(np.mean((z_te > 0) == (self.y_test > 0.5))) if len(self.y_test) else float("nan"),
+                test_accuracy=_share_right(z_te, self.y_test),
                 diverged=self.diverged, message=self.message)
         self._snapshot = snap
         return snap
+
+
+def _share_right(z: np.ndarray, y: np.ndarray) -> float:
+    return float(np.mean(predicted_classes(z) == y)) if len(y) else float("nan")
 
 
 def train(net: MLP, X, y, steps: int, config: TrainConfig | None = None, X_test=None, y_test=None,
@@ -381,37 +447,53 @@ def grid_layers(net: MLP, box=DEFAULT_BOX, resolution: int = 200, dtype=np.float
     h = np.empty((2, n * n), dtype=dtype)
     h[0] = np.tile(xs, n)
     h[1] = np.repeat(ys, n)
-    phi = get_activation(net.activation)
+    phis = [get_activation(a) for a in net.activations]
     out = []
     for i, (W, b) in enumerate(net.layers):
         z = W.astype(dtype, copy=False) @ h
         z += b.astype(dtype, copy=False)[:, None]
         out.append(z.reshape(-1, n, n))
-        if i < len(net.layers) - 1:
-            h = phi.f(z).astype(dtype, copy=False)
+        if i < len(phis):
+            h = phis[i].f(z).astype(dtype, copy=False)
     return out
 
 
 def decision_map(net: MLP, box=DEFAULT_BOX, resolution: int = 200, dtype=np.float64) -> np.ndarray:
     """The logit z = net(x) at every pixel centre, shape (resolution, resolution),
-    indexed [row (y), column (x)]; the class-1 probability is σ(z)."""
-    return grid_layers(net, box, resolution, dtype)[-1][0]
+    indexed [row (y), column (x)]; the class-1 probability is σ(z). For a network with
+    C outputs, the scores: shape (C, resolution, resolution)."""
+    z = grid_layers(net, box, resolution, dtype)[-1]
+    return z[0] if net.n_out == 1 else z
 
 
-def boundary_segments(Z: np.ndarray, xs: np.ndarray, ys: np.ndarray, level: float = 0.0) -> np.ndarray:
+def boundary_segments(Z: np.ndarray, xs: np.ndarray, ys: np.ndarray, level: float = 0.0,
+                      cells: np.ndarray | None = None) -> np.ndarray:
     """Line segments of the contour Z = level (marching squares, vectorised).
 
     ``Z`` is indexed [row (y), column (x)] at the points ``xs`` × ``ys``; on every
     grid edge whose ends lie on different sides of ``level`` the crossing is found
     by linear interpolation, and the two crossings of a cell are joined. A saddle
-    cell (four crossings) is joined by the sign of its centre value. Returns an
+    cell (four crossings) is joined by the sign of its centre value. Only the cells
+    the contour crosses (corners on both sides) are worked on, and of those only the
+    ones ``cells`` (a boolean array of cells, rows − 1 × columns − 1) allows. Returns an
     array of shape (2·segments, 2): consecutive rows are the two ends of a segment.
     """
-    Z = np.asarray(Z, float) - level
-    a, b = Z[:-1, :-1], Z[:-1, 1:]     # bottom-left, bottom-right
-    c, d = Z[1:, 1:], Z[1:, :-1]       # top-right, top-left
-    x0, x1 = xs[:-1][None, :], xs[1:][None, :]
-    y0, y1 = ys[:-1][:, None], ys[1:][:, None]
+    Z = np.asarray(Z)
+    above = Z > level
+    p00, p01 = above[:-1, :-1], above[:-1, 1:]
+    p11, p10 = above[1:, 1:], above[1:, :-1]
+    crossed = (p00 != p01) | (p00 != p11) | (p00 != p10)
+    if cells is not None:
+        crossed &= cells
+    r, k = np.nonzero(crossed)
+    if not len(r):
+        return np.zeros((0, 2))
+    a = Z[r, k].astype(float) - level          # bottom-left
+    b = Z[r, k + 1].astype(float) - level      # bottom-right
+    c = Z[r + 1, k + 1].astype(float) - level  # top-right
+    d = Z[r + 1, k].astype(float) - level      # top-left
+    x0, x1 = xs[k], xs[k + 1]
+    y0, y1 = ys[r], ys[r + 1]
 
     def cross(p, q):
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -422,12 +504,11 @@ def boundary_segments(Z: np.ndarray, xs: np.ndarray, ys: np.ndarray, level: floa
     er, tr = cross(b, c)
     et, tt = cross(d, c)
     el, tl = cross(a, d)
-    shape = a.shape
     pts = {
-        "b": (np.broadcast_to(x0 + (x1 - x0) * tb, shape), np.broadcast_to(y0, shape)),
-        "r": (np.broadcast_to(x1, shape), np.broadcast_to(y0 + (y1 - y0) * tr, shape)),
-        "t": (np.broadcast_to(x0 + (x1 - x0) * tt, shape), np.broadcast_to(y1, shape)),
-        "l": (np.broadcast_to(x0, shape), np.broadcast_to(y0 + (y1 - y0) * tl, shape)),
+        "b": (x0 + (x1 - x0) * tb, y0),
+        "r": (x1, y0 + (y1 - y0) * tr),
+        "t": (x0 + (x1 - x0) * tt, y1),
+        "l": (x0, y0 + (y1 - y0) * tl),
     }
     edges = {"b": eb, "r": er, "t": et, "l": el}
     count = eb.astype(int) + er + et + el
@@ -442,10 +523,10 @@ def boundary_segments(Z: np.ndarray, xs: np.ndarray, ys: np.ndarray, level: floa
     if four.any():
         centre_pos = ((a + b + c + d) > 0)[four]
         same = centre_pos == (a[four] > 0)  # corner a's side joins through the centre
-        for (p, q), (r, s) in ((("b", "l"), ("r", "t")), (("b", "r"), ("t", "l"))):
+        for (p, q), (u2, v2) in ((("b", "l"), ("r", "t")), (("b", "r"), ("t", "l"))):
             m = four.copy()
             m[four] = ~same if p == "b" and q == "l" else same
-            for u, v in ((p, q), (r, s)):
+            for u, v in ((p, q), (u2, v2)):
                 if m.any():
                     segs.append((pts[u][0][m], pts[u][1][m], pts[v][0][m], pts[v][1][m]))
     if not segs:
@@ -458,3 +539,32 @@ def boundary_segments(Z: np.ndarray, xs: np.ndarray, ys: np.ndarray, level: floa
     out[0::2, 0], out[0::2, 1] = xa, ya
     out[1::2, 0], out[1::2, 1] = xb, yb
     return out
+
+
+def class_boundary_segments(S: np.ndarray, xs: np.ndarray, ys: np.ndarray,
+                            winner: np.ndarray | None = None) -> np.ndarray:
+    """Where the predicted class changes on a grid of scores ``S`` (C, rows, columns):
+    for each class k but the last, the contour d_k = 0 of its lead over the best other
+    class, d_k = s_k − max_{j≠k} s_j (marching squares, as :func:`boundary_segments`),
+    in the cells whose corners it wins only in part. Every boundary between two
+    classes is in the contour of the lower one. ``winner``: argmax of S over the
+    classes, when known. A picture's lines: for piecewise-linear networks
+    ``relulab.model.decisions`` computes them from the regions' maps instead."""
+    S = np.asarray(S)
+    if S.shape[0] == 1:
+        return boundary_segments(S[0], xs, ys)
+    if winner is None:
+        winner = np.argmax(S, axis=0)
+    top2 = np.partition(S, -2, axis=0)[-2:]
+    second, top = top2[0], top2[1]
+    parts = []
+    for k in range(S.shape[0] - 1):
+        wins = winner == k
+        w00, w01, w11, w10 = wins[:-1, :-1], wins[:-1, 1:], wins[1:, 1:], wins[1:, :-1]
+        some = w00 | w01 | w11 | w10
+        if not some.any():
+            continue
+        cells = some & ~(w00 & w01 & w11 & w10)  # k wins some corners, not all
+        lead = S[k] - np.where(wins, second, top)
+        parts.append(boundary_segments(lead, xs, ys, cells=cells))
+    return np.concatenate(parts) if parts else np.zeros((0, 2))

@@ -7,12 +7,19 @@ give one affine map x ↦ Ax + c with
 
 With ReLU the equivalence breaks: the lesson's W₁ = [[1, 2], [3, −1]],
 W₂ = [[2, 1]] (no biases) give 3 at (0, 1) without activation and 4 with ReLU.
+
+With an activation per layer, identity on some hidden layers collapses just those
+layers: an identity layer and the layer after it are one affine layer
+(:func:`collapse_identity_layers`). With piecewise-linear activations (ReLU, leaky
+ReLU, identity) every neuron is affine on each activation region; :func:`local_affine_map`
+gives that map around a point.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from relulab.model.activations import get_activation
 from relulab.model.mlp import MLP
 
 #: Seed 002's worked example (one row per neuron).
@@ -40,10 +47,44 @@ def collapse(net: MLP) -> tuple[np.ndarray, np.ndarray]:
 
     Raises ValueError for any other activation, where no such map exists.
     """
-    if net.activation != "identity":
-        raise ValueError(
-            f"only identity networks collapse into one affine map; this one uses {net.activation}")
+    if not net.uses_only("identity"):
+        raise ValueError("only networks whose every hidden layer is the identity collapse into "
+                         f"one affine map; this one uses {_uses(net)}")
     return _affine_through(net, len(net.layers))
+
+
+def _uses(net: MLP) -> str:
+    acts = net.activations
+    if len(set(acts)) == 1:
+        return acts[0]
+    return ", ".join(f"{a} on layer {i}" for i, a in enumerate(acts, start=1) if a != "identity")
+
+
+def identity_layers(net: MLP) -> list[int]:
+    """The hidden layers (counted from 1) whose activation is the identity."""
+    return [i for i, a in enumerate(net.activations, start=1) if a == "identity"]
+
+
+def collapse_identity_layers(net: MLP) -> MLP:
+    """The same function with every identity hidden layer merged into the layer after it:
+    W_{l+1}(W_l h + b_l) + b_{l+1} = (W_{l+1} W_l) h + (W_{l+1} b_l + b_{l+1}). The other
+    layers and their activations stay; a network without identity layers comes back as it
+    is, an all-identity one as one affine layer (as :func:`collapsed_network`)."""
+    acts = net.activations
+    if "identity" not in acts:
+        return net
+    layers, kept = [], []
+    W, b = net.layers[0]
+    for i in range(1, len(net.layers)):
+        W2, b2 = net.layers[i]
+        if acts[i - 1] == "identity":
+            W, b = W2 @ W, W2 @ b + b2
+        else:
+            layers.append((W, b))
+            kept.append(acts[i - 1])
+            W, b = W2, b2
+    layers.append((W, b))
+    return MLP(layers, tuple(kept) if kept else "identity")
 
 
 def collapsed_network(net: MLP) -> MLP:
@@ -68,11 +109,13 @@ def collapse_error(net: MLP, X=None) -> float:
 
 
 def neuron_affine_map(net: MLP, layer: int, index: int) -> tuple[np.ndarray, float]:
-    """For an identity network, neuron ``index`` of layer ``layer`` (1-based, the
-    output layer is ``len(net.layers)``) computes x ↦ a·x + c: returns ``(a, c)``."""
-    if net.activation != "identity":
-        raise ValueError("a neuron has one affine map only in an identity network")
+    """When every hidden layer before layer ``layer`` (1-based, the output layer is
+    ``len(net.layers)``) is the identity, the pre-activation of its neuron ``index`` is
+    x ↦ a·x + c everywhere: returns ``(a, c)``."""
     _check_neuron(net, layer, index)
+    if not all(a == "identity" for a in net.activations[:layer - 1]):
+        raise ValueError("a neuron has one affine map only when every layer before it is the "
+                         "identity")
     A, c = _affine_through(net, layer)
     return A[index].copy(), float(c[index])
 
@@ -85,10 +128,47 @@ def neuron_values(net: MLP, X, layer: int, index: int, activated: bool = True) -
     zs = net.forward(X)
     z = zs[layer - 1][:, index]
     if activated and layer < len(net.layers):
-        from relulab.model.activations import get_activation
-
-        return get_activation(net.activation)(z)
+        return get_activation(net.activations[layer - 1])(z)
     return z
+
+
+#: Activations that are affine on each side of 0: each neuron is affine on every region.
+PIECEWISE_LINEAR = ("relu", "leaky_relu", "identity")
+
+
+def local_affine_map(net: MLP, x, layer: int | None = None,
+                     index: int | None = None) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The affine map x ↦ A x + c that the network's outputs (``layer`` None), or the
+    pre-activation z of neuron ``index`` of layer ``layer`` (1-based), equal around the
+    point ``x``: on its activation region, when every hidden layer before is piecewise
+    linear (ReLU, leaky ReLU, identity). Each hidden layer on the way multiplies by its
+    slopes at x, D_l = diag(φ'_l(z_l(x))) (a ReLU neuron at z = 0 counts as off, as in
+    the activation patterns). Returns ``(A, c, exact)``: A (m, n), c (m,), and ``exact``
+    False when a smooth activation on the way makes it only the tangent map at x."""
+    x = np.asarray(x, dtype=float).reshape(-1)
+    if x.shape[0] != net.n_in:
+        raise ValueError(f"expected a point with {net.n_in} coordinates, got {x.shape[0]}")
+    upto = len(net.layers) if layer is None else int(layer)
+    if layer is not None:
+        _check_neuron(net, upto, 0 if index is None else index)
+    acts = net.activations
+    A, c = np.eye(net.n_in), np.zeros(net.n_in)
+    exact = True
+    for i in range(upto):
+        W, b = net.layers[i]
+        A, c = W @ A, W @ c + b
+        if i == upto - 1:
+            break
+        z = A @ x + c
+        if acts[i] not in PIECEWISE_LINEAR:
+            exact = False
+        slope = get_activation(acts[i]).df(z)
+        h = get_activation(acts[i]).f(z)
+        # the tangent of h at x: slope·(A x' + c) + (h − slope·z), exact on the region
+        A, c = slope[:, None] * A, slope * c + (h - slope * z)
+    if index is not None:
+        A, c = A[index:index + 1], c[index:index + 1]
+    return A, c, exact
 
 
 def _check_neuron(net: MLP, layer: int, index: int) -> None:

@@ -1,8 +1,11 @@
-"""Two-class point sets in the plane for the playground, and their CSV text.
+"""Point sets in the plane for the playground, two classes or more, and their CSV text.
 
 Every generator takes a seed (or a ``numpy.random.Generator``) and returns
 ``(X, y)``: ``X`` of shape (N, 2) with coordinates roughly in [−1, 1]², ``y`` of
-shape (N,) holding 0.0 or 1.0. The same seed gives the same points.
+shape (N,) holding the classes 0.0, 1.0, … The same seed gives the same points.
+Datasets that have a natural number of classes take ``classes`` (2 to
+``MAX_CLASSES``): k rings, k spiral arms, k blobs, a checkerboard in k colours; with
+two classes each is exactly the two-class set it always was.
 
 ``noise`` is the standard deviation of Gaussian noise added to the coordinates
 after the labels are decided, so a noisy point may sit on the "wrong" side.
@@ -19,8 +22,14 @@ from typing import Callable
 
 import numpy as np
 
+from relulab.model.expression import Expression, parse_expression
+
 #: Largest number of points a CSV file or a generator may produce.
 MAX_POINTS = 100_000
+#: Largest number of classes a dataset, a CSV file or the playground may have.
+MAX_CLASSES = 6
+#: The boundary dataset's curve when none is given.
+DEFAULT_BOUNDARY = "sin(3*x)/2"
 
 
 def _rng(seed) -> np.random.Generator:
@@ -29,17 +38,25 @@ def _rng(seed) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
-def _check(n_per_class: int, noise: float) -> tuple[int, float]:
+def _check(n_per_class: int, noise: float, classes: int = 2) -> tuple[int, float, int]:
+    k = classes
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 2 <= k <= MAX_CLASSES:
+        raise ValueError(f"classes must be a whole number from 2 to {MAX_CLASSES}, got {classes!r}")
+    k = int(k)
     n = int(n_per_class)
-    if n < 1 or 2 * n > MAX_POINTS:
-        raise ValueError(f"points per class must be between 1 and {MAX_POINTS // 2}, got {n_per_class}")
+    if n < 1 or k * n > MAX_POINTS:
+        raise ValueError(f"points per class must be between 1 and {MAX_POINTS // k}, got {n_per_class}")
     noise = float(noise)
     if not math.isfinite(noise) or noise < 0:
         raise ValueError(f"noise must be a finite number ≥ 0, got {noise}")
-    return n, noise
+    return n, noise, k
 
 
-def circles(seed=0, n_per_class: int = 90, noise: float = 0.12):
+def _labels(n: int, k: int) -> np.ndarray:
+    return np.repeat(np.arange(k, dtype=float), n)
+
+
+def circles(seed=0, n_per_class: int = 90, noise: float = 0.12, classes: int = 2):
     """Seed 002's circles: a central disc (class 0) inside a ring (class 1).
 
     Exactly the lesson's draws, in its order, from one ``default_rng(seed)``::
@@ -50,16 +67,26 @@ def circles(seed=0, n_per_class: int = 90, noise: float = 0.12):
 
     Pass a ``Generator`` to keep drawing from it afterwards (the lesson draws the
     network's weights from the same generator right after the data).
+
+    With k > 2 classes the radii 0 … 2.8 are cut into k equal bands: class 0 is a disc
+    and class j the ring in band j, each kept 0.2 of a band away from its neighbours.
     """
-    n, noise = _check(n_per_class, noise)
+    n, noise, k = _check(n_per_class, noise, classes)
     rng = _rng(seed)
-    a0, r0 = rng.uniform(0, 2 * np.pi, n), np.sqrt(rng.uniform(0, 1, n)) * 1.15
-    a1, r1 = rng.uniform(0, 2 * np.pi, n), rng.uniform(1.95, 2.8, n)
-    X = np.vstack([np.c_[r0 * np.cos(a0), r0 * np.sin(a0)],
-                   np.c_[r1 * np.cos(a1), r1 * np.sin(a1)]])
+    if k == 2:
+        bands = [(0.0, 1.15), (1.95, 2.8)]
+    else:
+        width = 2.8 / k
+        bands = [(j * width + (0.2 * width if j else 0.0), (j + 1) * width - 0.2 * width * (j < k - 1))
+                 for j in range(k)]
+    parts = []
+    for j, (lo, hi) in enumerate(bands):
+        a = rng.uniform(0, 2 * np.pi, n)
+        r = np.sqrt(rng.uniform(0, 1, n)) * hi if j == 0 else rng.uniform(lo, hi, n)
+        parts.append(np.c_[r * np.cos(a), r * np.sin(a)])
+    X = np.vstack(parts)
     X = (X + noise * rng.normal(size=X.shape)) / 3
-    y = np.r_[np.zeros(n), np.ones(n)]
-    return X, y
+    return X, _labels(n, k)
 
 
 def xor(seed=0, n_per_class: int = 100, noise: float = 0.05):
@@ -68,7 +95,7 @@ def xor(seed=0, n_per_class: int = 100, noise: float = 0.05):
     Each class has n points uniform in its two quadrants of [−1, 1]², kept 0.05
     away from the axes so that the classes are separated before noise.
     """
-    n, noise = _check(n_per_class, noise)
+    n, noise, _ = _check(n_per_class, noise)
     rng = _rng(seed)
     size = rng.uniform(0.05, 1.0, (2 * n, 2))
     s1 = rng.choice([-1.0, 1.0], 2 * n)
@@ -79,50 +106,114 @@ def xor(seed=0, n_per_class: int = 100, noise: float = 0.05):
     return X, y
 
 
-def spirals(seed=0, n_per_class: int = 100, noise: float = 0.03, turns: float = 1.5):
-    """Two interleaved spirals: r = t, angle = 2π·turns·t (+π for class 1), t ∈ (0.05, 1]."""
-    n, noise = _check(n_per_class, noise)
+#: The classic XOR's four points, centred: class 0 on one diagonal, class 1 on the other.
+XOR_CORNERS = (((-0.5, -0.5), (0.5, 0.5)), ((-0.5, 0.5), (0.5, -0.5)))
+
+
+def xor_corners(seed=0, n_per_class: int = 2, noise: float = 0.0):
+    """The classic XOR: class 0 at (−½, −½) and (½, ½), class 1 at (−½, ½) and (½, −½)
+    (the four points of (0, 0), (1, 1) against (0, 1), (1, 0), centred). A class's
+    points take its two corners in turn (two per class: exactly the four points), each
+    moved by noise · N(0, 1)."""
+    n, noise, _ = _check(n_per_class, noise)
     rng = _rng(seed)
-    t = np.sqrt(rng.uniform(0.0025, 1, 2 * n))  # more points far out, where the arms are long
-    angle = 2 * np.pi * turns * t + np.r_[np.zeros(n), np.full(n, np.pi)]
+    X = np.vstack([np.array(corners)[np.arange(n) % 2] for corners in XOR_CORNERS])
+    X = X + noise * rng.normal(size=X.shape)
+    return X, np.r_[np.zeros(n), np.ones(n)]
+
+
+def spirals(seed=0, n_per_class: int = 100, noise: float = 0.03, turns: float = 1.5,
+            classes: int = 2):
+    """k interleaved spiral arms: r = t, angle = 2π·turns·t + 2πj/k for class j,
+    t ∈ (0.05, 1] (two classes: the arms half a turn apart)."""
+    n, noise, k = _check(n_per_class, noise, classes)
+    rng = _rng(seed)
+    t = np.sqrt(rng.uniform(0.0025, 1, k * n))  # more points far out, where the arms are long
+    offset = np.pi if k == 2 else 2 * np.pi / k  # the same angles for two arms as before
+    angle = 2 * np.pi * turns * t + np.repeat(np.arange(k) * offset, n)
     X = np.c_[t * np.cos(angle), t * np.sin(angle)] * 0.95
     X = X + noise * rng.normal(size=X.shape)
-    y = np.r_[np.zeros(n), np.ones(n)]
-    return X, y
+    return X, _labels(n, k)
 
 
-def gaussians(seed=0, n_per_class: int = 100, noise: float = 0.1):
-    """Two Gaussian clouds, centres (−0.45, −0.45) and (0.45, 0.45), spread 0.2 + noise."""
-    n, noise = _check(n_per_class, noise)
+def gaussians(seed=0, n_per_class: int = 100, noise: float = 0.1, classes: int = 2):
+    """Gaussian clouds of spread 0.2 + noise: two at (−0.45, −0.45) and (0.45, 0.45);
+    k > 2 on a circle of radius 0.7, the spread shrunk by √(2/k) so that neighbours
+    stay apart."""
+    n, noise, k = _check(n_per_class, noise, classes)
     rng = _rng(seed)
-    spread = 0.2 + noise
-    X = np.vstack([rng.normal(-0.45, spread, (n, 2)), rng.normal(0.45, spread, (n, 2))])
-    y = np.r_[np.zeros(n), np.ones(n)]
-    return X, y
+    if k == 2:
+        centres, spread = [-0.45, 0.45], 0.2 + noise
+    else:
+        angle = 1.25 * np.pi + 2 * np.pi * np.arange(k) / k
+        centres = list(0.7 * np.c_[np.cos(angle), np.sin(angle)])
+        spread = (0.2 + noise) * math.sqrt(2 / k)
+    X = np.vstack([rng.normal(c, spread, (n, 2)) for c in centres])
+    return X, _labels(n, k)
 
 
-def checkerboard(seed=0, n_per_class: int = 100, noise: float = 0.0, cells: int = 4):
-    """2-D parity: [−1, 1]² cut into cells × cells squares, label = (i + j) mod 2.
+def checkerboard(seed=0, n_per_class: int = 100, noise: float = 0.0, cells: int = 4,
+                 classes: int = 2):
+    """[−1, 1]² cut into cells × cells squares, label = (i + j) mod k: 2-D parity for
+    two classes, diagonal stripes of k colours for more.
 
     Points are drawn uniformly until each class has ``n_per_class``.
     """
-    n, noise = _check(n_per_class, noise)
+    n, noise, k = _check(n_per_class, noise, classes)
     cells = int(cells)
     if cells < 1:
         raise ValueError(f"cells must be ≥ 1, got {cells}")
     rng = _rng(seed)
-    X = rng.uniform(-1, 1, (8 * n + 16, 2))
+    X = rng.uniform(-1, 1, (4 * k * n + 16, 2))
     ij = np.clip(np.floor((X + 1) * cells / 2).astype(int), 0, cells - 1)
-    label = (ij[:, 0] + ij[:, 1]) % 2
+    label = (ij[:, 0] + ij[:, 1]) % k
     if cells == 1:
-        keep0, keep1 = np.flatnonzero(label == 0)[: 2 * n], np.array([], dtype=int)
+        keep0 = np.flatnonzero(label == 0)[: 2 * n]
         X, y = X[keep0], np.zeros(len(keep0))
     else:
-        keep0, keep1 = np.flatnonzero(label == 0)[:n], np.flatnonzero(label == 1)[:n]
-        X = np.vstack([X[keep0], X[keep1]])
-        y = np.r_[np.zeros(len(keep0)), np.ones(len(keep1))]
+        keep = [np.flatnonzero(label == j)[:n] for j in range(k)]
+        X = np.vstack([X[i] for i in keep])
+        y = np.concatenate([np.full(len(i), float(j)) for j, i in enumerate(keep)])
     X = X + noise * rng.normal(size=X.shape)
     return X, y
+
+
+#: Rounds of drawing before the boundary dataset gives up on filling a class.
+BOUNDARY_ROUNDS = 40
+
+
+def boundary(seed=0, n_per_class: int = 100, noise: float = 0.05,
+             expression: str | Expression = DEFAULT_BOUNDARY):
+    """Class 1 above the curve y = f(x), class 0 below: x₂ > f(x₁) for a typed
+    expression f (parsed, never evaluated as Python), points uniform in [−1, 1]².
+
+    Points are drawn in rounds until each class has ``n_per_class`` (points where f
+    is not a finite number belong to neither side and are skipped); a curve that
+    leaves a side of the square nearly empty is refused with a message.
+    """
+    n, noise, _ = _check(n_per_class, noise)
+    f = expression if isinstance(expression, Expression) else parse_expression(expression)
+    rng = _rng(seed)
+    below, above = [], []
+    have = [0, 0]
+    for _ in range(BOUNDARY_ROUNDS):
+        X = rng.uniform(-1, 1, (4 * n + 16, 2))
+        fx = f(X[:, 0])
+        ok = np.isfinite(fx)
+        side = X[:, 1] > fx
+        for j, mask, store in ((0, ok & ~side, below), (1, ok & side, above)):
+            take = X[mask][: n - have[j]]
+            store.append(take)
+            have[j] += len(take)
+        if min(have) >= n:
+            break
+    else:
+        empty = "above" if have[1] < n else "below"
+        raise ValueError(f"the curve y = {f.text} leaves fewer than {n} points {empty} it in "
+                         "the square [−1, 1]²; move it into the square")
+    X = np.vstack(below + above)
+    X = X + noise * rng.normal(size=X.shape)
+    return X, np.r_[np.zeros(n), np.ones(n)]
 
 
 @dataclass(frozen=True)
@@ -132,28 +223,41 @@ class DatasetSpec:
     make: Callable
     noise: float           # default noise
     n_per_class: int       # default size
+    max_classes: int = MAX_CLASSES   # 2: a two-class set only
+    test_fraction: float | None = None  # the share held out that suits it (None: any)
 
 
 DATASETS: dict[str, DatasetSpec] = {
     d.name: d
     for d in (
         DatasetSpec("circles", "circles (seed 002)", circles, 0.12, 90),
-        DatasetSpec("xor", "XOR", xor, 0.05, 100),
+        DatasetSpec("xor", "XOR", xor, 0.05, 100, 2),
+        DatasetSpec("xor_corners", "XOR, four corners", xor_corners, 0.0, 2, 2, 0.0),
         DatasetSpec("spirals", "spirals", spirals, 0.03, 100),
-        DatasetSpec("gaussians", "two Gaussians", gaussians, 0.1, 100),
+        DatasetSpec("gaussians", "Gaussian blobs", gaussians, 0.1, 100),
         DatasetSpec("checkerboard", "checkerboard (parity)", checkerboard, 0.0, 100),
+        DatasetSpec("boundary", "above/below y = f(x)", boundary, 0.05, 100, 2),
     )
 }
 
 
-def make_dataset(name: str, seed=0, n_per_class: int | None = None, noise: float | None = None):
-    """The dataset ``name`` (a key of ``DATASETS``) with its defaults where not given."""
+def make_dataset(name: str, seed=0, n_per_class: int | None = None, noise: float | None = None,
+                 classes: int = 2, **options):
+    """The dataset ``name`` (a key of ``DATASETS``) with its defaults where not given,
+    in ``classes`` classes (2 to ``MAX_CLASSES`` where the dataset has a class count:
+    circles, spirals, gaussians, checkerboard). ``options`` go to the generator
+    (``turns`` of the spirals, ``cells`` of the checkerboard, ``expression`` f of the
+    boundary dataset)."""
     try:
         d = DATASETS[name]
     except KeyError:
         raise ValueError(f"unknown dataset {name!r} (known: {', '.join(DATASETS)})") from None
+    if classes != 2:
+        if d.max_classes == 2:
+            raise ValueError(f"the {d.label} dataset has two classes, not {classes}")
+        options["classes"] = classes
     return d.make(seed, d.n_per_class if n_per_class is None else n_per_class,
-                  d.noise if noise is None else noise)
+                  d.noise if noise is None else noise, **options)
 
 
 def test_mask(n: int, test_fraction: float = 0.3, seed=0) -> np.ndarray:
@@ -194,13 +298,17 @@ def points_to_csv(X, y, is_test=None) -> str:
     return out.getvalue()
 
 
+_CSV_LABELS = {text: float(k) for k in range(MAX_CLASSES) for text in (str(k), f"{k}.0")}
+
+
 def points_from_csv(text: str):
     """Parse CSV text into ``(X, y, is_test)``, checking every line first.
 
-    Columns: x1, x2, label (0 or 1) and optionally set (train/test; train when
-    missing). A header line is optional. A ValueError names the line and what
-    is wrong with it: too few columns, a number that is not finite, a label
-    other than 0/1, more than ``MAX_POINTS`` points, or no points at all.
+    Columns: x1, x2, label (a class 0 … MAX_CLASSES − 1) and optionally set
+    (train/test; train when missing). A header line is optional. A ValueError names
+    the line and what is wrong with it: too few columns, a number that is not
+    finite, a label that is not a class, more than ``MAX_POINTS`` points, or no
+    points at all.
     """
     rows = list(csv.reader(io.StringIO(text)))
     X, y, t = [], [], []
@@ -220,13 +328,16 @@ def points_from_csv(text: str):
             raise ValueError(f"line {lineno}: coordinates must be numbers, got {cells[0]!r}, {cells[1]!r}") from None
         if not (math.isfinite(a) and math.isfinite(b)):
             raise ValueError(f"line {lineno}: coordinates must be finite, got {cells[0]}, {cells[1]}")
-        if cells[2] not in ("0", "1", "0.0", "1.0"):
-            raise ValueError(f"line {lineno}: label must be 0 or 1, got {cells[2]!r}")
+        label = _CSV_LABELS.get(cells[2])
+        if label is None:
+            shown = cells[2] if len(cells[2]) <= 20 else cells[2][:17] + "…"
+            raise ValueError(f"line {lineno}: label must be a class from 0 to {MAX_CLASSES - 1}, "
+                             f"got {shown!r}")
         kind = cells[3].lower() if len(cells) == 4 else "train"
         if kind not in ("train", "test", ""):
             raise ValueError(f"line {lineno}: set must be 'train' or 'test', got {cells[3]!r}")
         X.append((a, b))
-        y.append(float(cells[2]))
+        y.append(label)
         t.append(kind == "test")
         if len(X) > MAX_POINTS:
             raise ValueError(f"line {lineno}: more than {MAX_POINTS} points")

@@ -1,6 +1,7 @@
-"""Dense feed-forward networks: x ↦ W_L φ(… φ(W₁x + b₁) …) + b_L.
+"""Dense feed-forward networks: x ↦ W_L φ_{L−1}(… φ₁(W₁x + b₁) …) + b_L.
 
-Every hidden layer applies the same activation φ; the last layer is linear.
+Hidden layer l applies its activation φ_l (one name for every layer, or one name per
+hidden layer); the last layer is linear.
 """
 
 from __future__ import annotations
@@ -30,18 +31,44 @@ def _as_layer(W, b, index: int) -> tuple[np.ndarray, np.ndarray]:
     return W, b
 
 
+def normalise_activation(activation, n_hidden: int):
+    """One name, or a tuple of one name per hidden layer; a list whose names are all the
+    same is that one name (the same network), an empty one is ``"relu"``. ValueError for
+    unknown names or a list of the wrong length."""
+    if isinstance(activation, str):
+        get_activation(activation)
+        return activation
+    try:
+        names = tuple(activation)
+    except TypeError:
+        raise ValueError(f"activation must be a name or a list of names, got {activation!r}") from None
+    for name in names:
+        if not isinstance(name, str):
+            raise ValueError(f"activation names must be text, got {name!r}")
+        get_activation(name)
+    if len(names) != n_hidden:
+        raise ValueError(f"{len(names)} activations for {n_hidden} hidden layers: give one name, "
+                         "or one per hidden layer")
+    if len(set(names)) <= 1:
+        return names[0] if names else "relu"
+    return names
+
+
 @dataclass(frozen=True, eq=False)
 class MLP:
     """A multilayer perceptron with layers ``(W, b)``, ``W`` of shape (out, in).
 
-    ``f(x) = W_L h_{L−1} + b_L`` with ``h_0 = x`` and ``h_l = φ(W_l h_{l−1} + b_l)``.
-    The arrays are read-only: a network is a value, edits make a new one.
+    ``f(x) = W_L h_{L−1} + b_L`` with ``h_0 = x`` and ``h_l = φ_l(W_l h_{l−1} + b_l)``.
+    ``activation`` is one name (every hidden layer) or a tuple of one name per hidden
+    layer; ``activations`` always lists one per hidden layer. The arrays are read-only:
+    a network is a value, edits make a new one.
     """
 
     layers: tuple[tuple[np.ndarray, np.ndarray], ...]
-    activation: str = "relu"
+    activation: str | tuple[str, ...] = "relu"
 
-    def __init__(self, layers: Iterable[tuple[Sequence, Sequence]], activation: str = "relu"):
+    def __init__(self, layers: Iterable[tuple[Sequence, Sequence]],
+                 activation: str | Sequence[str] = "relu"):
         checked = tuple(_as_layer(W, b, i) for i, (W, b) in enumerate(layers))
         if not checked:
             raise ValueError("a network needs at least one layer")
@@ -51,13 +78,12 @@ class MLP:
                     f"layer {i + 1} expects {checked[i][0].shape[1]} inputs but layer {i} "
                     f"has {checked[i - 1][0].shape[0]} neurons"
                 )
-        get_activation(activation)
         object.__setattr__(self, "layers", checked)
-        object.__setattr__(self, "activation", activation)
+        object.__setattr__(self, "activation", normalise_activation(activation, len(checked) - 1))
 
     # -- construction -------------------------------------------------------
     @classmethod
-    def random(cls, sizes: Sequence[int], seed=None, activation: str = "relu",
+    def random(cls, sizes: Sequence[int], seed=None, activation: str | Sequence[str] = "relu",
                init: str = "he") -> "MLP":
         """A network with layer sizes ``sizes`` = [n_in, n_1, …, n_out].
 
@@ -109,6 +135,18 @@ class MLP:
     def n_hidden_neurons(self) -> int:
         return sum(self.hidden_sizes)
 
+    @property
+    def activations(self) -> tuple[str, ...]:
+        """The activation of each hidden layer, input side first."""
+        if isinstance(self.activation, str):
+            return (self.activation,) * (len(self.layers) - 1)
+        return self.activation
+
+    def uses_only(self, *names: str) -> bool:
+        """True when every hidden layer's activation is one of ``names`` (vacuously
+        true without hidden layers)."""
+        return all(a in names for a in self.activations)
+
     # -- evaluation ---------------------------------------------------------
     def _inputs(self, x) -> tuple[np.ndarray, bool]:
         x = np.asarray(x, dtype=float)
@@ -128,13 +166,13 @@ class MLP:
     def forward(self, x) -> list[np.ndarray]:
         """Pre-activations z_1 … z_L (the last one is the output), each (N, n_l)."""
         h, _ = self._inputs(x)
-        phi = get_activation(self.activation)
+        phis = [get_activation(a) for a in self.activations]
         zs = []
         for i, (W, b) in enumerate(self.layers):
             z = h @ W.T + b
             zs.append(z)
-            if i < len(self.layers) - 1:
-                h = phi(z)
+            if i < len(phis):
+                h = phis[i](z)
         return zs
 
     def __call__(self, x) -> np.ndarray:
@@ -156,7 +194,8 @@ class MLP:
         return np.concatenate([z > 0 for z in zs], axis=1)
 
     # -- helpers ------------------------------------------------------------
-    def with_activation(self, activation: str) -> "MLP":
+    def with_activation(self, activation: str | Sequence[str]) -> "MLP":
+        """The same weights with another activation (one name, or one per hidden layer)."""
         return MLP(self.layers, activation)
 
     def is_finite(self) -> bool:
@@ -164,19 +203,21 @@ class MLP:
 
     def __repr__(self) -> str:
         arch = "-".join(str(s) for s in self.sizes)
-        return f"MLP({arch}, activation={self.activation!r}, params={self.n_params})"
+        act = self.activation if isinstance(self.activation, str) else list(self.activation)
+        return f"MLP({arch}, activation={act!r}, params={self.n_params})"
 
 
 def compose(first: MLP, second: MLP) -> MLP:
-    """The network x ↦ second(first(x)) for ReLU networks.
+    """The network x ↦ second(first(x)).
 
     Because the last layer of ``first`` is linear and the first layer of ``second``
     is affine, the two merge into one affine layer: W = W₂ᶠ·W_Lᵉ, b = W₂ᶠ·b_Lᵉ + b₂ᶠ.
+    The hidden layers keep their activations: ``first``'s, then ``second``'s.
     """
-    if first.activation != second.activation:
-        raise ValueError("can only compose networks with the same hidden activation")
     if first.n_out != second.n_in:
         raise ValueError(f"cannot feed {first.n_out} outputs into {second.n_in} inputs")
     (Wl, bl), (Wf, bf) = first.layers[-1], second.layers[0]
     merged = (Wf @ Wl, Wf @ bl + bf)
-    return MLP(list(first.layers[:-1]) + [merged] + list(second.layers[1:]), first.activation)
+    hidden = first.activations + second.activations
+    return MLP(list(first.layers[:-1]) + [merged] + list(second.layers[1:]),
+               hidden if hidden else first.activation)

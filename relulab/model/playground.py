@@ -21,10 +21,13 @@ import numpy as np
 
 from relulab.model.activations import ACTIVATIONS
 from relulab.model.classify import LOSSES, OPTIMIZERS, TrainConfig, seed002_setup
-from relulab.model.datasets import DATASETS, make_dataset, test_mask
+from relulab.model.datasets import (
+    DATASETS, DEFAULT_BOUNDARY, MAX_CLASSES, make_dataset, test_mask,
+)
 from relulab.model.depth import DepthSample, parameter_count
+from relulab.model.expression import MAX_LENGTH as MAX_EXPRESSION, parse_expression
 from relulab.model.fields import Fields
-from relulab.model.mlp import MLP
+from relulab.model.mlp import MLP, normalise_activation
 from relulab.model.training import SPEEDS
 
 #: The limits of what the panel trains and draws, stated once. Every training step
@@ -39,8 +42,9 @@ MAX_POINTS = 4000
 MAX_WEIGHT = 1e12
 #: Point coordinates beyond this size are refused (a file could not be read back).
 MAX_COORDINATE = 1e12
-#: Two classes, labelled 0 and 1 (the network has one output, a logit).
-CLASSES = 2
+#: Two to six classes, labelled 0 … C−1. Two classes: the network has one output, a
+#: logit (σ, and the seed 002 lesson's network); C ≥ 3: one output per class (softmax).
+MIN_CLASSES = 2
 #: The loss and accuracy curves keep at most this many moments (older ones are thinned).
 HISTORY_LIMIT = 4000
 MAX_STEPS_PER_PRESS = 500
@@ -54,8 +58,9 @@ DEPTHS = (1, 2, 3, 4)
 ARCHITECTURE_PRESETS = {
     "2-6-1 (seed 002)": (6,),
     "2-8-8-8-1 (177 parameters)": (8, 8, 8),
+    "2-16-16 (3-class spirals)": (16, 16),
     "2-3-1": (3,),
-    "2-2-1": (2,),
+    "2-2-1 (XOR's hidden space)": (2,),
     "2-1 (no hidden layer)": (),
 }
 
@@ -65,48 +70,88 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def outputs_for(classes: int) -> int:
+    """The network's outputs for ``classes`` classes: one logit for two, one score each
+    for more."""
+    return 1 if classes == 2 else int(classes)
+
+
+def classes_for(outputs: int) -> int:
+    return 2 if outputs == 1 else int(outputs)
+
+
 # -- the data ---------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class DataSettings:
-    """How the points were made: which dataset, its seed, noise, size and test share."""
+    """How the points were made: which dataset, its seed, noise, size and test share,
+    the number of classes, the curve f of the boundary dataset (class 1 where
+    x₂ > f(x₁)), and whether the training labels are shuffled (random labels: the
+    network can still fit them, and learns nothing that holds on the test points)."""
 
     name: str = "circles"
     seed: int = 0
     noise: float = 0.12
     n_per_class: int = 90
     test_fraction: float = 0.3
+    classes: int = 2
+    expression: str = DEFAULT_BOUNDARY
+    random_labels: bool = False
+
+    def __post_init__(self):
+        if not MIN_CLASSES <= self.classes <= MAX_CLASSES:
+            raise ValueError(f"dataset.classes: {self.classes} is outside {MIN_CLASSES}…{MAX_CLASSES}")
 
     def to_dict(self) -> dict:
         return {"name": self.name, "seed": self.seed, "noise": self.noise,
-                "n_per_class": self.n_per_class, "test_fraction": self.test_fraction}
+                "n_per_class": self.n_per_class, "test_fraction": self.test_fraction,
+                "classes": self.classes, "expression": self.expression,
+                "random_labels": self.random_labels}
 
     @classmethod
     def from_dict(cls, d) -> "DataSettings":
         f = Fields(d, cls().to_dict(), "dataset")
-        out = cls(f.choice("name", list(DATASETS)), f.integer("seed", 0, MAX_SEED),
-                  f.number("noise", 0.0, 10.0), f.integer("n_per_class", 1, MAX_POINTS // CLASSES),
-                  f.number("test_fraction", 0.0, 0.95))
+        name = f.choice("name", list(DATASETS))
+        seed = f.integer("seed", 0, MAX_SEED)
+        noise = f.number("noise", 0.0, 10.0)
+        classes = f.integer("classes", MIN_CLASSES, MAX_CLASSES)
+        n = f.integer("n_per_class", 1, MAX_POINTS // classes)
+        test = f.number("test_fraction", 0.0, 0.95)
+        expression = f.text("expression", MAX_EXPRESSION)
+        try:
+            parse_expression(expression)
+        except ValueError as e:
+            raise ValueError(f"dataset.expression: {e}") from None
+        out = cls(name, seed, noise, n, test, classes, expression, f.flag("random_labels"))
         f.done()
         return out
 
+    @property
+    def spec(self):
+        return DATASETS[self.name]
+
     def switched_to(self, name: str) -> "DataSettings":
-        """Another dataset, with its own noise and size (a dataset's defaults suit it)."""
+        """Another dataset, with its own noise, size and test share where it has one (a
+        dataset's defaults suit it), and at most as many classes as it makes."""
         if name == self.name:
             return self
         spec = DATASETS[name]
-        return replace(self, name=name, noise=spec.noise, n_per_class=spec.n_per_class)
+        test = self.test_fraction if spec.test_fraction is None else spec.test_fraction
+        return replace(self, name=name, noise=spec.noise, n_per_class=spec.n_per_class,
+                       test_fraction=test, classes=min(self.classes, spec.max_classes))
 
     def points(self) -> "Points":
         """The points these settings make (the same settings, the same points)."""
-        X, y = make_dataset(self.name, self.seed, self.n_per_class, self.noise)
+        options = {"expression": self.expression} if self.name == "boundary" else {}
+        X, y = make_dataset(self.name, self.seed, self.n_per_class, self.noise, self.classes,
+                            **options)
         return Points(X, y, test_mask(len(y), self.test_fraction, self.seed))
 
 
 @dataclass(frozen=True, eq=False)
 class Points:
-    """The points in the plane: ``x`` (N, 2), ``label`` (N,) of 0.0 or 1.0, ``test``
-    (N,) True for points held out of training. Read-only arrays."""
+    """The points in the plane: ``x`` (N, 2), ``label`` (N,) of classes 0.0, 1.0, …,
+    ``test`` (N,) True for points held out of training. Read-only arrays."""
 
     x: np.ndarray
     label: np.ndarray
@@ -123,8 +168,8 @@ class Points:
         if not np.all(np.abs(x) <= MAX_COORDINATE):  # NaN fails this too
             raise ValueError(f"points.x: every coordinate must be a finite number of at most "
                              f"{MAX_COORDINATE:g} in size")
-        if not np.all(np.isin(label, np.arange(CLASSES))):
-            raise ValueError("points.label: labels must be 0 or 1")
+        if not np.all(np.isin(label, np.arange(MAX_CLASSES))):
+            raise ValueError(f"points.label: labels must be classes 0 to {MAX_CLASSES - 1}")
         object.__setattr__(self, "x", _readonly(x))
         object.__setattr__(self, "label", _readonly(label))
         object.__setattr__(self, "test", _readonly(test))
@@ -149,9 +194,10 @@ class Points:
             raise ValueError(f"points.x: at most {MAX_POINTS:,} points, got {len(raw):,}")
         x = f.array("x", (None, 2), 2 * MAX_POINTS, -MAX_COORDINATE, MAX_COORDINATE)
         label = f.array("label", (None,), MAX_POINTS)
-        bad = np.flatnonzero(~np.isin(label, np.arange(CLASSES)))
+        bad = np.flatnonzero(~np.isin(label, np.arange(MAX_CLASSES)))
         if bad.size:
-            raise ValueError(f"points.label[{bad[0]}]: {label[bad[0]]:g} is not a class (0 or 1)")
+            raise ValueError(f"points.label[{bad[0]}]: {label[bad[0]]:g} is not a class "
+                             f"(0 to {MAX_CLASSES - 1})")
         test = f.get("test")
         if not isinstance(test, (list, tuple)) or len(test) > MAX_POINTS:
             raise ValueError(f"points.test: expected a list of at most {MAX_POINTS:,} true/false flags")
@@ -178,38 +224,102 @@ class Points:
     def held_out(self) -> tuple[np.ndarray, np.ndarray]:
         return self.x[self.test], self.label[self.test]
 
+    @property
+    def classes_needed(self) -> int:
+        """The fewest classes these labels fit (at least two)."""
+        return max(MIN_CLASSES, int(self.label.max(initial=0)) + 1)
+
+
+def shuffled_labels(labels: np.ndarray, seed: int) -> np.ndarray:
+    """``labels`` in a random order drawn from ``seed``: as many of each class as before,
+    on other points (the same seed, the same order)."""
+    return np.random.default_rng([int(seed), 3]).permutation(np.asarray(labels, float))
+
 
 # -- the network ------------------------------------------------------------------
 
+def _activation_to_json(activation):
+    return activation if isinstance(activation, str) else list(activation)
+
+
+def _activation_from_json(f: Fields, n_hidden: int):
+    """One name, or a list of one name per hidden layer."""
+    v = f.get("activation")
+    where = f.name("activation")
+    if isinstance(v, str):
+        return f.choice("activation", list(ACTIVATIONS))
+    if not isinstance(v, (list, tuple)) or len(v) > MAX_HIDDEN_LAYERS:
+        raise ValueError(f"{where}: expected a name or a list of at most {MAX_HIDDEN_LAYERS} names")
+    for i, name in enumerate(v):
+        if name not in ACTIVATIONS:
+            shown = repr(name) if len(repr(name)) <= 40 else repr(name)[:37] + "…"
+            raise ValueError(f"{where}[{i}]: expected one of {', '.join(ACTIVATIONS)}, got {shown}")
+    if len(v) != n_hidden:
+        raise ValueError(f"{where}: {len(v)} names for {n_hidden} hidden layers")
+    return normalise_activation(v, n_hidden)
+
+
+def fitted_activation(activation, n_hidden: int):
+    """An activation for ``n_hidden`` layers: one name stays; a list is cut, or grown by
+    repeating its last name."""
+    if isinstance(activation, str):
+        return activation
+    names = list(activation[:n_hidden]) + [activation[-1]] * max(0, n_hidden - len(activation))
+    return normalise_activation(names, n_hidden)
+
+
 @dataclass(frozen=True)
 class Architecture:
-    """Hidden layer sizes (input 2, output 1 around them), the activation of every
-    hidden layer and the seed of the initial weights."""
+    """Hidden layer sizes (input 2 and the outputs around them), the activation of the
+    hidden layers (one name, or one per layer), the seed of the initial weights, and
+    the outputs: 1 (a logit, two classes) or one per class."""
 
     hidden: tuple[int, ...] = (6,)
-    activation: str = "relu"
+    activation: str | tuple[str, ...] = "relu"
     init_seed: int = 0
+    outputs: int = 1
 
     def __post_init__(self):
         hidden = tuple(int(h) for h in self.hidden)
         if len(hidden) > MAX_HIDDEN_LAYERS or any(not 1 <= h <= MAX_WIDTH for h in hidden):
             raise ValueError(f"architecture.hidden: at most {MAX_HIDDEN_LAYERS} layers of 1 to "
                              f"{MAX_WIDTH} neurons, got {list(hidden)}")
-        if self.activation not in ACTIVATIONS:
-            raise ValueError(f"architecture.activation: unknown activation {self.activation!r}")
+        try:
+            activation = normalise_activation(self.activation, len(hidden))
+        except ValueError as e:
+            raise ValueError(f"architecture.activation: {e}") from None
+        if not 1 <= self.outputs <= MAX_CLASSES:
+            raise ValueError(f"architecture.outputs: 1 to {MAX_CLASSES}, got {self.outputs}")
         object.__setattr__(self, "hidden", hidden)
+        object.__setattr__(self, "activation", activation)
 
     @property
     def sizes(self) -> list[int]:
-        return [2, *self.hidden, 1]
+        return [2, *self.hidden, self.outputs]
+
+    @property
+    def activations(self) -> tuple[str, ...]:
+        """One name per hidden layer."""
+        a = self.activation
+        return (a,) * len(self.hidden) if isinstance(a, str) else a
+
+    @property
+    def classes(self) -> int:
+        return classes_for(self.outputs)
 
     @property
     def n_params(self) -> int:
         return parameter_count(self.sizes)
 
+    def with_hidden(self, hidden: Sequence[int]) -> "Architecture":
+        """Other layer sizes; a list of activations follows the layers (cut, or grown by
+        its last name)."""
+        hidden = tuple(int(h) for h in hidden)
+        return replace(self, hidden=hidden, activation=fitted_activation(self.activation, len(hidden)))
+
     def to_dict(self) -> dict:
-        return {"hidden": list(self.hidden), "activation": self.activation,
-                "init_seed": self.init_seed}
+        return {"hidden": list(self.hidden), "activation": _activation_to_json(self.activation),
+                "init_seed": self.init_seed, "outputs": self.outputs}
 
     @classmethod
     def from_dict(cls, d) -> "Architecture":
@@ -224,8 +334,8 @@ class Architecture:
             if isinstance(h, bool) or not isinstance(h, (int, np.integer)) or not 1 <= h <= MAX_WIDTH:
                 raise ValueError(f"architecture.hidden[{i}]: expected 1 to {MAX_WIDTH} neurons, "
                                  f"got {h!r}")
-        out = cls(tuple(hidden), f.choice("activation", list(ACTIVATIONS)),
-                  f.integer("init_seed", 0, MAX_SEED))
+        out = cls(tuple(hidden), _activation_from_json(f, len(hidden)),
+                  f.integer("init_seed", 0, MAX_SEED), f.integer("outputs", 1, MAX_CLASSES))
         f.done()
         return out
 
@@ -235,29 +345,29 @@ class Architecture:
 
 
 def network_to_dict(net: MLP) -> dict:
-    return {"activation": net.activation,
+    return {"activation": _activation_to_json(net.activation),
             "layers": [{"W": W.tolist(), "b": b.tolist()} for W, b in net.layers]}
 
 
-def network_from_dict(d, architecture: Architecture) -> MLP:
+def network_from_dict(d, architecture: Architecture, where: str = "network") -> MLP:
     """The network stored in a state, checked against its architecture first (the
     number of layers before any weight is read) and then weight by weight."""
-    f = Fields(d, where="network")
+    f = Fields(d, where=where)
     layers = f.get("layers")
     sizes = architecture.sizes
     if not isinstance(layers, (list, tuple)):
-        raise ValueError("network.layers: expected a list of {W, b} layers")
+        raise ValueError(f"{where}.layers: expected a list of {{W, b}} layers")
     if len(layers) != len(sizes) - 1:
-        raise ValueError(f"network: {len(layers):,} layers do not match the architecture "
+        raise ValueError(f"{where}: {len(layers):,} layers do not match the architecture "
                          f"{'-'.join(map(str, sizes))}")
-    activation = f.choice("activation", list(ACTIVATIONS))
+    activation = _activation_from_json(f, len(sizes) - 2)
     if activation != architecture.activation:
-        raise ValueError(f"network.activation: {activation!r} differs from the architecture's "
-                         f"{architecture.activation!r}")
+        raise ValueError(f"{where}.activation: {_activation_to_json(activation)!r} differs from "
+                         f"the architecture's {_activation_to_json(architecture.activation)!r}")
     f.done()
     out = []
     for i, (layer, n_in, n_out) in enumerate(zip(layers, sizes[:-1], sizes[1:])):
-        lf = Fields(layer, where=f"network.layers[{i}]")
+        lf = Fields(layer, where=f"{where}.layers[{i}]")
         W = lf.array("W", (n_out, n_in), n_out * n_in, -MAX_WEIGHT, MAX_WEIGHT)
         b = lf.array("b", (n_out,), n_out, -MAX_WEIGHT, MAX_WEIGHT)
         lf.done()
@@ -389,32 +499,55 @@ class History:
 
 @dataclass(frozen=True)
 class View:
-    """Whether the exact regions are drawn, the class a click adds, and whose map is
-    shown: the network's output (None) or (layer, neuron), counted from 1 and 0."""
+    """Whether the exact regions are drawn, the class a click adds, whose map is shown
+    (the network's output, None, or (layer, neuron), counted from 1 and 0), whether the
+    diagram shows each neuron's own map, and the hidden space's coordinates (layer,
+    neuron i, neuron j; None: the first layer with two neurons, its first two)."""
 
     show_regions: bool = True
     click_class: int = 0
     neuron: tuple[int, int] | None = None
+    thumbnails: bool = False
+    hidden_space: tuple[int, int, int] | None = None
 
     def to_dict(self) -> dict:
         return {"show_regions": self.show_regions, "click_class": self.click_class,
-                "neuron": None if self.neuron is None else list(self.neuron)}
+                "neuron": None if self.neuron is None else list(self.neuron),
+                "thumbnails": self.thumbnails,
+                "hidden_space": None if self.hidden_space is None else list(self.hidden_space)}
 
     @classmethod
     def from_dict(cls, d, architecture: Architecture) -> "View":
         f = Fields(d, cls().to_dict(), "view")
-        neuron = f.get("neuron")
-        if neuron is not None:
-            if (not isinstance(neuron, (list, tuple)) or len(neuron) != 2
-                    or any(isinstance(v, bool) or not isinstance(v, int) for v in neuron)):
-                raise ValueError("view.neuron: expected [layer, neuron] or null")
-            neuron = (int(neuron[0]), int(neuron[1]))
-            if not fits(neuron, architecture):
-                raise ValueError(f"view.neuron: the network has no neuron {neuron[1] + 1} "
-                                 f"in hidden layer {neuron[0]}")
-        out = cls(f.flag("show_regions"), f.integer("click_class", 0, CLASSES - 1), neuron)
+        neuron = _whole_numbers(f, "neuron", 2, "[layer, neuron]")
+        if neuron is not None and not fits(neuron, architecture):
+            raise ValueError(f"view.neuron: the network has no neuron {neuron[1] + 1} "
+                             f"in hidden layer {neuron[0]}")
+        hidden = _whole_numbers(f, "hidden_space", 3, "[layer, neuron, neuron]")
+        if hidden is not None and not hidden_fits(hidden, architecture):
+            raise ValueError(f"view.hidden_space: the network has no two neurons {hidden[1] + 1} "
+                             f"and {hidden[2] + 1} in hidden layer {hidden[0]}")
+        out = cls(f.flag("show_regions"), f.integer("click_class", 0, MAX_CLASSES - 1), neuron,
+                  f.flag("thumbnails"), hidden)
         f.done()
         return out
+
+    def fitted(self, architecture: Architecture) -> "View":
+        """This view for another architecture: a neuron or hidden space it lacks is
+        forgotten, the class a click adds is one of its classes."""
+        return replace(self, neuron=self.neuron if fits(self.neuron, architecture) else None,
+                       hidden_space=self.hidden_space if hidden_fits(self.hidden_space, architecture)
+                       else None, click_class=min(self.click_class, architecture.classes - 1))
+
+
+def _whole_numbers(f: Fields, key: str, count: int, shape: str):
+    v = f.get(key)
+    if v is None:
+        return None
+    if (not isinstance(v, (list, tuple)) or len(v) != count
+            or any(isinstance(e, bool) or not isinstance(e, int) for e in v)):
+        raise ValueError(f"{f.name(key)}: expected {shape} or null")
+    return tuple(int(e) for e in v)
 
 
 def fits(neuron: tuple[int, int] | None, architecture: Architecture) -> bool:
@@ -423,6 +556,26 @@ def fits(neuron: tuple[int, int] | None, architecture: Architecture) -> bool:
         return True
     layer, i = neuron
     return 1 <= layer <= len(architecture.hidden) and 0 <= i < architecture.hidden[layer - 1]
+
+
+def hidden_fits(choice: tuple[int, int, int] | None, architecture: Architecture) -> bool:
+    """True when (layer, i, j) names two different neurons of a hidden layer (or None)."""
+    if choice is None:
+        return True
+    layer, i, j = choice
+    return fits((layer, i), architecture) and fits((layer, j), architecture) and i != j
+
+
+def hidden_space_choice(view: View, architecture: Architecture) -> tuple[int, int, int] | None:
+    """The hidden space shown: the view's choice, else the last hidden layer with two
+    neurons or more (a 2-neuron last layer is the bottleneck whose boundary is a line),
+    its first two; None when no hidden layer has two neurons."""
+    if view.hidden_space is not None and hidden_fits(view.hidden_space, architecture):
+        return view.hidden_space
+    for layer in range(len(architecture.hidden), 0, -1):
+        if architecture.hidden[layer - 1] >= 2:
+            return (layer, 0, 1)
+    return None
 
 
 @dataclass(frozen=True)
@@ -474,7 +627,8 @@ class DepthStudy:
 @dataclass(frozen=True, eq=False)
 class PlaygroundState:
     """Everything the Playground shows. ``network`` and ``training.step`` are where
-    training got to; ``history`` the curves so far."""
+    training got to; ``initial`` the weights this run started from (Replay goes back to
+    them); ``history`` the curves so far."""
 
     dataset: DataSettings = DataSettings()
     points: Points = field(default_factory=lambda: DataSettings().points())
@@ -484,22 +638,40 @@ class PlaygroundState:
     history: History = field(default_factory=History)
     view: View = View()
     depth: DepthStudy = DepthStudy()
+    initial: MLP | None = None
 
     def __post_init__(self):
-        if self.network.sizes != self.architecture.sizes:
-            raise ValueError(f"network: sizes {self.network.sizes} do not match the architecture "
-                             f"{self.architecture.sizes}")
-        if self.network.activation != self.architecture.activation:
-            raise ValueError("network.activation: differs from architecture.activation")
-        if not fits(self.view.neuron, self.architecture):
+        if self.initial is None:
+            object.__setattr__(self, "initial", self.network)
+        arch = self.architecture
+        for what, net in (("network", self.network), ("initial", self.initial)):
+            if net.sizes != arch.sizes:
+                raise ValueError(f"{what}: sizes {net.sizes} do not match the architecture "
+                                 f"{arch.sizes}")
+            if net.activation != arch.activation:
+                raise ValueError(f"{what}.activation: differs from architecture.activation")
+        if arch.classes != self.dataset.classes:
+            raise ValueError(f"architecture.outputs: {arch.outputs} output(s) do not tell "
+                             f"{self.dataset.classes} classes apart")
+        if len(self.points) and self.points.classes_needed > self.dataset.classes:
+            i = int(np.argmax(self.points.label >= self.dataset.classes))
+            raise ValueError(f"points.label[{i}]: {self.points.label[i]:g} is not a class of "
+                             f"{self.dataset.classes}-class data")
+        if not fits(self.view.neuron, arch):
             raise ValueError(f"view.neuron: no neuron {self.view.neuron} in this architecture")
+        if not hidden_fits(self.view.hidden_space, arch):
+            raise ValueError(f"view.hidden_space: no such neurons in this architecture")
+        if self.view.click_class >= self.dataset.classes:
+            raise ValueError(f"view.click_class: {self.view.click_class} is not a class of "
+                             f"{self.dataset.classes}-class data")
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, PlaygroundState):
             return NotImplemented
         return (self.dataset == other.dataset and self.points == other.points
                 and self.architecture == other.architecture
-                and same_network(self.network, other.network) and self.training == other.training
+                and same_network(self.network, other.network)
+                and same_network(self.initial, other.initial) and self.training == other.training
                 and self.history == other.history and self.view == other.view
                 and self.depth == other.depth)
 
@@ -508,7 +680,8 @@ class PlaygroundState:
     def to_dict(self) -> dict:
         return {"dataset": self.dataset.to_dict(), "points": self.points.to_dict(),
                 "architecture": self.architecture.to_dict(),
-                "network": network_to_dict(self.network), "training": self.training.to_dict(),
+                "network": network_to_dict(self.network),
+                "initial": network_to_dict(self.initial), "training": self.training.to_dict(),
                 "history": self.history.to_dict(), "view": self.view.to_dict(),
                 "depth": self.depth.to_dict()}
 
@@ -516,7 +689,8 @@ class PlaygroundState:
     def from_dict(cls, d) -> "PlaygroundState":
         """Validate everything first; a ValueError names the field that is wrong. The
         architecture is read before the network and the points' count before the
-        points, so an oversized file is refused before anything large is converted."""
+        points, so an oversized file is refused before anything large is converted.
+        A file without ``initial`` (written before Replay) replays from its network."""
         f = Fields(d, where="playground")
 
         def part(key, read, *args):  # a missing part takes its default
@@ -525,34 +699,78 @@ class PlaygroundState:
         dataset = part("dataset", DataSettings.from_dict)
         architecture = Architecture.from_dict(f.get("architecture"))
         network = network_from_dict(f.get("network"), architecture)
+        initial = (network_from_dict(f.get("initial"), architecture, "initial")
+                   if "initial" in d else network)
         out = cls(dataset=dataset, points=Points.from_dict(f.get("points")), architecture=architecture,
                   network=network, training=part("training", TrainingSettings.from_dict),
                   history=part("history", History.from_dict),
                   view=part("view", View.from_dict, architecture),
-                  depth=part("depth", DepthStudy.from_dict))
+                  depth=part("depth", DepthStudy.from_dict), initial=initial)
         f.done()
         return out
 
+    # -- what training sees ------------------------------------------------------------
+    @property
+    def classes(self) -> int:
+        return self.dataset.classes
+
+    def training_points(self) -> tuple[np.ndarray, np.ndarray]:
+        """The points training fits and their labels: the training points' own, or with
+        random labels, the same labels shuffled among them (the test points keep theirs)."""
+        X, y = self.points.train()
+        if self.dataset.random_labels:
+            y = shuffled_labels(y, self.dataset.seed)
+        return X, y
+
     # -- edits: each returns a new state --------------------------------------------
     def with_data(self, dataset: DataSettings) -> "PlaygroundState":
-        """New settings for the data, and the points they make."""
-        return replace(self, dataset=dataset, points=dataset.points())
+        """New settings for the data, and the points they make; another number of
+        classes gives the network as many outputs (new initial weights, curves cleared)."""
+        points = dataset.points()
+        if dataset.classes != self.architecture.classes:
+            arch = replace(self.architecture, outputs=outputs_for(dataset.classes))
+            return self._restarted(arch, arch.random_network(), dataset=dataset, points=points)
+        return replace(self, dataset=dataset, points=points)
+
+    def with_classes(self, classes: int) -> "PlaygroundState":
+        """The same dataset in ``classes`` classes (where it makes them: not XOR or a
+        boundary), a network with as many outputs."""
+        spec = self.dataset.spec
+        if classes > spec.max_classes:
+            raise ValueError(f"the {spec.label} dataset has two classes; circles, spirals, "
+                             f"Gaussian blobs and the checkerboard make up to {MAX_CLASSES}")
+        n = min(self.dataset.n_per_class, MAX_POINTS // int(classes))  # within the limit
+        return self.with_data(replace(self.dataset, classes=int(classes), n_per_class=n))
+
+    def with_random_labels(self, on: bool) -> "PlaygroundState":
+        """Shuffle the training labels (or stop): the weights go back to the start of
+        this run, since what they learnt was for other labels."""
+        return replace(self.replayed(), dataset=replace(self.dataset, random_labels=bool(on)))
 
     def regenerated(self) -> "PlaygroundState":
         """The same dataset from the next seed."""
         return self.with_data(replace(self.dataset, seed=self.dataset.seed + 1))
 
     def with_points(self, points: Points) -> "PlaygroundState":
+        """Other points (added, removed, loaded); labels beyond the classes there are
+        add classes, and outputs to the network (new initial weights)."""
+        needed = points.classes_needed if len(points) else MIN_CLASSES
+        if needed > self.dataset.classes:
+            arch = replace(self.architecture, outputs=outputs_for(needed))
+            return self._restarted(arch, arch.random_network(), points=points,
+                                   dataset=replace(self.dataset, classes=needed))
         return replace(self, points=points)
 
-    def _restarted(self, architecture: Architecture, network: MLP) -> "PlaygroundState":
-        view = self.view if fits(self.view.neuron, architecture) else replace(self.view, neuron=None)
-        return replace(self, architecture=architecture, network=network,
-                       training=replace(self.training, step=0), history=History(), view=view)
+    def _restarted(self, architecture: Architecture, network: MLP, **changes) -> "PlaygroundState":
+        """A new run of ``network``: step 0, curves cleared, the view fitted to it, and
+        ``changes`` to other parts made in the same step."""
+        return replace(self, architecture=architecture, network=network, initial=network,
+                       training=replace(self.training, step=0), history=History(),
+                       view=self.view.fitted(architecture), **changes)
 
     def with_hidden(self, hidden: Sequence[int]) -> "PlaygroundState":
         """Other hidden layer sizes: new initial weights from the seed, curves cleared."""
-        arch = replace(self.architecture, hidden=tuple(int(h) for h in hidden))
+        arch = self.architecture.with_hidden(hidden)
         return self._restarted(arch, arch.random_network())
 
     def with_fresh_weights(self, seed: int | None = None) -> "PlaygroundState":
@@ -560,24 +778,45 @@ class PlaygroundState:
         arch = self.architecture if seed is None else replace(self.architecture, init_seed=int(seed))
         return self._restarted(arch, arch.random_network())
 
-    def with_activation(self, name: str) -> "PlaygroundState":
-        """The same weights with another activation; the curves start again."""
+    def replayed(self) -> "PlaygroundState":
+        """Back to the weights this run started from, step 0, curves cleared; the
+        settings stay, so a run with other settings compares with the last one."""
+        return replace(self, network=self.initial, training=replace(self.training, step=0),
+                       history=History())
+
+    def with_activation(self, name) -> "PlaygroundState":
+        """The same weights with another activation (one name, or one per hidden
+        layer); the curves start again."""
         arch = replace(self.architecture, activation=name)
-        return self._restarted(arch, self.network.with_activation(name))
+        return self._restarted(arch, self.network.with_activation(arch.activation))
+
+    def with_layer_activation(self, layer: int, name: str) -> "PlaygroundState":
+        """Hidden layer ``layer`` (from 1) with activation ``name``, the others as they are."""
+        acts = list(self.architecture.activations)
+        if not 1 <= layer <= len(acts):
+            raise ValueError(f"the network has {len(acts)} hidden layer(s); no layer {layer}")
+        acts[layer - 1] = name
+        return self.with_activation(acts)
 
     def with_network(self, net: MLP) -> "PlaygroundState":
-        """A network from elsewhere (2 inputs, 1 output, within the limits)."""
-        if net.n_in != 2 or net.n_out != 1:
-            raise ValueError(f"the playground needs 2 inputs and 1 output; that network is "
-                             f"{'-'.join(map(str, net.sizes))}")
+        """A network from elsewhere (2 inputs, 1 output or one per class up to
+        MAX_CLASSES, within the limits)."""
+        if net.n_in != 2 or not 1 <= net.n_out <= MAX_CLASSES:
+            raise ValueError(f"the playground needs 2 inputs and 1 to {MAX_CLASSES} outputs; that "
+                             f"network is {'-'.join(map(str, net.sizes))}")
         if not net.is_finite():
             raise ValueError("that network's weights are not all finite")
         largest = max(float(np.abs(a).max(initial=0.0)) for layer in net.layers for a in layer)
         if largest > MAX_WEIGHT:
             raise ValueError(f"that network has a weight of {largest:.3g}; the playground takes "
                              f"weights up to {MAX_WEIGHT:g}")
-        arch = replace(self.architecture, hidden=tuple(net.hidden_sizes), activation=net.activation)
-        return self._restarted(arch, net)
+        classes = classes_for(net.n_out)
+        if len(self.points) and self.points.classes_needed > classes:
+            raise ValueError(f"that network tells {classes} classes apart; the points have "
+                             f"{self.points.classes_needed}")
+        arch = replace(self.architecture, hidden=tuple(net.hidden_sizes), activation=net.activation,
+                       outputs=net.n_out)
+        return self._restarted(arch, net, dataset=replace(self.dataset, classes=classes))
 
     def with_training(self, **changes: Any) -> "PlaygroundState":
         return replace(self, training=replace(self.training, **changes))
@@ -598,9 +837,9 @@ class PlaygroundState:
         full-batch gradient descent at 0.5 on cross-entropy, stopping at 2000 steps."""
         X, y, net = seed002_setup(seed, 6)
         data = replace(self.dataset, name="circles", seed=int(seed), noise=0.12, n_per_class=90,
-                       test_fraction=0.0)
-        out = replace(self, dataset=data, points=Points(X, y, np.zeros(len(y), bool)))
-        out = out._restarted(replace(self.architecture, hidden=(6,), activation="relu"), net)
+                       test_fraction=0.0, classes=2, random_labels=False)
+        out = self._restarted(replace(self.architecture, hidden=(6,), activation="relu", outputs=1),
+                              net, dataset=data, points=Points(X, y, np.zeros(len(y), bool)))
         return out.with_training(optimizer="gd", learning_rate=0.5, loss="cross_entropy",
                                  batch_size=0, max_steps=2000)
 
@@ -608,7 +847,9 @@ class PlaygroundState:
         """This state with the view, the depth study (and unless ``training`` is False,
         the training settings) of ``current``: undoing an edit of the data or the network
         keeps how the user trains and looks at it now, and a study counting meanwhile."""
-        out = replace(self, view=replace(current.view, neuron=self.view.neuron), depth=current.depth)
+        view = replace(current.view, neuron=self.view.neuron,
+                       hidden_space=self.view.hidden_space).fitted(self.architecture)
+        out = replace(self, view=view, depth=current.depth)
         if training:
             out = replace(out, training=replace(current.training, step=self.training.step))
         return out

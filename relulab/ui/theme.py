@@ -40,7 +40,11 @@ _SCHEMES = {
         "target": "#000000", "approx": OKABE_ITO["vermillion"], "accent": OKABE_ITO["blue"],
         "second": OKABE_ITO["green"], "muted": "#7A7A7A", "handle": OKABE_ITO["blue"],
         "selected": LIGHT_DATA["orange"], "error": LIGHT_DATA["purple"],
-        "class0": OKABE_ITO["blue"], "class1": LIGHT_DATA["orange"],
+        # the classes keep Okabe–Ito's hues, told apart from each other: their points
+        # are outlined (filled ones in the foreground colour, hollow ones darkened)
+        "class0": OKABE_ITO["blue"], "class1": OKABE_ITO["orange"],
+        "class2": OKABE_ITO["green"], "class3": OKABE_ITO["vermillion"],
+        "class4": OKABE_ITO["purple"], "class5": OKABE_ITO["sky"],
         # text: the window and its fields; errors in words
         "window": "#EFEFEF", "field": "#FFFFFF", "button": "#E2E2E2",
         "disabled_text": "#707070", "error_text": "#B3261E",
@@ -52,6 +56,8 @@ _SCHEMES = {
         "second": OKABE_ITO["green"], "muted": "#9A9A9A", "handle": OKABE_ITO["sky"],
         "selected": OKABE_ITO["yellow"], "error": OKABE_ITO["purple"],
         "class0": OKABE_ITO["sky"], "class1": OKABE_ITO["orange"],
+        "class2": OKABE_ITO["green"], "class3": OKABE_ITO["vermillion"],
+        "class4": OKABE_ITO["purple"], "class5": OKABE_ITO["yellow"],
         "window": "#1E1E1E", "field": "#2B2B2B", "button": "#363636",
         "disabled_text": "#999999", "error_text": "#FF8A80",
         "blue": OKABE_ITO["sky"],
@@ -62,11 +68,18 @@ _SCHEMES = {
         "second": OKABE_ITO["green"], "muted": "#C0C0C0", "handle": OKABE_ITO["sky"],
         "selected": OKABE_ITO["yellow"], "error": OKABE_ITO["purple"],
         "class0": OKABE_ITO["sky"], "class1": OKABE_ITO["yellow"],
-        "window": "#000000", "field": "#000000", "button": "#1A1A1A",
+        "class2": "#00C08B", "class3": OKABE_ITO["vermillion"],
+        "class4": "#E08AC0", "class5": OKABE_ITO["orange"],
+        "window": "#000000", "field": "#262626", "button": "#1A1A1A",
         "disabled_text": "#9A9A9A", "error_text": "#FF9E9E",
         "blue": OKABE_ITO["sky"],
     },
 }
+#: The classes a classifier may have, each with a colour role per theme (Okabe–Ito:
+#: told apart by colour-blind viewers too; the points also differ by symbol). In the
+#: light theme yellow is left out (too pale on white), in the dark ones blue (too dark
+#: on black); high contrast lightens green and purple for a projector.
+CLASS_COLOURS = 6
 THEMES = tuple(_SCHEMES)
 
 #: Line styles paired with the series colours, so that curves differ without colour.
@@ -80,9 +93,9 @@ SERIES_COLOURS = {
     "dark": ("vermillion", "sky", "green", "orange", "purple", "yellow", "target"),
     "high-contrast": ("vermillion", "sky", "green", "orange", "purple", "yellow", "target"),
 }
-#: Roles drawn as lines and markers on a plot (held to 3:1 against its background).
-DATA_ROLES = ("target", "approx", "accent", "second", "muted", "handle", "selected", "error",
-              "class0", "class1")
+#: Roles drawn as lines and markers on a plot (held to 3:1 against its background; the
+#: classes' points are outlined, see the Playground's data map).
+DATA_ROLES = ("target", "approx", "accent", "second", "muted", "handle", "selected", "error")
 #: The smallest contrasts: text against its background, and lines and markers against
 #: the plot's (WCAG 2.2, 1.4.3 and 1.4.11).
 TEXT_CONTRAST, DATA_CONTRAST = 4.5, 3.0
@@ -171,9 +184,28 @@ class Theme(QObject):
         scheme = _SCHEMES[self._name]
         return QColor(scheme.get(role) or OKABE_ITO.get(role) or role)
 
+    def class_color(self, k: int) -> QColor:
+        """The colour of class k (0 … CLASS_COLOURS − 1)."""
+        return self.color(f"class{k % CLASS_COLOURS}")
+
     def series_color(self, i: int) -> QColor:
         colours = SERIES_COLOURS[self._name]
         return self.color(colours[i % len(colours)])
+
+    def least_alpha(self, colour, contrast: float = DATA_CONTRAST) -> int:
+        """The lowest alpha (0 … 255) at which ``colour`` drawn on the plot background
+        still reaches ``contrast`` (255 when only opaque does): lines faded to show a
+        lesser weight stay visible."""
+        bg, c = self.color("background"), QColor(colour)
+        lo, hi = 0, 255
+        while lo < hi:
+            mid = (lo + hi) // 2
+            c.setAlpha(mid)
+            if contrast_ratio(c, bg) >= contrast:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
 
     def series_style(self, i: int) -> Qt.PenStyle:
         return SERIES_STYLES[i % len(SERIES_STYLES)]

@@ -97,9 +97,9 @@ def _bad_onnx(tmp_path, nodes, inits, **kw):
 
 def test_onnx_unsupported_operator_is_named(tmp_path):
     path = _bad_onnx(tmp_path, [helper.make_node("Gemm", ["x", "B"], ["z"], transB=1, name="fc"),
-                                helper.make_node("Sigmoid", ["z"], ["y"], name="squash")],
+                                helper.make_node("Softplus", ["z"], ["y"], name="squash")],
                      [_t([[1.0, 2.0]], "B")])
-    with pytest.raises(NetworkFileError, match=r"node 2 \(Sigmoid 'squash'\) is not supported"):
+    with pytest.raises(NetworkFileError, match=r"node 2 \(Softplus 'squash'\) is not supported"):
         load_network(path)
 
 
@@ -319,3 +319,92 @@ def _duplicate_zip(tmp_path) -> Path:
             z.writestr("W1.npy", _npy(np.eye(1)))
             z.writestr("W1.npy", _npy(np.eye(1)))
     return path
+
+
+# -- an activation per hidden layer --------------------------------------------------------
+
+MIXED = MLP.random([2, 5, 4, 3, 3], seed=4, activation=["relu", "tanh", "leaky_relu"])
+
+
+@pytest.mark.parametrize("suffix", [".json", ".npz"])
+def test_per_layer_activations_round_trip(tmp_path, suffix):
+    path = tmp_path / f"mixed{suffix}"
+    save_network(MIXED, path)
+    back = load_network(path)
+    assert back.activations == ("relu", "tanh", "leaky_relu")
+    assert np.array_equal(back(X), MIXED(X))
+    if suffix == ".json":
+        assert json.loads(path.read_text())["activation"] == ["relu", "tanh", "leaky_relu"]
+
+
+@pytest.mark.parametrize("activation", [["relu", "tanh", "sigmoid"], ["tanh", "relu", "relu"],
+                                        "sigmoid", ["sigmoid", "identity", "relu"]])
+def test_onnx_writes_each_layers_operator_and_onnxruntime_agrees(tmp_path, activation):
+    ort = pytest.importorskip("onnxruntime")
+    net = MLP.random([2, 5, 4, 3, 3], seed=5, activation=activation)
+    data = network_to_onnx_bytes(net)
+    session = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    assert np.allclose(session.run(None, {"x": X})[0], net(X), rtol=1e-13, atol=1e-14)
+    path = tmp_path / "net.onnx"
+    path.write_bytes(data)
+    back = load_network(path)
+    assert np.allclose(back(X), net(X), rtol=1e-13, atol=1e-14)
+    if "identity" in net.activations:  # no operator: the layer merges with the next
+        assert back.activations == ("sigmoid", "relu") and back.sizes == [2, 5, 3, 3]
+    else:
+        assert back.activations == net.activations and back.sizes == net.sizes
+
+
+@pytest.mark.parametrize("activation", ["leaky_relu", ["relu", "gelu", "relu"]])
+def test_onnx_export_refuses_what_onnxruntime_cannot_run(activation):
+    net = MLP.random([2, 3, 3, 3, 1], seed=0, activation=activation)
+    with pytest.raises(NetworkFileError, match="not (gelu|leaky_relu); use JSON or NPZ"):
+        network_to_onnx_bytes(net)
+
+
+@pytest.mark.parametrize("activation, message", [
+    (["relu", "tanh"], "lists 2 names for 1 hidden layers"),
+    (["relu", "swish"], "entry 2 'swish' is not one of"),
+    ([1], "entry 1 a number is not one of"),
+    ({"a": 1}, "must be a name or a list of names"),
+    ("softmax", "'softmax' is not one of"),
+])
+def test_bad_activation_lists_in_json_are_named(activation, message):
+    doc = {"activation": activation, "layers": [{"weights": [[1.0, 0.0]], "biases": [0.0]},
+                                                {"weights": [[1.0]], "biases": [0.0]}]}
+    with pytest.raises(NetworkFileError, match=message):
+        network_from_dict(doc)
+
+
+def test_npz_activation_arrays(tmp_path):
+    import io
+
+    def npz(**arrays):
+        buf = io.BytesIO()
+        np.savez(buf, W1=np.ones((2, 2)), b1=np.zeros(2), W2=np.ones((1, 2)), b2=np.zeros(1), **arrays)
+        path = tmp_path / "n.npz"
+        path.write_bytes(buf.getvalue())
+        return path
+
+    assert load_network(npz(activation=np.array(["tanh"]))).activations == ("tanh",)
+    with pytest.raises(NetworkFileError, match="lists 2 names for 1 hidden layers"):
+        load_network(npz(activation=np.array(["tanh", "relu"])))
+    with pytest.raises(NetworkFileError, match="activation must be one of"):
+        load_network(npz(activation=np.array([["tanh"]])))
+    with pytest.raises(NetworkFileError, match="activation must be one of"):
+        load_network(npz(activation=np.array(["swish"])))
+
+
+def test_onnx_import_reads_an_activation_per_layer(tmp_path):
+    B1, B2, B3 = (_t(np.eye(2), "B1"), _t(np.eye(2), "B2"), _t([[1.0, 1.0]], "B3"))
+    path = _bad_onnx(tmp_path, [helper.make_node("Gemm", ["x", "B1"], ["z1"], transB=1),
+                                helper.make_node("Tanh", ["z1"], ["h1"]),
+                                helper.make_node("Gemm", ["h1", "B2"], ["z2"], transB=1),
+                                helper.make_node("Sigmoid", ["z2"], ["h2"]),
+                                helper.make_node("Relu", ["h2"], ["h3"]),
+                                helper.make_node("Gemm", ["h3", "B3"], ["y"], transB=1)],
+                     [B1, B2, B3])
+    net = load_network(path)
+    # ReLU right after sigmoid is a layer of its own (only ReLU after ReLU is the same ReLU)
+    assert net.activations == ("tanh", "sigmoid", "relu") and net.sizes == [2, 2, 2, 2, 1]
+    assert np.allclose(net(X)[:, 0], np.maximum(1 / (1 + np.exp(-np.tanh(X))), 0).sum(axis=1))

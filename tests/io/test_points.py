@@ -18,7 +18,7 @@ def test_csv_round_trip(tmp_path):
 
 def test_bad_file_is_rejected_whole(tmp_path):
     path = tmp_path / "bad.csv"
-    path.write_text("x1,x2,label\n0,0,1\n1,1,5\n")
+    path.write_text("x1,x2,label\n0,0,1\n1,1,7\n")
     with pytest.raises(ValueError, match="bad.csv: line 3"):
         load_points_csv(path)
     path.write_bytes(b"\xff\xfe\x00garbage")

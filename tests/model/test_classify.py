@@ -58,7 +58,8 @@ def numeric_gradient(trainer, X, y, eps=1e-6):
     def loss():
         p = trainer.params
         net = MLP([(p[i], p[i + 1]) for i in range(0, len(p), 2)], trainer.activation)
-        return loss_from_logits(net(X)[:, 0], y, trainer.config.loss)
+        z = net(X)
+        return loss_from_logits(z[:, 0] if net.n_out == 1 else z, y, trainer.config.loss)
 
     grads = []
     for P in trainer.params:
@@ -164,8 +165,10 @@ def test_bad_configs_are_named():
         TrainConfig("sgd2")
     with pytest.raises(ValueError, match="learning rate"):
         TrainConfig(learning_rate=-1)
-    with pytest.raises(ValueError, match="one output"):
-        Trainer(MLP.random([2, 3, 2]), np.zeros((1, 2)), np.zeros(1))
+    with pytest.raises(ValueError, match="labels must be 0 or 1"):
+        Trainer(MLP.random([2, 3, 2]), np.zeros((1, 2)), np.array([2.0]))
+    with pytest.raises(ValueError, match="whole numbers from 0 to 2"):
+        Trainer(MLP.random([2, 3, 3]), np.zeros((2, 2)), np.array([1.0, 0.5]))
     with pytest.raises(ValueError, match="labels must be 0 or 1"):
         Trainer(MLP.random([2, 3, 1]), np.zeros((1, 2)), np.array([2.0]))
 
@@ -203,3 +206,75 @@ def test_boundary_segments_lie_on_the_contour():
     saddle = boundary_segments(gx * gy, xs, ys)
     assert len(saddle) and np.abs(saddle.prod(axis=1)).max() < 1e-12
     assert boundary_segments(gx * 0 + 1, xs, ys).shape == (0, 2)
+
+
+# -- several classes, an activation per layer --------------------------------------------
+
+@pytest.mark.parametrize("loss", ["cross_entropy", "squared"])
+@pytest.mark.parametrize("outputs, activation", [
+    (3, "relu"), (4, ["tanh", "relu"]), (2, ["leaky_relu", "gelu"]), (1, ["identity", "sigmoid"]),
+])
+def test_softmax_and_per_layer_backprop_match_finite_differences(loss, outputs, activation):
+    X, _ = make_dataset("gaussians", 1, n_per_class=6)
+    y = np.arange(len(X)) % (2 if outputs == 1 else outputs)
+    net = MLP.random([2, 4, 3, outputs], seed=2, activation=activation)
+    t = Trainer(net, X, y, config=TrainConfig(loss=loss))
+    for g, n in zip(t.gradients(X, y.astype(float)), numeric_gradient(t, X, y)):
+        assert np.allclose(g, n, atol=1e-6)
+
+
+def test_softmax_loss_and_prediction():
+    from relulab.model.classify import predict, predicted_classes, softmax
+
+    z = np.array([[0.0, 0.0, 0.0], [1000.0, 0.0, -1000.0], [1.0, 3.0, 3.0]])
+    y = np.array([2.0, 0.0, 1.0])
+    ce = loss_from_logits(z, y)
+    expected = np.mean([np.log(3), 0.0, np.log(np.exp(1) + 2 * np.exp(3)) - 3])
+    assert ce == pytest.approx(expected)
+    assert np.isfinite(loss_from_logits(-z, y))  # no overflow either way
+    assert predicted_classes(z).tolist() == [0, 0, 1]  # ties go to the lower class
+    assert np.allclose(softmax(z).sum(axis=1), 1.0)
+    net = MLP([(np.eye(3, 2), np.zeros(3))])
+    assert predict(net, [[2.0, 1.0], [-1.0, 3.0]]).tolist() == [0, 1]
+    assert predict_proba(net, [[0.0, 0.0]]).shape == (1, 3)
+
+
+def test_three_class_spiral_reaches_ninety_percent_in_the_playgrounds_default_training():
+    """Seed 003's multi-class case: 2-16-16-3 on three spiral arms, the Playground's own
+    default training (Adam at 0.03, full batch, cross-entropy), 600 steps."""
+    from dataclasses import replace
+
+    from relulab.model.playground import PlaygroundState
+
+    s = PlaygroundState()
+    s = s.with_data(replace(s.dataset.switched_to("spirals"), classes=3)).with_hidden((16, 16))
+    assert s.network.sizes == [2, 16, 16, 3] and s.training.optimizer == "adam"
+    (X, y), (Xt, yt) = s.points.train(), s.points.held_out()
+    snap = Trainer(s.network, X, y, Xt, yt, s.training.config()).advance(600)
+    assert snap.train_accuracy >= 0.9 and snap.test_accuracy >= 0.85
+    assert set(np.unique(y)) == {0.0, 1.0, 2.0}
+
+
+def test_random_labels_are_fitted_and_teach_nothing():
+    """Seed 003, "networks can fit random labels": with the training labels shuffled a
+    2-32-32-32-1 net (within the panel's limits) fits them, and the test points, which
+    keep their labels, stay near chance."""
+    from dataclasses import replace
+
+    from relulab.model.playground import PlaygroundState
+
+    s = PlaygroundState()
+    s = s.with_data(replace(s.dataset, n_per_class=100)).with_hidden((32, 32, 32))
+    s = s.with_random_labels(True).with_training(learning_rate=0.01)
+    X, y = s.training_points()
+    true = s.points.train()[1]
+    assert sorted(y) == sorted(true) and np.mean(y == true) < 0.65  # shuffled, balanced as before
+    Xt, yt = s.points.held_out()
+    t = Trainer(s.network, X, y, Xt, yt, s.training.config())
+    snap = t.advance(500)
+    while snap.train_accuracy < 0.95 and snap.step < 4000:
+        snap = t.advance(500)
+    assert snap.train_accuracy >= 0.95
+    assert abs(snap.test_accuracy - 0.5) <= 0.15
+    honest = Trainer(s.network, *s.points.train(), Xt, yt, s.training.config()).advance(snap.step)
+    assert honest.test_accuracy >= 0.9  # the same net on the true labels generalises

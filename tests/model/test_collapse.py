@@ -60,3 +60,61 @@ def test_neuron_maps():
 def test_format_affine():
     assert format_affine([5, 3], 0) == "5·x₁ + 3·x₂ + 0"
     assert format_affine([-1.5, 2], -0.25) == "−1.5·x₁ + 2·x₂ − 0.25"
+
+
+def test_identity_on_some_layers_collapses_just_those_layers():
+    from relulab.model.collapse import collapse_identity_layers, identity_layers
+
+    net = MLP.random([2, 5, 4, 3, 6, 2], seed=4, activation=["relu", "identity", "identity", "tanh"])
+    flat = collapse_identity_layers(net)
+    assert identity_layers(net) == [2, 3]
+    assert flat.sizes == [2, 5, 6, 2] and flat.activations == ("relu", "tanh")
+    X = np.random.default_rng(0).normal(size=(50, 2))
+    assert np.allclose(flat(X), net(X), rtol=1e-12, atol=1e-12)
+    (W1, _), (W2, b2), (W3, b3), (W4, b4), _ = net.layers
+    assert np.allclose(flat.layers[1][0], W4 @ W3 @ W2)
+    assert collapse_identity_layers(flat) is flat  # nothing left to merge
+    whole = collapse_identity_layers(net.with_activation("identity"))
+    assert len(whole.layers) == 1 and np.allclose(whole.layers[0][0], collapse(net.with_activation("identity"))[0])
+    with pytest.raises(ValueError, match="tanh on layer 4"):
+        collapse(net)
+
+
+def test_a_neuron_after_identity_layers_has_one_map():
+    net = MLP.random([2, 3, 4, 2, 1], seed=1, activation=["identity", "identity", "relu"])
+    X = np.random.default_rng(2).normal(size=(30, 2))
+    a, c = neuron_affine_map(net, 3, 1)  # layer 3's pre-activation: layers 1, 2 identity
+    assert np.allclose(X @ a + c, neuron_values(net, X, 3, 1, activated=False))
+    with pytest.raises(ValueError, match="every layer before it"):
+        neuron_affine_map(net, 4, 0)
+
+
+@pytest.mark.parametrize("activation", [["relu", "leaky_relu"], ["identity", "relu"], "relu"])
+def test_local_affine_map_is_the_network_on_the_region(activation):
+    from relulab.model.collapse import local_affine_map
+
+    net = MLP.random([2, 6, 5, 3], seed=7, activation=activation)
+    rng = np.random.default_rng(3)
+    for x in rng.normal(size=(10, 2)):
+        A, c, exact = local_affine_map(net, x)
+        assert exact and A.shape == (3, 2)
+        # points with the same activation pattern get the same map
+        near = x + 1e-7 * rng.normal(size=(20, 2))
+        same = np.all(net.activation_patterns(near) == net.activation_patterns(x[None])[0], axis=1)
+        assert same.any()
+        assert np.allclose(near[same] @ A.T + c, net(near[same]), rtol=1e-10, atol=1e-12)
+        a2, c2, _ = local_affine_map(net, x, 2, 4)
+        z = net.forward(near[same])[1][:, 4]
+        assert np.allclose(near[same] @ a2[0] + c2[0], z, rtol=1e-10, atol=1e-12)
+
+
+def test_local_map_of_a_smooth_network_is_its_tangent():
+    from relulab.model.collapse import local_affine_map
+
+    net = MLP.random([2, 4, 1], seed=0, activation="tanh")
+    x = np.array([0.3, -0.2])
+    A, c, exact = local_affine_map(net, x)
+    assert not exact
+    h = 1e-6
+    grad = [(net(x + h * e) - net(x - h * e))[0, 0] / (2 * h) for e in np.eye(2)]
+    assert np.allclose(A[0], grad, atol=1e-8) and np.isclose(A[0] @ x + c[0], net(x)[0, 0])

@@ -94,3 +94,39 @@ def test_the_derivative_given_the_output_is_the_derivative():
         np.testing.assert_allclose(got, a.df(z), rtol=1e-12, atol=1e-300, err_msg=a.name)
         z32 = z.astype(np.float32)
         assert a.derivative(z32, a.f(z32)).dtype == np.float32 and a.f(z32).dtype == np.float32
+
+
+def test_an_activation_per_hidden_layer():
+    net = MLP.random([2, 4, 3, 5, 1], seed=3, activation=["relu", "tanh", "identity"])
+    assert net.activations == ("relu", "tanh", "identity") and net.activation == ("relu", "tanh", "identity")
+    x = np.random.default_rng(0).normal(size=(9, 2))
+    (W1, b1), (W2, b2), (W3, b3), (W4, b4) = net.layers
+    h = np.maximum(x @ W1.T + b1, 0)
+    h = np.tanh(h @ W2.T + b2)
+    h = h @ W3.T + b3
+    assert np.allclose(net(x), h @ W4.T + b4, atol=1e-14)
+    # a list of one name is that name; the same weights with another list
+    assert MLP(net.layers, ["gelu"] * 3).activation == "gelu"
+    assert MLP(net.layers[:1], []).activation == "relu" and MLP.random([2, 1]).activations == ()
+    assert net.with_activation("relu").uses_only("relu") and not net.uses_only("relu")
+    assert "['relu', 'tanh', 'identity']" in repr(net)
+
+
+@pytest.mark.parametrize("activation, message", [
+    (["relu", "tanh"], "2 activations for 3 hidden layers"),
+    (["relu", "nope", "tanh"], "unknown activation 'nope'"),
+    ([1, 2, 3], "names must be text"),
+    (7, "a name or a list of names"),
+])
+def test_bad_activation_lists_are_named(activation, message):
+    with pytest.raises(ValueError, match=message):
+        MLP.random([2, 3, 3, 3, 1], activation=activation)
+
+
+def test_compose_keeps_each_layers_activation():
+    f = MLP.random([2, 3, 2], seed=0, activation="tanh")
+    g = MLP.random([2, 4, 1], seed=1, activation="relu")
+    both = compose(f, g)
+    assert both.activations == ("tanh", "relu")
+    x = np.random.default_rng(1).normal(size=(20, 2))
+    assert np.allclose(both(x), g(f(x)))

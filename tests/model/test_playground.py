@@ -145,9 +145,14 @@ def test_edits_make_new_states():
 def test_networks_from_elsewhere_must_fit():
     s = PlaygroundState()
     assert s.with_network(MLP.random([2, 5, 4, 1], seed=3)).architecture.hidden == (5, 4)
-    for sizes in ([3, 4, 1], [2, 4, 2]):
-        with pytest.raises(ValueError, match="2 inputs and 1 output"):
+    for sizes in ([3, 4, 1], [2, 4, 7]):
+        with pytest.raises(ValueError, match="2 inputs and 1 to 6 outputs"):
             s.with_network(MLP.random(sizes))
+    three = s.with_network(MLP.random([2, 4, 3], seed=1))
+    assert three.classes == 3 and three.architecture.outputs == 3
+    six = s.with_points(s.points.adding(0.1, 0.1, 5))
+    with pytest.raises(ValueError, match="tells 3 classes apart; the points have 6"):
+        six.with_network(MLP.random([2, 4, 3]))
     for sizes in ([2] + [4] * (MAX_HIDDEN_LAYERS + 1) + [1], [2, MAX_WIDTH + 1, 1]):
         with pytest.raises(ValueError, match="architecture.hidden"):
             s.with_network(MLP.random(sizes))
@@ -181,3 +186,136 @@ def test_what_the_panel_holds_it_can_read_back():
     s = PlaygroundState().with_points(edge).with_network(
         MLP([([[1e12, -1e12]], [1e12])], "relu"))
     assert PlaygroundState.from_dict(json.loads(json.dumps(s.to_dict()))) == s
+
+
+# -- classes, an activation per layer, replay, random labels, the hidden space ------------
+
+def test_the_new_parts_round_trip_and_old_files_read_as_before():
+    from dataclasses import replace
+
+    s = PlaygroundState()
+    s = s.with_data(replace(s.dataset.switched_to("spirals"), classes=4, random_labels=True))
+    s = s.with_hidden((5, 4, 3)).with_layer_activation(2, "tanh").with_layer_activation(3, "identity")
+    trained = Trainer(s.network, *s.training_points(), config=s.training.config()).advance(30).net
+    s = s.with_progress(trained, 30, History())
+    s = s.with_view(thumbnails=True, hidden_space=(2, 3, 1), click_class=3)
+    d = json.loads(json.dumps(s.to_dict()))
+    assert d["architecture"]["activation"] == ["relu", "tanh", "identity"]
+    assert d["network"]["activation"] == ["relu", "tanh", "identity"] and d["architecture"]["outputs"] == 4
+    back = PlaygroundState.from_dict(d)
+    assert back == s and back.network.activations == ("relu", "tanh", "identity")
+    assert same(back.initial, s.initial) and not same(back.initial, back.network)
+    # a file written before: no classes, outputs, initial, thumbnails or hidden space
+    old = PlaygroundState().to_dict()
+    for part, keys in (("dataset", ("classes", "expression", "random_labels")),
+                       ("architecture", ("outputs",)), ("view", ("thumbnails", "hidden_space"))):
+        for k in keys:
+            del old[part][k]
+    del old["initial"]
+    read = PlaygroundState.from_dict(old)
+    assert read == PlaygroundState() and same(read.initial, read.network)
+
+
+def same(a, b):
+    from relulab.model.playground import same_network
+
+    return same_network(a, b)
+
+
+@pytest.mark.parametrize("part, change, message", [
+    ("dataset", {"classes": 7}, r"dataset\.classes: 7 is outside 2…6"),
+    ("dataset", {"classes": 3}, "architecture.outputs: 1 output"),
+    ("dataset", {"expression": "x +"}, r"dataset\.expression: the expression ends too early"),
+    ("dataset", {"expression": "x" * 600}, "longer than 500"),
+    ("dataset", {"random_labels": "yes"}, "expected true or false"),
+    ("architecture", {"activation": ["relu", "tanh"]}, "2 names for 1 hidden layers"),
+    ("architecture", {"activation": ["swish"]}, r"activation\[0\]: expected one of"),
+    ("architecture", {"outputs": 9}, "outside 1…6"),
+    ("view", {"click_class": 1.5}, "whole number"),
+    ("view", {"hidden_space": [1, 0, 0]}, "no two neurons 1 and 1"),
+    ("view", {"hidden_space": [1, 0]}, r"expected \[layer, neuron, neuron\]"),
+    ("view", {"thumbnails": 1}, "expected true or false"),
+])
+def test_bad_new_fields_are_named(part, change, message):
+    d = PlaygroundState().to_dict()
+    d[part] = {**d[part], **change}
+    with pytest.raises(ValueError, match=message):
+        PlaygroundState.from_dict(d)
+
+
+def test_labels_beyond_the_classes_and_initial_weights_that_do_not_fit_are_refused():
+    d = PlaygroundState().to_dict()
+    d["points"]["label"][5] = 3.0
+    with pytest.raises(ValueError, match=r"points.label\[5\]: 3 is not a class of 2-class data"):
+        PlaygroundState.from_dict(d)
+    d = PlaygroundState().to_dict()
+    d["initial"] = network_to_dict(MLP.random([2, 3, 1]))
+    with pytest.raises(ValueError, match="initial: 2 layers do not match|initial.layers"):
+        PlaygroundState.from_dict(d)
+
+
+def test_classes_follow_the_data_and_the_network_gets_an_output_each():
+    from dataclasses import replace
+
+    s = PlaygroundState().with_view(click_class=1)
+    three = s.with_classes(3)
+    assert three.architecture.sizes == [2, 6, 3] and three.points.classes_needed == 3
+    assert three.training.step == 0 and same(three.initial, three.network)
+    back = three.with_classes(2)
+    assert back.architecture.outputs == 1 and same(back.network, PlaygroundState().network)
+    with pytest.raises(ValueError, match="XOR dataset has two classes"):
+        s.with_data(s.dataset.switched_to("xor")).with_classes(3)
+    # switching to a two-class dataset takes two classes; the class a click adds follows
+    five = s.with_classes(5).with_view(click_class=4)
+    xor = five.with_data(five.dataset.switched_to("xor"))
+    assert xor.classes == 2 and xor.view.click_class == 1 and xor.architecture.outputs == 1
+    # a point of a new class adds a class
+    more = s.with_points(s.points.adding(0.0, 0.0, 4))
+    assert more.classes == 5 and more.architecture.outputs == 5
+    corners = s.with_data(s.dataset.switched_to("xor_corners"))
+    assert len(corners.points) == 4 and not corners.points.test.any()
+    boundary = s.with_data(replace(s.dataset.switched_to("boundary"), expression="x/2", noise=0.0))
+    x = boundary.points.x
+    assert np.array_equal(boundary.points.label, (x[:, 1] > x[:, 0] / 2) * 1.0)
+
+
+def test_replay_goes_back_to_the_weights_the_run_started_from():
+    s = PlaygroundState().with_hidden((5,))
+    start = s.network
+    trained = Trainer(start, *s.points.train(), config=s.training.config()).advance(40)
+    s = s.with_progress(trained.net, 40, History().recording([40], [[0.1, 0.2, 0.9, 0.8]]))
+    s = s.with_training(learning_rate=0.2)
+    again = s.replayed()
+    assert same(again.network, start) and again.training.step == 0 and not len(again.history)
+    assert again.training.learning_rate == 0.2  # the settings to compare stay
+    # a network from elsewhere starts a run of its own
+    other = MLP.random([2, 3, 1], seed=9)
+    assert same(s.with_network(other).replayed().network, other)
+    # another activation keeps the weights: the run starts from them
+    tanh = s.with_activation("tanh")
+    assert same(tanh.replayed().network, tanh.network)
+
+
+def test_random_labels_shuffle_the_training_labels_only():
+    s = PlaygroundState()
+    shuffled = s.with_random_labels(True)
+    X, y = shuffled.training_points()
+    X0, y0 = s.points.train()
+    assert np.array_equal(X, X0) and not np.array_equal(y, y0)
+    assert np.array_equal(np.bincount(y.astype(int)), np.bincount(y0.astype(int)))
+    assert np.array_equal(shuffled.training_points()[1], y)  # the same shuffle every time
+    assert shuffled.points == s.points  # the points keep their labels; test points too
+    assert np.array_equal(shuffled.with_random_labels(False).training_points()[1], y0)
+
+
+def test_the_hidden_space_choice_follows_the_architecture():
+    from relulab.model.playground import hidden_space_choice
+
+    s = PlaygroundState().with_hidden((4, 2))
+    assert hidden_space_choice(s.view, s.architecture) == (2, 0, 1)  # the bottleneck
+    s = s.with_view(hidden_space=(1, 3, 2))
+    assert hidden_space_choice(s.view, s.architecture) == (1, 3, 2)
+    narrower = s.with_hidden((3, 2))
+    assert narrower.view.hidden_space is None  # neuron 4 is gone
+    assert hidden_space_choice(PlaygroundState().with_hidden((1,)).view,
+                               Architecture(hidden=(1,))) is None

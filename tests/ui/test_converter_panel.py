@@ -159,7 +159,7 @@ def _bad_files(tmp_path):
 
     graph = helper.make_graph(
         [helper.make_node("Gemm", ["x", "B"], ["z"], transB=1, name="fc"),
-         helper.make_node("Sigmoid", ["z"], ["y"], name="squash")], "g",
+         helper.make_node("Softplus", ["z"], ["y"], name="squash")], "g",
         [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["N", 2])],
         [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["N", 1])],
         initializer=[numpy_helper.from_array(np.ones((1, 2), np.float32), "B")])
@@ -174,7 +174,7 @@ def _bad_files(tmp_path):
         "types.json": (json.dumps({"layers": [{"weights": [["a"]], "biases": [0]}]}).encode(),
                        "not a number"),
         "disguised.npz": (good.read_bytes(), "not a NPZ file"),
-        "sigmoid.onnx": (helper.make_model(graph).SerializeToString(), "Sigmoid"),
+        "softplus.onnx": (helper.make_model(graph).SerializeToString(), "Softplus"),
         "net.txt": (good.read_bytes(), "unknown file type"),
     }
     return {name: (tmp_path / name, needle) for name, (data, needle) in files.items()
@@ -182,7 +182,7 @@ def _bad_files(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["empty.json", "trunc.json", "nan.json", "shape.json",
-                                  "types.json", "disguised.npz", "sigmoid.onnx", "net.txt"])
+                                  "types.json", "disguised.npz", "softplus.onnx", "net.txt"])
 def test_bad_files_keep_the_network(qtbot, panel, tmp_path, name):
     path, needle = _bad_files(tmp_path)[name]
     before = panel.state_dict()

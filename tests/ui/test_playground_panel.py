@@ -132,6 +132,7 @@ def test_divergence_stops_and_says_so(panel, qtbot):
     state["network"] = {"activation": "identity", "layers": [
         {"W": W.tolist(), "b": b.tolist()}
         for W, b in MLP.random([2, 8, 8, 1], seed=0, activation="identity").layers]}
+    del state["initial"]  # a hand-edited file: the run starts from its network
     state["training"].update(optimizer="gd", learning_rate=1000.0, speed="as fast as possible")
     panel.load_state(state)
     panel.controls.play_button.click()
@@ -187,7 +188,7 @@ def test_activation_plot_and_identity_collapse(panel):
 def test_hover_a_neuron_shows_its_map(panel, qtbot):
     net = panel.net
     k = 2  # layer 1, neuron 3
-    plot, label = panel.diagram.plot, panel.diagram.label
+    plot, label = panel.diagram.plot, panel.info_label
     x, y = drawn(panel).diagram.node_pos[net.sizes[0] + k]
     mouse.move(plot, mouse.data_to_viewport(plot, x, y))
     qtbot.waitUntil(lambda: label.text().startswith("Layer 1, neuron 3"), timeout=3000)
@@ -205,7 +206,7 @@ def test_neuron_list_and_identity_neuron_map(panel):
     panel.set_activation("identity")
     combo = panel.controls.neuron_combo
     combo.setCurrentIndex(combo.findData([1, 0]))
-    assert "exactly" in panel.diagram.label.text()
+    assert "exactly" in panel.info_label.text()
     assert panel.state.view.neuron == (1, 0)
 
 
@@ -413,11 +414,12 @@ def test_overlay_follows_training_in_a_worker_and_is_exact_after_pause(panel, qt
     assert panel.is_playing()
     # How soon the worker answers depends on the machine; what an answer for an older
     # network of the same shape shows does not: it is drawn, marked with its step.
+    from relulab.model.decisions import decision_regions
     from relulab.ui.panels.playground.data_map import polygon_outline
 
-    older = region_polygons(first, panel.box)
-    panel._on_regions((first, 0, older, polygon_outline(older)))
-    assert label.text() == f"Linear regions in view: {len(older)} (exact, step 0)"
+    older = decision_regions(first, panel.box)
+    panel._on_regions((first, 0, older, polygon_outline(older.regions)))
+    assert label.text() == f"Linear regions in view: {len(older.regions)} (exact, step 0)"
     panel.controls.play_button.click()
     expected = region_polygons(panel.net, panel.box)
     assert label.text() == f"Linear regions in view: {len(expected)} (exact)"
@@ -445,10 +447,11 @@ def test_empty_data_and_no_hidden_layer(panel):
     state["points"] = {"x": [], "label": [], "test": []}
     state["architecture"]["hidden"] = []
     state["network"] = {"activation": "relu", "layers": [{"W": [[1.0, -1.0]], "b": [0.5]}]}
+    del state["initial"]
     panel.load_state(state)
     panel.step_once()
     assert panel.trainer.step == 0 and "—" in drawn(panel).readouts.status_label.text()
-    assert "1 (no hidden layer" in panel.readouts.region_label.text()
+    assert "1 (no ReLU layer" in panel.readouts.region_label.text()
     mouse.click(panel.data_map, mouse.data_to_viewport(panel.data_map, 0.1, 0.1))
     assert n_points(panel) == 1
     panel.step_once()

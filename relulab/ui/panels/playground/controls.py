@@ -1,4 +1,6 @@
-"""The Playground's controls: the data, the network, training and the regions.
+"""The Playground's controls: Play, Step, Reset and Replay always in sight, and below
+them the data, the network, training and the view, one tab each (a 1366 × 768 laptop
+shows every tab without scrolling the buttons away).
 
 The controls only show a state (``show_state``, signals blocked so nothing echoes
 back) and say what the user asked for through their own signals; the panel turns
@@ -11,19 +13,22 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QPushButton,
-    QScrollArea, QSpinBox, QTabWidget, QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel,
+    QLineEdit, QPushButton, QScrollArea, QSpinBox, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from relulab.model.activations import ACTIVATIONS, get_activation
 from relulab.model.classify import LOSSES, OPTIMIZERS
 from relulab.model.datasets import DATASETS
 from relulab.model.playground import (
-    ARCHITECTURE_PRESETS, MAX_HIDDEN_LAYERS, MAX_POINTS, MAX_SEED, MAX_STEPS_PER_PRESS,
-    MAX_STOP_STEP, MAX_WIDTH, CLASSES, PlaygroundState,
+    ARCHITECTURE_PRESETS, MAX_CLASSES, MAX_HIDDEN_LAYERS, MAX_POINTS, MAX_SEED,
+    MAX_STEPS_PER_PRESS, MAX_STOP_STEP, MAX_WIDTH, MIN_CLASSES, PlaygroundState,
 )
 from relulab.model.training import SPEEDS
 from relulab.ui.panels.base import named, signals_blocked
+
+#: The "every layer" activation combo's entry while the layers differ.
+MIXED = "mixed"
 
 
 def _index(combo: QComboBox, data) -> int:
@@ -31,12 +36,12 @@ def _index(combo: QComboBox, data) -> int:
 
 
 class PlaygroundControls(QWidget):
-    """The left column: Play, Step and Reset always in sight, and below them the data,
-    the network, training and the regions, one tab each (a 1366 × 768 laptop shows
-    every tab without scrolling). ``layer_width_changed(layer, width)`` comes from the
-    spin boxes of the hidden layers, which are made again when their number changes."""
+    """The left column. ``layer_width_changed(layer, width)`` and
+    ``layer_activation_changed(layer, name)`` come from the rows of the hidden layers,
+    which are made again when their number changes."""
 
     layer_width_changed = Signal(int, int)
+    layer_activation_changed = Signal(int, str)
 
     def __init__(self, theme, parent=None):
         super().__init__(parent)
@@ -48,18 +53,20 @@ class PlaygroundControls(QWidget):
         self.tabs = named(QTabWidget(), "playground-control-tabs", "Playground settings")
         self.tabs.setDocumentMode(True)
         for title, page in (("Data", self._build_data()), ("Network", self._build_network()),
-                            ("Training", self._build_training()), ("Regions", self._build_regions())):
+                            ("Training", self._build_training()), ("View", self._build_view())):
             self.tabs.addTab(self._scrolled(page), title)
         column.addWidget(self.tabs, 1)
         self.layer_spins: list[QSpinBox] = []
+        self.layer_combos: list[QComboBox] = []
         for w in (self.noise_spin, self.points_spin, self.test_spin, self.data_seed_spin,
                   self.init_seed_spin, self.lr_spin, self.batch_spin, self.press_spin,
-                  self.max_steps_spin):
+                  self.max_steps_spin, self.classes_spin):
             w.setKeyboardTracking(False)
 
     @staticmethod
     def _scrolled(page: QWidget) -> QScrollArea:
-        """A tab's page at its natural height, scrolled only when zoomed past the window."""
+        """A tab's page at its natural height (the rest of the tab left empty), scrolled
+        when the window is shorter."""
         holder = QWidget()
         column = QVBoxLayout(holder)
         column.setContentsMargins(0, 0, 0, 0)
@@ -72,7 +79,7 @@ class PlaygroundControls(QWidget):
         area.setWidget(holder)
         return area
 
-    # -- construction, one tab each ----------------------------------------------------
+    # -- construction, one tab each -------------------------------------------------------
     def _build_buttons(self) -> QHBoxLayout:
         self.play_button = named(QPushButton("Play"), "playground-play",
                                  "Play or pause training (Space)", "Play or pause training (Space)")
@@ -82,21 +89,32 @@ class PlaygroundControls(QWidget):
         self.reset_button = named(QPushButton("Reset"), "playground-reset",
                                   "New initial weights from the seed (R)",
                                   "New initial weights from the seed (R)")
-        return self._row(self.play_button, self.step_button, self.reset_button)
+        self.replay_button = named(QPushButton("Replay"), "playground-replay",
+                                   "Back to the weights this run started from, to compare settings",
+                                   "Back to the weights this run started from, to compare "
+                                   "settings: the last run's curves stay, dashed")
+        return self._row(self.play_button, self.step_button, self.reset_button, self.replay_button)
 
     def _build_data(self) -> QWidget:
-        box = QWidget()
-        form = QFormLayout(box)
+        page = QWidget()
+        form = QFormLayout(page)
         self.dataset_combo = named(QComboBox(), "playground-dataset", "Dataset", "Dataset")
         for key, d in DATASETS.items():
             self.dataset_combo.addItem(d.label, key)
+        self.classes_spin = named(QSpinBox(), "playground-classes", "Number of classes",
+                                  "Number of classes (circles, spirals, Gaussian blobs and the "
+                                  "checkerboard make up to six)")
+        self.classes_spin.setRange(MIN_CLASSES, MAX_CLASSES)
+        self.boundary_edit = named(QLineEdit(), "playground-boundary",
+                                   "The curve f: class 1 where x₂ > f(x₁)",
+                                   "The curve f: class 1 where x₂ > f(x₁) (e.g. sin(3x)/2, x^2 − 0.5)")
         self.noise_spin = named(QDoubleSpinBox(), "playground-noise", "Noise (standard deviation)",
                                 "Noise (standard deviation)")
         self.noise_spin.setRange(0.0, 1.0)
         self.noise_spin.setSingleStep(0.01)
         self.noise_spin.setDecimals(3)
         self.points_spin = named(QSpinBox(), "playground-points", "Points per class", "Points per class")
-        self.points_spin.setRange(2, MAX_POINTS // CLASSES)
+        self.points_spin.setRange(1, MAX_POINTS // MIN_CLASSES)
         self.test_spin = named(QDoubleSpinBox(), "playground-test-fraction", "Test fraction",
                                "Test fraction")
         self.test_spin.setRange(0.0, 0.9)
@@ -105,13 +123,19 @@ class PlaygroundControls(QWidget):
         self.data_seed_spin = named(QSpinBox(), "playground-data-seed", "Data seed", "Data seed")
         self.data_seed_spin.setRange(0, min(MAX_SEED, 10 ** 6))
         self.click_class_combo = named(QComboBox(), "playground-click-class", "Class added by a click",
-                                       "Class added by a click")
-        self.click_class_combo.addItem("class 0 (Shift: class 1)", 0)
-        self.click_class_combo.addItem("class 1 (Shift: class 0)", 1)
-        for label, widget in (("Dataset", self.dataset_combo), ("Noise", self.noise_spin),
-                              ("Points per class", self.points_spin), ("Test fraction", self.test_spin),
-                              ("Data seed", self.data_seed_spin), ("Click adds", self.click_class_combo)):
+                                       "Class added by a click (Shift+click: the next class)")
+        self.random_labels_check = named(
+            QCheckBox("Random labels"), "playground-random-labels", "Shuffle the training labels",
+            "Shuffle the training labels among the training points (the test points keep "
+            "theirs): the network can still fit them, and learns nothing that holds")
+        form.addRow("Dataset", self.dataset_combo)
+        form.addRow("Classes", self.classes_spin)
+        form.addRow("Boundary x₂ >", self.boundary_edit)
+        for label, widget in (("Noise", self.noise_spin), ("Points per class", self.points_spin),
+                              ("Test fraction", self.test_spin), ("Data seed", self.data_seed_spin),
+                              ("Click adds", self.click_class_combo)):
             form.addRow(label, widget)
+        form.addRow(self.random_labels_check)
         self.regenerate_button = named(QPushButton("Regenerate"), "playground-regenerate",
                                        "Regenerate the data with the next seed",
                                        "Regenerate the data with the next seed")
@@ -123,22 +147,25 @@ class PlaygroundControls(QWidget):
         self.data_error = named(QLabel(""), "playground-data-error", "Data error")
         self.data_error.setWordWrap(True)
         form.addRow(self.data_error)
-        return box
+        self._data_form = form
+        return page
 
     def _build_network(self) -> QWidget:
-        box = QWidget()
-        form = QFormLayout(box)
+        page = QWidget()
+        form = QFormLayout(page)
         self.preset_combo = named(QComboBox(), "playground-preset", "Architecture preset",
                                   "Architecture preset")
         self.preset_combo.addItem("choose a preset…", None)
         for label in ARCHITECTURE_PRESETS:
             self.preset_combo.addItem(label, label)
         form.addRow("Preset", self.preset_combo)
-        self.layers_row = QHBoxLayout()
-        self.layers_row.setSpacing(2)
+        self.layers_grid = QGridLayout()
+        self.layers_grid.setContentsMargins(0, 0, 0, 0)
+        self.layers_grid.setHorizontalSpacing(4)
+        self.layers_grid.setVerticalSpacing(2)
         layers = QWidget()
-        layers.setLayout(self.layers_row)
-        form.addRow("Neurons per\nhidden layer", layers)
+        layers.setLayout(self.layers_grid)
+        form.addRow(layers)
         self.add_layer_button = named(QPushButton("+ layer"), "playground-add-layer",
                                       "Add a hidden layer", "Add a hidden layer")
         self.remove_layer_button = named(QPushButton("− layer"), "playground-remove-layer",
@@ -146,33 +173,41 @@ class PlaygroundControls(QWidget):
         form.addRow(self._row(self.add_layer_button, self.remove_layer_button))
         self.param_label = named(QLabel(""), "playground-param-count", "Parameter count")
         form.addRow("Parameters", self.param_label)
-        self.activation_combo = named(QComboBox(), "playground-activation", "Activation", "Activation")
+        self.activation_combo = named(QComboBox(), "playground-activation",
+                                      "Activation of every hidden layer",
+                                      "Activation of every hidden layer (each layer's is above)")
         for key, a in ACTIVATIONS.items():
             self.activation_combo.addItem(a.label, key)
-        form.addRow("Activation", self.activation_combo)
+        form.addRow("Every layer", self.activation_combo)
         form.addRow(self._build_activation_plot())
         self.init_seed_spin = named(QSpinBox(), "playground-init-seed", "Seed of the initial weights",
                                     "Seed of the initial weights")
         self.init_seed_spin.setRange(0, min(MAX_SEED, 10 ** 6))
         form.addRow("Weights seed", self.init_seed_spin)
-        return box
+        self.export_button = named(QPushButton("Export network…"), "playground-export-network",
+                                   "Save the network as JSON, NPZ or ONNX",
+                                   "Save the trained network as JSON, NPZ or ONNX")
+        self.send_button = named(QPushButton("Send to Deep → shallow"),
+                                 "playground-send-converter", "Send the network to the converter",
+                                 "Send the network to the converter")
+        form.addRow(self._row(self.export_button, self.send_button))
+        return page
 
     def _build_activation_plot(self) -> pg.PlotWidget:
         self.activation_plot = named(pg.PlotWidget(), "playground-activation-plot",
                                      "Activation and its derivative")
-        self.activation_plot.setMinimumHeight(130)
-        self.activation_plot.setMaximumHeight(170)
+        self.activation_plot.setMinimumHeight(120)
+        self.activation_plot.setMaximumHeight(160)
         self.activation_plot.setMouseEnabled(False, False)
         self.activation_plot.setMenuEnabled(False)
         self.activation_plot.hideButtons()
-        self.activation_plot.addLegend(offset=(4, 4))
-        self.phi_curve = self.activation_plot.plot(name="φ(z)")
-        self.dphi_curve = self.activation_plot.plot(name="φ′(z)")
+        self.activation_legend = self.activation_plot.addLegend(offset=(4, 4))
+        self.activation_curves: list[pg.PlotDataItem] = []
         return self.activation_plot
 
     def _build_training(self) -> QWidget:
-        box = QWidget()
-        form = QFormLayout(box)
+        page = QWidget()
+        form = QFormLayout(page)
         self.optimizer_combo = named(QComboBox(), "playground-optimizer", "Optimizer", "Optimizer")
         for key, label in OPTIMIZERS.items():
             self.optimizer_combo.addItem(label, key)
@@ -198,30 +233,35 @@ class PlaygroundControls(QWidget):
         self.max_steps_spin.setRange(0, MAX_STOP_STEP)
         self.max_steps_spin.setSpecialValueText("never")
         for label, widget in (("Optimizer", self.optimizer_combo), ("Learning rate", self.lr_spin),
-                              ("Loss (sigmoid output)", self.loss_combo), ("Batch size", self.batch_spin),
+                              ("Loss", self.loss_combo), ("Batch size", self.batch_spin),
                               ("Speed", self.speed_combo), ("Steps per Step", self.press_spin),
                               ("Stop at step", self.max_steps_spin)):
             form.addRow(label, widget)
+        self.output_label = named(QLabel(""), "playground-output-kind", "What the output is")
+        self.output_label.setWordWrap(True)
+        form.addRow(self.output_label)
         lesson = "Circles, 2-6-1, the lesson's weights, gradient descent at 0.5 for 2000 steps"
         self.lesson_button = named(QPushButton("Seed 002 lesson set-up"), "playground-lesson",
                                    lesson, lesson)
         form.addRow(self.lesson_button)
-        return box
+        return page
 
-    def _build_regions(self) -> QWidget:
-        box = QWidget()
-        column = QVBoxLayout(box)
-        self.regions_check = named(QCheckBox("Show the exact linear regions (ReLU)"),
+    def _build_view(self) -> QWidget:
+        page = QWidget()
+        column = QVBoxLayout(page)
+        self.regions_check = named(QCheckBox("Exact linear and decision regions (ReLU)"),
                                    "playground-show-regions", "Show linear regions",
-                                   "Show linear regions")
-        self.send_button = named(QPushButton("Send network to Deep → shallow"),
-                                 "playground-send-converter", "Send the network to the converter",
-                                 "Send the network to the converter")
+                                   "Show the exact linear regions, and the decision boundary "
+                                   "computed from each region's affine map")
+        self.thumbnails_check = named(QCheckBox("Each neuron's map in the diagram"),
+                                      "playground-thumbnails", "Neuron maps in the diagram",
+                                      "Draw each neuron's own output over the plane on its dot")
         self.neuron_combo = named(QComboBox(), "playground-neuron-select", "Neuron whose map is shown",
                                   "Neuron whose map is shown")
-        for widget in (self.regions_check, self.send_button, QLabel("Map of"), self.neuron_combo):
+        for widget in (self.regions_check, self.thumbnails_check, QLabel("Map of"), self.neuron_combo):
             column.addWidget(widget)
-        return box
+        column.addStretch(1)
+        return page
 
     @staticmethod
     def _row(*widgets) -> QHBoxLayout:
@@ -238,15 +278,25 @@ class PlaygroundControls(QWidget):
                    self.data_seed_spin, self.click_class_combo, self.activation_combo,
                    self.init_seed_spin, self.optimizer_combo, self.lr_spin, self.loss_combo,
                    self.batch_spin, self.speed_combo, self.press_spin, self.max_steps_spin,
-                   self.regions_check, self.neuron_combo, self.preset_combo)
+                   self.regions_check, self.neuron_combo, self.preset_combo, self.classes_spin,
+                   self.boundary_edit, self.random_labels_check, self.thumbnails_check)
         with signals_blocked(*widgets):
             self.dataset_combo.setCurrentIndex(_index(self.dataset_combo, ds.name))
+            self.classes_spin.setValue(ds.classes)
+            self.classes_spin.setEnabled(ds.spec.max_classes > 2 or ds.classes > 2)
+            self.points_spin.setMaximum(MAX_POINTS // ds.classes)
+            self.boundary_edit.setText(ds.expression)
+            self._data_form.setRowVisible(self.boundary_edit, ds.name == "boundary")
             self.noise_spin.setValue(ds.noise)
             self.points_spin.setValue(ds.n_per_class)
             self.test_spin.setValue(ds.test_fraction)
             self.data_seed_spin.setValue(ds.seed)
-            self.click_class_combo.setCurrentIndex(view.click_class)
-            self.activation_combo.setCurrentIndex(_index(self.activation_combo, arch.activation))
+            self.random_labels_check.setChecked(ds.random_labels)
+            self._fill_click_classes(ds.classes, view.click_class)
+            uniform = isinstance(arch.activation, str)
+            if uniform:
+                self.activation_combo.setCurrentIndex(_index(self.activation_combo, arch.activation))
+            self._show_mixed(not uniform)
             self.init_seed_spin.setValue(arch.init_seed)
             self.optimizer_combo.setCurrentIndex(_index(self.optimizer_combo, tr.optimizer))
             self.lr_spin.setValue(tr.learning_rate)
@@ -256,30 +306,71 @@ class PlaygroundControls(QWidget):
             self.press_spin.setValue(tr.steps_per_press)
             self.max_steps_spin.setValue(tr.max_steps)
             self.regions_check.setChecked(view.show_regions)
+            self.thumbnails_check.setChecked(view.thumbnails)
             self.preset_combo.setCurrentIndex(0)
             self._fill_neurons(arch.hidden, view.neuron)
-        self._show_layers(arch.hidden)
+        self._show_layers(arch.hidden, arch.activations)
         self.param_label.setText(f"{'-'.join(map(str, arch.sizes))}: {arch.n_params} parameters")
         self.remove_layer_button.setEnabled(len(arch.hidden) > 0)
         self.add_layer_button.setEnabled(len(arch.hidden) < MAX_HIDDEN_LAYERS)
-        self._show_activation(arch.activation)
+        self.output_label.setText(
+            "One output z: class 1 when z > 0, p = σ(z)." if arch.outputs == 1 else
+            f"{arch.outputs} outputs, one score per class: the class is the largest, "
+            "p = softmax(z).")
+        self._show_activations(arch.activations or (arch.activation,))
 
-    def _show_layers(self, hidden: tuple[int, ...]) -> None:
-        if [s.value() for s in self.layer_spins] == list(hidden):
-            return
-        for s in self.layer_spins:
-            self.layers_row.removeWidget(s)
-            s.deleteLater()
-        self.layer_spins = []
-        for i, width in enumerate(hidden, start=1):
-            spin = named(QSpinBox(), f"playground-layer-{i}-width", f"Neurons in hidden layer {i}",
-                         f"Neurons in hidden layer {i}")
-            spin.setRange(1, MAX_WIDTH)
-            spin.setValue(width)
-            spin.setKeyboardTracking(False)
-            spin.valueChanged.connect(lambda v, i=i: self.layer_width_changed.emit(i, v))
-            self.layers_row.addWidget(spin)
-            self.layer_spins.append(spin)
+    def _show_mixed(self, mixed: bool) -> None:
+        at = self.activation_combo.findData(MIXED)
+        if mixed and at < 0:
+            self.activation_combo.addItem("(each layer its own)", MIXED)
+        elif not mixed and at >= 0:
+            self.activation_combo.removeItem(at)
+        if mixed:
+            self.activation_combo.setCurrentIndex(self.activation_combo.findData(MIXED))
+
+    def _fill_click_classes(self, classes: int, chosen: int) -> None:
+        if self.click_class_combo.count() != classes:
+            self.click_class_combo.clear()
+            for k in range(classes):
+                self.click_class_combo.addItem(f"class {k} (Shift: class {(k + 1) % classes})", k)
+        self.click_class_combo.setCurrentIndex(min(chosen, classes - 1))
+
+    def _show_layers(self, hidden: tuple[int, ...], activations: tuple[str, ...]) -> None:
+        if [s.value() for s in self.layer_spins] != list(hidden):
+            for w in self.layer_spins + self.layer_combos + self._layer_labels():
+                self.layers_grid.removeWidget(w)
+                w.deleteLater()
+            self.layer_spins, self.layer_combos = [], []
+            for i, width in enumerate(hidden, start=1):
+                label = named(QLabel(f"Layer {i}"), f"playground-layer-{i}-label", f"Hidden layer {i}")
+                spin = named(QSpinBox(), f"playground-layer-{i}-width", f"Neurons in hidden layer {i}",
+                             f"Neurons in hidden layer {i}")
+                spin.setRange(1, MAX_WIDTH)
+                spin.setValue(width)
+                spin.setKeyboardTracking(False)
+                spin.valueChanged.connect(lambda v, i=i: self.layer_width_changed.emit(i, v))
+                combo = named(QComboBox(), f"playground-layer-{i}-activation",
+                              f"Activation of hidden layer {i}", f"Activation of hidden layer {i}")
+                for key, a in ACTIVATIONS.items():
+                    combo.addItem(a.label, key)
+                combo.activated.connect(
+                    lambda _k, i=i, c=combo: self.layer_activation_changed.emit(i, c.currentData()))
+                self.layers_grid.addWidget(label, i - 1, 0)
+                self.layers_grid.addWidget(spin, i - 1, 1)
+                self.layers_grid.addWidget(combo, i - 1, 2)
+                self.layer_spins.append(spin)
+                self.layer_combos.append(combo)
+        for combo, name in zip(self.layer_combos, activations):
+            with signals_blocked(combo):
+                combo.setCurrentIndex(_index(combo, name))
+
+    def _layer_labels(self) -> list[QWidget]:
+        out = []
+        for i in range(self.layers_grid.count()):
+            w = self.layers_grid.itemAt(i).widget()
+            if isinstance(w, QLabel):
+                out.append(w)
+        return out
 
     def _fill_neurons(self, hidden: tuple[int, ...], chosen) -> None:
         self.neuron_combo.clear()
@@ -290,12 +381,40 @@ class PlaygroundControls(QWidget):
         idx = self.neuron_combo.findData(list(chosen)) if chosen is not None else 0
         self.neuron_combo.setCurrentIndex(max(0, idx))
 
-    def _show_activation(self, name: str) -> None:
-        a = get_activation(name)
+    @property
+    def phi_curve(self) -> pg.PlotDataItem:
+        """φ of the activation shown (the first layer's when they differ)."""
+        return self.activation_curves[0]
+
+    @property
+    def dphi_curve(self) -> pg.PlotDataItem:
+        """φ′ when one activation is shown (else a second layer's φ)."""
+        return self.activation_curves[1]
+
+    def _show_activations(self, names) -> None:
+        """One activation: φ and φ′; several (a layer each): each φ."""
+        distinct = list(dict.fromkeys(names))
         z = np.linspace(-4, 4, 401)
-        self.phi_curve.setData(z, a.f(z))
-        self.dphi_curve.setData(z, a.df(z))
-        self.theme.set_title(self.activation_plot, f"{a.label} and its derivative", 10)
+        curves = [(f"{get_activation(n).label}", get_activation(n).f(z)) for n in distinct]
+        if len(distinct) == 1:
+            a = get_activation(distinct[0])
+            curves = [("φ(z)", a.f(z)), ("φ′(z)", a.df(z))]
+            title = f"{a.label} and its derivative"
+        else:
+            title = "The layers' activations"
+        while len(self.activation_curves) < len(curves):
+            self.activation_curves.append(self.activation_plot.plot())
+        self.activation_legend.clear()
+        for k, curve in enumerate(self.activation_curves):
+            if k < len(curves):
+                name, values = curves[k]
+                curve.setData(z, values)
+                curve.setPen(self.theme.series_pen(k))
+                curve.setVisible(True)
+                self.activation_legend.addItem(curve, name)
+            else:
+                curve.setVisible(False)
+        self.theme.set_title(self.activation_plot, title, 10)
 
     def show_data_error(self, text: str) -> None:
         self.data_error.setText(text)
@@ -304,8 +423,8 @@ class PlaygroundControls(QWidget):
     def apply_theme(self) -> None:
         th = self.theme
         th.style_plot(self.activation_plot)
-        self.phi_curve.setPen(th.series_pen(0))
-        self.dphi_curve.setPen(th.series_pen(1))
+        for k, curve in enumerate(self.activation_curves):
+            curve.setPen(th.series_pen(k))
         # grow with the zoom, but slower, so the map keeps most of a projected screen
         grow = th.zoom ** 0.5
         self.setMinimumWidth(int(340 * grow))

@@ -1,8 +1,11 @@
-"""Loss and accuracy against the step, on the training and the test points."""
+"""Loss and accuracy against the step, on the training and the test points (with
+random labels: train climbing, test staying near chance), and, after a Replay, the
+training curves of the run before, dotted, to compare settings from the same start."""
 
 from __future__ import annotations
 
 import numpy as np
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from relulab.model.playground import History
@@ -36,6 +39,28 @@ class TrainingCurves(QWidget):
         self.loss_test = self.loss_plot.plot(name="test")
         self.accuracy_train = self.accuracy_plot.plot(name="train")
         self.accuracy_test = self.accuracy_plot.plot(name="test")
+        # the run before a Replay, faint: the same start, other settings
+        self.previous_train = self.accuracy_plot.plot()
+        self.previous_loss = self.loss_plot.plot()
+        self.previous: History | None = None
+        self.show_previous(None)
+
+    def show_previous(self, history: History | None) -> None:
+        """The training curves of the run before the last Replay (None: none)."""
+        self.previous = history if history is not None and len(history) else None
+        for plot, curve, key in ((self.accuracy_plot, self.previous_train, "train_accuracy"),
+                                 (self.loss_plot, self.previous_loss, "train_loss")):
+            legend = plot.getPlotItem().legend
+            legend.removeItem(curve)
+            if self.previous is None:
+                curve.setData([], [])
+                curve.setVisible(False)
+                continue
+            legend.addItem(curve, "train, run before")
+            values = getattr(self.previous, key)
+            ok = np.isfinite(values)
+            curve.setData(self.previous.step[ok], values[ok])
+            curve.setVisible(True)
 
     def show_history(self, history: History) -> None:
         s = history.step
@@ -46,8 +71,11 @@ class TrainingCurves(QWidget):
             ok = np.isfinite(values)
             curve.setData(s[ok], values[ok])
         losses = np.concatenate([history.train_loss, history.test_loss])
-        losses = losses[np.isfinite(losses)]
         last = float(s[-1]) if len(s) else 1.0
+        if self.previous is not None:  # the axes hold the run before too
+            losses = np.concatenate([losses, self.previous.train_loss])
+            last = max(last, float(self.previous.step[-1]))
+        losses = losses[np.isfinite(losses)]
         top = float(losses.max()) if losses.size else 1.0
         # the step axis grows by a quarter when the curves reach its end: it moves a few
         # times in a run, not every frame
@@ -68,3 +96,5 @@ class TrainingCurves(QWidget):
                             (self.accuracy_train, self.accuracy_test)):
             train.setPen(self.theme.series_pen(0))
             test.setPen(self.theme.series_pen(1))
+        for curve in (self.previous_train, self.previous_loss):
+            curve.setPen(self.theme.pen("muted", 1.5, Qt.PenStyle.DotLine))

@@ -1,10 +1,13 @@
 """The data map: the plane with the network's picture, its boundary, the exact linear
 regions and the points.
 
-The picture is a 200 × 200 heat map of σ(net(x)) in the two class colours (or of one
-neuron's value), with the boundary σ = ½ (or the neuron's zero line) on top. Small
-networks are drawn at once; larger ones on a worker (``map_picture`` is Qt-free), so
-that no frame holds the event loop.
+The picture is a 200 × 200 heat map: for two classes σ(net(x)) in the two class
+colours, for more the winning class's colour, stronger where the network is surer
+(its softmax probability); or one neuron's value. The boundary is on top (the grid's
+contour; for a ReLU network at rest the exact lines from the regions' maps replace
+it). Small networks are drawn at once; larger ones on a worker (``map_picture`` is
+Qt-free), so that no frame holds the event loop. Hovering the map says the affine map
+of the network (or of the neuron shown) on the region under the cursor.
 """
 
 from __future__ import annotations
@@ -18,10 +21,12 @@ from PySide6.QtGui import QPainterPath
 from PySide6.QtWidgets import QGraphicsPathItem
 
 from relulab.model.activations import ACTIVATIONS, get_activation
-from relulab.model.classify import DEFAULT_BOX, boundary_segments, grid_axes, grid_layers
+from relulab.model.classify import (
+    DEFAULT_BOX, boundary_segments, class_boundary_segments, grid_axes, grid_layers,
+)
 from relulab.model.collapse import format_affine, neuron_affine_map
 from relulab.model.mlp import MLP
-from relulab.model.playground import CLASSES, Points
+from relulab.model.playground import MAX_CLASSES, Points
 from relulab.ui.driver import TimedPlotWidget
 from relulab.ui.panels.base import named
 
@@ -31,19 +36,23 @@ RESOLUTION = 200
 QUICK_PICTURE_PARAMS = 400
 #: Right-click removes the nearest point within this many screen pixels.
 REMOVE_RADIUS = 12
-SYMBOLS = ("o", "s")
+#: One symbol per class, so that classes differ without colour too.
+SYMBOLS = ("o", "s", "t", "d", "star", "p")
+#: How far a class colour replaces the background where the network is sure.
+STRENGTH = 0.6
 
 
 @dataclass(frozen=True, eq=False)
 class MapPicture:
-    """What the map shows for one network: ``image`` indexed [column (x), row (y)]
-    with its colour ``levels``, the boundary segments, and a sentence on the neuron
-    shown (empty for the output)."""
+    """What the map shows for one network: ``image`` indexed [column (x), row (y)],
+    either values with their colour ``levels`` (two classes, a neuron) or RGB colours
+    (levels None: several classes), the boundary segments, and a sentence on the
+    neuron shown (empty for the output)."""
 
     net: MLP
     neuron: tuple[int, int] | None
     image: np.ndarray
-    levels: tuple[float, float]
+    levels: tuple[float, float] | None
     boundary: np.ndarray
     text: str
 
@@ -52,26 +61,59 @@ def picture_is_quick(net: MLP) -> bool:
     return net.n_params <= QUICK_PICTURE_PARAMS
 
 
+def class_palette(theme) -> np.ndarray:
+    """RGB rows: the background, then each class's colour, for :func:`map_picture`."""
+    rows = [theme.color("background")] + [theme.class_color(k) for k in range(MAX_CLASSES)]
+    return np.array([c.getRgb()[:3] for c in rows], dtype=np.float32)
+
+
+def class_image(S: np.ndarray, palette: np.ndarray, winner: np.ndarray | None = None) -> np.ndarray:
+    """RGB (rows, columns, 3) of the scores S (C, rows, columns): each pixel the colour
+    of its winning class (``winner``, argmax of S, when known) mixed into the background
+    by STRENGTH × how much surer than chance the network is, (p_max − 1/C)/(1 − 1/C)
+    with p = softmax(s)."""
+    C = S.shape[0]
+    if winner is None:
+        winner = np.argmax(S, axis=0)
+    top = np.take_along_axis(S, winner[None], axis=0)
+    total = np.exp(S - top).sum(axis=0)          # p_max = 1 / Σ e^{s − max}
+    weight = (STRENGTH * C / (C - 1.0)) * np.clip(1.0 / total - 1.0 / C, 0.0, None)
+    background, colours = palette[0], palette[1:]
+    rgb = background + (colours[winner] - background) * weight[..., None]
+    return np.clip(rgb, 0, 255).astype(np.ubyte)
+
+
 def map_picture(net: MLP, neuron: tuple[int, int] | None = None, box=DEFAULT_BOX,
-                resolution: int = RESOLUTION) -> MapPicture:
-    """The network's picture: p = σ(z) of the output, or φ(z) of hidden neuron
-    (layer, i) on a symmetric scale, and the line where z = 0, on a float32 grid (a
-    picture needs 7 digits, and float32 is several times faster); in float64 when the
-    weights take the values past float32's range, and values past float64's are drawn
-    at its largest."""
+                resolution: int = RESOLUTION, palette: np.ndarray | None = None) -> MapPicture:
+    """The network's picture: p = σ(z) of a one-output network, the classes' colours of a
+    several-output one (``palette`` from :func:`class_palette`), or φ(z) of hidden
+    neuron (layer, i) on a symmetric scale; and the boundary (z = 0, where the class
+    changes, the neuron's zero line), on a float32 grid (a picture needs 7 digits, and
+    float32 is several times faster); in float64 when the weights take the values past
+    float32's range, and values past float64's are drawn at its largest."""
     with np.errstate(all="ignore"):
         zs = grid_layers(net, box, resolution, dtype=np.float32)
-        if not all(np.isfinite(z).all() for z in zs):
+        finite = all(np.isfinite(z).all() for z in zs)
+        if not finite:
             zs = grid_layers(net, box, resolution, dtype=np.float64)
+        clean = (lambda z: z) if finite else _finite
         xs, ys = grid_axes(box, resolution)
+        if neuron is None and net.n_out > 1:
+            S = clean(zs[-1])
+            if palette is None:
+                palette = np.zeros((MAX_CLASSES + 1, 3), np.float32)
+            winner = np.argmax(S, axis=0)
+            image = np.swapaxes(class_image(S, palette, winner), 0, 1)
+            boundary = class_boundary_segments(S, xs, ys, winner)
+            return MapPicture(net, None, image, None, boundary[np.isfinite(boundary).all(axis=1)], "")
         if neuron is None:
-            z = _finite(zs[-1][0])
+            z = clean(zs[-1][0])
             image = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))  # through the diverging table
             levels, text = (0.0, 1.0), ""
         else:
             layer, i = neuron
-            z = _finite(zs[layer - 1][i])
-            image = _finite(get_activation(net.activation).f(z))
+            z = clean(zs[layer - 1][i])
+            image = _finite(get_activation(net.activations[layer - 1]).f(z))
             m = float(np.max(np.abs(image))) or 1.0
             levels, text = (-m, m), neuron_text(net, layer, i, m)
         boundary = boundary_segments(z, xs, ys)
@@ -85,14 +127,14 @@ def _finite(z: np.ndarray) -> np.ndarray:
 
 def neuron_text(net: MLP, layer: int, i: int, m: float) -> str:
     """One sentence on what hidden neuron (layer, i) computes."""
-    act = ACTIVATIONS[net.activation].label
+    own = net.activations[layer - 1]
+    act = ACTIVATIONS[own].label
     head = f"Layer {layer}, neuron {i + 1}"
-    if net.activation == "identity":
+    if all(a == "identity" for a in net.activations[:layer - 1]):  # z is affine in x
         a, c = neuron_affine_map(net, layer, i)
-        return f"{head}: exactly {format_affine(a, c)} (identity network)."
-    if layer == 1:
-        W, b = net.layers[0]
-        return f"{head}: {act}({format_affine(W[i], float(b[i]))}); largest |value| in view {m:.3g}."
+        if own == "identity":
+            return f"{head}: exactly {format_affine(a, c)} (identity layers)."
+        return f"{head}: {act}({format_affine(a, c)}); largest |value| in view {m:.3g}."
     return (f"{head}: {act} of a combination of layer {layer - 1}'s outputs; "
             f"its zero line is drawn; largest |value| in view {m:.3g}.")
 
@@ -128,7 +170,50 @@ def polygon_outline(polygons) -> Outline:
 NO_REGIONS = Outline(np.zeros(0), np.zeros(0), QPainterPath())
 
 
-def diverging_lut(low, mid, high, n: int = 256, strength: float = 0.6) -> np.ndarray:
+def point_items() -> dict:
+    """One scatter item per class and set (training, test), each with one symbol, brush
+    and pen: pyqtgraph draws such an item from one cached symbol, whatever the number
+    of points."""
+    return {(c, test): pg.ScatterPlotItem() for c in range(MAX_CLASSES) for test in (False, True)}
+
+
+def style_point_items(items: dict, theme, outline: float = 2.0) -> None:
+    """Training points filled in their class colour, outlined; held-out points hollow,
+    outlined in their class colour (darker where it is pale on the background)."""
+    for (c, test), item in items.items():
+        colour = theme.class_color(c)
+        if test:
+            item.setPen(pg.mkPen(outline_color(colour, theme.color("background")),
+                                 width=theme.width(outline)))
+            item.setBrush(pg.mkBrush(0, 0, 0, 0))
+        else:
+            item.setPen(theme.pen("foreground", 0.8 * outline / 2.0))
+            item.setBrush(pg.mkBrush(colour))
+
+
+def contrast_ratio(a, b) -> float:
+    """The WCAG contrast of two QColors, (L₁ + 0.05)/(L₂ + 0.05) of their relative luminances."""
+    def luminance(c):
+        rgb = np.array(c.getRgbF()[:3])
+        lin = np.where(rgb <= 0.03928, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+        return float(lin @ [0.2126, 0.7152, 0.0722])
+
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def outline_color(colour, background):
+    """``colour``, darkened (or lightened) until a thin outline of it reaches a 3:1
+    contrast with ``background`` (orange and sky on white do not)."""
+    out = colour
+    for _ in range(10):
+        if contrast_ratio(out, background) >= 3.0:
+            break
+        out = out.darker(115) if background.lightness() > 128 else out.lighter(115)
+    return out
+
+
+def diverging_lut(low, mid, high, n: int = 256, strength: float = STRENGTH) -> np.ndarray:
     """A colour table from ``low`` through ``mid`` to ``high`` (QColors); the ends are
     mixed with ``mid`` by 1 − strength so that points drawn on top stay visible."""
     lo = np.array(low.getRgb()[:3], float)
@@ -146,6 +231,8 @@ class DataMap(TimedPlotWidget):
 
     add_requested = Signal(float, float, bool)
     remove_requested = Signal(int)
+    #: The cursor over the plane (x, y), or None when it left.
+    hovered = Signal(object)
 
     def __init__(self, clock, theme, box=DEFAULT_BOX, parent=None):
         super().__init__(clock, parent)
@@ -170,20 +257,29 @@ class DataMap(TimedPlotWidget):
         self.addItem(self.region_item)
         self.boundary_item = pg.PlotDataItem(connect="pairs")
         self.addItem(self.boundary_item)
-        # one item per class and set, each with one symbol, brush and pen: pyqtgraph
-        # draws such an item from one cached symbol, whatever the number of points
-        self.point_items = {(c, test): pg.ScatterPlotItem() for c in range(CLASSES)
-                            for test in (False, True)}
+        self.point_items = point_items()
         for item in self.point_items.values():
             self.addItem(item)
         self.scene().sigMouseClicked.connect(self._on_click)
+        self.scene().sigMouseMoved.connect(self._on_move)
+        self._lut = None
 
     # -- what it shows ----------------------------------------------------------------
-    def show_picture(self, picture: MapPicture) -> None:
+    def show_picture(self, picture: MapPicture, boundary: bool = True) -> None:
+        """The picture; its boundary too unless ``boundary`` is False (exact lines shown)."""
         self.picture = picture
-        self.heat.setImage(picture.image, levels=picture.levels, autoLevels=False)
+        if picture.levels is None:  # colours already
+            self.heat.setLookupTable(None)
+            self.heat.setImage(picture.image, autoLevels=False, levels=(0, 255))
+        else:
+            self.heat.setLookupTable(self._lut)
+            self.heat.setImage(picture.image, levels=picture.levels, autoLevels=False)
         self.heat.setRect(self._rect)
-        seg = picture.boundary
+        if boundary:
+            self.show_boundary(picture.boundary)
+
+    def show_boundary(self, seg: np.ndarray) -> None:
+        """Line segments (2·S, 2), consecutive rows the ends of one."""
         self.boundary_item.setData(seg[:, 0], seg[:, 1]) if len(seg) else self.boundary_item.setData([], [])
 
     def show_regions(self, outline: Outline) -> None:
@@ -205,20 +301,30 @@ class DataMap(TimedPlotWidget):
         theme = self.theme
         theme.style_plot(self)
         self.getPlotItem().showGrid(False, False)
-        self.heat.setLookupTable(diverging_lut(theme.color("class0"), theme.color("background"),
-                                               theme.color("class1")))
+        self._lut = diverging_lut(theme.color("class0"), theme.color("background"),
+                                  theme.color("class1"))
+        if self.picture is None or self.picture.levels is not None:
+            self.heat.setLookupTable(self._lut)
         self.boundary_item.setPen(theme.pen("foreground", 2.5))
         self.region_item.setPen(theme.pen("foreground", 0.8, alpha=110))
-        for (c, test), item in self.point_items.items():
-            if test:  # held-out points: outlined in their class colour
-                item.setPen(theme.pen(f"class{c}", 2.0))
-                item.setBrush(pg.mkBrush(0, 0, 0, 0))
-            else:
-                item.setPen(theme.pen("foreground", 0.8))
-                item.setBrush(pg.mkBrush(theme.color(f"class{c}")))
+        style_point_items(self.point_items, theme)
         self.show_points(self._points)
 
     # -- the mouse ----------------------------------------------------------------------
+    def _on_move(self, pos) -> None:
+        vb = self.getPlotItem().getViewBox()
+        if not vb.sceneBoundingRect().contains(pos):
+            self.hovered.emit(None)
+            return
+        p = vb.mapSceneToView(pos)
+        x0, x1, y0, y1 = self.box
+        inside = x0 <= p.x() <= x1 and y0 <= p.y() <= y1
+        self.hovered.emit((p.x(), p.y()) if inside else None)
+
+    def leaveEvent(self, ev):
+        self.hovered.emit(None)
+        super().leaveEvent(ev)
+
     def _on_click(self, ev) -> None:
         vb = self.getPlotItem().getViewBox()
         if not vb.sceneBoundingRect().contains(ev.scenePos()):

@@ -1,14 +1,18 @@
 """The network diagram: one dot per neuron, one line per weight that matters (solid
-positive, dashed negative), and under it what the hovered or chosen neuron computes.
-Hovering a hidden neuron asks for its map (``hovered``)."""
+positive, dashed negative, wider and stronger the larger the weight), each output's
+bias beside it, and, when asked for, each neuron's own map of the plane as a small
+picture on its dot. Hovering a hidden neuron asks for its map (``hovered``)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+from relulab.model.activations import ACTIVATIONS, get_activation
+from relulab.model.classify import DEFAULT_BOX, grid_layers
 from relulab.model.mlp import MLP
 from relulab.ui.driver import TimedPlotWidget
 from relulab.ui.panels.base import named
@@ -18,21 +22,58 @@ WEIGHT_SHARE = 0.1
 #: And at most this many lines in all, the strongest of each layer (a dashed line costs
 #: its paint per dash: 5000 of them took 200 ms a frame).
 MAX_EDGES = 200
-HOVER_HINT = "Hover a neuron in the diagram to see its own map."
+#: Lines come in this many widths, by the weight's share of its layer's largest.
+WIDTHS = 4
+HOVER_HINT = "Hover a neuron in the diagram, or the map, to see its affine map there."
+#: Pixels per side of a neuron's picture, and of the gap between two in a column.
+THUMB = 24
+THUMB_GAP = 6
+#: A neuron's picture covers this share of the space between two neurons.
+TILE = THUMB / (THUMB + THUMB_GAP)
+
+
+def neuron_pictures(net: MLP, box=DEFAULT_BOX, size: int = THUMB) -> list[np.ndarray]:
+    """Each layer's neurons' values on a size × size grid of the box, scaled to [−1, 1]
+    per neuron by its largest |value|: the inputs x₁, x₂; each hidden neuron's φ(z);
+    each output (σ(z) − ½)·2 for one output, else its softmax probability. One array per
+    layer, (neurons, size, size) indexed [neuron, row (y), column (x)]."""
+    with np.errstate(all="ignore"):
+        zs = grid_layers(net, box, size, dtype=np.float32)
+        h = np.linspace(-1, 1, size, dtype=np.float32)
+        out = [np.stack([np.tile(h, (size, 1)), np.tile(h[:, None], (1, size))])]
+        for z, name in zip(zs[:-1], net.activations):
+            out.append(get_activation(name).f(z))
+        s = zs[-1]
+        if net.n_out == 1:
+            out.append(2.0 / (1.0 + np.exp(-np.clip(s, -30, 30))) - 1.0)
+        else:
+            e = np.exp(s - s.max(axis=0))
+            out.append(e / e.sum(axis=0))
+        scaled = []
+        for a in out:
+            a = np.nan_to_num(a, nan=0.0, posinf=1.0, neginf=-1.0)
+            m = np.abs(a).reshape(len(a), -1).max(axis=1)
+            scaled.append(a / np.where(m > 0, m, 1.0)[:, None, None])
+    return scaled
 
 
 class NetworkDiagram(QWidget):
-    """``hovered(neuron)``: (layer, i) of a hidden neuron under the mouse, or None."""
+    """``hovered(neuron)``: (layer, i) of a hidden neuron under the mouse, or None;
+    ``clicked(neuron)``: a hidden neuron was clicked (to show its map)."""
 
     hovered = Signal(object)
+    clicked = Signal(object)
 
-    def __init__(self, clock, theme, parent=None):
+    def __init__(self, clock, theme, box=DEFAULT_BOX, parent=None):
         super().__init__(parent)
         self.setObjectName("playground-diagram")
         self.theme = theme
+        self.box = box
         self.node_pos = np.zeros((0, 2))
         self._sizes: list[int] | None = None
         self._hover: tuple[int, int] | None = None
+        self.thumbnails = False
+        self._net: MLP | None = None
         self.plot = named(TimedPlotWidget(clock), "playground-network",
                           "Network diagram: hover a neuron")
         self.plot.setMouseEnabled(False, False)
@@ -41,68 +82,195 @@ class NetworkDiagram(QWidget):
         for ax in ("left", "bottom"):
             self.plot.getPlotItem().hideAxis(ax)
         self.plot.setMinimumHeight(90)
-        self.edge_pos = pg.PlotDataItem(connect="pairs")
-        self.edge_neg = pg.PlotDataItem(connect="pairs")
-        self.plot.addItem(self.edge_pos)
-        self.plot.addItem(self.edge_neg)
+        self.tiles: list[pg.ImageItem] = []   # one per layer: its neurons' pictures, stacked
+        # plain curves: far cheaper to update than data items, one per sign and width
+        self.edges = {(sign, w): pg.PlotCurveItem(connect="pairs")
+                      for sign in (1, -1) for w in range(WIDTHS)}
+        for item in self.edges.values():
+            self.plot.addItem(item)
         self.nodes = pg.ScatterPlotItem(hoverable=True, tip=None)
+        self.nodes.setZValue(10)
         self.plot.addItem(self.nodes)
-        self.label = named(QLabel(HOVER_HINT), "playground-neuron-info", "The shown neuron's map")
-        self.label.setWordWrap(True)
+        self.bias_labels: list[pg.TextItem] = []
+        self.layer_labels: list[pg.TextItem] = []  # each layer's activation, over its column
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot, 1)
-        layout.addWidget(self.label)
         self.nodes.sigHovered.connect(self._on_hover)
+        self.nodes.sigClicked.connect(self._on_click)
+        vb = self.plot.getPlotItem().getViewBox()
+        vb.sigResized.connect(self._place_tiles)
+        vb.sigRangeChanged.connect(self._place_tiles)
 
     @property
     def hover(self) -> tuple[int, int] | None:
         return self._hover
 
     def show_network(self, net: MLP) -> None:
-        """Dots for the network's layers (made again only when its sizes change) and
-        lines for its weights."""
+        """Dots for the network's layers (made again only when its sizes change), lines
+        for its weights, the output biases, and the neurons' pictures when shown."""
+        self._net = net
         if net.sizes != self._sizes:
             self._place_nodes(net.sizes)
         offsets = np.cumsum([0] + net.sizes)
         per_layer = max(1, MAX_EDGES // len(net.layers))
-        pos_xy, neg_xy = [], []
+        parts: dict = {key: [] for key in self.edges}
         for li, (W, _b) in enumerate(net.layers):
             src = self.node_pos[offsets[li]:offsets[li + 1]]
             dst = self.node_pos[offsets[li + 1]:offsets[li + 2]]
             size = np.abs(W)
-            big = size >= WEIGHT_SHARE * max(float(size.max()), 1e-12)
+            top = max(float(size.max()), 1e-300)
+            big = size >= WEIGHT_SHARE * top
             if big.sum() > per_layer:
                 big &= size >= np.partition(size.ravel(), -per_layer)[-per_layer]
             j, i = np.nonzero(big)
-            ends = np.empty((2 * len(j), 2))
-            ends[0::2], ends[1::2] = src[i], dst[j]
-            positive = np.repeat(W[j, i] > 0, 2)
-            pos_xy.append(ends[positive])
-            neg_xy.append(ends[~positive])
-        for item, parts in ((self.edge_pos, pos_xy), (self.edge_neg, neg_xy)):
-            xy = np.concatenate(parts) if parts else np.zeros((0, 2))
+            share = size[j, i] / top
+            width = np.minimum((share * WIDTHS).astype(int), WIDTHS - 1)
+            positive = W[j, i] > 0
+            for sign, mask in ((1, positive), (-1, ~positive)):
+                for w in range(WIDTHS):
+                    sel = mask & (width == w)
+                    if sel.any():
+                        ends = np.empty((2 * int(sel.sum()), 2))
+                        ends[0::2], ends[1::2] = src[i[sel]], dst[j[sel]]
+                        parts[(sign, w)].append(ends)
+        for key, item in self.edges.items():
+            xy = np.concatenate(parts[key]) if parts[key] else np.zeros((0, 2))
             item.setData(xy[:, 0], xy[:, 1]) if len(xy) else item.setData([], [])
+        _, b_out = net.layers[-1]
+        for label, b in zip(self.bias_labels, b_out):
+            label.setText(f"b = {b:+.3g}")
+        names = ["input"] + [ACTIVATIONS[a].label for a in net.activations] + [
+            "σ" if net.n_out == 1 else "softmax"]
+        for label, name in zip(self.layer_labels, names):
+            label.setText(name)
+        if self.thumbnails:
+            self._show_tiles(net)
 
+    def set_thumbnails(self, on: bool) -> None:
+        """Show or hide each neuron's picture."""
+        self.thumbnails = bool(on)
+        for item in self.tiles:
+            item.setVisible(self.thumbnails)
+        if self._sizes is not None:
+            self._style_nodes()
+            self._set_range()
+            self._place_tiles()
+        if self.thumbnails and self._net is not None:
+            self._show_tiles(self._net)
+
+    # -- the pictures ---------------------------------------------------------------------
+    def _show_tiles(self, net: MLP) -> None:
+        pictures = neuron_pictures(net, self.box)
+        lut = self._lut
+        for item, values in zip(self.tiles, pictures):
+            n = len(values)
+            column = np.zeros((THUMB, n * (THUMB + THUMB_GAP) - THUMB_GAP, 4), dtype=np.ubyte)
+            idx = np.clip(((values + 1.0) * 0.5 * 255).astype(int), 0, 255)  # [−1, 1] → LUT
+            rgba = lut[idx]                                  # (n, rows, cols, 4)
+            for k in range(n):
+                # neuron k is drawn at the height of its dot: rows of the column grow
+                # with y, and each picture's own rows (y) too
+                start = k * (THUMB + THUMB_GAP)
+                column[:, start:start + THUMB] = np.swapaxes(rgba[k], 0, 1)
+            item.setImage(column, autoLevels=False, levels=(0, 255))
+        self._place_tiles()
+
+    def _place_tiles(self, *_args) -> None:
+        """Square pictures centred on the dots, whatever the plot's aspect."""
+        if self._sizes is None or not self.tiles:
+            return
+        vb = self.plot.getPlotItem().getViewBox()
+        px, py = vb.viewPixelSize()  # data units per pixel, across and up
+        height = TILE
+        width = min(TILE * px / py, 0.8) if px > 0 and py > 0 else TILE
+        for li, (item, n) in enumerate(zip(self.tiles, self._sizes)):
+            total = n - 1 + height
+            item.setRect(QRectF(li - width / 2, -(n - 1) / 2 - height / 2, width, total))
+        self._place_biases(width / 2 if self.thumbnails else 0.0)
+
+    def _place_biases(self, half_width: float) -> None:
+        """Each output's bias just right of its dot (or of its picture)."""
+        out = self.node_pos[-self._sizes[-1]:]
+        for label, (x, y) in zip(self.bias_labels, out):
+            label.setPos(x + half_width + 0.1, y)
+
+    # -- the nodes -------------------------------------------------------------------------
     def _place_nodes(self, sizes: list[int]) -> None:
         self._sizes = list(sizes)
+        self._hover = None  # the neuron under the mouse may be gone
         pos, data = [], []
         for li, n in enumerate(sizes):
             for i in range(n):
                 pos.append((li, (i - (n - 1) / 2) * 1.0))
                 data.append((li, i))
         self.node_pos = np.array(pos, float)
+        self._node_data = data
+        for item in self.tiles:
+            self.plot.removeItem(item)
+        self.tiles = []
+        for _ in sizes:
+            item = pg.ImageItem()
+            item.setZValue(5)  # over the lines, under the (then invisible) dots
+            item.setVisible(self.thumbnails)
+            self.plot.addItem(item)
+            self.tiles.append(item)
+        for label in self.bias_labels + self.layer_labels:
+            self.plot.removeItem(label)
+        self.bias_labels = []
+        self.layer_labels = []
+        span = max(sizes)
+        for li in range(len(sizes)):  # each layer's activation over its column
+            label = pg.TextItem("", anchor=(0.5, 1.0))
+            label.setZValue(20)
+            label.setPos(li, span / 2 + 0.1)
+            self.plot.addItem(label)
+            self.layer_labels.append(label)
+        out = self.node_pos[-sizes[-1]:]
+        for x, y in out:  # each output's bias to its right
+            label = pg.TextItem("", anchor=(0.0, 0.5))
+            label.setZValue(20)
+            label.setPos(x + 0.1, y)
+            self.plot.addItem(label)
+            self.bias_labels.append(label)
+        self._style_nodes()
+        self._set_range()
+
+    def _set_range(self) -> None:
+        """All layers, and room on the right for the output biases (beside the pictures
+        when they are shown)."""
+        sizes = self._sizes
+        span = max(sizes)
+        right = len(sizes) - 0.5 + (1.1 if self.thumbnails else 0.75)
+        self.plot.setRange(xRange=(-0.5, right), yRange=(-span / 2, span / 2 + 0.15 * span + 0.3),
+                           padding=0.04)
+
+    def _style_nodes(self) -> None:
         th = self.theme
+        sizes = self._sizes
         brush = {role: pg.mkBrush(th.color(role)) for role in ("muted", "accent", "foreground")}
         roles = ["muted" if li == 0 else "accent" if li == len(sizes) - 1 else "foreground"
-                 for li, _i in data]
-        self.nodes.setData(pos=self.node_pos, data=data, size=th.point_size(13),
-                           brush=[brush[r] for r in roles],
-                           pen=th.pen("background", 1.0), hoverable=True,
-                           hoverSize=th.point_size(18), hoverBrush=pg.mkBrush(th.color("selected")))
-        span = max(sizes)
-        self.plot.setRange(xRange=(-0.4, len(sizes) - 0.6), yRange=(-span / 2, span / 2),
-                           padding=0.05)
+                 for li, _i in self._node_data]
+        if self.thumbnails:  # the pictures are the neurons: the dots only answer the mouse
+            clear = pg.mkBrush(0, 0, 0, 0)
+            self.nodes.setData(pos=self.node_pos, data=self._node_data, size=th.point_size(13),
+                               brush=clear, pen=pg.mkPen(0, 0, 0, 0),
+                               hoverable=True, hoverSize=th.point_size(8),
+                               hoverBrush=pg.mkBrush(th.color("selected")))
+        else:
+            self.nodes.setData(pos=self.node_pos, data=self._node_data, size=th.point_size(13),
+                               brush=[brush[r] for r in roles], pen=th.pen("background", 1.0),
+                               hoverable=True, hoverSize=th.point_size(18),
+                               hoverBrush=pg.mkBrush(th.color("selected")))
+        for label in self.bias_labels + self.layer_labels:
+            label.setColor(th.color("foreground"))
+            label.setFont(th.font(8))
+
+    def _on_click(self, _item, points, _ev) -> None:
+        if len(points):
+            layer, i = points[0].data()
+            if 0 < layer < len(self._sizes) - 1:
+                self.clicked.emit((int(layer), int(i)))
 
     def _on_hover(self, _item, points, _ev) -> None:
         new = None
@@ -114,11 +282,23 @@ class NetworkDiagram(QWidget):
             self.hovered.emit(new)
 
     def apply_theme(self) -> None:
+        from relulab.ui.panels.playground.data_map import diverging_lut
+
         th = self.theme
         th.style_plot(self.plot)
         self.plot.getPlotItem().showGrid(False, False)
-        pos, neg = th.color("class1"), th.color("class0")
-        self.edge_pos.setPen(pg.mkPen(pos, width=th.width(1.5)))
-        self.edge_neg.setPen(pg.mkPen(neg, width=th.width(1.5), style=Qt.PenStyle.DashLine))
+        # zero is a grey of its own, so that a neuron's picture stands out from the plot
+        bg, fg = th.color("background"), th.color("foreground")
+        zero = QColor(*(int(0.85 * a + 0.15 * b) for a, b in zip(bg.getRgb()[:3], fg.getRgb()[:3])))
+        lut = diverging_lut(th.color("class0"), zero, th.color("class1"), strength=0.9)
+        self._lut = np.c_[lut, np.full(len(lut), 255, dtype=np.ubyte)]
+        for (sign, w), item in self.edges.items():
+            colour = th.color("approx" if sign > 0 else "accent")
+            # fainter for a weaker weight, never below 3:1 on the background
+            colour.setAlpha(max(90 + 50 * w, th.least_alpha(colour)))
+            style = Qt.PenStyle.SolidLine if sign > 0 else Qt.PenStyle.DashLine
+            item.setPen(pg.mkPen(colour, width=th.width(0.8 + 1.0 * w), style=style))
         if self._sizes is not None:
             self._place_nodes(self._sizes)
+            if self._net is not None:
+                self.show_network(self._net)

@@ -1,12 +1,15 @@
-"""The Playground panel: classify points in the plane with any small network.
+"""The Playground panel: classify points in the plane, two classes or up to six, with
+any small network.
 
-Left, the controls (data, architecture, activation, training). Right, the data map
-(the network's picture, its boundary, the points, and for ReLU networks the exact
-linear regions), the network diagram, the readouts, and below, the loss and accuracy
-curves and the regions-against-depth study. This module wires them to the state, a
-:class:`~relulab.model.playground.PlaygroundState`: every edit makes a new state and
-pushes one undo step; the shared training driver plays the classifier's trainer;
-workers count regions and picture large networks.
+Left, Play, Step, Reset and Replay, and the controls in tabs (data, network, training,
+view). Right, the data map (the network's picture, its boundary, the points, and for
+ReLU networks the exact linear regions and the decision boundary from their maps);
+beside it the network diagram (weights, output biases, each neuron's map) or the
+hidden space (the points as a hidden layer sees them); the readouts; and below, the
+loss and accuracy curves and the regions-against-depth study. This module wires them
+to the state, a :class:`~relulab.model.playground.PlaygroundState`: every edit makes
+a new state and pushes one undo step; the shared training driver plays the
+classifier's trainer; workers count regions and picture large networks.
 """
 
 from __future__ import annotations
@@ -15,32 +18,44 @@ import time
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
+import numpy as np
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
-    QFileDialog, QHBoxLayout, QSplitter, QTabWidget, QVBoxLayout, QWidget,
+    QFileDialog, QHBoxLayout, QLabel, QSplitter, QTabWidget, QVBoxLayout, QWidget,
 )
 
+from relulab.io.networks import NetworkFileError, save_network
 from relulab.io.points import load_points_csv, save_points_csv
 from relulab.model.activations import ACTIVATIONS
 from relulab.model.classify import DEFAULT_BOX, Trainer
+from relulab.model.collapse import (
+    collapse_identity_layers, format_affine, identity_layers, local_affine_map,
+)
+from relulab.model.decisions import decision_regions
 from relulab.model.mlp import MLP
 from relulab.model.playground import (
-    ARCHITECTURE_PRESETS, MAX_HIDDEN_LAYERS, MAX_WIDTH, History, PlaygroundState, Points,
+    ARCHITECTURE_PRESETS, MAX_HIDDEN_LAYERS, MAX_WIDTH, History, PlaygroundState, Points, fits,
+    hidden_space_choice,
 )
 from relulab.model.arrangement import engine_ready
-from relulab.model.regions import count_linear_regions, region_polygons
+from relulab.model.regions import count_linear_regions
 from relulab.ui.driver import TrainingDriver
 from relulab.ui.legend import Entry, KeyLabel
 from relulab.ui.panels.base import Key, Panel, SnapshotCommand, named, signals_blocked
 from relulab.ui.panels.playground.controls import PlaygroundControls
 from relulab.ui.panels.playground.curves import TrainingCurves
 from relulab.ui.panels.playground.data_map import (
-    NO_REGIONS, DataMap, MapPicture, map_picture, picture_is_quick, polygon_outline,
+    NO_REGIONS, SYMBOLS, DataMap, MapPicture, class_palette, map_picture, picture_is_quick,
+    polygon_outline,
 )
 from relulab.ui.panels.playground.depth_study import DepthStudyView
 from relulab.ui.panels.playground.diagram import HOVER_HINT, NetworkDiagram
+from relulab.ui.panels.playground.hidden_view import HiddenSpaceView
 from relulab.ui.panels.playground.readouts import Readouts
 from relulab.ui.worker import Worker
+
+#: The key's glyph for each of the map's marker symbols.
+KEY_GLYPHS = {"o": "●", "s": "■", "t": "▼", "d": "◆", "star": "★", "p": "⬟"}
 
 #: Up to this many hidden neurons the regions of a paused network are found at once
 #: (≤ 10 ms); larger networks use the worker. While training, the overlay follows the
@@ -48,6 +63,19 @@ from relulab.ui.worker import Worker
 #: pauses: enumerating thousands of regions beside the training steps would take the
 #: GUI thread's turns at the interpreter (the worker holds it between numpy calls).
 QUICK_REGION_NEURONS = 40
+GRID_BOUNDARY = "Decision boundary: from the 200 × 200 picture."
+#: The network file formats the export offers.
+NETWORK_FILTER = "JSON network (*.json);;NumPy arrays (*.npz);;ONNX (*.onnx)"
+
+
+def regions_network(net: MLP) -> MLP | None:
+    """The ReLU network whose regions are drawn: ``net`` with its identity layers merged
+    (they split nothing); None when another activation is on a hidden layer or no
+    hidden layer is left."""
+    if not net.uses_only("relu", "identity"):
+        return None
+    flat = collapse_identity_layers(net)
+    return flat if flat.hidden_sizes else None
 
 
 class PlaygroundPanel(Panel):
@@ -72,6 +100,9 @@ class PlaygroundPanel(Panel):
         self._history = History()
         self._polygons: list = []
         self._regions_for: MLP | None = None  # the network whose exact regions are drawn
+        self._decisions = None                # its decision regions, when drawn
+        self._hover_point: tuple[float, float] | None = None
+        self._previous: History | None = None  # the run before a Replay, drawn dashed
         self.driver = TrainingDriver(self, "playground", train=self._train_steps,
                                      steps_left=self._steps_left, frame=self._frame)
         self._picture_worker = Worker("playground-picture", self)
@@ -79,6 +110,7 @@ class PlaygroundPanel(Panel):
         self._picture_started = 0.0
         self._picture_rest = QTimer(self)  # the worker's rest between pictures while training
         self._picture_rest.setSingleShot(True)
+        self._palette = class_palette(self.theme)
         self._regions_worker = Worker("playground-regions", self)
         self._plane_worker = Worker("playground-plane-count", self)
         self._build()
@@ -91,25 +123,33 @@ class PlaygroundPanel(Panel):
         clock = self.driver.add_paint_time
         self.controls = PlaygroundControls(self.theme)
         self.data_map = DataMap(clock, self.theme, self.box)
-        self.diagram = NetworkDiagram(clock, self.theme)
+        self.diagram = NetworkDiagram(clock, self.theme, self.box)
+        self.hidden_view = HiddenSpaceView(clock, self.theme)
         self.readouts = Readouts(self.theme)
         self.curves = TrainingCurves(clock, self.theme)
         self.depth_study = DepthStudyView(self.theme, self.box)
+        self.side_tabs = named(QTabWidget(), "playground-side-tabs", "Network diagram or hidden space")
+        self.side_tabs.setDocumentMode(True)
+        self.side_tabs.addTab(self.diagram, "Network")
+        self.side_tabs.addTab(self.hidden_view, "Hidden space")
+        self.info_label = named(QLabel(HOVER_HINT), "playground-neuron-info",
+                                "The shown neuron's map")
+        self.info_label.setWordWrap(True)
+        self.info_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        side = QVBoxLayout()
+        side.setContentsMargins(0, 0, 0, 0)
+        side.addWidget(self.side_tabs, 1)
+        side.addWidget(self.info_label)
+        self.side = QWidget()
+        self.side.setLayout(side)
         upper = QWidget()
         right = QVBoxLayout(upper)
         right.setContentsMargins(0, 0, 0, 0)
         top = QHBoxLayout()
         top.addWidget(self.data_map, 3)
-        top.addWidget(self.diagram, 2)
+        top.addWidget(self.side, 2)
         right.addLayout(top, 1)
-        self.key = KeyLabel("playground-key", "What the colours and markers of the map mean", (
-            Entry("class0", "●", "class 0"), Entry("class1", "■", "class 1"),
-            Entry("foreground", "○ □", "hollow: test points"),
-            Entry("foreground", "━", "boundary (p = ½)"),
-            Entry("foreground", "╱", "thin lines: linear regions"),
-            Entry("muted", "▒", "shading: how sure the network is"),
-            Entry("class1", "—", "diagram: positive weight"), Entry("class0", "‒ ‒", "negative"),
-        ))
+        self.key = KeyLabel("playground-key", "What the colours and markers of the map mean")
         right.addWidget(self.key, 0)
         right.addWidget(self.readouts, 0)
         self.lower_tabs = named(QTabWidget(), "playground-lower-tabs", "Curves and experiments")
@@ -134,6 +174,9 @@ class PlaygroundPanel(Panel):
         c.dataset_combo.currentIndexChanged.connect(self._on_data_setting)
         for w in (c.noise_spin, c.points_spin, c.test_spin, c.data_seed_spin):
             w.valueChanged.connect(self._on_data_setting)
+        c.classes_spin.valueChanged.connect(self.set_classes)
+        c.boundary_edit.editingFinished.connect(self._on_boundary_edited)
+        c.random_labels_check.toggled.connect(self.set_random_labels)
         c.click_class_combo.currentIndexChanged.connect(self._on_click_class)
         c.regenerate_button.clicked.connect(self.regenerate)
         c.load_button.clicked.connect(self._load_csv_dialog)
@@ -142,6 +185,7 @@ class PlaygroundPanel(Panel):
         c.add_layer_button.clicked.connect(self.add_layer)
         c.remove_layer_button.clicked.connect(self.remove_layer)
         c.layer_width_changed.connect(self.set_layer_width)
+        c.layer_activation_changed.connect(self.set_layer_activation)
         c.activation_combo.currentIndexChanged.connect(
             lambda _i: self.set_activation(c.activation_combo.currentData()))
         c.init_seed_spin.valueChanged.connect(lambda v: self.reset_weights(seed=v))
@@ -152,13 +196,20 @@ class PlaygroundPanel(Panel):
         c.play_button.toggled.connect(self._set_playing)
         c.step_button.clicked.connect(self.step_once)
         c.reset_button.clicked.connect(lambda: self.reset_weights())
+        c.replay_button.clicked.connect(self.replay)
         c.lesson_button.clicked.connect(self.lesson_setup)
         c.regions_check.toggled.connect(self._on_show_regions)
+        c.thumbnails_check.toggled.connect(self._on_thumbnails)
         c.send_button.clicked.connect(self.send_network)
+        c.export_button.clicked.connect(self._export_network_dialog)
         c.neuron_combo.currentIndexChanged.connect(self._on_neuron_selected)
         self.data_map.add_requested.connect(self._on_add_requested)
         self.data_map.remove_requested.connect(self.remove_point)
-        self.diagram.hovered.connect(lambda _neuron: self._draw_picture(self.net))
+        self.data_map.hovered.connect(self._on_map_hover)
+        self.diagram.hovered.connect(self._on_neuron_hover)
+        self.diagram.clicked.connect(self._on_neuron_clicked)
+        self.hidden_view.choice_changed.connect(self._on_hidden_choice)
+        self.side_tabs.currentChanged.connect(lambda _i: self._draw_side(self.net, True))
         self.depth_study.study_changed.connect(self._on_study_changed)
         self.driver.playing_changed.connect(self._on_playing_changed)
         self.driver.finished.connect(self._on_finished)
@@ -197,17 +248,36 @@ class PlaygroundPanel(Panel):
         """Make ``state`` the panel's state and redraw everything."""
         self._state = state
         self._history = state.history
-        (X, y), (Xt, yt) = state.points.train(), state.points.held_out()
+        (X, y), (Xt, yt) = state.training_points(), state.points.held_out()
         self.trainer = Trainer(state.network, X, y, Xt, yt, state.training.config(),
                                step=state.training.step)
         self.driver.restart()
         self.driver.set_speed(state.training.steps_per_second)
         self.controls.show_state(state)
+        self._show_key(state.classes)
+        self.diagram.set_thumbnails(state.view.thumbnails)
+        self.hidden_view.show_choice(state.architecture.hidden,
+                                     hidden_space_choice(state.view, state.architecture))
         if state.depth != self.depth_study.study:
             self.depth_study.show_study(state.depth)
         self._regions_for = None
+        self._decisions = None
         self.readouts.message("")
         self.redraw()
+
+    def _show_key(self, classes: int) -> None:
+        """The key under the map: each class's colour and marker, then what the hollow
+        markers, the lines, the shading and the diagram's edges mean."""
+        entries = [Entry(lambda th, k=k: th.class_color(k), KEY_GLYPHS[SYMBOLS[k % len(SYMBOLS)]],
+                         f"class {k}") for k in range(classes)]
+        entries += [Entry("foreground", "○", "hollow: test points"),
+                    Entry("foreground", "━", "boundary"),
+                    Entry("foreground", "╱", "thin lines: linear regions"),
+                    Entry("muted", "▒", "shading: how sure the network is"),
+                    Entry("approx", "—", "diagram: positive weight"),
+                    Entry("accent", "‒ ‒", "negative")]
+        if [e.text for e in entries] != [e.text for e in self.key.entries]:
+            self.key.set_entries(entries)
 
     def commit(self, after: PlaygroundState, text: str, merge_key=None,
                sets_training: bool = False) -> None:
@@ -240,20 +310,45 @@ class PlaygroundPanel(Panel):
         c = self.controls
         data = self._state.dataset.switched_to(c.dataset_combo.currentData())
         if data.name == self._state.dataset.name:  # a new dataset starts from its own defaults
-            data = replace(data, noise=round(c.noise_spin.value(), 6), n_per_class=c.points_spin.value())
-        data = replace(data, seed=c.data_seed_spin.value(), test_fraction=round(c.test_spin.value(), 6))
+            data = replace(data, noise=round(c.noise_spin.value(), 6), n_per_class=c.points_spin.value(),
+                           test_fraction=round(c.test_spin.value(), 6))
+        data = replace(data, seed=c.data_seed_spin.value())
         self._try(lambda: self.state.with_data(data), "change the data")
 
     def regenerate(self) -> None:
         """New points from the next data seed (reproducible: the seed is shown)."""
         self._try(lambda: self.state.regenerated(), "regenerate the data")
 
+    def set_classes(self, classes: int) -> None:
+        """The dataset in ``classes`` classes; the network gets an output each (one
+        logit for two)."""
+        if classes != self._state.classes:
+            self._try(lambda: self.state.with_classes(int(classes)), f"{classes} classes")
+
+    def set_boundary(self, text: str) -> None:
+        """The boundary dataset's curve: class 1 where x₂ > f(x₁)."""
+        data = replace(self._state.dataset.switched_to("boundary"), expression=text.strip())
+        if data != self._state.dataset:
+            self._try(lambda: self.state.with_data(data), f"boundary x₂ > {text.strip()}")
+
+    def _on_boundary_edited(self) -> None:
+        text = self.controls.boundary_edit.text()
+        if text.strip() != self._state.dataset.expression:
+            self.set_boundary(text)
+
+    def set_random_labels(self, on: bool) -> None:
+        """Shuffle the training labels (or stop); the run starts again from its weights."""
+        if bool(on) != self._state.dataset.random_labels:
+            self._try(lambda: self.state.with_random_labels(bool(on)),
+                      "random labels" if on else "the true labels")
+
     def _on_click_class(self, index: int) -> None:
-        self._state = self._state.with_view(click_class=int(index))
+        if index >= 0:
+            self._state = self._state.with_view(click_class=int(index))
 
     def _on_add_requested(self, x: float, y: float, shift: bool) -> None:
         label = self._state.view.click_class
-        self.add_point(x, y, 1 - label if shift else label)
+        self.add_point(x, y, (label + 1) % self._state.classes if shift else label)
 
     def add_point(self, x: float, y: float, label: int) -> None:
         """Add a training point of class ``label`` at (x, y) (one undo step)."""
@@ -322,15 +417,34 @@ class PlaygroundPanel(Panel):
         if label is not None:
             self.set_hidden(ARCHITECTURE_PRESETS[label], f"preset {label}")
 
-    def set_activation(self, name: str) -> None:
-        """Same weights, another activation (the curves restart)."""
-        if name not in ACTIVATIONS:
+    def set_activation(self, name) -> None:
+        """Same weights, another activation for every hidden layer, or a list of one per
+        layer (the curves restart)."""
+        names = [name] if isinstance(name, str) else list(name)
+        if any(n not in ACTIVATIONS for n in names):
+            if name == "mixed":  # the combo's entry for "each layer its own": nothing to do
+                return
             raise ValueError(f"unknown activation {name!r}")
-        self._try(lambda: self.state.with_activation(name), f"activation {name}")
+        self._try(lambda: self.state.with_activation(name),
+                  f"activation {name if isinstance(name, str) else ', '.join(names)}")
+
+    def set_layer_activation(self, layer: int, name: str) -> None:
+        """Hidden layer ``layer`` (from 1) with activation ``name``; the weights stay."""
+        if self._state.architecture.activations[layer - 1] != name:
+            self._try(lambda: self.state.with_layer_activation(layer, name),
+                      f"layer {layer}: {ACTIVATIONS[name].label}")
 
     def reset_weights(self, seed: int | None = None) -> None:
         """New initial weights from the weights seed; the step count and curves restart."""
         self._try(lambda: self.state.with_fresh_weights(seed), "reset the weights")
+
+    def replay(self) -> None:
+        """Back to the weights this run started from, with the settings as they are now:
+        the run before is drawn dashed beside the new one, to compare."""
+        before = self._history
+        if self._try(lambda: self.state.replayed(), "replay"):
+            self._previous = before if len(before) else self._previous
+            self.curves.show_previous(self._previous)
 
     def lesson_setup(self) -> None:
         """Seed 002 exactly: circles and 2-6-1 weights from one default_rng(seed),
@@ -360,6 +474,15 @@ class PlaygroundPanel(Panel):
     def _on_show_regions(self, on: bool) -> None:
         self._state = self._state.with_view(show_regions=bool(on))
         self._draw_regions(self.net, final=not self.is_playing())
+
+    def _on_thumbnails(self, on: bool) -> None:
+        self._state = self._state.with_view(thumbnails=bool(on))
+        self.diagram.set_thumbnails(bool(on))
+
+    def _on_hidden_choice(self, choice) -> None:
+        self._state = self._state.with_view(hidden_space=tuple(choice))
+        self.hidden_view.show_choice(self._state.architecture.hidden, tuple(choice))
+        self._draw_side(self.net, True)
 
     def _on_study_changed(self, study) -> None:
         self._state = replace(self._state, depth=study)
@@ -420,14 +543,15 @@ class PlaygroundPanel(Panel):
                 [snap.step], [[snap.train_loss, snap.test_loss, snap.train_accuracy, snap.test_accuracy]])
         net = snap.net
         return [partial(self._draw_map, net, final), partial(self._draw_numbers, snap),
-                partial(self.diagram.show_network, net)]
+                partial(self._draw_side, net, final)]
 
     # -- drawing -------------------------------------------------------------------------
     def redraw(self, points: bool = True) -> None:
         """Everything, after an edit: the first pieces now, the rest in the next ticks
         when a large network makes the frame costly. Points change only with edits."""
         if points:
-            self.data_map.show_points(self._state.points)
+            p = self._state.points
+            self.data_map.show_points(Points(p.x, self._shown_labels(), p.test))
         self.driver.show(self._frame(final=not self.is_playing()))
 
     def _draw_map(self, net: MLP, final: bool) -> None:
@@ -439,13 +563,36 @@ class PlaygroundPanel(Panel):
         self._draw_status(snap)
         self.readouts.show_collapse(snap.net, self.points.x, self.box)
 
+    def _draw_side(self, net: MLP, final: bool) -> None:
+        """The diagram, or the hidden space: whichever tab is in sight."""
+        if self.side_tabs.currentWidget() is self.hidden_view:
+            s = self._state
+            self.hidden_view.show_space(net, s.points, self._shown_labels(),
+                                        hidden_space_choice(s.view, s.architecture),
+                                        check=final and not self.is_playing())
+        else:
+            self.diagram.show_network(net)
+
+    def _shown_labels(self):
+        """The labels the points are drawn with: training points with the labels training
+        sees (shuffled, with random labels), test points with their own."""
+        p = self._state.points
+        if not self._state.dataset.random_labels:
+            return p.label
+        labels = p.label.copy()
+        labels[~p.test] = self.trainer.y
+        return labels
+
     def _draw_status(self, snap) -> None:
         self.readouts.show_status(snap, self.trainer.config, len(self.trainer.y),
                                   len(self.trainer.y_test))
 
     def shown_neuron(self) -> tuple[int, int] | None:
         """The hovered neuron, else the chosen one, else None (the output)."""
-        return self.diagram.hover or self._state.view.neuron
+        hover = self.diagram.hover
+        if hover is not None and fits(hover, self._state.architecture):
+            return hover
+        return self._state.view.neuron
 
     def _draw_picture(self, net: MLP) -> None:
         """The map of ``net``: at once for a small network, else from the worker. While
@@ -456,7 +603,7 @@ class PlaygroundPanel(Panel):
         self._next_picture = None
         if picture_is_quick(net):
             self._picture_worker.cancel()
-            self._show_picture(map_picture(net, neuron, self.box))
+            self._show_picture(map_picture(net, neuron, self.box, palette=self._palette))
         elif self.is_playing() and (self._picture_worker.busy or self._picture_rest.isActive()):
             self._next_picture = (net, neuron)
         else:
@@ -464,11 +611,11 @@ class PlaygroundPanel(Panel):
 
     def _submit_picture(self, net: MLP, neuron) -> None:
         self._picture_started = time.perf_counter()
-        self._picture_worker.submit(partial(self._picture_job, net, neuron, self.box))
+        self._picture_worker.submit(partial(self._picture_job, net, neuron, self.box, self._palette))
 
     @staticmethod
-    def _picture_job(net, neuron, box, _should_stop) -> MapPicture:
-        return map_picture(net, neuron, box)
+    def _picture_job(net, neuron, box, palette, _should_stop) -> MapPicture:
+        return map_picture(net, neuron, box, palette=palette)
 
     def _picture_done(self) -> None:
         if self._next_picture is not None:
@@ -482,45 +629,77 @@ class PlaygroundPanel(Panel):
             self._submit_picture(net, neuron)
 
     def _show_picture(self, picture: MapPicture) -> None:
-        self.data_map.show_picture(picture)
-        self.diagram.label.setText(picture.text or HOVER_HINT)
+        # the exact boundary of the network on screen stays; the grid's is drawn otherwise
+        exact = (self._decisions is not None and picture.neuron is None
+                 and picture.net is self._regions_for)
+        self.data_map.show_picture(picture, boundary=not exact)
+        if self._hover_point is None:
+            self.info_label.setText(picture.text or HOVER_HINT)
+
+    def _on_neuron_clicked(self, neuron) -> None:
+        """A click on a hidden neuron shows its map (a second click, the output's)."""
+        combo = self.controls.neuron_combo
+        chosen = None if self._state.view.neuron == tuple(neuron) else list(neuron)
+        combo.setCurrentIndex(max(0, combo.findData(chosen)) if chosen is not None else 0)
+
+    def _on_neuron_hover(self, _neuron) -> None:
+        self._draw_picture(self.net)
+        if self._hover_point is not None:
+            self._on_map_hover(self._hover_point)
+
+    def _on_map_hover(self, point) -> None:
+        """Under the cursor: the affine map of the output (or of the neuron shown) on the
+        activation region there."""
+        self._hover_point = point
+        if point is None:
+            picture = self.data_map.picture
+            self.info_label.setText((picture.text if picture is not None else "") or HOVER_HINT)
+            return
+        self.info_label.setText(affine_map_text(self.net, point, self.shown_neuron()))
 
     def _draw_regions(self, net: MLP, final: bool) -> None:
-        """The exact linear regions of a ReLU network in view: found at once for a small
-        paused network; on the worker otherwise (while training, the newest network
-        wins and the overlay says which step it shows)."""
+        """The exact linear regions of a ReLU network in view (identity layers merged),
+        and the decision boundary from their affine maps: found at once for a small
+        paused network; on the worker otherwise (while training, the newest network wins
+        and the overlay says which step it shows)."""
         view, labels = self._state.view, self.readouts
-        if not view.show_regions or net.activation != "relu" or not net.hidden_sizes:
+        flat = regions_network(net)
+        if not view.show_regions or flat is None:
             self._regions_worker.cancel()
             self._plane_worker.cancel()
-            self._polygons, self._regions_for = [], None
+            self._polygons, self._regions_for, self._decisions = [], None, None
             labels.plane_label.setText("")
+            labels.decision_label.setText(GRID_BOUNDARY)
             self.data_map.show_regions(NO_REGIONS)
             if not view.show_regions:
                 labels.region_label.setText("Linear regions: hidden.")
-            elif net.activation != "relu":
-                labels.region_label.setText(f"Linear regions: shown for ReLU networks "
-                                            f"(this one uses {ACTIVATIONS[net.activation].label}).")
+            elif not net.uses_only("relu", "identity"):
+                other = [ACTIVATIONS[a].label for a in dict.fromkeys(net.activations)
+                         if a not in ("relu", "identity")]
+                labels.region_label.setText(f"Linear regions: shown for ReLU and identity layers "
+                                            f"(this network uses {', '.join(other)}).")
             else:
-                labels.region_label.setText("Linear regions: 1 (no hidden layer: the logit is affine).")
+                labels.region_label.setText("Linear regions: 1 (no ReLU layer: the outputs are "
+                                            "affine).")
             return
         if net is self._regions_for:  # a hover or a neuron choice: same network, same regions
             return
-        quick = net.n_hidden_neurons <= QUICK_REGION_NEURONS
+        labels.decision_label.setText(GRID_BOUNDARY)
+        quick = flat.n_hidden_neurons <= QUICK_REGION_NEURONS
         if final and quick and engine_ready():
             self._regions_worker.cancel()
-            polygons = region_polygons(net, self.box)
-            self._set_polygons(polygons, polygon_outline(polygons), net, None)
+            decisions = decision_regions(net, self.box)
+            self._set_polygons(decisions, polygon_outline(decisions.regions), net, None)
             return
         if not final and not quick:
             if self._polygons:
                 self._regions_worker.cancel()
                 self._plane_worker.cancel()
-                self._polygons, self._regions_for = [], None
+                self._polygons, self._regions_for, self._decisions = [], None, None
                 self.data_map.show_regions(NO_REGIONS)
                 labels.plane_label.setText("")
             labels.region_label.setText(f"Linear regions: drawn when training pauses "
-                                        f"({net.n_hidden_neurons} hidden neurons).")
+                                        f"({flat.n_hidden_neurons} hidden neurons).")
             return
         if final:
             self.data_map.show_regions(NO_REGIONS)
@@ -529,33 +708,46 @@ class PlaygroundPanel(Panel):
         step, box = self.trainer.step, self.box
 
         def job(stop):
-            polygons = region_polygons(net, box, should_stop=stop)
-            return net, step, polygons, polygon_outline(polygons)
+            decisions = decision_regions(net, box, should_stop=stop)
+            return net, step, decisions, polygon_outline(decisions.regions)
 
         self._regions_worker.submit(job)
 
     def _on_regions(self, result) -> None:
-        net, step, polygons, outline = result
+        net, step, decisions, outline = result
         view = self._state.view
-        if not (view.show_regions and self.net.activation == "relu"):
+        if not (view.show_regions and regions_network(self.net) is not None):
             return
         if net is self.net:  # the network on screen: exact and current
-            self._set_polygons(polygons, outline, net, None)
+            self._set_polygons(decisions, outline, net, None)
         elif self.is_playing() and self.net.sizes == net.sizes:  # a few steps behind
-            self._set_polygons(polygons, outline, None, step)
+            self._set_polygons(decisions, outline, None, step)
 
-    def _set_polygons(self, polygons, outline, net: MLP | None, step: int | None) -> None:
+    def _set_polygons(self, decisions, outline, net: MLP | None, step: int | None) -> None:
+        polygons = decisions.regions
         self._polygons, self._regions_for = polygons, net
         self.data_map.show_regions(outline)
         when = "" if step is None else f", step {step}"
-        self.readouts.region_label.setText(f"Linear regions in view: {len(polygons)} (exact{when})")
+        merged = identity_layers(net if net is not None else self.net)
+        note = (f"; identity layer{'s' if len(merged) > 1 else ''} "
+                f"{', '.join(map(str, merged))} merged") if merged else ""
+        self.readouts.region_label.setText(f"Linear regions in view: {len(polygons)} (exact{when}{note})")
+        if net is not None:  # the network on screen: its exact boundary replaces the grid's
+            self._decisions = decisions
+            self.data_map.show_boundary(decisions.boundary)
+            self.readouts.decision_label.setText(
+                "Decision boundary: where classes tie on each region's affine map, not sampled.")
+        else:
+            self._decisions = None
+            self.readouts.decision_label.setText(GRID_BOUNDARY)
         if net is None:
             self._plane_worker.cancel()
             self.readouts.plane_label.setText("")
         else:  # the exact count in all of R², by the region engine, on the worker
+            flat = regions_network(net)
             self.readouts.plane_label.setText("In the whole plane: counting…")
             self._plane_worker.submit(
-                lambda stop: (net, count_linear_regions(net, should_stop=stop)))
+                lambda stop: (net, count_linear_regions(flat, should_stop=stop)))
 
     def _on_plane_count(self, result) -> None:
         net, count = result
@@ -564,15 +756,44 @@ class PlaygroundPanel(Panel):
 
     # -- other panels ------------------------------------------------------------------
     def send_network(self) -> bool:
-        net = self.net
-        if net.activation != "relu" or not net.hidden_sizes:
-            self.readouts.message("The converter takes ReLU networks with at least one hidden layer.",
-                                  error=True)
+        """The network to Deep → shallow (identity layers merged first: the same
+        function, as a ReLU network)."""
+        flat = regions_network(self.net)
+        if flat is None:
+            self.readouts.message("The converter takes ReLU networks (identity layers are "
+                                  "merged) with at least one ReLU layer.", error=True)
             return False
-        return self.send_to("converter", "network", net)
+        if flat is not self.net:
+            self.show_status("Identity layers merged: the converter gets the same function "
+                             f"as {'-'.join(map(str, flat.sizes))}")
+        return self.send_to("converter", "network", flat)
+
+    def export_network(self, path) -> bool:
+        """Save the network as it is now (JSON, NPZ or ONNX by the extension); a file that
+        cannot be written is said, and nothing else changes."""
+        try:
+            save_network(self.net, path)
+        except NetworkFileError as e:
+            self.readouts.message(str(e), error=True)
+            return False
+        self.readouts.message(f"Saved the network ({'-'.join(map(str, self.net.sizes))}, step "
+                              f"{self.trainer.step}) to {Path(path).name}.")
+        return True
+
+    def _export_network_dialog(self) -> None:
+        path, chosen = QFileDialog.getSaveFileName(self, "Export the network", "network.json",
+                                                   NETWORK_FILTER)
+        if path:
+            if not Path(path).suffix:
+                path += "." + chosen.rsplit("*.", 1)[-1].rstrip(")")
+            self.export_network(path)
 
     def receive(self, kind: str, payload) -> bool:
         if kind != "network" or not isinstance(payload, MLP):
+            return False
+        if payload.n_in != 2:
+            self.readouts.message(f"The playground takes networks of 2 inputs; that one has "
+                                  f"{payload.n_in}.", error=True)
             return False
         if len(payload.hidden_sizes) > MAX_HIDDEN_LAYERS or max(payload.hidden_sizes, default=0) > MAX_WIDTH:
             self.readouts.message(
@@ -594,6 +815,7 @@ class PlaygroundPanel(Panel):
     def plots(self) -> dict:
         return {"map": self.data_map, "loss": self.curves.loss_plot,
                 "accuracy": self.curves.accuracy_plot, "network": self.diagram.plot,
+                "hidden space": self.hidden_view.plot,
                 "activation": self.controls.activation_plot,
                 "regions against depth": self.depth_study.plot}
 
@@ -616,6 +838,11 @@ class PlaygroundPanel(Panel):
             tables["linear regions"] = (
                 ["region", "vertices", "area"],
                 [[i, len(q.vertices), float(q.area)] for i, q in enumerate(self._polygons)])
+        if self._decisions is not None:
+            tables["decision regions"] = (
+                ["piece", "class", "linear region", "vertices", "area"],
+                [[i, q.label, q.region, len(q.vertices), float(q.area)]
+                 for i, q in enumerate(self._decisions.pieces)])
         return tables
 
     def animation_frames(self, max_frames: int = 120):
@@ -636,10 +863,12 @@ class PlaygroundPanel(Panel):
                 self._set_playing(True)
 
     def apply_theme(self) -> None:
-        for part in (self.controls, self.data_map, self.diagram, self.curves, self.depth_study):
+        self._palette = class_palette(self.theme)
+        for part in (self.controls, self.data_map, self.diagram, self.hidden_view, self.curves,
+                     self.depth_study):
             part.apply_theme()
         grow = self.theme.zoom ** 0.5
-        self.diagram.setMaximumWidth(int(300 * grow))
+        self.side.setMaximumWidth(int(340 * grow))
         self.lower_tabs.setMinimumHeight(int(140 * grow))
         if self.trainer is not None:
             self.redraw()
@@ -651,3 +880,26 @@ class PlaygroundPanel(Panel):
             worker.shutdown()
         self.depth_study.shutdown()
         super().shutdown()
+
+
+def affine_map_text(net: MLP, point, neuron) -> str:
+    """What the output (or hidden neuron (layer, i)) computes on the activation region
+    at ``point``: its affine map there, exact for ReLU, leaky ReLU and identity layers,
+    the tangent map otherwise."""
+    x = np.asarray(point, dtype=float)
+    where = f"At ({x[0]:.3g}, {x[1]:.3g})"
+    with np.errstate(all="ignore"):
+        if neuron is None:
+            A, c, exact = local_affine_map(net, x)
+            if net.n_out == 1:
+                maps = [f"z = {format_affine(A[0], float(c[0]))}"]
+            else:
+                maps = [f"s{k} = {format_affine(A[k], float(c[k]))}" for k in range(min(len(c), 6))]
+            what = "the output" if net.n_out == 1 else "the class scores"
+        else:
+            layer, i = neuron
+            A, c, exact = local_affine_map(net, x, layer, i)
+            maps = [f"z = {format_affine(A[0], float(c[0]))}"]
+            what = f"layer {layer}, neuron {i + 1}'s pre-activation"
+    kind = "on the region here" if exact else "its tangent here (a smooth activation: no region)"
+    return f"{where}, {what} {kind}: " + "; ".join(maps) + "."

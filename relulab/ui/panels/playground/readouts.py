@@ -10,7 +10,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from relulab.model.classify import LOSSES, OPTIMIZERS, ClassifierSnapshot, TrainConfig
-from relulab.model.collapse import collapse, collapse_error, format_affine
+from relulab.model.collapse import (
+    collapse, collapse_error, collapse_identity_layers, format_affine, identity_layers,
+)
 from relulab.model.mlp import MLP
 from relulab.ui.panels.base import named
 
@@ -21,6 +23,15 @@ def _percent(v: float) -> str:
 
 def _number(v: float) -> str:
     return "—" if not math.isfinite(v) else f"{v:.3g}"
+
+
+class _Line(QLabel):
+    """A line of the strip that takes no room while it has nothing to say (on a
+    short screen the map keeps those lines' height)."""
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
+        super().setText(text)
+        self.setVisible(bool(text))
 
 
 class Readouts(QWidget):
@@ -35,14 +46,17 @@ class Readouts(QWidget):
         strip.addWidget(self.status_label, 1, Qt.AlignmentFlag.AlignTop)
         column = QVBoxLayout()
         strip.addLayout(column, 2)
-        self.region_label = named(QLabel(""), "playground-region-count", "Number of linear regions")
-        self.plane_label = named(QLabel(""), "playground-region-count-plane",
+        self.region_label = named(_Line(""), "playground-region-count", "Number of linear regions")
+        self.plane_label = named(_Line(""), "playground-region-count-plane",
                                  "Number of linear regions in the whole plane")
-        self.collapse_label = named(QLabel(""), "playground-collapse", "Collapsed affine map")
+        self.decision_label = named(_Line(""), "playground-decision", "How the decision boundary is drawn")
+        self.collapse_label = named(_Line(""), "playground-collapse", "Collapsed affine map")
         self.collapse_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.message_label = named(QLabel(""), "playground-message", "Messages")
-        for label in (self.region_label, self.plane_label, self.collapse_label, self.message_label):
+        self.message_label = named(_Line(""), "playground-message", "Messages")
+        for label in (self.region_label, self.plane_label, self.decision_label,
+                      self.collapse_label, self.message_label):
             label.setWordWrap(True)
+            label.setVisible(False)
             column.addWidget(label)
 
     def show_status(self, snap: ClassifierSnapshot, config: TrainConfig, n_train: int,
@@ -54,22 +68,41 @@ class Readouts(QWidget):
             f"Test ({n_test}): accuracy {_percent(snap.test_accuracy)}, loss {_number(snap.test_loss)}")
 
     def show_collapse(self, net: MLP, points: np.ndarray, box) -> None:
-        """For an identity network: the one affine map its layers collapse into,
-        checked on the points and the box's corners."""
-        if net.activation != "identity":
+        """For identity layers: the one affine map an all-identity network collapses
+        into, or what a network with some identity layers collapses to (just those
+        layers merged into the next), checked on the points and the box's corners."""
+        merged = identity_layers(net)
+        if not merged:
             self.collapse_label.setText("")
             self.collapse_label.setVisible(False)
             return
         self.collapse_label.setVisible(True)
+        X = np.vstack([points, [[box[0], box[2]], [box[1], box[3]]]])
         with np.errstate(all="ignore"):  # weights near float64's limits overflow: "NOT equal"
-            A, c = collapse(net)
-            err = collapse_error(net, np.vstack([points, [[box[0], box[2]], [box[1], box[3]]]]))
-        ok = "equal" if err <= 1e-12 else "NOT equal"
+            if net.uses_only("identity"):
+                A, c = collapse(net)
+                err = collapse_error(net, X)
+                scale = float(np.max(np.abs(net(X)), initial=1.0))
+                ok = "equal" if err <= 1e-12 * max(1.0, scale) else "NOT equal"
+                if net.n_out == 1:
+                    what = f"z = {format_affine(A[0], float(c[0]))}"
+                else:
+                    what = f"{net.n_out} affine scores (s₁ = {format_affine(A[0], float(c[0]))}, …)"
+                self.collapse_label.setText(
+                    f"Identity activation: the {len(net.layers)} layers collapse into one, "
+                    f"{what}. Checked on the points: max |network − collapsed| = {err:.1e} "
+                    f"({ok}); the boundary is {'a straight line' if net.n_out == 1 else 'straight lines'}.")
+                return
+            flat = collapse_identity_layers(net)
+            err = float(np.max(np.abs(flat(X) - net(X)), initial=0.0))
+            scale = float(np.max(np.abs(net(X)), initial=1.0))
+        ok = "equal" if err <= 1e-12 * max(1.0, scale) else "NOT equal"
+        layers = ", ".join(map(str, merged))
         self.collapse_label.setText(
-            f"Identity activation: the {len(net.layers)} layers collapse into one, "
-            f"z = {format_affine(A[0], float(c[0]))}. "
-            f"Checked on the points: max |network − collapsed| = {err:.1e} ({ok}); "
-            "the boundary is a straight line.")
+            f"Identity on layer{'s' if len(merged) > 1 else ''} {layers}: "
+            f"{'they merge' if len(merged) > 1 else 'it merges'} into the next layer, "
+            f"{'-'.join(map(str, net.sizes))} computes what {'-'.join(map(str, flat.sizes))} "
+            f"computes. Checked on the points: max difference {err:.1e} ({ok}).")
 
     def message(self, text: str, error: bool = False) -> None:
         self.message_label.setText(text)
