@@ -60,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     from PySide6.QtCore import QTimer
 
+    from relulab.ui import settings
     from relulab.ui.application import build_main_window, ensure_application
     from relulab.ui.errors import install_exception_hook
 
@@ -76,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     window.show()
     if pending is not None:  # the last run did not exit cleanly
         QTimer.singleShot(0, window.session.offer_restore)
+    elif not (args.scene or args.lecture) and not settings.get("help/welcome_shown"):
+        QTimer.singleShot(0, window.show_welcome)  # the first launch: where to start
     return app.exec()
 
 

@@ -273,7 +273,7 @@ FOLD_LIMIT = 1000.0
 class FoldingState:
     """What the Folding panel shows: the tent's depth and peak, the view, the user's fold."""
 
-    depth: int = 5
+    depth: int = 4  # 16 pieces, and 81 for the three-fold zigzag: every tooth in sight
     peak: float = 0.5
     whole_line: bool = False
     fold: Fold = FOLD_PRESETS["zigzag: three folds (3 neurons)"]

@@ -70,8 +70,10 @@ class LectureBar(QFrame):
 
     def apply_theme(self) -> None:
         theme = current_theme()
-        self.title.setFont(theme.font(14, bold=True))
-        self.caption.setFont(theme.font(10.5))
+        # large enough for the back of a room at the projector's zoom, small enough to
+        # leave the plots most of a 720-pixel screen
+        self.title.setFont(theme.font(12, bold=True))
+        self.caption.setFont(theme.font(9.5))
         m = int(8 * theme.zoom)
         self.layout().setContentsMargins(m, m // 2, m, m // 2)
 

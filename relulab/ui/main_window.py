@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, Qt
-from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QUndoGroup
+from PySide6.QtCore import QByteArray, QRect, QSize, Qt
+from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence, QUndoGroup
 from PySide6.QtWidgets import (
     QApplication, QMainWindow, QMessageBox, QProgressDialog, QTabWidget, QVBoxLayout, QWidget,
 )
@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
 import relulab
 from relulab.io.scenes import SCENE_SUFFIX, SceneError
 from relulab.ui import dialogs, export, settings
+from relulab.ui.help import GuideWindow, ShortcutsDialog, WelcomeDialog
 from relulab.ui.lecture import LectureController, is_editing
 from relulab.ui.panels import PANEL_NAMES, PANELS, PanelMap, PanelSpec
 from relulab.ui.panels.base import Panel
@@ -21,6 +22,17 @@ from relulab.ui.session import Session
 from relulab.ui.theme import THEMES, current_theme
 
 SCENE_FILTER = f"ReLU Lab scenes and playlists (*{SCENE_SUFFIX} *.json);;All files (*)"
+
+#: The window's size when it opens for the first time, where the screen allows.
+DEFAULT_SIZE = QSize(1280, 800)
+#: Room for the window frame (title bar, borders) before the window manager says.
+ESTIMATED_FRAME = QSize(8, 40)
+
+
+def default_size(available: QSize, frame: QSize = ESTIMATED_FRAME) -> QSize:
+    """DEFAULT_SIZE, or less where the available screen with the frame is smaller."""
+    return DEFAULT_SIZE.boundedTo(available - frame)
+
 
 LICENCES = (
     "ReLU Lab is free software under the MIT licence.<br>"
@@ -48,6 +60,7 @@ class MainWindow(QMainWindow):
         self.tabs.setDocumentMode(True)
         self.setCentralWidget(central)
         self.lecture_layout = False
+        self.guide: GuideWindow | None = None
         # One page per panel; a panel is created (and its page filled) the first time it
         # is shown or asked for, so the window paints without building all of them.
         self._pages: dict[str, QWidget] = {}
@@ -75,13 +88,18 @@ class MainWindow(QMainWindow):
         self.statusBar().setObjectName("status-bar")
         self.statusBar().setAccessibleName("Status bar")
         self.setAcceptDrops(True)
-        self.resize(1280, 800)
+        self._fitted = False
         geometry = settings.get("window/geometry")
-        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
-            self.restoreGeometry(geometry)
+        if not (isinstance(geometry, QByteArray) and not geometry.isEmpty()
+                and self.restoreGeometry(geometry)):
+            self.resize(default_size(self._available().size(), ESTIMATED_FRAME))
+        # the command line's --panel (like --theme, --zoom and --lecture) holds for this
+        # launch only: a panel is remembered when chosen in the window
+        self._panel_chosen = False
         start = panel or settings.get("window/last_panel")
         self.show_panel(start if start in self.panels else PANELS[0].name)
         self._on_tab_changed(self.tabs.currentIndex())
+        self.tabs.currentChanged.connect(self._on_panel_chosen)
         self._closed = False
         self._close_confirmed = False
         self.close_prompt: QMessageBox | None = None
@@ -90,9 +108,44 @@ class MainWindow(QMainWindow):
         self.undo_group.indexChanged.connect(self._update_title)
         self.lecture.running_changed.connect(self._on_lecture_running)
         self._on_lecture_running(False)
-        if settings.get("view/lecture_layout"):
-            self.set_lecture_layout(True)
         self._update_title()
+
+    # -- size ------------------------------------------------------------------
+    def _available(self) -> QRect:
+        """The available geometry of the screen the window opens on (its desktop
+        without panels and docks)."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        return screen.availableGeometry()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._fitted:
+            self._fitted = True
+            self.fit_to_screen()
+        # A window shown takes the keyboard (its menu shortcuts reach only the active
+        # window): window managers activate a new window anyway, but without one
+        # (offscreen, some kiosks) a second window stayed deaf until clicked.
+        if not event.spontaneous():
+            self.activateWindow()
+
+    def fit_to_screen(self) -> None:
+        """Shrink the window (frame included) to the screen's available area and move it
+        inside: a 1366 × 768 laptop or a 1280 × 720 projector shows all of it."""
+        available = self._available()
+        if self.isMaximized() or self.isFullScreen() or available.isEmpty():
+            return
+        frame = self.frameGeometry().size() - self.geometry().size()
+        if frame.width() < 0 or frame.height() < 0:
+            frame = ESTIMATED_FRAME
+        most = available.size() - frame
+        size = self.size().boundedTo(most)
+        if size != self.size():
+            self.resize(size)
+        outer = self.frameGeometry()
+        x = min(max(outer.x(), available.left()), available.right() + 1 - outer.width())
+        y = min(max(outer.y(), available.top()), available.bottom() + 1 - outer.height())
+        if (x, y) != (outer.x(), outer.y()):
+            self.move(x, y)
 
     # -- panels --------------------------------------------------------------
     def _create_panel(self, p: PanelSpec) -> Panel:
@@ -138,6 +191,9 @@ class MainWindow(QMainWindow):
     def _on_tab_clicked(self, index: int) -> None:
         if 0 <= index < len(PANEL_NAMES):
             self.show_panel(PANEL_NAMES[index])
+    def _on_panel_chosen(self, _index: int) -> None:
+        if not self.lecture.running:
+            self._panel_chosen = True
 
     def _on_tab_changed(self, index: int) -> None:
         if 0 <= index < len(PANEL_NAMES):
@@ -162,6 +218,8 @@ class MainWindow(QMainWindow):
         self.file_menu = bar.addMenu("&File")
         self.file_menu.setObjectName("menu-file")
         self.file_menu.setAccessibleName("File menu")
+        self._action(self.file_menu, "&New", "action-new", self.new_document,
+                     QKeySequence.StandardKey.New)
         self._action(self.file_menu, "&Open…", "action-open", self.open_dialog,
                      QKeySequence.StandardKey.Open)
         self.recent_menu = self.file_menu.addMenu("Open &recent")
@@ -208,6 +266,8 @@ class MainWindow(QMainWindow):
             self.edit_menu.addAction(a)
             self.addAction(a)
         self.undo_action, self.redo_action = undo, redo
+        self.edit_menu.addSeparator()
+        self._action(self.edit_menu, "Reset &this panel", "action-reset-panel", self.reset_panel)
 
         self.view_menu = bar.addMenu("&View")
         self.view_menu.setObjectName("menu-view")
@@ -215,10 +275,12 @@ class MainWindow(QMainWindow):
         self.fullscreen_action = self._action(
             self.view_menu, "&Full screen", "action-fullscreen", self.toggle_full_screen, "F11")
         self.fullscreen_action.setCheckable(True)
-        self._action(self.view_menu, "Zoom &in", "action-zoom-in", self.theme.zoom_in,
-                     ["Ctrl+=", "Ctrl++"])
-        self._action(self.view_menu, "Zoom &out", "action-zoom-out", self.theme.zoom_out, "Ctrl+-")
-        self._action(self.view_menu, "&Reset zoom", "action-zoom-reset", self.theme.reset_zoom, "Ctrl+0")
+        self._action(self.view_menu, "Zoom &in", "action-zoom-in",
+                     lambda: self.choose_zoom(self.theme.zoom_in), ["Ctrl+=", "Ctrl++"])
+        self._action(self.view_menu, "Zoom &out", "action-zoom-out",
+                     lambda: self.choose_zoom(self.theme.zoom_out), "Ctrl+-")
+        self._action(self.view_menu, "&Reset zoom", "action-zoom-reset",
+                     lambda: self.choose_zoom(self.theme.reset_zoom), "Ctrl+0")
         self.lecture_layout_action = self._action(
             self.view_menu, "&Lecture layout", "action-lecture-layout",
             lambda checked=False: self.set_lecture_layout(bool(checked)), "Ctrl+L")
@@ -227,13 +289,17 @@ class MainWindow(QMainWindow):
         theme_menu.setObjectName("menu-theme")
         theme_menu.setAccessibleName("Theme menu")
         group = QActionGroup(self)
+        self.theme_actions: dict[str, QAction] = {}
         for name in THEMES:
             a = QAction(name.replace("-", " ").capitalize(), self, checkable=True)
             a.setObjectName(f"action-theme-{name}")
             a.setChecked(name == self.theme.name)
-            a.triggered.connect(lambda _=False, n=name: self.theme.set_name(n))
+            a.triggered.connect(lambda _=False, n=name: self.choose_theme(n))
             group.addAction(a)
             theme_menu.addAction(a)
+            self.theme_actions[name] = a
+        # the command line or a script may set the theme too: the menu shows the one in use
+        self.theme.changed.connect(self._show_theme_in_menu)
         self.view_menu.addSeparator()
         for i, p in enumerate(PANELS, start=1):
             self._action(self.view_menu, p.title, f"action-show-{p.name}",
@@ -260,15 +326,63 @@ class MainWindow(QMainWindow):
         self.help_menu = bar.addMenu("&Help")
         self.help_menu.setObjectName("menu-help")
         self.help_menu.setAccessibleName("Help menu")
+        self._action(self.help_menu, "&Guide to this panel", "action-guide", self.show_guide,
+                     QKeySequence.StandardKey.HelpContents)
+        self._action(self.help_menu, "&Keyboard shortcuts", "action-shortcuts",
+                     self.show_shortcuts, "Ctrl+/")
+        self._action(self.help_menu, "&Welcome", "action-welcome", self.show_welcome)
+        self.help_menu.addSeparator()
         self._action(self.help_menu, "&About ReLU Lab", "action-about", self.show_about)
 
     # -- actions -------------------------------------------------------------
+    def choose_theme(self, name: str) -> None:
+        """The theme chosen from the View menu: shown now and kept for the next launch."""
+        self.theme.set_name(name)
+        settings.set("view/theme", self.theme.name)
+
+    def _show_theme_in_menu(self) -> None:
+        self.theme_actions[self.theme.name].setChecked(True)
+
+    def choose_zoom(self, change) -> None:
+        """A zoom chosen from the View menu (``change`` moves the theme's zoom): shown
+        now and kept for the next launch."""
+        change()
+        settings.set("view/zoom", self.theme.zoom)
+
     def toggle_full_screen(self) -> None:
         if self.isFullScreen():
             self.showNormal()
         else:
             self.showFullScreen()
         self.fullscreen_action.setChecked(self.isFullScreen())
+
+    # -- help ----------------------------------------------------------------
+    def show_guide(self, name: str | None = None) -> GuideWindow:
+        """The guide to the panel on screen (F1), or to ``name``; it follows the panels
+        while it is open."""
+        if self.guide is None:
+            self.guide = GuideWindow(self, self.theme.zoom)
+            self.tabs.currentChanged.connect(self._guide_follows)
+        self.guide.show_guide(name or self.current_panel().name)
+        self.guide.show()
+        self.guide.raise_()
+        return self.guide
+
+    def _guide_follows(self, _index: int) -> None:
+        if self.guide is not None and self.guide.isVisible():
+            self.guide.show_guide(self.current_panel().name)
+
+    def show_shortcuts(self) -> ShortcutsDialog:
+        dialog = ShortcutsDialog(self, self.theme.zoom)
+        dialog.show()
+        return dialog
+
+    def show_welcome(self) -> WelcomeDialog:
+        """Where to start and what to try; shown by itself once, at the first launch."""
+        settings.set("help/welcome_shown", True)
+        dialog = WelcomeDialog(self, self.theme.zoom)
+        dialog.open()
+        return dialog
 
     def about_text(self) -> str:
         return (f"<h3>{relulab.APP_NAME} {relulab.__version__}</h3>"
@@ -427,18 +541,12 @@ class MainWindow(QMainWindow):
         self.lecture.update_key_filter()
 
     def _on_lecture_running(self, running: bool) -> None:
+        # the scenes choose the panel: its tabs give the room to the plots
+        self.tabs.tabBar().setVisible(not running)
         for a in (self.lecture_next_action, self.lecture_previous_action, self.lecture_end_action,
                   self.lecture_caption_action):
             a.setEnabled(running)
         self._update_title()
-
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        # A window shown takes the keyboard (its menu shortcuts reach only the active
-        # window): window managers activate a new window anyway, but without one
-        # (offscreen, some kiosks) a second window stayed deaf until clicked.
-        if not event.spontaneous():
-            self.activateWindow()
 
     def keyPressEvent(self, event) -> None:
         # Arrow keys reach the window only when the focused widget did not use them.
@@ -458,28 +566,54 @@ class MainWindow(QMainWindow):
         for widget in self.panels.created().values():
             widget.shutdown()
 
-    def ask_to_save(self) -> QMessageBox:
-        """Save / Discard / Cancel for unsaved work; closes the window unless cancelled."""
+    def ask_to_save(self, then=None, doing: str = "closing") -> QMessageBox:
+        """Save / Discard / Cancel for unsaved work (without blocking); then ``then()``
+        (by default: close the window) unless cancelled or the save failed."""
         box = QMessageBox(QMessageBox.Icon.Warning, "Unsaved changes",
-                          f"Save the changes to {self.session.display_name()} before closing?",
+                          f"Save the changes to {self.session.display_name()} before {doing}?",
                           QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
                           | QMessageBox.StandardButton.Cancel, self)
         box.setObjectName("close-prompt")
         box.setDefaultButton(QMessageBox.StandardButton.Save)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
 
+        def close():
+            self._close_confirmed = True
+            self.close()
+
         def answered(button):
             choice = box.standardButton(button)
             if choice == QMessageBox.StandardButton.Save and not self.save():
                 return
             if choice in (QMessageBox.StandardButton.Save, QMessageBox.StandardButton.Discard):
-                self._close_confirmed = True
-                self.close()
+                (then or close)()
 
         box.buttonClicked.connect(answered)
         box.open()
         self.close_prompt = box
         return box
+
+    # -- starting again --------------------------------------------------------------
+    def new_document(self) -> bool:
+        """File ▸ New: every panel back to its defaults, a new untitled document. Unsaved
+        work is asked about first (True when it was reset at once)."""
+        if self.lecture.running:
+            self.lecture.end()  # the work from before the lecture is what may need saving
+        if self.session.is_modified():
+            self.ask_to_save(self.session.new, "starting a new one")
+            return False
+        self.session.new()
+        return True
+
+    def reset_panel(self) -> None:
+        """Edit ▸ Reset this panel: the panel on screen back to its defaults, as one
+        undoable step (the other panels keep their work)."""
+        panel = self.current_panel()
+        if panel.state_class is None:
+            return
+        panel.commit(panel.state_class(), f"Reset {panel.title}")
+        self.statusBar().showMessage(f"{panel.title} is back to its defaults (Ctrl+Z undoes it).",
+                                     5000)
 
     def closeEvent(self, event) -> None:
         if self.lecture.running:
@@ -490,11 +624,11 @@ class MainWindow(QMainWindow):
             self.ask_to_save()
             return
         if not self._closed:
+            # theme and zoom were saved when chosen from the menus; what the command
+            # line asked for, and the lecture layout, hold for one launch
             settings.set("window/geometry", self.saveGeometry())
-            settings.set("window/last_panel", self.current_panel().name)
-            settings.set("view/theme", self.theme.name)
-            settings.set("view/zoom", self.theme.zoom)
-            settings.set("view/lecture_layout", self.lecture_layout)
+            if self._panel_chosen:
+                settings.set("window/last_panel", self.current_panel().name)
         self.session.finish()
         self.shutdown_panels()
         super().closeEvent(event)

@@ -204,6 +204,18 @@ class Session(QObject):
             self.window.show_panel(scene.current, focus=False)
             self.window.focus_current_panel()
 
+    def new(self) -> None:
+        """Every panel back to its defaults (its state class's, the state a new panel
+        starts in; a panel not created yet stays so), a new untitled document with empty
+        undo histories."""
+        panels = self.panels
+        states = {name: panels.initial_state_dict(name) for name in panels}
+        self.load(Scene(panels={n: s for n, s in states.items() if s is not None}, current=None))
+        self.path = None
+        self.mark_clean()
+        self.document_changed.emit()
+        self.window.statusBar().showMessage("A new document: every panel at its defaults.", 5000)
+
     def read(self, path) -> Scene | Playlist:
         """Read and validate a scene or playlist file (nothing is applied)."""
         return read_document(path, list(self.panels))

@@ -32,7 +32,7 @@ SETTINGS: dict[str, Setting] = {
         Setting("window/last_panel", "hinges", str),
         Setting("view/theme", "light", str, choices=("light", "dark", "high-contrast")),
         Setting("view/zoom", 1.0, float, limits=(0.5, 3.0)),
-        Setting("view/lecture_layout", False, bool),
+        Setting("help/welcome_shown", False, bool),
         Setting("files/recent", [], list),
         Setting("files/last_folder", "", str),
     )

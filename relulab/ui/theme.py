@@ -26,16 +26,29 @@ OKABE_ITO = {
     "purple": "#CC79A7",
 }
 
+#: Lines and markers need a contrast of 3:1 with the plot's background (WCAG's bound
+#: for graphics), text 4.5:1. On white, Okabe–Ito's orange, sky and yellow reach only
+#: 1.3–2.3: the light theme uses the same hues darkened to 3.1 (yellow is left out of
+#: its series), and the dark ones use sky where the others use blue (3.2 on #1E1E1E).
+LIGHT_DATA = {"orange": "#C28600", "sky": "#1D99E0", "purple": "#B8689A",
+              "yellow": "#9E940D"}
+
 # role -> colour per theme
 _SCHEMES = {
     "light": {
         "background": "#FFFFFF", "foreground": "#1A1A1A", "grid": "#D0D0D0",
         "target": "#000000", "approx": OKABE_ITO["vermillion"], "accent": OKABE_ITO["blue"],
-        "second": OKABE_ITO["green"], "muted": "#8A8A8A", "handle": OKABE_ITO["blue"],
-        "selected": OKABE_ITO["orange"], "error": OKABE_ITO["purple"],
+        "second": OKABE_ITO["green"], "muted": "#7A7A7A", "handle": OKABE_ITO["blue"],
+        "selected": LIGHT_DATA["orange"], "error": LIGHT_DATA["purple"],
+        # the classes keep Okabe–Ito's hues, told apart from each other: their points
+        # are outlined (filled ones in the foreground colour, hollow ones darkened)
         "class0": OKABE_ITO["blue"], "class1": OKABE_ITO["orange"],
         "class2": OKABE_ITO["green"], "class3": OKABE_ITO["vermillion"],
         "class4": OKABE_ITO["purple"], "class5": OKABE_ITO["sky"],
+        # text: the window and its fields; errors in words
+        "window": "#EFEFEF", "field": "#FFFFFF", "button": "#E2E2E2",
+        "disabled_text": "#707070", "error_text": "#B3261E",
+        **LIGHT_DATA,
     },
     "dark": {
         "background": "#1E1E1E", "foreground": "#EDEDED", "grid": "#4A4A4A",
@@ -45,6 +58,9 @@ _SCHEMES = {
         "class0": OKABE_ITO["sky"], "class1": OKABE_ITO["orange"],
         "class2": OKABE_ITO["green"], "class3": OKABE_ITO["vermillion"],
         "class4": OKABE_ITO["purple"], "class5": OKABE_ITO["yellow"],
+        "window": "#1E1E1E", "field": "#2B2B2B", "button": "#363636",
+        "disabled_text": "#999999", "error_text": "#FF8A80",
+        "blue": OKABE_ITO["sky"],
     },
     "high-contrast": {
         "background": "#000000", "foreground": "#FFFFFF", "grid": "#808080",
@@ -54,6 +70,9 @@ _SCHEMES = {
         "class0": OKABE_ITO["sky"], "class1": OKABE_ITO["yellow"],
         "class2": "#00C08B", "class3": OKABE_ITO["vermillion"],
         "class4": "#E08AC0", "class5": OKABE_ITO["orange"],
+        "window": "#000000", "field": "#262626", "button": "#1A1A1A",
+        "disabled_text": "#9A9A9A", "error_text": "#FF9E9E",
+        "blue": OKABE_ITO["sky"],
     },
 }
 #: The classes a classifier may have, each with a colour role per theme (Okabe–Ito:
@@ -68,10 +87,53 @@ SERIES_STYLES = (
     Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine,
     Qt.PenStyle.DashDotLine, Qt.PenStyle.DashDotDotLine,
 )
-SERIES_COLOURS = ("vermillion", "blue", "green", "orange", "purple", "sky", "yellow")
+#: Series colours in order, per theme (each reaches 3:1 on the theme's background).
+SERIES_COLOURS = {
+    "light": ("vermillion", "blue", "green", "orange", "purple", "sky", "black"),
+    "dark": ("vermillion", "sky", "green", "orange", "purple", "yellow", "target"),
+    "high-contrast": ("vermillion", "sky", "green", "orange", "purple", "yellow", "target"),
+}
+#: Roles drawn as lines and markers on a plot (held to 3:1 against its background; the
+#: classes' points are outlined, see the Playground's data map).
+DATA_ROLES = ("target", "approx", "accent", "second", "muted", "handle", "selected", "error")
+#: The smallest contrasts: text against its background, and lines and markers against
+#: the plot's (WCAG 2.2, 1.4.3 and 1.4.11).
+TEXT_CONTRAST, DATA_CONTRAST = 4.5, 3.0
+
+
+def relative_luminance(colour) -> float:
+    """WCAG's relative luminance of an opaque colour (0 black … 1 white)."""
+    c = QColor(colour)
+
+    def linear(v: int) -> float:
+        v /= 255.0
+        return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * linear(c.red()) + 0.7152 * linear(c.green()) + 0.0722 * linear(c.blue())
+
+
+def over(colour, background) -> QColor:
+    """``colour`` with its alpha painted over an opaque ``background``: what is seen."""
+    c, b = QColor(colour), QColor(background)
+    a = c.alphaF()
+    return QColor(round(c.red() * a + b.red() * (1 - a)), round(c.green() * a + b.green() * (1 - a)),
+                  round(c.blue() * a + b.blue() * (1 - a)))
+
+
+def contrast_ratio(colour, background) -> float:
+    """WCAG's contrast ratio (1 … 21) of ``colour`` (its alpha painted over
+    ``background``) against the opaque ``background``."""
+    a = relative_luminance(over(colour, background))
+    b = relative_luminance(background)
+    hi, lo = max(a, b), min(a, b)
+    return (hi + 0.05) / (lo + 0.05)
+
 
 ZOOM_MIN, ZOOM_MAX, ZOOM_STEP = 0.6, 3.0, 1.2
 BASE_POINT_SIZE = 10.0
+#: Plot titles and legends, in points at zoom 1 (both grow with the zoom).
+TITLE_POINT_SIZE = 11.0
+LEGEND_POINT_SIZE = 9.5
 
 
 class Theme(QObject):
@@ -127,7 +189,23 @@ class Theme(QObject):
         return self.color(f"class{k % CLASS_COLOURS}")
 
     def series_color(self, i: int) -> QColor:
-        return self.color(SERIES_COLOURS[i % len(SERIES_COLOURS)])
+        colours = SERIES_COLOURS[self._name]
+        return self.color(colours[i % len(colours)])
+
+    def least_alpha(self, colour, contrast: float = DATA_CONTRAST) -> int:
+        """The lowest alpha (0 … 255) at which ``colour`` drawn on the plot background
+        still reaches ``contrast`` (255 when only opaque does): lines faded to show a
+        lesser weight stay visible."""
+        bg, c = self.color("background"), QColor(colour)
+        lo, hi = 0, 255
+        while lo < hi:
+            mid = (lo + hi) // 2
+            c.setAlpha(mid)
+            if contrast_ratio(c, bg) >= contrast:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
 
     def series_style(self, i: int) -> Qt.PenStyle:
         return SERIES_STYLES[i % len(SERIES_STYLES)]
@@ -166,34 +244,75 @@ class Theme(QObject):
         return f
 
     # -- applying ------------------------------------------------------------
+    def palette(self) -> QPalette:
+        """The widgets' colours: window, fields, buttons and their text, and the same
+        dimmed for disabled controls (a disabled field loses its white and its text
+        greys, in every theme)."""
+        pal = QPalette()
+        fg, disabled = self.color("foreground"), self.color("disabled_text")
+        window, field, button = self.color("window"), self.color("field"), self.color("button")
+        Role, Group = QPalette.ColorRole, QPalette.ColorGroup
+        for role, colour in (
+            (Role.Window, window), (Role.WindowText, fg), (Role.Base, field),
+            (Role.AlternateBase, window), (Role.Text, fg), (Role.Button, button),
+            (Role.ButtonText, fg), (Role.ToolTipBase, field), (Role.ToolTipText, fg),
+            (Role.Highlight, self.color("accent")), (Role.BrightText, self.color("error_text")),
+            (Role.HighlightedText, QColor("#FFFFFF" if self._name == "light" else "#000000")),
+            (Role.PlaceholderText, disabled), (Role.Link, self.color("accent")),
+            (Role.Light, button.lighter(130)), (Role.Midlight, button.lighter(115)),
+            (Role.Mid, button.darker(130)), (Role.Dark, button.darker(160)),
+            (Role.Shadow, QColor("#000000")),
+        ):
+            pal.setColor(role, colour)
+        for role in (Role.WindowText, Role.Text, Role.ButtonText, Role.PlaceholderText):
+            pal.setColor(Group.Disabled, role, disabled)
+        pal.setColor(Group.Disabled, Role.Base, window)
+        pal.setColor(Group.Disabled, Role.Button, window)
+        return pal
+
     def apply_to_application(self) -> None:
-        """Font size and widget palette for the whole application."""
+        """Font size and widget palette for the whole application; pyqtgraph's default
+        text colour (titles and legends made before they are styled) is the theme's."""
+        pg.setConfigOptions(foreground=self.color("foreground"),
+                            background=self.color("background"))
         app = QApplication.instance()
         if app is None:
             return
         font = app.font()
         font.setPointSizeF(self.point_size())
         app.setFont(font)
-        pal = QPalette()
-        if self._name != "light":
-            bg, fg = self.color("background"), self.color("foreground")
-            # high contrast: fields and check boxes a shade off the black window, or an
-            # empty check box is black on black
-            base = QColor(bg).lighter(130) if self._name == "dark" else QColor("#262626")
-            for role, colour in (
-                (QPalette.ColorRole.Window, bg), (QPalette.ColorRole.WindowText, fg),
-                (QPalette.ColorRole.Base, base), (QPalette.ColorRole.AlternateBase, bg),
-                (QPalette.ColorRole.Text, fg), (QPalette.ColorRole.Button, QColor(bg).lighter(150)),
-                (QPalette.ColorRole.ButtonText, fg), (QPalette.ColorRole.ToolTipBase, bg),
-                (QPalette.ColorRole.ToolTipText, fg), (QPalette.ColorRole.Highlight, self.color("accent")),
-                (QPalette.ColorRole.HighlightedText, QColor("#000000")),
-                (QPalette.ColorRole.PlaceholderText, self.color("muted")),
-            ):
-                pal.setColor(role, colour)
-        app.setPalette(pal)
+        app.setPalette(self.palette())
+
+    def style_legend(self, legend: pg.LegendItem | None, base: float = LEGEND_POINT_SIZE) -> None:
+        """A legend's text in the foreground colour at the zoomed size, on a nearly
+        opaque background; labels made before are restyled too."""
+        if legend is None:
+            return
+        fg, size = self.color("foreground"), f"{self.point_size(base):.1f}pt"
+        legend.setLabelTextColor(fg)
+        legend.setLabelTextSize(size)
+        bg = self.color("background")
+        bg.setAlpha(225)
+        legend.setBrush(pg.mkBrush(bg))
+        legend.setPen(self.pen("grid", 1.0))
+        for _sample, label in legend.items:
+            label.setText(label.text, color=fg, size=size)
+
+    def set_title(self, plot: pg.PlotWidget | pg.PlotItem, text: str,
+                  base: float = TITLE_POINT_SIZE) -> None:
+        """A plot's title in the foreground colour at ``base`` points times the zoom
+        (remembered, so a theme or zoom change restyles it)."""
+        item = plot.getPlotItem() if isinstance(plot, pg.PlotWidget) else plot
+        item._relulab_title_size = base
+        if text:
+            item.setTitle(text, color=self.color("foreground").name(),
+                          size=f"{self.point_size(base):.1f}pt")
+        else:
+            item.setTitle(None)
 
     def style_plot(self, plot: pg.PlotWidget | pg.PlotItem, title: str | None = None) -> None:
-        """Background, axes, fonts and grid of a plot, for the current theme and zoom."""
+        """Background, axes, fonts, grid, legend and title of a plot, for the current
+        theme and zoom. Axis numbers are never rescaled (no SI prefix)."""
         item = plot.getPlotItem() if isinstance(plot, pg.PlotWidget) else plot
         if isinstance(plot, pg.PlotWidget):
             plot.setBackground(self.color("background"))
@@ -204,16 +323,25 @@ class Theme(QObject):
             axis.setPen(pg.mkPen(fg, width=max(1.0, self._zoom)))
             axis.setTextPen(pg.mkPen(fg))
             axis.setStyle(tickFont=tick_font, tickTextOffset=int(4 * self._zoom))
+            plain_numbers(axis)
             if axis.label is not None:
                 axis.label.setFont(self.font(10))
-            # ticks in plain numbers: an SI factor in the label ("(x0.001)") reads as part of the name
-            axis.enableAutoSIPrefix(False)
-            # pyqtgraph 0.14 still picks a factor for the range of the moment as it switches
-            # the prefix off, and then scales the ticks by it for good (0.15 shown as 150)
-            axis.autoSIPrefixScale, axis.labelUnitPrefix = 1.0, ""
         item.showGrid(x=True, y=True, alpha=0.25)
+        self.style_legend(item.legend)
         if title is not None:
-            item.setTitle(title, color=fg.name(), size=f"{self.point_size(11):.0f}pt")
+            self.set_title(item, title)
+        elif item.titleLabel.text:
+            self.set_title(item, item.titleLabel.text,
+                           getattr(item, "_relulab_title_size", TITLE_POINT_SIZE))
+
+
+def plain_numbers(axis: pg.AxisItem) -> None:
+    """Ticks in plain numbers: pyqtgraph's SI prefix would show 0.15 as 150 with a
+    factor in the label ("(x0.001)", cut off in a small plot) that reads as part of
+    the name. pyqtgraph 0.14 still picks a factor for the range of the moment as it
+    switches the prefix off, and then scales the ticks by it for good: reset that too."""
+    axis.enableAutoSIPrefix(False)
+    axis.autoSIPrefixScale, axis.labelUnitPrefix = 1.0, ""
 
 
 _theme: Theme | None = None

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from relulab.model.folding import FOLD_PRESETS, Fold
+from relulab.model.folding import FOLD_PRESETS, Fold, FoldingState
 from relulab.model.mlp import MLP
 from relulab.ui.panels.folding import EXACT_SYNC_DEPTH, SYNC_DEPTH, FoldingPanel
 
@@ -27,7 +27,8 @@ def settle(panel, qtbot):
 
 
 def test_depth_slider_drives_the_count_label(panel, qtbot):
-    assert "<b>32</b> pieces on [0, 1]" in panel.count_label.text()
+    start = FoldingState().depth
+    assert f"<b>{2 ** start}</b> pieces on [0, 1]" in panel.count_label.text()
     panel.depth_slider.setValue(10)  # a click or key press, not a drag: one undo step
     assert panel.state.depth == 10
     assert f"<b>{pieces_text(1024)}</b> pieces on [0, 1]" in panel.count_label.text()
@@ -88,8 +89,9 @@ def test_a_slider_drag_is_one_undo_step_and_undo_restores(panel, qtbot):
     slider.setSliderDown(False)
     assert panel.undo_stack.count() == count + 1
     panel.undo_stack.undo()
-    assert panel.state.depth == 5 and slider.value() == 5
-    assert "<b>32</b> pieces" in panel.count_label.text()
+    start = FoldingState().depth
+    assert panel.state.depth == start and slider.value() == start
+    assert f"<b>{2 ** start}</b> pieces" in panel.count_label.text()
     panel.undo_stack.redo()
     assert panel.state.depth == 9
 
@@ -183,7 +185,7 @@ def test_fold_presets_and_the_knot_budget(panel, qtbot):
     combo.activated.emit(index)
     assert panel.state.fold == FOLD_PRESETS["tent (2 neurons)"]
     settle(panel, qtbot)
-    assert "<b>32</b> pieces on [0, 1]" in panel.fold_count_label.text()
+    assert f"<b>{2 ** panel.state.depth}</b> pieces on [0, 1]" in panel.fold_count_label.text()
     panel.set_fold(FOLD_PRESETS["zigzag: three folds (3 neurons)"])
     panel.set_depth(12)  # 1/3 is not a double: exact rationals, which stop at 2 500 knots
     settle(panel, qtbot)
@@ -248,15 +250,17 @@ def test_state_round_trip_and_bad_state(panel, qtbot):
 def test_shortcuts_are_scoped_to_the_panel(panel, qtbot):
     panel.activateWindow()
     panel.depth_slider.setFocus()
+    start = panel.state.depth
     qtbot.keyClick(panel.depth_slider, Qt.Key.Key_BracketRight)
-    assert panel.state.depth == 6
+    assert panel.state.depth == start + 1
     qtbot.keyClick(panel.depth_slider, Qt.Key.Key_BracketLeft)
-    assert panel.state.depth == 5
+    assert panel.state.depth == start
     qtbot.keyClick(panel.depth_slider, Qt.Key.Key_L)
     assert panel.state.whole_line
 
 
 def test_data_tables(panel):
+    panel.set_depth(5)
     headers, rows = panel.data_tables()["counts"]
     assert headers[2] == "pieces on [0, 1]"
     assert [r[2] for r in rows] == [2, 4, 8, 16, 32]
@@ -383,3 +387,39 @@ def test_folds_at_the_limits_compose_or_say_why(panel, qtbot, fold):
     panel.undo_stack.redo()
     settle(panel, qtbot)
     assert panel.fold_count_label.text() == text
+
+
+def test_the_fold_animation_can_be_watched(panel):
+    """Each layer turns over in more than a second and rests on its result."""
+    from relulab.ui.panels.folding import FRAME_MS
+
+    panel.set_depth(4)
+    plan = panel._animation_plan()
+    per_layer = [sum(1 for layer, _ in plan if layer == k) for k in range(1, 5)]
+    assert all(n * FRAME_MS >= 1500 for n in per_layer), per_layer
+    assert panel._timer.interval() == FRAME_MS
+    turning = [s for layer, s in plan if layer == 1]
+    assert turning[0] == 0 and turning[-1] == 1 and turning.count(1.0) > 1  # the rest
+
+
+def test_more_pieces_than_pixels_show_as_a_band_with_a_note(panel, qtbot):
+    """Past about a piece per two pixels a line paints a solid block: the plot shows the
+    band the curve fills and says how many pieces each pixel holds; zooming in brings
+    the teeth back. At the defaults the tent and your fold are lines, every tooth in
+    sight."""
+    QApplication.processEvents()
+    assert not panel.tent_view.dense and panel.curve.isVisible()
+    settle(panel, qtbot)
+    assert not panel.fold_view.dense and panel.fold_curve.isVisible()
+    assert panel.fold_view.pixels_per_piece() >= 2.0
+    panel.set_depth(12)
+    QApplication.processEvents()
+    view = panel.tent_view
+    assert view.dense and view.band.isVisible() and not panel.curve.isVisible()
+    assert pieces_text(4096) in view.note.textItem.toPlainText()
+    _, low = view.low.getData()
+    _, high = view.high.getData()
+    assert low.min() == 0.0 and high.max() == 1.0  # the band spans the teeth
+    panel.plot.setXRange(0.5, 0.5 + 4 / 4096, padding=0)  # four teeth across the plot
+    QApplication.processEvents()
+    assert not view.dense and panel.curve.isVisible() and not view.note.isVisible()

@@ -219,7 +219,7 @@ def test_convergence_view_has_slope_minus_two(panel, qtbot):
     n, e = panel.conv_ls_rmse.getData()
     assert len(n) == len(panel.convergence_rows) == 15
     title = panel.convergence_plot.getPlotItem().titleLabel.text
-    assert "error ÷4" in title and "here slope −1.9" in title
+    assert "error ÷4" in title and "slope here −1.9" in title
     gx, gy = panel.conv_guide.getData()  # log10 values: the plot is log-log
     assert (gy[1] - gy[0]) / (gx[1] - gx[0]) == pytest.approx(-2)
 

@@ -369,3 +369,46 @@ def test_theme_switch_reaches_every_real_plot(main_window, theme):
         theme.set_name("light")
     for plot in plots:
         assert plot.backgroundBrush().color().name() == "#ffffff", plot.objectName()
+
+
+def test_every_training_scene_can_be_watched():
+    """Each scene that trains sets a speed its caption needs: scene 4 ("watch where the
+    kinks gather") takes at least ten seconds for its 20 000 steps, never "as fast as
+    possible"; the Playground's scenes train at a speed too."""
+    from relulab.model.training import SPEEDS
+
+    playlist = read_playlist(builtin_lecture_path(), PANEL_NAMES)
+    trained = 0
+    for scene in playlist.scenes:
+        training = scene.panels.get("training")
+        if training is not None:
+            speed = SPEEDS[training["speed"]]
+            assert speed is not None and training["steps"] / speed >= 10, scene.title
+            trained += 1
+        playground = scene.panels.get("playground")
+        if playground is not None:
+            assert SPEEDS[playground["training"]["speed"]] is not None, scene.title
+    assert trained >= 1
+
+
+def test_captions_speak_of_test_points_only_where_there_are_some():
+    playlist = read_playlist(builtin_lecture_path(), PANEL_NAMES)
+    for scene in playlist.scenes:
+        playground = scene.panels.get("playground")
+        if playground is None or playground["dataset"]["test_fraction"] > 0:
+            continue
+        caption = scene.caption.lower()
+        for words in ("new data", "test points", "test accuracy", "held out"):
+            assert words not in caption, (scene.title, words)
+
+
+def test_the_panels_train_at_a_speed_one_can_watch_by_default():
+    """Training: 20 000 steps take 20 s, not one; the Playground's circles (learnt in
+    about 100 steps) take a second or more. "As fast as possible" stays a choice."""
+    from relulab.model.playground import PlaygroundState
+    from relulab.model.training import SPEEDS, TrainingState
+
+    state = TrainingState()
+    assert SPEEDS[state.speed] is not None and state.steps / SPEEDS[state.speed] >= 10
+    assert SPEEDS[PlaygroundState().training.speed] <= 100
+    assert SPEEDS["as fast as possible"] is None

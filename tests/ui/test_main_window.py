@@ -133,13 +133,105 @@ def test_close_leaves_no_thread(qtbot, theme):
 def test_last_panel_is_remembered(qtbot, theme):
     from relulab.app import build_main_window
 
-    window = build_main_window(panel="converter")
+    window = build_main_window()
     qtbot.addWidget(window)
+    window.show_panel("converter")
     window.close()
     again = build_main_window()
     qtbot.addWidget(again)
     assert again.current_panel().name == "converter"
     again.close()
+
+
+def test_a_panel_asked_for_on_the_command_line_is_not_remembered(qtbot, theme):
+    from relulab.app import build_main_window
+
+    window = build_main_window(panel="folding")  # relulab --panel folding
+    qtbot.addWidget(window)
+    window.close()
+    again = build_main_window()
+    qtbot.addWidget(again)
+    assert again.current_panel().name == "hinges"
+    again.close()
+
+
+def _launch(argv, monkeypatch, qtbot, seen):
+    """``relulab ARGV``: the real entry point; the event loop is replaced by a look at the
+    window, a quit (Ctrl+Q) and its return."""
+    import sys
+
+    def fake_exec(*_):
+        window = next(w for w in QApplication.topLevelWidgets()
+                      if w.objectName() == "main-window" and w.isVisible())
+        seen.append((window.theme.name, round(window.theme.zoom, 3), window.lecture_layout,
+                     window.current_panel().name))
+        window.lecture.end()
+        window.findChild(type(window.undo_action), "action-quit").trigger()
+        return 0
+
+    monkeypatch.setattr(QApplication, "exec", fake_exec)
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)
+    from relulab.app import main
+
+    assert main(argv) == 0
+
+
+def test_command_line_flags_hold_for_one_launch(qtbot, theme, monkeypatch, data_dir):
+    """relulab --theme dark --zoom 1.6 --panel folding --lecture, quit, relulab: the
+    saved (default) theme, zoom and panel, controls shown."""
+    seen = []
+    _launch(["--theme", "dark", "--zoom", "1.6", "--panel", "folding"], monkeypatch, qtbot, seen)
+    _launch(["--lecture"], monkeypatch, qtbot, seen)
+    _launch([], monkeypatch, qtbot, seen)
+    assert seen[0] == ("dark", 1.6, False, "folding")
+    assert seen[1][:3] == ("light", 1.0, True)
+    assert seen[2] == ("light", 1.0, False, "hinges")
+
+
+def test_settings_change_from_the_menus_only(qtbot, theme, monkeypatch, data_dir):
+    from relulab.ui import settings
+
+    window = __import__("relulab.app", fromlist=["x"]).build_main_window()
+    qtbot.addWidget(window)
+    window.findChild(type(window.undo_action), "action-theme-high-contrast").trigger()
+    window.findChild(type(window.undo_action), "action-zoom-in").trigger()
+    window.findChild(type(window.undo_action), "action-lecture-layout").trigger()
+    assert window.lecture_layout
+    window.close()
+    assert settings.get("view/theme") == "high-contrast"
+    assert settings.get("view/zoom") == pytest.approx(1.2)
+    seen = []
+    _launch([], monkeypatch, qtbot, seen)
+    assert seen == [("high-contrast", 1.2, False, "hinges")]  # the lecture layout is per launch
+
+
+@pytest.mark.parametrize("screen", [(1366, 768), (1280, 720), (1024, 600), (1920, 1080)])
+def test_the_first_window_fits_the_screen(qtbot, theme, screen):
+    from PySide6.QtCore import QSize
+
+    from relulab.ui.main_window import DEFAULT_SIZE, ESTIMATED_FRAME, default_size
+
+    size = default_size(QSize(*screen))
+    assert size.width() + ESTIMATED_FRAME.width() <= screen[0]
+    assert size.height() + ESTIMATED_FRAME.height() <= screen[1]
+    assert size == DEFAULT_SIZE.boundedTo(size)
+    if screen[1] >= 900:
+        assert size == DEFAULT_SIZE
+
+
+def test_the_window_opens_inside_the_available_screen(qtbot, theme):
+    from relulab.app import build_main_window
+
+    window = build_main_window()
+    qtbot.addWidget(window)
+    window.resize(5000, 4000)  # a saved size from a larger screen
+    window.move(3000, 2000)
+    window._fitted = False
+    window.show()
+    qtbot.waitExposed(window)
+    available = window.screen().availableGeometry()
+    assert available.contains(window.frameGeometry())
+    window.close()
 
 
 # -- panels are created when first shown or asked for ---------------------------------------

@@ -499,22 +499,28 @@ def test_an_autosave_a_panel_refuses_is_set_aside_too(qtbot, theme, fake_panels,
 
 # -- settings --------------------------------------------------------------------
 def test_window_settings_persist(qtbot, theme, fake_panels, data_dir):
+    """What is chosen in the window (its menus, its tabs) is there at the next launch."""
+    from PySide6.QtGui import QAction
+
     from relulab.app import build_main_window
 
-    w = build_main_window(panel="folding")
+    w = build_main_window()
     qtbot.addWidget(w)
     w.show()
     w.resize(700, 500)
-    theme.set_name("dark")
-    theme.set_zoom(1.44)
+    w.tabs.setCurrentIndex(2)  # a click on a tab
+    w.findChild(QAction, "action-theme-dark").trigger()
+    w.findChild(QAction, "action-zoom-in").trigger()
+    w.findChild(QAction, "action-zoom-in").trigger()
     w.close()
     assert settings.get("view/theme") == "dark"
     assert settings.get("view/zoom") == pytest.approx(1.44)
-    assert settings.get("window/last_panel") == "folding"
+    assert settings.get("window/last_panel") == list(w.panels)[2]
     again = build_main_window()
     qtbot.addWidget(again)
     assert again.size().width() == 700
-    assert again.theme.name == "dark"
+    assert again.theme.name == "dark" and again.theme.zoom == pytest.approx(1.44)
+    assert again.current_panel().name == list(w.panels)[2]
     again.close()
     theme.set_name("light")
     theme.set_zoom(1.0)
@@ -526,11 +532,11 @@ def test_settings_are_read_with_their_types(qtbot):
     from relulab import APP_NAME, ORGANIZATION
 
     store = QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, ORGANIZATION, APP_NAME)
-    store.setValue("view/lecture_layout", "false")
+    store.setValue("help/welcome_shown", "false")
     store.setValue("view/zoom", "1.25")
     store.setValue("view/theme", "dark")
     store.sync()
-    assert settings.get("view/lecture_layout") is False
+    assert settings.get("help/welcome_shown") is False
     assert settings.get("view/zoom") == 1.25
     store.setValue("view/zoom", "lots")
     store.sync()

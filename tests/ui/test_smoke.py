@@ -30,9 +30,9 @@ def test_settings_round_trip_with_types(qtbot):
     from relulab.ui import settings
 
     settings.set("view/zoom", 1.5)
-    settings.set("view/lecture_layout", False)
+    settings.set("help/welcome_shown", True)
     assert settings.get("view/zoom") == 1.5
-    assert settings.get("view/lecture_layout") is False
+    assert settings.get("help/welcome_shown") is True
     settings.add_recent("/tmp/a.relulab.json")
     settings.add_recent("/tmp/b.relulab.json")
     settings.add_recent("/tmp/a.relulab.json")

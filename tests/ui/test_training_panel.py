@@ -443,3 +443,21 @@ def test_a_long_replay_runs_on_a_worker_and_closing_mid_replay_leaves_no_thread(
     assert any(t.name == "relulab-training-replay" for t in threading.enumerate())
     panel.shutdown()
     assert not any(t.name.startswith("relulab-training") for t in threading.enumerate())
+
+
+def test_no_rmse_bars_before_training_and_words_for_what_is_shown(qtbot, panel):
+    """At step 0 the random starts' errors are no result: no bars, a hint; after a few
+    steps one bar per restart. The panel says what its curves are."""
+    small(panel, restarts=4, hidden=8, steps=200)
+    settled(qtbot, panel)
+    assert len(panel.final_bars.opts["height"]) == 0
+    assert "Space" in panel.final_hint.textItem.toPlainText()
+    assert "4 networks of 8 ReLU neurons" in panel.explain.text()
+    assert "least squares with 8" in panel.explain.text()
+    legend = [label.text for _sample, label in panel.legend.items]
+    assert {"target", "best restart", "other restarts", "kinks"} <= set(legend)
+    assert "best restart" in panel.key.plain_text() and "ghost" in panel.key.plain_text()
+    panel.step_once()
+    settled(qtbot, panel)
+    assert len(panel.final_bars.opts["height"]) == 4
+    assert panel.final_hint.textItem.toPlainText() == ""

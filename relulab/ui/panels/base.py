@@ -10,11 +10,13 @@ from __future__ import annotations
 import sys
 import time
 from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeVar
 
 from PySide6.QtCore import QEventLoop, QSignalBlocker, Qt, Signal
-from PySide6.QtGui import QUndoCommand, QUndoStack
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtGui import QKeySequence, QShortcut, QUndoCommand, QUndoStack
+from PySide6.QtWidgets import QApplication, QScrollArea, QWidget
 
 from relulab.ui.readout import readouts_of
 from relulab.ui.theme import current_theme
@@ -24,7 +26,27 @@ from relulab.ui.worker import Worker
 W = TypeVar("W", bound=QWidget)
 
 
+@dataclass(frozen=True)
+class Key:
+    """One of a panel's keyboard shortcuts, declared once: the shortcut made from it
+    and Help ▸ Keyboard shortcuts both read it, so the list cannot drift.
+
+    ``keys`` is a QKeySequence text; ``what`` says what it does, in the panel's words
+    (keys with the same ``what`` are listed together); ``slot`` names the panel's
+    method (a dotted path such as ``"whole_line.toggle"`` reaches a child) called with
+    ``args``; ``widget`` names the child that must hold the focus ("": anywhere in the
+    panel); ``name`` ends the shortcut's object name, ``<panel>-shortcut-<name>``."""
+
+    keys: str
+    what: str
+    slot: str
+    args: tuple = ()
+    widget: str = ""
+    name: str = ""
+
+
 def named(widget: W, name: str, accessible: str, tip: str = "", description: str = "") -> W:
+
     """Give a widget its stable object name (``<panel>-<what>``, what tests and
     scripts find it by), its accessible name and, if given, a tooltip and an accessible
     description (for a plot: what it shows)."""
@@ -35,6 +57,20 @@ def named(widget: W, name: str, accessible: str, tip: str = "", description: str
     if description:
         widget.setAccessibleDescription(description)
     return widget
+
+
+def fit_controls_width(scroll: QScrollArea, width: int, most: int | None = None) -> None:
+    """A scrolled column of controls ``width`` pixels wide (up to ``most`` when given),
+    wider if its content needs it, so that nothing is cut at its right edge or needs
+    sideways scrolling. Call it again after a zoom: the content's need grows with the
+    fonts (they reach the widgets an event later)."""
+    need = (scroll.widget().minimumSizeHint().width() + scroll.verticalScrollBar().sizeHint().width()
+            + 2 * scroll.frameWidth())
+    if most is None:
+        scroll.setFixedWidth(max(width, need))
+    else:
+        scroll.setMinimumWidth(max(width, need))
+        scroll.setMaximumWidth(max(most, need))
 
 
 @contextmanager
@@ -96,6 +132,14 @@ class Panel(QWidget):
     #: before creating the panel.
     state_class: type | None = None
     _state: Any = None
+    #: Object names of the controls a learner reaches for first (Play, Step, Reset …):
+    #: they come first in the controls and are always in sight (a test checks).
+    primary_controls: tuple[str, ...] = ()
+    #: The panel's keyboard shortcuts (made by ``make_keys``, listed by Help).
+    KEYS: tuple[Key, ...] = ()
+    #: Object names of what the lecture layout hides besides the controls: words and
+    #: keys the lecture's caption says instead, views a scene does not need.
+    lecture_hidden: tuple[str, ...] = ()
 
     #: ``finished(work)``: a long piece of work is done and its results are on screen
     #: and in :meth:`readouts` (``work`` names it: "training", "counts", "conversion",
@@ -131,6 +175,27 @@ class Panel(QWidget):
         if after != self._state:
             self.undo_stack.push(SnapshotCommand(self.apply_state, self._state, after, text,
                                                  merge_key))
+
+    def make_keys(self) -> list[QShortcut]:
+        """The shortcuts of ``KEYS``, each active while the focus is in its widget (or
+        anywhere in the panel), so that text boxes elsewhere keep their keys."""
+        made = []
+        for i, key in enumerate(self.KEYS):
+            target = self._resolve(key.widget) if key.widget else self
+            shortcut = QShortcut(QKeySequence(key.keys), target)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.setObjectName(f"{self.name}-shortcut-{key.name or i}")
+            shortcut.setWhatsThis(key.what)
+            shortcut.activated.connect(partial(self._resolve(key.slot), *key.args))
+            made.append(shortcut)
+        self._shortcuts = made
+        return made
+
+    def _resolve(self, path: str):
+        obj = self
+        for part in path.split("."):
+            obj = getattr(obj, part)
+        return obj
 
     # -- hooks ---------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
@@ -183,11 +248,12 @@ class Panel(QWidget):
         self.focus_target().setFocus(Qt.FocusReason.OtherFocusReason)
 
     def set_lecture_layout(self, on: bool) -> None:
-        """Lecture layout: hide the controls (the child named ``<name>-controls``)
-        and let the plots and readouts take the room."""
-        controls = self.findChild(QWidget, f"{self.name}-controls")
-        if controls is not None:
-            controls.setVisible(not on)
+        """Lecture layout: hide the controls (the child named ``<name>-controls``) and
+        what ``lecture_hidden`` names, and let the plots and readouts take the room."""
+        for name in (f"{self.name}-controls", *self.lecture_hidden):
+            widget = self.findChild(QWidget, name)
+            if widget is not None:
+                widget.setVisible(not on)
 
     def wait_until_idle(self, timeout: float = 30.0) -> bool:
         """Process events until the panel's background work is done: its workers (child

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPointF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QKeySequence, QPolygonF, QShortcut
+from PySide6.QtGui import QBrush, QColor, QPolygonF
 from PySide6.QtWidgets import (
     QComboBox, QFormLayout, QGraphicsPolygonItem, QHBoxLayout, QHeaderView,
     QLineEdit, QPushButton, QScrollArea, QSpinBox, QSplitter, QTableView, QVBoxLayout, QWidget,
@@ -38,7 +38,7 @@ from relulab.model.slices import (
     ParsedPoint, SliceState, parse_points, points_needed, random_points, slice_state, split_points,
 )
 from relulab.ui import dialogs
-from relulab.ui.panels.base import Panel, named, run_alone, signals_blocked
+from relulab.ui.panels.base import Key, Panel, named, run_alone, signals_blocked
 from relulab.ui.panels.slice_view import SliceBar, SliceDrawing, SliceView, compute_slice
 from relulab.ui.readout import Readout
 from relulab.ui.worker import Worker
@@ -54,6 +54,9 @@ VIEW_2D = (-3.0, 3.0, -3.0, 3.0)     # what the map shows first
 DRAW_BOX = (-12.0, 12.0, -12.0, 12.0)  # polygons are clipped here, so panning shows more
 CURVE_POINTS = 2001
 REGION_ALPHA = 110
+#: Regions take the first series colours in turn (the seventh, black or white, would
+#: read as a hole in the map).
+REGION_COLOURS = 6
 NETWORK_SUFFIXES = (".json", ".npz", ".onnx")  # what relulab.io.networks reads
 
 
@@ -231,6 +234,12 @@ class ConverterPanel(Panel):
     title = "Deep → shallow"
     summary = "any deep ReLU network turned into an exactly equal shallow one, verified."
     state_class = ConverterState
+    KEYS = (
+        Key("N", "a new random network (the next seed)", "new_random", name="new-random"),
+        Key("]", "select the next region (2-D input)", "step_region", (1,), name="next-region"),
+        Key("[", "select the previous region", "step_region", (-1,), name="previous-region"),
+    )
+    primary_controls = ("converter-source", "converter-new-random")
 
     #: ``converted()``: after a conversion is drawn (its verdict is on screen).
     #: ``finished("conversion")`` (see Panel): the same, and also when it failed.
@@ -301,12 +310,15 @@ class ConverterPanel(Panel):
         column.addStretch(1)
         outer.addWidget(self._left)
         right = QVBoxLayout()
+        self.explain = Readout("converter-explain", "What the panel shows, in words",
+                               "explanation", wrap=True)
         self.verdict = Readout("converter-verdict", "Verdict", "verdict", wrap=True)
         self.verdict.set_value(None, "converting…")
+        # the technical account (counts, the certificate, the rule) goes with the details
         self.summary_label = Readout("converter-summary", "What was converted", "summary",
                                      wrap=True)
+        right.addWidget(self.explain)
         right.addWidget(self.verdict)
-        right.addWidget(self.summary_label)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self._build_plots())
         split.addWidget(self._build_details())
@@ -329,6 +341,9 @@ class ConverterPanel(Panel):
         for key in SOURCES:
             self.source_box.addItem(SOURCE_LABELS[key], key)
         form.addRow("Source", self.source_box)
+        self.random_button = named(QPushButton("New random network (N)"), "converter-new-random",
+                                   "New random network")
+        form.addRow(self.random_button)
         self.arch_edit = named(QLineEdit(), "converter-architecture",
                                "Architecture of the random network",
                                "inputs-hidden…-outputs, e.g. 1-16-16-1 or 2-8-8-1 (Enter applies)")
@@ -337,9 +352,6 @@ class ConverterPanel(Panel):
         self.seed_spin.setRange(0, MAX_SEED)
         self.seed_spin.setKeyboardTracking(False)  # typing 123 is one change, not three
         form.addRow("Seed", self.seed_spin)
-        self.random_button = named(QPushButton("New random network (N)"), "converter-new-random",
-                                   "New random network")
-        form.addRow(self.random_button)
         self.tent_spin = named(QSpinBox(), "converter-tent-depth", "Tent map depth")
         self.tent_spin.setRange(1, MAX_TENT_DEPTH)
         self.tent_spin.setKeyboardTracking(False)
@@ -368,9 +380,10 @@ class ConverterPanel(Panel):
                                description="The difference deep − shallow against x (1-D "
                                "input): zero up to rounding when the two are equal.")
         self.diff_plot.getPlotItem().setMenuEnabled(False)
-        self.deep_curve = self.main_plot.plot([], [], name="deep")
-        self.shallow_curve = self.main_plot.plot([], [], name="shallow")
-        self.kink_marks = pg.ScatterPlotItem()
+        self.legend = self.main_plot.getPlotItem().addLegend(offset=(10, 10))
+        self.deep_curve = self.main_plot.plot([], [], name="deep network")
+        self.shallow_curve = self.main_plot.plot([], [], name="shallow network (one hidden layer)")
+        self.kink_marks = pg.ScatterPlotItem(name="kinks: one hidden neuron each")
         self.main_plot.addItem(self.kink_marks)
         self.diff_curve = self.diff_plot.plot([], [])
         plots.addWidget(self.main_plot)
@@ -395,6 +408,7 @@ class ConverterPanel(Panel):
                                    text="Click a region to see its affine map and constraints.",
                                    wrap=True, selectable=True)
         self.region_info.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        column.addWidget(self.summary_label)
         column.addWidget(self.layers_label)
         column.addWidget(self.kink_table, 1)
         column.addWidget(self.region_info, 1)
@@ -407,15 +421,7 @@ class ConverterPanel(Panel):
         return scroll
 
     def _build_shortcuts(self) -> None:
-        self._shortcuts = []
-        for key, name, slot in (("N", "new-random", self.new_random),
-                                ("]", "next-region", lambda: self.step_region(1)),
-                                ("[", "previous-region", lambda: self.step_region(-1))):
-            shortcut = QShortcut(QKeySequence(key), self)
-            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            shortcut.setObjectName(f"converter-shortcut-{name}")
-            shortcut.activated.connect(slot)
-            self._shortcuts.append(shortcut)
+        self.make_keys()
 
     def _connect(self) -> None:
         self.source_box.activated.connect(self._on_source_chosen)
@@ -478,7 +484,7 @@ class ConverterPanel(Panel):
     # -- sources --------------------------------------------------------------
     def _show_message(self, text: str, error: bool = False) -> None:
         self.message.setText(text)
-        role = "error" if error else "muted"
+        role = "error_text" if error else "foreground"
         self.message.setStyleSheet(f"color: {self.theme.color(role).name()};"
                                    + (" font-weight: bold;" if error else ""))
         if text:
@@ -978,6 +984,7 @@ class ConverterPanel(Panel):
             self.verdict.setStyleSheet(f"color: {self.theme.color('foreground').name()};"
                                        " font-weight: bold;")
             self.summary_label.setText(self._slice_summary(res))
+            self.explain.setText(self._explanation(res))
             return
         self._draw_sizes(conv)
         self._draw_verdict(res)
@@ -1115,15 +1122,47 @@ class ConverterPanel(Panel):
             summary = self._slice_summary(res)
         self.verdict.set_value("equal" if ok else "not equal", text)
         self.summary_label.setText(summary)
-        self.verdict.setStyleSheet(f"color: {self.theme.color('foreground' if ok else 'error').name()};"
+        self.explain.setText(self._explanation(res))
+        self.verdict.setStyleSheet(f"color: {self.theme.color('foreground' if ok else 'error_text').name()};"
                                    " font-weight: bold;")
+
+    def _explanation(self, res: Result) -> str:
+        """What the panel shows, in plain words (the formulas are in the details)."""
+        if res.slice_view is not None:
+            cut = res.slice_view.cut
+            shown = ("a line that bends at kinks, drawn against the position t along it"
+                     if cut.kind == "line" else
+                     "cut into regions, each one flat, affine map (each colour one region)")
+            built = ("" if res.conversion is not None else
+                     " Its shallow network is too large to build here; its widths are below.")
+            return (f"<b>A slice through a network with {self.net.n_in} inputs.</b> On the "
+                    f"{cut.kind} through the points chosen the network is {shown}; "
+                    f"one hidden layer computes the same function there.{built}")
+        conv = res.conversion
+        deep = "-".join(map(str, conv.deep.sizes))
+        if conv.one_d is not None:
+            k, width = len(conv.one_d.kinks), conv.one_d.width
+            return (f"<b>One hidden layer computes the same function.</b> The deep network "
+                    f"{deep} is a line that bends at {k} kink{'s' if k != 1 else ''}; one hidden "
+                    f"layer of {width} neuron{'s' if width != 1 else ''}, one per kink, draws the "
+                    "same line: deep solid, shallow dashed. Below, their difference: zero up "
+                    "to rounding.")
+        if conv.n_in == 2:
+            return (f"<b>The same function, region by region.</b> The deep network {deep} cuts "
+                    f"the plane into {conv.p} regions (each colour one region; colours repeat); "
+                    "in each it is one flat, affine map. The shallow network, three hidden "
+                    "layers, rebuilds every region. Click one to see its map.")
+        return (f"<b>The same function, region by region.</b> The deep network {deep} cuts "
+                f"R{'²³⁴'[conv.n_in - 2]} into {conv.p} regions, in each of which it is one affine "
+                "map; the shallow network, three hidden layers, rebuilds every one.")
 
     def _draw_1d(self, res: Result) -> None:
         item = self.main_plot.getPlotItem()
         item.setLabel("bottom", "x")
         item.setLabel("left", "f(x)")
         m = res.conversion.n_out
-        item.setTitle("deep (solid) and shallow (dashed)" + (f", output 1 of {m}" if m > 1 else ""))
+        self.theme.set_title(item, "deep (solid) and shallow (dashed)"
+                             + (f", output 1 of {m}" if m > 1 else ""))
         self.deep_curve.setVisible(True)
         self.shallow_curve.setVisible(True)
         self.deep_curve.setData(res.curve_x, res.deep_y)
@@ -1134,10 +1173,12 @@ class ConverterPanel(Panel):
         else:
             self.kink_marks.setData([], [])
         self.kink_marks.setVisible(True)
+        self.legend.setVisible(True)
         diff = res.deep_y - res.shallow_y
         self.diff_curve.setData(res.curve_x, diff)
         self.diff_plot.getPlotItem().setLabel("left", "deep − shallow")
         self.diff_plot.getPlotItem().setLabel("bottom", "x")
+        self.theme.set_title(self.diff_plot, "their difference: zero up to rounding", 9.5)
         span = max(1e-15, float(np.abs(diff).max()) * 1.2)
         self.diff_plot.setYRange(-span, span, padding=0)
         self.main_plot.getPlotItem().getViewBox().setAspectLocked(False)
@@ -1153,14 +1194,15 @@ class ConverterPanel(Panel):
         self.deep_curve.setVisible(False)
         self.shallow_curve.setVisible(False)
         self.kink_marks.setVisible(False)
+        self.legend.setVisible(False)  # the regions' colours are explained in words
         self.kinks.set_rows(np.zeros((0, 5)))
         item = self.main_plot.getPlotItem()
         n = conv.n_in
         self._draw_layers_nd(conv)
         if n != 2:
-            item.setTitle(f"{n}-D input: no map (regions: {conv.p})")
+            self.theme.set_title(item, f"{n}-D input: no map (regions: {conv.p})")
             return
-        item.setTitle(f"{conv.p} activation regions on R² (click one)")
+        self.theme.set_title(item, f"{conv.p} activation regions on R² (click one)")
         item.setLabel("bottom", "x1")
         item.setLabel("left", "x2")
         vb = item.getViewBox()
@@ -1200,7 +1242,7 @@ class ConverterPanel(Panel):
         selected_pen = self.theme.pen("selected", 3.0)
         for gi in self._region_items:
             idx = gi.data(0)
-            colour = QColor(self.theme.series_color(idx % 7))
+            colour = QColor(self.theme.series_color(idx % REGION_COLOURS))
             colour.setAlpha(REGION_ALPHA if idx != self.selected_region else 230)
             gi.setBrush(QBrush(colour))
             gi.setPen(selected_pen if idx == self.selected_region else outline)
@@ -1384,6 +1426,8 @@ class ConverterPanel(Panel):
         self.kink_marks.setBrush(pg.mkBrush(t.color("accent")))
         self.kink_marks.setSize(t.point_size(7))
         self.diff_curve.setPen(t.pen("error", 2.0))
+        self.explain.setFont(t.font(10))
+        self.summary_label.setFont(t.font(9))
         self._style_regions()
         if self.slice_view is not None and self._state.sliced:
             self.slice_drawing.theme = t

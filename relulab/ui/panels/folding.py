@@ -23,7 +23,7 @@ from dataclasses import replace
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QGridLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
     QPushButton, QSizePolicy, QSlider, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
@@ -38,8 +38,9 @@ from relulab.model.folding import (
     tent_pieces,
 )
 from relulab.model.piecewise import EXACT_KNOTS, PiecewiseLinear, TooManyKnots, piecewise_linear
-from relulab.ui.panels.base import Panel, named, run_alone, signals_blocked
+from relulab.ui.panels.base import Key, Panel, named, run_alone, signals_blocked
 from relulab.ui.readout import Note, Readout
+from relulab.ui.theme import current_theme
 from relulab.ui.worker import Worker
 
 #: Up to this depth the tent is computed at once (a few ms) and kept in a cache;
@@ -56,7 +57,11 @@ FOLD_MAX_KNOTS = 2 ** 17
 LAYER_PLOTS = 8
 #: The fold animation stops adding layers here: 4096 pieces already fill the plot.
 ANIMATION_LAYERS = 12
-FRAMES_PER_LAYER = 16
+#: A fold is watched: each layer turns over in FRAMES_PER_LAYER frames of FRAME_MS
+#: (1.2 s), then rests HOLD_FRAMES (0.5 s) on its result before the next one.
+FRAMES_PER_LAYER = 24
+FRAME_MS = 50
+HOLD_FRAMES = 10
 KINK_TABLE_ROWS = 2 ** 17
 PEAK_STEPS = 100  # the peak slider moves in steps of 0.01
 #: A deep tent is drawn from its extremes in this many columns: zoomed 64× into
@@ -196,11 +201,128 @@ def _smooth_if_sparse(curve: pg.PlotDataItem, n_points: int, pen) -> None:
     curve.setPen(pen)
 
 
+#: Pieces narrower than this many pixels are drawn with a thin line; narrower than
+#: DENSE_PIXELS the curve is shown as the band it fills.
+THIN_PIXELS = 6.0
+DENSE_PIXELS = 2.0
+
+
+class DenseCurve:
+    """A curve that may have more pieces than the plot has pixels.
+
+    While its pieces are at least DENSE_PIXELS wide on screen it is drawn as a line
+    (thinner below THIN_PIXELS). Past that the teeth cannot be told apart: every pixel
+    column holds a whole tooth, and a line would paint a solid block. The curve is then
+    shown as what it is, the band it fills (its lowest and highest value in each pixel
+    column, shaded) with a note of how many pieces each pixel holds; zooming in (the
+    mouse wheel on the plot) brings the line back. ``curve`` keeps the data either way."""
+
+    def __init__(self, plot: pg.PlotWidget, curve: pg.PlotDataItem, role: str, width: float,
+                 explain: bool = True):
+        self.plot, self.curve, self.role, self.width = plot, curve, role, width
+        self.explain = explain  # the small plots have no room for the note
+        # the band's edges are in the plot (without a pen) so that its auto range sees them
+        self.low = pg.PlotCurveItem(pen=pg.mkPen(None))
+        self.high = pg.PlotCurveItem(pen=pg.mkPen(None))
+        self.band = pg.FillBetweenItem(self.low, self.high)
+        self.band.setZValue(-1)
+        for item in (self.low, self.high, self.band):
+            plot.addItem(item)
+        self.note = pg.TextItem("", anchor=(0.5, 0.5))
+        plot.addItem(self.note, ignoreBounds=True)
+        self.pieces = 0
+        self.dense = False
+        self._x = self._y = np.zeros(0)
+        vb = plot.getPlotItem().getViewBox()
+        vb.sigRangeChanged.connect(self._on_range)  # zoomed in or out
+        vb.sigResized.connect(self._on_range)       # laid out, or the window resized
+
+    def show(self, x: np.ndarray, y: np.ndarray, pieces: int) -> None:
+        """Draw ``pieces`` pieces given by x, y (breakpoints or extremes per column)."""
+        self._x, self._y, self.pieces = np.asarray(x, float), np.asarray(y, float), int(pieces)
+        self.curve.setData(self._x, self._y)
+        self._restyle()
+
+    def clear(self) -> None:
+        self.show(np.zeros(0), np.zeros(0), 0)
+
+    def _on_range(self, *_args) -> None:
+        if self._x.size:
+            self._restyle()
+
+    def pixels_per_piece(self) -> float:
+        vb = self.plot.getPlotItem().getViewBox()
+        (x0, x1), _ = vb.viewRange()
+        width = vb.width() if vb.width() > 10 else 600.0  # not laid out yet: a typical width
+        span = float(self._x[-1] - self._x[0]) if self._x.size > 1 else 0.0
+        if self.pieces <= 0 or span <= 0:
+            return np.inf
+        shown = self.pieces * min(1.0, max(x1 - x0, 1e-300) / span)
+        return width / max(shown, 1.0)
+
+    def _restyle(self) -> None:
+        theme = current_theme()
+        px = self.pixels_per_piece()
+        self.dense = px < DENSE_PIXELS
+        self.curve.setVisible(not self.dense)
+        for item in (self.band, self.low, self.high):
+            item.setVisible(self.dense)
+        self.note.setVisible(self.dense and self.explain)
+        colour = theme.color(self.role)
+        if not self.dense:
+            pen = theme.pen(self.role, self.width if px >= THIN_PIXELS else 1.0)
+            self.curve.setPen(pen)
+            self.note.setText("")
+            return
+        vb = self.plot.getPlotItem().getViewBox()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        columns = int(max(16, min(4096, vb.width() if vb.width() > 10 else 600)))
+        # per pixel column, the lowest and highest value: at its two edges (the curve
+        # between its points is straight) or at a point inside it
+        x, y = self._x, self._y
+        edges = np.linspace(max(x0, x[0]), min(x1, x[-1]), columns + 1)
+        at_edges = np.interp(edges, x, y)
+        low = np.minimum(at_edges[:-1], at_edges[1:])
+        high = np.maximum(at_edges[:-1], at_edges[1:])
+        first = np.searchsorted(x, edges)
+        filled = np.flatnonzero(first[1:] > first[:-1])
+        if filled.size:
+            starts, end = first[filled], first[-1]
+            low[filled] = np.minimum(low[filled], np.minimum.reduceat(y[:end], starts))
+            high[filled] = np.maximum(high[filled], np.maximum.reduceat(y[:end], starts))
+        middles = 0.5 * (edges[:-1] + edges[1:])
+        self.low.setData(middles, low)
+        self.high.setData(middles, high)
+        fill = QColor(colour)
+        fill.setAlpha(110)
+        self.band.setBrush(pg.mkBrush(fill))
+        self.band.setPen(pg.mkPen(None))  # an outline would zigzag where teeth are cut
+        per = 1.0 / px
+        self.note.setText(f"{_plain_count(self.pieces)} pieces: about {per:,.0f} in each pixel "
+                          "column, so the curve fills this band.\nScroll on the plot to zoom in "
+                          "and see the teeth.")
+        self.note.setColor(theme.color("foreground"))
+        self.note.setFont(theme.font(9))
+        background = theme.color("background")
+        background.setAlpha(225)
+        self.note.fill = pg.mkBrush(background)
+        self.note.setTextWidth(max(80.0, vb.width() - 16))  # wrapped inside the plot
+        self.note.setPos(0.5 * (x0 + x1), 0.5 * (y0 + y1))
+
+
 class FoldingPanel(Panel):
     name = "folding"
     title = "Folding"
     summary = "the tent map composed layer by layer doubles the pieces each time; exact counts."
     state_class = FoldingState
+    KEYS = (
+        Key("]", "one layer deeper", "step_depth", (1,), name="deeper"),
+        Key("[", "one layer shallower", "step_depth", (-1,), name="shallower"),
+        Key("F", "play or stop the fold animation", "toggle_animation", name="fold"),
+        Key("L", "the whole line or only [0, 1]", "whole_line.toggle", name="whole-line"),
+    )
+    primary_controls = ("folding-depth", "folding-play")
+    lecture_hidden = ("folding-telgarsky",)
 
     def __init__(self, host=None, parent=None):
         super().__init__(host, parent)
@@ -223,7 +345,7 @@ class FoldingPanel(Panel):
         self._fold_worker = Worker("folding-fold", self)
         self._timer = QTimer(self)
         self._timer.setObjectName("folding-animation-timer")
-        self._timer.setInterval(40)
+        self._timer.setInterval(FRAME_MS)
         self._build()
         self._connect()
         self._sync_widgets()
@@ -232,8 +354,7 @@ class FoldingPanel(Panel):
 
     # -- building ------------------------------------------------------------
     def _title(self, pw: pg.PlotWidget, html: str, size: float = 11) -> None:
-        pw.getPlotItem().setTitle(html, color=self.theme.color("foreground").name(),
-                                  size=f"{self.theme.point_size(size):.0f}pt")
+        self.theme.set_title(pw, html, size)
 
     def _build(self) -> None:
         outer = QHBoxLayout(self)
@@ -281,8 +402,8 @@ class FoldingPanel(Panel):
         self.send = named(QPushButton("Send to Deep → shallow"), "folding-send",
                           "Send the tent network to the Deep to shallow panel",
                           "The converter builds the equal one-hidden-layer network")
-        for w in (self.depth_label, self.depth_slider, self.peak_label, self.peak_slider,
-                  self.whole_line, self.play, self.send):
+        for w in (self.depth_label, self.depth_slider, self.play, self.peak_label,
+                  self.peak_slider, self.whole_line, self.send):
             c.addWidget(w)
         c.addWidget(self._build_fold_box())
         c.addStretch(1)
@@ -350,6 +471,7 @@ class FoldingPanel(Panel):
         grid.addWidget(self.status_label, 2, 0, 1, 2)
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
+        grid.setHorizontalSpacing(24)  # the two columns' sentences must not run together
         return grid
 
     def _build_main_plots(self) -> QHBoxLayout:
@@ -361,6 +483,7 @@ class FoldingPanel(Panel):
         self.curve = self.plot.plot()
         _extremes_per_pixel(self.curve)
         self.curve.setClipToView(True)
+        self.tent_view = DenseCurve(self.plot, self.curve, "approx", 2.0)
         top.addWidget(self.plot, 3)
         self.fold_plot = _plot("folding-fold-plot", "Your fold composed k times",
                                "Your fold u composed k times, u^(k)(x), on the same range as "
@@ -368,6 +491,7 @@ class FoldingPanel(Panel):
         self.fold_curve = self.fold_plot.plot()
         _extremes_per_pixel(self.fold_curve)
         self.fold_curve.setClipToView(True)
+        self.fold_view = DenseCurve(self.fold_plot, self.fold_curve, "second", 1.6)
         top.addWidget(self.fold_plot, 2)
         return top
 
@@ -379,6 +503,7 @@ class FoldingPanel(Panel):
         grid.setSpacing(2)
         self.layer_plots: list[pg.PlotWidget] = []
         self.layer_curves = []
+        self.layer_views: list[DenseCurve] = []
         for i in range(LAYER_PLOTS):
             pw = _plot(f"folding-layer-{i + 1}", f"Small plot {i + 1} of the layers",
                        "The tent after one of the first layers on [0, 1].")
@@ -390,6 +515,7 @@ class FoldingPanel(Panel):
             _extremes_per_pixel(curve)
             self.layer_plots.append(pw)
             self.layer_curves.append(curve)
+            self.layer_views.append(DenseCurve(pw, curve, "approx", 1.2, explain=False))
             grid.addWidget(pw, i // 4, i % 4)
         bottom.addWidget(strip, 3)
         self.chart = _plot("folding-chart", "Pieces against neurons, deep against shallow",
@@ -399,9 +525,9 @@ class FoldingPanel(Panel):
         self.chart.setLogMode(x=True, y=True)
         self.chart.setMouseEnabled(False, False)
         self.chart_legend = self.chart.getPlotItem().addLegend()
-        # the top middle of the log-log chart is empty: deep is at the left, the
-        # one-layer diagonal reaches the top only at the far right
-        self.chart_legend.anchor((0, 0), (0.3, 0), offset=(0, 4))
+        # the bottom right of the log-log chart is empty: deep climbs at the left, the
+        # one-layer diagonal stays above the corner
+        self.chart_legend.anchor((1, 1), (1, 1), offset=(-4, -4))
         self.deep_series = self.chart.plot(name="deep (k layers)")
         self.shallow_series = self.chart.plot(name="one hidden layer")
         self.fold_series = self.chart.plot(name="your fold")
@@ -413,11 +539,7 @@ class FoldingPanel(Panel):
 
     def _build_shortcuts(self) -> None:
         """Panel shortcuts: only while this panel has focus somewhere inside it."""
-        for keys, slot in (("]", lambda: self.step_depth(1)), ("[", lambda: self.step_depth(-1)),
-                           ("F", self.toggle_animation), ("L", self.whole_line.toggle)):
-            sc = QShortcut(QKeySequence(keys), self)
-            sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            sc.activated.connect(slot)
+        self.make_keys()
 
     def _connect(self) -> None:
         self.depth_slider.sliderPressed.connect(self._on_slider_pressed)
@@ -731,7 +853,8 @@ class FoldingPanel(Panel):
         else:
             self._set_status("")
             x, y = result.curve((a, b))
-            self.curve.setData(x, y)
+            c = result.counts
+            self.tent_view.show(x, y, c.kinks_line + 1 if s.whole_line else c.pieces_unit)
             # on [0, 1] every tent stays in [0, 1]; on the line depth 1 goes below 0
             low = min(0.0, float(y.min())) if s.whole_line else 0.0
             self.plot.setYRange(low, 1.0, padding=0.04)
@@ -749,9 +872,10 @@ class FoldingPanel(Panel):
             fold = self._fold_pieces(s.depth)
             if isinstance(fold, tuple):
                 x, y = column_extremes(fold[0], a, b, COLUMNS)
-                self.fold_curve.setData(x, y)
+                c = fold[1]
+                self.fold_view.show(x, y, c.kinks_line + 1 if s.whole_line else c.pieces_unit)
             else:
-                self.fold_curve.setData([], [])
+                self.fold_view.clear()
             note = {str: ": not computed", type(None): ": computing…"}.get(type(fold), "")
             self._title(self.fold_plot, f"your fold u<sup>({s.depth})</sup>(x){note}")
             self.fold_plot.setXRange(a, b, padding=0.02)
@@ -761,6 +885,7 @@ class FoldingPanel(Panel):
     def _update_fold_readout(self) -> None:
         s = self._state
         self.fold_error.setText(self._fold_error)
+        self.fold_count_label.setVisible(s.show_fold)  # about a fold that is not shown
         fold = self._fold_pieces(s.depth)
         if fold is None:
             self.fold_count_label.set_value(None, f"Your fold u<sup>({s.depth})</sup>: computing…")
@@ -805,6 +930,7 @@ class FoldingPanel(Panel):
             notes.append(f"The ideal tent has {_plain_count(pieces)} pieces on [0, 1] and "
                          f"{_plain_count(kinks)} kinks; this network differs: {why}.")
         self.precision_label.setText(" ".join(notes))
+        self.precision_label.setVisible(bool(notes))  # an empty row is room lost
 
     def _layer_depths(self) -> list[int]:
         k = self._state.depth
@@ -820,7 +946,7 @@ class FoldingPanel(Panel):
         for i, (pw, curve) in enumerate(zip(self.layer_plots, self.layer_curves)):
             if i >= len(depths):
                 if self._layer_shown[i] is not None:
-                    curve.setData([], [])
+                    self.layer_views[i].clear()
                     self._title(pw, "", 9)
                     self._layer_shown[i] = None
                 pw.setVisible(i < max(4, len(depths)))
@@ -834,14 +960,16 @@ class FoldingPanel(Panel):
             self._layer_shown[i] = shown
             dots = "… " if i == LAYER_PLOTS - 1 and j != i + 1 else ""
             self._title(pw, f"{dots}{_sup(j)}", 9)
-            if result is None:
-                curve.setData([], [])
-            else:
-                x, y = result.curve(UNIT)
-                _smooth_if_sparse(curve, x.size, self._layer_pen)
-                curve.setData(x, y)
             pw.setXRange(0, 1, padding=0.02)
             pw.setYRange(0, 1, padding=0.05)
+            view = self.layer_views[i]
+            if result is None:
+                view.clear()
+            else:
+                x, y = result.curve(UNIT)
+                view.show(x, y, result.counts.pieces_unit)
+                if not view.dense:
+                    _smooth_if_sparse(curve, x.size, self._layer_pen)
 
     def _draw_chart_series(self) -> None:
         """The two fixed curves: 2k neurons → 2^k pieces, and m neurons → m + 1."""
@@ -876,18 +1004,21 @@ class FoldingPanel(Panel):
 
     # -- animation -----------------------------------------------------------------
     def _animation_plan(self, max_frames: int | None = None) -> list[tuple[int, float]]:
+        """(layer, share folded) per frame; the live animation rests on each finished
+        layer, an export (``max_frames``) spends its frames on the folding."""
         layers = min(self._state.depth, ANIMATION_LAYERS, _sync_depth(self._state.peak))
-        steps = FRAMES_PER_LAYER
+        steps, hold = FRAMES_PER_LAYER, HOLD_FRAMES
         if max_frames is not None:
-            steps = max(2, min(steps, max_frames // layers))
-        return [(layer, i / (steps - 1)) for layer in range(1, layers + 1) for i in range(steps)]
+            steps, hold = max(2, min(steps, max_frames // layers)), 0
+        return [(layer, min(i, steps - 1) / (steps - 1)) for layer in range(1, layers + 1)
+                for i in range(steps + hold)]
 
     def _show_frame(self, layer: int, s: float) -> None:
         peak = self._state.peak
         before = None if layer == 1 else self._tent(layer - 1, peak)
         after = self._tent(layer, peak)
         x, y = fold_frame(None if before is None else before.pl, after.pl, s)
-        self.curve.setData(x, y)
+        self.tent_view.show(x, y, max(1, len(x) - 1))
         self.plot.setXRange(0, 1, padding=0.02)
         self._title(self.plot, f"folding: {_sup(layer - 1)} → {_sup(layer)} ({round(100 * s)} %)")
         self._set_status(f"Layer {layer}: the part above p = {peak:.2f} turns over, "
@@ -992,19 +1123,13 @@ class FoldingPanel(Panel):
         self.plot.getPlotItem().showGrid(x=False, y=False)
         self.plot.setLabel("bottom", "x")
         self.plot.setLabel("left", "g(x)")
-        self.curve.setPen(t.pen("approx", 2.0))
+        for view in (self.tent_view, self.fold_view):
+            view.curve.setPen(t.pen(view.role, view.width))
         t.style_plot(self.fold_plot)
         self.fold_plot.getPlotItem().showGrid(x=False, y=False)
         self.fold_plot.setLabel("bottom", "x")
         self.fold_plot.setLabel("left", "u(x)")
-        self.fold_curve.setPen(t.pen("second", 1.6))
-        self.chart_legend.setLabelTextColor(t.color("foreground"))
-        self.chart_legend.setLabelTextSize(f"{t.point_size(9):.0f}pt")
-        background = t.color("background")
-        background.setAlpha(220)
-        self.chart_legend.setBrush(background)
-        for _, label in self.chart_legend.items:  # restyle labels made before
-            label.setText(label.text, color=t.color("foreground"), size=f"{t.point_size(9):.0f}pt")
+
         for pw, curve in zip(self.layer_plots, self.layer_curves):
             t.style_plot(pw)
             pw.getPlotItem().showGrid(x=False, y=False)

@@ -15,10 +15,10 @@ from dataclasses import replace
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtCore import QPointF, Qt, QTimer
 from PySide6.QtWidgets import (
-    QButtonGroup, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGraphicsItem, QGroupBox,
+    QButtonGroup, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGraphicsItem, QGridLayout,
+    QGroupBox,
     QHBoxLayout, QLabel, QLineEdit, QPushButton, QRadioButton, QScrollArea, QSizePolicy, QSpinBox,
     QSplitter, QVBoxLayout, QWidget,
 )
@@ -30,12 +30,20 @@ from relulab.model.hinges import (
 )
 from relulab.model.targets import PRESETS, target_from_text
 from relulab.ui.hinges_handles import HandlesItem, SelectedMarker
-from relulab.ui.panels.base import Panel, named, run_alone, signals_blocked
+from relulab.ui.panels.base import (
+    Key, Panel, fit_controls_width, named, run_alone, signals_blocked,
+)
 from relulab.ui.readout import Note, Readout
 from relulab.ui.worker import Worker
 
 MODE_LABELS = {"free": "Free", "least squares": "Least squares", "interpolation": "Interpolation"}
 MODE_NAMES = {"free": "free", "least squares": "least-squares", "interpolation": "interpolation"}
+MODE_TIPS = {
+    "free": "Free: you set every kink and every slope change (drag up and down)",
+    "least squares": "Least squares: you move the kinks, the slopes are re-solved on every move",
+    "interpolation": "Interpolation: n evenly spaced knots on the curve, the error against "
+                     "its bound (b − a)²M/(8n²)",
+}
 CUSTOM = "Typed expression"
 #: Samples of the target drawn as its curve (the samples used for fitting may be fewer).
 CURVE_POINTS = 2001
@@ -75,6 +83,30 @@ class HingesPanel(Panel):
     title = "Hinges"
     summary = "drag hinged rulers and watch least squares refit; interpolation and its error bound."
     state_class = HingesState
+    #: Keyboard editing on the plot (it has the focus after a click on it)
+    KEYS = (
+        Key("Tab", "select the next hinge", "select_step", (1,), "plot", "next"),
+        Key("Backtab", "select the previous hinge", "select_step", (-1,), "plot", "previous"),
+        Key("Shift+Backtab", "select the previous hinge", "select_step", (-1,), "plot",
+            "previous-shift"),
+        Key("Left", "move the selected kink left", "nudge_kink", (-1,), "plot", "left"),
+        Key("Right", "move the selected kink right", "nudge_kink", (1,), "plot", "right"),
+        Key("Shift+Up", "raise the selected slope change (Free)", "nudge_coefficient", (1,),
+            "plot", "up"),
+        Key("Shift+Right", "raise the selected slope change (Free)", "nudge_coefficient", (1,),
+            "plot", "up-right"),
+        Key("Shift+Down", "lower the selected slope change (Free)", "nudge_coefficient", (-1,),
+            "plot", "down"),
+        Key("Shift+Left", "lower the selected slope change (Free)", "nudge_coefficient", (-1,),
+            "plot", "down-left"),
+        Key("Delete", "delete the selected hinge", "delete_selected", (), "plot", "delete"),
+        Key("Backspace", "delete the selected hinge", "delete_selected", (), "plot",
+            "backspace"),
+        Key("Escape", "leave the plot (Tab selects controls again)", "_leave_plot", (), "plot",
+            "leave"),
+    )
+    primary_controls = ("hinges-mode-free", "hinges-mode-least-squares", "hinges-mode-interpolation",
+                        "hinges-count")
 
     def __init__(self, host=None, parent=None):
         super().__init__(host, parent)
@@ -230,15 +262,17 @@ class HingesPanel(Panel):
         box = QWidget()
         cl = QVBoxLayout(box)
         cl.setContentsMargins(4, 0, 4, 0)
-        for group in (self._build_target_box(), self._build_mode_box(), self._build_hinges_box(),
-                      self._build_view_box()):
+        # what a learner changes first (how the slopes are found, how many hinges) at
+        # the top; the target and the views below
+        for group in (self._build_hinges_box(), self._build_target_box(), self._build_view_box()):
             cl.addWidget(group)
-        cl.addWidget(Note(
-            "hinges-help", "Mouse and keys on the plot",
-            "Drag a handle: sideways moves its kink; up/down changes its slope "
-            "change (Free). Double-click adds a hinge. On the plot: Tab/Shift+Tab "
-            "select, ←/→ move the kink, Shift+↑/↓ change its slope, Delete removes, "
-            "Esc leaves the plot. Right-click during a drag cancels it."))
+        keys = Note("hinges-help", "Mouse and keys on the plot",
+                    "Drag a handle to move its kink (Free: up and down bends it). "
+                    "Double-click adds a hinge. F1: the guide and every key.")
+        keys.setToolTip("On the plot: Tab/Shift+Tab select a hinge, ←/→ move its kink, "
+                        "Shift+↑/↓ change its slope, Delete removes it, Esc leaves the plot. "
+                        "Right-click during a drag cancels it.")
+        cl.addWidget(keys)
         cl.addStretch(1)
         scroll.setWidget(box)
         self.controls = scroll
@@ -256,7 +290,6 @@ class HingesPanel(Panel):
         self.expression_edit.setPlaceholderText("e.g. sin(3x) + x^2/4, Enter to apply")
         form.addRow("f(x) =", self.expression_edit)
         self.expression_error = _readout("hinges-expression-error", "Expression error", wrap=True)
-        self.expression_error.setStyleSheet("color: #D55E00;")
         self.expression_error.setVisible(False)
         form.addRow(self.expression_error)
         domain = QHBoxLayout()
@@ -273,44 +306,48 @@ class HingesPanel(Panel):
         form.addRow("Sample points", self.points_spin)
         return group
 
-    def _build_mode_box(self) -> QGroupBox:
-        group = QGroupBox("Mode")
-        column = QVBoxLayout(group)
+    def _build_hinges_box(self) -> QGroupBox:
+        """How the slopes are found (the mode), how many hinges, the line and the selected
+        hinge's slope change."""
+        group = QGroupBox("Hinges")
+        grid = QGridLayout(group)
         self.mode_group = QButtonGroup(self)
         self.mode_buttons = {}
+        modes = QHBoxLayout()
         for mode, label in MODE_LABELS.items():
             rb = named(QRadioButton(label), f"hinges-mode-{MODE_NAMES[mode]}", f"{label} mode",
-                       f"{label} mode")
+                       MODE_TIPS[mode])
             self.mode_group.addButton(rb)
             self.mode_buttons[mode] = rb
-            column.addWidget(rb)
-        return group
-
-    def _build_hinges_box(self) -> QGroupBox:
-        group = QGroupBox("Hinges")
-        form = QFormLayout(group)
-        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+            modes.addWidget(rb)
+        grid.addLayout(modes, 0, 0, 1, 4)
         self.count_spin = named(QSpinBox(), "hinges-count", "Number of hinges", "Number of hinges")
         self.count_spin.setRange(1, MAX_HINGES)
         self.count_spin.setKeyboardTracking(False)
-        form.addRow("Hinges", self.count_spin)
-        row = QHBoxLayout()
+        grid.addWidget(QLabel("Hinges"), 1, 0)
+        grid.addWidget(self.count_spin, 1, 1)
         self.spread_button = named(QPushButton("Spread evenly"), "hinges-spread",
                                    "Spread the kinks evenly", "Spread the kinks evenly")
-        self.delete_button = named(QPushButton("Delete selected"), "hinges-delete",
-                                   "Delete the selected hinge", "Delete the selected hinge")
-        row.addWidget(self.spread_button)
-        row.addWidget(self.delete_button)
-        form.addRow(row)
+        grid.addWidget(self.spread_button, 1, 2, 1, 2)
         c = COEFFICIENT_LIMIT
         self.intercept_spin = _number_box("hinges-intercept", "Intercept a of the line a + s·x",
                                           -c, c, 4, 0.1)
         self.slope_spin = _number_box("hinges-slope", "Slope s of the line a + s·x", -c, c, 4, 0.1)
         self.coefficient_spin = _number_box("hinges-coefficient",
                                             "Slope change c of the selected hinge", -c, c, 4, 0.1)
-        form.addRow("Line a", self.intercept_spin)
-        form.addRow("Line s", self.slope_spin)
-        form.addRow("Selected c", self.coefficient_spin)
+        # short labels, the words in their tooltips: the line a + s·x, then the selected
+        # hinge's slope change c beside the button that deletes it
+        for row, (text, box) in enumerate((("line a", self.intercept_spin),
+                                           ("line s", self.slope_spin),
+                                           ("hinge c", self.coefficient_spin)), start=2):
+            label = QLabel(text)
+            label.setToolTip(box.accessibleName() + " (set in Free mode)")
+            grid.addWidget(label, row, 0)
+            grid.addWidget(box, row, 1, 1, 2 if row == 4 else 3)
+        self.delete_button = named(QPushButton("Delete"), "hinges-delete",
+                                   "Delete the selected hinge", "Delete the selected hinge (Delete)")
+        grid.addWidget(self.delete_button, 4, 3)
+        grid.setColumnStretch(1, 1)
         return group
 
     def _build_view_box(self) -> QGroupBox:
@@ -329,22 +366,7 @@ class HingesPanel(Panel):
 
     def _build_shortcuts(self) -> None:
         """Keyboard editing, only while the plot has focus (so text boxes keep their keys)."""
-        self._shortcuts = []
-        for keys, slot in (
-            ("Tab", lambda: self.select_step(1)), ("Backtab", lambda: self.select_step(-1)),
-            ("Shift+Backtab", lambda: self.select_step(-1)),
-            ("Delete", self.delete_selected), ("Backspace", self.delete_selected),
-            ("Left", lambda: self.nudge_kink(-1)), ("Right", lambda: self.nudge_kink(1)),
-            ("Shift+Up", lambda: self.nudge_coefficient(1)),
-            ("Shift+Down", lambda: self.nudge_coefficient(-1)),
-            ("Shift+Right", lambda: self.nudge_coefficient(1)),
-            ("Shift+Left", lambda: self.nudge_coefficient(-1)),
-            ("Escape", self._leave_plot),
-        ):
-            sc = QShortcut(QKeySequence(keys), self.plot)
-            sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            sc.activated.connect(slot)
-            self._shortcuts.append(sc)
+        self.make_keys()
 
     # -- wiring (all of it here; shutdown undoes it) ---------------------------------------
     def _connect(self) -> None:
@@ -660,10 +682,9 @@ class HingesPanel(Panel):
         self.convergence_plot.getPlotItem().getViewBox().enableAutoRange()
         if not self._convergence.busy:
             slope = log_log_slope(n[n >= 6], [r.ls_rmse for r in rows if r.n >= 6])
-            self.convergence_plot.getPlotItem().setTitle(
-                f"smooth f: ×2 hinges → error ÷4 · here slope {slope:.2f}".replace("-", "−"),
-                color=self.theme.color("foreground").name(),
-                size=f"{self.theme.point_size(9):.0f}pt")
+            self.theme.set_title(
+                self.convergence_plot,
+                f"×2 hinges → error ÷4 · slope here {slope:.2f}".replace("-", "−"), 9)
             self._update_caveat()
 
     def _mark_convergence_n(self) -> None:
@@ -928,6 +949,18 @@ class HingesPanel(Panel):
         :func:`relulab.testing.drag`). In Interpolation mode they cannot be dragged."""
         fit = self._fit
         return [(float(k), float(y)) for k, y in zip(fit.kinks, fit.predict(fit.kinks))]
+    def set_lecture_layout(self, on: bool) -> None:
+        """In the lecture layout the residual and the convergence plot stand beside the
+        main plot, one above the other: a projector's screen is wide and short."""
+        super().set_lecture_layout(on)
+        self.splitter.setOrientation(Qt.Orientation.Horizontal if on else Qt.Orientation.Vertical)
+        self.bottom.setOrientation(Qt.Orientation.Vertical if on else Qt.Orientation.Horizontal)
+        total = self.splitter.width() if on else self.splitter.height()
+        self.splitter.setSizes([int(total * 0.6), int(total * 0.4)] if on else [480, 300])
+        # the convergence plot carries its key below it: it gets the larger share
+        self.bottom.setStretchFactor(0, 2 if on else 1)
+        self.bottom.setStretchFactor(1, 3 if on else 1)
+        self.bottom.setSizes([2000, 3000] if on else [1000, 1000])
 
     def plots(self) -> dict:
         return {"main": self.plot, "residual": self.residual_plot,
@@ -961,9 +994,15 @@ class HingesPanel(Panel):
         finally:
             self.apply_state(saved)
 
+    def _fit_controls_width(self) -> None:
+        fit_controls_width(self.controls, int(min(330 * self.theme.zoom, 470)))
+
     def apply_theme(self) -> None:
         th = self.theme
-        self.controls.setFixedWidth(int(min(330 * th.zoom, 470)))
+        self.expression_error.setStyleSheet(f"color: {th.color('error_text').name()};")
+        self._fit_controls_width()
+        # the new fonts reach the controls' size hints only after this event: fit then
+        QTimer.singleShot(0, self._fit_controls_width)
         for pw, title in ((self.plot, None), (self.residual_plot, None),
                           (self.convergence_plot, None)):
             th.style_plot(pw, title)
@@ -997,15 +1036,6 @@ class HingesPanel(Panel):
         self.convergence_key.setText(" ".join(
             f'<span style="color:{c.name()}"><b>{sym}</b></span>&nbsp;{txt}'
             for c, sym, txt in key))
-        for lg in (self.legend,):
-            lg.setLabelTextColor(th.color("foreground"))
-            lg.setLabelTextSize(f"{th.point_size(8):.0f}pt")
-            bg = th.color("background")
-            bg.setAlpha(190)
-            lg.setBrush(pg.mkBrush(bg))
-            for _, label in lg.items:
-                label.setText(label.text, color=th.color("foreground"),
-                              size=f"{th.point_size(8):.0f}pt")
         if getattr(self, "_fit", None) is not None:
             self._refresh(full=True)
 

@@ -23,7 +23,6 @@ from functools import partial
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QPushButton,
     QScrollArea, QSizePolicy, QSpinBox, QVBoxLayout, QWidget,
@@ -38,8 +37,11 @@ from relulab.model.training import (
     refit_output_layer, replay, rmse_histogram,
 )
 from relulab.ui.driver import TimedPlotWidget, TrainingDriver
-from relulab.ui.panels.base import Panel, named, run_alone, signals_blocked
-from relulab.ui.readout import Readout
+from relulab.ui.legend import Entry, KeyLabel
+from relulab.ui.panels.base import (
+    Key, Panel, fit_controls_width, named, run_alone, signals_blocked,
+)
+from relulab.ui.readout import Note, Readout
 from relulab.ui.worker import Worker
 
 OPTIMIZER_LABELS = {"adam": "Adam", "gd": "gradient descent", "momentum": "momentum"}
@@ -67,6 +69,13 @@ class TrainingPanel(Panel):
     summary = ("Adam trains a one-hidden-layer network from many random starts, "
                "against the least-squares optimum.")
     state_class = TrainingState
+    KEYS = (
+        Key("Space", "play or pause training", "toggle_play", name="play"),
+        Key("Right", "one training step", "step_once", name="step"),
+        Key("R", "reset: back to the random starts", "reset_training", name="reset"),
+    )
+    primary_controls = ("training-play", "training-step", "training-reset")
+    lecture_hidden = ("training-explain", "training-key")
 
     #: ``stepped(step)``: after every redraw of the main plot and the readouts, with the
     #: step shown (while training runs, a few times a second). ``finished("training")``
@@ -167,7 +176,7 @@ class TrainingPanel(Panel):
 
     def _build_view_controls(self) -> None:
         self.selected = named(QComboBox(), "training-selected", "Restart whose kinks are shown")
-        self.final_view = named(QComboBox(), "training-final-view", "Final losses view")
+        self.final_view = named(QComboBox(), "training-final-view", "RMSE plot: sorted bars or a histogram")
         for view in FINAL_VIEWS:
             self.final_view.addItem(view, view)
         self.send_converter = named(QPushButton("Send to deep → shallow"), "training-send-converter",
@@ -182,6 +191,7 @@ class TrainingPanel(Panel):
         self.ghost_readout = Readout("training-ghost-readout",
                                      "Least squares with evenly spaced kinks", "even_kinks_rmse")
         self.status = Readout("training-status", "Training status", "status", wrap=True)
+        self.explain = Note("training-explain", "What the plots show")
 
     def _build_plots(self) -> None:
         def plot(name: str, accessible: str, description: str) -> TimedPlotWidget:
@@ -209,14 +219,17 @@ class TrainingPanel(Panel):
             "The RMSE each restart reached, best first (or as a histogram), with least squares "
             "on evenly spaced kinks as a dashed line.")
         # one row along the top, where the curves rarely go
-        self.legend = self.curve_plot.getPlotItem().addLegend(offset=(-10, 5), colCount=4)
+        self.legend = self.curve_plot.getPlotItem().addLegend(offset=(-10, 5), colCount=5)
         self.zero_line = pg.InfiniteLine(pos=0.0, angle=0, movable=False)
         self.zero_line.setZValue(-10)
         self.curve_plot.addItem(self.zero_line)
         self.target_curve = self.curve_plot.plot(name="target")
-        self.ghost_curve = self.curve_plot.plot(name="least squares, even kinks")
+        self.ghost_curve = self.curve_plot.plot(name="even kinks, least squares")
         self.restart_curves: list[pg.PlotCurveItem] = []  # curve items: no scatter to make
         self.best_curve = self.curve_plot.plot(name="best restart")
+        # the other restarts are thin curves in the series colours: the key shows one
+        self.others_sample = pg.PlotDataItem()
+        self.legend.addItem(self.others_sample, "other restarts")
         self.kink_markers = pg.ScatterPlotItem(name="kinks")
         self.curve_plot.addItem(self.kink_markers)
         self.loss_plot.setLogMode(y=True)
@@ -228,11 +241,21 @@ class TrainingPanel(Panel):
         self.kink_paths = self.kink_plot.plot(connect="finite")
         self.kink_now = pg.ScatterPlotItem()
         self.kink_plot.addItem(self.kink_now)
-        self.final_plot.setLabel("left", "final RMSE")
+        self.final_plot.setLabel("left", "RMSE")
         self.final_bars = pg.BarGraphItem(x=[], height=[], width=0.8)
         self.final_plot.addItem(self.final_bars)
         self.final_ghost_line = pg.InfiniteLine(angle=0, movable=False)
         self.final_plot.addItem(self.final_ghost_line)
+        # before the first step there is nothing to compare: the plot says what will come
+        self.final_hint = pg.TextItem("", anchor=(0.5, 0.5))
+        self.final_plot.addItem(self.final_hint, ignoreBounds=True)
+        self.key = KeyLabel("training-key", "Key of the small plots", (
+            Entry(lambda th: th.series_color(0), "—", "loss and kinks: each restart in its colour"),
+            Entry("approx", "▮", "best restart"),
+            Entry("muted", "▮", "the others"),
+            Entry("second", "‒ ‒", "even kinks, least squares (the ghost)"),
+            Entry("selected", "◆", "kinks now"),
+        ))
 
     def _build_form(self) -> QWidget:
         form_widget = QWidget()
@@ -254,7 +277,7 @@ class TrainingPanel(Panel):
                               ("Learning rate", self.lr), ("Steps", self.steps),
                               ("Restarts", self.restarts), ("Optimiser", self.optimizer),
                               ("Batch size", self.batch), ("Start", self.init),
-                              ("Show kinks of", self.selected), ("Final losses", self.final_view)):
+                              ("Show kinks of", self.selected), ("RMSE plot", self.final_view)):
             form.addRow(label, widget)
         for widget in (self.send_converter, self.send_hinges, self.status):
             form.addRow(widget)
@@ -290,19 +313,17 @@ class TrainingPanel(Panel):
         plots.addWidget(self.loss_plot, 1, 0)
         plots.addWidget(self.kink_plot, 1, 1)
         plots.addWidget(self.final_plot, 1, 2)
+        plots.addWidget(self.key, 2, 0, 1, 3)
         plots.setRowStretch(0, 3)
         plots.setRowStretch(1, 2)
         right = QVBoxLayout()
         right.addLayout(self._build_readouts())
+        right.addWidget(self.explain)
         right.addLayout(plots, 1)
         outer = QHBoxLayout(self)
         outer.addWidget(self.controls)
         outer.addLayout(right, 1)
-        for key, slot in ((Qt.Key.Key_Space, self.toggle_play), (Qt.Key.Key_Right, self.step_once),
-                          (Qt.Key.Key_R, self.reset_training)):
-            sc = QShortcut(QKeySequence(key), self)
-            sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            sc.activated.connect(slot)
+        self.make_keys()
 
     def _connect(self) -> None:
         """Every control → state connection in one place (mirror: ``shutdown``)."""
@@ -434,9 +455,20 @@ class TrainingPanel(Panel):
         self.target_curve.setData(self._grid, self._target_on_grid)
         self.ghost_curve.setData(self._grid, self._ghost.predict(self._grid))
         self._fill_selected()
+        self._explain(trainer)
         self.play_button.setEnabled(self._replaying is None)
         self.step_button.setEnabled(self._replaying is None)
         self._redraw()
+
+    def _explain(self, trainer: HingeNetTrainer) -> None:
+        """What the plots show, in words, for these settings."""
+        R, H = len(trainer.seeds), trainer.hidden
+        nets = "One network" if R == 1 else f"{R} networks"
+        self.explain.setText(
+            f"{nets} of {H} ReLU neurons learn{'s' if R == 1 else ''} the black curve, "
+            f"{'from a random start' if R == 1 else 'each from its own random start (thin lines)'}"
+            f"; the best is thick orange, its kinks ◆. Dashed green: least squares with {H} "
+            "evenly spaced kinks, the best that fixed kinks can do. Can training beat it?")
 
     def _on_replayed(self, trainer: HingeNetTrainer) -> None:
         self._replaying = None
@@ -473,7 +505,7 @@ class TrainingPanel(Panel):
             after.target_function()
         except ExpressionError as exc:
             self.target_error.setText(str(exc))
-            self.target_error.setStyleSheet(f"color: {self.theme.color('error').name()};")
+            self.target_error.setStyleSheet(f"color: {self.theme.color('error_text').name()};")
             return
         if after.selected >= after.restarts:
             after = replace(after, selected=-1)
@@ -690,7 +722,20 @@ class TrainingPanel(Panel):
         snap = self._snap
         view = self._state.final_view
         ghost = self._ghost.rmse if self._ghost is not None else np.nan
-        if view == "histogram":
+        untrained = snap.step == 0
+        self.final_hint.setText("press Space to train:\neach restart's RMSE comes here"
+                                if untrained else "")
+        if untrained:  # the random starts' errors are no result to rank
+            self.final_bars.setOpts(x=[], height=[], width=1, brushes=None)
+            labels = ("restarts, best first", "RMSE") if view != "histogram" else ("RMSE", "restarts")
+            self.final_ghost_line.setAngle(0 if view != "histogram" else 90)
+            top = 2 * ghost if np.isfinite(ghost) and ghost > 0 else 1.0
+            x_range = (0.5, snap.restarts + 0.5) if view != "histogram" else (0.0, top)
+            self.final_hint.setPos(0.5 * (x_range[0] + x_range[1]), 0.8 * top)
+            if view == "histogram":
+                top, x_range = 1.0, (0.0, 2 * ghost if np.isfinite(ghost) and ghost > 0 else 1.0)
+                self.final_hint.setPos(0.5 * x_range[1], 0.8)
+        elif view == "histogram":
             counts, edges = rmse_histogram(snap.rmse)
             if counts.size:
                 self.final_bars.setOpts(x=0.5 * (edges[:-1] + edges[1:]), height=counts,
@@ -698,7 +743,7 @@ class TrainingPanel(Panel):
                                         brush=self.theme.color("accent"))
             else:
                 self.final_bars.setOpts(x=[], height=[], width=1)
-            labels = ("final RMSE", "restarts")
+            labels = ("RMSE", "restarts")
             self.final_ghost_line.setAngle(90)
             xs = [edges[0], edges[-1], ghost] if counts.size else [ghost]
             xs = [v for v in xs if np.isfinite(v)] or [0.0, 1.0]
@@ -710,7 +755,7 @@ class TrainingPanel(Panel):
                        for r in order]
             self.final_bars.setOpts(x=np.arange(len(order)) + 1, height=heights, width=0.8,
                                     brushes=brushes)
-            labels = ("restarts, best first", "final RMSE")
+            labels = ("restarts, best first", "RMSE")
             self.final_ghost_line.setAngle(0)
             x_range = (0.5, len(order) + 0.5)
             top = max([float(heights.max()) if heights.size else 0.0]
@@ -804,27 +849,25 @@ class TrainingPanel(Panel):
         self._style_key = (best, R)
         if full or old is None or old[1] != R:
             for r, item in enumerate(self.restart_curves[:R]):
-                item.setPen(self.theme.series_pen(r, 1.0, alpha=90))  # width 1: the fast path
+                # thin, not faint: the other restarts recede by width (1 px against the
+                # best's 3) and stay visible in every theme (3:1 on the background)
+                item.setPen(self.theme.series_pen(r, 1.0))  # width 1: the fast path
             restyle = range(R)
         else:
             restyle = {old[0], best}
         for r in restyle:
-            self.loss_curves[r].setPen(self.theme.series_pen(r, 2.5 if r == best else 1.0,
-                                                             alpha=255 if r == best else 110))
+            self.loss_curves[r].setPen(self.theme.series_pen(r, 2.5 if r == best else 1.0))
 
     def _fit_controls_width(self) -> None:
         """Wide enough for the form at the current zoom: no sideways scrolling of controls."""
-        need = (self.controls.widget().minimumSizeHint().width()
-                + self.controls.verticalScrollBar().sizeHint().width())
-        self.controls.setMinimumWidth(max(int(self.theme.width(220)), need))
-        self.controls.setMaximumWidth(max(int(self.theme.width(330)), need))
+        fit_controls_width(self.controls, int(self.theme.width(220)), int(self.theme.width(330)))
 
     def apply_theme(self) -> None:
         t = self.theme
         t.style_plot(self.curve_plot, "Every restart over the target")
         t.style_plot(self.loss_plot, "Loss")
         t.style_plot(self.kink_plot, "Kinks")
-        t.style_plot(self.final_plot, "Final RMSE")
+        t.style_plot(self.final_plot, "RMSE per restart")
         self._final_labels = None
         # pyqtgraph repaints grid lines with every frame, at ten times the cost of the
         # curves; training redraws many times a second, so these plots go without them
@@ -840,13 +883,6 @@ class TrainingPanel(Panel):
         self.kink_markers.setPen(t.pen("foreground", 1))
         self.kink_markers.setSymbol("d")
         self.kink_paths.setPen(t.pen("accent", 1.0))  # width 1: the fast path
-        self.legend.setLabelTextColor(t.color("foreground"))
-        self.legend.setLabelTextSize(f"{t.point_size(10):.0f}pt")
-        bg = t.color("background")
-        bg.setAlpha(200)
-        self.legend.setBrush(pg.mkBrush(bg))
-        for _, label in self.legend.items:
-            label.setText(label.text)  # pyqtgraph applies new label attributes on the next setText
         self.controls.setMinimumWidth(int(t.width(220)))
         self.controls.setMaximumWidth(int(t.width(330)))
         # the new fonts reach the form's size hint only after this event, so fit then
@@ -855,6 +891,10 @@ class TrainingPanel(Panel):
         self.kink_now.setBrush(t.color("selected"))
         self.kink_now.setPen(t.pen("foreground", 1))
         self.final_ghost_line.setPen(t.pen("second", 2, Qt.PenStyle.DashLine))
+        self.final_hint.setColor(t.color("foreground"))
+        self.final_hint.setFont(t.font(9))
+        self.others_sample.setPen(t.series_pen(1, 1.0))
+        self.explain.setFont(t.font(9.5))
         for label in (self.step_readout, self.rate_readout, self.best_readout, self.refit_readout,
                       self.ghost_readout):
             label.setFont(t.font(11, bold=label is self.best_readout))

@@ -415,11 +415,11 @@ class PlaygroundControls(QWidget):
                 self.activation_legend.addItem(curve, name)
             else:
                 curve.setVisible(False)
-        self.activation_plot.setTitle(title)
+        self.theme.set_title(self.activation_plot, title, 10)
 
     def show_data_error(self, text: str) -> None:
         self.data_error.setText(text)
-        self.data_error.setStyleSheet(f"color: {self.theme.color('error').name()};" if text else "")
+        self.data_error.setStyleSheet(f"color: {self.theme.color('error_text').name()};" if text else "")
 
     def apply_theme(self) -> None:
         th = self.theme

@@ -294,7 +294,8 @@ class NetworkDiagram(QWidget):
         self._lut = np.c_[lut, np.full(len(lut), 255, dtype=np.ubyte)]
         for (sign, w), item in self.edges.items():
             colour = th.color("approx" if sign > 0 else "accent")
-            colour.setAlpha(90 + 50 * w)
+            # fainter for a weaker weight, never below 3:1 on the background
+            colour.setAlpha(max(90 + 50 * w, th.least_alpha(colour)))
             style = Qt.PenStyle.SolidLine if sign > 0 else Qt.PenStyle.DashLine
             item.setPen(pg.mkPen(colour, width=th.width(0.8 + 1.0 * w), style=style))
         if self._sizes is not None:

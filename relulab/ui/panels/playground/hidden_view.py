@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from relulab.model.decisions import affine_decisions
 from relulab.model.hidden import HiddenSpace, hidden_space, separating_map
@@ -34,7 +34,8 @@ class HiddenSpaceView(QWidget):
         self.theme = theme
         self.space: HiddenSpace | None = None
         self._sizes: tuple[int, ...] = ()
-        row = QHBoxLayout()
+        # two rows: the side column is narrow, and a squeezed box hides its choice
+        row = QGridLayout()
         row.setContentsMargins(0, 0, 0, 0)
         self.layer_combo = named(QComboBox(), "playground-hidden-layer", "Hidden layer shown",
                                  "The hidden layer whose neurons are the axes")
@@ -42,11 +43,14 @@ class HiddenSpaceView(QWidget):
                              "Neuron on the horizontal axis")
         self.y_combo = named(QComboBox(), "playground-hidden-y", "Neuron on the vertical axis",
                              "Neuron on the vertical axis")
-        for label, w in (("Layer", self.layer_combo), ("neurons x", self.x_combo),
-                         ("y", self.y_combo)):
-            row.addWidget(QLabel(label))
-            row.addWidget(w)
-        row.addStretch(1)
+        for (r, c), (label, w) in zip(((0, 0), (1, 0), (1, 2)), (
+                ("Layer", self.layer_combo), ("x", self.x_combo), ("y", self.y_combo))):
+            tip = QLabel(label)
+            tip.setToolTip(w.toolTip())
+            row.addWidget(tip, r, c)
+            row.addWidget(w, r, c + 1)
+        row.setColumnStretch(1, 1)
+        row.setColumnStretch(3, 1)
         self.plot = named(TimedPlotWidget(clock), "playground-hidden-plot",
                           "The points in the hidden layer's coordinates")
         self.plot.setMenuEnabled(False)

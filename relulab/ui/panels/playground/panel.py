@@ -20,7 +20,6 @@ from functools import partial
 from pathlib import Path
 import numpy as np
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout, QSplitter, QTabWidget, QVBoxLayout, QWidget,
 )
@@ -42,12 +41,13 @@ from relulab.model.playground import (
 from relulab.model.regions import count_linear_regions
 from relulab.ui import dialogs
 from relulab.ui.driver import TrainingDriver
-from relulab.ui.panels.base import Panel, SnapshotCommand, named, signals_blocked
+from relulab.ui.legend import Entry, KeyLabel
+from relulab.ui.panels.base import Key, Panel, SnapshotCommand, named, signals_blocked
 from relulab.ui.readout import Readout
 from relulab.ui.panels.playground.controls import PlaygroundControls
 from relulab.ui.panels.playground.curves import TrainingCurves
 from relulab.ui.panels.playground.data_map import (
-    NO_REGIONS, DataMap, MapPicture, class_palette, map_picture, picture_is_quick,
+    NO_REGIONS, SYMBOLS, DataMap, MapPicture, class_palette, map_picture, picture_is_quick,
     polygon_outline,
 )
 from relulab.ui.panels.playground.depth_study import DepthStudyView
@@ -55,6 +55,9 @@ from relulab.ui.panels.playground.diagram import HOVER_HINT, NetworkDiagram
 from relulab.ui.panels.playground.hidden_view import HiddenSpaceView
 from relulab.ui.panels.playground.readouts import Readouts
 from relulab.ui.worker import Worker
+
+#: The key's glyph for each of the map's marker symbols.
+KEY_GLYPHS = {"o": "●", "s": "■", "t": "▼", "d": "◆", "star": "★", "p": "⬟"}
 
 #: Up to this many hidden neurons the regions of a paused network are found at once
 #: (≤ 10 ms); larger networks use the worker. While training, the overlay follows the
@@ -82,6 +85,14 @@ class PlaygroundPanel(Panel):
     title = "Playground"
     summary = "2-D classification, activations, linear collapse and exact linear regions."
     state_class = PlaygroundState
+    KEYS = (
+        Key("Space", "play or pause training", "toggle_play", name="play"),
+        Key("N", "train the steps of one Step", "step_once", name="step"),
+        Key("R", "reset: new initial weights from the seed", "reset_weights", name="reset"),
+        Key("G", "new data from the next seed", "regenerate", name="regenerate"),
+    )
+    primary_controls = ("playground-play", "playground-step", "playground-reset")
+    lecture_hidden = ("playground-lower-tabs",)
 
     def __init__(self, host=None, parent=None):
         super().__init__(host, parent)
@@ -139,6 +150,8 @@ class PlaygroundPanel(Panel):
         top.addWidget(self.data_map, 3)
         top.addWidget(self.side, 2)
         right.addLayout(top, 1)
+        self.key = KeyLabel("playground-key", "What the colours and markers of the map mean")
+        right.addWidget(self.key, 0)
         right.addWidget(self.strip, 0)
         self.lower_tabs = named(QTabWidget(), "playground-lower-tabs", "Curves and experiments")
         self.lower_tabs.addTab(self.curves, "Loss and accuracy")
@@ -155,12 +168,7 @@ class PlaygroundPanel(Panel):
         outer.addWidget(self.controls, 0)
         outer.addWidget(self.splitter, 1)
         self._describe_plots()
-        for keys, slot, name in (("Space", self.toggle_play, "play"), ("N", self.step_once, "step"),
-                                 ("R", self.reset_weights, "reset"), ("G", self.regenerate, "regenerate")):
-            sc = QShortcut(QKeySequence(keys), self)
-            sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            sc.setObjectName(f"playground-shortcut-{name}")
-            sc.activated.connect(slot)
+        self.make_keys()
 
     def _describe_plots(self) -> None:
         """What each plot shows, for screen readers (its accessible description)."""
@@ -271,6 +279,7 @@ class PlaygroundPanel(Panel):
         self.driver.restart()
         self.driver.set_speed(state.training.steps_per_second)
         self.controls.show_state(state)
+        self._show_key(state.classes)
         self.diagram.set_thumbnails(state.view.thumbnails)
         self.hidden_view.show_choice(state.architecture.hidden,
                                      hidden_space_choice(state.view, state.architecture))
@@ -280,6 +289,20 @@ class PlaygroundPanel(Panel):
         self._decisions = None
         self.strip.message("")
         self.redraw()
+
+    def _show_key(self, classes: int) -> None:
+        """The key under the map: each class's colour and marker, then what the hollow
+        markers, the lines, the shading and the diagram's edges mean."""
+        entries = [Entry(lambda th, k=k: th.class_color(k), KEY_GLYPHS[SYMBOLS[k % len(SYMBOLS)]],
+                         f"class {k}") for k in range(classes)]
+        entries += [Entry("foreground", "○", "hollow: test points"),
+                    Entry("foreground", "━", "boundary"),
+                    Entry("foreground", "╱", "thin lines: linear regions"),
+                    Entry("muted", "▒", "shading: how sure the network is"),
+                    Entry("approx", "—", "diagram: positive weight"),
+                    Entry("accent", "‒ ‒", "negative")]
+        if [e.text for e in entries] != [e.text for e in self.key.entries]:
+            self.key.set_entries(entries)
 
     def commit(self, after: PlaygroundState, text: str, merge_key=None,
                sets_training: bool = False) -> None:

@@ -26,6 +26,15 @@ def _number(v: float) -> str:
     return "—" if not math.isfinite(v) else f"{v:.3g}"
 
 
+class _Line(Readout):
+    """A line of the strip that takes no room while it has nothing to say (on a
+    short screen the map keeps those lines' height)."""
+
+    def _show(self, text: str, spoken: str | None = None) -> None:
+        super()._show(text, spoken)
+        self.setVisible(bool(text))
+
+
 class Readouts(QWidget):
     """The strip of readouts; ``shown`` is the snapshot whose status it shows."""
 
@@ -41,18 +50,19 @@ class Readouts(QWidget):
         strip.addWidget(self.status_label, 1, Qt.AlignmentFlag.AlignTop)
         column = QVBoxLayout()
         strip.addLayout(column, 2)
-        self.region_label = Readout("playground-region-count", "Number of linear regions",
-                                    "regions")
-        self.plane_label = Readout("playground-region-count-plane",
-                                   "Number of linear regions in the whole plane", "plane_regions")
-        self.decision_label = Readout("playground-decision", "How the decision boundary is drawn",
-                                      "decision")
-        self.collapse_label = Readout("playground-collapse", "Collapsed affine map", "collapse",
-                                      selectable=True)
-        self.message_label = Readout("playground-message", "Messages", "message")
+        self.region_label = _Line("playground-region-count", "Number of linear regions",
+                                  "regions")
+        self.plane_label = _Line("playground-region-count-plane",
+                                 "Number of linear regions in the whole plane", "plane_regions")
+        self.decision_label = _Line("playground-decision", "How the decision boundary is drawn",
+                                    "decision")
+        self.collapse_label = _Line("playground-collapse", "Collapsed affine map", "collapse",
+                                    selectable=True)
+        self.message_label = _Line("playground-message", "Messages", "message")
         for label in (self.region_label, self.plane_label, self.decision_label,
                       self.collapse_label, self.message_label):
             label.setWordWrap(True)
+            label.setVisible(False)
             column.addWidget(label)
 
     def show_status(self, snap: ClassifierSnapshot, config: TrainConfig, n_train: int,
@@ -103,5 +113,5 @@ class Readouts(QWidget):
 
     def message(self, text: str, error: bool = False) -> None:
         self.message_label.setText(text)
-        colour = self.theme.color("error" if error else "foreground").name()
+        colour = self.theme.color("error_text" if error else "foreground").name()
         self.message_label.setStyleSheet(f"color: {colour};" if text else "")

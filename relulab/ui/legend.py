@@ -1,0 +1,68 @@
+"""Keys under a plot: one line that says what each colour and marker means.
+
+A pyqtgraph legend sits on the plot and hides data; a small plot has no room for one.
+A :class:`KeyLabel` sits under the plot instead: coloured symbols (the colours of the
+theme in use) followed by a few words each. It restyles itself with the theme and the
+zoom like the plots.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+from typing import Callable
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QLabel
+
+from relulab.ui.theme import Theme, current_theme
+
+#: Keys' text, in points at zoom 1.
+KEY_POINT_SIZE = 9.0
+
+
+@dataclass(frozen=True)
+class Entry:
+    """``symbol`` drawn in ``colour`` (a theme role, or a function of the theme),
+    then ``text``."""
+
+    colour: str | Callable[[Theme], QColor]
+    symbol: str
+    text: str
+
+    def color(self, theme: Theme) -> QColor:
+        return theme.color(self.colour) if isinstance(self.colour, str) else self.colour(theme)
+
+
+class KeyLabel(QLabel):
+    """A key for a plot: entries separated by wide spaces, wrapped when narrow."""
+
+    def __init__(self, name: str, accessible: str, entries=(), tip: str = "", parent=None):
+        super().__init__(parent)
+        self.setObjectName(name)
+        self.setAccessibleName(accessible)
+        if tip:
+            self.setToolTip(tip)
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.entries: tuple[Entry, ...] = tuple(entries)
+        self.theme = current_theme()
+        self.theme.changed.connect(self.apply_theme)
+        self.apply_theme()
+
+    def set_entries(self, entries) -> None:
+        self.entries = tuple(entries)
+        self.apply_theme()
+
+    def apply_theme(self) -> None:
+        th = self.theme
+        self.setFont(th.font(KEY_POINT_SIZE))
+        self.setText("&nbsp;&nbsp; ".join(
+            f'<span style="color:{e.color(th).name()}"><b>{escape(e.symbol)}</b></span>'
+            f"&nbsp;{escape(e.text)}" for e in self.entries))
+
+    def plain_text(self) -> str:
+        """The key without its colours (for tests and screen readers)."""
+        return "  ".join(f"{e.symbol} {e.text}" for e in self.entries)
