@@ -7,10 +7,10 @@ every one with one line, in bounded time and memory, changing nothing.
 message holds); a builder writes the file into a folder and returns its path.
 
 ``PANEL_STATE_CASES``: scenes whose problem is a panel field (a Folding weight of
-1e308, 100,000 Playground points, a 10,000-layer Playground architecture). The
-panels themselves must refuse or bound these; they join the open_scene run once every
-panel validates its state quickly (move them into CORPUS). ``relulab convert``
-refuses them already (they are scenes, not networks).
+1e308, 100,000 Playground points, a 10,000-layer Playground architecture). They are
+well formed as files; the panels' state validation refuses them, which the open_scene
+run (tests/ui/test_hostile_open.py) checks with the rest. ``relulab convert`` refuses
+them too (they are scenes, not networks).
 """
 
 from __future__ import annotations

@@ -61,7 +61,7 @@ def test_the_example_opens_on_the_plane_through_three_pictures(qtbot, panel):
     assert len(images) == 3 and images[0].image.shape == (8, 8)
     texts = _texts(panel)
     for name, row in zip("ABC", EXAMPLE_ROWS):
-        assert any(t.startswith(f"{name}: row {row}, label {row}") for t in texts)
+        assert any(t.startswith(f"{name}: row {row}\nlabel {row}") for t in texts)
     assert any("→ class 7" in t for t in texts)
     # each picture sits at its point: distances on the map are distances between pictures
     rows = panel.rows.X[list(EXAMPLE_ROWS)]
@@ -228,3 +228,25 @@ def test_a_network_file_with_many_inputs_keeps_a_fitting_slice(qtbot, panel, tmp
     _wait(qtbot, panel)
     assert panel.state.slice == cut  # the same plane through the same pictures
     assert panel.slice_view.restricted.sizes == [2, 6, 3]
+
+
+@pytest.mark.parametrize("zoom", [1.0, 1.6])
+def test_the_points_labels_do_not_cover_each_other(qtbot, panel, theme, zoom):
+    """A and B lie on one horizontal line (the plane's first axis runs through them):
+    their labels, centred under the points, stay apart on a laptop and a projector."""
+    from PySide6.QtWidgets import QApplication
+
+    theme.set_zoom(zoom)
+    panel.resize(1280, 720)
+    assert panel.open_example()
+    _wait(qtbot, panel)
+    QApplication.processEvents()
+    labels = [it for it in panel.slice_drawing.items
+              if isinstance(it, pg.TextItem) and "row" in it.toPlainText()]
+    assert len(labels) == 3
+    rects = [it.mapRectToScene(it.boundingRect()) for it in labels]
+    for i in range(3):
+        for j in range(i + 1, 3):
+            common = rects[i].intersected(rects[j])
+            assert common.width() <= 1 or common.height() <= 1, (
+                labels[i].toPlainText(), labels[j].toPlainText())

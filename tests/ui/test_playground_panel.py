@@ -337,7 +337,7 @@ def test_overlay_waits_for_the_engine_in_the_worker(panel, qtbot, monkeypatch):
     monkeypatch.setattr(module, "engine_ready", lambda n_in=None: False)
     net = MLP.random([2, 5, 5, 1], seed=8)
     panel.receive("network", net)
-    assert panel.readouts.region_label.text() == ("Linear regions: preparing the exact region "
+    assert panel.strip.region_label.text() == ("Linear regions: preparing the exact region "
                                                   "engine (first use only)…")
     drawn(panel)
     expected = len(region_polygons(net, panel.box))

@@ -240,6 +240,8 @@ class ConverterPanel(Panel):
         Key("[", "select the previous region", "step_region", (-1,), name="previous-region"),
     )
     primary_controls = ("converter-source", "converter-new-random")
+    # the lecture's caption says what these say: the plots and the sizes take the room
+    lecture_hidden = ("converter-explain", "converter-details")
 
     #: ``converted()``: after a conversion is drawn (its verdict is on screen).
     #: ``finished("conversion")`` (see Panel): the same, and also when it failed.
@@ -471,6 +473,8 @@ class ConverterPanel(Panel):
     def _sync_slice_bar(self) -> None:
         s = self._state
         self.slice_bar.setVisible(s.sliced and not self._lecture_layout)
+        # a slice's picture needs the width the sizes column takes (on a projector)
+        self._left.setVisible(not (s.sliced and self._lecture_layout))
         if not s.sliced:
             return
         cut = s.slice
@@ -959,6 +963,7 @@ class ConverterPanel(Panel):
         self.deep_curve.setVisible(False)
         self.shallow_curve.setVisible(False)
         self.kink_marks.setVisible(False)
+        self.legend.setVisible(False)  # its entries are the deep and shallow curves
         self.slice_drawing.theme = self.theme
         cut = self._state.slice
         self.slice_drawing.draw(view, image_shape=cut.image_shape if cut is not None else None)
@@ -980,7 +985,7 @@ class ConverterPanel(Panel):
             self.layers_label.setText("")
             self.kinks.set_rows(np.zeros((0, 5)))
             self.diff_curve.setData([], [])
-            self.verdict.setText(f"Its shallow network is not built here: {res.problem}")
+            self.verdict.setText(f"The shallow network is not built here: {res.problem}")
             self.verdict.setStyleSheet(f"color: {self.theme.color('foreground').name()};"
                                        " font-weight: bold;")
             self.summary_label.setText(self._slice_summary(res))
@@ -1443,7 +1448,7 @@ class ConverterPanel(Panel):
         """The slice bar is a control too: hidden in the lecture layout."""
         super().set_lecture_layout(on)
         self._lecture_layout = on
-        self.slice_bar.setVisible(self._state.sliced and not on)
+        self._sync_slice_bar()
 
     def shutdown(self) -> None:
         self._data_worker.shutdown()

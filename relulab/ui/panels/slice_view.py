@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QPainterPath
+from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainterPath
 from PySide6.QtWidgets import (
     QComboBox, QFormLayout, QGraphicsPathItem, QHBoxLayout, QLineEdit, QPushButton,
     QSpinBox, QWidget,
@@ -500,14 +500,29 @@ class SliceDrawing:
         self._draw_points(view, image_shape)
         # short: a title wider than the plot widens the plot item beyond its view
         n = len(view.polygons)
-        item.setTitle(f"{n} exact regions in the box" +
+        t.set_title(item, f"{n} exact regions in the box" +
                       (f", {view.restricted.n_out} classes" if dec is not None else ""))
         item.setLabel("bottom", "t₁ (along A → B)")
         item.setLabel("left", "t₂")
         vb = item.getViewBox()
         vb.setAspectLocked(True)
         x0, x1, y0, y1 = view.box
-        vb.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0.02)
+        vb.setRange(xRange=(x0, x1), yRange=(min(y0, self._room_below(view, y1)), y1),
+                    padding=0.02)
+
+    def _room_below(self, view: SliceView, top: float) -> float:
+        """The lowest y that keeps the labels under the lowest point in view: their
+        height is fixed in pixels, so the range grows by its share of the plot
+        (the aspect lock can only make a data unit longer, which needs less)."""
+        lines = 1 + (view.winners is not None and view.restricted.n_out > 1) + max(
+            (label.count(", ") for label in view.cut.labels), default=0)
+        need = lines * QFontMetricsF(self.theme.font(9.5, bold=True)).lineSpacing() + 8
+        height = self.plot.getPlotItem().getViewBox().height()
+        lowest = float(view.cut.coords[:, 1].min())
+        if height <= 2 * need:  # not laid out yet, or too small to keep them all
+            return lowest
+        a = need / height
+        return (lowest - a * top) / (1 - a)
 
     def _draw_points(self, view: SliceView, image_shape) -> None:
         t = self.theme
@@ -519,7 +534,9 @@ class SliceDrawing:
                                    brush=pg.mkBrush(t.color("foreground")))
         self._add(marks, 6)
         for i, (x, y) in enumerate(cut.coords):
-            text = cut.labels[i] if i < len(cut.labels) else POINT_NAMES[i]
+            # one short line each (name and row, the file's label, the class): narrow
+            # enough that labels centred under points as close as A and B do not meet
+            text = (cut.labels[i] if i < len(cut.labels) else POINT_NAMES[i]).replace(", ", "\n")
             if view.winners is not None and view.restricted.n_out > 1:
                 text += f"\n→ class {int(view.winners[i])}"
             x0, x1 = view.box[0], view.box[1]
@@ -544,8 +561,8 @@ class SliceDrawing:
                 frame.setPen(pen)
                 self._add(img, 5)
                 self._add(frame, 5.5)
-            # the label under the point, the picture above it: they never overlap
-            anchor, pos = ((1.05, -0.15) if right else (-0.05, -0.15)), (x, y)
+            # the label centred under the point, the picture above it: they never overlap
+            anchor, pos = (0.5, -0.12), (x, y)
             label = pg.TextItem(text, color=t.color("foreground"), anchor=anchor,
                                 fill=pg.mkBrush(_with_alpha(t.color("background"), 200)))
             label.setFont(t.font(9.5, bold=True))
@@ -579,7 +596,7 @@ class SliceDrawing:
                                    label=text, labelOpts={"position": 0.95,
                                                           "color": t.color("foreground")})
             self._add(line, 2)
-        item.setTitle(f"{m} output{'s' if m > 1 else ''}, {len(view.pieces.kinks)} exact "
+        t.set_title(item, f"{m} output{'s' if m > 1 else ''}, {len(view.pieces.kinks)} exact "
                       "kinks on the line")
         item.setLabel("bottom", "t (along A → B)")
         item.setLabel("left", "outputs")
