@@ -38,7 +38,9 @@ first turn.
 
 from __future__ import annotations
 
+import ctypes
 import inspect
+import sys
 import threading
 import time
 from typing import Any, Callable
@@ -215,6 +217,7 @@ class Worker(QObject):
             if not should_stop():
                 self._emit(rid, kind, value)
             del job, value  # a stale result's memory is freed now, not at the next job
+            give_back_free_memory()
 
     def _call(self, rid: int, job: Job, should_stop) -> Any:
         out = job(should_stop)
@@ -234,3 +237,29 @@ class Worker(QObject):
             self._delivered.emit(rid, kind, value)
         except RuntimeError:  # the QObject was deleted with its panel meanwhile
             pass
+
+
+def _malloc_trim():
+    """glibc's ``malloc_trim``, or None elsewhere (macOS, Windows, musl)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(None)
+        trim = libc.malloc_trim
+    except (OSError, AttributeError):
+        return None
+    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
+    return trim
+
+
+_TRIM = _malloc_trim()
+
+
+def give_back_free_memory() -> None:
+    """Return the heap's free pages to the system after a job. A job's temporaries
+    (a conversion's matrices: hundreds of MB) are freed into the worker thread's own
+    malloc arena, which glibc keeps for later; one conversion after another then grew
+    the app by 350 MB that nothing used. ``malloc_trim`` releases them (all arenas;
+    ctypes lets go of the GIL meanwhile)."""
+    if _TRIM is not None:
+        _TRIM(0)

@@ -180,3 +180,28 @@ def test_a_worker_thread_runs_below_the_gui_thread(qtbot):
     main = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
     assert got == [min(main + NICENESS, 19)]  # nice values stop at 19
     w.shutdown()
+
+
+def test_the_free_memory_of_a_job_goes_back_to_the_system(qtbot, worker, monkeypatch):
+    """After every job that finishes or fails, the heap is trimmed (a
+    conversion's temporaries would otherwise stay with the worker thread's arena)."""
+    from relulab.ui import worker as module
+
+    trims = []
+    monkeypatch.setattr(module, "_TRIM", lambda pad: trims.append(threading.current_thread()))
+    with qtbot.waitSignal(worker.idle, timeout=5000):
+        worker.submit(lambda stop: bytearray(50_000_000))
+    with qtbot.waitSignal(worker.idle, timeout=5000):
+        worker.submit(lambda stop: 1 / 0)
+    deadline = time.monotonic() + 5
+    while len(trims) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(trims) >= 2 and all(t is not threading.main_thread() for t in trims)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_trim")
+def test_malloc_trim_is_found_on_linux():
+    from relulab.ui import worker as module
+
+    assert module._TRIM is not None
+    module.give_back_free_memory()
