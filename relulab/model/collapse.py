@@ -94,21 +94,6 @@ def collapsed_network(net: MLP) -> MLP:
     return MLP([(A, c)], "identity")
 
 
-def collapse_error(net: MLP, X=None) -> float:
-    """max |net(x) − (A x + c)| over the points X (default: a 21 × 21 grid on [−3, 3]²
-    plus the corners of [−100, 100]^n for 2-D input). Floating-point size, ≈ 1e-15."""
-    A, c = collapse(net)
-    if X is None:
-        if net.n_in == 2:
-            g = np.linspace(-3, 3, 21)
-            X = np.c_[np.repeat(g, 21), np.tile(g, 21)]
-            X = np.vstack([X, [[-100, -100], [-100, 100], [100, -100], [100, 100]]])
-        else:
-            X = np.random.default_rng(0).normal(size=(256, net.n_in))
-    X = np.asarray(X, float).reshape(-1, net.n_in)
-    return float(np.max(np.abs(net(X) - (X @ A.T + c)), initial=0.0))
-
-
 def neuron_affine_map(net: MLP, layer: int, index: int) -> tuple[np.ndarray, float]:
     """When every hidden layer before layer ``layer`` (1-based, the output layer is
     ``len(net.layers)``) is the identity, the pre-activation of its neuron ``index`` is

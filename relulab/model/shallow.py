@@ -881,18 +881,24 @@ class Conversion:
 
     def _end_slopes_agree(self) -> bool:
         """The shallow network's slopes on the two rays (read off its weights) against
-        the deep network's certified ones, within the rounding of the weights."""
+        the deep network's certified ones: within the proven error of the output weights
+        (``weight_errors``: a weight computed from jumps that cancel, as where a ray's
+        slope is small beside the others, is off by far more than its own rounding)
+        plus the rounding of the sum."""
         (W1, b1), (W2, _) = self.shallow.layers if len(self.shallow.layers) == 2 else \
             ((np.zeros((0, 1)), np.zeros(0)), (np.zeros((self.n_out, 0)), None))
         w = W1[:, 0]
         one = self.one_d
+        EV = one.weight_errors[1] if one.weight_errors is not None else np.zeros_like(W2)
         left = np.asarray(one.slopes_at_ends[0], dtype=float).reshape(-1)
         right = np.asarray(one.slopes_at_ends[1], dtype=float).reshape(-1)
         for want, on in ((left, w < 0), (right, w > 0)):
             terms = W2[:, on] * w[on]
             got = terms.sum(axis=1)
             size = np.abs(terms).sum(axis=1) + np.abs(want)
-            if np.any(np.abs(got - want) > 8 * (len(w) + 2) * 2.0 ** -53 * size * ROUNDING):
+            proven = (EV[:, on] * np.abs(w[on])).sum(axis=1)
+            if np.any(np.abs(got - want)
+                      > proven + 8 * (len(w) + 2) * 2.0 ** -53 * size * ROUNDING):
                 return False
         return True
 

@@ -28,7 +28,8 @@ run in a worker, it could free a Qt object left in a reference cycle (a closed w
 wrappers) there, and deleting a QObject outside the GUI thread deadlocks against the
 GUI thread (both wait for Qt's connection lock and the GIL: seen in the test suite).
 So once the first worker starts, automatic collection is switched off and done by a
-timer on the GUI thread instead (pyqtgraph's ``GarbageCollector``, made for this).
+timer on the GUI thread instead (:class:`GuiCollector`, after pyqtgraph's
+``GarbageCollector``, made for this).
 
 A worker thread also runs at a lower scheduling priority than the GUI thread (Linux):
 numpy holds the GIL for some long operations, and on a busy machine the GUI thread
@@ -39,10 +40,12 @@ first turn.
 from __future__ import annotations
 
 import ctypes
+import gc
 import inspect
 import sys
 import threading
 import time
+import weakref
 from typing import Any, Callable
 
 from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, Qt, Signal
@@ -73,14 +76,54 @@ def _yield_to_the_gui_thread() -> None:
         pass
 
 
+#: Every worker made (weakly held): a full collection waits while one is busy.
+_workers: "weakref.WeakSet[Worker]" = weakref.WeakSet()
+
+
+class GuiCollector:
+    """pyqtgraph's ``GarbageCollector`` (Python's cyclic collection on a timer, on the
+    GUI thread only) with one change: a full collection, which walks every object Qt,
+    pyqtgraph and numba made (30–80 ms), waits until no worker is busy. Those run while
+    a worker computes, when results and their redraws also arrive (a slice of 20,000
+    regions met one: a 60 ms stall); an idle moment comes soon after, when nothing is
+    being shown (or after ``MAX_WAIT`` seconds all the same: a study that keeps a
+    worker busy must not keep its cycles). The young generations are collected every
+    second as before."""
+
+    MAX_WAIT = 30.0
+
+    def __init__(self, interval: float = 1.0):
+        from PySide6.QtCore import QTimer
+
+        self.threshold = gc.get_threshold()
+        gc.disable()
+        self.timer = QTimer()
+        self.timer.timeout.connect(self.check)
+        self.timer.start(int(interval * 1000))
+        self._waiting_since: float | None = None
+
+    def check(self) -> None:
+        young, middle, old = gc.get_count()
+        if young > self.threshold[0]:
+            gc.collect(0)
+            if middle > self.threshold[1]:
+                gc.collect(1)
+        if old <= self.threshold[2]:
+            return
+        now = time.monotonic()
+        if self._waiting_since is None:
+            self._waiting_since = now
+        if not any(w.busy for w in list(_workers)) or now - self._waiting_since > self.MAX_WAIT:
+            gc.collect(2)
+            self._waiting_since = None
+
+
 def collect_garbage_in_gui_thread() -> None:
     """Run Python's cyclic garbage collection only on the GUI thread, every second
     (call from the GUI thread; the first call installs it, later ones do nothing)."""
     global _collector
     if _collector is None:
-        from pyqtgraph.util.garbage_collector import GarbageCollector
-
-        _collector = GarbageCollector(interval=1.0)
+        _collector = GuiCollector(interval=1.0)
 
 
 class Worker(QObject):
@@ -111,6 +154,7 @@ class Worker(QObject):
         self._closed = False
         self._thread: threading.Thread | None = None
         self._delivered.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
+        _workers.add(self)
 
     # -- the GUI side ------------------------------------------------------------
     def submit(self, job: Job) -> int:

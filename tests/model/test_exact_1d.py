@@ -241,3 +241,25 @@ def test_nets_spanning_eight_decades_lose_no_kinks():
         assert pl.n_kinks == len(want)
         assert all(abs(Fraction(float(k)) - w) <= Fraction(float(e))
                    for k, w, e in zip(pl.kinks, want, pl.kink_errors))
+
+
+def test_end_slopes_are_checked_against_the_proven_weight_errors():
+    """Found by the property test: a 1-2-2-9-10-13-12-1 network whose left ray has
+    slope 0.66 beside jumps of 10⁵. The output weights come from jumps that cancel, so
+    the left slope read off them is off by 6e-12 (within their proven error, 2e-9):
+    the verification must say equal; a weight really off must still be caught."""
+    from pathlib import Path
+
+    from relulab.io.networks import load_network
+
+    net = load_network(Path(__file__).parents[1] / "fixtures" / "end-slopes-cancel.json")
+    conv = convert(net)
+    v = conv.verify()
+    assert v.end_slopes_agree and v.ok()
+    (W1, b1), (W2, b2) = conv.shallow.layers
+    EV = conv.one_d.weight_errors[1]
+    left = np.flatnonzero(W1[:, 0] < 0)[0]
+    W2 = W2.copy()
+    W2[0, left] += 1e3 * EV[0, left] + 1e-6
+    conv.shallow = MLP([(W1, b1), (W2, b2)])
+    assert not conv._end_slopes_agree()

@@ -18,6 +18,7 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
 from relulab.ui.panels import PANELS
+from relulab.ui.panels.folding import Band
 from relulab.ui.theme import (
     DATA_CONTRAST, DATA_ROLES, SERIES_COLOURS, TEXT_CONTRAST, THEMES, Theme, contrast_ratio,
     current_theme, over,
@@ -123,6 +124,8 @@ def _data_problems(panel_name, view, theme) -> list[str]:
                 _marker(check, fill, outline, f"markers {item.name() or ''}", bg)
                 if _pen_visible(pen):
                     check(_colour(pen), f"curve {item.name() or ''}")
+        elif isinstance(item, Band):
+            continue  # a shaded area (the band a dense curve fills), like a fill
         elif isinstance(item, pg.PlotCurveItem):
             pen = pg.mkPen(item.opts["pen"])
             if _pen_visible(pen):

@@ -205,3 +205,38 @@ def test_malloc_trim_is_found_on_linux():
 
     assert module._TRIM is not None
     module.give_back_free_memory()
+
+
+def test_a_full_collection_waits_while_a_worker_is_busy(qtbot, worker, monkeypatch):
+    """The GUI thread's collector: the young generations every tick, the full one (tens
+    of milliseconds) only once no worker is busy, or after MAX_WAIT all the same."""
+    import gc
+
+    from relulab.ui import worker as module
+
+    was_enabled = gc.isenabled()
+    collector = module.GuiCollector(interval=3600)  # ticks by hand
+    collector.timer.stop()
+    if was_enabled:  # as it was: the suite's own collector may have switched it off
+        gc.enable()
+    calls = []
+    monkeypatch.setattr(module.gc, "collect", lambda generation=2: calls.append(generation))
+    monkeypatch.setattr(module.gc, "get_count", lambda: (10_000, 100, 100))
+    release = threading.Event()
+    worker.submit(lambda stop: release.wait(5))
+    assert worker.busy
+    collector.check()
+    assert calls == [0, 1]  # the full one waits
+    clock = [time.monotonic()]
+    monkeypatch.setattr(module.time, "monotonic", lambda: clock[0])
+    clock[0] += collector.MAX_WAIT + 1
+    collector.check()
+    assert calls[-1] == 2  # not for ever
+    calls.clear()
+    collector.check()
+    assert 2 not in calls  # (busy again: waiting afresh)
+    with qtbot.waitSignal(worker.idle, timeout=5000):
+        release.set()
+    calls.clear()
+    collector.check()
+    assert calls == [0, 1, 2]

@@ -209,6 +209,14 @@ THIN_PIXELS = 6.0
 DENSE_PIXELS = 2.0
 
 
+class Band(pg.PlotCurveItem):
+    """A shaded area drawn as vertical strokes, one per pixel column (a fill, not a
+    line: plots' lines are held to 3:1 against the background, areas are shaded)."""
+
+    def __init__(self):
+        super().__init__(connect="pairs", antialias=False, pen=pg.mkPen(None))
+
+
 class DenseCurve:
     """A curve that may have more pieces than the plot has pixels.
 
@@ -229,7 +237,7 @@ class DenseCurve:
         # one vertical stroke per pixel column, from its lowest value to its highest:
         # filling the polygon between the two edges instead cost 45 ms a paint where
         # the edges zigzag (every scan line crosses hundreds of its edges)
-        self.band = pg.PlotCurveItem(connect="pairs", antialias=False)
+        self.band = Band()
         self.band.setZValue(-1)
         for item in (self.low, self.high, self.band):
             plot.addItem(item)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QPainterPath
 from PySide6.QtWidgets import QGraphicsPathItem
 
@@ -246,6 +246,7 @@ class DataMap(TimedPlotWidget):
         self.setMenuEnabled(False)
         self.hideButtons()
         self.setRange(xRange=box[:2], yRange=box[2:], padding=0)
+        self.getPlotItem().getViewBox().sigResized.connect(self._frame_the_box)
         self.setLabel("bottom", "x₁")
         self.setLabel("left", "x₂")
         self.setMinimumSize(260, 260)
@@ -263,6 +264,25 @@ class DataMap(TimedPlotWidget):
         self.scene().sigMouseClicked.connect(self._on_click)
         self.scene().sigMouseMoved.connect(self._on_move)
         self._lut = None
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """No wider than its plot area is tall: the map keeps its aspect (the box is
+        square), and a wider widget showed white bands beside the picture. The room
+        goes to the diagram beside it."""
+        super().resizeEvent(event)
+        item = getattr(self, "plotItem", None)
+        if item is None or "box" not in self.__dict__:  # still being built (pyqtgraph
+            return                                        # resizes during __init__)
+        axes = item.getAxis("left").width() - item.getAxis("bottom").height()
+        widest = max(self.minimumWidth(), int(self.height() + axes) + 8)
+        if self.maximumWidth() != widest:
+            # after this event: a resize from inside it left the scene at the old size
+            QTimer.singleShot(0, lambda: self.setMaximumWidth(widest))
+
+    def _frame_the_box(self, *_args) -> None:
+        """The whole box in view whatever the shape (the aspect lock alone kept the old
+        centre and scale when the view was resized, and an edge of the box fell out)."""
+        self.setRange(xRange=self.box[:2], yRange=self.box[2:], padding=0)
 
     # -- what it shows ----------------------------------------------------------------
     def show_picture(self, picture: MapPicture, boundary: bool = True) -> None:
@@ -301,6 +321,9 @@ class DataMap(TimedPlotWidget):
         theme = self.theme
         theme.style_plot(self)
         self.getPlotItem().showGrid(False, False)
+        # outside the box nothing is computed: the window's colour there, not the
+        # plot's, which is also the map's colour where the network is unsure
+        self.getPlotItem().getViewBox().setBackgroundColor(theme.color("window"))
         self._lut = diverging_lut(theme.color("class0"), theme.color("background"),
                                   theme.color("class1"))
         if self.picture is None or self.picture.levels is not None:

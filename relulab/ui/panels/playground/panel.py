@@ -92,7 +92,9 @@ class PlaygroundPanel(Panel):
         Key("G", "new data from the next seed", "regenerate", name="regenerate"),
     )
     primary_controls = ("playground-play", "playground-step", "playground-reset")
-    lecture_hidden = ("playground-lower-tabs",)
+    # on a projector the map needs the height: the caption says what the key and the
+    # hover hint would, and the curves are left to it too
+    lecture_hidden = ("playground-lower-tabs", "playground-key", "playground-neuron-info")
 
     def __init__(self, host=None, parent=None):
         super().__init__(host, parent)
@@ -137,22 +139,25 @@ class PlaygroundPanel(Panel):
         self.side_tabs.addTab(self.hidden_view, "Hidden space")
         self.info_label = Readout("playground-neuron-info", "The shown neuron's map",
                                   "neuron_info", text=HOVER_HINT, wrap=True, selectable=True)
+        # The map takes the whole height on the left, its key under it; the diagram,
+        # the hover note and the readouts share the column beside it (the map is
+        # square: a strip across both columns took its height and left width unused).
         side = QVBoxLayout()
         side.setContentsMargins(0, 0, 0, 0)
         side.addWidget(self.side_tabs, 1)
         side.addWidget(self.info_label)
+        side.addWidget(self.strip, 0)
         self.side = QWidget()
         self.side.setLayout(side)
         upper = QWidget()
-        right = QVBoxLayout(upper)
-        right.setContentsMargins(0, 0, 0, 0)
-        top = QHBoxLayout()
-        top.addWidget(self.data_map, 3)
-        top.addWidget(self.side, 2)
-        right.addLayout(top, 1)
+        top = QHBoxLayout(upper)
+        top.setContentsMargins(0, 0, 0, 0)
+        left = QVBoxLayout()
+        left.addWidget(self.data_map, 1)
         self.key = KeyLabel("playground-key", "What the colours and markers of the map mean")
-        right.addWidget(self.key, 0)
-        right.addWidget(self.strip, 0)
+        left.addWidget(self.key, 0)
+        top.addLayout(left, 3)
+        top.addWidget(self.side, 2)
         self.lower_tabs = named(QTabWidget(), "playground-lower-tabs", "Curves and experiments")
         self.lower_tabs.addTab(self.curves, "Loss and accuracy")
         self.lower_tabs.addTab(self.depth_study, "Regions against depth")
@@ -922,7 +927,9 @@ class PlaygroundPanel(Panel):
                      self.depth_study):
             part.apply_theme()
         grow = self.theme.zoom ** 0.5
-        self.side.setMaximumWidth(int(340 * grow))
+        # the map is as wide as it is tall (see DataMap.resizeEvent); the diagram and the
+        # hidden space take what is left, up to a width where they still read as one
+        self.side.setMaximumWidth(int(520 * grow))
         self.lower_tabs.setMinimumHeight(int(140 * grow))
         if self.trainer is not None:
             self.redraw()

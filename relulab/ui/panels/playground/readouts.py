@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from relulab.model.classify import LOSSES, OPTIMIZERS, ClassifierSnapshot, TrainConfig
 from relulab.model.collapse import (
@@ -43,13 +43,12 @@ class Readouts(QWidget):
         named(self, "playground-readouts", "Training status and region counts")
         self.theme = theme
         self.shown: ClassifierSnapshot | None = None
-        strip = QHBoxLayout(self)
-        strip.setContentsMargins(2, 0, 2, 0)
+        # one column: the status, then the counts (it sits beside the map)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(2, 0, 2, 0)
         self.status_label = Readout("playground-status", "Training status", "status",
                                     text_format=Qt.TextFormat.PlainText)
-        strip.addWidget(self.status_label, 1, Qt.AlignmentFlag.AlignTop)
-        column = QVBoxLayout()
-        strip.addLayout(column, 2)
+        column.addWidget(self.status_label)
         self.region_label = _Line("playground-region-count", "Number of linear regions",
                                   "regions")
         self.plane_label = _Line("playground-region-count-plane",
