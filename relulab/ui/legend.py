@@ -22,6 +22,35 @@ from relulab.ui.theme import Theme, current_theme
 KEY_POINT_SIZE = 9.0
 
 
+#: Entries of at most this many words never wrap inside: a line break falls between
+#: entries, never between a marker and what it means.
+UNBROKEN_WORDS = 3
+
+
+def _unbroken(text: str) -> str:
+    return escape(text).replace(" ", "&nbsp;")
+
+
+def _marker(symbol: str) -> str:
+    # dashes allow a break after them: a word joiner after each mark holds a marker
+    # and its first word together
+    return "".join(_unbroken(c) + "\u2060" for c in symbol)
+
+
+def key_html(entries) -> str:
+    """``(colour, symbol, text)`` triples as one rich-text line that wraps only between
+    entries (and inside an entry's long text): a symbol of several marks ("‒ ‒") and
+    its first word stay together, and so does every entry of UNBROKEN_WORDS words."""
+    parts = []
+    for colour, symbol, text in entries:
+        words = text.split(" ")
+        shown = (_unbroken(text) if len(words) <= UNBROKEN_WORDS
+                 else _unbroken(" ".join(words[:2])) + " " + escape(" ".join(words[2:])))
+        parts.append(f'<span style="color:{QColor(colour).name()}"><b>{_marker(symbol)}</b>'
+                     f"</span>&nbsp;{shown}")
+    return "&nbsp;&nbsp; ".join(parts)
+
+
 @dataclass(frozen=True)
 class Entry:
     """``symbol`` drawn in ``colour`` (a theme role, or a function of the theme),
@@ -59,9 +88,7 @@ class KeyLabel(QLabel):
     def apply_theme(self) -> None:
         th = self.theme
         self.setFont(th.font(KEY_POINT_SIZE))
-        self.setText("&nbsp;&nbsp; ".join(
-            f'<span style="color:{e.color(th).name()}"><b>{escape(e.symbol)}</b></span>'
-            f"&nbsp;{escape(e.text)}" for e in self.entries))
+        self.setText(key_html((e.color(th), e.symbol, e.text) for e in self.entries))
 
     def plain_text(self) -> str:
         """The key without its colours (for tests and screen readers)."""

@@ -464,11 +464,14 @@ class TrainingPanel(Panel):
         """What the plots show, in words, for these settings."""
         R, H = len(trainer.seeds), trainer.hidden
         nets = "One network" if R == 1 else f"{R} networks"
+        word = self.theme.colour_word  # the colours of the theme in use
         self.explain.setText(
-            f"{nets} of {H} ReLU neurons learn{'s' if R == 1 else ''} the black curve, "
+            f"{nets} of {H} ReLU neurons learn{'s' if R == 1 else ''} the {word('target')} "
+            "curve, "
             f"{'from a random start' if R == 1 else 'each from its own random start (thin lines)'}"
-            f"; the best is thick orange, its kinks ◆. Dashed green: least squares with {H} "
-            "evenly spaced kinks, the best that fixed kinks can do. Can training beat it?")
+            f"; the best is thick {word('approx')}, its kinks ◆. Dashed {word('second')}: "
+            f"least squares with {H} evenly spaced kinks, the best that fixed kinks can do. "
+            "Can training beat it?")
 
     def _on_replayed(self, trainer: HingeNetTrainer) -> None:
         self._replaying = None
@@ -864,6 +867,8 @@ class TrainingPanel(Panel):
 
     def apply_theme(self) -> None:
         t = self.theme
+        if getattr(self, "_trainer", None) is not None:
+            self._explain(self._trainer)  # its words name the theme's colours
         t.style_plot(self.curve_plot, "Every restart over the target")
         t.style_plot(self.loss_plot, "Loss")
         t.style_plot(self.kink_plot, "Kinks")
