@@ -47,7 +47,7 @@ from relulab.ui.panels.playground import PlaygroundPanel
 from relulab.model.mlp import MLP
 panel = PlaygroundPanel()
 panel.show()
-labels = panel.readouts
+labels = panel.strip
 said = set()
 def done():
     said.add(labels.region_label.text())

@@ -215,7 +215,7 @@ def _worker_rows(size: str) -> list[Row]:
     check.setChecked(False)
     _settle(panel)
     idle = float(event_loop_delays(lambda: None, seconds=1.0).max())
-    labels = panel.readouts
+    labels = panel.strip
     t0 = time.perf_counter()
     overlay = event_loop_delays(lambda: check.setChecked(True),
                                 done=lambda: labels.region_label.text().endswith("(exact)"),

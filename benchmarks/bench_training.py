@@ -191,7 +191,7 @@ def _replay_row() -> Row:
     took = time.perf_counter() - t0
     done = panel.trainer.step == 2000
     _close(panel)
-    return Row(f"load a state of 2000 steps at the largest settings: event loop delay, max",
+    return Row("load a state of 2000 steps at the largest settings: event loop delay, max",
                float(delays.max()), "—", float("nan"), max_seconds=0.05,
                note=f"replayed on a worker in {fmt_time(took)}" if done else "not replayed in 60 s",
                holds=done)

@@ -684,10 +684,6 @@ def network_to_onnx_bytes(net, dtype=np.float64) -> bytes:
 # ---------------------------------------------------------------------------
 # writing
 # ---------------------------------------------------------------------------
-def _json_number(v: float):
-    return int(v) if float(v).is_integer() and abs(v) < 2**53 else float(v)
-
-
 def network_to_dict(net) -> dict:
     """The JSON document of a network (see docs/network-format.md)."""
     if isinstance(net, ExtendedNetwork):

@@ -958,9 +958,7 @@ def _split_layer_nd(st, l, nl, R, g0, KB, d, N, C, nP, nK, nv, Z, EZ,
                 st[3] += PK[q, 1]
             st[5] = Cn[r]
         local = st[2]
-        nK_root = st[6]
         nP_root = st[7]
-        rk = st[3]
         rp = st[5]
         while i < nl:
             g = g0 + i

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from relulab.model.activations import get_activation
+from relulab.model.exact import U, gamma
 from relulab.model.mlp import MLP
 
 #: Seed 002's worked example (one row per neuron).
@@ -191,3 +192,79 @@ def format_affine(a, c: float, digits: int = 3) -> str:
     sign = "−" if c < 0 else "+"
     parts.append(f"{sign} {abs(c):.{digits}g}")
     return " ".join(parts)
+
+
+#: How far a piecewise-linear activation can stretch a difference of its inputs.
+_LIPSCHITZ = {"relu": 1.0, "identity": 1.0, "leaky_relu": 1.0}
+
+
+def _merged_with_errors(net: MLP):
+    """:func:`collapse_identity_layers`' layers as computed in doubles, each with a bound
+    (EW, Eb) on how far its computed weights lie from the exact products: a product of
+    n terms is off by at most γ_n times the product of the absolute values."""
+    acts = net.activations
+    layers, kept = [], []
+    W, b = net.layers[0]
+    EW, Eb = np.zeros_like(W), np.zeros_like(b)
+    for i in range(1, len(net.layers)):
+        W2, b2 = net.layers[i]
+        if acts[i - 1] == "identity":
+            aW2, n = np.abs(W2), W2.shape[1]
+            EW = aW2 @ EW + gamma(n) * (aW2 @ np.abs(W))
+            Eb = aW2 @ Eb + gamma(n + 1) * (aW2 @ np.abs(b) + np.abs(b2))
+            W, b = W2 @ W, W2 @ b + b2
+        else:
+            layers.append((W, b, EW, Eb))
+            kept.append(acts[i - 1])
+            W, b = W2, b2
+            EW, Eb = np.zeros_like(W), np.zeros_like(b)
+    layers.append((W, b, EW, Eb))
+    return layers, kept
+
+
+def _rounding_bound(layers, acts, X) -> np.ndarray:
+    """A bound, per point and output, on |(the network evaluated in doubles) − (the
+    network with exact weights, evaluated exactly)|, by running error analysis: each
+    layer's z = W h + b is off by |W|·e + |h|·EW + Eb + γ_{n+1}(|W||h| + |b|), where e
+    bounds the error of h; ReLU and the identity never stretch it, leaky ReLU's
+    0.01·z adds one rounding. The bound is itself computed in doubles, whose own
+    relative error (≈ γ_n) the final factor covers."""
+    h = np.asarray(X, float)
+    e = np.zeros_like(h)
+    for i, (W, b, EW, Eb) in enumerate(layers):
+        aW, ah = np.abs(W), np.abs(h)
+        z = h @ W.T + b
+        e = e @ aW.T + ah @ EW.T + Eb + gamma(W.shape[1] + 1) * (ah @ aW.T + np.abs(b))
+        if i < len(acts):
+            h = get_activation(acts[i])(z)
+            if acts[i] == "leaky_relu":
+                e = e + U * np.abs(h)
+    return e * (1.0 + 1e-6)
+
+
+def collapse_check(net: MLP, X) -> tuple[float, bool | None, str]:
+    """How the identity layers' collapse (:func:`collapse_identity_layers`) compares
+    with the network on the points X: (max |network − collapsed| in doubles, verdict,
+    words for it). The two are equal in exact arithmetic by construction; the verdict
+    is True when every difference is within the proven rounding bound of the two
+    evaluations, False when one is beyond it (which exact equality rules out), None
+    when no bound is proven here: a layer's activation (tanh, sigmoid, GELU) is
+    evaluated only approximately, or the values overflow doubles."""
+    X = np.asarray(X, float).reshape(-1, net.n_in)
+    with np.errstate(all="ignore"):
+        flat = collapse_identity_layers(net)
+        diff = np.abs(net(X).reshape(len(X), -1) - flat(X).reshape(len(X), -1))
+        err = float(np.max(diff, initial=0.0))
+        approximate = sorted({a for a in net.activations if a not in _LIPSCHITZ})
+        if approximate:
+            return err, None, (f"rounding, not bounded here: {', '.join(approximate)} "
+                               "is evaluated approximately")
+        whole = [(W, b, np.zeros_like(W), np.zeros_like(b)) for W, b in net.layers]
+        merged, kept = _merged_with_errors(net)
+        bound = _rounding_bound(whole, net.activations, X) + _rounding_bound(merged, kept, X)
+    if not (np.all(np.isfinite(diff)) and np.all(np.isfinite(bound))):
+        return err, None, "the values overflow doubles: no rounding bound"
+    if np.all(diff <= bound):
+        return err, True, f"within the proven rounding bound {float(np.max(bound)):.1e}: equal"
+    return err, False, (f"beyond the proven rounding bound {float(np.max(bound)):.1e}: "
+                        "NOT equal")

@@ -167,10 +167,6 @@ class FoldCounts:
     exact: bool = True
 
     @property
-    def pieces_line(self) -> int:
-        return self.kinks_line + 1
-
-    @property
     def shallow_neurons(self) -> int:
         return max(self.pieces_unit - 1, 0)
 

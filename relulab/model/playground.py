@@ -660,7 +660,7 @@ class PlaygroundState:
         if not fits(self.view.neuron, arch):
             raise ValueError(f"view.neuron: no neuron {self.view.neuron} in this architecture")
         if not hidden_fits(self.view.hidden_space, arch):
-            raise ValueError(f"view.hidden_space: no such neurons in this architecture")
+            raise ValueError("view.hidden_space: no such neurons in this architecture")
         if self.view.click_class >= self.dataset.classes:
             raise ValueError(f"view.click_class: {self.view.click_class} is not a class of "
                              f"{self.dataset.classes}-class data")

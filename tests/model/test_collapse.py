@@ -118,3 +118,82 @@ def test_local_map_of_a_smooth_network_is_its_tangent():
     h = 1e-6
     grad = [(net(x + h * e) - net(x - h * e))[0, 0] / (2 * h) for e in np.eye(2)]
     assert np.allclose(A[0], grad, atol=1e-8) and np.isclose(A[0] @ x + c[0], net(x)[0, 0])
+
+
+# -- the check of a collapse: a proven rounding bound, not a tolerance -----------------
+
+def _exact_outputs(layers, acts, x):
+    """The network with these double weights evaluated exactly (Fractions)."""
+    from fractions import Fraction
+
+    h = [Fraction(v) for v in x]
+    for i, (W, b) in enumerate(layers):
+        z = [sum((Fraction(W[r, k]) * h[k] for k in range(len(h))), Fraction(b[r]))
+             for r in range(W.shape[0])]
+        if i < len(acts):
+            a = acts[i]
+            h = [v if a == "identity" or v > 0 else (0 * v if a == "relu" else Fraction(0.01) * v)
+                 for v in z]
+        else:
+            h = z
+    return h
+
+
+def test_the_rounding_bound_holds_against_exact_arithmetic():
+    from relulab.model.collapse import _rounding_bound
+
+    rng = np.random.default_rng(4)
+    for trial in range(12):
+        acts = tuple(rng.choice(["relu", "identity", "leaky_relu"], size=3))
+        scales = 10.0 ** rng.integers(-8, 9, size=4)
+        net = MLP([(rng.normal(size=(o, i)) * s, rng.normal(size=o) * s)
+                   for (i, o), s in zip([(2, 5), (5, 4), (4, 3), (3, 2)], scales)], acts)
+        X = rng.normal(size=(6, 2)) * 10.0 ** rng.integers(-6, 7)
+        layers = [(W, b, np.zeros_like(W), np.zeros_like(b)) for W, b in net.layers]
+        bound = _rounding_bound(layers, net.activations, X)
+        got = net(X)
+        for p in range(len(X)):
+            exact = _exact_outputs(net.layers, net.activations, X[p])
+            for o, v in enumerate(exact):
+                assert abs(float(got[p, o]) - v) <= bound[p, o]
+
+
+@pytest.mark.parametrize("scale", [1e-12, 1.0, 1e12])
+def test_a_collapse_is_equal_within_the_bound_in_any_units(scale):
+    from relulab.model.collapse import collapse_check
+
+    rng = np.random.default_rng(0)
+    for acts in (("identity",) * 3, ("relu", "identity", "identity"), ("identity", "leaky_relu", "identity")):
+        net = MLP.random([2, 8, 8, 8, 3], seed=int(rng.integers(1000)), activation=list(acts))
+        X = (rng.normal(size=(50, 2)) + 1e10 * (scale == 1.0)) * scale
+        err, equal, words = collapse_check(net, X)
+        assert equal is True and words.endswith(": equal"), (acts, err, words)
+
+
+def test_a_wrong_collapse_is_caught_beyond_rounding(monkeypatch):
+    from relulab.model import collapse as module
+
+    net = MLP.random([2, 6, 6, 1], seed=3, activation=["identity", "identity"])
+    honest = module.collapse_identity_layers
+
+    def off_by_an_ulp_too_many(n):  # one weight 1e-9 relatively off: a real bug, tiny
+        flat = honest(n)
+        (W, b), = flat.layers
+        W = W.copy()
+        W[0, 0] *= 1 + 1e-9
+        return MLP([(W, b)], "identity")
+
+    monkeypatch.setattr(module, "collapse_identity_layers", off_by_an_ulp_too_many)
+    err, equal, words = module.collapse_check(net, np.array([[1e3, -2e3], [5.0, 7.0]]))
+    assert equal is False and "NOT equal" in words and err > 0
+
+
+def test_no_verdict_where_no_bound_is_proven():
+    from relulab.model.collapse import collapse_check
+
+    smooth = MLP.random([2, 4, 4, 1], seed=1, activation=["identity", "tanh"])
+    assert collapse_check(smooth, np.ones((3, 2)))[1] is None
+    huge = MLP([(np.full((2, 2), 1e300), np.zeros(2)), (np.full((1, 2), 1e300), np.zeros(1))],
+               "identity")
+    err, equal, words = collapse_check(huge, np.ones((2, 2)))
+    assert equal is None and "overflow" in words

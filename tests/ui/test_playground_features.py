@@ -129,7 +129,7 @@ def test_each_layer_takes_its_own_activation(panel, qtbot):
     assert c.activation_combo.currentData() == "mixed"
     text = drawn(panel).strip.collapse_label.text()
     assert "Identity on layer 2" in text and "2-6-6-6-1 computes what 2-6-6-1 computes" in text
-    assert "(equal)" in text
+    assert ": equal)" in text
     settled(qtbot, panel)
     assert "identity layer 2 merged" in panel.strip.region_label.text()
     assert len(c.activation_curves) >= 2 and c.activation_plot.getPlotItem().titleLabel.text

@@ -175,14 +175,14 @@ def test_activation_plot_and_identity_collapse(panel):
     assert panel.net.activation == "identity"
     text = drawn(panel).strip.collapse_label.text()
     A, c = collapse(panel.net)
-    assert "collapse into one" in text and "(equal)" in text
+    assert "collapse into one" in text and ": equal)" in text
     assert f"{A[0, 0]:.3g}" in text.replace("−", "-")
     # the boundary is the straight line A x + c = 0
     xy = np.array(panel.data_map.boundary_item.getData()).T
     if len(xy):
         assert np.abs(xy @ A[0] + c[0]).max() < 1e-5
     drawn(panel).step_once()
-    assert "(equal)" in drawn(panel).strip.collapse_label.text()  # checked again after training
+    assert ": equal)" in drawn(panel).strip.collapse_label.text()  # checked again after training
 
 
 def test_hover_a_neuron_shows_its_map(panel, qtbot):
