@@ -366,3 +366,16 @@ def test_installed_command_renders_headless(installed_wheel):
     assert result.returncode == 0, result.stderr
     width, height = png_size(out.read_bytes())
     assert width > 0 and height > 0
+
+
+def test_the_gallery_shows_every_screenshot_and_the_readme_links_it():
+    """docs/screenshots.md: each picture the script writes, each once, each a real file."""
+    import re
+
+    gallery = ROOT / "docs" / "screenshots.md"
+    shown = re.findall(r"!\[[^\]]+\]\(\.\./(resources/screenshots/[^)]+)\)", gallery.read_text())
+    assert len(shown) == len(set(shown))
+    assert all((ROOT / p).is_file() for p in shown), [p for p in shown if not (ROOT / p).is_file()]
+    on_disk = {p.relative_to(ROOT).as_posix() for p in SCREENSHOTS.rglob("*.png")}
+    assert set(shown) == on_disk
+    assert "](docs/screenshots.md)" in (ROOT / "README.md").read_text()

@@ -93,6 +93,14 @@ SERIES_COLOURS = {
     "dark": ("vermillion", "sky", "green", "orange", "purple", "yellow", "target"),
     "high-contrast": ("vermillion", "sky", "green", "orange", "purple", "yellow", "target"),
 }
+#: What a sentence calls the colour of a role, per theme: words that explain a plot
+#: ("the black curve") must name the colour the reader sees in the theme in use.
+COLOUR_WORDS = {
+    "light": {"target": "black", "approx": "orange", "second": "green", "muted": "grey"},
+    "dark": {"target": "white", "approx": "orange", "second": "green", "muted": "grey"},
+    "high-contrast": {"target": "white", "approx": "yellow", "second": "green",
+                      "muted": "grey"},
+}
 #: Roles drawn as lines and markers on a plot (held to 3:1 against its background; the
 #: classes' points are outlined, see the Playground's data map).
 DATA_ROLES = ("target", "approx", "accent", "second", "muted", "handle", "selected", "error")
@@ -183,6 +191,10 @@ class Theme(QObject):
     def color(self, role: str) -> QColor:
         scheme = _SCHEMES[self._name]
         return QColor(scheme.get(role) or OKABE_ITO.get(role) or role)
+
+    def colour_word(self, role: str) -> str:
+        """The word for the colour of ``role`` in this theme (for texts about plots)."""
+        return COLOUR_WORDS[self._name][role]
 
     def class_color(self, k: int) -> QColor:
         """The colour of class k (0 … CLASS_COLOURS − 1)."""

@@ -237,3 +237,80 @@ def test_every_lecture_scene_reads_on_a_projector(window, theme):
                                window)]
     window.lecture.end()
     assert not problems, "\n".join(problems)
+
+
+def _lines(html: str, font, width: int) -> list[str]:
+    from PySide6.QtGui import QTextDocument
+
+    doc = QTextDocument()
+    doc.setDefaultFont(font)
+    doc.setHtml(html)
+    doc.setTextWidth(width)
+    doc.size()  # lays the text out
+    text = doc.toPlainText()
+    lines = []
+    block = doc.begin()
+    while block.isValid():
+        layout = block.layout()
+        for i in range(layout.lineCount()):
+            line = layout.lineAt(i)
+            start = block.position() + line.textStart()
+            lines.append(text[start:start + line.textLength()])
+        block = block.next()
+    return lines
+
+
+def test_a_key_wraps_between_entries_never_inside_a_marker(main_window, theme):
+    """Seen at zoom 1.6 under the Hinges convergence plot: the bound's marker "‒ ‒"
+    split over two lines. At every width, each marker lies whole on the line of the
+    first word it explains, and a short entry lies whole on one line."""
+    from relulab.ui.legend import UNBROKEN_WORDS
+
+    panel = main_window.panel("hinges")
+    key = panel.convergence_key
+    entries = [("‒ ‒", "bound"), ("▼", "interpolation largest"), ("■", "LS largest error"),
+               ("···", "slope −2:")]
+    for width in range(200, 700, 7):  # narrower, a long word breaks anyway
+        lines = [s.replace("\u00a0", " ").replace("\u2060", "")
+                 for s in _lines(key.text(), key.font(), width)]
+        for symbol, text in entries:
+            whole = f"{symbol} {text}" if len(text.split()) <= UNBROKEN_WORDS else symbol
+            assert any(whole in line for line in lines), (width, symbol, lines)
+            assert any(f"{symbol} {text.split()[0]}" in line for line in lines), (width, lines)
+
+
+def _legend_problems(where: str, panel) -> list[str]:
+    found = []
+    for name, plot in panel.plots().items():
+        item = plot.getPlotItem() if hasattr(plot, "getPlotItem") else None
+        legend = getattr(item, "legend", None) if item is not None else None
+        if legend is None or not legend.isVisible() or not legend.items:
+            continue
+        view = item.getViewBox()
+        box = view.mapRectToScene(view.boundingRect())
+        drawn = legend.mapRectToScene(legend.boundingRect())
+        if not box.adjusted(-1, -1, 1, 1).contains(drawn):
+            found.append(f"{where}: {plot.objectName()}'s legend is cut off by its plot")
+    return found
+
+
+def test_every_legend_lies_whole_inside_its_plot(window, theme):
+    """Seen at zoom 1.6: the Folding chart's legend taller than its plot, its first line
+    cut off at the top. Every panel at 1280 × 720, and every lecture scene at zoom 1.6."""
+    window.resize(default_size(QSize(1280, 720)))
+    problems = []
+    for p in PANELS:
+        panel = window.show_panel(p.name)
+        panel.wait_until_idle(60)
+        QApplication.processEvents()
+        problems += _legend_problems(p.name, panel)
+    theme.set_zoom(1.6)
+    assert window.lecture.start_builtin()
+    for i in range(len(window.lecture.playlist.scenes)):
+        window.lecture.go(i)
+        panel = window.current_panel()
+        panel.wait_until_idle(60)
+        QApplication.processEvents()
+        problems += _legend_problems(f"scene {i + 1}", panel)
+    window.lecture.end()
+    assert not problems, "\n".join(problems)

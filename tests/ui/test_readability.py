@@ -257,3 +257,33 @@ def test_the_least_alpha_keeps_a_faded_line_at_3_to_1(name, qapp):
         if a > 0:
             c.setAlpha(a - 1)
             assert contrast_ratio(c, t.color("background")) < DATA_CONTRAST
+
+
+#: What a colour word may name: (least hue, most hue) in degrees, or a lightness test.
+_WORDS = {
+    "black": lambda c: c.lightness() < 40,
+    "white": lambda c: c.lightness() > 215,
+    "grey": lambda c: c.hslSaturation() < 30,
+    "orange": lambda c: 15 <= c.hslHue() <= 45,
+    "yellow": lambda c: 46 <= c.hslHue() <= 70,
+    "green": lambda c: 140 <= c.hslHue() <= 180,
+}
+
+
+@pytest.mark.parametrize("name", THEMES)
+def test_words_about_the_plots_name_the_colours_shown(name, main_window, theme):
+    """Seen in the high-contrast screenshot: Training's explanation spoke of "the black
+    curve" and "thick orange" over a white target and a yellow best restart. Each colour
+    word is true of its role in every theme, and the text follows a theme switch."""
+    from relulab.ui.theme import COLOUR_WORDS
+
+    for role, word in COLOUR_WORDS[name].items():
+        shown = Theme(name).color(role)
+        assert _WORDS[word](shown), f"{name}: {role} is {shown.name()}, not {word}"
+    panel = main_window.show_panel("training")
+    theme.set_name(name)
+    QApplication.processEvents()
+    text = panel.explain.text()
+    assert f"the {theme.colour_word('target')} curve" in text
+    assert f"thick {theme.colour_word('approx')}" in text
+    assert f"Dashed {theme.colour_word('second')}" in text

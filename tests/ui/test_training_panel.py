@@ -7,7 +7,8 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtWidgets import QApplication
 
 from relulab.model import _training_kernels as kernels
 from relulab.model.mlp import MLP
@@ -461,3 +462,39 @@ def test_no_rmse_bars_before_training_and_words_for_what_is_shown(qtbot, panel):
     settled(qtbot, panel)
     assert len(panel.final_bars.opts["height"]) == 4
     assert panel.final_hint.textItem.toPlainText() == ""
+
+
+@pytest.mark.parametrize("lecture", [False, True], ids=["panel at zoom 1", "scene 4 at 1.6"])
+def test_before_training_the_small_plots_read_cleanly(main_window, theme, lecture):
+    """Seen in lecture scene 4 (step 0, 1280 × 720, zoom 1.6): the empty log loss axis
+    showed 1 … 10 as minor numbers written over each other, and "press Space to train"
+    lay over the ghost's dashed line. Now the loss axis spans the decades the curves will
+    cross, and the hint stays clear of the line, inside its plot."""
+    from PySide6.QtCore import QSize
+
+    from relulab.ui.main_window import default_size
+
+    main_window.resize(default_size(QSize(1280, 720)))
+    if lecture:
+        theme.set_zoom(1.6)
+        assert main_window.lecture.start_builtin()
+        main_window.lecture.go(3)
+        panel = main_window.current_panel()
+    else:
+        panel = main_window.show_panel("training")
+        panel.reset_training()
+    panel.wait_until_idle(60)
+    QApplication.processEvents()
+    assert panel.name == "training" and panel.trainer.step == 0
+    (y0, y1) = panel.loss_plot.getPlotItem().getViewBox().viewRange()[1]
+    start = float(np.nanmax(panel.trainer.snapshot().rmse)) ** 2
+    ghost = panel._ghost.rmse ** 2
+    assert y1 - y0 >= 2  # decades: the axis shows powers of ten only
+    assert y0 <= np.log10(ghost) and np.log10(start) <= y1
+    hint = panel.final_hint
+    assert hint.toPlainText().startswith("press Space")
+    view = panel.final_plot.getPlotItem().getViewBox()
+    line_y = view.mapViewToScene(QPointF(1.0, ghost ** 0.5)).y()
+    drawn = hint.sceneBoundingRect()
+    assert not drawn.top() <= line_y <= drawn.bottom(), (drawn, line_y)
+    assert view.sceneBoundingRect().adjusted(-1, -1, 1, 1).contains(drawn), "hint cut off"

@@ -40,6 +40,7 @@ from relulab.model.folding import (
     tent_pieces,
 )
 from relulab.model.piecewise import EXACT_KNOTS, PiecewiseLinear, TooManyKnots, piecewise_linear
+from relulab.ui.legend import Entry, KeyLabel
 from relulab.ui.panels.base import Key, Panel, named, run_alone, signals_blocked
 from relulab.ui.readout import Note, Readout
 from relulab.ui.theme import current_theme
@@ -548,17 +549,23 @@ class FoldingPanel(Panel):
                            "most), your fold, and circles at the depth shown.")
         self.chart.setLogMode(x=True, y=True)
         self.chart.setMouseEnabled(False, False)
-        self.chart_legend = self.chart.getPlotItem().addLegend()
-        # the bottom right of the log-log chart is empty: deep climbs at the left, the
-        # one-layer diagonal stays above the corner
-        self.chart_legend.anchor((1, 1), (1, 1), offset=(-4, -4))
-        self.deep_series = self.chart.plot(name="deep (k layers)")
-        self.shallow_series = self.chart.plot(name="one hidden layer")
-        self.fold_series = self.chart.plot(name="your fold")
+        # the key beside the chart, not on it: a legend on so small a plot hid the
+        # one-layer diagonal and, at a projector's zoom, was cut off at the top; under
+        # it, the key's line took the height the chart needs
+        self.chart_key = KeyLabel(
+            "folding-chart-key", "Key of the pieces-against-neurons chart",
+            [Entry("approx", "●", "deep (k layers)"), Entry("accent", "‒ ‒", "one layer"),
+             Entry("second", "■", "your fold"), Entry("muted", "○", "depth shown")],
+            one_per_line=True)
+        self.chart_key.setAlignment(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft)
+        self.deep_series = self.chart.plot()
+        self.shallow_series = self.chart.plot()
+        self.fold_series = self.chart.plot()
         self.match_line = self.chart.plot()
         self.deep_marker = self.chart.plot()
         self.shallow_marker = self.chart.plot()
         bottom.addWidget(self.chart, 2)
+        bottom.addWidget(self.chart_key)
         return bottom
 
     def _build_shortcuts(self) -> None:

@@ -33,6 +33,7 @@ from relulab.ui.hinges_handles import HandlesItem, SelectedMarker
 from relulab.ui.panels.base import (
     Key, Panel, fit_controls_width, named, run_alone, signals_blocked,
 )
+from relulab.ui.legend import key_html
 from relulab.ui.readout import Note, Readout
 from relulab.ui.worker import Worker
 
@@ -1033,9 +1034,7 @@ class HingesPanel(Panel):
         self.convergence_key.setFont(th.font(8.5))
         self.convergence_key.setToolTip("LS = least squares with evenly spaced kinks; "
                                         "bound = (b − a)²M/(8n²) for the interpolation")
-        self.convergence_key.setText(" ".join(
-            f'<span style="color:{c.name()}"><b>{sym}</b></span>&nbsp;{txt}'
-            for c, sym, txt in key))
+        self.convergence_key.setText(key_html(key))
         if getattr(self, "_fit", None) is not None:
             self._refresh(full=True)
 

@@ -464,11 +464,14 @@ class TrainingPanel(Panel):
         """What the plots show, in words, for these settings."""
         R, H = len(trainer.seeds), trainer.hidden
         nets = "One network" if R == 1 else f"{R} networks"
+        word = self.theme.colour_word  # the colours of the theme in use
         self.explain.setText(
-            f"{nets} of {H} ReLU neurons learn{'s' if R == 1 else ''} the black curve, "
+            f"{nets} of {H} ReLU neurons learn{'s' if R == 1 else ''} the {word('target')} "
+            "curve, "
             f"{'from a random start' if R == 1 else 'each from its own random start (thin lines)'}"
-            f"; the best is thick orange, its kinks ◆. Dashed green: least squares with {H} "
-            "evenly spaced kinks, the best that fixed kinks can do. Can training beat it?")
+            f"; the best is thick {word('approx')}, its kinks ◆. Dashed {word('second')}: "
+            f"least squares with {H} evenly spaced kinks, the best that fixed kinks can do. "
+            "Can training beat it?")
 
     def _on_replayed(self, trainer: HingeNetTrainer) -> None:
         self._replaying = None
@@ -693,10 +696,17 @@ class TrainingPanel(Panel):
             self.loss_curves[r].setData((idx + 1)[ok], vals[ok])
             if ok.any():
                 lo, hi = min(lo, vals[ok].min()), max(hi, vals[ok].max())
-        if hi > 0:
-            if hi <= lo:
-                lo, hi = lo / 2, hi * 2
-            self.loss_plot.setYRange(np.log10(lo), np.log10(hi), padding=0.05)  # log scale
+        if not hi > 0:
+            # nothing trained yet: the decades the curves will cross, from the starts'
+            # errors down to the ghost's (an empty log axis showed 1 … 10 as a crowd of
+            # minor numbers written over each other)
+            mse = np.append(np.asarray(snap.rmse, float) ** 2,
+                            self._ghost.rmse ** 2 if self._ghost is not None else np.nan)
+            mse = mse[np.isfinite(mse) & (mse > 0)]
+            lo, hi = (float(mse.min()), float(mse.max())) if mse.size else (1e-3, 1.0)
+        if hi <= lo * 10:
+            lo, hi = min(lo, hi) / 10, max(lo, hi) * 10  # at least two decades: no crowd
+        self.loss_plot.setYRange(np.log10(lo), np.log10(hi), padding=0.05)  # log scale
 
     def _draw_kink_paths(self) -> None:
         snap, sel = self._snap, self.selected_restart()
@@ -729,12 +739,14 @@ class TrainingPanel(Panel):
             self.final_bars.setOpts(x=[], height=[], width=1, brushes=None)
             labels = ("restarts, best first", "RMSE") if view != "histogram" else ("RMSE", "restarts")
             self.final_ghost_line.setAngle(0 if view != "histogram" else 90)
-            top = 2 * ghost if np.isfinite(ghost) and ghost > 0 else 1.0
+            # the ghost's line an eighth of the way up (across): the hint in the room
+            # beyond it, never written over the line, even in a small plot at zoom 1.6
+            top = 8 * ghost if np.isfinite(ghost) and ghost > 0 else 1.0
             x_range = (0.5, snap.restarts + 0.5) if view != "histogram" else (0.0, top)
-            self.final_hint.setPos(0.5 * (x_range[0] + x_range[1]), 0.8 * top)
+            self.final_hint.setPos(0.5 * (x_range[0] + x_range[1]), 0.58 * top)
             if view == "histogram":
-                top, x_range = 1.0, (0.0, 2 * ghost if np.isfinite(ghost) and ghost > 0 else 1.0)
-                self.final_hint.setPos(0.5 * x_range[1], 0.8)
+                top = 1.0
+                self.final_hint.setPos(0.58 * x_range[1], 0.5)
         elif view == "histogram":
             counts, edges = rmse_histogram(snap.rmse)
             if counts.size:
@@ -864,6 +876,8 @@ class TrainingPanel(Panel):
 
     def apply_theme(self) -> None:
         t = self.theme
+        if getattr(self, "_trainer", None) is not None:
+            self._explain(self._trainer)  # its words name the theme's colours
         t.style_plot(self.curve_plot, "Every restart over the target")
         t.style_plot(self.loss_plot, "Loss")
         t.style_plot(self.kink_plot, "Kinks")

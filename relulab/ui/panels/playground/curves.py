@@ -26,7 +26,9 @@ class TrainingCurves(QWidget):
             p.setLabel("bottom", "step")
             p.setLabel("left", ylabel)
             p.setMenuEnabled(False)
-            p.addLegend(offset=(-4, 4))
+            # where the curves are not once training has gone a while: loss falls away
+            # from the top right, accuracy climbs away from the bottom right
+            p.addLegend(offset=(-4, 4) if ylabel == "loss" else (-4, -4))
             p.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
             layout.addWidget(p)
         # ranges are set with the data: pyqtgraph's auto range runs when a plot paints and
