@@ -254,7 +254,7 @@ class Session(QObject):
         settings.add_recent(str(path))
         settings.set("files/last_folder", str(path.parent))
         self.document_changed.emit()
-        self.window.statusBar().showMessage(f"Opened {path}", 5000)
+        self.window.statusBar().showMessage(f"Opened {path.name}", 5000)
         return True
 
     def report_error(self, title: str, exc: SceneError) -> QMessageBox:
