@@ -606,7 +606,10 @@ def _layer_certified(st: _State, W: np.ndarray, b: np.ndarray, off_slope) -> Non
             _certify_signs(Dz[:, col], EDz[:, col])
     i, lam, r, counts = (_crossings_small if Z.size <= _SMALL else _crossings)(Z, T)
     ni = i.size
-    who = np.repeat(np.arange(n, dtype=np.int16 if n < 2 ** 15 else np.int64), counts)
+    # which neuron each root belongs to (np.repeat would hold the GIL: _repeat_index)
+    crossing = np.flatnonzero(counts)
+    who = (crossing.astype(np.int16 if n < 2 ** 15 else np.int64)[_repeat_index(counts[crossing])]
+           if ni else np.zeros(0, dtype=np.int16 if n < 2 ** 15 else np.int64))
     # Neurons with the same weights differ by a constant, b_k − b_j: at the root of j
     # neuron k is exactly that (when the difference is a double), with no rounding.
     same = _parallel_offsets(W, b)

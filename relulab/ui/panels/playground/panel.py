@@ -930,7 +930,7 @@ class PlaygroundPanel(Panel):
         # the map is as wide as it is tall (see DataMap.resizeEvent); the diagram and the
         # hidden space take what is left, up to a width where they still read as one
         self.side.setMaximumWidth(int(520 * grow))
-        self.lower_tabs.setMinimumHeight(int(140 * grow))
+        self.lower_tabs.setMinimumHeight(int(150 * grow))  # the curves keep their keys whole
         if self.trainer is not None:
             self.redraw()
 
