@@ -179,7 +179,7 @@ def _decide(regions: list[RegionPolygon], n_out: int):
         return [], np.zeros((0, 2))
     SA, Sc = _scores(regions, n_out)
     V, counts = _padded(regions)
-    scores = np.einsum("rcj,rkj->rkc", SA, V) + Sc[:, None, :]      # (R, K, C)
+    scores = np.matmul(V, SA.transpose(0, 2, 1)) + Sc[:, None, :]  # (R, K, C)
     winner = np.argmax(scores, axis=2)
     pure = np.all(winner == winner[:, :1], axis=1)
     pieces = [DecisionPolygon(np.asarray(regions[r].vertices, float), int(winner[r, 0]),
