@@ -25,3 +25,16 @@ def test_the_python_examples_run():
     for block in blocks:
         exec(compile(block, "README.md", "exec"), namespace)
     assert namespace["restarts"].step == 2000 and namespace["classifier"].step == 500
+
+
+def test_the_quick_start_names_the_system_libraries_ci_installs():
+    """What a bare Debian machine lacks for Qt (the first ``libs=`` of .ci/run, which CI
+    installs from nothing) is said next to the Quick start's commands, with venv."""
+    import re
+
+    readme = (ROOT / "README.md").read_text()
+    quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    ci = (ROOT / ".ci" / "run").read_text()
+    qt_libs = re.search(r'^libs="([^"$]+)"', ci, re.M).group(1).split()
+    apt = next(line for line in quick.splitlines() if line.startswith("sudo apt-get install"))
+    assert set(qt_libs) <= set(apt.split()) and "python3-venv" in apt.split()
