@@ -488,6 +488,10 @@ class FoldingPanel(Panel):
                                          "fold_pieces")
         self.precision_label = _readout("folding-precision", "Precision note", "precision_note")
         self.status_label = _readout("folding-status", "Computation status", "status", wrap=False)
+        # its line stays when it is empty: showing and hiding it moved the plots, which
+        # then repainted, and the band of a deep tent was computed again (16 million
+        # pieces: 40 ms on the GUI thread, as a deep result arrived)
+        self._lecture_layout = False
         grid = QGridLayout()
         grid.addWidget(self.count_label, 0, 0)
         grid.addWidget(self.neurons_label, 0, 1)
@@ -1144,9 +1148,28 @@ class FoldingPanel(Panel):
             tables[name] = (["x", "g(x)", "slope to the right"], table.tolist())
         return tables
 
+    def _reserve_lines(self) -> None:
+        """The counts wrap onto a second line at great depths, and the status line
+        comes and goes with deep computations: their room is kept, so a deep result
+        does not move (and repaint) every plot below. Not in the lecture layout, where
+        a projector's height goes to the plots."""
+        keep = not self._lecture_layout
+        two_lines = 2 * self.count_label.fontMetrics().lineSpacing() if keep else 0
+        for label in (self.count_label, self.neurons_label):
+            label.setMinimumHeight(two_lines)
+        policy = self.status_label.sizePolicy()
+        policy.setRetainSizeWhenHidden(keep)
+        self.status_label.setSizePolicy(policy)
+
+    def set_lecture_layout(self, on: bool) -> None:
+        super().set_lecture_layout(on)
+        self._lecture_layout = on
+        self._reserve_lines()
+
     def apply_theme(self) -> None:
         t = self.theme
         self.findChild(QWidget, "folding-controls").setMaximumWidth(int(330 * t.zoom))
+        self._reserve_lines()
         self.telgarsky.setFont(t.font(9))
         t.style_plot(self.plot)
         # no grid behind the sawtooth: the curve fills the plot anyway, and the
