@@ -363,6 +363,7 @@ class FoldingPanel(Panel):
         self._finished_for = None  # (depth, peak, fold) whose counts finished() announced
         self._frames: list[tuple[int, float]] = []
         self._layer_shown: list = [None] * LAYER_PLOTS
+        self._layer_blank: list = [None] * LAYER_PLOTS
         self._fold_series_shown = None
         self._frame_index = 0
         self._tent_worker = Worker("folding-tent", self)
@@ -984,9 +985,9 @@ class FoldingPanel(Panel):
                     self.layer_views[i].clear()
                     self._title(pw, "", 9)
                     self._layer_shown[i] = None
-                pw.setVisible(i < max(4, len(depths)))
+                self._blank_layer(i, i >= 4)
                 continue
-            pw.setVisible(True)
+            self._blank_layer(i, False)
             j = depths[i]
             result = current if j == s.depth else self._tent(j, s.peak)
             shown = (j, s.peak, result is not None, self.theme.zoom)
@@ -1005,6 +1006,18 @@ class FoldingPanel(Panel):
                 view.show(x, y, result.counts.pieces_unit)
                 if not view.dense:
                     _smooth_if_sparse(curve, x.size, self._layer_pen)
+
+    def _blank_layer(self, i: int, blank: bool) -> None:
+        """An unused small plot is blank in the window's colour instead of hidden:
+        showing hidden plots again (depth 4 to 24 in one step) laid out and resized
+        them, 28 ms, and the window then repainted every plot."""
+        if self._layer_blank[i] == blank:
+            return
+        self._layer_blank[i] = blank
+        pw = self.layer_plots[i]
+        pw.setBackground(self.theme.color("window" if blank else "background"))
+        pw.setAccessibleDescription("Not used at this depth." if blank else
+                                    "The tent after one of the first layers on [0, 1].")
 
     def _draw_chart_series(self) -> None:
         """The two fixed curves: 2k neurons → 2^k pieces, and m neurons → m + 1."""
@@ -1122,7 +1135,8 @@ class FoldingPanel(Panel):
     def plots(self) -> dict:
         plots = {"main": self.plot, "fold": self.fold_plot, "chart": self.chart}
         for i, pw in enumerate(self.layer_plots):
-            plots[f"layer-{i + 1}"] = pw
+            if not self._layer_blank[i]:  # an unused one is blank, not a plot to read
+                plots[f"layer-{i + 1}"] = pw
         return plots
 
     def data_tables(self) -> dict:
@@ -1149,13 +1163,13 @@ class FoldingPanel(Panel):
         return tables
 
     def _reserve_lines(self) -> None:
-        """The counts wrap onto a second line at great depths, and the status line
-        comes and goes with deep computations: their room is kept, so a deep result
-        does not move (and repaint) every plot below. Not in the lecture layout, where
-        a projector's height goes to the plots."""
+        """The counts (and what is said of your fold) wrap onto a second line at great
+        depths, and the status line comes and goes with deep computations: their room
+        is kept, so a deep result does not move (and repaint) every plot below. Not in
+        the lecture layout, where a projector's height goes to the plots."""
         keep = not self._lecture_layout
         two_lines = 2 * self.count_label.fontMetrics().lineSpacing() if keep else 0
-        for label in (self.count_label, self.neurons_label):
+        for label in (self.count_label, self.neurons_label, self.fold_count_label):
             label.setMinimumHeight(two_lines)
         policy = self.status_label.sizePolicy()
         policy.setRetainSizeWhenHidden(keep)
@@ -1190,6 +1204,7 @@ class FoldingPanel(Panel):
             curve.setPen(t.pen("approx", 1.2))
         self._layer_pen = t.pen("approx", 1.2)
         self._layer_shown = [None] * LAYER_PLOTS
+        self._layer_blank = [None] * LAYER_PLOTS  # styled again: blank or not, decided anew
         t.style_plot(self.chart)
         self.chart.setLabel("bottom", "neurons")
         self.chart.setLabel("left", "pieces")
