@@ -985,7 +985,7 @@ class FoldingPanel(Panel):
                     self.layer_views[i].clear()
                     self._title(pw, "", 9)
                     self._layer_shown[i] = None
-                self._blank_layer(i, i >= 4)
+                self._blank_layer(i, True)
                 continue
             self._blank_layer(i, False)
             j = depths[i]
