@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from relulab.commands._edge import Failure as _Failure, run, say
+
 #: Loading the compiled region engine from numba's disk cache takes a fraction of a
 #: second; past this the command says that it is compiling (a first run: seconds).
 ENGINE_NOTICE_SECONDS = 1.0
@@ -29,12 +31,6 @@ ENGINE_NOTICE_SECONDS = 1.0
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, not usage + error
         raise _Failure(f"{message} (see relulab convert --help)", 2)
-
-
-class _Failure(Exception):
-    def __init__(self, message: str, code: int = 1):
-        super().__init__(message)
-        self.code = code
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -126,26 +122,11 @@ def report_lines(conv, verification, seconds: float, big_m=None) -> list[str]:
 
 
 def _say(message: str) -> None:
-    from relulab.io.limits import one_line
-
-    print(f"relulab convert: {one_line(message, 1000)}", file=sys.stderr)
+    say("convert", message)
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    reading: list[str] = []  # the file being worked on, for the catch-all's message
-    try:
-        return _run(argv, reading)
-    except _Failure as e:
-        _say(str(e))
-        return e.code
-    except KeyboardInterrupt:
-        _say("interrupted")
-        return 130
-    except Exception as e:  # the command's edge: whatever escaped is still one line
-        where = f"{reading[-1]}: " if reading else ""
-        _say(f"{where}{type(e).__name__}: {e}")
-        return 1
+    return run("convert", _run, argv)
 
 
 def _run(argv, reading: list[str]) -> int:

@@ -21,11 +21,7 @@ import argparse
 import sys
 from pathlib import Path
 
-
-class _Failure(Exception):
-    def __init__(self, message: str, code: int = 1):
-        super().__init__(message)
-        self.code = code
+from relulab.commands._edge import Failure as _Failure, run
 
 
 class _Parser(argparse.ArgumentParser):
@@ -52,25 +48,8 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _say(message: str) -> None:
-    from relulab.io.limits import one_line
-
-    print(f"relulab slice: {one_line(message, 1000)}", file=sys.stderr)
-
-
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    try:
-        return _run(argv)
-    except _Failure as e:
-        _say(str(e))
-        return e.code
-    except KeyboardInterrupt:
-        _say("interrupted")
-        return 130
-    except Exception as e:  # the command's edge: whatever escaped is still one line
-        _say(f"{type(e).__name__}: {e}")
-        return 1
+    return run("slice", lambda args, _reading: _run(args), argv)
 
 
 def report_lines(net, cut, restricted, rows=None) -> list[str]:

@@ -1,0 +1,42 @@
+"""The edge every command shares: a failure is one line on stderr with its exit code,
+Ctrl+C exits 130, and whatever else escapes is still one line (naming the file being
+worked on, when the command says which)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Callable
+
+
+class Failure(Exception):
+    """What a command refuses: ``message`` is said, ``code`` is the exit status."""
+
+    def __init__(self, message: str, code: int = 1):
+        super().__init__(message)
+        self.code = code
+
+
+def say(command: str, message: str) -> None:
+    from relulab.io.limits import one_line
+
+    print(f"relulab {command}: {one_line(message, 1000)}", file=sys.stderr)
+
+
+def run(command: str, body: Callable[[list[str], list[str]], int],
+        argv: list[str] | None) -> int:
+    """``body(argv, reading)`` within the edge; ``reading`` is where the body appends
+    the file it is working on, for the catch-all's message."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    reading: list[str] = []
+    try:
+        return body(argv, reading)
+    except Failure as e:
+        say(command, str(e))
+        return e.code
+    except KeyboardInterrupt:
+        say(command, "interrupted")
+        return 130
+    except Exception as e:
+        where = f"{reading[-1]}: " if reading else ""
+        say(command, f"{where}{type(e).__name__}: {e}")
+        return 1
