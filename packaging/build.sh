@@ -118,6 +118,21 @@ save_network(MLP.random([2, 4, 4, 1], seed=0), "deep.json")') || fail "could not
   awk -v s="$seconds" 'BEGIN { exit !(s < 2.0) }' \
     || fail "loading the region engine from the disk cache took $seconds s (more than 2 s)"
   say "ok: the region engine, $first on the first run, is $second on the next"
+
+  # The window compiles the engine in a separate process, the app's own executable
+  # started with RELULAB_COMPILE_TARGET (relulab.model._compile_apart): it must fill
+  # the same cache the app then loads from.
+  export XDG_CACHE_HOME=$CHECK/apart-cache
+  RELULAB_COMPILE_TARGET=regions-2d "$EXE" > "$CHECK/apart.log" 2>&1 \
+    || fail "the app as its own compiler exited with $? ($(tail -n 1 "$CHECK/apart.log"))"
+  (cd "$CHECK" && "$EXE" convert deep.json shallow.json --report > apart-convert.log) \
+    || fail "the convert after the separate compilation exited with $?"
+  apart=$(engine "$CHECK/apart-convert.log")
+  case "$apart" in
+    "loaded from the disk cache in "*) ;;
+    *) fail "after the app compiled the engine as a separate process, a convert did not load it from the disk cache ('$apart')" ;;
+  esac
+  say "ok: the app compiled the region engine as a separate process; the next run $apart"
 else
   say "skipped the convert check: this version has no 'relulab convert' command yet"
 fi

@@ -74,11 +74,13 @@ def njit(*signatures, nogil: bool = False):
     return wrap
 
 
-def prepare(entry) -> None:
+def prepare(entry, apart: bool = False) -> None:
     """Make the compiled function ``entry`` (``run2`` or ``runnd``) ready to call: load
     it from numba's disk cache or else compile it and the functions it calls, each for
     its declared types only (a call with other types is a ``TypeError``, not a new
-    compilation). Safe from any thread; returns at once when done before."""
+    compilation). With ``apart``, a compilation runs in a separate process that fills
+    the disk cache, and this loads from there (see :mod:`relulab.model._compile_apart`):
+    for a thread beside a window. Safe from any thread; returns at once when done before."""
     if entry in PREPARED or numba is None:
         return
     with _prepare_lock:
@@ -89,12 +91,29 @@ def prepare(entry) -> None:
         # calls; loading each helper as well would more than double a warm start.
         how = "loaded from the disk cache"
         if not _load_cached(entry):
-            how = "compiled"
-            for fn in _callees(entry):
-                if not fn.signatures:
-                    _compile(fn)
-            _compile(entry)
+            how = "compiled in a separate process"
+            if not (apart and disk_cached(entry) and _compile_apart(entry)
+                    and _load_cached(entry)):
+                how = "compiled"
+                for fn in _callees(entry):
+                    if not fn.signatures:
+                        _compile(fn)
+                _compile(entry)
         PREPARED[entry] = (how, time.perf_counter() - t0)
+
+
+def disk_cached(entry) -> bool:
+    """True when numba keeps ``entry`` in its disk cache (False: compiled in memory,
+    there being no place for a cache)."""
+    from numba.core.caching import NullCache
+
+    return not isinstance(entry._cache, NullCache)
+
+
+def _compile_apart(entry) -> bool:
+    from relulab.model._compile_apart import fill_disk_cache
+
+    return fill_disk_cache("regions-2d" if entry is run2 else "regions-nd")
 
 
 def _compile(fn) -> None:
@@ -108,18 +127,10 @@ def _compile(fn) -> None:
 
 def _load_cached(fn) -> bool:
     """Load ``fn`` for its declared types from numba's disk cache, compiling nothing;
-    False when it is not there. numba has no public call for this: these are the first
-    steps of its ``Dispatcher.compile``, and any change there only costs the compile."""
-    try:
-        for signature in COMPILED[fn]:
-            cres = fn._cache.load_overload(signature, fn.targetctx)
-            if cres is None:
-                return False
-            fn.targetctx.insert_user_function(cres.entry_point, cres.fndesc, [cres.library])
-            fn.add_overload(cres)
-        return True
-    except Exception:  # pragma: no cover - another numba version
-        return False
+    False when it is not there."""
+    from relulab.model._compile_apart import load_cached
+
+    return load_cached(fn, COMPILED[fn])
 
 
 def _allow_compile(fn, allowed: bool) -> None:

@@ -285,13 +285,17 @@ def _advance_loop(x, y, batches, P, m, v, diverged_at, losses, col0, step0, n_st
 
 _compiled = None        # the jitted _advance_loop once ready
 _compile_error = None   # why it is not available
+_cached = False         # whether numba keeps it in its disk cache
+_how = ""               # "loaded from the disk cache", "compiled in a separate process", "compiled"
 _lock = threading.Lock()
 
 
-def _compile():
-    """Jit the loop for the one set of argument types the trainer passes (or load it
-    from the disk cache)."""
-    global _compiled, _compile_error
+def _compile(apart: bool = False):
+    """Jit the loop for the one set of argument types the trainer passes, or load it
+    from the disk cache. With ``apart``, a compilation runs in a separate process that
+    fills the disk cache (see :mod:`relulab.model._compile_apart`): for a thread beside
+    a window."""
+    global _compiled, _compile_error, _cached, _how
     with _lock:
         if _compiled is not None or _compile_error is not None:
             return _compiled
@@ -305,34 +309,48 @@ def _compile():
             return None
         try:
             try:
-                loop = _jit(numba, cache=True)
+                (loop, _how), _cached = _jit(numba, cache=True, apart=apart), True
             except RuntimeError:
                 # No place for a disk cache (no source file to key it on): compile in memory.
-                loop = _jit(numba, cache=False)
+                loop, _how = _jit(numba, cache=False)
             _compiled = loop
         except Exception as exc:  # any compiler trouble: the numpy path still works
             _compile_error = f"numba could not compile the training loop ({exc})"
         return _compiled
 
 
-def _jit(numba, cache: bool):
+def _jit(numba, cache: bool, apart: bool = False):
     """The loop compiled for exactly the types ``advance_compiled`` passes, and
     ``_search`` for its own: without declared types numba compiles ``_search`` once
     for ``right=True`` and once more for ``right=False`` (literal constants are types
     of their own), seconds of a first start for nothing. nogil: a replay on a worker
-    thread must not hold the GUI thread for a whole chunk."""
+    thread must not hold the GUI thread for a whole chunk. With ``cache`` the loop comes
+    from the disk cache when it is there (with ``_search``'s code inside it), and with
+    ``apart`` a separate process puts it there first. Returns (the loop, how it was
+    made ready)."""
     from numba import types
+
+    from relulab.model._compile_apart import fill_disk_cache, load_cached
 
     i8, f8, b1 = types.int64, types.float64, types.boolean
     F1, F2, I1, I3 = f8[::1], f8[:, ::1], i8[::1], i8[:, :, ::1]
-    search = numba.njit([(F1, i8, f8, b1)], cache=cache, nogil=True)(
-        with_absolute_source(_search))
-    glob = dict(_advance_loop.__globals__, _search=search)
     # x, y, batches, P, m, v, diverged_at, losses, col0, step0, n_steps, hidden, opt,
     # lr, beta1, beta2, eps, momentum
     signature = (F1, F1, I3, F2, F2, F2, I1, F2, i8, i8, i8, i8, i8, f8, f8, f8, f8, f8)
-    loop = with_absolute_source(_rebind(_advance_loop, glob))
-    return numba.njit([signature], cache=cache, nogil=True)(loop)
+    search = numba.njit(cache=cache, nogil=True)(with_absolute_source(_search))
+    glob = dict(_advance_loop.__globals__, _search=search)
+    loop = numba.njit(cache=cache, nogil=True)(with_absolute_source(_rebind(_advance_loop, glob)))
+    how = "loaded from the disk cache"
+    if not (cache and load_cached(loop, [signature])):
+        how = "compiled in a separate process"
+        if not (cache and apart and fill_disk_cache("training")
+                and load_cached(loop, [signature])):
+            how = "compiled"
+            search.compile((F1, i8, f8, b1))
+            search.disable_compile()
+            loop.compile(signature)
+    loop.disable_compile()
+    return loop, how
 
 
 def _rebind(fn, glob):
@@ -341,9 +359,21 @@ def _rebind(fn, glob):
     return types.FunctionType(fn.__code__, glob, fn.__name__, fn.__defaults__, fn.__closure__)
 
 
-def compiled_available() -> bool:
-    """True once the compiled loop is ready (compiles it on first call)."""
-    return _compile() is not None
+def compiled_available(apart: bool = False) -> bool:
+    """True once the compiled loop is ready (compiles it on first call; with ``apart``
+    in a separate process, see :func:`_compile`)."""
+    return _compile(apart) is not None
+
+
+def compiled_cached() -> bool:
+    """True when the compiled loop is ready and numba keeps it in its disk cache."""
+    return _compiled is not None and _cached
+
+
+def compiled_status() -> str:
+    """How this process made the loop ready: "loaded from the disk cache", "compiled in
+    a separate process" or "compiled"; why not, when it is not available; "" before."""
+    return _how if _compiled is not None else (_compile_error or "")
 
 
 def compiled_ready() -> bool:

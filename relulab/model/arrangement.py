@@ -309,7 +309,7 @@ _ready: set = set()
 _ready_lock = threading.Lock()
 
 
-def _make_ready(entry) -> None:
+def _make_ready(entry, apart: bool = False) -> None:
     """Load or compile ``entry``, then run it once on a tiny network, stopping and
     exact signs included: each object-mode callback inside is built the first time it
     runs, under numba's compiler lock, which a compilation in another thread (the
@@ -320,7 +320,7 @@ def _make_ready(entry) -> None:
     with _ready_lock:
         if entry in _ready:
             return
-        kern.prepare(entry)
+        kern.prepare(entry, apart=apart)
         _ready.add(entry)  # before the runs, which enumerate through _prepare
         if kern.numba is not None:
             n = 2 if entry is kern.run2 else 3
@@ -360,7 +360,7 @@ def _make_ready_quietly(entry) -> None:
         except OSError:
             pass
     try:
-        _make_ready(entry)
+        _make_ready(entry, apart=True)  # a compilation in a process of its own
     except Exception:  # noqa: BLE001 - the enumeration that needs the loops raises it
         pass
 

@@ -107,7 +107,7 @@ class TrainingPanel(Panel):
         self._build_layout()
         self._connect()
         if not kernels.compiled_ready():  # compile (or load from cache) off the GUI thread
-            self._compile_worker.submit(lambda _stop: kernels.compiled_available())
+            self._compile_worker.submit(lambda _stop: kernels.compiled_available(apart=True))
         self._show_state(self._state)
         self._new_run(self._state)
         self.apply_theme()

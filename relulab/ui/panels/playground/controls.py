@@ -48,6 +48,8 @@ class PlaygroundControls(QWidget):
         super().__init__(parent)
         named(self, "playground-controls", "Playground controls")
         self.theme = theme
+        self._neurons_for = None       # the layers the neuron list was filled for
+        self._activations_shown = None  # the activations the plot shows
         column = QVBoxLayout(self)
         column.setContentsMargins(2, 2, 2, 2)
         column.addLayout(self._build_buttons())
@@ -374,11 +376,15 @@ class PlaygroundControls(QWidget):
         return out
 
     def _fill_neurons(self, hidden: tuple[int, ...], chosen) -> None:
-        self.neuron_combo.clear()
-        self.neuron_combo.addItem("the network's output", None)
-        for li, width in enumerate(hidden, start=1):
-            for i in range(width):
-                self.neuron_combo.addItem(f"layer {li}, neuron {i + 1}", [li, i])
+        # filled again only when the layers change: every state shown (each network
+        # received, each undo) would otherwise rebuild up to 49 entries
+        if self._neurons_for != hidden:
+            self.neuron_combo.clear()
+            self.neuron_combo.addItem("the network's output", None)
+            for li, width in enumerate(hidden, start=1):
+                for i in range(width):
+                    self.neuron_combo.addItem(f"layer {li}, neuron {i + 1}", [li, i])
+            self._neurons_for = tuple(hidden)
         idx = self.neuron_combo.findData(list(chosen)) if chosen is not None else 0
         self.neuron_combo.setCurrentIndex(max(0, idx))
 
@@ -395,6 +401,9 @@ class PlaygroundControls(QWidget):
     def _show_activations(self, names) -> None:
         """One activation: φ and φ′; several (a layer each): each φ."""
         distinct = list(dict.fromkeys(names))
+        if distinct == self._activations_shown:
+            return  # as drawn (a new theme draws them again: apply_theme forgets them)
+        self._activations_shown = distinct
         z = np.linspace(-4, 4, 401)
         curves = [(f"{get_activation(n).label}", get_activation(n).f(z)) for n in distinct]
         if len(distinct) == 1:
@@ -426,6 +435,9 @@ class PlaygroundControls(QWidget):
         th.style_plot(self.activation_plot)
         for k, curve in enumerate(self.activation_curves):
             curve.setPen(th.series_pen(k))
+        shown, self._activations_shown = self._activations_shown, None
+        if shown:
+            self._show_activations(shown)  # the title and the key in the theme's type
         # grow with the zoom, but slower, so the map keeps most of a projected screen
         grow = th.zoom ** 0.5
         self.setMinimumWidth(int(340 * grow))

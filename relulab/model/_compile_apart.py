@@ -1,0 +1,117 @@
+"""Compiling the numba loops in a process of their own, which fills numba's disk cache
+for the app to load.
+
+Why: a first compilation is seconds of pure-Python work in numba and llvmlite. On a
+thread of the app it shares the GIL with the GUI thread, and every redraw in those
+seconds ran two to three times slower: the Playground's first overlay stalled the
+window for 80–200 ms while the region engine compiled beside it. A child process
+compiles on a core of its own and writes numba's disk cache (atomically: a file is
+written aside, then renamed); the app then loads the loops from there in a fraction
+of a second, as every later start does.
+
+The child is ``python -m relulab.model._compile_apart TARGET``, or in a frozen app
+(PyInstaller) the app's own executable with ``RELULAB_COMPILE_TARGET=TARGET`` set,
+which its launcher hands to :func:`main` before anything else starts.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+
+log = logging.getLogger(__name__)
+
+#: what a child can compile
+TARGETS = ("regions-2d", "regions-nd", "training")
+#: the environment variable that makes a frozen app a compiling child
+TARGET_VARIABLE = "RELULAB_COMPILE_TARGET"
+#: a child still compiling after this long is given up (the app then compiles itself)
+TIMEOUT = 600.0
+#: the child's exit status when it compiled but could not write the disk cache
+NOT_CACHED = 3
+
+
+def fill_disk_cache(target: str) -> bool:
+    """Compile ``target`` (one of :data:`TARGETS`) in a child process at low priority
+    and wait for it (the waiting thread holds no lock the GUI needs). True when the
+    child says the loops are in the disk cache; False when it could not start, failed,
+    took too long or found no place for a cache: the caller then compiles itself."""
+    if target not in TARGETS:
+        raise ValueError(f"no such compile target: {target!r}")
+    env = dict(os.environ)
+    if getattr(sys, "frozen", False):
+        command = [sys.executable]
+        env[TARGET_VARIABLE] = target
+    else:
+        command = [sys.executable, "-m", __name__, target]
+        # the child imports this package from where the app did, installed or not
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    flags = getattr(subprocess, "CREATE_NO_WINDOW", 0)  # Windows: no console flashes up
+    try:
+        done = subprocess.run(command, env=env, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              timeout=TIMEOUT, creationflags=flags, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        log.info("compiling %s in a separate process failed: %s", target, exc)
+        return False
+    if done.returncode != 0:
+        why = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
+        log.info("compiling %s in a separate process ended with status %s: %s", target,
+                 done.returncode, why[0])
+    return done.returncode == 0
+
+
+def load_cached(dispatcher, signatures) -> bool:
+    """Load the numba ``dispatcher`` for each of ``signatures`` from numba's disk cache,
+    compiling nothing; False when one is not there. numba has no public call for this:
+    these are the first steps of its ``Dispatcher.compile``, and any change there only
+    costs a compilation."""
+    try:
+        for signature in signatures:
+            cres = dispatcher._cache.load_overload(signature, dispatcher.targetctx)
+            if cres is None:
+                return False
+            dispatcher.targetctx.insert_user_function(cres.entry_point, cres.fndesc,
+                                                      [cres.library])
+            dispatcher.add_overload(cres)
+        return True
+    except Exception:  # pragma: no cover - another numba version
+        return False
+
+
+def main(target: str) -> int:
+    """In the child: compile ``target`` into numba's disk cache. Exit status 0 when it
+    is there, :data:`NOT_CACHED` when it compiled with no place to keep it, 2 for an
+    unknown target, 1 on any other failure."""
+    if target not in TARGETS:
+        print(f"no such compile target: {target!r} (one of {', '.join(TARGETS)})",
+              file=sys.stderr)
+        return 2
+    if hasattr(os, "nice"):
+        try:
+            os.nice(10)  # below the app, whose window must keep answering
+        except OSError:
+            pass
+    if target == "training":
+        from relulab.model import _training_kernels as kernels
+
+        if not kernels.compiled_available():
+            print(kernels._compile_error, file=sys.stderr)
+            return 1
+        return 0 if kernels.compiled_cached() else NOT_CACHED
+    from relulab.model import _arrangement_kernels as kern
+
+    entry = kern.run2 if target == "regions-2d" else kern.runnd
+    kern.prepare(entry)
+    return 0 if kern.disk_cached(entry) else NOT_CACHED
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        print(f"usage: python -m {__spec__.name if __spec__ else 'relulab.model._compile_apart'} "
+              f"{{{','.join(TARGETS)}}}", file=sys.stderr)
+        sys.exit(2)
+    sys.exit(main(sys.argv[1]))
