@@ -555,8 +555,12 @@ def class_boundary_segments(S: np.ndarray, xs: np.ndarray, ys: np.ndarray,
         return boundary_segments(S[0], xs, ys)
     if winner is None:
         winner = np.argmax(S, axis=0)
-    top2 = np.partition(S, -2, axis=0)[-2:]
-    second, top = top2[0], top2[1]
+    # the best and the second-best score: two maxima over the classes, several times
+    # faster than a partition along the first axis (a strided one)
+    top = np.take_along_axis(S, winner[None], axis=0)[0]
+    others = S.copy()
+    np.put_along_axis(others, winner[None], -np.inf, axis=0)
+    second = others.max(axis=0)
     parts = []
     for k in range(S.shape[0] - 1):
         wins = winner == k

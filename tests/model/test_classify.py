@@ -278,3 +278,31 @@ def test_random_labels_are_fitted_and_teach_nothing():
     assert abs(snap.test_accuracy - 0.5) <= 0.15
     honest = Trainer(s.network, *s.points.train(), Xt, yt, s.training.config()).advance(snap.step)
     assert honest.test_accuracy >= 0.9  # the same net on the true labels generalises
+
+
+def test_class_boundaries_lead_over_the_best_other_class_ties_included():
+    """The lead of class k is its score less the best other score: the second best
+    where k wins (the best when classes tie), the best elsewhere."""
+    from relulab.model.classify import boundary_segments, class_boundary_segments
+
+    rng = np.random.default_rng(4)
+    xs = ys = np.linspace(-1.0, 1.0, 9)
+    S = rng.integers(-2, 3, size=(4, 9, 9)).astype(float)  # many ties
+    S[2] = S[1]                                            # two classes tied everywhere
+
+    def reference(S):
+        winner = np.argmax(S, axis=0)
+        second, top = np.partition(S, -2, axis=0)[-2:]
+        parts = []
+        for k in range(S.shape[0] - 1):
+            wins = winner == k
+            w = (wins[:-1, :-1], wins[:-1, 1:], wins[1:, 1:], wins[1:, :-1])
+            some = w[0] | w[1] | w[2] | w[3]
+            if some.any():
+                cells = some & ~(w[0] & w[1] & w[2] & w[3])
+                parts.append(boundary_segments(S[k] - np.where(wins, second, top), xs, ys,
+                                               cells=cells))
+        return np.concatenate(parts) if parts else np.zeros((0, 2))
+
+    for scores in (S, rng.normal(size=(6, 9, 9)), S[:2]):
+        assert np.array_equal(class_boundary_segments(scores, xs, ys), reference(scores))

@@ -298,6 +298,12 @@ def test_diagram_pictures_edges_and_output_biases(panel):
     zero = diagram._lut[128]
     tile = np.swapaxes(columns[1][:, :24], 0, 1)
     assert np.array_equal(tile[pics[1][0] == 0], np.broadcast_to(zero, tile[pics[1][0] == 0].shape))
+    # every neuron's picture at its own dot, upright, with a clear gap to the next
+    for column, pic in zip(columns, pics):
+        for k, values in enumerate(pic):
+            tile = np.swapaxes(column[:, 30 * k:30 * k + 24], 0, 1)
+            assert np.array_equal(tile, diagram._lut[((values + 1) * 127.5).astype(int)]), k
+            assert not column[:, 30 * k + 24:30 * k + 30].any()
     panel.receive("network", MLP.random([2, 4, 3], seed=2))
     drawn(panel)
     assert len(diagram.bias_labels) == 3 and len(diagram.tiles) == 3

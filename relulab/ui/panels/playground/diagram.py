@@ -163,17 +163,17 @@ class NetworkDiagram(QWidget):
     def _show_tiles(self, net: MLP) -> None:
         pictures = neuron_pictures(net, self.box)
         lut = self._lut
+        step = THUMB + THUMB_GAP
         for item, values in zip(self.tiles, pictures):
             n = len(values)
-            column = np.zeros((THUMB, n * (THUMB + THUMB_GAP) - THUMB_GAP, 4), dtype=np.ubyte)
-            idx = np.clip(((values + 1.0) * 0.5 * 255).astype(int), 0, 255)  # [−1, 1] → LUT
-            rgba = lut[idx]                                  # (n, rows, cols, 4)
-            for k in range(n):
-                # neuron k is drawn at the height of its dot: rows of the column grow
-                # with y, and each picture's own rows (y) too
-                start = k * (THUMB + THUMB_GAP)
-                column[:, start:start + THUMB] = np.swapaxes(rgba[k], 0, 1)
-            item.setImage(column, autoLevels=False, levels=(0, 255))
+            # [−1, 1] → the table's 256 rows; NaN and ±inf were made finite before
+            idx = np.clip((values + 1.0) * 127.5, 0, 255).astype(np.uint8)
+            # neuron k's picture, then a gap, down a column: rows of the column grow
+            # with y as each picture's own rows do; the image is indexed [x, y]
+            stacked = np.zeros((n, step, THUMB, 4), dtype=np.ubyte)
+            stacked[:, :THUMB] = lut[idx]                    # (n, rows, cols, 4)
+            column = stacked.reshape(n * step, THUMB, 4)[:n * step - THUMB_GAP]
+            item.setImage(column.transpose(1, 0, 2), autoLevels=False, levels=(0, 255))
         self._place_tiles()
 
     def _place_tiles(self, *_args) -> None:
