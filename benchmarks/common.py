@@ -110,13 +110,17 @@ def fmt_time(s: float) -> str:
 
 
 def event_loop_delays(start: Callable[[], object], done: Callable[[], bool] | None = None,
-                      seconds: float = 3.0, interval: float = 0.010) -> np.ndarray:
+                      seconds: float = 3.0, interval: float = 0.010,
+                      tail: float = 0.3) -> np.ndarray:
     """How late a ``interval`` QTimer fires while the event loop runs after ``start()``.
 
-    Runs the event loop until ``done()`` is true (or ``seconds`` pass) and returns the
-    delays of every tick beyond its interval, in seconds: the longest is the longest
-    time the window could not answer. Never empty: a loop blocked for the whole time
-    gives one delay as long as the block.
+    Runs the event loop until ``done()`` is true (or ``seconds`` pass), then ``tail``
+    seconds more, and returns the delays of every tick beyond its interval, in seconds:
+    the longest is the longest time the window could not answer. The tail holds what
+    finished work leaves behind: the paint of its results, a garbage collection that
+    waited for it (``done()`` turns true as the results arrive, before they are
+    painted). Never empty: a loop blocked for the whole time gives one delay as long
+    as the block.
     """
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
@@ -139,6 +143,9 @@ def event_loop_delays(start: Callable[[], object], done: Callable[[], bool] | No
     start()
     end = time.perf_counter() + seconds
     while time.perf_counter() < end and not (done is not None and done()):
+        app.processEvents()
+    end = time.perf_counter() + tail
+    while time.perf_counter() < end:
         app.processEvents()
     timer.stop()
     gaps.append(time.perf_counter() - last[0] - interval)  # the time since the last tick

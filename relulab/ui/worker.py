@@ -87,10 +87,13 @@ class GuiCollector:
     a worker computes, when results and their redraws also arrive (a slice of 20,000
     regions met one: a 60 ms stall); an idle moment comes soon after, when nothing is
     being shown (or after ``MAX_WAIT`` seconds all the same: a study that keeps a
-    worker busy must not keep its cycles). The young generations are collected every
-    second as before."""
+    worker busy must not keep its cycles). Idle means idle for ``QUIET`` seconds: a
+    worker that has just finished leaves its results to draw, in stages over the next
+    passes of the event loop, and a collection among them added its 30–40 ms to theirs.
+    The young generations are collected every second as before."""
 
     MAX_WAIT = 30.0
+    QUIET = 1.0
 
     def __init__(self, interval: float = 1.0):
         from PySide6.QtCore import QTimer
@@ -101,8 +104,14 @@ class GuiCollector:
         self.timer.timeout.connect(self.check)
         self.timer.start(int(interval * 1000))
         self._waiting_since: float | None = None
+        self._idle_since: float | None = None
 
     def check(self) -> None:
+        now = time.monotonic()
+        if any(w.busy for w in list(_workers)):
+            self._idle_since = None
+        elif self._idle_since is None:
+            self._idle_since = now
         young, middle, old = gc.get_count()
         if young > self.threshold[0]:
             gc.collect(0)
@@ -110,10 +119,10 @@ class GuiCollector:
                 gc.collect(1)
         if old <= self.threshold[2]:
             return
-        now = time.monotonic()
         if self._waiting_since is None:
             self._waiting_since = now
-        if not any(w.busy for w in list(_workers)) or now - self._waiting_since > self.MAX_WAIT:
+        quiet = self._idle_since is not None and now - self._idle_since >= self.QUIET
+        if quiet or now - self._waiting_since > self.MAX_WAIT:
             gc.collect(2)
             self._waiting_since = None
 

@@ -346,3 +346,37 @@ def test_too_many_regions_are_reported_in_one_line(qtbot, panel, monkeypatch):
     assert len(panel._region_items) == drawn > 0
     assert not panel.export_shallow("/nonexistent/s.json")
     assert "the conversion failed" in panel.message.text()
+
+
+def test_a_1d_result_is_drawn_in_stages_each_painted_before_the_next(qtbot, panel):
+    """The words and the kink table, then the curves, then their difference, each in
+    its own pass of the event loop and painted there (drawn at once, 1-512-512-1 froze
+    the window for 60-90 ms), and the result is announced once the last is drawn."""
+    events = []
+    original = panel.main_plot.paintEvent
+    panel.main_plot.paintEvent = lambda ev: (events.append("curves painted"), original(ev))
+    for name in ("_draw_curves", "_draw_difference"):
+        method = getattr(panel, name)
+        setattr(panel, name, lambda res, name=name, method=method: (
+            events.append(name), method(res)))
+    panel.finished.connect(lambda what: events.append("announced"))
+    panel.arch_edit.setText("1-16-16-1")
+    qtbot.keyClick(panel.arch_edit, Qt.Key.Key_Return)
+    _wait(qtbot, panel)
+    assert not panel.drawing_pending()
+    first = events.index("_draw_curves")
+    assert events[first:].index("_draw_difference") > events[first:].index("curves painted")
+    assert events[-1] == "announced" and events.count("announced") == 1
+    assert panel.kinks.rowCount() == len(panel.result.kink_rows) > 0
+    x, deep = panel.deep_curve.getData()
+    assert np.array_equal(x, panel.result.curve_x)
+    assert np.array_equal(panel.diff_curve.getData()[1],
+                          panel.result.deep_y - panel.result.shallow_y)
+
+
+def test_wait_until_idle_waits_for_the_last_stage(qtbot, panel):
+    panel.arch_edit.setText("1-8-8-1")
+    qtbot.keyClick(panel.arch_edit, Qt.Key.Key_Return)
+    assert panel.wait_until_idle(30)
+    assert not panel.drawing_pending()
+    assert np.array_equal(panel.deep_curve.getData()[0], panel.result.curve_x)

@@ -255,11 +255,16 @@ class Panel(QWidget):
             if widget is not None:
                 widget.setVisible(not on)
 
+    def drawing_pending(self) -> bool:
+        """True while a result is being drawn in stages over the next passes of the
+        event loop (a panel that draws that way says so)."""
+        return False
+
     def wait_until_idle(self, timeout: float = 30.0) -> bool:
         """Process events until the panel's background work is done: its workers (child
         :class:`~relulab.ui.worker.Worker` objects) have no request pending and its
-        training driver, when it is not playing, has drawn the last piece of its frame.
-        For scripts, tests and ``relulab render``; the app itself never waits. False
+        training driver, when it is not playing, has drawn the last piece of its frame,
+        and a result drawn in stages has its last stage drawn. For scripts, tests and ``relulab render``; the app itself never waits. False
         on timeout."""
         from relulab.ui.driver import TrainingDriver
 
@@ -267,7 +272,7 @@ class Panel(QWidget):
         while True:
             workers = [w for w in self.findChildren(Worker) if w.busy]
             drivers = [d for d in self.findChildren(TrainingDriver) if d.busy and not d.playing]
-            if not workers and not drivers:
+            if not workers and not drivers and not self.drawing_pending():
                 return True
             left = deadline - time.monotonic()
             if left <= 0:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPointF, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QPolygonF
 from PySide6.QtWidgets import (
     QComboBox, QFormLayout, QGraphicsPolygonItem, QHBoxLayout, QHeaderView,
@@ -261,6 +261,17 @@ class ConverterPanel(Panel):
         self._rows_source: str | None = None
         self._rows_then = None               # what to do once the file is read
         self._data_worker = Worker("converter-data", self)
+        # A result is drawn in stages, one per pass of the event loop, each painted
+        # before the next (the words and the table, the plot, the difference): drawn
+        # at once, all of it was painted in one go, 60-90 ms for 1-512-512-1.
+        self._stages: list = []
+        self._stage_timer = QTimer(self)
+        self._stage_timer.setSingleShot(True)
+        # 1 ms, not 0: a 0 ms timer fires in the same pass as the stage before it,
+        # ahead of the paint that stage asked for (Qt paints from posted events, which
+        # a pass handles before its timers)
+        self._stage_timer.setInterval(1)
+        self._stage_timer.timeout.connect(self._draw_stage)
         self.slice_view: SliceView | None = None
         self._lecture_layout = False
         self._build()
@@ -294,7 +305,10 @@ class ConverterPanel(Panel):
     @property
     def busy(self) -> bool:
         """True while the latest conversion has not been drawn yet."""
-        return self._worker.busy
+        return self._worker.busy or bool(self._stages)
+
+    def drawing_pending(self) -> bool:
+        return bool(self._stages)
 
     # -- building -------------------------------------------------------------
     def _build(self) -> None:
@@ -920,7 +934,18 @@ class ConverterPanel(Panel):
             count = len(result.conversion.regions)
         if not 0 <= self.selected_region < count:
             self._state = replace(self._state, selected_region=-1)
-        self._redraw()
+        self._stages = []
+        self._redraw()  # may queue stages; the result is announced once all are drawn
+        self._stages.append(self._announce_converted)
+        self._stage_timer.start()
+
+    def _draw_stage(self) -> None:
+        if self._stages:
+            self._stages.pop(0)()
+        if self._stages:
+            self._stage_timer.start()
+
+    def _announce_converted(self) -> None:
         self.converted.emit()
         self.finished.emit("conversion")
 
@@ -1162,6 +1187,16 @@ class ConverterPanel(Panel):
                 "map; the shallow network, three hidden layers, rebuilds every one.")
 
     def _draw_1d(self, res: Result) -> None:
+        """The words and the kink table now; the curves and their difference in the
+        next two stages (see ``_stages``)."""
+        self.kinks.set_rows(res.kink_rows)
+        widths = res.conversion.shallow.hidden_sizes
+        self.layers_label.setText(
+            f"Shallow network: {res.conversion.n_in} → {widths[0] if widths else 0} → "
+            f"{res.conversion.n_out}, every weight finite; exportable as JSON, NPZ and ONNX.")
+        self._stages += [lambda: self._draw_curves(res), lambda: self._draw_difference(res)]
+
+    def _draw_curves(self, res: Result) -> None:
         item = self.main_plot.getPlotItem()
         item.setLabel("bottom", "x")
         item.setLabel("left", "f(x)")
@@ -1179,6 +1214,10 @@ class ConverterPanel(Panel):
             self.kink_marks.setData([], [])
         self.kink_marks.setVisible(True)
         self.legend.setVisible(True)
+        self.main_plot.getPlotItem().getViewBox().setAspectLocked(False)
+        item.enableAutoRange()
+
+    def _draw_difference(self, res: Result) -> None:
         diff = res.deep_y - res.shallow_y
         self.diff_curve.setData(res.curve_x, diff)
         self.diff_plot.getPlotItem().setLabel("left", "deep − shallow")
@@ -1186,13 +1225,6 @@ class ConverterPanel(Panel):
         self.theme.set_title(self.diff_plot, "their difference: zero up to rounding", 9.5)
         span = max(1e-15, float(np.abs(diff).max()) * 1.2)
         self.diff_plot.setYRange(-span, span, padding=0)
-        self.main_plot.getPlotItem().getViewBox().setAspectLocked(False)
-        item.enableAutoRange()
-        self.kinks.set_rows(res.kink_rows)
-        widths = res.conversion.shallow.hidden_sizes
-        self.layers_label.setText(
-            f"Shallow network: {res.conversion.n_in} → {widths[0] if widths else 0} → "
-            f"{res.conversion.n_out}, every weight finite; exportable as JSON, NPZ and ONNX.")
 
     def _draw_nd(self, res: Result) -> None:
         conv = res.conversion
@@ -1433,6 +1465,10 @@ class ConverterPanel(Panel):
         self.diff_curve.setPen(t.pen("error", 2.0))
         self.explain.setFont(t.font(10))
         self.summary_label.setFont(t.font(9))
+        # two lines kept for the explanation and the verdict, which take one or two: a
+        # new result does not move (and repaint twice over) the plots below them
+        for label in (self.explain, self.verdict):
+            label.setMinimumHeight(2 * label.fontMetrics().lineSpacing())
         self._style_regions()
         if self.slice_view is not None and self._state.sliced:
             self.slice_drawing.theme = t
