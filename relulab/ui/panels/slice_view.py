@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from relulab.model.cancel import check
 from relulab.model.slices import MAX_SEED, POINT_NAMES, Slice, SliceState
 from relulab.ui.panels.base import named, signals_blocked
+from relulab.ui.path_item import PathItem
 from relulab.ui.readout import Readout
 
 KIND_LABELS = {"plane": "Plane through 3 points", "line": "Line through 2 points"}
@@ -462,7 +463,7 @@ class SliceDrawing:
             self._draw_line(view)
 
     def _path_item(self, path, brush=None, pen=None, z=1.0):
-        item = QGraphicsPathItem(path)
+        item = PathItem(path)  # thousands of regions: Qt's own bounds stroke every edge
         item.setBrush(brush if brush is not None else QBrush(Qt.BrushStyle.NoBrush))
         if pen is None:
             item.setPen(pg.mkPen(None))

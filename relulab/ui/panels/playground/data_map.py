@@ -18,7 +18,6 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QPainterPath
-from PySide6.QtWidgets import QGraphicsPathItem
 
 from relulab.model.activations import ACTIVATIONS, get_activation
 from relulab.model.classify import (
@@ -29,6 +28,7 @@ from relulab.model.mlp import MLP
 from relulab.model.playground import MAX_CLASSES, Points
 from relulab.ui.driver import TimedPlotWidget
 from relulab.ui.panels.base import named
+from relulab.ui.path_item import PathItem
 
 RESOLUTION = 200
 #: Networks with at most this many parameters are pictured at once (≤ 10 ms with the
@@ -254,7 +254,7 @@ class DataMap(TimedPlotWidget):
         self._rect = QRectF(box[0], box[2], box[1] - box[0], box[3] - box[2])
         self.addItem(self.heat)
         self.outline = NO_REGIONS
-        self.region_item = QGraphicsPathItem()
+        self.region_item = PathItem()  # 12,000 outlines: Qt's own bounds stroke them all
         self.addItem(self.region_item)
         self.boundary_item = pg.PlotDataItem(connect="pairs")
         self.addItem(self.boundary_item)
