@@ -42,7 +42,11 @@ def test_default_is_a_2d_region_map(panel):
     conv = panel.result.conversion
     assert panel.net.sizes == [2, 8, 8, 1]
     assert conv.p == len(conv.regions) > 10
-    assert len(panel._region_items) == len(panel.result.polygons) > 10
+    # every region drawn: one closed outline each, in the paths of its colour
+    drawn = sum(sum(gi.path().elementAt(i).isMoveTo() for i in range(gi.path().elementCount()))
+                for gi in panel._region_items)
+    assert drawn == len(panel.result.polygons) > 10
+    assert len(panel._region_items) <= 6  # a path per colour, not an item per region
     assert panel.verdict.text().startswith("Equal")
     widths = "-".join(map(str, conv.shallow_widths))
     assert widths in panel.sizes_label.text() and f"= {conv.bound}" in panel.sizes_label.text()
@@ -380,3 +384,38 @@ def test_wait_until_idle_waits_for_the_last_stage(qtbot, panel):
     assert panel.wait_until_idle(30)
     assert not panel.drawing_pending()
     assert np.array_equal(panel.deep_curve.getData()[0], panel.result.curve_x)
+
+
+def test_a_new_conversion_drops_the_stages_of_the_last(qtbot, panel):
+    """A network asked for while the last result is still being drawn: the old stages
+    neither draw nor announce a result that is gone."""
+    announced = []
+    panel.finished.connect(lambda what: announced.append(panel.result))
+    panel.arch_edit.setText("1-16-16-1")
+    qtbot.keyClick(panel.arch_edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not panel._worker.busy and panel.result is not None, timeout=30000)
+    assert panel.drawing_pending()
+    panel.arch_edit.setText("1-9-9-1")
+    qtbot.keyClick(panel.arch_edit, Qt.Key.Key_Return)
+    assert panel.result is None and not panel.drawing_pending()
+    _wait(qtbot, panel)
+    assert len(announced) == 1 and announced[0] is panel.result
+    assert panel.result.conversion.deep.sizes == [1, 9, 9, 1]
+    assert np.array_equal(panel.deep_curve.getData()[0], panel.result.curve_x)
+
+
+def test_the_selected_region_is_drawn_on_top_and_survives_a_theme_change(qtbot, panel, theme):
+    polygons = panel.result.polygons
+    target = polygons[3]
+    panel.select_region(target.index)
+    item = panel._selected_item
+    r = item.path().controlPointRect()
+    xs, ys = target.vertices[:, 0], target.vertices[:, 1]
+    assert np.allclose([r.left(), r.right(), r.top(), r.bottom()],
+                       [xs.min(), xs.max(), ys.min(), ys.max()])
+    assert item.zValue() > max(gi.zValue() for gi in panel._region_items)
+    assert item.brush().color().alpha() == 230
+    theme.set_name("dark")  # the panel restyles its regions
+    assert panel._selected_item.path().controlPointRect() == r
+    panel.select_region(-1)
+    assert panel._selected_item.path().isEmpty()

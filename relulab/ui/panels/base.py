@@ -264,8 +264,8 @@ class Panel(QWidget):
         """Process events until the panel's background work is done: its workers (child
         :class:`~relulab.ui.worker.Worker` objects) have no request pending and its
         training driver, when it is not playing, has drawn the last piece of its frame,
-        and a result drawn in stages has its last stage drawn. For scripts, tests and ``relulab render``; the app itself never waits. False
-        on timeout."""
+        and a result drawn in stages has its last stage drawn. For scripts, tests and
+        ``relulab render``; the app itself never waits. False on timeout."""
         from relulab.ui.driver import TrainingDriver
 
         deadline = time.monotonic() + timeout
