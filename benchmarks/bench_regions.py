@@ -13,11 +13,12 @@ import importlib.util
 
 import numpy as np
 
-from benchmarks.common import Row, best_time, median_time
+from benchmarks.common import Row, best_time, longest_wait_beside, median_time
 from benchmarks.lp_regions import lp_region_count
 from relulab.model.arrangement import arrangement_2d
 from relulab.model.mlp import MLP
 from relulab.model.regions import count_linear_regions, linear_regions
+from relulab.model.rows import unique_rows
 
 BOX = (-3.0, 3.0, -3.0, 3.0)
 NAN = float("nan")
@@ -88,6 +89,18 @@ def run() -> list[Row]:
         rows.append(Row(f"whole-plane count {_arch(net)}: {plane_n} regions of R² (lines and "
                         "points included)", plane_t, peer, peer_t,
                         min_ratio=0.5 if have else None))
+
+    # distinct activation keys on a worker, the GUI thread waiting beside it
+    keys = np.random.default_rng(0).integers(0, 3, size=(200_000, 6))
+    ours = min(longest_wait_beside(lambda: unique_rows(keys)) for _ in range(3))
+    numpy_wait = min(longest_wait_beside(lambda: np.unique(keys, axis=0, return_index=True,
+                                                           return_inverse=True))
+                     for _ in range(3))
+    rows.append(Row("distinct rows of 200,000 activation keys on a worker: longest wait of "
+                    "the thread beside it", ours, "np.unique(axis=0) on the worker", numpy_wait,
+                    max_seconds=0.01,
+                    note="np.unique sorts rows as records, giving the interpreter up and "
+                         "back at every comparison; a waiting thread never gets it"))
 
     # degenerate networks on all of R², against the same sizes in general position
     rng = np.random.default_rng(0)

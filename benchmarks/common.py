@@ -152,6 +152,32 @@ def event_loop_delays(start: Callable[[], object], done: Callable[[], bool] | No
     return np.maximum(np.array(gaps), 0.0)
 
 
+def longest_wait_beside(work: Callable[[], object], switch_interval: float = 0.001) -> float:
+    """The longest a thread waits for the interpreter while ``work()`` runs on another:
+    what a GUI thread beside a worker feels, without Qt. The waiting thread sleeps 1 ms
+    at a time (giving the interpreter up) and notes how long each turn took; the
+    interpreter's switch interval is the app's (``GUI_SWITCH_INTERVAL``)."""
+    import sys
+    import threading
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(switch_interval)
+    try:
+        worker = threading.Thread(target=work)
+        last = time.perf_counter()
+        worker.start()
+        longest = 0.0
+        while worker.is_alive():
+            time.sleep(0.001)
+            now = time.perf_counter()
+            longest = max(longest, now - last - 0.001)
+            last = now
+        worker.join()
+        return longest
+    finally:
+        sys.setswitchinterval(old)
+
+
 def click_latency(click: Callable[[], object], busy: Callable[[], bool],
                   seconds: float = 10.0) -> tuple[float, float]:
     """A click (``click()``) posted to the event loop while work runs, as a real one

@@ -34,6 +34,7 @@ from relulab.model import arrangement
 from relulab.model.arrangement import RegionLimit  # noqa: F401  (callers catch it from here)
 from relulab.model.cancel import Cancelled
 from relulab.model.mlp import MLP
+from relulab.model.rows import unique_rows
 
 #: The name the region code's callers know; the same exception as every model loop's.
 EnumerationStopped = Cancelled
@@ -278,8 +279,7 @@ def _layer_maps(net: MLP, pattern: np.ndarray):
         nl = W.shape[0]
         bits = pattern[:, g0:g0 + nl]
         key = np.column_stack([parent, bits]).astype(np.int64)
-        uniq, first, parent = np.unique(key, axis=0, return_index=True, return_inverse=True)
-        parent = parent.reshape(-1)
+        uniq, first, parent = unique_rows(key)
         H = bits[first][:, :, None] * Z[uniq[:, 0]]
         g0 += nl
     out = np.matmul(W_out, H)
@@ -463,7 +463,7 @@ def _to_box_polygon(pieces: Sequence[np.ndarray], box) -> np.ndarray | None:
 
 def _convex_hull(points: np.ndarray) -> np.ndarray | None:
     """Counter-clockwise hull (monotone chain) without repeated points; None if flat."""
-    pts = np.unique(points, axis=0)
+    pts = unique_rows(points)[0]
     if len(pts) < 3:
         return None
 

@@ -34,6 +34,7 @@ import scipy.sparse
 from relulab.model.cancel import check
 from relulab.model.mlp import MLP
 from relulab.model.regions import Region, linear_regions
+from relulab.model.rows import unique_rows
 
 INF = np.inf
 
@@ -41,25 +42,6 @@ INF = np.inf
 # ---------------------------------------------------------------------------
 # extended-real networks
 # ---------------------------------------------------------------------------
-def _unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of ``a`` (finite) in order of first appearance, and for each
-    row the index of its copy among them: what ``np.unique(a, axis=0,
-    return_inverse=True)`` gives, up to the order. That one sorts the rows as records
-    in a single call that holds the interpreter: 0.3–0.7 s for the layers of a
-    2-32-32-1 conversion, a window frozen beside its worker. Rows are compared by
-    their bytes, with −0.0 made 0.0 first so that equal values are equal rows."""
-    a = np.ascontiguousarray(a, dtype=float) + 0.0
-    seen: dict = {}
-    firsts: list[int] = []
-    inverse = np.empty(len(a), dtype=np.intp)
-    for i, row in enumerate(a):
-        k = seen.setdefault(row.tobytes(), len(firsts))
-        if k == len(firsts):
-            firsts.append(i)
-        inverse[i] = k
-    return a[firsts].reshape(len(firsts), a.shape[1]), inverse
-
-
 def _ro(a) -> np.ndarray:
     """A read-only float copy of ``a``; an array that is read-only already (such as
     the zero-stride zeros of :func:`_zeros`) is kept as it is."""
@@ -104,7 +86,8 @@ class ExtendedLayer:
         # functional (both senses of one split) see bit-identical values.
         forms = np.concatenate([np.column_stack([self.W, self.b]),
                                 np.column_stack([self.V[self.S != 0], self.v[self.S != 0]])])
-        unique, inverse = _unique_rows(forms)
+        # (−0.0 made 0.0: equal values give one form)
+        unique, _, inverse = unique_rows(forms + 0.0)
         object.__setattr__(self, "_forms", unique)
         # the construction's layers 2 and 3 are mostly zeros: kept sparse they cost
         # their non-zeros, not rows × columns

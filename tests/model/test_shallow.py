@@ -230,21 +230,15 @@ def test_the_verdict_does_not_depend_on_units(sizes):
     assert not conv.verify().ok()
 
 
-def test_distinct_rows_as_numpy_finds_them_minus_zero_included():
-    """The extended layer's distinct affine forms, found without sorting the rows as
-    records (which held the interpreter for up to 0.7 s): the same rows as
-    ``np.unique(axis=0)``, in order of first appearance, −0.0 equal to 0.0."""
-    from relulab.model.shallow import _unique_rows
+def test_extended_layer_evaluates_each_distinct_form_once_minus_zero_included():
+    """Rows that share an affine form (−0.0 and 0.0 the same value) are one form,
+    evaluated once, so they see bit-identical values."""
+    from relulab.model.shallow import ExtendedLayer
 
-    rng = np.random.default_rng(2)
-    a = rng.integers(-2, 3, size=(400, 5)).astype(float)
-    a[10] = -0.0 * a[10]          # −0.0 entries
-    a[11] = 0.0 * a[11]
-    unique, inverse = _unique_rows(a)
-    assert np.array_equal(unique[inverse], a)   # −0.0 == 0.0 as values
-    assert len(unique) == len(np.unique(a, axis=0))
-    assert inverse[10] == inverse[11]
-    firsts = [int(np.nonzero(inverse == k)[0][0]) for k in range(len(unique))]
-    assert firsts == sorted(firsts)
-    empty, none = _unique_rows(np.zeros((0, 3)))
-    assert empty.shape == (0, 3) and none.shape == (0,)
+    W = np.array([[1.0, 2.0], [1.0, 2.0], [-0.0, 1.0], [0.0, 1.0], [1.0, -2.0]])
+    b = np.array([0.5, 0.5, 3.0, 3.0, 0.5])
+    zeros = np.zeros(5)
+    layer = ExtendedLayer(W, b, zeros, np.zeros((5, 2)), zeros)
+    assert len(layer._forms) == 3
+    idx = layer._finite_idx
+    assert idx[0] == idx[1] and idx[2] == idx[3] and len({idx[0], idx[2], idx[4]}) == 3
