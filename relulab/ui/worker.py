@@ -82,20 +82,26 @@ _workers: "weakref.WeakSet[Worker]" = weakref.WeakSet()
 
 class GuiCollector:
     """pyqtgraph's ``GarbageCollector`` (Python's cyclic collection on a timer, on the
-    GUI thread only) with one change: a full collection, which walks every object Qt,
-    pyqtgraph and numba made (30–80 ms), waits until no worker is busy. Those run while
-    a worker computes, when results and their redraws also arrive (a slice of 20,000
-    regions met one: a 60 ms stall); an idle moment comes soon after, when nothing is
-    being shown (or after ``MAX_WAIT`` seconds all the same: a study that keeps a
-    worker busy must not keep its cycles). Idle means idle for ``QUIET`` seconds: a
-    worker that has just finished leaves its results to draw, in stages over the next
-    passes of the event loop, and a collection among them added its 30–40 ms to theirs.
-    The young generations are collected every second as before."""
+    GUI thread only), changed so that no collection walks many objects while a worker
+    is busy, when results and their redraws arrive.
+
+    * The youngest generation is collected every ``interval`` (0.1 s): each walk covers
+      what was made in that time. Once a second, as before, let a worker's burst build
+      up: loading the compiled region engine makes 150,000 objects, and the walk of
+      them all at the next tick held the window for 40–60 ms in the middle of a
+      conversion.
+    * The older generations (the survivors of many ticks: those same 150,000, then
+      everything Qt, pyqtgraph and numba made, 30–120 ms) are collected once no worker
+      has been busy for ``QUIET`` seconds, or after ``MAX_WAIT`` seconds all the same (a
+      study that keeps a worker busy must not keep its cycles). Idle means idle for a
+      while: a worker that has just finished leaves its results to draw, in stages over
+      the next passes of the event loop, and a collection among them added its 30–40 ms
+      to theirs."""
 
     MAX_WAIT = 30.0
     QUIET = 1.0
 
-    def __init__(self, interval: float = 1.0):
+    def __init__(self, interval: float = 0.1):
         from PySide6.QtCore import QTimer
 
         self.threshold = gc.get_threshold()
@@ -115,24 +121,27 @@ class GuiCollector:
         young, middle, old = gc.get_count()
         if young > self.threshold[0]:
             gc.collect(0)
-            if middle > self.threshold[1]:
-                gc.collect(1)
-        if old <= self.threshold[2]:
+            middle += 1
+        if old > self.threshold[2]:
+            generation = 2
+        elif middle > self.threshold[1]:
+            generation = 1
+        else:
             return
         if self._waiting_since is None:
             self._waiting_since = now
         quiet = self._idle_since is not None and now - self._idle_since >= self.QUIET
         if quiet or now - self._waiting_since > self.MAX_WAIT:
-            gc.collect(2)
+            gc.collect(generation)
             self._waiting_since = None
 
 
 def collect_garbage_in_gui_thread() -> None:
-    """Run Python's cyclic garbage collection only on the GUI thread, every second
+    """Run Python's cyclic garbage collection only on the GUI thread, on a timer
     (call from the GUI thread; the first call installs it, later ones do nothing)."""
     global _collector
     if _collector is None:
-        _collector = GuiCollector(interval=1.0)
+        _collector = GuiCollector()
 
 
 class Worker(QObject):

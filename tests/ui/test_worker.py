@@ -207,10 +207,11 @@ def test_malloc_trim_is_found_on_linux():
     module.give_back_free_memory()
 
 
-def test_a_full_collection_waits_while_a_worker_is_busy(qtbot, worker, monkeypatch):
-    """The GUI thread's collector: the young generations every tick, the full one (tens
-    of milliseconds) only once no worker has been busy for QUIET seconds, or after
-    MAX_WAIT all the same."""
+def test_the_older_generations_wait_while_a_worker_is_busy(qtbot, worker, monkeypatch):
+    """The GUI thread's collector: the youngest generation every tick (what a tenth of
+    a second made), the older ones (tens of milliseconds: the survivors of a worker's
+    burst, then everything) only once no worker has been busy for QUIET seconds, or
+    after MAX_WAIT all the same."""
     import gc
 
     from relulab.ui import worker as module
@@ -221,13 +222,14 @@ def test_a_full_collection_waits_while_a_worker_is_busy(qtbot, worker, monkeypat
     if was_enabled:  # as it was: the suite's own collector may have switched it off
         gc.enable()
     calls = []
+    counts = [(10_000, 100, 100)]
     monkeypatch.setattr(module.gc, "collect", lambda generation=2: calls.append(generation))
-    monkeypatch.setattr(module.gc, "get_count", lambda: (10_000, 100, 100))
+    monkeypatch.setattr(module.gc, "get_count", lambda: counts[0])
     release = threading.Event()
     worker.submit(lambda stop: release.wait(5))
     assert worker.busy
     collector.check()
-    assert calls == [0, 1]  # the full one waits
+    assert calls == [0]  # the full one waits
     clock = [time.monotonic()]
     monkeypatch.setattr(module.time, "monotonic", lambda: clock[0])
     clock[0] += collector.MAX_WAIT + 1
@@ -235,12 +237,21 @@ def test_a_full_collection_waits_while_a_worker_is_busy(qtbot, worker, monkeypat
     assert calls[-1] == 2  # not for ever
     calls.clear()
     collector.check()
-    assert 2 not in calls  # (busy again: waiting afresh)
+    assert calls == [0]  # (busy again: waiting afresh)
     with qtbot.waitSignal(worker.idle, timeout=5000):
         release.set()
     calls.clear()
     collector.check()
-    assert calls == [0, 1]  # idle just now: its results are still being drawn
+    assert calls == [0]  # idle just now: its results are still being drawn
     clock[0] += collector.QUIET
     collector.check()
-    assert calls == [0, 1, 0, 1, 2]  # idle for a while: now
+    assert calls == [0, 0, 2]  # idle for a while: now
+    # the middle generation alone: collected at a quiet moment, as generation 1
+    calls.clear()
+    counts[0] = (10_000, collector.threshold[1], 0)   # the tick's own collection tips it
+    collector.check()
+    assert calls == [0, 1]
+    counts[0] = (0, 0, 0)
+    calls.clear()
+    collector.check()
+    assert calls == []
