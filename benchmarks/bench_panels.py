@@ -8,7 +8,8 @@ hurt another:
   side by side with a bare PySide6 + pyqtgraph window of five plots, best of several;
 * the longest event-loop gap (``event_loop_delays``, a 10 ms timer) while the panels do
   their heaviest work at the largest settings their controls allow: Return on
-  1-512-512-1 in Deep → shallow, Folding at depth 24 on the whole line, Hinges with
+  1-512-512-1 in Deep → shallow and on two 2-D networks of 1,300 and 2,000 regions
+  (each region's polygon drawn), Folding at depth 24 on the whole line, Hinges with
   20,000 samples and 200 hinges (the convergence study, and a drag). The baseline is
   the same work done on the GUI thread (the time the window would freeze);
 * RSS over seven conversions of different networks in a row.
@@ -33,6 +34,8 @@ FIRST_PAINT_RUNS = 5
 SEVEN = ("1-512-512-1", "2-32-32-1", "3-10-10-1", "1-256-256-256-1", "4-8-8-1", "2-16-16-16-1",
          "2-64-1")
 RSS_BUDGET_MB = 300
+#: 2-D conversions with about 1,300 and 2,000 regions: each region's polygon is drawn
+CONVERTER_PLANE = ("2-32-32-1", "2-16-16-16-1")
 
 
 # -- the probes (each runs in its own process) ------------------------------------------
@@ -100,7 +103,7 @@ def _gap(start, done, seconds: float = 180.0) -> float:
     return float(event_loop_delays(start, done, seconds).max())
 
 
-def probe_converter(_t0: float) -> dict:
+def probe_converter(_t0: float, arch: str = "1-512-512-1") -> dict:
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
 
@@ -112,18 +115,22 @@ def probe_converter(_t0: float) -> dict:
     panel.resize(1280, 800)
     panel.show()
     panel.wait_until_idle(120)
-    panel.arch_edit.setText("1-512-512-1")
+    panel.arch_edit.setText(arch)
+    sizes = [int(s) for s in arch.split("-")]
     t = time.perf_counter()
     gap = _gap(lambda: QTest.keyClick(panel.arch_edit, Qt.Key.Key_Return), lambda: not panel.busy)
     total = time.perf_counter() - t
-    ok = panel.net.sizes == [1, 512, 512, 1] and panel.verdict.text().startswith("Equal")
+    ok = panel.net.sizes == sizes and panel.verdict.text().startswith("Equal")
+    result = panel.result
     kinks = panel.kink_table.model().rowCount()
-    net = MLP.random([1, 512, 512, 1], seed=panel.seed)
+    regions = len(result.conversion.regions) if result and sizes[0] > 1 else 0
+    net = MLP.random(sizes, seed=panel.seed)
     t = time.perf_counter()
     compute(net)
     blocking = time.perf_counter() - t
     panel.shutdown()
-    return {"gap": gap, "baseline": blocking, "total": total, "ok": ok, "kinks": kinks}
+    return {"gap": gap, "baseline": blocking, "total": total, "ok": ok, "kinks": kinks,
+            "regions": regions}
 
 
 def probe_folding(_t0: float) -> dict:
@@ -280,8 +287,8 @@ def _probe(name: str) -> dict:
 
 
 def main(t0: float) -> None:
-    name = sys.argv[1]
-    print(json.dumps(PROBES[name](t0)), flush=True)
+    name, *args = sys.argv[1].split(":")   # "converter:2-32-32-1": a probe and its argument
+    print(json.dumps(PROBES[name](t0, *args)), flush=True)
     sys.stdout.flush()
     os._exit(0)  # skip interpreter teardown: nothing of it is measured
 
@@ -309,6 +316,12 @@ def run() -> list[Row]:
                          converter, "compute() of the same network on the GUI thread"))
     rows[-1].note = (f"{converter['kinks']} kinks; conversion drawn after "
                      f"{converter['total']:.2f} s")
+    for arch in CONVERTER_PLANE:
+        plane = _probe(f"converter:{arch}")
+        rows.append(_gap_row(f"Deep → shallow: Return on {arch} (2-D), longest event-loop gap",
+                             plane, "compute() of the same network on the GUI thread"))
+        rows[-1].note = (f"{plane['regions']:,} regions, each drawn; conversion drawn after "
+                         f"{plane['total']:.2f} s")
     rows.append(_gap_row("Folding: depth 24 on the whole line, longest event-loop gap",
                          _probe("folding"), "the depth-24 tent computed on the GUI thread"))
     rows.append(_gap_row("Hinges: 20,000 samples, 200 hinges, convergence study, longest gap",

@@ -378,6 +378,26 @@ def test_a_1d_result_is_drawn_in_stages_each_painted_before_the_next(qtbot, pane
                           panel.result.deep_y - panel.result.shallow_y)
 
 
+def test_a_2d_map_is_drawn_after_the_words_are_painted(qtbot, panel):
+    """The words, then the region map in a pass of its own: together, their paint and a
+    map of 2,000 filled polygons took 40-45 ms of one pass."""
+    events = []
+    original = panel.verdict.paintEvent
+    panel.verdict.paintEvent = lambda ev: (events.append("words painted"), original(ev))
+    for name in ("_draw_verdict", "_draw_map"):
+        method = getattr(panel, name)
+        setattr(panel, name, lambda res, name=name, method=method: (
+            events.append(name), method(res)))
+    panel.finished.connect(lambda what: events.append("announced"))
+    panel.arch_edit.setText("2-6-6-1")
+    qtbot.keyClick(panel.arch_edit, Qt.Key.Key_Return)
+    _wait(qtbot, panel)
+    first = events.index("_draw_verdict")
+    assert events[first:].index("_draw_map") > events[first:].index("words painted")
+    assert events[-1] == "announced" and events.count("announced") == 1
+    assert panel._region_items and len(panel._region_polygons) == len(panel.result.polygons)
+
+
 def test_wait_until_idle_waits_for_the_last_stage(qtbot, panel):
     panel.arch_edit.setText("1-8-8-1")
     qtbot.keyClick(panel.arch_edit, Qt.Key.Key_Return)

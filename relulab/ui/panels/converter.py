@@ -1251,7 +1251,13 @@ class ConverterPanel(Panel):
         self.theme.set_title(item, f"{conv.p} activation regions on R² (click one)")
         item.setLabel("bottom", "x1")
         item.setLabel("left", "x2")
-        vb = item.getViewBox()
+        # the map in a stage of its own: its first paint (thousands of filled polygons)
+        # and the words' would otherwise share one pass of the event loop
+        self._stages.append(lambda: self._draw_map(res))
+
+    def _draw_map(self, res: Result) -> None:
+        """The 2-D regions in the view box, one path per colour."""
+        vb = self.main_plot.getPlotItem().getViewBox()
         # A few items whatever the number of regions, as the slices are drawn: an item
         # per region took 50 ms to add and 23 ms to take away for 2,000 regions.
         self._region_polygons = list(res.polygons)
