@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import io
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,7 @@ import pyqtgraph.exporters  # noqa: F401 - registers pg.exporters
 from PySide6.QtCore import QBuffer, QIODevice, QPoint, QRectF
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QGraphicsItem, QGraphicsView, QWidget
 
 from relulab.io.atomic import write_bytes_atomic, write_text_atomic
 
@@ -48,8 +49,32 @@ def _png_bytes(image: QImage) -> bytes:
     return bytes(buffer.data())
 
 
+@contextmanager
+def _items_uncached(widget: QWidget):
+    """Every graphics item under ``widget`` painted afresh for the duration: the plots'
+    axes keep a picture of themselves for the screen (``Theme.style_plot``), which an
+    SVG would hold as a bitmap instead of lines and text, and a scaled PNG as pixels
+    blown up."""
+    views = [widget] if isinstance(widget, QGraphicsView) else []
+    views += widget.findChildren(QGraphicsView)
+    cached = [(gi, gi.cacheMode()) for view in views if view.scene() is not None
+              for gi in view.scene().items() if gi.cacheMode() != QGraphicsItem.CacheMode.NoCache]
+    for gi, _ in cached:
+        gi.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+    try:
+        yield
+    finally:
+        for gi, mode in cached:
+            gi.setCacheMode(mode)
+
+
 def render_image(widget: QWidget, scale: float = 1.0) -> QImage:
     """The widget drawn at ``scale`` times its size on screen."""
+    with _items_uncached(widget):
+        return _render_image(widget, scale)
+
+
+def _render_image(widget: QWidget, scale: float) -> QImage:
     item = _graphics_item(widget)
     if item is not None:
         exporter = pg.exporters.ImageExporter(item)
@@ -96,17 +121,18 @@ def export_svg(widget: QWidget, path) -> Path:
     path = Path(path)
     data = None
     item = _graphics_item(widget)
-    if item is not None:
-        try:
-            data = pg.exporters.SVGExporter(item).export(toBytes=True)
-        except ValueError:
-            # pyqtgraph 0.14's SVGExporter cannot parse the closed paths ("… Z") that
-            # Qt ≥ 6.10 writes (pyqtgraph issue 3495); Qt's own generator can.
-            data = None
-        if isinstance(data, str):
-            data = data.encode("utf-8")
-    if data is None:
-        data = _svg_by_painting(widget)
+    with _items_uncached(widget):
+        if item is not None:
+            try:
+                data = pg.exporters.SVGExporter(item).export(toBytes=True)
+            except ValueError:
+                # pyqtgraph 0.14's SVGExporter cannot parse the closed paths ("… Z")
+                # that Qt ≥ 6.10 writes (pyqtgraph issue 3495); Qt's own generator can.
+                data = None
+            if isinstance(data, str):
+                data = data.encode("utf-8")
+        if data is None:
+            data = _svg_by_painting(widget)
     write_bytes_atomic(path, bytes(data))
     return path
 

@@ -336,6 +336,11 @@ class Theme(QObject):
             axis.setTextPen(pg.mkPen(fg))
             axis.setStyle(tickFont=tick_font, tickTextOffset=int(4 * self._zoom))
             plain_numbers(axis)
+            # An axis replays its grid and numbers at every repaint of its plot, 3-16 ms
+            # each, and a result's layout repaints a plot several times in one pass:
+            # kept as a picture, it is drawn again only when it changes (exports draw
+            # it afresh, as lines and text: relulab.ui.export).
+            axis.setCacheMode(axis.CacheMode.DeviceCoordinateCache)
             if axis.label is not None:
                 axis.label.setFont(self.font(10))
         item.showGrid(x=True, y=True, alpha=0.25)

@@ -143,3 +143,35 @@ def test_stopping_a_recording_keeps_the_frames_so_far(fake_window, tmp_path, mon
                         staticmethod(lambda *a, **k: (str(tmp_path / "menu.gif"), "")))
     assert [p.name for p in fake_window.export_dialog("gif")] == ["menu.gif"]
     assert fake_window.panel("hinges").value == 1.0
+
+
+def test_cached_axes_are_drawn_afresh_in_an_export(qtbot, theme, tmp_path):
+    """On screen a plot's axes keep a picture of themselves (a repaint replays none of
+    their grid and text); an SVG has them as text and lines, not a bitmap, and the
+    screen's cache is back afterwards."""
+    import numpy as np
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QGraphicsItem
+
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    theme.style_plot(plot)
+    plot.plot(np.arange(10.0), np.arange(10.0) ** 2)
+    plot.resize(400, 300)
+    plot.show()
+    qtbot.waitExposed(plot)
+    axis = plot.getPlotItem().getAxis("left")
+    cached = QGraphicsItem.CacheMode.DeviceCoordinateCache
+    assert axis.cacheMode() == cached
+    export.export_svg(plot, tmp_path / "p.svg")
+    text = (tmp_path / "p.svg").read_text()
+    assert axis.cacheMode() == cached
+    for gi in plot.scene().items():       # the same plot with no cache at all
+        gi.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+    export.export_svg(plot, tmp_path / "plain.svg")
+    plain = (tmp_path / "plain.svg").read_text()
+    assert text.count("<text") == plain.count("<text") >= 6    # the tick numbers
+    assert text.count("<image") == plain.count("<image")
+    theme.style_plot(plot)
+    big = export.render_image(plot, 3)
+    assert big.width() == 1200 and axis.cacheMode() == cached
