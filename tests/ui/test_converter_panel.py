@@ -398,6 +398,30 @@ def test_a_2d_map_is_drawn_after_the_words_are_painted(qtbot, panel):
     assert panel._region_items and len(panel._region_polygons) == len(panel.result.polygons)
 
 
+def test_the_layout_changes_between_1d_and_2d_after_the_words_are_painted(qtbot, panel):
+    """From a 2-D result to a 1-D one the kink table and the difference plot appear and
+    every axis is drawn anew: in a pass after the words' (together 60-100 ms)."""
+    assert panel.result.conversion.n_in == 2 and not panel.diff_plot.isVisibleTo(panel)
+    events = []
+    original = panel.verdict.paintEvent
+    panel.verdict.paintEvent = lambda ev: (events.append("words painted"), original(ev))
+    method = panel._show_parts
+    panel._show_parts = lambda one_d: (events.append("parts"), method(one_d))
+    verdict = panel._draw_verdict
+    panel._draw_verdict = lambda res: (events.append("words"), verdict(res))
+    panel.arch_edit.setText("1-12-12-1")
+    qtbot.keyClick(panel.arch_edit, Qt.Key.Key_Return)
+    _wait(qtbot, panel)
+    after = events[events.index("words"):]
+    assert after.index("parts") > after.index("words painted")
+    assert panel.diff_plot.isVisibleTo(panel) and panel.kink_table.isVisibleTo(panel)
+    assert not panel.region_info.isVisibleTo(panel)
+    panel.arch_edit.setText("2-5-5-1")
+    qtbot.keyClick(panel.arch_edit, Qt.Key.Key_Return)
+    _wait(qtbot, panel)
+    assert not panel.diff_plot.isVisibleTo(panel) and panel.region_info.isVisibleTo(panel)
+
+
 def test_wait_until_idle_waits_for_the_last_stage(qtbot, panel):
     panel.arch_edit.setText("1-8-8-1")
     qtbot.keyClick(panel.arch_edit, Qt.Key.Key_Return)

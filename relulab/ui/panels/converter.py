@@ -980,15 +980,23 @@ class ConverterPanel(Panel):
         conv = res.conversion
         one_d = conv.one_d is not None
         self._clear_regions()
-        self.kink_table.setVisible(one_d)
-        self.diff_plot.setVisible(one_d)
-        self.region_info.setVisible(not one_d)
         self._draw_sizes(conv)
         self._draw_verdict(res)
+        # Between a 1-D and a 2-D result the layout changes (the kink table and the
+        # difference plot come or go, and every axis is drawn anew at its new size):
+        # a pass of its own, after the words'.
+        self._stages.append(lambda: self._show_parts(one_d))
         if one_d:
             self._draw_1d(res)
         else:
             self._draw_nd(res)
+
+    def _show_parts(self, one_d: bool) -> None:
+        """The kink table and the difference plot for a 1-D result, the region's
+        details for the others."""
+        self.kink_table.setVisible(one_d)
+        self.diff_plot.setVisible(one_d)
+        self.region_info.setVisible(not one_d)
 
     def _show_slice_picture(self, view: SliceView) -> None:
         self.slice_view = view
