@@ -15,12 +15,13 @@ an earlier one stops at its next check).
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QComboBox, QFormLayout, QHBoxLayout, QHeaderView,
@@ -61,6 +62,21 @@ REGION_ALPHA = 110
 #: read as a hole in the map).
 REGION_COLOURS = 6
 NETWORK_SUFFIXES = (".json", ".npz", ".onnx")  # what relulab.io.networks reads
+
+
+#: How long a stage of a result's drawing waits for the window to paint the last one.
+PAINT_WAIT = 0.05
+
+
+class _PaintSeen(QObject):
+    """Notes when the window it filters paints: its update request arrives."""
+
+    seen = False
+
+    def eventFilter(self, obj, event) -> bool:
+        if event.type() == QEvent.Type.UpdateRequest:
+            self.seen = True
+        return False
 
 
 @dataclass
@@ -273,11 +289,13 @@ class ConverterPanel(Panel):
         self._stages: list = []
         self._stage_timer = QTimer(self)
         self._stage_timer.setSingleShot(True)
-        # 1 ms, not 0: a 0 ms timer fires in the same pass as the stage before it,
-        # ahead of the paint that stage asked for (Qt paints from posted events, which
-        # a pass handles before its timers)
+        # The next stage waits until the window has painted the last: a timer alone,
+        # even of 1 ms, often fired first (Qt's request to paint comes 1-2 ms after
+        # the change, behind due timers), and the stage's work joined that paint.
         self._stage_timer.setInterval(1)
         self._stage_timer.timeout.connect(self._draw_stage)
+        self._painted = _PaintSeen(self)
+        self._stage_since = 0.0
         self.slice_view: SliceView | None = None
         self._lecture_layout = False
         self._build()
@@ -946,13 +964,26 @@ class ConverterPanel(Panel):
         self._stages = []
         self._redraw()  # may queue stages; the result is announced once all are drawn
         self._stages.append(self._announce_converted)
+        self._next_stage_after_paint()
+
+    def _next_stage_after_paint(self) -> None:
+        self.window().installEventFilter(self._painted)  # (once: Qt moves it to the front)
+        self._painted.seen = False
+        self._stage_since = time.monotonic()
         self._stage_timer.start()
 
     def _draw_stage(self) -> None:
+        # a hidden panel paints nothing, and a stage that changed nothing asks for no
+        # paint: neither waits longer than PAINT_WAIT
+        waiting = (not self._painted.seen and self.isVisible()
+                   and time.monotonic() - self._stage_since < PAINT_WAIT)
+        if self._stages and waiting:
+            self._stage_timer.start()
+            return
         if self._stages:
             self._stages.pop(0)()
         if self._stages:
-            self._stage_timer.start()
+            self._next_stage_after_paint()
 
     def _announce_converted(self) -> None:
         self.converted.emit()
