@@ -334,7 +334,10 @@ class Theme(QObject):
             axis = item.getAxis(name)
             axis.setPen(pg.mkPen(fg, width=max(1.0, self._zoom)))
             axis.setTextPen(pg.mkPen(fg))
-            axis.setStyle(tickFont=tick_font, tickTextOffset=int(4 * self._zoom))
+            # major and minor ticks only: the third level added 50 grid lines at 4%
+            # opacity that one can barely see, and translucent lines are slow to
+            # draw (7 ms an axis, each time its range changed)
+            axis.setStyle(tickFont=tick_font, tickTextOffset=int(4 * self._zoom), maxTickLevel=1)
             plain_numbers(axis)
             # An axis replays its grid and numbers at every repaint of its plot, 3-16 ms
             # each, and a result's layout repaints a plot several times in one pass:

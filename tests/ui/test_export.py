@@ -163,6 +163,7 @@ def test_cached_axes_are_drawn_afresh_in_an_export(qtbot, theme, tmp_path):
     axis = plot.getPlotItem().getAxis("left")
     cached = QGraphicsItem.CacheMode.DeviceCoordinateCache
     assert axis.cacheMode() == cached
+    assert axis.style["maxTickLevel"] == 1   # no near-invisible third grid level
     export.export_svg(plot, tmp_path / "p.svg")
     text = (tmp_path / "p.svg").read_text()
     assert axis.cacheMode() == cached
