@@ -352,18 +352,27 @@ def test_too_many_regions_are_reported_in_one_line(qtbot, panel, monkeypatch):
     assert "the conversion failed" in panel.message.text()
 
 
+def _record_stages(panel, painted, label, methods) -> list:
+    """The order of events while a result is drawn: ``label`` each time the widget
+    ``painted`` paints, a method's name each time one of ``methods`` is called, and
+    "announced" when the result is announced."""
+    events = []
+    paint = painted.paintEvent
+    painted.paintEvent = lambda ev: (events.append(label), paint(ev))
+    for name in methods:
+        method = getattr(panel, name)
+        setattr(panel, name, lambda *args, name=name, method=method: (
+            events.append(name), method(*args)))
+    panel.finished.connect(lambda what: events.append("announced"))
+    return events
+
+
 def test_a_1d_result_is_drawn_in_stages_each_painted_before_the_next(qtbot, panel):
     """The words and the kink table, then the curves, then their difference, each in
     its own pass of the event loop and painted there (drawn at once, 1-512-512-1 froze
     the window for 60-90 ms), and the result is announced once the last is drawn."""
-    events = []
-    original = panel.main_plot.paintEvent
-    panel.main_plot.paintEvent = lambda ev: (events.append("curves painted"), original(ev))
-    for name in ("_draw_curves", "_draw_difference"):
-        method = getattr(panel, name)
-        setattr(panel, name, lambda res, name=name, method=method: (
-            events.append(name), method(res)))
-    panel.finished.connect(lambda what: events.append("announced"))
+    events = _record_stages(panel, panel.main_plot, "curves painted",
+                            ("_draw_curves", "_draw_difference"))
     panel.arch_edit.setText("1-16-16-1")
     qtbot.keyClick(panel.arch_edit, Qt.Key.Key_Return)
     _wait(qtbot, panel)
@@ -381,14 +390,9 @@ def test_a_1d_result_is_drawn_in_stages_each_painted_before_the_next(qtbot, pane
 def test_a_2d_map_is_drawn_after_the_words_are_painted(qtbot, panel):
     """The words, then the region map in a pass of its own: together, their paint and a
     map of 2,000 filled polygons took 40-45 ms of one pass."""
-    events = []
-    original = panel.sizes_label.paintEvent   # the sizes change with every network
-    panel.sizes_label.paintEvent = lambda ev: (events.append("words painted"), original(ev))
-    for name in ("_draw_verdict", "_draw_map"):
-        method = getattr(panel, name)
-        setattr(panel, name, lambda res, name=name, method=method: (
-            events.append(name), method(res)))
-    panel.finished.connect(lambda what: events.append("announced"))
+    # the sizes change with every network, so their label paints with every result
+    events = _record_stages(panel, panel.sizes_label, "words painted",
+                            ("_draw_verdict", "_draw_map"))
     panel.arch_edit.setText("2-6-6-1")
     qtbot.keyClick(panel.arch_edit, Qt.Key.Key_Return)
     _wait(qtbot, panel)
@@ -402,18 +406,13 @@ def test_the_layout_changes_between_1d_and_2d_after_the_words_are_painted(qtbot,
     """From a 2-D result to a 1-D one the kink table and the difference plot appear and
     every axis is drawn anew: in a pass after the words' (together 60-100 ms)."""
     assert panel.result.conversion.n_in == 2 and not panel.diff_plot.isVisibleTo(panel)
-    events = []
-    original = panel.sizes_label.paintEvent   # the sizes change with every network
-    panel.sizes_label.paintEvent = lambda ev: (events.append("words painted"), original(ev))
-    method = panel._show_parts
-    panel._show_parts = lambda one_d: (events.append("parts"), method(one_d))
-    verdict = panel._draw_verdict
-    panel._draw_verdict = lambda res: (events.append("words"), verdict(res))
+    events = _record_stages(panel, panel.sizes_label, "words painted",
+                            ("_draw_verdict", "_show_parts"))
     panel.arch_edit.setText("1-12-12-1")
     qtbot.keyClick(panel.arch_edit, Qt.Key.Key_Return)
     _wait(qtbot, panel)
-    after = events[events.index("words"):]
-    assert after.index("parts") > after.index("words painted")
+    after = events[events.index("_draw_verdict"):]
+    assert after.index("_show_parts") > after.index("words painted")
     assert panel.diff_plot.isVisibleTo(panel) and panel.kink_table.isVisibleTo(panel)
     assert not panel.region_info.isVisibleTo(panel)
     panel.arch_edit.setText("2-5-5-1")
