@@ -11,10 +11,10 @@ import numpy as np
 
 from benchmarks.common import Row, median_time
 from benchmarks.lp_regions import lp_region_count
-from relulab.model.mlp import MLP
-from relulab.model.piecewise import piecewise_linear
-from relulab.model.regions import linear_regions, region_polygons
-from relulab.model.shallow import convert, shallow_1d
+from relulab.model.networks.mlp import MLP
+from relulab.model.pieces.piecewise import piecewise_linear
+from relulab.model.regions.activation import linear_regions, region_polygons
+from relulab.model.shallow.construction import convert, shallow_1d
 
 BOX = (-3.0, 3.0, -3.0, 3.0)
 

@@ -20,9 +20,9 @@ from benchmarks.common import Row, fmt_time
 # code run in a child process; each prints one JSON object
 _REGIONS = """
 import json, time
-from relulab.model.arrangement import engine_status, warm_up
-from relulab.model.mlp import MLP
-from relulab.model.regions import count_linear_regions
+from relulab.model.regions.arrangement import engine_status, warm_up
+from relulab.model.networks.mlp import MLP
+from relulab.model.regions.activation import count_linear_regions
 net = MLP.random({sizes}, seed=0)
 t = time.perf_counter()
 n = count_linear_regions(net)
@@ -33,7 +33,7 @@ print(json.dumps({{"seconds": time.perf_counter() - t, "status": engine_status(n
 _TRAINING = """
 import json, time
 t = time.perf_counter()
-from relulab.model import _training_kernels as k
+from relulab.model.fitting import _training_kernels as k
 ok = k.compiled_available()
 print(json.dumps({"seconds": time.perf_counter() - t, "status": "ok" if ok else k._compile_error}))
 """
@@ -45,7 +45,7 @@ from benchmarks.common import event_loop_delays
 from PySide6.QtWidgets import QApplication
 ensure_application()
 from relulab.ui.panels.playground import PlaygroundPanel
-from relulab.model.mlp import MLP
+from relulab.model.networks.mlp import MLP
 panel = PlaygroundPanel()
 panel.show()
 app = QApplication.instance()

@@ -16,7 +16,7 @@ from benchmarks.common import Row, median_time
 from relulab.io.atomic import write_bytes_atomic
 from relulab.io.networks import network_from_bytes, network_to_bytes
 from relulab.io.scenes import parse_scene
-from relulab.model.mlp import MLP
+from relulab.model.networks.mlp import MLP
 
 
 def _plain_npz(data: bytes):

@@ -15,8 +15,8 @@ import tracemalloc
 import numpy as np
 
 from benchmarks.common import Row, median_time
-from relulab.model.folding import grid_piece_count, tent_network
-from relulab.model.piecewise import piecewise_linear
+from relulab.model.pieces.folding import grid_piece_count, tent_network
+from relulab.model.pieces.piecewise import piecewise_linear
 
 
 def _loop_kinks(net) -> int:

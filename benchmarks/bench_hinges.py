@@ -70,7 +70,7 @@ def _drag_times(method: str) -> tuple[float, float]:
 
 
 def run() -> list[Row]:
-    from relulab.model.hinges import evenly_spaced_kinks, fit_hinges
+    from relulab.model.fitting.hinges import evenly_spaced_kinks, fit_hinges
 
     ours, ours_cpu = _drag_times("auto")
     dense, dense_cpu = _drag_times("dense")

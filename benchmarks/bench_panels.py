@@ -107,7 +107,7 @@ def probe_converter(_t0: float, arch: str = "1-512-512-1") -> dict:
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
 
-    from relulab.model.mlp import MLP
+    from relulab.model.networks.mlp import MLP
     from relulab.ui.panels.converter import ConverterPanel, compute
 
     _app()
@@ -157,7 +157,7 @@ def probe_folding(_t0: float) -> dict:
 
 
 def probe_hinges(_t0: float) -> dict:
-    from relulab.model.hinges import DEFAULT_COUNTS, MAX_HINGES, MAX_POINTS, convergence_study
+    from relulab.model.fitting.hinges import DEFAULT_COUNTS, MAX_HINGES, MAX_POINTS, convergence_study
     from relulab.ui.panels.hinges import HingesPanel
 
     _app()
@@ -184,7 +184,7 @@ def probe_hinges_drag(_t0: float) -> dict:
     import pyqtgraph as pg
     from PySide6.QtCore import QPointF, QTimer
 
-    from relulab.model.hinges import MAX_HINGES, MAX_POINTS
+    from relulab.model.fitting.hinges import MAX_HINGES, MAX_POINTS
     from relulab.ui.panels.hinges import HingesPanel
     from relulab.testing import mouse
 

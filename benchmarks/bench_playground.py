@@ -12,9 +12,9 @@ import time
 import numpy as np
 
 from benchmarks.common import Row, click_latency, event_loop_delays, fmt_time, median_time
-from relulab.model.classify import DEFAULT_BOX, boundary_segments, decision_map, grid_axes
-from relulab.model.mlp import MLP
-from relulab.model.playground import (
+from relulab.model.fitting.classify import DEFAULT_BOX, boundary_segments, decision_map, grid_axes
+from relulab.model.networks.mlp import MLP
+from relulab.model.lessons.playground import (
     DEPTH_BUDGETS, DEPTH_MAX_SEEDS, HISTORY_LIMIT, MAX_HIDDEN_LAYERS, MAX_POINTS, MAX_WIDTH,
     History, PlaygroundState, Points,
 )
@@ -34,7 +34,7 @@ def _grid_points():
 def model_rows() -> list[Row]:
     import pyqtgraph as pg
 
-    from relulab.model.regions import linear_regions, region_polygons, regions_in_box
+    from relulab.model.regions.activation import linear_regions, region_polygons, regions_in_box
     from relulab.ui.panels.playground.data_map import polygon_outline
 
     net = MLP.random([2, 8, 8, 8, 1], seed=0)

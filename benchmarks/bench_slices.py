@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import Row, best_time, event_loop_delays
-from relulab.model.mlp import MLP
-from relulab.model.regions import count_linear_regions, region_polygons
-from relulab.model.slices import slice_through
+from relulab.model.networks.mlp import MLP
+from relulab.model.regions.activation import count_linear_regions, region_polygons
+from relulab.model.regions.slices import slice_through
 
 SIZES = [784, 256, 256, 10]
 NAN = float("nan")

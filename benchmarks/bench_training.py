@@ -9,8 +9,8 @@ import time
 import numpy as np
 
 from benchmarks.common import Row, click_latency, event_loop_delays, fmt_time, median_time
-from relulab.model import _training_kernels as kernels
-from relulab.model.training import (
+from relulab.model.fitting import _training_kernels as kernels
+from relulab.model.fitting.training import (
     MAX_POINTS, MAX_RESTARTS, MAX_STEPS, MAX_WIDTH, HingeNetTrainer, TrainingState, train_hinge_net,
 )
 

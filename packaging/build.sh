@@ -88,7 +88,7 @@ if has relulab.commands.convert; then
   # Exact region enumeration runs SciPy's HiGHS linear programs: a classic thing for a
   # frozen build to lose. A small 2-D network, made by the installed project.
   (cd "$CHECK" && "$PY" -c 'from relulab.io.networks import save_network
-from relulab.model.mlp import MLP
+from relulab.model.networks.mlp import MLP
 save_network(MLP.random([2, 4, 4, 1], seed=0), "deep.json")') || fail "could not write a test network"
   # a cache of its own: the renders above may have compiled the engine already
   export XDG_CACHE_HOME=$CHECK/convert-cache
@@ -120,7 +120,7 @@ save_network(MLP.random([2, 4, 4, 1], seed=0), "deep.json")') || fail "could not
   say "ok: the region engine, $first on the first run, is $second on the next"
 
   # The window compiles the engine in a separate process, the app's own executable
-  # started with RELULAB_COMPILE_TARGET (relulab.model._compile_apart): it must fill
+  # started with RELULAB_COMPILE_TARGET (relulab.model.core._compile_apart): it must fill
   # the same cache the app then loads from.
   export XDG_CACHE_HOME=$CHECK/apart-cache
   RELULAB_COMPILE_TARGET=regions-2d "$EXE" > "$CHECK/apart.log" 2>&1 \

@@ -14,8 +14,8 @@ for _name in ("stdout", "stderr"):
 
 if __name__ == "__main__" and os.environ.get("RELULAB_COMPILE_TARGET"):
     # the app started as its own compiler: fill numba's disk cache and exit (see
-    # relulab.model._compile_apart); nothing of the window is imported
-    from relulab.model._compile_apart import TARGET_VARIABLE, main as compile_main
+    # relulab.model.core._compile_apart); nothing of the window is imported
+    from relulab.model.core._compile_apart import TARGET_VARIABLE, main as compile_main
 
     sys.exit(compile_main(os.environ.pop(TARGET_VARIABLE)))
 

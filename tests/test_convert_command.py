@@ -9,8 +9,8 @@ import pytest
 from relulab.app import main as app_main
 from relulab.commands.convert import main
 from relulab.io.networks import load_network, save_network
-from relulab.model.mlp import MLP, compose
-from relulab.model.shallow import ExtendedNetwork
+from relulab.model.networks.mlp import MLP, compose
+from relulab.model.shallow.construction import ExtendedNetwork
 
 
 def _run(capsys, *argv):
@@ -187,7 +187,7 @@ def test_weights_beyond_double_range_do_not_convert(tmp_path, capsys, big, needl
 
 def test_a_shallow_network_that_differs_is_not_written(tmp_path, capsys, monkeypatch):
     """If the construction were wrong, the check catches it: status 3, one line, no file."""
-    import relulab.model.shallow as shallow_module
+    import relulab.model.shallow.construction as shallow_module
 
     real = shallow_module.convert
 
@@ -227,7 +227,7 @@ def test_3d_network_in_other_units_converts_exactly(tmp_path, capsys, s, shift):
 def test_too_many_regions_stop_with_one_line(tmp_path, capsys, monkeypatch):
     import functools
 
-    import relulab.model.shallow as shallow
+    import relulab.model.shallow.construction as shallow
 
     monkeypatch.setattr(shallow, "convert", functools.partial(shallow.convert, max_regions=50))
     save_network(MLP.random([3, 8, 8, 1], seed=0), tmp_path / "deep.json")

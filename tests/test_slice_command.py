@@ -12,8 +12,8 @@ from relulab.commands.convert import main as convert_main
 from relulab.commands.slice import main
 from relulab.io.networks import load_network, save_network
 from relulab.io.points import load_input_rows
-from relulab.model.mlp import MLP
-from relulab.model.slices import slice_through
+from relulab.model.networks.mlp import MLP
+from relulab.model.regions.slices import slice_through
 
 ROOT = Path(__file__).resolve().parents[1]
 TORCH_ONNX = ROOT / "tests" / "fixtures" / "digits-torch.onnx"

@@ -1,6 +1,6 @@
 """Deep → shallow: load a network file without the dialog and read the verdict."""
 from relulab.io.networks import save_network
-from relulab.model.mlp import MLP
+from relulab.model.networks.mlp import MLP
 from relulab.testing import finished
 
 

@@ -54,7 +54,7 @@ def _arch(sizes) -> str:
 def prepare_engine(n_in: int) -> None:
     """Load the compiled region engine for ``n_in`` inputs, saying so on standard error
     when that takes long enough to notice (the first run compiles it)."""
-    from relulab.model.arrangement import warm_up
+    from relulab.model.regions.arrangement import warm_up
 
     thread = threading.Thread(target=_quietly, args=(warm_up, n_in), daemon=True,
                               name="relulab-region-engine")
@@ -115,7 +115,7 @@ def report_lines(conv, verification, seconds: float, big_m=None) -> list[str]:
         lines.append(big_m.text())
     lines.append(f"time: {seconds:.3f} s")
     if conv.one_d is None:
-        from relulab.model.arrangement import engine_status
+        from relulab.model.regions.arrangement import engine_status
 
         lines.append(f"compiled region engine: {engine_status(n)}")
     return lines
@@ -131,9 +131,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(argv, reading: list[str]) -> int:
     from relulab.io.networks import SUFFIXES, NetworkFileError, load_network, save_network
-    from relulab.model.mlp import MLP
-    from relulab.model.converter import MAX_INPUTS
-    from relulab.model.shallow import big_m_network, big_m_report, convert
+    from relulab.model.networks.mlp import MLP
+    from relulab.model.lessons.converter import MAX_INPUTS
+    from relulab.model.shallow.construction import big_m_network, big_m_report, convert
 
     args = _parser().parse_args(argv)
     out = Path(args.output)
@@ -179,7 +179,7 @@ def _run(argv, reading: list[str]) -> int:
     seconds = time.perf_counter() - t0
     if args.report:
         print("\n".join(report_lines(conv, verification, seconds, rep)))
-    # 1-D: within the scale-relative rounding bound (relulab.model.shallow.ROUNDING);
+    # 1-D: within the scale-relative rounding bound (relulab.model.shallow.construction.ROUNDING);
     # n-D: within 1e-9 of the size of the outputs' terms. Otherwise nothing is written.
     if not verification.ok():
         raise _Failure(_mismatch(verification) + f"; {out.name} not written", 3)

@@ -9,7 +9,7 @@ A point is a row number of the points file (counting from 0), a vector of the
 network's n inputs written as numbers separated by commas (``0.5,0,1``; one that
 starts with a minus sign is written in brackets, ``[-1,2,3]``, so that it is not
 read as an option), or ``zeros``, ``ones``, ``mean`` (of the points file) or
-``e<i>``, the unit vector along input i (counting from 0). See relulab.model.slices.
+``e<i>``, the unit vector along input i (counting from 0). See relulab.model.regions.slices.
 
 Bad input (a file, a point, a dimension) exits with status 1 and one line on
 standard error; a usage mistake with status 2.
@@ -72,8 +72,8 @@ def report_lines(net, cut, restricted, rows=None) -> list[str]:
 def _run(argv) -> int:
     from relulab.io.networks import SUFFIXES, NetworkFileError, load_network, save_network
     from relulab.io.points import PointsFileError, load_input_rows
-    from relulab.model.mlp import MLP
-    from relulab.model.slices import parse_points, slice_state
+    from relulab.model.networks.mlp import MLP
+    from relulab.model.regions.slices import parse_points, slice_state
 
     args = _parser().parse_args(argv)
     out = Path(args.output)

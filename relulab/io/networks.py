@@ -35,9 +35,9 @@ from relulab.io.atomic import write_bytes_atomic
 from relulab.io.limits import (
     MAX_NUMBER_DIGITS, FileRefused, check_json_text, megabytes, one_line, read_file, shown_name,
 )
-from relulab.model.activations import ACTIVATIONS
-from relulab.model.mlp import MLP, normalise_activation
-from relulab.model.shallow import ExtendedLayer, ExtendedNetwork
+from relulab.model.networks.activations import ACTIVATIONS
+from relulab.model.networks.mlp import MLP, normalise_activation
+from relulab.model.shallow.construction import ExtendedLayer, ExtendedNetwork
 
 FORMAT_NAME = "relulab-network"
 FORMAT_VERSION = 1

@@ -21,8 +21,8 @@ from relulab.io.networks import (
     MAX_LAYERS, MAX_ONNX_FIELDS, MAX_ONNX_NESTING, MAX_ONNX_NODES, MAX_PARAMETERS,
     NetworkFileError, _assemble, _Layer, _onnx,
 )
-from relulab.model.activations import LEAKY_SLOPE
-from relulab.model.mlp import MLP
+from relulab.model.networks.activations import LEAKY_SLOPE
+from relulab.model.networks.mlp import MLP
 
 
 #: The operators a plain MLP is read from (Constant, Identity and Cast also compute

@@ -1,7 +1,7 @@
 """Point sets as CSV files (the playground's "Load CSV…" and "Save CSV…").
 
 The text format (columns x1, x2, label and an optional train/test set) is
-``relulab.model.datasets.points_to_csv`` / ``points_from_csv``; this module only
+``relulab.model.data.datasets.points_to_csv`` / ``points_from_csv``; this module only
 reads and writes files: nothing is returned unless the whole file is valid, and a
 save is atomic.
 """
@@ -14,7 +14,7 @@ import numpy as np
 
 from relulab.io.atomic import write_text_atomic
 from relulab.io.limits import FileRefused, read_file
-from relulab.model.datasets import points_from_csv, points_to_csv
+from relulab.model.data.datasets import points_from_csv, points_to_csv
 
 MAX_BYTES = 20 * 1024 * 1024
 
@@ -43,7 +43,7 @@ def load_points_csv(path):
 
 
 # ---------------------------------------------------------------------------
-# rows of inputs for slices (relulab.model.slices): CSV or NPZ
+# rows of inputs for slices (relulab.model.regions.slices): CSV or NPZ
 # ---------------------------------------------------------------------------
 #: A points file (rows of inputs) is refused beyond these, before it is parsed.
 MAX_INPUT_BYTES = 64 * 1024 * 1024
@@ -66,7 +66,7 @@ class PointsFileError(ValueError):
 
 def load_input_rows(path):
     """The rows of inputs in a CSV or NPZ file (format in docs/network-format.md,
-    "Points files") as :class:`relulab.model.slices.InputRows`. Everything is checked
+    "Points files") as :class:`relulab.model.regions.slices.InputRows`. Everything is checked
     before anything is returned; PointsFileError (one line) names the file, the line
     or array and the problem."""
     path = Path(path)
@@ -112,7 +112,7 @@ def _is_number(cell: str) -> bool:
 
 
 def _rows_from_csv(text: str, name: str):
-    from relulab.model.slices import MAX_COORDINATE, InputRows
+    from relulab.model.regions.slices import MAX_COORDINATE, InputRows
 
     lines = [(i, line) for i, line in enumerate(text.splitlines(), start=1)
              if line.strip() and not line.lstrip().startswith("#")]
@@ -182,7 +182,7 @@ def _input_key(key: str) -> bool:
 
 def _rows_from_npz(data: bytes, name: str):
     from relulab.io.networks import NetworkFileError, _read_npz
-    from relulab.model.slices import MAX_COORDINATE, InputRows
+    from relulab.model.regions.slices import MAX_COORDINATE, InputRows
 
     try:
         arrays = _read_npz(data, name, key_allowed=_input_key,

@@ -6,7 +6,7 @@ Everything the panels show is computed here, so it can be used from a notebook::
     net = tent_network(8)
     piecewise_linear(net).restrict(0, 1).n_pieces        # 256, counted exactly
 
-The submodules hold more (``relulab.model.hinges``, ``.training``, ``.piecewise``,
+The submodules hold more (``relulab.model.fitting.hinges``, ``.training``, ``.piecewise``,
 ``.folding``, ``.regions``, ``.shallow``, ``.datasets``, ``.classify``,
 ``.collapse``, ``.depth``); the names below are the ones most used. They are
 imported on first use (PEP 562), so importing one submodule does not import them
@@ -18,23 +18,23 @@ from __future__ import annotations
 import importlib
 
 _WHERE = {
-    "activations": ["ACTIVATIONS", "Activation", "get_activation"],
-    "classify": ["ClassifierSnapshot", "TrainConfig", "Trainer", "decision_map", "seed002_run"],
-    "collapse": ["collapse", "collapsed_network"],
-    "datasets": ["DATASETS", "circles", "make_dataset"],
-    "depth": ["parameter_count", "regions_against_depth"],
-    "expression": ["Expression", "ExpressionError", "parse_expression"],
-    "folding": ["tent_network"],
-    "hinges": ["HingeFit", "convergence_study", "evenly_spaced_kinks", "fit_hinges",
+    "networks.activations": ["ACTIVATIONS", "Activation", "get_activation"],
+    "fitting.classify": ["ClassifierSnapshot", "TrainConfig", "Trainer", "decision_map", "seed002_run"],
+    "networks.collapse": ["collapse", "collapsed_network"],
+    "data.datasets": ["DATASETS", "circles", "make_dataset"],
+    "regions.depth": ["parameter_count", "regions_against_depth"],
+    "data.expression": ["Expression", "ExpressionError", "parse_expression"],
+    "pieces.folding": ["tent_network"],
+    "fitting.hinges": ["HingeFit", "convergence_study", "evenly_spaced_kinks", "fit_hinges",
                "interpolate_hinges", "interpolation_bound"],
-    "mlp": ["MLP", "compose"],
-    "piecewise": ["PiecewiseLinear", "piecewise_linear"],
-    "regions": ["Region", "RegionPolygon", "count_linear_regions", "linear_regions",
+    "networks.mlp": ["MLP", "compose"],
+    "pieces.piecewise": ["PiecewiseLinear", "piecewise_linear"],
+    "regions.activation": ["Region", "RegionPolygon", "count_linear_regions", "linear_regions",
                 "region_polygons"],
-    "shallow": ["ExtendedNetwork", "convert", "corollary_bound", "to_shallow",
+    "shallow.construction": ["ExtendedNetwork", "convert", "corollary_bound", "to_shallow",
                 "to_shallow_extended"],
-    "targets": ["DEFAULT_TARGET", "PRESETS", "Target", "target_from_text"],
-    "training": ["HingeNetTrainer", "RestartsSnapshot", "init_hinge_net", "iter_hinge_net",
+    "data.targets": ["DEFAULT_TARGET", "PRESETS", "Target", "target_from_text"],
+    "fitting.training": ["HingeNetTrainer", "RestartsSnapshot", "init_hinge_net", "iter_hinge_net",
                  "refit_output_layer", "train_hinge_net"],
 }
 _MODULE_OF = {name: module for module, names in _WHERE.items() for name in names}

@@ -4,7 +4,7 @@ A panel owns one :class:`Worker` per kind of long computation (the regions of th
 current network, the pieces of a deep tent, a depth study). ``submit(job)`` hands it
 a function of one argument, ``should_stop``; the function runs on the worker's own
 thread and must pass ``should_stop`` into the model's loops, which raise
-:class:`~relulab.model.cancel.Cancelled` once it returns True. That happens as soon
+:class:`~relulab.model.core.cancel.Cancelled` once it returns True. That happens as soon
 as a newer request arrives or the worker shuts down, so a superseded computation
 stops at its next check instead of running on beside the new one (and holding its
 memory). Results come back to the GUI thread through a queued signal; a result that
@@ -50,7 +50,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, Qt, Signal
 
-from relulab.model.cancel import Cancelled
+from relulab.model.core.cancel import Cancelled
 
 Job = Callable[[Callable[[], bool]], Any]
 

@@ -85,7 +85,7 @@ def linear_collapse(state, panel):
     activation; on the circles its boundary can only be a straight line."""
     if not _has(state, "architecture", "network"):
         return state
-    from relulab.model.collapse import lesson_network
+    from relulab.model.networks.collapse import lesson_network
 
     net = lesson_network("identity")
     return {**state,
@@ -101,7 +101,7 @@ def circles_trained(state, panel):
     gradient descent at rate 0.5 for 2000 full-batch steps from the lesson's start."""
     if not _has(state, "architecture", "network", "points", "training"):
         return state
-    from relulab.model.classify import seed002_setup
+    from relulab.model.fitting.classify import seed002_setup
 
     X, y, net = seed002_setup(0, 6)
     start = {**state,

@@ -16,7 +16,7 @@ from relulab.io import atomic
 from relulab.io.atomic import remove_stale_temporaries, stale_temporaries, write_bytes_atomic
 from relulab.io.networks import NetworkFileError, save_network
 from relulab.io.scenes import Scene, write_scene
-from relulab.model.mlp import MLP
+from relulab.model.networks.mlp import MLP
 
 ROOT = Path(__file__).resolve().parents[2]
 posix_only = pytest.mark.skipif(os.name != "posix", reason="links, modes and signals of POSIX")

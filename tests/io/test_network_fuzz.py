@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from relulab.io.networks import NetworkFileError, network_from_bytes, network_to_bytes
-from relulab.model.mlp import MLP
+from relulab.model.networks.mlp import MLP
 
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402

@@ -9,8 +9,8 @@ import pytest
 
 from relulab.io.networks import (
     NetworkFileError, load_network, network_from_dict, network_to_onnx_bytes, save_network)
-from relulab.model.mlp import MLP
-from relulab.model.shallow import ExtendedNetwork, to_shallow, to_shallow_extended
+from relulab.model.networks.mlp import MLP
+from relulab.model.shallow.construction import ExtendedNetwork, to_shallow, to_shallow_extended
 
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from relulab.io.networks import NetworkFileError, load_network, save_network
-from relulab.model.mlp import MLP
+from relulab.model.networks.mlp import MLP
 
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from relulab.io.points import load_points_csv, save_points_csv
-from relulab.model.datasets import make_dataset, test_mask
+from relulab.model.data.datasets import make_dataset, test_mask
 
 
 def test_csv_round_trip(tmp_path):

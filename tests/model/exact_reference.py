@@ -1,6 +1,6 @@
 """An exact rational reference for 1-D ReLU networks, written for the tests only.
 
-Independent of relulab.model.exact and relulab.model.piecewise: layer by layer,
+Independent of relulab.model.core.exact and relulab.model.pieces.piecewise: layer by layer,
 every piece of the line carries the exact affine map of the current hidden layer
 (integers over a common power of two), the knots are Fractions, and a neuron's
 root on a piece is −C/A, compared exactly with the piece's ends.

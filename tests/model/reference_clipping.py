@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from benchmarks.lp_regions import max_margin as _max_margin
-from relulab.model.cancel import Cancelled
-from relulab.model.mlp import MLP
-from relulab.model.regions import Region, RegionPolygon
+from relulab.model.core.cancel import Cancelled
+from relulab.model.networks.mlp import MLP
+from relulab.model.regions.activation import Region, RegionPolygon
 
 LP_TOLERANCE = 1e-9
 

@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from relulab.model.classify import (
+from relulab.model.fitting.classify import (
     TrainConfig, Trainer, accuracy, loss_from_logits, predict_proba, seed002_run, seed002_setup,
     train,
 )
-from relulab.model.datasets import make_dataset, train_test_split
-from relulab.model.mlp import MLP
+from relulab.model.data.datasets import make_dataset, train_test_split
+from relulab.model.networks.mlp import MLP
 
 
 @pytest.mark.slow
@@ -137,7 +137,7 @@ def test_divergence_stops_and_says_so():
 def test_the_trainer_has_the_shape_of_the_hinge_net_trainer():
     """run(n) makes steps and says how many, advance(n) returns the snapshot after them,
     snapshot() the current one (made once per step), step counts, lr changes the rate
-    without a reset: the same as relulab.model.training.HingeNetTrainer."""
+    without a reset: the same as relulab.model.fitting.training.HingeNetTrainer."""
     X, y = make_dataset("circles", 0)
     t = Trainer(MLP.random([2, 4, 1], seed=0), X, y, config=TrainConfig("adam", 0.05))
     assert t.step == 0 and t.run(7) == 7 and t.step == 7
@@ -174,7 +174,7 @@ def test_bad_configs_are_named():
 
 
 def test_grid_maps_equal_the_network():
-    from relulab.model.classify import decision_map, grid_axes, grid_layers
+    from relulab.model.fitting.classify import decision_map, grid_axes, grid_layers
 
     net = MLP.random([2, 8, 8, 8, 1], seed=5)
     xs, ys = grid_axes((-1, 2, -3, 1), 50)
@@ -195,7 +195,7 @@ def test_grid_maps_equal_the_network():
 
 
 def test_boundary_segments_lie_on_the_contour():
-    from relulab.model.classify import boundary_segments, grid_axes
+    from relulab.model.fitting.classify import boundary_segments, grid_axes
 
     xs, ys = grid_axes((-1, 1, -1, 1), 120)
     gx, gy = np.meshgrid(xs, ys)
@@ -224,7 +224,7 @@ def test_softmax_and_per_layer_backprop_match_finite_differences(loss, outputs, 
 
 
 def test_softmax_loss_and_prediction():
-    from relulab.model.classify import predict, predicted_classes, softmax
+    from relulab.model.fitting.classify import predict, predicted_classes, softmax
 
     z = np.array([[0.0, 0.0, 0.0], [1000.0, 0.0, -1000.0], [1.0, 3.0, 3.0]])
     y = np.array([2.0, 0.0, 1.0])
@@ -244,7 +244,7 @@ def test_three_class_spiral_reaches_ninety_percent_in_the_playgrounds_default_tr
     default training (Adam at 0.03, full batch, cross-entropy), 600 steps."""
     from dataclasses import replace
 
-    from relulab.model.playground import PlaygroundState
+    from relulab.model.lessons.playground import PlaygroundState
 
     s = PlaygroundState()
     s = s.with_data(replace(s.dataset.switched_to("spirals"), classes=3)).with_hidden((16, 16))
@@ -261,7 +261,7 @@ def test_random_labels_are_fitted_and_teach_nothing():
     keep their labels, stay near chance."""
     from dataclasses import replace
 
-    from relulab.model.playground import PlaygroundState
+    from relulab.model.lessons.playground import PlaygroundState
 
     s = PlaygroundState()
     s = s.with_data(replace(s.dataset, n_per_class=100)).with_hidden((32, 32, 32))
@@ -283,7 +283,7 @@ def test_random_labels_are_fitted_and_teach_nothing():
 def test_class_boundaries_lead_over_the_best_other_class_ties_included():
     """The lead of class k is its score less the best other score: the second best
     where k wins (the best when classes tie), the best elsewhere."""
-    from relulab.model.classify import boundary_segments, class_boundary_segments
+    from relulab.model.fitting.classify import boundary_segments, class_boundary_segments
 
     rng = np.random.default_rng(4)
     xs = ys = np.linspace(-1.0, 1.0, 9)

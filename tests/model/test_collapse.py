@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from relulab.model.collapse import (
+from relulab.model.networks.collapse import (
     collapse, collapse_check, collapsed_network, format_affine, lesson_network,
     neuron_affine_map, neuron_values,
 )
-from relulab.model.mlp import MLP
+from relulab.model.networks.mlp import MLP
 
 
 def test_lesson_numbers():
@@ -63,7 +63,7 @@ def test_format_affine():
 
 
 def test_identity_on_some_layers_collapses_just_those_layers():
-    from relulab.model.collapse import collapse_identity_layers, identity_layers
+    from relulab.model.networks.collapse import collapse_identity_layers, identity_layers
 
     net = MLP.random([2, 5, 4, 3, 6, 2], seed=4, activation=["relu", "identity", "identity", "tanh"])
     flat = collapse_identity_layers(net)
@@ -91,7 +91,7 @@ def test_a_neuron_after_identity_layers_has_one_map():
 
 @pytest.mark.parametrize("activation", [["relu", "leaky_relu"], ["identity", "relu"], "relu"])
 def test_local_affine_map_is_the_network_on_the_region(activation):
-    from relulab.model.collapse import local_affine_map
+    from relulab.model.networks.collapse import local_affine_map
 
     net = MLP.random([2, 6, 5, 3], seed=7, activation=activation)
     rng = np.random.default_rng(3)
@@ -109,7 +109,7 @@ def test_local_affine_map_is_the_network_on_the_region(activation):
 
 
 def test_local_map_of_a_smooth_network_is_its_tangent():
-    from relulab.model.collapse import local_affine_map
+    from relulab.model.networks.collapse import local_affine_map
 
     net = MLP.random([2, 4, 1], seed=0, activation="tanh")
     x = np.array([0.3, -0.2])
@@ -140,7 +140,7 @@ def _exact_outputs(layers, acts, x):
 
 
 def test_the_rounding_bound_holds_against_exact_arithmetic():
-    from relulab.model.collapse import _rounding_bound
+    from relulab.model.networks.collapse import _rounding_bound
 
     rng = np.random.default_rng(4)
     for trial in range(12):
@@ -160,7 +160,7 @@ def test_the_rounding_bound_holds_against_exact_arithmetic():
 
 @pytest.mark.parametrize("scale", [1e-12, 1.0, 1e12])
 def test_a_collapse_is_equal_within_the_bound_in_any_units(scale):
-    from relulab.model.collapse import collapse_check
+    from relulab.model.networks.collapse import collapse_check
 
     rng = np.random.default_rng(0)
     for acts in (("identity",) * 3, ("relu", "identity", "identity"), ("identity", "leaky_relu", "identity")):
@@ -171,7 +171,7 @@ def test_a_collapse_is_equal_within_the_bound_in_any_units(scale):
 
 
 def test_a_wrong_collapse_is_caught_beyond_rounding(monkeypatch):
-    from relulab.model import collapse as module
+    from relulab.model.networks import collapse as module
 
     net = MLP.random([2, 6, 6, 1], seed=3, activation=["identity", "identity"])
     honest = module.collapse_identity_layers
@@ -189,7 +189,7 @@ def test_a_wrong_collapse_is_caught_beyond_rounding(monkeypatch):
 
 
 def test_no_verdict_where_no_bound_is_proven():
-    from relulab.model.collapse import collapse_check
+    from relulab.model.networks.collapse import collapse_check
 
     smooth = MLP.random([2, 4, 4, 1], seed=1, activation=["identity", "tanh"])
     assert collapse_check(smooth, np.ones((3, 2)))[1] is None

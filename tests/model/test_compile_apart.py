@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from relulab.model import _compile_apart as apart
+from relulab.model.core import _compile_apart as apart
 
 pytest.importorskip("numba")
 
@@ -27,7 +27,7 @@ def _fresh(code: str, cache, **env) -> dict:
 
 TRAINING = """
     import json, os
-    from relulab.model import _training_kernels as k
+    from relulab.model.fitting import _training_kernels as k
     ok = k.compiled_available(apart=True)
     print(json.dumps({"ok": ok, "status": k.compiled_status(), "cached": k.compiled_cached(),
                       "pid": os.getpid()}))
@@ -44,7 +44,7 @@ def test_a_first_use_compiles_in_a_separate_process_and_the_next_loads_its_cache
 
 
 def test_a_failing_child_leaves_the_compilation_to_the_app(tmp_path):
-    code = "import relulab.model._compile_apart as c; c.fill_disk_cache = lambda t: False\n"
+    code = "import relulab.model.core._compile_apart as c; c.fill_disk_cache = lambda t: False\n"
     got = _fresh(code + textwrap.dedent(TRAINING), tmp_path)
     assert got["ok"] and got["status"] == "compiled"
 
@@ -52,8 +52,8 @@ def test_a_failing_child_leaves_the_compilation_to_the_app(tmp_path):
 def test_the_region_engine_warms_up_apart(tmp_path):
     code = """
         import json
-        from relulab.model.arrangement import engine_status, warm_up, _make_ready_quietly
-        from relulab.model import _arrangement_kernels as kern
+        from relulab.model.regions.arrangement import engine_status, warm_up, _make_ready_quietly
+        from relulab.model.regions import _arrangement_kernels as kern
         _make_ready_quietly(kern.run2)   # what the warm-up thread runs
         print(json.dumps({"status": engine_status(2)}))
     """

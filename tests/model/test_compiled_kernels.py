@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 from numba.core.registry import CPUDispatcher
 
-from relulab.model import _arrangement_kernels as kern
-from relulab.model import _training_kernels as training_kernels
-from relulab.model.arrangement import arrangement_2d, arrangement_nd, count_regions_2d, warm_up
-from relulab.model.mlp import MLP
-from relulab.model.training import HingeNetTrainer
+from relulab.model.regions import _arrangement_kernels as kern
+from relulab.model.fitting import _training_kernels as training_kernels
+from relulab.model.regions.arrangement import arrangement_2d, arrangement_nd, count_regions_2d, warm_up
+from relulab.model.networks.mlp import MLP
+from relulab.model.fitting.training import HingeNetTrainer
 
 
 def _representative_runs():
@@ -80,7 +80,7 @@ def test_compiling_does_not_count_against_the_time_limit(monkeypatch):
     limit is for the enumeration, or the very first one would always pass it."""
     import time
 
-    from relulab.model import arrangement
+    from relulab.model.regions import arrangement
 
     warm_up()
     monkeypatch.setattr(arrangement, "_ready", set())
@@ -95,8 +95,8 @@ def test_a_stopped_request_does_not_wait_for_the_compilation(monkeypatch):
     soon as it is asked to (a closing panel does not hang on a compile)."""
     import threading
 
-    from relulab.model import arrangement
-    from relulab.model.cancel import Cancelled
+    from relulab.model.regions import arrangement
+    from relulab.model.core.cancel import Cancelled
 
     warm_up()
     release = threading.Event()
@@ -121,8 +121,8 @@ def test_a_stopped_request_does_not_wait_for_the_compilation(monkeypatch):
 _LOCK_HELD = """
 import threading
 from numba.core.compiler_lock import global_compiler_lock
-from relulab.model.arrangement import arrangement_2d, arrangement_nd, count_regions_2d, warm_up
-from relulab.model.mlp import MLP
+from relulab.model.regions.arrangement import arrangement_2d, arrangement_nd, count_regions_2d, warm_up
+from relulab.model.networks.mlp import MLP
 
 warm_up()
 held, release, done = threading.Event(), threading.Event(), threading.Event()

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from relulab.io.networks import network_from_dict, network_to_dict
-from relulab.model.converter import (
+from relulab.model.lessons.converter import (
     MAX_INPUTS, ConverterState, check_network_size, network_problem, parse_architecture,
 )
-from relulab.model.mlp import MLP
+from relulab.model.networks.mlp import MLP
 
 
 def test_round_trip_and_defaults():
@@ -113,7 +113,7 @@ def test_sizes_and_networks_the_converter_takes():
 
 
 def test_a_network_with_many_inputs_is_kept_with_its_slice():
-    from relulab.model.converter import needs_slice
+    from relulab.model.lessons.converter import needs_slice
 
     net = MLP.random([64, 8, 8, 10], seed=1)
     s = ConverterState(source="file", network=net, file="d.json")

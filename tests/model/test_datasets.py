@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from relulab.model.datasets import (
+from relulab.model.data.datasets import (
     DATASETS, circles, make_dataset, points_from_csv, points_to_csv, test_mask, train_test_split,
 )
 
@@ -180,7 +180,7 @@ def test_bad_boundaries_are_named(text, message):
 
 
 def test_xor_corners_are_the_four_points():
-    from relulab.model.datasets import xor_corners
+    from relulab.model.data.datasets import xor_corners
 
     X, y = xor_corners()
     assert X.tolist() == [[-0.5, -0.5], [0.5, 0.5], [-0.5, 0.5], [0.5, -0.5]]

@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from relulab.model.classify import DEFAULT_BOX, TrainConfig, Trainer, logits, predict
-from relulab.model.datasets import make_dataset
-from relulab.model.decisions import affine_decisions, decision_polygons, decision_regions
-from relulab.model.mlp import MLP
-from relulab.model.regions import region_polygons
+from relulab.model.fitting.classify import DEFAULT_BOX, TrainConfig, Trainer, logits, predict
+from relulab.model.data.datasets import make_dataset
+from relulab.model.regions.decisions import affine_decisions, decision_polygons, decision_regions
+from relulab.model.networks.mlp import MLP
+from relulab.model.regions.activation import region_polygons
 
 
 def inside(P, x):
@@ -112,7 +112,7 @@ def test_a_boundary_on_a_region_edge_is_found():
 def test_units_do_not_change_the_pieces(scale, shift):
     """The same regions and maps in other input units (x' = scale·x + shift): the same
     pieces, scaled, and the same boundary (no absolute tolerance decides anything)."""
-    from relulab.model.regions import RegionPolygon
+    from relulab.model.regions.activation import RegionPolygon
 
     net = trained(3, (8, 8), steps=200)
     regions = region_polygons(net, DEFAULT_BOX)
@@ -151,7 +151,7 @@ def test_a_network_in_other_units_has_the_same_decision_regions(scale, shift):
 
 
 def test_known_regions_are_reused_and_stopping_is_honoured():
-    from relulab.model.cancel import Cancelled
+    from relulab.model.core.cancel import Cancelled
 
     net = trained(3, (8, 8), steps=100)
     regions = region_polygons(net, DEFAULT_BOX)

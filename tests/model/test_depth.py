@@ -2,10 +2,10 @@
 
 import pytest
 
-from relulab.model.depth import (
+from relulab.model.regions.depth import (
     budget_architectures, parameter_count, regions_against_depth, summarise, width_for_budget,
 )
-from relulab.model.mlp import MLP
+from relulab.model.networks.mlp import MLP
 
 
 def test_parameter_counts():
@@ -38,7 +38,7 @@ def test_experiment_uses_the_counter_on_each_network():
 def test_real_counts_are_exact_region_counts():
     from math import comb
 
-    from relulab.model.regions import linear_regions, region_polygons, regions_in_box
+    from relulab.model.regions.activation import linear_regions, region_polygons, regions_in_box
 
     box = (-1.0, 1.0, -1.0, 1.0)
     samples = list(regions_against_depth(30, (1, 2), seeds=range(2), box=box))

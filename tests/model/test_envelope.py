@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from relulab.model.envelope import column_extremes
-from relulab.model.folding import tent_network
-from relulab.model.mlp import MLP
-from relulab.model.piecewise import piecewise_linear
+from relulab.model.pieces.envelope import column_extremes
+from relulab.model.pieces.folding import tent_network
+from relulab.model.networks.mlp import MLP
+from relulab.model.pieces.piecewise import piecewise_linear
 
 
 def brute_force(pl, a, b, columns):

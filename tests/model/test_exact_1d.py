@@ -11,12 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from relulab.model.exact import (BeyondExact, ExactNet, as_scaled_integers, exact_line,
+from relulab.model.core.exact import (BeyondExact, ExactNet, as_scaled_integers, exact_line,
                                  filtered_sign, to_fraction)
-from relulab.model.mlp import MLP
-from relulab.model.piecewise import (CERTIFIED_FLOAT, CERTIFIED_LATTICE, EXACT_RATIONAL,
+from relulab.model.networks.mlp import MLP
+from relulab.model.pieces.piecewise import (CERTIFIED_FLOAT, CERTIFIED_LATTICE, EXACT_RATIONAL,
                                      line_pieces, piecewise_linear)
-from relulab.model.shallow import EXHAUSTIVE_KINKS, convert, shallow_1d, to_shallow
+from relulab.model.shallow.construction import EXHAUSTIVE_KINKS, convert, shallow_1d, to_shallow
 from tests.model.exact_reference import kinks as ref_kinks
 from tests.model.exact_reference import least_width, reference
 
@@ -151,7 +151,7 @@ def test_huge_weights_are_exact_or_refused():
     np.testing.assert_array_equal(pl.kinks, [-1.0, 1.0])
 
 
-# --- helpers of relulab.model.exact ---------------------------------------------------
+# --- helpers of relulab.model.core.exact ---------------------------------------------------
 def test_exact_helpers():
     M, s = as_scaled_integers([0.5, -3.0, 1e-3])
     assert [Fraction(int(v), 2 ** s) for v in M] == [Fraction(0.5), Fraction(-3.0), Fraction(1e-3)]
@@ -171,7 +171,7 @@ def test_exact_helpers():
 
 
 def test_how_the_kinks_were_certified():
-    from relulab.model.folding import tent_network
+    from relulab.model.pieces.folding import tent_network
 
     assert piecewise_linear(tent_network(6)).certificate == CERTIFIED_LATTICE
     assert piecewise_linear(MLP.random([1, 8, 8, 1], seed=0)).certificate == CERTIFIED_FLOAT

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from relulab.model.fields import Fields, finite_array
+from relulab.model.core.fields import Fields, finite_array
 
 
 def test_defaults_fill_missing_fields_and_unknown_ones_are_refused():

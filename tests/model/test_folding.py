@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from relulab.model.folding import (
+from relulab.model.pieces.folding import (
     FOLD_PRESETS, Fold, exact_tent_depth, fold_counts, fold_frame, grid_piece_count,
     tent_counts_formula, tent_network, tent_peak_value, tent_pieces,
 )
-from relulab.model.exact import BeyondExact
-from relulab.model.piecewise import piecewise_linear
+from relulab.model.core.exact import BeyondExact
+from relulab.model.pieces.piecewise import piecewise_linear
 
 
 def test_tent_network_is_the_seed_tent():
@@ -159,7 +159,7 @@ def test_fold_frames_go_from_one_layer_to_the_next():
 
 
 def test_folding_state_round_trip_and_validation():
-    from relulab.model.folding import FoldingState
+    from relulab.model.pieces.folding import FoldingState
 
     s = FoldingState(depth=7, peak=0.35, whole_line=True, fold=Fold.tent(0.4), show_fold=False)
     assert FoldingState.from_dict(s.to_dict()) == s
@@ -181,7 +181,7 @@ def test_folding_state_round_trip_and_validation():
 ])
 def test_folding_state_refuses_folds_that_would_overflow(fold, where):
     """±1e308 weights used to be accepted and then raise from a timer and from undo."""
-    from relulab.model.folding import FoldingState
+    from relulab.model.pieces.folding import FoldingState
 
     with pytest.raises(ValueError, match=where):
         FoldingState.from_dict({"fold": fold})

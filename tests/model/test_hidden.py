@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from relulab.model.classify import TrainConfig, Trainer, predict
-from relulab.model.datasets import make_dataset
-from relulab.model.hidden import hidden_space, separating_map
-from relulab.model.mlp import MLP
+from relulab.model.fitting.classify import TrainConfig, Trainer, predict
+from relulab.model.data.datasets import make_dataset
+from relulab.model.networks.hidden import hidden_space, separating_map
+from relulab.model.networks.mlp import MLP
 
 
 def test_xor_becomes_separable_in_the_hidden_space():

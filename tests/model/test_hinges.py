@@ -5,12 +5,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from relulab.model.hinges import (
+from relulab.model.fitting.hinges import (
     HingesState, convergence_study, design_matrix, estimate_curvature, evenly_spaced_kinks,
     evaluate_hinges, find_jump, fit_hinges, hinge_sum, interpolate_hinges, interpolation_bound,
     log_log_slope,
 )
-from relulab.model.targets import PRESETS
+from relulab.model.data.targets import PRESETS
 
 SEED_CURVE = PRESETS["sin(2x) + 0.3x²"]
 

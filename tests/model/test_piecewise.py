@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from relulab.model.mlp import MLP
-from relulab.model.piecewise import PiecewiseLinear, piecewise_linear
+from relulab.model.networks.mlp import MLP
+from relulab.model.pieces.piecewise import PiecewiseLinear, piecewise_linear
 
 RANDOM_ARCHITECTURES = [
     [1, 1, 1],
@@ -211,7 +211,7 @@ def test_rejects_what_it_cannot_handle():
 
 
 def test_knot_budget_and_stopping():
-    from relulab.model.piecewise import Stopped, TooManyKnots
+    from relulab.model.pieces.piecewise import Stopped, TooManyKnots
 
     with pytest.raises(TooManyKnots, match="after layer 6"):
         piecewise_linear(tent(8), max_knots=40)

@@ -8,9 +8,9 @@ from importlib.resources import files
 import numpy as np
 import pytest
 
-from relulab.model.classify import Trainer
-from relulab.model.mlp import MLP
-from relulab.model.playground import (
+from relulab.model.fitting.classify import Trainer
+from relulab.model.networks.mlp import MLP
+from relulab.model.lessons.playground import (
     HISTORY_LIMIT, MAX_HIDDEN_LAYERS, MAX_POINTS, MAX_WIDTH, Architecture, History,
     PlaygroundState, Points, network_to_dict,
 )
@@ -178,7 +178,7 @@ def test_architecture_counts_parameters():
 def test_what_the_panel_holds_it_can_read_back():
     """Points and weights the panel takes from a CSV file or another panel are within
     what a scene file may hold, so a saved state always loads again."""
-    from relulab.model.playground import MAX_COORDINATE
+    from relulab.model.lessons.playground import MAX_COORDINATE
 
     with pytest.raises(ValueError, match="points.x"):
         Points([[MAX_COORDINATE * 10, 0.0]], [0.0], [False])
@@ -217,7 +217,7 @@ def test_the_new_parts_round_trip_and_old_files_read_as_before():
 
 
 def same(a, b):
-    from relulab.model.playground import same_network
+    from relulab.model.lessons.playground import same_network
 
     return same_network(a, b)
 
@@ -309,7 +309,7 @@ def test_random_labels_shuffle_the_training_labels_only():
 
 
 def test_the_hidden_space_choice_follows_the_architecture():
-    from relulab.model.playground import hidden_space_choice
+    from relulab.model.lessons.playground import hidden_space_choice
 
     s = PlaygroundState().with_hidden((4, 2))
     assert hidden_space_choice(s.view, s.architecture) == (2, 0, 1)  # the bottleneck

@@ -5,9 +5,9 @@ clipping they replaced; degenerate networks, units, witnesses, stopping and limi
 import numpy as np
 import pytest
 
-from relulab.model.arrangement import RegionLimit, arrangement_2d, arrangement_nd
-from relulab.model.mlp import MLP
-from relulab.model.regions import (EnumerationStopped, certified_patterns, count_linear_regions,
+from relulab.model.regions.arrangement import RegionLimit, arrangement_2d, arrangement_nd
+from relulab.model.networks.mlp import MLP
+from relulab.model.regions.activation import (EnumerationStopped, certified_patterns, count_linear_regions,
                                    linear_regions, region_polygons, regions_in_box)
 
 from tests.model.exact_regions_reference import exact_regions

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from relulab.model.rows import unique_rows
+from relulab.model.core.rows import unique_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -4,9 +4,9 @@ extended-real rules, big M, and the 1-D least-width network."""
 import numpy as np
 import pytest
 
-from relulab.model.mlp import MLP, compose
-from relulab.model.regions import linear_regions, region_polygons
-from relulab.model.shallow import (
+from relulab.model.networks.mlp import MLP, compose
+from relulab.model.regions.activation import linear_regions, region_polygons
+from relulab.model.shallow.construction import (
     ExtendedLayer, ExtendedNetwork, big_m_network, big_m_report, convert, corollary_bound,
     shallow_1d, to_shallow, to_shallow_extended)
 
@@ -233,7 +233,7 @@ def test_the_verdict_does_not_depend_on_units(sizes):
 def test_extended_layer_evaluates_each_distinct_form_once_minus_zero_included():
     """Rows that share an affine form (−0.0 and 0.0 the same value) are one form,
     evaluated once, so they see bit-identical values."""
-    from relulab.model.shallow import ExtendedLayer
+    from relulab.model.shallow.construction import ExtendedLayer
 
     W = np.array([[1.0, 2.0], [1.0, 2.0], [-0.0, 1.0], [0.0, 1.0], [1.0, -2.0]])
     b = np.array([0.5, 0.5, 3.0, 3.0, 0.5])

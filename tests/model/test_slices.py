@@ -9,10 +9,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from relulab.model.mlp import MLP
-from relulab.model.piecewise import line_pieces
-from relulab.model.regions import count_linear_regions, region_polygons
-from relulab.model.slices import (
+from relulab.model.networks.mlp import MLP
+from relulab.model.pieces.piecewise import line_pieces
+from relulab.model.regions.activation import count_linear_regions, region_polygons
+from relulab.model.regions.slices import (
     InputRows, SliceState, parse_point, parse_points, random_points, slice_state, slice_through,
     split_points,
 )

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from relulab.model import _training_kernels as kernels
-from relulab.model.mlp import MLP
-from relulab.model.training import (
+from relulab.model.fitting import _training_kernels as kernels
+from relulab.model.networks.mlp import MLP
+from relulab.model.fitting.training import (
     HingeNetTrainer, fit_even_hinges, init_hinge_net, iter_hinge_net, refit_output_layer,
     rmse_histogram, train_hinge_net,
 )
@@ -272,7 +272,7 @@ def test_bad_settings_are_named(kwargs, match):
 
 
 def test_kink_history_is_thinned_evenly_and_old_snapshots_stay():
-    from relulab.model import training
+    from relulab.model.fitting import training
 
     trainer = HingeNetTrainer(X, Y, hidden=3, seeds=[0, 1])
     first = None
@@ -301,10 +301,10 @@ def test_prefix_sum_evaluation_matches_the_dense_sum():
 
 
 # -- the Training panel's state ----------------------------------------------------------
-from relulab.model.training import (  # noqa: E402
+from relulab.model.fitting.training import (  # noqa: E402
     MAX_POINTS, MAX_STEPS, MAX_WIDTH, SPEEDS, TrainingState, replay,
 )
-from relulab.model.cancel import Cancelled  # noqa: E402
+from relulab.model.core.cancel import Cancelled  # noqa: E402
 
 
 def test_training_state_round_trips_and_keeps_old_files_readable():

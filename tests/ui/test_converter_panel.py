@@ -10,7 +10,7 @@ from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QApplication
 
 from relulab.io.networks import load_network, save_network
-from relulab.model.mlp import MLP, compose
+from relulab.model.networks.mlp import MLP, compose
 from relulab.ui.panels.converter import ConverterPanel
 from relulab.testing import mouse
 
@@ -325,7 +325,7 @@ def test_the_largest_1d_network_converts_and_lists_every_kink(qtbot, panel):
 
 
 def test_the_state_object_is_what_undo_and_scenes_hold(qtbot, panel):
-    from relulab.model.converter import ConverterState
+    from relulab.model.lessons.converter import ConverterState
 
     _set_architecture(qtbot, panel, "2-3-3-1")
     assert isinstance(panel.state, ConverterState) and panel.state.architecture == (2, 3, 3, 1)
@@ -337,7 +337,7 @@ def test_the_state_object_is_what_undo_and_scenes_hold(qtbot, panel):
 def test_too_many_regions_are_reported_in_one_line(qtbot, panel, monkeypatch):
     import functools
 
-    from relulab.model import shallow
+    from relulab.model.shallow import construction as shallow
 
     monkeypatch.setattr(shallow, "convert", functools.partial(shallow.convert, max_regions=20))
     drawn = len(panel._region_items)

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QPushButto
 from relulab.testing import drag, finished, waiting_for
 from relulab.testing.waits import SignalTimeout
 from relulab.ui.dialogs import ModalDialogRefused, refuse_modal_dialogs
-from relulab.model.hinges import DEFAULT_COUNTS
+from relulab.model.fitting.hinges import DEFAULT_COUNTS
 from relulab.ui.panels import PANEL_NAMES
 
 CTRL = Qt.KeyboardModifier.ControlModifier

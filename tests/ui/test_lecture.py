@@ -375,7 +375,7 @@ def test_every_training_scene_can_be_watched():
     """Each scene that trains sets a speed its caption needs: scene 4 ("watch where the
     kinks gather") takes at least ten seconds for its 20 000 steps, never "as fast as
     possible"; the Playground's scenes train at a speed too."""
-    from relulab.model.training import SPEEDS
+    from relulab.model.fitting.training import SPEEDS
 
     playlist = read_playlist(builtin_lecture_path(), PANEL_NAMES)
     trained = 0
@@ -405,8 +405,8 @@ def test_captions_speak_of_test_points_only_where_there_are_some():
 def test_the_panels_train_at_a_speed_one_can_watch_by_default():
     """Training: 20 000 steps take 20 s, not one; the Playground's circles (learnt in
     about 100 steps) take a second or more. "As fast as possible" stays a choice."""
-    from relulab.model.playground import PlaygroundState
-    from relulab.model.training import SPEEDS, TrainingState
+    from relulab.model.lessons.playground import PlaygroundState
+    from relulab.model.fitting.training import SPEEDS, TrainingState
 
     state = TrainingState()
     assert SPEEDS[state.speed] is not None and state.steps / SPEEDS[state.speed] >= 10

@@ -282,7 +282,7 @@ def test_a_new_panel_starts_in_the_state_the_window_reported_for_it(qtbot, theme
 
 def test_scenes_sends_and_lectures_create_what_they_need(qtbot, theme, tmp_path, data_dir):
     from relulab.app import build_main_window
-    from relulab.model.mlp import MLP
+    from relulab.model.networks.mlp import MLP
 
     window = build_main_window(panel="hinges")
     qtbot.addWidget(window)

@@ -9,12 +9,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QComboBox, QPushButton, QSpinBox
 
 from relulab.io.networks import load_network
-from relulab.model.classify import grid_layers, predict
-from relulab.model.collapse import local_affine_map
-from relulab.model.decisions import decision_regions
-from relulab.model.hidden import hidden_space, separating_map
-from relulab.model.mlp import MLP
-from relulab.model.playground import PlaygroundState, same_network
+from relulab.model.fitting.classify import grid_layers, predict
+from relulab.model.networks.collapse import local_affine_map
+from relulab.model.regions.decisions import decision_regions
+from relulab.model.networks.hidden import hidden_space, separating_map
+from relulab.model.networks.mlp import MLP
+from relulab.model.lessons.playground import PlaygroundState, same_network
 from relulab.ui.panels.playground import PlaygroundPanel
 from relulab.testing import mouse
 
@@ -407,7 +407,7 @@ def test_play_step_reset_and_replay_fit_a_1366_by_768_laptop(main_window, qtbot)
 def test_the_largest_settings_with_six_classes_and_pictures(panel, qtbot):
     from dataclasses import replace
 
-    from relulab.model.playground import MAX_HIDDEN_LAYERS, MAX_POINTS, MAX_WIDTH
+    from relulab.model.lessons.playground import MAX_HIDDEN_LAYERS, MAX_POINTS, MAX_WIDTH
 
     c = panel.controls
     c.points_spin.setValue(2000)

@@ -9,10 +9,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QShortcut
 from PySide6.QtWidgets import QApplication, QLabel, QSpinBox, QWidget
 
-from relulab.model.classify import decision_map, seed002_run
-from relulab.model.collapse import collapse
-from relulab.model.mlp import MLP
-from relulab.model.playground import PlaygroundState, Points
+from relulab.model.fitting.classify import decision_map, seed002_run
+from relulab.model.networks.collapse import collapse
+from relulab.model.networks.mlp import MLP
+from relulab.model.lessons.playground import PlaygroundState, Points
 from relulab.ui.panels.playground import PlaygroundPanel
 from relulab.testing import mouse
 
@@ -21,7 +21,7 @@ from relulab.testing import mouse
 def _region_engine_loaded():
     """Load the region engine's compiled loops once: until they are, the panel draws
     the overlay from its worker (test_overlay_waits_for_the_engine_in_the_worker)."""
-    from relulab.model.arrangement import warm_up
+    from relulab.model.regions.arrangement import warm_up
 
     warm_up()
 
@@ -193,7 +193,7 @@ def test_hover_a_neuron_shows_its_map(panel, qtbot):
     mouse.move(plot, mouse.data_to_viewport(plot, x, y))
     qtbot.waitUntil(lambda: label.text().startswith("Layer 1, neuron 3"), timeout=3000)
     W, b = net.layers[0]
-    from relulab.model.classify import grid_axes
+    from relulab.model.fitting.classify import grid_axes
 
     xs, ys = grid_axes(panel.box, 200)
     expected = np.maximum(W[k, 0] * xs[None, :] + W[k, 1] * ys[:, None] + b[k], 0)
@@ -331,7 +331,7 @@ def test_tables_and_plots(panel):
 def test_overlay_waits_for_the_engine_in_the_worker(panel, qtbot, monkeypatch):
     """Before the region engine's compiled loops are loaded (a minute on the very first
     run) the GUI thread never enumerates: the overlay comes from the worker."""
-    from relulab.model.regions import region_polygons
+    from relulab.model.regions.activation import region_polygons
     from relulab.ui.panels.playground import panel as module
 
     monkeypatch.setattr(module, "engine_ready", lambda n_in=None: False)
@@ -346,7 +346,7 @@ def test_overlay_waits_for_the_engine_in_the_worker(panel, qtbot, monkeypatch):
 
 
 def test_region_overlay_count_equals_the_converters(panel, qtbot):
-    from relulab.model.regions import linear_regions, region_polygons
+    from relulab.model.regions.activation import linear_regions, region_polygons
 
     labels = panel.strip
     panel.receive("network", MLP.random([2, 8, 8, 8, 1], seed=4))
@@ -367,7 +367,7 @@ def test_region_overlay_count_equals_the_converters(panel, qtbot):
 
 
 def test_regions_against_depth_counts_exactly(panel, qtbot):
-    from relulab.model.regions import region_polygons
+    from relulab.model.regions.activation import region_polygons
 
     study = panel.depth_study
     study.budget.setValue(30)
@@ -406,7 +406,7 @@ def test_closing_mid_work_leaves_no_thread(qtbot, theme):
 
 
 def test_overlay_follows_training_in_a_worker_and_is_exact_after_pause(panel, qtbot):
-    from relulab.model.regions import region_polygons
+    from relulab.model.regions.activation import region_polygons
 
     label = panel.strip.region_label
     panel.receive("network", MLP.random([2, 8, 8, 8, 1], seed=1))
@@ -416,7 +416,7 @@ def test_overlay_follows_training_in_a_worker_and_is_exact_after_pause(panel, qt
     assert panel.is_playing()
     # How soon the worker answers depends on the machine; what an answer for an older
     # network of the same shape shows does not: it is drawn, marked with its step.
-    from relulab.model.decisions import decision_regions
+    from relulab.model.regions.decisions import decision_regions
     from relulab.ui.panels.playground.data_map import polygon_outline
 
     older = decision_regions(first, panel.box)
@@ -431,7 +431,7 @@ def test_overlay_follows_training_in_a_worker_and_is_exact_after_pause(panel, qt
 
 
 def test_big_network_overlay_and_picture_arrive_from_workers(panel, qtbot):
-    from relulab.model.regions import region_polygons
+    from relulab.model.regions.activation import region_polygons
 
     net = MLP.random([2, 21, 21, 1], seed=2)
     panel.receive("network", net)
@@ -546,7 +546,7 @@ def test_points_far_away_and_close_together_train(panel):
 
 def test_a_csv_of_more_points_than_the_panel_trains_is_refused_whole(panel, tmp_path):
     from relulab.io.points import save_points_csv
-    from relulab.model.playground import MAX_POINTS
+    from relulab.model.lessons.playground import MAX_POINTS
 
     x = np.random.default_rng(1).uniform(-1, 1, (MAX_POINTS + 1, 2))
     path = tmp_path / "many.csv"

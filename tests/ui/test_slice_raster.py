@@ -3,10 +3,10 @@ shows the region (and the class) that holds its centre, as the exact polygons sa
 
 import numpy as np
 
-from relulab.model.decisions import decision_regions
-from relulab.model.mlp import MLP
-from relulab.model.regions import region_polygons
-from relulab.model.slices import random_points, slice_through
+from relulab.model.regions.decisions import decision_regions
+from relulab.model.networks.mlp import MLP
+from relulab.model.regions.activation import region_polygons
+from relulab.model.regions.slices import random_points, slice_through
 from relulab.ui.panels.slice_view import Palette, SliceView, raster_labels, rasterize
 
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from relulab.model.cancel import Cancelled, check
+from relulab.model.core.cancel import Cancelled, check
 from relulab.ui.worker import Worker
 
 

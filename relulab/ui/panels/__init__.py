@@ -40,19 +40,19 @@ class PanelSpec:
 PANELS: list[PanelSpec] = [
     PanelSpec("hinges", "Hinges", "relulab.ui.panels.hinges", "HingesPanel",
               "drag hinged rulers and watch least squares refit; interpolation and its error bound.",
-              "relulab.model.hinges:HingesState"),
+              "relulab.model.fitting.hinges:HingesState"),
     PanelSpec("training", "Training", "relulab.ui.panels.training", "TrainingPanel",
               "Adam trains a one-hidden-layer network from many random starts, against the least-squares optimum.",
-              "relulab.model.training:TrainingState"),
+              "relulab.model.fitting.training:TrainingState"),
     PanelSpec("folding", "Folding", "relulab.ui.panels.folding", "FoldingPanel",
               "the tent map composed layer by layer doubles the pieces each time; certified counts.",
-              "relulab.model.folding:FoldingState"),
+              "relulab.model.pieces.folding:FoldingState"),
     PanelSpec("converter", "Deep → shallow", "relulab.ui.panels.converter", "ConverterPanel",
               "any deep ReLU network turned into an exactly equal shallow one, verified.",
-              "relulab.model.converter:ConverterState"),
+              "relulab.model.lessons.converter:ConverterState"),
     PanelSpec("playground", "Playground", "relulab.ui.panels.playground", "PlaygroundPanel",
               "2-D classification, activations, linear collapse and exact linear regions.",
-              "relulab.model.playground:PlaygroundState"),
+              "relulab.model.lessons.playground:PlaygroundState"),
 ]
 PANEL_NAMES = [p.name for p in PANELS]
 

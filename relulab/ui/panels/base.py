@@ -126,7 +126,7 @@ class Panel(QWidget):
     summary = ""
     #: The panel's Qt-free state: an immutable object of the model layer with
     #: ``to_dict()`` and a ``from_dict(d)`` that validates every field first (see
-    #: relulab.model.fields). What the panel shows follows from it; scene files, undo
+    #: relulab.model.core.fields). What the panel shows follows from it; scene files, undo
     #: snapshots and tests all use it. A new panel starts in ``state_class()``, which
     #: the registry (relulab.ui.panels.PANELS) names too, so that the window knows it
     #: before creating the panel.

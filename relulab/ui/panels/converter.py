@@ -7,7 +7,7 @@ list and the verdict. 2-D input: the exact region map (click a region for its af
 map and constraints), the shallow network's three layers and the verdict. Sizes side
 by side with Corollary 1's bound. A network with more than four inputs is looked at
 on a slice, a line through two points or a plane through three
-(:mod:`relulab.ui.panels.slice_view`); what is converted is the restricted network. The state is :class:`relulab.model.converter.ConverterState`; the
+(:mod:`relulab.ui.panels.slice_view`); what is converted is the restricted network. The state is :class:`relulab.model.lessons.converter.ConverterState`; the
 conversion runs on a :class:`~relulab.ui.worker.Worker` (the latest request wins,
 an earlier one stops at its next check).
 """
@@ -28,14 +28,14 @@ from PySide6.QtWidgets import (
     QLineEdit, QPushButton, QScrollArea, QSpinBox, QSplitter, QTableView, QVBoxLayout, QWidget,
 )
 
-from relulab.model.cancel import check
-from relulab.model.converter import (
+from relulab.model.core.cancel import check
+from relulab.model.lessons.converter import (
     MAX_SEED, MAX_TENT_DEPTH, SOURCES, ConverterState, default_slice, needs_slice, network_problem,
     parse_architecture, tent,
 )
-from relulab.model.engine import engine_ready, start_warm_up
-from relulab.model.mlp import MLP
-from relulab.model.slices import (
+from relulab.model.regions.engine import engine_ready, start_warm_up
+from relulab.model.networks.mlp import MLP
+from relulab.model.regions.slices import (
     ParsedPoint, SliceState, parse_points, points_needed, random_points, slice_state, split_points,
 )
 from relulab.ui import dialogs
@@ -83,8 +83,8 @@ class _PaintSeen(QObject):
 class Result:
     """Everything the view shows, computed off the GUI thread."""
 
-    conversion: object                                   # relulab.model.shallow.Conversion
-    verification: object                                # relulab.model.shallow.Verification
+    conversion: object                                   # relulab.model.shallow.construction.Conversion
+    verification: object                                # relulab.model.shallow.construction.Verification
     polygons: list = field(default_factory=list)        # 2-D: RegionPolygon in the view box
     curve_x: np.ndarray | None = None                    # 1-D curves
     deep_y: np.ndarray | None = None
@@ -98,8 +98,8 @@ class Result:
 
 def compute(net: MLP, box=DRAW_BOX, should_stop=None) -> Result:
     """Convert, verify and prepare the pictures (model calls only; runs in a worker)."""
-    from relulab.model.regions import regions_in_box
-    from relulab.model.shallow import convert
+    from relulab.model.regions.activation import regions_in_box
+    from relulab.model.shallow.construction import convert
 
     conv = convert(net, should_stop=should_stop)
     check(should_stop, "verifying")
@@ -136,8 +136,8 @@ def compute_sliced(net: MLP, cut: SliceState, should_stop=None, palette=None):
     conversion of the restricted network (returned; ``problem`` says why not, when the
     slice has too many regions on its whole plane, too many kinks, or a shallow network
     too large to build here)."""
-    from relulab.model.regions import RegionLimit, linear_regions
-    from relulab.model.shallow import (
+    from relulab.model.regions.activation import RegionLimit, linear_regions
+    from relulab.model.shallow.construction import (
         MAX_REGIONS, MAX_SECONDS, convert, corollary_terms, region_constraints,
         shallow_parameters,
     )
@@ -277,7 +277,7 @@ class ConverterPanel(Panel):
         self._selected_item: PathItem | None = None
         self._worker = Worker("converter", self)
         start_warm_up()  # the region engine's compiled loops, off the GUI thread
-        #: the points file of the slice (relulab.model.slices.InputRows), read on its
+        #: the points file of the slice (relulab.model.regions.slices.InputRows), read on its
         #: own worker; ``_rows_source`` is the path (or example:…) it was read from
         self.rows = None
         self._rows_source: str | None = None
@@ -750,7 +750,7 @@ class ConverterPanel(Panel):
         return True
 
     def set_slice_points(self, text: str) -> bool:
-        """Typed points separated by ';' (2: a line, 3: a plane); see relulab.model.slices
+        """Typed points separated by ';' (2: a line, 3: a plane); see relulab.model.regions.slices
         for what a point may be. Errors are shown, the slice on screen stays."""
         cut = self._state.slice
         if cut is None:
@@ -1317,7 +1317,7 @@ class ConverterPanel(Panel):
         self._show_region_info()
 
     def _draw_layers_nd(self, conv) -> None:
-        from relulab.model.shallow import COROLLARY_TERMS
+        from relulab.model.shallow.construction import COROLLARY_TERMS
 
         what = ("x⁺, x⁻ and one detector per constraint",
                 "x⁺, x⁻ and o_r (0 inside region r, ∞ outside)", "ReLU(±(A_r x + c_r) − o_r)")
@@ -1394,7 +1394,7 @@ class ConverterPanel(Panel):
             return idx
         if self.result is None or self.result.conversion.n_in != 2:
             return -1
-        from relulab.model.regions import region_at
+        from relulab.model.regions.activation import region_at
 
         idx = region_at(self.result.conversion.deep, self.result.conversion.regions, [x, y])
         self.select_region(idx)
@@ -1426,7 +1426,7 @@ class ConverterPanel(Panel):
             for r in conv.regions:
                 if r.pattern.tobytes() == key:
                     return head + r.describe(digits=3)
-        from relulab.model.regions import _affine_text
+        from relulab.model.regions.activation import _affine_text
 
         lines = [f"pattern {''.join('1' if b else '0' for b in poly.pattern)}"]
         for i in range(poly.A.shape[0]):

@@ -5,7 +5,7 @@ pieces from 2k neurons, where one hidden layer needs 2^k − 1. The pieces are
 counted by the model (``piecewise_linear``), exact to depth 24 at peak ½ and as
 deep as exact arithmetic allows at other peaks; a count that is not certified says
 so. The plots keep every peak and valley visible at any depth: a deep tent is drawn
-from its extremes per column (:mod:`relulab.model.envelope`), computed with the tent
+from its extremes per column (:mod:`relulab.model.pieces.envelope`), computed with the tent
 on a worker.
 
 Three :class:`~relulab.ui.worker.Worker` s keep the window answering: one for the
@@ -31,15 +31,15 @@ from PySide6.QtWidgets import (
     QPushButton, QSizePolicy, QSlider, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
-from relulab.model.cancel import check
-from relulab.model.envelope import column_extremes
-from relulab.model.exact import BeyondExact
-from relulab.model.folding import (
+from relulab.model.core.cancel import check
+from relulab.model.pieces.envelope import column_extremes
+from relulab.model.core.exact import BeyondExact
+from relulab.model.pieces.folding import (
     FOLD_PRESETS, MAX_DEPTH, MAX_FOLD_NEURONS, PEAK_RANGE, Fold, FoldCounts, FoldingState,
     exact_tent_depth, fold_counts, fold_frame, tent_counts_formula, tent_network, tent_peak_value,
     tent_pieces,
 )
-from relulab.model.piecewise import EXACT_KNOTS, PiecewiseLinear, TooManyKnots, piecewise_linear
+from relulab.model.pieces.piecewise import EXACT_KNOTS, PiecewiseLinear, TooManyKnots, piecewise_linear
 from relulab.ui.legend import Entry, KeyLabel
 from relulab.ui.panels.base import Key, Panel, named, run_alone, signals_blocked
 from relulab.ui.readout import Note, Readout

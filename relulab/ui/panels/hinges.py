@@ -4,7 +4,7 @@ f̂(x) = a + s·x + Σ cᵢ·ReLU(x − kᵢ). Three modes: Free (the learner se
 kink and slope change), Least squares (the learner moves kinks, the coefficients
 are re-solved on every mouse move) and Interpolation (n equally spaced knots, the
 measured error next to the bound (b − a)²M/(8n²)). The mathematics is in
-:mod:`relulab.model.hinges`; this module only shows it and turns input into edits.
+:mod:`relulab.model.fitting.hinges`; this module only shows it and turns input into edits.
 The convergence study (error against n) runs on a :class:`~relulab.ui.worker.Worker`.
 """
 
@@ -23,12 +23,12 @@ from PySide6.QtWidgets import (
     QSplitter, QVBoxLayout, QWidget,
 )
 
-from relulab.model.hinges import (
+from relulab.model.fitting.hinges import (
     COEFFICIENT_LIMIT, DEFAULT_COUNTS, DOMAIN_LIMIT, MAX_HINGES, MAX_POINTS, MIN_POINTS,
     HingesState, convergence_study, estimate_curvature, find_jump, fit_hinges, hinge_sum,
     interpolate_hinges, log_log_slope,
 )
-from relulab.model.targets import PRESETS, target_from_text
+from relulab.model.data.targets import PRESETS, target_from_text
 from relulab.ui.hinges_handles import HandlesItem, SelectedMarker
 from relulab.ui.panels.base import (
     Key, Panel, fit_controls_width, named, run_alone, signals_blocked,

@@ -1,7 +1,7 @@
 """Slices in the Deep → shallow panel: the bar that chooses them and the pictures of them.
 
 A network with more inputs than the converter takes whole is looked at on a line
-through two points or a plane through three (:mod:`relulab.model.slices`). The
+through two points or a plane through three (:mod:`relulab.model.regions.slices`). The
 :class:`SliceBar` chooses the points: rows of a points file, a random plane, or typed.
 :func:`compute_slice` runs on the panel's worker: it restricts the network, finds the
 exact regions in the box around the points (plane) or the exact kinks of every output
@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
     QSpinBox, QWidget,
 )
 
-from relulab.model.cancel import check
-from relulab.model.slices import MAX_SEED, POINT_NAMES, Slice, SliceState
+from relulab.model.core.cancel import check
+from relulab.model.regions.slices import MAX_SEED, POINT_NAMES, Slice, SliceState
 from relulab.ui.panels.base import named, signals_blocked
 from relulab.ui.path_item import PathItem
 from relulab.ui.readout import Readout
@@ -59,7 +59,7 @@ class SliceView:
     """What the slice's picture shows, computed off the GUI thread."""
 
     cut: Slice
-    restricted: object                     # relulab.model.mlp.MLP of 1 or 2 inputs
+    restricted: object                     # relulab.model.networks.mlp.MLP of 1 or 2 inputs
     box: tuple
     polygons: list = field(default_factory=list)      # plane: RegionPolygon in the box
     region_paths: list = field(default_factory=list)  # plane: (colour index, QPainterPath)
@@ -235,8 +235,8 @@ def _class_label_places(pieces, points: np.ndarray, near: float) -> list[tuple]:
 def compute_slice(net, cut_state: SliceState, should_stop=None, palette: Palette | None = None):
     """Restrict ``net`` to the slice and prepare its picture (returns a SliceView); with
     more than VECTOR_REGIONS regions the map is painted here with ``palette``."""
-    from relulab.model.piecewise import line_pieces
-    from relulab.model.regions import region_polygons
+    from relulab.model.pieces.piecewise import line_pieces
+    from relulab.model.regions.activation import region_polygons
 
     cut = cut_state.slice()
     restricted = cut.restrict(net)
@@ -264,7 +264,7 @@ def compute_slice(net, cut_state: SliceState, should_stop=None, palette: Palette
         view.region_paths = [(k, polygons_path(v)) for k, v in sorted(by_colour.items())]
         view.edges = polygons_path([p.vertices for p in polys])
     if restricted.n_out > 1 and polys:
-        from relulab.model.decisions import decision_regions
+        from relulab.model.regions.decisions import decision_regions
 
         dec = decision_regions(restricted, box, should_stop=should_stop, regions=polys)
         view.decisions = dec

@@ -5,7 +5,7 @@ kinks as moving markers and their trajectories over the steps, log-scale loss cu
 final RMSEs sorted or as a histogram, and the least-squares "ghost" with evenly spaced
 kinks for comparison.
 
-The state is a :class:`~relulab.model.training.TrainingState`: the settings of the run
+The state is a :class:`~relulab.model.fitting.training.TrainingState`: the settings of the run
 and how far it went. The run itself is not stored: training is deterministic, so a
 state's ``step`` steps are replayed from the seeds (on a worker when that takes a
 while). The shared :class:`~relulab.ui.driver.TrainingDriver` plays it, a bounded
@@ -28,10 +28,10 @@ from PySide6.QtWidgets import (
     QScrollArea, QSizePolicy, QSpinBox, QVBoxLayout, QWidget,
 )
 
-from relulab.model import _training_kernels as kernels
-from relulab.model.expression import ExpressionError
-from relulab.model.targets import PRESETS
-from relulab.model.training import (
+from relulab.model.fitting import _training_kernels as kernels
+from relulab.model.data.expression import ExpressionError
+from relulab.model.data.targets import PRESETS
+from relulab.model.fitting.training import (
     DOMAIN_LIMIT, FINAL_VIEWS, INITS, LR_RANGE, MAX_POINTS, MAX_RESTARTS, MAX_STEPS, MAX_WIDTH,
     MIN_POINTS, OPTIMIZERS, SPEEDS, HingeNetTrainer, TrainingState, fit_even_hinges,
     refit_output_layer, replay, rmse_histogram,

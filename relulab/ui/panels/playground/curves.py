@@ -8,7 +8,7 @@ import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
-from relulab.model.playground import History
+from relulab.model.lessons.playground import History
 from relulab.ui.driver import TimedPlotWidget
 from relulab.ui.panels.base import named
 

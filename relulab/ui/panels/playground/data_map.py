@@ -19,13 +19,13 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QPainterPath
 
-from relulab.model.activations import ACTIVATIONS, get_activation
-from relulab.model.classify import (
+from relulab.model.networks.activations import ACTIVATIONS, get_activation
+from relulab.model.fitting.classify import (
     DEFAULT_BOX, boundary_segments, class_boundary_segments, grid_axes, grid_layers,
 )
-from relulab.model.collapse import format_affine, neuron_affine_map
-from relulab.model.mlp import MLP
-from relulab.model.playground import MAX_CLASSES, Points
+from relulab.model.networks.collapse import format_affine, neuron_affine_map
+from relulab.model.networks.mlp import MLP
+from relulab.model.lessons.playground import MAX_CLASSES, Points
 from relulab.ui.driver import TimedPlotWidget
 from relulab.ui.panels.base import named
 from relulab.ui.path_item import PathItem

@@ -11,9 +11,9 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from relulab.model.activations import ACTIVATIONS, get_activation
-from relulab.model.classify import DEFAULT_BOX, grid_layers
-from relulab.model.mlp import MLP
+from relulab.model.networks.activations import ACTIVATIONS, get_activation
+from relulab.model.fitting.classify import DEFAULT_BOX, grid_layers
+from relulab.model.networks.mlp import MLP
 from relulab.ui.driver import TimedPlotWidget
 from relulab.ui.panels.base import named
 

@@ -7,7 +7,7 @@ ReLU networks the exact linear regions and the decision boundary from their maps
 beside it the network diagram (weights, output biases, each neuron's map) or the
 hidden space (the points as a hidden layer sees them); the readouts; and below, the
 loss and accuracy curves and the regions-against-depth study. This module wires them
-to the state, a :class:`~relulab.model.playground.PlaygroundState`: every edit makes
+to the state, a :class:`~relulab.model.lessons.playground.PlaygroundState`: every edit makes
 a new state and pushes one undo step; the shared training driver plays the
 classifier's trainer; workers count regions and picture large networks.
 """
@@ -26,19 +26,19 @@ from PySide6.QtWidgets import (
 
 from relulab.io.networks import NetworkFileError, save_network
 from relulab.io.points import load_points_csv, save_points_csv
-from relulab.model.activations import ACTIVATIONS
-from relulab.model.classify import DEFAULT_BOX, Trainer
-from relulab.model.collapse import (
+from relulab.model.networks.activations import ACTIVATIONS
+from relulab.model.fitting.classify import DEFAULT_BOX, Trainer
+from relulab.model.networks.collapse import (
     collapse_identity_layers, format_affine, identity_layers, local_affine_map,
 )
-from relulab.model.decisions import decision_regions
-from relulab.model.engine import engine_ready, start_warm_up
-from relulab.model.mlp import MLP
-from relulab.model.playground import (
+from relulab.model.regions.decisions import decision_regions
+from relulab.model.regions.engine import engine_ready, start_warm_up
+from relulab.model.networks.mlp import MLP
+from relulab.model.lessons.playground import (
     ARCHITECTURE_PRESETS, MAX_HIDDEN_LAYERS, MAX_WIDTH, History, PlaygroundState, Points, fits,
     hidden_space_choice,
 )
-from relulab.model.regions import count_linear_regions
+from relulab.model.regions.activation import count_linear_regions
 from relulab.ui import dialogs
 from relulab.ui.driver import TrainingDriver
 from relulab.ui.legend import Entry, KeyLabel

@@ -9,11 +9,11 @@ import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from relulab.model.classify import LOSSES, OPTIMIZERS, ClassifierSnapshot, TrainConfig
-from relulab.model.collapse import (
+from relulab.model.fitting.classify import LOSSES, OPTIMIZERS, ClassifierSnapshot, TrainConfig
+from relulab.model.networks.collapse import (
     collapse, collapse_check, collapse_identity_layers, format_affine, identity_layers,
 )
-from relulab.model.mlp import MLP
+from relulab.model.networks.mlp import MLP
 from relulab.ui.panels.base import named
 from relulab.ui.readout import Readout
 

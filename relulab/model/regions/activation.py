@@ -11,7 +11,7 @@ P_s is convex: strict constraints Z_{l,i}·x + ζ_{l,i} > 0 for the on-neurons a
 non-strict ones ≤ 0 for the off-neurons. Some patterns live only on lines or points
 (|x| + 1 = ReLU(x) + ReLU(−x) + 1 has the region {0}); they are included.
 
-The regions come from the certified region engine (:mod:`relulab.model.arrangement`):
+The regions come from the certified region engine (:mod:`relulab.model.regions.arrangement`):
 cells split neuron by neuron, every sign decision proven (a floating-point filter
 with a rigorous error bound, exact integer arithmetic where the filter cannot
 decide), so degenerate networks (lines through one point, duplicate neurons, zero
@@ -30,11 +30,11 @@ from typing import Sequence
 
 import numpy as np
 
-from relulab.model import arrangement
-from relulab.model.arrangement import RegionLimit  # noqa: F401  (callers catch it from here)
-from relulab.model.cancel import Cancelled
-from relulab.model.mlp import MLP
-from relulab.model.rows import unique_rows
+from relulab.model.regions import arrangement
+from relulab.model.regions.arrangement import RegionLimit  # noqa: F401  (callers catch it from here)
+from relulab.model.core.cancel import Cancelled
+from relulab.model.networks.mlp import MLP
+from relulab.model.core.rows import unique_rows
 
 #: The name the region code's callers know; the same exception as every model loop's.
 EnumerationStopped = Cancelled
@@ -181,7 +181,7 @@ def linear_regions(net: MLP, method: str = "auto", stats: dict | None = None,
     solved), ``seconds`` and ``unproven_witnesses`` (full-dimensional regions too thin
     for a double inside them to be proven). ``should_stop`` is asked as the work goes
     (:class:`EnumerationStopped`); ``max_regions``/``max_seconds`` stop it with
-    :class:`~relulab.model.arrangement.RegionLimit` (a one-line message).
+    :class:`~relulab.model.regions.arrangement.RegionLimit` (a one-line message).
     """
     stats = {} if stats is None else stats
     arrangement.hidden_layers(net)
@@ -223,7 +223,7 @@ def region_polygons(net: MLP, box, should_stop=None,
     Each polygon is {x ∈ box : pattern(x) = s}; together they tile the box. Regions
     that only touch the box on a line or at a point are not drawn; for the exact
     partition of R² use :func:`linear_regions`. ``max_regions``: stop with
-    :class:`~relulab.model.arrangement.RegionLimit` beyond that many.
+    :class:`~relulab.model.regions.arrangement.RegionLimit` beyond that many.
     """
     if net.n_in != 2:
         raise ValueError(f"region polygons need 2-D input, the network has {net.n_in}")

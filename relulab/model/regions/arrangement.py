@@ -61,10 +61,10 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-from relulab.model import _arrangement_kernels as kern
-from relulab.model.cancel import Cancelled
-from relulab.model.exact import as_scaled_integers
-from relulab.model.mlp import MLP
+from relulab.model.regions import _arrangement_kernels as kern
+from relulab.model.core.cancel import Cancelled
+from relulab.model.core.exact import as_scaled_integers
+from relulab.model.networks.mlp import MLP
 
 _ids = itertools.count(1)
 _id_lock = threading.Lock()
@@ -560,7 +560,7 @@ def arrangement_2d(net: MLP, box=None, lower: bool = True, should_stop=None,
     ``box`` = (xmin, xmax, ymin, ymax): the regions with area inside the box, one
     polygon each; ``None``: all of R², as projective polygons. ``lower``: also the
     lower-dimensional regions (lines and points; whole plane only). ``should_stop``
-    is asked after every root cell of a layer (:class:`~relulab.model.cancel.Cancelled`);
+    is asked after every root cell of a layer (:class:`~relulab.model.core.cancel.Cancelled`);
     ``max_regions``/``max_seconds`` raise :class:`RegionLimit`. ``exact_only``: decide
     every sign with integers (slow; the tests compare it with the filter).
     """

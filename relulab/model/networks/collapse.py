@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from relulab.model.activations import get_activation
-from relulab.model.exact import U, gamma
-from relulab.model.mlp import MLP
+from relulab.model.networks.activations import get_activation
+from relulab.model.core.exact import U, gamma
+from relulab.model.networks.mlp import MLP
 
 #: Seed 002's worked example (one row per neuron).
 LESSON_W1 = np.array([[1.0, 2.0], [3.0, -1.0]])

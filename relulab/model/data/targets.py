@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from relulab.model.expression import Expression, ExpressionError, parse_expression
+from relulab.model.data.expression import Expression, ExpressionError, parse_expression
 
 
 @dataclass(frozen=True)

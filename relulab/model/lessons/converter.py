@@ -9,7 +9,7 @@ were on screen. Its JSON form is the network file format of docs/network-format.
 ``relulab.io.networks``.
 
 A network with more than MAX_INPUTS inputs is looked at on a slice, a line or a plane
-through chosen points (:mod:`relulab.model.slices`); the state then holds the slice
+through chosen points (:mod:`relulab.model.regions.slices`); the state then holds the slice
 too, and what is converted is the restricted network of 1 or 2 inputs.
 """
 
@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from relulab.model.fields import Fields
-from relulab.model.mlp import MLP
-from relulab.model.slices import SliceState, random_points, slice_state, ParsedPoint
+from relulab.model.core.fields import Fields
+from relulab.model.networks.mlp import MLP
+from relulab.model.regions.slices import SliceState, random_points, slice_state, ParsedPoint
 
 SOURCES = ("random", "received", "tent", "file", "example")
 #: Region enumeration grows quickly with the input dimension: the converter (the
@@ -89,7 +89,7 @@ def check_network_size(sizes) -> None:
 
 def needs_slice(net) -> bool:
     """True when ``net`` has too many inputs to convert whole: it is looked at on a
-    line or a plane (:mod:`relulab.model.slices`)."""
+    line or a plane (:mod:`relulab.model.regions.slices`)."""
     return net.n_in > MAX_INPUTS
 
 
@@ -128,7 +128,7 @@ def network_problem(net) -> str | None:
 
 def tent(depth: int) -> MLP:
     """The tent map composed ``depth`` times (the Folding panel's network)."""
-    from relulab.model.folding import tent_network
+    from relulab.model.pieces.folding import tent_network
 
     return tent_network(depth)
 

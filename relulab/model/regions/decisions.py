@@ -30,9 +30,9 @@ from typing import Sequence
 
 import numpy as np
 
-from relulab.model.collapse import collapse_identity_layers
-from relulab.model.mlp import MLP
-from relulab.model.regions import RegionPolygon, region_polygons
+from relulab.model.networks.collapse import collapse_identity_layers
+from relulab.model.networks.mlp import MLP
+from relulab.model.regions.activation import RegionPolygon, region_polygons
 
 
 @dataclass(frozen=True, eq=False)
@@ -91,7 +91,7 @@ def decision_regions(net: MLP, box, should_stop=None,
     the pieces where each class wins, and the boundary between classes.
 
     ``regions``: the region polygons of ``net`` in ``box`` when already known (from
-    :func:`relulab.model.regions.region_polygons`); found here otherwise.
+    :func:`relulab.model.regions.activation.region_polygons`); found here otherwise.
     ``should_stop`` is passed to the region enumeration (a newer request, a closing
     window). Identity hidden layers are merged first (they split nothing)."""
     if net.n_in != 2:

@@ -22,7 +22,7 @@ from typing import Callable
 
 import numpy as np
 
-from relulab.model.expression import Expression, parse_expression
+from relulab.model.data.expression import Expression, parse_expression
 
 #: Largest number of points a CSV file or a generator may produce.
 MAX_POINTS = 100_000

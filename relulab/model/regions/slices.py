@@ -1,7 +1,7 @@
 """Slices of a network with many inputs: the line through two points, the plane through three.
 
 A network N: Rⁿ → Rᵐ restricted to x = o + Σᵢ tᵢ·dᵢ is again a network, of the k
-coordinates t (:meth:`relulab.model.mlp.MLP.restrict`: first layer W·D and W·o + b,
+coordinates t (:meth:`relulab.model.networks.mlp.MLP.restrict`: first layer W·D and W·o + b,
 every other layer as it was). So every exact tool for 1 and 2 inputs works on any
 slice of any network: the kinks along a line, the regions and decision regions on a
 plane, the shallow network of the slice.
@@ -37,8 +37,8 @@ from typing import Sequence
 
 import numpy as np
 
-from relulab.model.exact import gamma
-from relulab.model.fields import Fields, finite_array
+from relulab.model.core.exact import gamma
+from relulab.model.core.fields import Fields, finite_array
 
 KINDS = ("line", "plane")
 #: How the points were chosen: rows of a points file, a random plane, or typed.

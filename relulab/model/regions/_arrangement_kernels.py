@@ -1,4 +1,4 @@
-"""Compiled loops of the region engine (:mod:`relulab.model.arrangement`).
+"""Compiled loops of the region engine (:mod:`relulab.model.regions.arrangement`).
 
 Only sign decisions and bookkeeping live here; everything a decision rests on is
 explained in the engine's docstring. Lines and points are homogeneous triples:
@@ -31,7 +31,7 @@ import time
 
 import numpy as np
 
-from relulab.model._numba_source import with_absolute_source
+from relulab.model.core._numba_source import with_absolute_source
 
 try:
     import numba
@@ -79,7 +79,7 @@ def prepare(entry, apart: bool = False) -> None:
     it from numba's disk cache or else compile it and the functions it calls, each for
     its declared types only (a call with other types is a ``TypeError``, not a new
     compilation). With ``apart``, a compilation runs in a separate process that fills
-    the disk cache, and this loads from there (see :mod:`relulab.model._compile_apart`):
+    the disk cache, and this loads from there (see :mod:`relulab.model.core._compile_apart`):
     for a thread beside a window. Safe from any thread; returns at once when done before."""
     if entry in PREPARED or numba is None:
         return
@@ -111,7 +111,7 @@ def disk_cached(entry) -> bool:
 
 
 def _compile_apart(entry) -> bool:
-    from relulab.model._compile_apart import fill_disk_cache
+    from relulab.model.core._compile_apart import fill_disk_cache
 
     return fill_disk_cache("regions-2d" if entry is run2 else "regions-nd")
 
@@ -128,7 +128,7 @@ def _compile(fn) -> None:
 def _load_cached(fn) -> bool:
     """Load ``fn`` for its declared types from numba's disk cache, compiling nothing;
     False when it is not there."""
-    from relulab.model._compile_apart import load_cached
+    from relulab.model.core._compile_apart import load_cached
 
     return load_cached(fn, COMPILED[fn])
 

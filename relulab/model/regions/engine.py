@@ -1,7 +1,7 @@
 """The compiled region engine's warm-up and readiness, for callers that must not import
 it themselves: importing numba (and the scipy it imports) takes about half a second,
 which a panel being created on the GUI thread cannot spend. See
-:mod:`relulab.model.arrangement` for the engine and its ``warm_up``.
+:mod:`relulab.model.regions.arrangement` for the engine and its ``warm_up``.
 """
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from __future__ import annotations
 import sys
 import threading
 
-_ENGINE = "relulab.model.arrangement"
+_ENGINE = "relulab.model.regions.arrangement"
 
 
 def engine_ready(n_in: int | None = None) -> bool:
     """True once the compiled loops for networks with ``n_in`` inputs are ready (see
-    :func:`relulab.model.arrangement.engine_ready`); False while the engine is not even
+    :func:`relulab.model.regions.arrangement.engine_ready`); False while the engine is not even
     imported. Never blocks, never imports."""
     engine = sys.modules.get(_ENGINE)
     return engine is not None and hasattr(engine, "engine_ready") and engine.engine_ready(n_in)
@@ -23,7 +23,7 @@ def engine_ready(n_in: int | None = None) -> bool:
 def start_warm_up(n_in: int | None = 2) -> None:
     """Import the engine and warm it up for networks with ``n_in`` inputs, all on
     threads of their own; returns at once (see
-    :func:`relulab.model.arrangement.start_warm_up`)."""
+    :func:`relulab.model.regions.arrangement.start_warm_up`)."""
     engine = sys.modules.get(_ENGINE)
     if engine is not None and hasattr(engine, "start_warm_up"):
         engine.start_warm_up(n_in)
@@ -33,6 +33,6 @@ def start_warm_up(n_in: int | None = 2) -> None:
 
 
 def _import_and_start(n_in) -> None:
-    from relulab.model import arrangement
+    from relulab.model.regions import arrangement
 
     arrangement.start_warm_up(n_in)

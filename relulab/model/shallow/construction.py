@@ -31,10 +31,10 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse
 
-from relulab.model.cancel import check
-from relulab.model.mlp import MLP
-from relulab.model.regions import Region, linear_regions
-from relulab.model.rows import unique_rows
+from relulab.model.core.cancel import check
+from relulab.model.networks.mlp import MLP
+from relulab.model.regions.activation import Region, linear_regions
+from relulab.model.core.rows import unique_rows
 
 INF = np.inf
 
@@ -223,7 +223,7 @@ class ExtendedNetwork:
 
     def __call__(self, x, should_stop=None) -> np.ndarray:
         """Outputs (N, m) for inputs (N, n); a 1-D input with one output gives (N,).
-        ``should_stop`` is checked between blocks of points (see relulab.model.cancel)."""
+        ``should_stop`` is checked between blocks of points (see relulab.model.core.cancel)."""
         x = np.asarray(x, dtype=float)
         flat = x.ndim <= 1 and self.n_in == 1
         h = x.reshape(-1, 1) if flat else np.atleast_2d(x)
@@ -463,7 +463,7 @@ class _Jumps:
 
     def exact(self):
         """Exact (jumps m × N, s₀) as Fractions, from the exact walk (made once)."""
-        from relulab.model.exact import exact_line
+        from relulab.model.core.exact import exact_line
 
         if self.exact_line is None:
             self.exact_runs += 1
@@ -478,7 +478,7 @@ class _Jumps:
 
     def bound(self) -> np.ndarray:
         """One bound (per output) on |ŝ₀ + Σ_F ĉ_t − (s₀ + Σ_F c_t)| for every subset F."""
-        from relulab.model.exact import gamma
+        from relulab.model.core.exact import gamma
 
         return (self.Es0 + self.Ec.sum(axis=1)
                 + gamma(self.N + 2) * (np.abs(self.s0) + np.abs(self.c).sum(axis=1))) * 1.01
@@ -619,7 +619,7 @@ def shallow_1d(net: MLP) -> OneDShallow:
     otherwise N + 1 always do (two neurons at t₁). No kink: width 0 if every output
     is constant, else 2. Subset sums are decided exactly; past EXHAUSTIVE_KINKS kinks
     a width of N + 1 is "not proven" least. See docs/deep-to-shallow.md."""
-    from relulab.model.piecewise import line_pieces
+    from relulab.model.pieces.piecewise import line_pieces
 
     if net.n_in != 1:
         raise ValueError(f"the 1-D conversion needs one input, the network has {net.n_in}")
@@ -904,7 +904,7 @@ class Conversion:
         return True
 
 
-#: A conversion stops with a one-line :class:`~relulab.model.regions.RegionLimit` beyond
+#: A conversion stops with a one-line :class:`~relulab.model.regions.activation.RegionLimit` beyond
 #: these: the three-hidden-layer network is built as dense matrices of about p × k
 #: entries (p regions, k constraints), some hundreds of megabytes at 3,000 regions.
 MAX_REGIONS = 3000
@@ -923,7 +923,7 @@ def convert(net: MLP, regions: Sequence[Region] | None = None, should_stop=None,
     if not net.is_finite():
         raise ValueError("the network has NaN or infinite weights")
     if net.n_in == 1:
-        from relulab.model.piecewise import line_pieces
+        from relulab.model.pieces.piecewise import line_pieces
 
         lp = line_pieces(net, should_stop=should_stop)
         one = _least_width(net, lp)

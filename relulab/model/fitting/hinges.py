@@ -38,7 +38,7 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from relulab.model.fields import Fields
+from relulab.model.core.fields import Fields
 
 MODES = ("free", "least squares", "interpolation")
 MAX_HINGES = 200
@@ -573,10 +573,10 @@ class HingesState:
     def from_dict(cls, d: dict) -> "HingesState":
         """Validate every field (ValueError naming it) and build the state. Ranges are
         those of the panel's controls; the target must parse and be finite on [a, b]."""
-        from relulab.model.expression import ExpressionError
-        from relulab.model.targets import target_from_text
+        from relulab.model.data.expression import ExpressionError
+        from relulab.model.data.targets import target_from_text
 
-        from relulab.model.expression import MAX_LENGTH
+        from relulab.model.data.expression import MAX_LENGTH
 
         f = Fields(d, defaults=cls().to_dict())
         mode = f.choice("mode", MODES)

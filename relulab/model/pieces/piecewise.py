@@ -17,7 +17,7 @@ order of two roots in one piece, whether a slope changes) is certified: the
 doubles carry an error bound (or a proof that they are exact, for networks whose
 numbers sit on a coarse binary lattice, such as the tent map), and when a bound
 cannot decide, the whole line is recomputed in exact rational arithmetic
-(:func:`relulab.model.exact.exact_line`). No tolerance depends on the input's
+(:func:`relulab.model.core.exact.exact_line`). No tolerance depends on the input's
 units. ``certify=False`` keeps the plain floating-point path as a baseline.
 
 Every knot is a boundary of activation regions (some neuron switches there); the
@@ -36,9 +36,9 @@ from typing import Callable
 
 import numpy as np
 
-from relulab.model.cancel import Cancelled
-from relulab.model.exact import U, BeyondExact, ExactLine, exact_line, gamma
-from relulab.model.mlp import MLP
+from relulab.model.core.cancel import Cancelled
+from relulab.model.core.exact import U, BeyondExact, ExactLine, exact_line, gamma
+from relulab.model.networks.mlp import MLP
 
 # The plain floating-point path (certify=False, the benchmarks' baseline) merges
 # knots this close (relative to max(1, |t|)) and ignores slope changes this small;

@@ -11,7 +11,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from relulab.model.activations import get_activation
+from relulab.model.networks.activations import get_activation
 
 
 def _as_layer(W, b, index: int) -> tuple[np.ndarray, np.ndarray]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from relulab.model.piecewise import PiecewiseLinear
+from relulab.model.pieces.piecewise import PiecewiseLinear
 
 
 def column_extremes(pl: PiecewiseLinear, a: float, b: float,

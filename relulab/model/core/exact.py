@@ -26,8 +26,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from relulab.model.cancel import check
-from relulab.model.mlp import MLP
+from relulab.model.core.cancel import check
+from relulab.model.networks.mlp import MLP
 
 # Slope of each activation when the neuron is off (the identity is never off).
 _OFF_SLOPE = {"relu": 0.0, "leaky_relu": 0.01, "identity": 1.0}

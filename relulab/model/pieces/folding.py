@@ -4,7 +4,7 @@ The tent g(x) = 2 ReLU(x) − 4 ReLU(x − ½) uses two neurons; g composed k ti
 (2k neurons in k layers) has 2^k linear pieces on [0, 1] with kinks at j/2^k,
 while one hidden layer of m neurons has at most m + 1 pieces, so it needs
 2^k − 1 neurons to match (Telgarsky 2016). Everything here is counted with
-:func:`relulab.model.piecewise.piecewise_linear`, never by sampling, and a count is
+:func:`relulab.model.pieces.piecewise.piecewise_linear`, never by sampling, and a count is
 called exact only when every decision behind it was certified.
 
 At peak ½ every number in the tent sits on a coarse binary lattice, so doubles
@@ -23,10 +23,10 @@ import numpy as np
 
 from fractions import Fraction
 
-from relulab.model.exact import BeyondExact
-from relulab.model.fields import Fields
-from relulab.model.mlp import MLP
-from relulab.model.piecewise import EXACT_KNOTS, PiecewiseLinear, piecewise_linear
+from relulab.model.core.exact import BeyondExact
+from relulab.model.core.fields import Fields
+from relulab.model.networks.mlp import MLP
+from relulab.model.pieces.piecewise import EXACT_KNOTS, PiecewiseLinear, piecewise_linear
 
 MAX_FOLD_NEURONS = 8
 

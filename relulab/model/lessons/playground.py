@@ -19,16 +19,16 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from relulab.model.activations import ACTIVATIONS
-from relulab.model.classify import LOSSES, OPTIMIZERS, TrainConfig, seed002_setup
-from relulab.model.datasets import (
+from relulab.model.networks.activations import ACTIVATIONS
+from relulab.model.fitting.classify import LOSSES, OPTIMIZERS, TrainConfig, seed002_setup
+from relulab.model.data.datasets import (
     DATASETS, DEFAULT_BOUNDARY, MAX_CLASSES, make_dataset, test_mask,
 )
-from relulab.model.depth import DepthSample, parameter_count
-from relulab.model.expression import MAX_LENGTH as MAX_EXPRESSION, parse_expression
-from relulab.model.fields import Fields
-from relulab.model.mlp import MLP, normalise_activation
-from relulab.model.training import SPEEDS
+from relulab.model.regions.depth import DepthSample, parameter_count
+from relulab.model.data.expression import MAX_LENGTH as MAX_EXPRESSION, parse_expression
+from relulab.model.core.fields import Fields
+from relulab.model.networks.mlp import MLP, normalise_activation
+from relulab.model.fitting.training import SPEEDS
 
 #: The limits of what the panel trains and draws, stated once. Every training step
 #: runs over all the points, and a frame draws a 200 × 200 map of the network: at 4000

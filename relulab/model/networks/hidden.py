@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from relulab.model.activations import get_activation
-from relulab.model.mlp import MLP
+from relulab.model.networks.activations import get_activation
+from relulab.model.networks.mlp import MLP
 
 
 @dataclass(frozen=True, eq=False)

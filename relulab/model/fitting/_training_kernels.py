@@ -31,7 +31,7 @@ import threading
 
 import numpy as np
 
-from relulab.model._numba_source import with_absolute_source
+from relulab.model.core._numba_source import with_absolute_source
 
 OPTIMIZERS = ("adam", "gd", "momentum")
 _OPT_CODE = {name: i for i, name in enumerate(OPTIMIZERS)}
@@ -293,7 +293,7 @@ _lock = threading.Lock()
 def _compile(apart: bool = False):
     """Jit the loop for the one set of argument types the trainer passes, or load it
     from the disk cache. With ``apart``, a compilation runs in a separate process that
-    fills the disk cache (see :mod:`relulab.model._compile_apart`): for a thread beside
+    fills the disk cache (see :mod:`relulab.model.core._compile_apart`): for a thread beside
     a window."""
     global _compiled, _compile_error, _cached, _how
     with _lock:
@@ -330,7 +330,7 @@ def _jit(numba, cache: bool, apart: bool = False):
     made ready)."""
     from numba import types
 
-    from relulab.model._compile_apart import fill_disk_cache, load_cached
+    from relulab.model.core._compile_apart import fill_disk_cache, load_cached
 
     i8, f8, b1 = types.int64, types.float64, types.boolean
     F1, F2, I1, I3 = f8[::1], f8[:, ::1], i8[::1], i8[:, :, ::1]

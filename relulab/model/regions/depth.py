@@ -17,7 +17,7 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from relulab.model.mlp import MLP
+from relulab.model.networks.mlp import MLP
 
 
 def parameter_count(sizes: Sequence[int]) -> int:
@@ -64,8 +64,8 @@ class DepthSample:
 
 def count_regions_in_box(net: MLP, box) -> int:
     """The number of activation regions of ``net`` with area inside ``box``, from the
-    exact region engine (``relulab.model.regions.count_linear_regions``)."""
-    from relulab.model.regions import count_linear_regions
+    exact region engine (``relulab.model.regions.activation.count_linear_regions``)."""
+    from relulab.model.regions.activation import count_linear_regions
 
     return count_linear_regions(net, tuple(float(v) for v in box))
 

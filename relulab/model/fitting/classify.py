@@ -20,7 +20,7 @@ layer with its own activation φ_l::
 
 and the parameters move by plain gradient descent, or Adam, on the full set or
 on mini-batches. :class:`Trainer` keeps the mutable arrays and has the shape of
-the other trainer (``relulab.model.training.HingeNetTrainer``): ``run(n)`` makes n
+the other trainer (``relulab.model.fitting.training.HingeNetTrainer``): ``run(n)`` makes n
 updates, ``advance(n)`` makes them and returns an immutable
 :class:`ClassifierSnapshot` with a frozen ``MLP``, ``snapshot()`` describes the
 current one, ``step`` counts updates and ``lr`` changes the rate without a reset.
@@ -35,9 +35,9 @@ from typing import Iterator
 
 import numpy as np
 
-from relulab.model.activations import get_activation, sigmoid
-from relulab.model.datasets import circles
-from relulab.model.mlp import MLP
+from relulab.model.networks.activations import get_activation, sigmoid
+from relulab.model.data.datasets import circles
+from relulab.model.networks.mlp import MLP
 
 LOSSES = {"cross_entropy": "cross-entropy", "squared": "squared error"}
 OPTIMIZERS = {"gd": "gradient descent", "adam": "Adam"}
@@ -549,7 +549,7 @@ def class_boundary_segments(S: np.ndarray, xs: np.ndarray, ys: np.ndarray,
     in the cells whose corners it wins only in part. Every boundary between two
     classes is in the contour of the lower one. ``winner``: argmax of S over the
     classes, when known. A picture's lines: for piecewise-linear networks
-    ``relulab.model.decisions`` computes them from the regions' maps instead."""
+    ``relulab.model.regions.decisions`` computes them from the regions' maps instead."""
     S = np.asarray(S)
     if S.shape[0] == 1:
         return boundary_segments(S[0], xs, ys)

@@ -25,13 +25,13 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from relulab.model import _training_kernels as kernels
-from relulab.model.cancel import ShouldStop, check
-from relulab.model.expression import ExpressionError
-from relulab.model.fields import Fields
-from relulab.model.hinges import HingeFit, evenly_spaced_kinks, fit_hinges
-from relulab.model.mlp import MLP
-from relulab.model.targets import DEFAULT_TARGET, Target, target_from_text
+from relulab.model.fitting import _training_kernels as kernels
+from relulab.model.core.cancel import ShouldStop, check
+from relulab.model.data.expression import ExpressionError
+from relulab.model.core.fields import Fields
+from relulab.model.fitting.hinges import HingeFit, evenly_spaced_kinks, fit_hinges
+from relulab.model.networks.mlp import MLP
+from relulab.model.data.targets import DEFAULT_TARGET, Target, target_from_text
 
 OPTIMIZERS = kernels.OPTIMIZERS
 INITS = ("spread", "he")
@@ -163,7 +163,7 @@ class RestartsSnapshot:
 
 class HingeNetTrainer:
     """All restarts of one training run, with the shape of the classifier's trainer
-    (``relulab.model.classify.Trainer``): ``run(n)`` moves every live restart n steps,
+    (``relulab.model.fitting.classify.Trainer``): ``run(n)`` moves every live restart n steps,
     ``advance(n)`` does that and returns the :class:`RestartsSnapshot` after them,
     ``snapshot()`` describes the current one and ``step`` counts the steps.
 

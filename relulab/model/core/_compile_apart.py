@@ -9,7 +9,7 @@ compiles on a core of its own and writes numba's disk cache (atomically: a file 
 written aside, then renamed); the app then loads the loops from there in a fraction
 of a second, as every later start does.
 
-The child is ``python -m relulab.model._compile_apart TARGET``, or in a frozen app
+The child is ``python -m relulab.model.core._compile_apart TARGET``, or in a frozen app
 (PyInstaller) the app's own executable with ``RELULAB_COMPILE_TARGET=TARGET`` set,
 which its launcher hands to :func:`main` before anything else starts.
 """
@@ -96,13 +96,13 @@ def main(target: str) -> int:
         except OSError:
             pass
     if target == "training":
-        from relulab.model import _training_kernels as kernels
+        from relulab.model.fitting import _training_kernels as kernels
 
         if not kernels.compiled_available():
             print(kernels._compile_error, file=sys.stderr)
             return 1
         return 0 if kernels.compiled_cached() else NOT_CACHED
-    from relulab.model import _arrangement_kernels as kern
+    from relulab.model.regions import _arrangement_kernels as kern
 
     entry = kern.run2 if target == "regions-2d" else kern.runnd
     kern.prepare(entry)
@@ -111,7 +111,7 @@ def main(target: str) -> int:
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:
-        print(f"usage: python -m {__spec__.name if __spec__ else 'relulab.model._compile_apart'} "
+        print(f"usage: python -m {__spec__.name if __spec__ else 'relulab.model.core._compile_apart'} "
               f"{{{','.join(TARGETS)}}}", file=sys.stderr)
         sys.exit(2)
     sys.exit(main(sys.argv[1]))

@@ -1,0 +1,7 @@
+"""Dense networks and what they are made of.
+
+- ``mlp``: :class:`MLP`, x ↦ W_L φ(… φ(W₁x + b₁) …) + b_L, and composing networks.
+- ``activations``: ReLU, GELU, sigmoid, … and their derivatives.
+- ``collapse``: with the identity activation, stacked layers are one affine map.
+- ``hidden``: the data as a hidden layer sees it.
+"""

@@ -1,0 +1,9 @@
+"""Linear regions of networks with several inputs.
+
+- ``arrangement``: the region engine, neuron by neuron, every decision certified
+  (compiled loops in ``_arrangement_kernels``; ``engine`` warms it up off the GUI thread).
+- ``activation``: activation regions, their polygons, counts and affine maps.
+- ``decisions``: where each class wins, region by region.
+- ``slices``: a network with many inputs seen on a line or a plane.
+- ``depth``: regions against depth at one parameter budget.
+"""
