@@ -16,8 +16,8 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from benchmarks.common import Row, fmt_time  # noqa: E402
-from relulab.app import limit_blas_threads  # noqa: E402
+from benchmarks.common import Row, fmt_time
+from relulab.app import limit_blas_threads
 
 
 def main(argv: list[str]) -> int:

@@ -53,9 +53,9 @@ def run() -> list[Row]:
     # the plain calls check nothing (protobuf parsing is little more than a copy), so
     # ONNX has a time budget rather than a ratio
     for fmt, plain, what, target in (
-            ("npz", _plain_npz, "np.load of every array", dict(min_ratio=1 / 3)),
-            ("json", _plain_json, "json.loads + np.array", dict(min_ratio=1 / 2)),
-            ("onnx", _plain_onnx, "onnx.load + to_array", dict(max_seconds=0.05))):
+            ("npz", _plain_npz, "np.load of every array", {"min_ratio": 1 / 3}),
+            ("json", _plain_json, "json.loads + np.array", {"min_ratio": 1 / 2}),
+            ("onnx", _plain_onnx, "onnx.load + to_array", {"max_seconds": 0.05})):
         data = network_to_bytes(net, fmt)
         ours = median_time(lambda: network_from_bytes(data, fmt, "n"), repeat=5)
         base = median_time(lambda: plain(data), repeat=5)

@@ -13,9 +13,9 @@ import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from benchmarks.common import Row, median_time  # noqa: E402
+from benchmarks.common import Row, median_time
 
 HINGES, POINTS, MOVES = 100, 1000, 60
 FRAME = 0.008  # a drag fits in a frame: model work plus redraw, median per move
@@ -28,8 +28,8 @@ def _drag_times(method: str) -> tuple[float, float]:
     from PySide6.QtWidgets import QApplication
 
     from relulab.app import ensure_application
-    from relulab.ui.panels.hinges import HingesPanel
     from relulab.testing import mouse
+    from relulab.ui.panels.hinges import HingesPanel
 
     ensure_application()
     pg.setConfigOption("mouseRateLimit", -1)

@@ -185,8 +185,8 @@ def probe_hinges_drag(_t0: float) -> dict:
     from PySide6.QtCore import QPointF, QTimer
 
     from relulab.model.fitting.hinges import MAX_HINGES, MAX_POINTS
-    from relulab.ui.panels.hinges import HingesPanel
     from relulab.testing import mouse
+    from relulab.ui.panels.hinges import HingesPanel
 
     _app()
     pg.setConfigOption("mouseRateLimit", -1)

@@ -13,11 +13,18 @@ import numpy as np
 
 from benchmarks.common import Row, click_latency, event_loop_delays, fmt_time, median_time
 from relulab.model.fitting.classify import DEFAULT_BOX, boundary_segments, decision_map, grid_axes
-from relulab.model.networks.mlp import MLP
 from relulab.model.lessons.playground import (
-    DEPTH_BUDGETS, DEPTH_MAX_SEEDS, HISTORY_LIMIT, MAX_HIDDEN_LAYERS, MAX_POINTS, MAX_WIDTH,
-    History, PlaygroundState, Points,
+    DEPTH_BUDGETS,
+    DEPTH_MAX_SEEDS,
+    HISTORY_LIMIT,
+    MAX_HIDDEN_LAYERS,
+    MAX_POINTS,
+    MAX_WIDTH,
+    History,
+    PlaygroundState,
+    Points,
 )
+from relulab.model.networks.mlp import MLP
 
 RES = 200
 LARGEST = (MAX_WIDTH,) * MAX_HIDDEN_LAYERS

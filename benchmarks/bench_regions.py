@@ -15,10 +15,10 @@ import numpy as np
 
 from benchmarks.common import Row, best_time, longest_wait_beside, median_time
 from benchmarks.lp_regions import lp_region_count
-from relulab.model.regions.arrangement import arrangement_2d
+from relulab.model.core.rows import unique_rows
 from relulab.model.networks.mlp import MLP
 from relulab.model.regions.activation import count_linear_regions, linear_regions
-from relulab.model.core.rows import unique_rows
+from relulab.model.regions.arrangement import arrangement_2d
 
 BOX = (-3.0, 3.0, -3.0, 3.0)
 NAN = float("nan")

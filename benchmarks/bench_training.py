@@ -11,10 +11,16 @@ import numpy as np
 from benchmarks.common import Row, click_latency, event_loop_delays, fmt_time, median_time
 from relulab.model.fitting import _training_kernels as kernels
 from relulab.model.fitting.training import (
-    MAX_POINTS, MAX_RESTARTS, MAX_STEPS, MAX_WIDTH, HingeNetTrainer, TrainingState, train_hinge_net,
+    MAX_POINTS,
+    MAX_RESTARTS,
+    MAX_STEPS,
+    MAX_WIDTH,
+    HingeNetTrainer,
+    TrainingState,
+    train_hinge_net,
 )
 
-LARGEST = dict(restarts=MAX_RESTARTS, hidden=MAX_WIDTH, points=MAX_POINTS)
+LARGEST = {"restarts": MAX_RESTARTS, "hidden": MAX_WIDTH, "points": MAX_POINTS}
 
 
 def relu(z):

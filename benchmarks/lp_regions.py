@@ -52,7 +52,7 @@ def lp_region_count(net) -> tuple[int, int]:
                 if norm == 0:
                     new.append((rows, offs, on, A, c, w))
                     new_Z.append((Z, z))
-                    new_bits.append(bb + [cc > 0])
+                    new_bits.append([*bb, cc > 0])
                     continue
                 a, cc = a / norm, cc / norm
                 alive = {}
@@ -73,7 +73,7 @@ def lp_region_count(net) -> tuple[int, int]:
                                 np.append(offs, cc) if keep else offs,
                                 np.append(on, bit) if keep else on, A, c, x))
                     new_Z.append((Z, z))
-                    new_bits.append(bb + [bit])
+                    new_bits.append([*bb, bit])
             cells, Zs, bits = new, new_Z, new_bits
         cells = [(rows, offs, on, np.array(bb, float)[:, None] * Z, np.array(bb, float) * z, w)
                  for (rows, offs, on, _, _, w), (Z, z), bb in zip(cells, Zs, bits)]

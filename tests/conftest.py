@@ -10,8 +10,8 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import pytest  # noqa: E402
-from hypothesis import settings  # noqa: E402
+import pytest
+from hypothesis import settings
 
 # The property tests draw the same examples on every run (a failure is then one
 # every run sees, fixed and kept as a regression test, not a CI run that fails once
@@ -24,7 +24,7 @@ settings.load_profile("explore" if os.environ.get("RELULAB_HYPOTHESIS") == "expl
 
 def _qt_available() -> bool:
     try:
-        import PySide6  # noqa: F401
+        import PySide6
     except ImportError:
         return False
     return True

@@ -135,7 +135,7 @@ def test_bad_input_gives_one_line(tmp_path, capsys, case):
 
 
 def test_usage_error_is_one_line(capsys):
-    code, out, err = _run(capsys, "only-one.json")
+    code, _out, err = _run(capsys, "only-one.json")
     assert code == 2 and err.count("\n") == 1 and "OUT" in err
 
 
@@ -156,7 +156,7 @@ def test_the_command_edge_turns_any_exception_into_one_line(tmp_path, capsys, mo
 def test_messages_from_the_file_stay_one_line(tmp_path, capsys):
     path = tmp_path / "two\nlines.json"
     path.write_text(json.dumps({"layers": [{"weights": [[1]], "biases": [0], "bad\nkey": 1}]}))
-    code, out, err = _run(capsys, path, tmp_path / "o.json")
+    code, _out, err = _run(capsys, path, tmp_path / "o.json")
     assert code == 1 and err.count("\n") == 1 and "two lines.json" in err and "bad key" in err
 
 
@@ -171,7 +171,7 @@ def test_a_kink_beside_a_huge_slope_converts_exactly(tmp_path, capsys):
     assert shallow(np.array([-1.0]))[0] == 0.0
 
 
-@pytest.mark.parametrize("big, needle", [(1e308, "out of range"), (-1e308, "out of range"),
+@pytest.mark.parametrize(("big", "needle"), [(1e308, "out of range"), (-1e308, "out of range"),
                                          (1e100, "1.8e308"), (-1e100, "1.8e308")])
 def test_weights_beyond_double_range_do_not_convert(tmp_path, capsys, big, needle):
     # ±1e308 is refused when read, and so are four layers of ±1e100, whose slopes would
@@ -206,12 +206,12 @@ def test_a_shallow_network_that_differs_is_not_written(tmp_path, capsys, monkeyp
     assert not (tmp_path / "o.json").exists()
 
 
-@pytest.mark.parametrize("s, shift", [(1e10, 0.0), (1e-10, 0.0), (1e10, 1e10), (1.0, 1e10)])
+@pytest.mark.parametrize(("s", "shift"), [(1e10, 0.0), (1e-10, 0.0), (1e10, 1e10), (1.0, 1e10)])
 def test_3d_network_in_other_units_converts_exactly(tmp_path, capsys, s, shift):
     """The same network with its input scaled and shifted: the same regions, and the
     shallow network equal to rounding (relative to the size of the outputs' terms)."""
     (W, b), *rest = MLP.random([3, 5, 5, 1], seed=0).layers
-    deep = MLP([(W / s, b + W @ np.full(3, shift))] + rest)
+    deep = MLP([(W / s, b + W @ np.full(3, shift)), *rest])
     save_network(deep, tmp_path / "deep.npz")
     code, out, err = _run(capsys, tmp_path / "deep.npz", tmp_path / "shallow.json", "--report")
     assert code == 0 and err == ""

@@ -137,7 +137,7 @@ def test_convert_refuses_in_one_line_within_bounds(measured, name):
 @pytest.mark.parametrize("name", sorted(hostile.CORPUS))
 def test_scene_reader_refuses_within_bounds(measured, name):
     """What ``open_scene`` reads before anything is applied: bounded the same way."""
-    cases, paths, results = measured
+    cases, _paths, results = measured
     r = results[(name, "scene")]
     words = cases[name][2]
     assert r["cpu"] <= MAX_CPU_S and r["rss_mb"] <= MAX_RSS_MB and r["wall"] < DEADLINE_S, r

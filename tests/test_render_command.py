@@ -65,7 +65,7 @@ def test_a_saved_scene_renders_every_panel(tmp_path):
         assert png_size(out) == (400, 300)
 
 
-@pytest.mark.parametrize("args, code, words", [
+@pytest.mark.parametrize(("args", "code", "words"), [
     (["-o", "{tmp}/x.png", "--size", "12x"], 2, "--size: '12x' is not WIDTHxHEIGHT"),
     (["-o", "{tmp}/x.png", "--size", "10x10"], 2, "between 64 and 8192"),
     (["-o", "{tmp}/x.png", "--panel", "nope"], 2, "invalid choice: 'nope'"),
@@ -97,7 +97,7 @@ def test_in_process_main_returns_the_code(tmp_path, capsys):
 
 
 def test_one_plot_alone_and_a_plot_that_does_not_exist(tmp_path):
-    from relulab.app import ensure_application  # noqa: F401 - only to know Qt imports
+    from relulab.app import ensure_application
     from relulab.ui.panels import PANELS
 
     name = PANELS[0].name

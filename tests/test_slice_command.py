@@ -76,7 +76,7 @@ def test_typed_points_and_names(tmp_path, capsys):
     assert load_network(tmp_path / "s.npz").n_in == 1
 
 
-@pytest.mark.parametrize("args, message", [
+@pytest.mark.parametrize(("args", "message"), [
     (["--plane", "0", "0", "1"], "points A and B are the same point"),
     (["--plane", "0", "1", "99999"], "rows 0 to 1796"),
     (["--line", "zeros", "e64"], "inputs 0 to 63"),
@@ -119,7 +119,7 @@ def test_bad_files_and_usage(tmp_path, capsys):
         ([TORCH_ONNX, out, "--line", "zeros"], "expected 2 arguments", 2),
     ]
     for argv, message, status in cases:
-        code, stdout, err = _run(capsys, main, *argv)
+        code, _stdout, err = _run(capsys, main, *argv)
         assert code == status, (argv, err)
         assert message in err and err.count("\n") == 1, err
         assert not out.exists()

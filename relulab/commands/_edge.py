@@ -5,7 +5,7 @@ worked on, when the command says which)."""
 from __future__ import annotations
 
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 
 class Failure(Exception):

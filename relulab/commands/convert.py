@@ -21,7 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from relulab.commands._edge import Failure as _Failure, run, say
+from relulab.commands._edge import Failure as _Failure
+from relulab.commands._edge import run, say
 
 #: Loading the compiled region engine from numba's disk cache takes a fraction of a
 #: second; past this the command says that it is compiling (a first run: seconds).
@@ -69,7 +70,7 @@ def prepare_engine(n_in: int) -> None:
 def _quietly(fn, *args) -> None:
     try:
         fn(*args)
-    except Exception:  # noqa: BLE001 - raised again by the caller's own call
+    except Exception:
         pass
 
 
@@ -131,8 +132,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(argv, reading: list[str]) -> int:
     from relulab.io.networks import SUFFIXES, NetworkFileError, load_network, save_network
-    from relulab.model.networks.mlp import MLP
     from relulab.model.lessons.converter import MAX_INPUTS
+    from relulab.model.networks.mlp import MLP
     from relulab.model.shallow.construction import big_m_network, big_m_report, convert
 
     args = _parser().parse_args(argv)

@@ -131,7 +131,7 @@ def _render(args, scene, name: str, out: str, suffix: str) -> int:
             # evenly, so the picture has exactly the size asked for and nothing is clipped.
             need = panel.minimumSizeHint()
             s = max(1.0, need.width() / w, need.height() / h)
-            logical = (int(round(w * s)), int(round(h * s)))
+            logical = (round(w * s), round(h * s))
             panel.resize(*(logical if args.plot is None else args.size))
             panel.show()
             panel.wait_until_idle(RENDER_WAIT_SECONDS)  # the background work shows too

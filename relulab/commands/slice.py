@@ -21,7 +21,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from relulab.commands._edge import Failure as _Failure, run
+from relulab.commands._edge import Failure as _Failure
+from relulab.commands._edge import run
 
 
 class _Parser(argparse.ArgumentParser):
@@ -54,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def report_lines(net, cut, restricted, rows=None) -> list[str]:
     """What ``--report`` prints: the network, the points and the restricted network."""
-    arch = lambda n: "-".join(map(str, n.sizes))  # noqa: E731
+    arch = lambda n: "-".join(map(str, n.sizes))
     kind = cut.kind
     lines = [f"network: {arch(net)} ({net.n_in} inputs)",
              f"slice: the {kind} through {', '.join(cut.labels)}"]

@@ -33,7 +33,13 @@ import numpy as np
 
 from relulab.io.atomic import write_bytes_atomic
 from relulab.io.limits import (
-    MAX_NUMBER_DIGITS, FileRefused, check_json_text, megabytes, one_line, read_file, shown_name,
+    MAX_NUMBER_DIGITS,
+    FileRefused,
+    check_json_text,
+    megabytes,
+    one_line,
+    read_file,
+    shown_name,
 )
 from relulab.model.networks.activations import ACTIVATIONS
 from relulab.model.networks.mlp import MLP, normalise_activation

@@ -18,12 +18,18 @@ import numpy as np
 
 from relulab.io.limits import one_line, shown_name
 from relulab.io.networks import (
-    MAX_LAYERS, MAX_ONNX_FIELDS, MAX_ONNX_NESTING, MAX_ONNX_NODES, MAX_PARAMETERS,
-    NetworkFileError, _assemble, _Layer, _onnx,
+    MAX_LAYERS,
+    MAX_ONNX_FIELDS,
+    MAX_ONNX_NESTING,
+    MAX_ONNX_NODES,
+    MAX_PARAMETERS,
+    NetworkFileError,
+    _assemble,
+    _Layer,
+    _onnx,
 )
 from relulab.model.networks.activations import LEAKY_SLOPE
 from relulab.model.networks.mlp import MLP
-
 
 #: The operators a plain MLP is read from (Constant, Identity and Cast also compute
 #: constants: weights that arrive through them).
@@ -567,7 +573,7 @@ class _Chain:
             W, b = np.eye(n), np.broadcast_to(self.b, (n,)).astype(float)
         else:
             W, b = self.W, np.asarray(self.b, float)
-        layers = self.layers + [(W, b)]
+        layers = [*self.layers, (W, b)]
         if self.n_in is not None and layers[0][0].shape[1] != self.n_in:
             raise r.fail(f"the input has {self.n_in} features but the first layer expects "
                          f"{layers[0][0].shape[1]}")

@@ -24,13 +24,20 @@ rather than half-read. Qt-free.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from relulab.io.atomic import write_text_atomic
 from relulab.io.limits import (
-    MAX_NUMBER_DIGITS, FileRefused, check_json_text, megabytes, one_line, read_file, shown_name,
+    MAX_NUMBER_DIGITS,
+    FileRefused,
+    check_json_text,
+    megabytes,
+    one_line,
+    read_file,
+    shown_name,
 )
 
 SCENE_FORMAT = "relulab-scene"

@@ -49,10 +49,14 @@ def __getattr__(name: str):
 
 
 try:
-    import pytest  # noqa: F401
+    import pytest
 except ImportError:  # scripts use the helpers without pytest
     pass
 else:
-    from relulab.testing.plugin import (  # noqa: F401 - the plugin's hooks and fixtures
-        pytest_configure, relulab_isolation, relulab_panel, relulab_theme, relulab_window,
+    from relulab.testing.plugin import (
+        pytest_configure,
+        relulab_isolation,
+        relulab_panel,
+        relulab_theme,
+        relulab_window,
     )

@@ -12,9 +12,21 @@ import sys
 from dataclasses import dataclass
 
 from PySide6.QtWidgets import (
-    QAbstractButton, QAbstractItemView, QAbstractSlider, QAbstractSpinBox,
-    QComboBox, QDialog, QLabel, QLineEdit, QMenu, QMenuBar, QPlainTextEdit, QScrollBar, QTabBar,
-    QTextEdit, QWidget,
+    QAbstractButton,
+    QAbstractItemView,
+    QAbstractSlider,
+    QAbstractSpinBox,
+    QComboBox,
+    QDialog,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QMenuBar,
+    QPlainTextEdit,
+    QScrollBar,
+    QTabBar,
+    QTextEdit,
+    QWidget,
 )
 
 #: Widgets a person or a script operates.

@@ -15,7 +15,14 @@ import threading
 from contextlib import contextmanager
 
 from PySide6.QtWidgets import (
-    QColorDialog, QDialog, QFileDialog, QFontDialog, QInputDialog, QMenu, QMessageBox, QWidget,
+    QColorDialog,
+    QDialog,
+    QFileDialog,
+    QFontDialog,
+    QInputDialog,
+    QMenu,
+    QMessageBox,
+    QWidget,
 )
 
 GUIDE = "docs/automation.md, “Without dialogs”"

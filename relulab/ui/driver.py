@@ -29,7 +29,7 @@ import gc
 import sys
 import time
 from collections import deque
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 import pyqtgraph as pg

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-import pyqtgraph.exporters  # noqa: F401 - registers pg.exporters
+import pyqtgraph.exporters
 from PySide6.QtCore import QBuffer, QIODevice, QPoint, QRectF
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
@@ -78,7 +78,7 @@ def _render_image(widget: QWidget, scale: float) -> QImage:
     item = _graphics_item(widget)
     if item is not None:
         exporter = pg.exporters.ImageExporter(item)
-        width = max(1, int(round(exporter.parameters()["width"] * scale)))
+        width = max(1, round(exporter.parameters()["width"] * scale))
         exporter.parameters()["width"] = width
         image = exporter.export(toBytes=True)
         if image is not None and not image.isNull():
@@ -220,7 +220,7 @@ def write_gif(frames: list[QImage], path, fps: float = GIF_FPS) -> Path:
     images = [Image.fromarray(_rgb_array(f)).quantize(colors=256) for f in frames]
     buffer = io.BytesIO()
     images[0].save(buffer, format="GIF", save_all=True, append_images=images[1:],
-                   duration=int(round(1000 / fps)), loop=0)
+                   duration=round(1000 / fps), loop=0)
     path = Path(path)
     write_bytes_atomic(path, buffer.getvalue())
     return path
@@ -239,7 +239,7 @@ def write_mp4(frames: list[QImage], path, fps: float = GIF_FPS) -> Path:
     try:
         with av.open(str(tmp), mode="w") as container:
             codec = "libx264" if "libx264" in av.codecs_available else "mpeg4"
-            stream = container.add_stream(codec, rate=int(round(fps)))
+            stream = container.add_stream(codec, rate=round(fps))
             stream.width, stream.height, stream.pix_fmt = w, h, "yuv420p"
             for rgb in arrays:
                 rgb = rgb[:h, :w] if rgb.shape[:2] != (h, w) else rgb

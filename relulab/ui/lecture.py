@@ -20,8 +20,18 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView, QAbstractSlider, QAbstractSpinBox, QApplication, QComboBox, QFrame,
-    QHBoxLayout, QLineEdit, QPlainTextEdit, QPushButton, QTextEdit, QVBoxLayout,
+    QAbstractItemView,
+    QAbstractSlider,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QTextEdit,
+    QVBoxLayout,
 )
 
 from relulab.io.scenes import Playlist, Scene, SceneError, builtin_lecture_path, read_playlist

@@ -8,9 +8,9 @@ zoom like the plots.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
-from typing import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor

@@ -8,7 +8,13 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QRect, QSize, Qt
 from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence, QUndoGroup
 from PySide6.QtWidgets import (
-    QApplication, QMainWindow, QMessageBox, QProgressDialog, QTabWidget, QVBoxLayout, QWidget,
+    QApplication,
+    QMainWindow,
+    QMessageBox,
+    QProgressDialog,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
 )
 
 import relulab

@@ -22,17 +22,17 @@ class PathItem(QGraphicsPathItem):
         if path is not None:
             self.setPath(path)
 
-    def setPath(self, path: QPainterPath) -> None:  # noqa: N802 (Qt's name)
+    def setPath(self, path: QPainterPath) -> None:
         self.prepareGeometryChange()
         super().setPath(path)
         self._bounds = QRectF()
 
-    def setPen(self, pen) -> None:  # noqa: N802 (Qt's name)
+    def setPen(self, pen) -> None:
         self.prepareGeometryChange()
         super().setPen(pen)
         self._bounds = QRectF()
 
-    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt's name)
+    def boundingRect(self) -> QRectF:
         if self._bounds.isNull():
             rect = self.path().controlPointRect()
             # a pen's width is in the item's units, or in pixels when cosmetic: then a

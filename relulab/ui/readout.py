@@ -75,7 +75,7 @@ class Readout(QLabel):
         self.setText(text)
 
     # -- showing -------------------------------------------------------------------
-    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+    def setText(self, text: str) -> None:
         """Show ``text``; the value becomes the plain text shown."""
         self._show(text)
         self._set_value(self._shown or None)

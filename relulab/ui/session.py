@@ -23,15 +23,22 @@ import json
 import logging
 import os
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QLockFile, QObject, QStandardPaths, Qt, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox
 
 from relulab.io.limits import one_line
 from relulab.io.scenes import (
-    SCENE_SUFFIX, Playlist, Scene, SceneError, json_ready, read_document, write_scene,
+    SCENE_SUFFIX,
+    Playlist,
+    Scene,
+    SceneError,
+    json_ready,
+    read_document,
+    write_scene,
 )
 from relulab.ui import settings
 
@@ -50,12 +57,12 @@ LOCK_NAME = "session.lock"
 # -- applying and capturing scenes (no window needed: tests pass fake panels) --
 # A window's panels (relulab.ui.panels.PanelMap) answer for the panels it has not
 # created yet, so that a check or a capture does not create every panel.
-def _state_dict(panels: Mapping[str, "Panel"], name: str) -> dict:
+def _state_dict(panels: Mapping[str, Panel], name: str) -> dict:
     ask = getattr(panels, "state_dict", None)
     return ask(name) if ask is not None else panels[name].state_dict()
 
 
-def _load_state(panels: Mapping[str, "Panel"], name: str, state) -> None:
+def _load_state(panels: Mapping[str, Panel], name: str, state) -> None:
     load = getattr(panels, "load_state", None)
     if load is not None:
         load(name, state)
@@ -63,12 +70,12 @@ def _load_state(panels: Mapping[str, "Panel"], name: str, state) -> None:
         panels[name].load_state(state)
 
 
-def _created(panels: Mapping[str, "Panel"]) -> Mapping[str, "Panel"]:
+def _created(panels: Mapping[str, Panel]) -> Mapping[str, Panel]:
     created = getattr(panels, "created", None)
     return created() if created is not None else panels
 
 
-def capture_scene(panels: Mapping[str, "Panel"], current: str | None = None,
+def capture_scene(panels: Mapping[str, Panel], current: str | None = None,
                   names=None, title: str = "", caption: str = "") -> Scene:
     """The state of ``panels`` (or those in ``names``) as a scene."""
     chosen = list(panels) if names is None else list(names)
@@ -78,7 +85,7 @@ def capture_scene(panels: Mapping[str, "Panel"], current: str | None = None,
     return Scene(panels=states, current=current, title=title, caption=caption)
 
 
-def apply_scene(panels: Mapping[str, "Panel"], scene: Scene) -> None:
+def apply_scene(panels: Mapping[str, Panel], scene: Scene) -> None:
     """Load every panel state of ``scene``, all or nothing.
 
     Raises SceneError(``panels.<name>``, the panel's message) when a panel refuses

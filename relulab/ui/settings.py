@@ -66,7 +66,7 @@ def get(key: str):
     return value
 
 
-def set(key: str, value) -> None:  # noqa: A001 - mirrors QSettings
+def set(key: str, value) -> None:
     s = SETTINGS[key]
     if s.type is list:
         value = [str(v) for v in value]

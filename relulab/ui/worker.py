@@ -46,7 +46,8 @@ import sys
 import threading
 import time
 import weakref
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, Qt, Signal
 
@@ -77,7 +78,7 @@ def _yield_to_the_gui_thread() -> None:
 
 
 #: Every worker made (weakly held): a full collection waits while one is busy.
-_workers: "weakref.WeakSet[Worker]" = weakref.WeakSet()
+_workers: weakref.WeakSet[Worker] = weakref.WeakSet()
 
 
 class GuiCollector:

@@ -10,7 +10,10 @@ import numpy as np
 import pytest
 
 from relulab.io.points import (
-    MAX_INPUT_BYTES, PointsFileError, input_rows_from_bytes, load_input_rows,
+    MAX_INPUT_BYTES,
+    PointsFileError,
+    input_rows_from_bytes,
+    load_input_rows,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,7 +52,7 @@ def test_the_shipped_example_reads():
     assert rows.X.min() == 0 and rows.X.max() == 16 and rows.labels[:3] == ("0", "1", "2")
 
 
-@pytest.mark.parametrize("text, message", [
+@pytest.mark.parametrize(("text", "message"), [
     ("", "empty"), ("# only a comment\n", "no rows"), ("a,b,c\n", "a header but no rows"),
     ("1,2,3\n4,5\n", r"line 2 has 2 column\(s\), the first row 3"),
     ("1,2,3\n4,x,6\n", "line 2, column 2: 'x' is not a number"),
@@ -68,7 +71,7 @@ def test_bad_csv_is_one_line(text, message):
     assert "\n" not in str(e.value) and str(e.value).startswith("rows.csv")
 
 
-@pytest.mark.parametrize("data, message", [
+@pytest.mark.parametrize(("data", "message"), [
     (_npz(W=np.ones((2, 2))), "unexpected array W"),
     (_npz(y=np.ones(2)), "no array X"),
     (_npz(X=np.ones(3)), "shape"),

@@ -11,7 +11,7 @@ posix_only = pytest.mark.skipif(os.name != "posix", reason="links, FIFOs and dev
 
 
 @posix_only
-@pytest.mark.parametrize("kind, words", [
+@pytest.mark.parametrize(("kind", "words"), [
     ("dev-zero link", "is a device"),
     ("fifo", r"is a pipe \(FIFO\)"),
     ("folder", "is a folder"),
@@ -63,7 +63,7 @@ def test_missing_file_raises_file_not_found(tmp_path):
         read_file(tmp_path / "nope.json", 10)
 
 
-@pytest.mark.parametrize("text, words", [
+@pytest.mark.parametrize(("text", "words"), [
     ("[" * 1000 + "]" * 1000, "nested 1000 levels deep"),
     ('{"a": ' * 30 + "1" + "}" * 30, "nested 30 levels deep"),
     ("[" + "[]," * 2000 + "[]]", "2,002 lists and objects"),

@@ -10,7 +10,7 @@ from relulab.io.networks import NetworkFileError, network_from_bytes, network_to
 from relulab.model.networks.mlp import MLP
 
 onnx = pytest.importorskip("onnx")
-from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+from onnx import TensorProto, helper, numpy_helper
 
 OPS = ["Gemm", "MatMul", "Add", "Relu", "LeakyRelu", "Identity", "Flatten", "Reshape", "Cast",
        "Constant", "Sigmoid", ""]

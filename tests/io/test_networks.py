@@ -8,12 +8,17 @@ import numpy as np
 import pytest
 
 from relulab.io.networks import (
-    NetworkFileError, load_network, network_from_dict, network_to_onnx_bytes, save_network)
+    NetworkFileError,
+    load_network,
+    network_from_dict,
+    network_to_onnx_bytes,
+    save_network,
+)
 from relulab.model.networks.mlp import MLP
 from relulab.model.shallow.construction import ExtendedNetwork, to_shallow, to_shallow_extended
 
 onnx = pytest.importorskip("onnx")
-from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+from onnx import TensorProto, helper, numpy_helper
 
 NET = MLP.random([2, 5, 4, 3], seed=0)
 X = np.random.default_rng(1).normal(size=(200, 2))
@@ -140,7 +145,7 @@ BAD_JSON = [
 ]
 
 
-@pytest.mark.parametrize("text, message", BAD_JSON)
+@pytest.mark.parametrize(("text", "message"), BAD_JSON)
 def test_bad_json_files(tmp_path, text, message):
     path = tmp_path / "bad.json"
     path.write_text(text)
@@ -212,7 +217,7 @@ def test_save_is_atomic_and_keeps_the_old_file(tmp_path):
 ONE = {"layers": [{"weights": [[1.0, 2.0]], "biases": [0.5]}]}
 
 
-@pytest.mark.parametrize("data, message", [
+@pytest.mark.parametrize(("data", "message"), [
     (b"   \n\t  \n", r"bad.json: the file is empty \(it holds only blank space\)"),
     (b"\xef\xbb\xbf  \n", r"the file is empty \(it holds only blank space\)"),
     ('{"layers": []}'.encode("utf-16"), "UTF-16 text; save the file as UTF-8"),
@@ -267,14 +272,14 @@ def _npz(tmp_path, **arrays):
     return path
 
 
-@pytest.mark.parametrize("arrays, message", [
-    (dict(W1=np.eye(2), b1=np.zeros(2), S1=np.zeros(2), V1=np.array(["a", "b"]), v1=np.zeros(2)),
+@pytest.mark.parametrize(("arrays", "message"), [
+    ({"W1": np.eye(2), "b1": np.zeros(2), "S1": np.zeros(2), "V1": np.array(["a", "b"]), "v1": np.zeros(2)},
      "layer 1: V1 holds text, not numbers"),
-    (dict(W1=np.array(["1"]), b1=np.zeros(1)), "W1 holds text"),
-    (dict(W1=np.zeros((1, 0)), b1=np.zeros(1)), "W1 has shape \\(1, 0\\); it is empty"),
-    (dict(W1=np.ones((1, 1), np.complex128), b1=np.zeros(1)), "W1 has type complex128"),
-    (dict(W1=np.ones((1, 1), bool), b1=np.zeros(1)), "W1 has type bool"),
-    (dict(W1=np.eye(1), b1=np.zeros(1), V1=np.eye(1)), "V1 without S1"),
+    ({"W1": np.array(["1"]), "b1": np.zeros(1)}, "W1 holds text"),
+    ({"W1": np.zeros((1, 0)), "b1": np.zeros(1)}, "W1 has shape \\(1, 0\\); it is empty"),
+    ({"W1": np.ones((1, 1), np.complex128), "b1": np.zeros(1)}, "W1 has type complex128"),
+    ({"W1": np.ones((1, 1), bool), "b1": np.zeros(1)}, "W1 has type bool"),
+    ({"W1": np.eye(1), "b1": np.zeros(1), "V1": np.eye(1)}, "V1 without S1"),
 ])
 def test_npz_arrays_of_the_wrong_kind(tmp_path, arrays, message):
     with pytest.raises(NetworkFileError, match=message):
@@ -362,7 +367,7 @@ def test_onnx_export_refuses_what_onnxruntime_cannot_run(activation):
         network_to_onnx_bytes(net)
 
 
-@pytest.mark.parametrize("activation, message", [
+@pytest.mark.parametrize(("activation", "message"), [
     (["relu", "tanh"], "lists 2 names for 1 hidden layers"),
     (["relu", "swish"], "entry 2 'swish' is not one of"),
     ([1], "entry 1 a number is not one of"),

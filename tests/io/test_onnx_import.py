@@ -11,9 +11,9 @@ from relulab.model.networks.mlp import MLP
 
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
-from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+from onnx import TensorProto, helper, numpy_helper
 
-from tests.hostile import varint  # noqa: E402
+from tests.hostile import varint
 
 RNG = np.random.default_rng(7)
 F32 = TensorProto.FLOAT
@@ -222,7 +222,7 @@ def test_a_cycle_is_an_error_not_a_hang(tmp_path):
     _refused(tmp_path, _unchecked(ring, [_t(W2, "B")]), "cycle")
 
 
-@pytest.mark.parametrize("case, needle", [
+@pytest.mark.parametrize(("case", "needle"), [
     ("leaky slope", "LeakyRelu with alpha 0.2"),
     ("cast to int", "Cast to INT64 changes the values"),
     ("reshape batch", "does not keep the batch"),

@@ -6,8 +6,19 @@ import numpy as np
 import pytest
 
 from relulab.io.scenes import (
-    MAX_BYTES, PLAYLIST_FORMAT, SCENE_FORMAT, VERSION, Scene, SceneError, dump_scene,
-    json_ready, parse_scene, read_document, read_playlist, read_scene, write_scene,
+    MAX_BYTES,
+    PLAYLIST_FORMAT,
+    SCENE_FORMAT,
+    VERSION,
+    Scene,
+    SceneError,
+    dump_scene,
+    json_ready,
+    parse_scene,
+    read_document,
+    read_playlist,
+    read_scene,
+    write_scene,
 )
 
 KNOWN = ["hinges", "training", "folding", "converter", "playground"]
@@ -37,7 +48,7 @@ def test_numpy_values_are_stored_as_plain_numbers():
     assert d["panels"]["hinges"] == {"kinks": [-1.0, 0.5], "n": 3, "pair": [1, 2]}
 
 
-@pytest.mark.parametrize("value, where", [
+@pytest.mark.parametrize(("value", "where"), [
     ({"obj": object()}, "panels.training.obj"),
     ({"runs": [1.0, {"best": {1, 2}}]}, "panels.training.runs[1].best"),
     ({3: "x"}, "panels.training"),
@@ -133,7 +144,7 @@ def test_playlist_with_files_and_inline_scenes(tmp_path):
     assert isinstance(read_document(tmp_path / "one.relulab.json", KNOWN), Scene)
 
 
-@pytest.mark.parametrize("scenes, field, words", [
+@pytest.mark.parametrize(("scenes", "field", "words"), [
     ([], "scenes", "no scenes"),
     ("x", "scenes", "expected a list"),
     ([3], "scenes[0]", "expected a scene or a file name"),
@@ -175,7 +186,7 @@ def test_builtin_lecture_is_valid():
 
 
 # -- hostile files -------------------------------------------------------------------
-@pytest.mark.parametrize("data, field, words", [
+@pytest.mark.parametrize(("data", "field", "words"), [
     (b"  \n\t ", "file", "the file is empty (it holds only blank space)"),
     (b"\xef\xbb\xbf" + json.dumps(good()).encode(), None, None),  # a BOM is fine
     (json.dumps(good()).encode("utf-16"), "file", "UTF-16 text"),

@@ -1,6 +1,6 @@
 """An exact rational reference for 1-D ReLU networks, written for the tests only.
 
-Independent of relulab.model.core.exact and relulab.model.pieces.piecewise: layer by layer,
+Independent of relulab.model.networks.exact and relulab.model.pieces.piecewise: layer by layer,
 every piece of the line carries the exact affine map of the current hidden layer
 (integers over a common power of two), the knots are Fractions, and a neuron's
 root on a piece is −C/A, compared exactly with the piece's ends.
@@ -45,7 +45,7 @@ def reference(net):
                     r = Fraction(-c, a)
                     if (lo is None or r > lo) and (hi is None or r < hi):
                         cuts.add(r)
-            ends = [lo] + sorted(cuts) + [hi]
+            ends = [lo, *sorted(cuts), hi]
             for x0, x1 in zip(ends[:-1], ends[1:]):
                 # a point strictly inside decides which neurons are on
                 if x0 is None and x1 is None:
@@ -80,7 +80,7 @@ def reference(net):
         raise AssertionError("no piece")
 
     # slope of every output on each piece between consecutive knots
-    edges = [None] + knots + [None]
+    edges = [None, *knots, None]
     slopes = []
     for x0, x1 in zip(edges[:-1], edges[1:]):
         probe = (Fraction(0) if x0 is None and x1 is None else x1 - 1 if x0 is None
@@ -110,7 +110,7 @@ def least_width(ref, m, exhaustive=22):
     N = len(cols)
     if N == 0:
         return 0 if all(v == 0 for v in s0) else 2
-    if N > exhaustive:
+    if exhaustive < N:
         return None
     den = 1
     for v in [x for col in cols for x in col] + list(s0):

@@ -51,13 +51,13 @@ class _Cell:
     Z: np.ndarray | None = None                  # this layer's pre-activation maps
     zeta: np.ndarray | None = None
 
-    def child(self, bit: bool, row=None, witness=None, pieces=None) -> "_Cell":
+    def child(self, bit: bool, row=None, witness=None, pieces=None) -> _Cell:
         normals, offsets, on = self.normals, self.offsets, self.on
         if row is not None:
-            normals = normals + [row[0]]
-            offsets = offsets + [row[1]]
-            on = on + [bit]
-        return _Cell(self.pattern + [bit], normals, offsets, on, self.A, self.c,
+            normals = [*normals, row[0]]
+            offsets = [*offsets, row[1]]
+            on = [*on, bit]
+        return _Cell([*self.pattern, bit], normals, offsets, on, self.A, self.c,
                      witness, pieces if pieces is not None else [], self.Z, self.zeta)
 
     def arrays(self, n: int, extra=None):

@@ -3,11 +3,17 @@
 import numpy as np
 import pytest
 
+from relulab.model.data.datasets import make_dataset, train_test_split
 from relulab.model.fitting.classify import (
-    TrainConfig, Trainer, accuracy, loss_from_logits, predict_proba, seed002_run, seed002_setup,
+    TrainConfig,
+    Trainer,
+    accuracy,
+    loss_from_logits,
+    predict_proba,
+    seed002_run,
+    seed002_setup,
     train,
 )
-from relulab.model.data.datasets import make_dataset, train_test_split
 from relulab.model.networks.mlp import MLP
 
 
@@ -32,9 +38,9 @@ def lesson_loop(seed, H, steps):
     y = np.r_[np.zeros(n), np.ones(n)]
     W1 = rng.normal(0, np.sqrt(2 / 2), (2, H)); b1 = rng.uniform(-0.5, 0.5, H)
     W2 = rng.normal(0, np.sqrt(1 / H), (H, 1)); b2 = np.zeros(1)
-    sig = lambda z: 1 / (1 + np.exp(-z))  # noqa: E731
+    sig = lambda z: 1 / (1 + np.exp(-z))
     for _ in range(steps):
-        Z1 = X @ W1 + b1; Hd = np.maximum(0, Z1); p = sig(Hd @ W2 + b2).ravel()  # noqa: E702
+        Z1 = X @ W1 + b1; Hd = np.maximum(0, Z1); p = sig(Hd @ W2 + b2).ravel()
         dZ2 = (p - y)[:, None] / len(y)
         dW2, db2 = Hd.T @ dZ2, dZ2.sum(0)
         dZ1 = (dZ2 @ W2.T) * (Z1 > 0)
@@ -211,7 +217,7 @@ def test_boundary_segments_lie_on_the_contour():
 # -- several classes, an activation per layer --------------------------------------------
 
 @pytest.mark.parametrize("loss", ["cross_entropy", "squared"])
-@pytest.mark.parametrize("outputs, activation", [
+@pytest.mark.parametrize(("outputs", "activation"), [
     (3, "relu"), (4, ["tanh", "relu"]), (2, ["leaky_relu", "gelu"]), (1, ["identity", "sigmoid"]),
 ])
 def test_softmax_and_per_layer_backprop_match_finite_differences(loss, outputs, activation):

@@ -3,11 +3,17 @@ proven rounding bound."""
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from relulab.model.networks.collapse import (
-    collapse, collapse_check, collapsed_network, format_affine, lesson_network,
-    neuron_affine_map, neuron_values,
+    collapse,
+    collapse_check,
+    collapsed_network,
+    format_affine,
+    lesson_network,
+    neuron_affine_map,
+    neuron_values,
 )
 from relulab.model.networks.mlp import MLP
 
@@ -26,14 +32,14 @@ def test_lesson_numbers():
 @given(st.lists(st.integers(1, 9), min_size=0, max_size=5), st.integers(1, 3), st.integers(1, 3),
        st.integers(0, 10_000))
 def test_any_identity_network_collapses(hidden, n_in, n_out, seed):
-    net = MLP.random([n_in] + hidden + [n_out], seed=seed, activation="identity")
+    net = MLP.random([n_in, *hidden, n_out], seed=seed, activation="identity")
     X = np.random.default_rng(seed).uniform(-3, 3, (200, n_in))
     one = collapsed_network(net)
     assert len(one.layers) == 1
     # equal up to rounding, by the proven bound of the two evaluations (a fixed
     # tolerance failed on some draws: the rounding scales with the weights)
     corners = np.array([[-100.0] * n_in, [100.0] * n_in])
-    err, equal, words = collapse_check(net, np.vstack([X, corners]))
+    _err, equal, words = collapse_check(net, np.vstack([X, corners]))
     assert equal is True, words
 
 
@@ -71,7 +77,7 @@ def test_identity_on_some_layers_collapses_just_those_layers():
     assert flat.sizes == [2, 5, 6, 2] and flat.activations == ("relu", "tanh")
     X = np.random.default_rng(0).normal(size=(50, 2))
     assert np.allclose(flat(X), net(X), rtol=1e-12, atol=1e-12)
-    (W1, _), (W2, b2), (W3, b3), (W4, b4), _ = net.layers
+    (_W1, _), (W2, _b2), (W3, _b3), (W4, _b4), _ = net.layers
     assert np.allclose(flat.layers[1][0], W4 @ W3 @ W2)
     assert collapse_identity_layers(flat) is flat  # nothing left to merge
     whole = collapse_identity_layers(net.with_activation("identity"))
@@ -195,5 +201,5 @@ def test_no_verdict_where_no_bound_is_proven():
     assert collapse_check(smooth, np.ones((3, 2)))[1] is None
     huge = MLP([(np.full((2, 2), 1e300), np.zeros(2)), (np.full((1, 2), 1e300), np.zeros(1))],
                "identity")
-    err, equal, words = collapse_check(huge, np.ones((2, 2)))
+    _err, equal, words = collapse_check(huge, np.ones((2, 2)))
     assert equal is None and "overflow" in words

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 from numba.core.registry import CPUDispatcher
 
-from relulab.model.regions import _arrangement_kernels as kern
 from relulab.model.fitting import _training_kernels as training_kernels
-from relulab.model.regions.arrangement import arrangement_2d, arrangement_nd, count_regions_2d, warm_up
-from relulab.model.networks.mlp import MLP
 from relulab.model.fitting.training import HingeNetTrainer
+from relulab.model.networks.mlp import MLP
+from relulab.model.regions import _arrangement_kernels as kern
+from relulab.model.regions.arrangement import arrangement_2d, arrangement_nd, count_regions_2d, warm_up
 
 
 def _representative_runs():
@@ -95,8 +95,8 @@ def test_a_stopped_request_does_not_wait_for_the_compilation(monkeypatch):
     soon as it is asked to (a closing panel does not hang on a compile)."""
     import threading
 
-    from relulab.model.regions import arrangement
     from relulab.model.core.cancel import Cancelled
+    from relulab.model.regions import arrangement
 
     warm_up()
     release = threading.Event()

@@ -7,7 +7,11 @@ import pytest
 
 from relulab.io.networks import network_from_dict, network_to_dict
 from relulab.model.lessons.converter import (
-    MAX_INPUTS, ConverterState, check_network_size, network_problem, parse_architecture,
+    MAX_INPUTS,
+    ConverterState,
+    check_network_size,
+    network_problem,
+    parse_architecture,
 )
 from relulab.model.networks.mlp import MLP
 
@@ -49,7 +53,7 @@ def bad_network(**change):
     return doc
 
 
-@pytest.mark.parametrize("change, field", [
+@pytest.mark.parametrize(("change", "field"), [
     ({"source": "web"}, "^source"),
     ({"seed": -1}, "^seed"), ({"seed": True}, "^seed"), ({"seed": 10 ** 400}, "^seed"),
     ({"architecture": [2, "a", 1]}, "^architecture"),

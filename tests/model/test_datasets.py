@@ -4,7 +4,13 @@ import numpy as np
 import pytest
 
 from relulab.model.data.datasets import (
-    DATASETS, circles, make_dataset, points_from_csv, points_to_csv, test_mask, train_test_split,
+    DATASETS,
+    circles,
+    make_dataset,
+    points_from_csv,
+    points_to_csv,
+    test_mask,
+    train_test_split,
 )
 
 
@@ -76,7 +82,7 @@ def test_bad_arguments_are_named():
 
 def test_split_is_reproducible_and_sized():
     X, y = circles(0)
-    Xtr, ytr, Xte, yte = train_test_split(X, y, 0.25, seed=2)
+    _Xtr, ytr, _Xte, yte = train_test_split(X, y, 0.25, seed=2)
     assert len(yte) == 45 and len(ytr) == 135
     assert np.array_equal(test_mask(180, 0.25, 2), test_mask(180, 0.25, 2))
     with pytest.raises(ValueError, match="test fraction"):
@@ -88,7 +94,7 @@ def test_csv_without_header_or_set_column():
     assert X.tolist() == [[0.5, 0.25], [-1.0, 2.0]] and y.tolist() == [1.0, 0.0] and not t.any()
 
 
-@pytest.mark.parametrize("text, message", [
+@pytest.mark.parametrize(("text", "message"), [
     ("x1,x2,label\n0,0\n", "line 2: expected x1, x2, label"),
     ("0,0,6\n", "line 1: label must be a class from 0 to 5, got .6."),
     ("0,0,1.5\n", "line 1: label must be a class from 0 to 5"),
@@ -167,7 +173,7 @@ def test_boundary_dataset_labels_by_the_typed_curve():
     assert not np.array_equal(noisy, make_dataset("boundary", 1, noise=0.0, expression="x^2 - 0.3")[0])
 
 
-@pytest.mark.parametrize("text, message", [
+@pytest.mark.parametrize(("text", "message"), [
     ("2", "leaves fewer than 100 points above it"),
     ("-5 + 0*x", "leaves fewer than 100 points below it"),
     ("x +", "ends too early"),

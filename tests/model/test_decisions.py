@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from relulab.model.fitting.classify import DEFAULT_BOX, TrainConfig, Trainer, logits, predict
 from relulab.model.data.datasets import make_dataset
-from relulab.model.regions.decisions import affine_decisions, decision_polygons, decision_regions
+from relulab.model.fitting.classify import DEFAULT_BOX, TrainConfig, Trainer, logits, predict
 from relulab.model.networks.mlp import MLP
 from relulab.model.regions.activation import region_polygons
+from relulab.model.regions.decisions import affine_decisions, decision_polygons, decision_regions
 
 
 def inside(P, x):
@@ -24,7 +24,7 @@ def trained(classes, hidden, steps=400, seed=0):
     return Trainer(MLP.random(sizes, seed=seed), X, y, config=TrainConfig("adam", 0.03)).advance(steps).net
 
 
-@pytest.mark.parametrize("classes, hidden", [(2, (8, 8)), (3, (16, 16)), (6, (8, 8, 8))])
+@pytest.mark.parametrize(("classes", "hidden"), [(2, (8, 8)), (3, (16, 16)), (6, (8, 8, 8))])
 def test_pieces_hold_the_predicted_class_and_tile_the_box(classes, hidden):
     net = trained(classes, hidden)
     d = decision_regions(net, DEFAULT_BOX)
@@ -42,7 +42,7 @@ def test_pieces_hold_the_predicted_class_and_tile_the_box(classes, hidden):
         assert np.allclose(p.A @ centre + p.c, z, rtol=1e-9, atol=1e-9)
 
 
-@pytest.mark.parametrize("classes, hidden", [(2, (8, 8)), (3, (16, 16)), (6, (8, 8, 8))])
+@pytest.mark.parametrize(("classes", "hidden"), [(2, (8, 8)), (3, (16, 16)), (6, (8, 8, 8))])
 def test_the_boundary_is_where_the_top_two_classes_tie(classes, hidden):
     net = trained(classes, hidden)
     d = decision_regions(net, DEFAULT_BOX)
@@ -108,7 +108,7 @@ def test_a_boundary_on_a_region_edge_is_found():
     assert np.allclose(d.area_by_class(), [2.0, 2.0])
 
 
-@pytest.mark.parametrize("scale, shift", [(1e-12, 0.0), (1e12, 0.0), (1.0, 1e10), (1e-6, -3e7)])
+@pytest.mark.parametrize(("scale", "shift"), [(1e-12, 0.0), (1e12, 0.0), (1.0, 1e10), (1e-6, -3e7)])
 def test_units_do_not_change_the_pieces(scale, shift):
     """The same regions and maps in other input units (x' = scale·x + shift): the same
     pieces, scaled, and the same boundary (no absolute tolerance decides anything)."""
@@ -135,7 +135,7 @@ def test_units_do_not_change_the_pieces(scale, shift):
         assert np.allclose(b.boundary / scale, a.boundary, rtol=1e-9, atol=1e-12)
 
 
-@pytest.mark.parametrize("scale, shift", [(1e-12, 0.0), (1e12, 0.0), (1.0, 1e10)])
+@pytest.mark.parametrize(("scale", "shift"), [(1e-12, 0.0), (1e12, 0.0), (1.0, 1e10)])
 def test_a_network_in_other_units_has_the_same_decision_regions(scale, shift):
     """End to end, the region engine included: the same network in input units x' =
     scale·x + shift, on the box in those units."""

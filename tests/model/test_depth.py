@@ -2,10 +2,14 @@
 
 import pytest
 
-from relulab.model.regions.depth import (
-    budget_architectures, parameter_count, regions_against_depth, summarise, width_for_budget,
-)
 from relulab.model.networks.mlp import MLP
+from relulab.model.regions.depth import (
+    budget_architectures,
+    parameter_count,
+    regions_against_depth,
+    summarise,
+    width_for_budget,
+)
 
 
 def test_parameter_counts():

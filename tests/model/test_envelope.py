@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
+from relulab.model.networks.mlp import MLP
 from relulab.model.pieces.envelope import column_extremes
 from relulab.model.pieces.folding import tent_network
-from relulab.model.networks.mlp import MLP
 from relulab.model.pieces.piecewise import piecewise_linear
 
 
@@ -22,7 +22,7 @@ def brute_force(pl, a, b, columns):
 
 
 @pytest.mark.parametrize("seed", range(6))
-@pytest.mark.parametrize("a, b, columns", [(-3.0, 3.0, 7), (-0.1, 0.2, 16), (-50.0, 50.0, 3)])
+@pytest.mark.parametrize(("a", "b", "columns"), [(-3.0, 3.0, 7), (-0.1, 0.2, 16), (-50.0, 50.0, 3)])
 def test_extremes_match_the_kinks_and_edges_of_each_column(seed, a, b, columns):
     net = MLP.random([1, 24, 24, 1], seed=seed)
     pl = piecewise_linear(net)

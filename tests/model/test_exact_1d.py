@@ -11,11 +11,21 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from relulab.model.core.exact import (BeyondExact, ExactNet, as_scaled_integers, exact_line,
-                                 filtered_sign, to_fraction)
+from relulab.model.networks.exact import (
+    BeyondExact,
+    ExactNet,
+    as_scaled_integers,
+    exact_line,
+    filtered_sign,
+    to_fraction,
+)
 from relulab.model.networks.mlp import MLP
-from relulab.model.pieces.piecewise import (CERTIFIED_FLOAT, CERTIFIED_LATTICE, EXACT_RATIONAL,
-                                     line_pieces, piecewise_linear)
+from relulab.model.pieces.piecewise import (
+    CERTIFIED_FLOAT,
+    CERTIFIED_LATTICE,
+    EXACT_RATIONAL,
+    piecewise_linear,
+)
 from relulab.model.shallow.construction import EXHAUSTIVE_KINKS, convert, shallow_1d, to_shallow
 from tests.model.exact_reference import kinks as ref_kinks
 from tests.model.exact_reference import least_width, reference
@@ -27,13 +37,13 @@ def units(net, s, t=0.0):
     (W, b), rest = net.layers[0], net.layers[1:]
     first = ([[s], [-s]], [t, -t])
     second = (np.column_stack([W[:, 0], -W[:, 0]]), b)
-    return MLP([first, second] + list(rest))
+    return MLP([first, second, *list(rest)])
 
 
 def folded_units(net, s):
     """The same with s folded into the first layer's weights (exact for a power of 2)."""
     (W, b), rest = net.layers[0], net.layers[1:]
-    return MLP([(W * s, b)] + list(rest))
+    return MLP([(W * s, b), *list(rest)])
 
 
 # --- the cases of the issue ---------------------------------------------------------
@@ -113,8 +123,7 @@ def test_several_outputs_share_their_kinks():
     assert len(one.kinks) == union
     assert one.width in (union, union + 1)
     assert one.width == least_width(ref, 3, exhaustive=EXHAUSTIVE_KINKS) or union > EXHAUSTIVE_KINKS
-    assert one.width < sum(shallow_1d(MLP(list(net.layers[:-1]) + [
-        (net.layers[-1][0][i:i + 1], net.layers[-1][1][i:i + 1])])).width for i in range(3))
+    assert one.width < sum(shallow_1d(MLP([*list(net.layers[:-1]), (net.layers[-1][0][i:i + 1], net.layers[-1][1][i:i + 1])])).width for i in range(3))
     x = np.random.default_rng(1).normal(0, 3, 2000)
     np.testing.assert_allclose(one.net(x), net(x), atol=1e-12)
 
@@ -151,7 +160,7 @@ def test_huge_weights_are_exact_or_refused():
     np.testing.assert_array_equal(pl.kinks, [-1.0, 1.0])
 
 
-# --- helpers of relulab.model.core.exact ---------------------------------------------------
+# --- helpers of relulab.model.networks.exact ---------------------------------------------------
 def test_exact_helpers():
     M, s = as_scaled_integers([0.5, -3.0, 1e-3])
     assert [Fraction(int(v), 2 ** s) for v in M] == [Fraction(0.5), Fraction(-3.0), Fraction(1e-3)]
@@ -192,7 +201,7 @@ def deep_nets(draw):
     decades = draw(st.floats(0.0, 12.0))
     seed = draw(st.integers(0, 2 ** 32 - 1))
     rng = np.random.default_rng(seed)
-    sizes = [1] + widths + [1]
+    sizes = [1, *widths, 1]
     layers = []
     for a, b in zip(sizes[:-1], sizes[1:]):
         spread = 10.0 ** rng.uniform(-decades / 2, decades / 2, (b, a + 1))
@@ -230,13 +239,13 @@ def test_nets_spanning_eight_decades_lose_no_kinks():
     the exact reference (the old tolerances lost kinks in about a quarter of them)."""
     rng = np.random.default_rng(8)
     for _ in range(40):
-        sizes = [1] + list(rng.integers(2, 9, rng.integers(2, 5))) + [1]
+        sizes = [1, *list(rng.integers(2, 9, rng.integers(2, 5))), 1]
         layers = []
         for a, b in zip(sizes[:-1], sizes[1:]):
             M = rng.normal(size=(b, a + 1)) * 10.0 ** rng.uniform(-4, 4, (b, a + 1))
             layers.append((M[:, :-1], M[:, -1]))
         net = MLP(layers)
-        want, jumps = ref_kinks(reference(net))
+        want, _jumps = ref_kinks(reference(net))
         pl = piecewise_linear(net)
         assert pl.n_kinks == len(want)
         assert all(abs(Fraction(float(k)) - w) <= Fraction(float(e))

@@ -8,7 +8,7 @@ from relulab.model import PRESETS, ExpressionError, Target, parse_expression, ta
 X = np.linspace(-3, 3, 101)
 
 
-@pytest.mark.parametrize("text, expected", [
+@pytest.mark.parametrize(("text", "expected"), [
     ("sin(2*x) + 0.3*x^2", np.sin(2 * X) + 0.3 * X ** 2),
     ("sin(2x) + 0.3x**2", np.sin(2 * X) + 0.3 * X ** 2),
     ("-x^2", -X ** 2),
@@ -27,7 +27,7 @@ def test_grammar(text, expected):
     assert np.allclose(parse_expression(text)(X), expected)
 
 
-@pytest.mark.parametrize("text, message", [
+@pytest.mark.parametrize(("text", "message"), [
     ("__import__('os').system('true')", "unknown name '__import__' at column 1"),
     ("os.system('true')", "unknown name 'os' at column 1"),
     ("().__class__", "unexpected ')' at column 2"),
@@ -63,7 +63,7 @@ def test_not_a_string():
         parse_expression(None)
 
 
-@pytest.mark.parametrize("text, message", [
+@pytest.mark.parametrize(("text", "message"), [
     ("9**9**9**9", "infinite"),
     ("log(x)", "not a number"),
     ("1/x", "x = 0"),

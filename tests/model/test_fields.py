@@ -17,7 +17,7 @@ def test_defaults_fill_missing_fields_and_unknown_ones_are_refused():
         g.done()
 
 
-@pytest.mark.parametrize("value, message", [
+@pytest.mark.parametrize(("value", "message"), [
     (True, "expected a number"),
     ("1", "expected a number"),
     (float("nan"), "finite"),

@@ -3,11 +3,19 @@
 import numpy as np
 import pytest
 
+from relulab.model.networks.exact import BeyondExact
 from relulab.model.pieces.folding import (
-    FOLD_PRESETS, Fold, exact_tent_depth, fold_counts, fold_frame, grid_piece_count,
-    tent_counts_formula, tent_network, tent_peak_value, tent_pieces,
+    FOLD_PRESETS,
+    Fold,
+    exact_tent_depth,
+    fold_counts,
+    fold_frame,
+    grid_piece_count,
+    tent_counts_formula,
+    tent_network,
+    tent_peak_value,
+    tent_pieces,
 )
-from relulab.model.core.exact import BeyondExact
 from relulab.model.pieces.piecewise import piecewise_linear
 
 
@@ -171,7 +179,7 @@ def test_folding_state_round_trip_and_validation():
             FoldingState.from_dict(bad)
 
 
-@pytest.mark.parametrize("fold, where", [
+@pytest.mark.parametrize(("fold", "where"), [
     ({"w": [1e308, 1], "b": [0, 0], "a": [1, 1]}, r"fold\.w\[0\]"),
     ({"w": [1, 1], "b": [0, 0], "a": [1, -1e308]}, r"fold\.a\[1\]"),
     ({"w": [1], "b": [0], "a": [1], "c": 1e5}, r"fold\.c"),

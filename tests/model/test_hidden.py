@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from relulab.model.fitting.classify import TrainConfig, Trainer, predict
 from relulab.model.data.datasets import make_dataset
+from relulab.model.fitting.classify import TrainConfig, Trainer, predict
 from relulab.model.networks.hidden import hidden_space, separating_map
 from relulab.model.networks.mlp import MLP
 

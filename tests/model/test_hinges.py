@@ -5,12 +5,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from relulab.model.data.targets import PRESETS
 from relulab.model.fitting.hinges import (
-    HingesState, convergence_study, design_matrix, estimate_curvature, evenly_spaced_kinks,
-    evaluate_hinges, find_jump, fit_hinges, hinge_sum, interpolate_hinges, interpolation_bound,
+    HingesState,
+    convergence_study,
+    design_matrix,
+    estimate_curvature,
+    evaluate_hinges,
+    evenly_spaced_kinks,
+    find_jump,
+    fit_hinges,
+    hinge_sum,
+    interpolate_hinges,
+    interpolation_bound,
     log_log_slope,
 )
-from relulab.model.data.targets import PRESETS
 
 SEED_CURVE = PRESETS["sin(2x) + 0.3x²"]
 
@@ -22,7 +31,7 @@ def seed_data():
 
 # -- seed 004 -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("n, rmse, worst", [
+@pytest.mark.parametrize(("n", "rmse", "worst"), [
     (3, 0.5228, 1.1246), (6, 0.1022, 0.2371), (12, 0.0254, 0.0750), (24, 0.0065, 0.0210),
 ])
 def test_seed_004_table(n, rmse, worst):
@@ -100,7 +109,7 @@ def test_fewer_points_than_columns_gives_the_minimum_norm_interpolant():
                                atol=1e-9)
 
 
-@pytest.mark.parametrize("x, y, kinks", [
+@pytest.mark.parametrize(("x", "y", "kinks"), [
     ([], [], [0.0]),
     ([1.0], [2.0], [0.0, 1.0, 1.0]),
     ([1.0, 1.0, 1.0], [0.0, 1.0, 2.0], [1.0]),
@@ -171,7 +180,7 @@ def test_bound_formula():
 @pytest.mark.parametrize("n", [1, 2, 3, 7, 24, 200])
 def test_bound_is_attained_for_x_squared(n):
     it = interpolate_hinges(lambda x: x ** 2, -1, 1, n)
-    assert it.curvature.M == pytest.approx(2, rel=1e-6)
+    assert pytest.approx(2, rel=1e-6) == it.curvature.M
     assert it.max_error == pytest.approx(it.bound, rel=1e-6)  # (h/2)² at every midpoint
 
 
@@ -187,7 +196,7 @@ def test_bound_holds_for_smooth_targets(name, n):
 def test_curvature_estimate_of_the_seed_curve():
     c = estimate_curvature(SEED_CURVE, -3, 3)
     assert c.bounded and c.estimated
-    assert c.M == pytest.approx(4.6, rel=1e-5)  # max |−4 sin 2x + 0.6| at x = π/4
+    assert pytest.approx(4.6, rel=1e-5) == c.M  # max |−4 sin 2x + 0.6| at x = π/4
 
 
 @pytest.mark.parametrize("name", ["|x|", "unit step"])
@@ -242,7 +251,7 @@ def test_state_round_trip_and_validation():
         HingesState.from_dict(s.to_dict() | {"colour": 1})
 
 
-@pytest.mark.parametrize("change, field", [
+@pytest.mark.parametrize(("change", "field"), [
     ({"target": "sin(x"}, "^target"), ({"target": "log(x)"}, "^target"),
     ({"target": 3}, "^target"), ({"a": -1e308}, "^a"), ({"b": float("inf")}, "^b"),
     ({"intercept": 1e300}, "^intercept"), ({"coefficients": [1e308] * 6}, r"^coefficients\[0\]"),

@@ -112,7 +112,7 @@ def test_an_activation_per_hidden_layer():
     assert "['relu', 'tanh', 'identity']" in repr(net)
 
 
-@pytest.mark.parametrize("activation, message", [
+@pytest.mark.parametrize(("activation", "message"), [
     (["relu", "tanh"], "2 activations for 3 hidden layers"),
     (["relu", "nope", "tanh"], "unknown activation 'nope'"),
     ([1, 2, 3], "names must be text"),

@@ -164,7 +164,7 @@ def test_identity_and_leaky_relu_networks():
     np.testing.assert_allclose(pl(x), leaky(x), atol=1e-9 * max(1, np.abs(leaky(x)).max()))
 
 
-@pytest.mark.parametrize("depth, kinks", [(1, 2), (2, 5), (3, 9), (4, 17), (6, 65)])
+@pytest.mark.parametrize(("depth", "kinks"), [(1, 2), (2, 5), (3, 9), (4, 17), (6, 65)])
 def test_tent_counts_on_the_whole_line_and_on_the_unit_interval(depth, kinks):
     pl = piecewise_linear(tent(depth))
     assert pl.n_kinks == kinks
@@ -233,7 +233,7 @@ _weights = st.sampled_from([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0])
 
 @st.composite
 def degenerate_nets(draw):
-    sizes = [1] + draw(st.lists(st.integers(1, 4), min_size=1, max_size=4)) + [1]
+    sizes = [1, *draw(st.lists(st.integers(1, 4), min_size=1, max_size=4)), 1]
     layers = []
     for n_in, n_out in zip(sizes[:-1], sizes[1:]):
         W = [[draw(_weights) for _ in range(n_in)] for _ in range(n_out)]

@@ -9,11 +9,18 @@ import numpy as np
 import pytest
 
 from relulab.model.fitting.classify import Trainer
-from relulab.model.networks.mlp import MLP
 from relulab.model.lessons.playground import (
-    HISTORY_LIMIT, MAX_HIDDEN_LAYERS, MAX_POINTS, MAX_WIDTH, Architecture, History,
-    PlaygroundState, Points, network_to_dict,
+    HISTORY_LIMIT,
+    MAX_HIDDEN_LAYERS,
+    MAX_POINTS,
+    MAX_WIDTH,
+    Architecture,
+    History,
+    PlaygroundState,
+    Points,
+    network_to_dict,
 )
+from relulab.model.networks.mlp import MLP
 
 
 def state_dict(**parts):
@@ -66,7 +73,7 @@ def test_too_many_points_are_refused_by_their_count():
         PlaygroundState.from_dict(state_dict(points={"x": x, "label": [], "test": []}))
 
 
-@pytest.mark.parametrize("mutate, field", [
+@pytest.mark.parametrize(("mutate", "field"), [
     (lambda d: d["points"]["x"][0].__setitem__(0, float("nan")), r"points\.x\[0\]\[0\]: nan"),
     (lambda d: d["points"]["x"][0].__setitem__(0, "1"), r"points\.x\[0\]\[0\]"),
     (lambda d: d["points"]["x"].__setitem__(0, [1.0]), r"points\.x"),
@@ -116,7 +123,7 @@ def test_the_largest_allowed_state_trains_and_pictures():
     assert back == s
     (X, y), (Xt, yt) = back.points.train(), back.points.held_out()
     t = Trainer(back.network, X, y, Xt, yt, back.training.config())
-    assert t.run(2) in (1, 2) and np.isfinite(t.snapshot().train_loss) or t.diverged
+    assert (t.run(2) in (1, 2) and np.isfinite(t.snapshot().train_loss)) or t.diverged
 
 
 def test_edits_make_new_states():
@@ -222,7 +229,7 @@ def same(a, b):
     return same_network(a, b)
 
 
-@pytest.mark.parametrize("part, change, message", [
+@pytest.mark.parametrize(("part", "change", "message"), [
     ("dataset", {"classes": 7}, r"dataset\.classes: 7 is outside 2…6"),
     ("dataset", {"classes": 3}, "architecture.outputs: 1 output"),
     ("dataset", {"expression": "x +"}, r"dataset\.expression: the expression ends too early"),

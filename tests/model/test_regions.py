@@ -5,11 +5,16 @@ clipping they replaced; degenerate networks, units, witnesses, stopping and limi
 import numpy as np
 import pytest
 
-from relulab.model.regions.arrangement import RegionLimit, arrangement_2d, arrangement_nd
 from relulab.model.networks.mlp import MLP
-from relulab.model.regions.activation import (EnumerationStopped, certified_patterns, count_linear_regions,
-                                   linear_regions, region_polygons, regions_in_box)
-
+from relulab.model.regions.activation import (
+    EnumerationStopped,
+    certified_patterns,
+    count_linear_regions,
+    linear_regions,
+    region_polygons,
+    regions_in_box,
+)
+from relulab.model.regions.arrangement import RegionLimit, arrangement_2d, arrangement_nd
 from tests.model.exact_regions_reference import exact_regions
 from tests.model.reference_clipping import reference_linear_regions, reference_region_polygons
 
@@ -58,13 +63,13 @@ def _degenerate_net(sizes, seed, biases=(-1.0, 0.0, 1.0)):
 def _scaled(net, s, shift):
     """net(s·x + shift) as a network of x."""
     (W, b), *rest = net.layers
-    return MLP([(W * s, b + W @ shift)] + list(rest))
+    return MLP([(W * s, b + W @ shift), *list(rest)])
 
 
 # ---------------------------------------------------------------------------
 # the spec's cases
 # ---------------------------------------------------------------------------
-@pytest.mark.parametrize("net, p, k, lower", [
+@pytest.mark.parametrize(("net", "p", "k", "lower"), [
     (T1, 4, 4, 0), (T2, 5, 6, 0), (T2B, 7, 8, 2), (T3, 3, 4, 1), (T5, 15, 16, 0)])
 @pytest.mark.parametrize("method", ["cones", "auto"])
 def test_spec_cases(net, p, k, lower, method):
@@ -94,7 +99,7 @@ def test_max_has_more_regions_than_pieces():
 # ---------------------------------------------------------------------------
 # the two enumerations, the independent exact count, the old clipping
 # ---------------------------------------------------------------------------
-@pytest.mark.parametrize("sizes, seed", [([2, 5, 5, 1], 0), ([2, 8, 8, 1], 1), ([2, 4, 4, 4, 2], 2),
+@pytest.mark.parametrize(("sizes", "seed"), [([2, 5, 5, 1], 0), ([2, 8, 8, 1], 1), ([2, 4, 4, 4, 2], 2),
                                          ([2, 10, 1], 3), ([2, 16, 16, 1], 4)])
 def test_polygons_and_cones_agree(sizes, seed):
     net = MLP.random(sizes, seed=seed)
@@ -150,7 +155,7 @@ def _sorted_polygons(polys):
     return sorted(polys, key=lambda p: p.pattern.tobytes())
 
 
-@pytest.mark.parametrize("sizes, seed", [([2, 8, 8, 8, 1], 0), ([2, 8, 8, 8, 1], 3), ([2, 3, 1], 1),
+@pytest.mark.parametrize(("sizes", "seed"), [([2, 8, 8, 8, 1], 0), ([2, 8, 8, 8, 1], 3), ([2, 3, 1], 1),
                                          ([2, 12, 1], 2), ([2, 6, 6, 6, 6, 1], 4),
                                          ([2, 16, 16, 1], 5), ([2, 4, 4, 2], 6), ([2, 1, 1, 1], 7)])
 def test_polygons_match_the_old_clipping_on_random_nets(sizes, seed):
@@ -167,7 +172,7 @@ def test_polygons_match_the_old_clipping_on_random_nets(sizes, seed):
         assert sum(p.area for p in new) == pytest.approx((x1 - x0) * (y1 - y0), rel=1e-9)
 
 
-@pytest.mark.parametrize("sizes, seed", [([2, 8, 8, 8, 1], 0), ([2, 10, 1], 2),
+@pytest.mark.parametrize(("sizes", "seed"), [([2, 8, 8, 8, 1], 0), ([2, 10, 1], 2),
                                          ([2, 6, 6, 6, 1], 4), ([2, 12, 12, 1], 5)])
 def test_whole_plane_matches_the_old_clipping_on_random_nets(sizes, seed):
     net = MLP.random(sizes, seed=seed)
@@ -327,7 +332,7 @@ def test_counts_do_not_depend_on_units_3d(s, shift):
 # ---------------------------------------------------------------------------
 # witnesses, grids, boxes
 # ---------------------------------------------------------------------------
-@pytest.mark.parametrize("sizes, seed", [([2, 8, 8, 1], 5), ([2, 6, 6, 6, 1], 6), ([3, 5, 5, 1], 7),
+@pytest.mark.parametrize(("sizes", "seed"), [([2, 8, 8, 1], 5), ([2, 6, 6, 6, 1], 6), ([3, 5, 5, 1], 7),
                                          ([1, 6, 6, 1], 8), ([4, 4, 4, 1], 9)])
 def test_witnesses_lie_in_their_regions(sizes, seed):
     net = MLP.random(sizes, seed=seed)
@@ -343,7 +348,7 @@ def test_witnesses_lie_in_their_regions(sizes, seed):
         assert np.allclose(net(w[None]), r(w[None]), atol=1e-9)
 
 
-@pytest.mark.parametrize("sizes, seed", [([2, 6, 6, 1], 11), ([2, 8, 4, 4, 1], 12)])
+@pytest.mark.parametrize(("sizes", "seed"), [([2, 6, 6, 1], 11), ([2, 8, 4, 4, 1], 12)])
 def test_never_fewer_regions_than_patterns_on_a_fine_grid(sizes, seed):
     net = MLP.random(sizes, seed=seed)
     regions = linear_regions(net)

@@ -7,9 +7,16 @@ import pytest
 from relulab.model.networks.mlp import MLP, compose
 from relulab.model.regions.activation import linear_regions, region_polygons
 from relulab.model.shallow.construction import (
-    ExtendedLayer, ExtendedNetwork, big_m_network, big_m_report, convert, corollary_bound,
-    shallow_1d, to_shallow, to_shallow_extended)
-
+    ExtendedLayer,
+    ExtendedNetwork,
+    big_m_network,
+    big_m_report,
+    convert,
+    corollary_bound,
+    shallow_1d,
+    to_shallow,
+    to_shallow_extended,
+)
 from tests.model.test_regions import T1, T2, T2B, T3, T5
 
 
@@ -18,7 +25,7 @@ def _close(a, b, tol=1e-9):
     return np.all(np.abs(a - b) <= tol * np.maximum(1.0, np.abs(a)))
 
 
-@pytest.mark.parametrize("net, p, widths", [
+@pytest.mark.parametrize(("net", "p", "widths"), [
     (T1, 4, [8, 8, 8]), (T2, 5, [10, 9, 10]), (T2B, 7, [12, 11, 14]), (T5, 15, [20, 19, 30])])
 def test_spec_widths(net, p, widths):
     c = convert(net)
@@ -34,7 +41,7 @@ def test_abs_plus_one_three_layer_widths():
     assert shallow(np.array([[0.0], [-2.0], [3.0]]))[:, 0].tolist() == [1.0, 3.0, 4.0]
 
 
-@pytest.mark.parametrize("net, points, values", [
+@pytest.mark.parametrize(("net", "points", "values"), [
     (T2, [(-1, -1), (2, 1), (1, 2), (-3, 1), (1, -3)], [0, 2, 2, 1, 1]),
     (T2B, [(-1, 0), (2, 0), (0, 0)], [0, 2, 0]),
     (T5, [(0.5, 0.2), (2, 0.5), (0.5, 2), (3, 3), (0.3, 0.4), (0.6, 0.6)],
@@ -45,7 +52,7 @@ def test_spot_values(net, points, values):
     assert shallow(np.array(points, float))[:, 0] == pytest.approx(values, abs=1e-12)
 
 
-@pytest.mark.parametrize("sizes, seed", [([2, 6, 6, 1], 0), ([2, 8, 8, 1], 1), ([2, 4, 4, 4, 2], 2),
+@pytest.mark.parametrize(("sizes", "seed"), [([2, 6, 6, 1], 0), ([2, 8, 8, 1], 1), ([2, 4, 4, 4, 2], 2),
                                          ([3, 5, 4, 1], 3), ([2, 10, 3], 4), ([4, 4, 4, 1], 5)])
 def test_random_networks_equal_everywhere(sizes, seed):
     net = MLP.random(sizes, seed=seed)
@@ -136,7 +143,7 @@ def _power(net, k):
     return out
 
 
-@pytest.mark.parametrize("k, kinks", [(1, 2), (2, 5), (3, 9), (4, 17), (5, 33)])
+@pytest.mark.parametrize(("k", "kinks"), [(1, 2), (2, 5), (3, 9), (4, 17), (5, 33)])
 def test_tent_table(k, kinks):
     net = _power(TENT, k)
     one = shallow_1d(net)
@@ -170,7 +177,7 @@ def test_widths_by_the_subset_sum_rule():
         assert _close(net(x), to_shallow(net)(x))
 
 
-@pytest.mark.parametrize("sizes, seed", [([1, 8, 1], 0), ([1, 6, 6, 1], 1), ([1, 5, 5, 5, 1], 2),
+@pytest.mark.parametrize(("sizes", "seed"), [([1, 8, 1], 0), ([1, 6, 6, 1], 1), ([1, 5, 5, 5, 1], 2),
                                          ([1, 16, 16, 16, 1], 3), ([1, 4, 4, 3], 4)])
 def test_random_1d_networks(sizes, seed):
     net = MLP.random(sizes, seed=seed)
@@ -193,7 +200,7 @@ def test_converter_refuses_what_it_cannot_do():
         convert(MLP([([[np.nan]], [0.0]), ([[1.0]], [0.0])]))
 
 
-@pytest.mark.parametrize("n, seed", [(1, 0), (2, 1), (2, 2), (3, 3)])
+@pytest.mark.parametrize(("n", "seed"), [(1, 0), (2, 1), (2, 2), (3, 3)])
 def test_degenerate_networks_on_a_lattice(n, seed):
     """Weights and biases in {−1, 0, 1}: lines through lattice points, shared lines,
     lower-dimensional regions. Every lattice point's pattern is an enumerated region
@@ -202,7 +209,7 @@ def test_degenerate_networks_on_a_lattice(n, seed):
     g = np.arange(-3, 3.5, 0.5)
     X = np.stack(np.meshgrid(*[g] * n), -1).reshape(-1, n)
     for _ in range(12):
-        sizes = [n] + list(rng.integers(1, 4, rng.integers(1, 4))) + [1]
+        sizes = [n, *list(rng.integers(1, 4, rng.integers(1, 4))), 1]
         net = MLP([(rng.integers(-1, 2, (b, a)).astype(float), rng.integers(-1, 2, b).astype(float))
                    for a, b in zip(sizes[:-1], sizes[1:])])
         regions = linear_regions(net)
@@ -226,7 +233,7 @@ def test_the_verdict_does_not_depend_on_units(sizes):
         assert v.ok(), (factor, v)
     conv = convert(MLP.random([1, 6, 6, 1], seed=6))
     W, b = conv.shallow.layers[-1]
-    conv.shallow = MLP(list(conv.shallow.layers[:-1]) + [(W, b + 1e-6 * (1 + abs(b)))])
+    conv.shallow = MLP([*list(conv.shallow.layers[:-1]), (W, b + 1e-06 * (1 + abs(b)))])
     assert not conv.verify().ok()
 
 

@@ -13,7 +13,13 @@ from relulab.model.networks.mlp import MLP
 from relulab.model.pieces.piecewise import line_pieces
 from relulab.model.regions.activation import count_linear_regions, region_polygons
 from relulab.model.regions.slices import (
-    InputRows, SliceState, parse_point, parse_points, random_points, slice_state, slice_through,
+    InputRows,
+    SliceState,
+    parse_point,
+    parse_points,
+    random_points,
+    slice_state,
+    slice_through,
     split_points,
 )
 from tests.model.exact_regions_reference import exact_regions
@@ -88,7 +94,7 @@ def test_plane_through_three_points_is_orthonormal_and_keeps_distances():
     assert all(x0 < x < x1 and y0 < y < y1 for x, y in cut.coords)
 
 
-@pytest.mark.parametrize("points, message", [
+@pytest.mark.parametrize(("points", "message"), [
     ([[1, 2, 3], [1, 2, 3]], "same point"),
     ([[0, 0, 0], [1, 0, 0], [2, 0, 0]], "lie on one line"),
     ([[0, 0, 0], [1, 1, 1], [1, 1, 1]], "same point"),
@@ -142,7 +148,7 @@ def test_points_are_rows_vectors_or_names():
         ["row 0, label a", "0", "e1"]
 
 
-@pytest.mark.parametrize("text, message", [
+@pytest.mark.parametrize(("text", "message"), [
     ("", "empty"), ("7", "rows 0 to 3"), ("e3", "inputs 0 to 2"), ("1,2", "2 number"),
     ("1,2,3,4", "4 number"), ("1,2,nan", "not a finite number"), ("1,inf,2", "not a finite"),
     ("1,2,__import__('os')", "not a number"), ("1e400,0,0", "beyond"), ("[1,2,3", "bracket"),

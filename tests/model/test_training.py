@@ -4,11 +4,16 @@ import numpy as np
 import pytest
 
 from relulab.model.fitting import _training_kernels as kernels
-from relulab.model.networks.mlp import MLP
 from relulab.model.fitting.training import (
-    HingeNetTrainer, fit_even_hinges, init_hinge_net, iter_hinge_net, refit_output_layer,
-    rmse_histogram, train_hinge_net,
+    HingeNetTrainer,
+    fit_even_hinges,
+    init_hinge_net,
+    iter_hinge_net,
+    refit_output_layer,
+    rmse_histogram,
+    train_hinge_net,
 )
+from relulab.model.networks.mlp import MLP
 
 X = np.linspace(-3, 3, 400)
 Y = np.sin(2 * X) + 0.3 * X ** 2
@@ -60,7 +65,7 @@ def test_initialisation_is_seed_004s():
 
 
 def test_he_initialisation_option():
-    w, b, a, c, _ = init_hinge_net(1, 64, init="he")
+    w, b, _a, _c, _ = init_hinge_net(1, 64, init="he")
     assert abs(np.std(w) - np.sqrt(2)) < 0.4 and np.all(np.abs(b) <= 0.5)
     with pytest.raises(ValueError, match="initialisation"):
         init_hinge_net(1, 4, init="xavier")
@@ -76,7 +81,7 @@ def test_prefix_sum_steps_match_the_notebook_loop(backend):
         np.testing.assert_allclose(ours, theirs, rtol=1e-8, atol=1e-11)
 
 
-@pytest.mark.parametrize("optimizer,lr,batch", [("adam", 0.01, None), ("gd", 0.05, None),
+@pytest.mark.parametrize(("optimizer", "lr", "batch"), [("adam", 0.01, None), ("gd", 0.05, None),
                                                 ("momentum", 0.01, None), ("adam", 0.01, 32),
                                                 ("momentum", 0.005, 50)])
 def test_compiled_loop_agrees_with_numpy_reference(optimizer, lr, batch):
@@ -120,7 +125,7 @@ def _check_seed_004_pattern(result):
     best = result.best
     assert best != 3
     kinks = result.kinks_inside(best)
-    bend = lambda x: np.abs(-4 * np.sin(2 * x) + 0.6)  # noqa: E731
+    bend = lambda x: np.abs(-4 * np.sin(2 * x) + 0.6)
     assert np.median(bend(kinks)) > 1.3 * np.mean(bend(X)), kinks
     near_peaks = np.min(np.abs(kinks[:, None] - np.array([-2.36, -0.79, 0.79, 2.36])), axis=1) < 0.35
     # windows of ±0.35 cover under half of [−3, 3]; evenly spread kinks would put half in them
@@ -256,11 +261,11 @@ def test_rmse_histogram_counts_finite_values():
     assert counts.sum() == 4 and len(edges) == 5
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    (dict(hidden=0), "hidden"), (dict(seeds=[]), "restarts"), (dict(seeds=range(33)), "restarts"),
-    (dict(optimizer="sgdx"), "optimizer"), (dict(lr=0), "learning rate"),
-    (dict(lr=float("nan")), "learning rate"), (dict(batch_size=0), "batch"),
-    (dict(beta1=1.0), "beta1"),
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"hidden": 0}, "hidden"), ({"seeds": []}, "restarts"), ({"seeds": range(33)}, "restarts"),
+    ({"optimizer": "sgdx"}, "optimizer"), ({"lr": 0}, "learning rate"),
+    ({"lr": float("nan")}, "learning rate"), ({"batch_size": 0}, "batch"),
+    ({"beta1": 1.0}, "beta1"),
 ])
 def test_bad_settings_are_named(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -301,10 +306,15 @@ def test_prefix_sum_evaluation_matches_the_dense_sum():
 
 
 # -- the Training panel's state ----------------------------------------------------------
-from relulab.model.fitting.training import (  # noqa: E402
-    MAX_POINTS, MAX_STEPS, MAX_WIDTH, SPEEDS, TrainingState, replay,
+from relulab.model.core.cancel import Cancelled
+from relulab.model.fitting.training import (
+    MAX_POINTS,
+    MAX_STEPS,
+    MAX_WIDTH,
+    SPEEDS,
+    TrainingState,
+    replay,
 )
-from relulab.model.core.cancel import Cancelled  # noqa: E402
 
 
 def test_training_state_round_trips_and_keeps_old_files_readable():
@@ -314,7 +324,7 @@ def test_training_state_round_trips_and_keeps_old_files_readable():
     assert TrainingState.from_dict({"hidden": 5}).hidden == 5
 
 
-@pytest.mark.parametrize("bad, field", [
+@pytest.mark.parametrize(("bad", "field"), [
     ({"hidden": 0}, "training.hidden"), ({"hidden": MAX_WIDTH + 1}, "training.hidden"),
     ({"hidden": 2.5}, "training.hidden"), ({"hidden": True}, "training.hidden"),
     ({"points": MAX_POINTS + 1}, "training.points"), ({"steps": MAX_STEPS + 1}, "training.steps"),

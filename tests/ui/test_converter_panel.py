@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QApplication
 
 from relulab.io.networks import load_network, save_network
 from relulab.model.networks.mlp import MLP, compose
-from relulab.ui.panels.converter import ConverterPanel
 from relulab.testing import mouse
+from relulab.ui.panels.converter import ConverterPanel
 
 TENT = MLP([([[1.0], [1.0]], [0, -0.5]), ([[2.0, -4.0]], [0])])
 
@@ -82,7 +82,7 @@ def test_architecture_change_is_one_undo_step(qtbot, panel):
     assert panel.net.sizes == [2, 4, 4, 1]
 
 
-@pytest.mark.parametrize("text, needle", [("2-x-1", "whole numbers"), ("2-1", "at least one hidden"),
+@pytest.mark.parametrize(("text", "needle"), [("2-x-1", "whole numbers"), ("2-1", "at least one hidden"),
                                           ("5-4-11", "11 outputs: up to 10 on a slice"),
                                           ("2-40-40-1", "hidden neurons"),
                                           ("784-3000-3000-10", "up to 4096 for a network looked at"),
@@ -381,7 +381,7 @@ def test_a_1d_result_is_drawn_in_stages_each_painted_before_the_next(qtbot, pane
     assert events[first:].index("_draw_difference") > events[first:].index("curves painted")
     assert events[-1] == "announced" and events.count("announced") == 1
     assert panel.kinks.rowCount() == len(panel.result.kink_rows) > 0
-    x, deep = panel.deep_curve.getData()
+    x, _deep = panel.deep_curve.getData()
     assert np.array_equal(x, panel.result.curve_x)
     assert np.array_equal(panel.diff_curve.getData()[1],
                           panel.result.deep_y - panel.result.shallow_y)

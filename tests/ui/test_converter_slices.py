@@ -9,7 +9,6 @@ import pyqtgraph as pg
 import pytest
 
 from relulab.io.networks import load_network, save_network
-from relulab.model.lessons.converter import ConverterState
 from relulab.model.networks.mlp import MLP
 from relulab.model.regions.activation import count_linear_regions
 from relulab.ui.panels.converter import EXAMPLE_ROWS, ConverterPanel

@@ -13,10 +13,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QPushButton
 
+from relulab.model.fitting.hinges import DEFAULT_COUNTS
 from relulab.testing import drag, finished, waiting_for
 from relulab.testing.waits import SignalTimeout
 from relulab.ui.dialogs import ModalDialogRefused, refuse_modal_dialogs
-from relulab.model.fitting.hinges import DEFAULT_COUNTS
 from relulab.ui.panels import PANEL_NAMES
 
 CTRL = Qt.KeyboardModifier.ControlModifier
@@ -142,9 +142,8 @@ def test_a_failed_conversion_finishes_and_says_so(main_window, qtbot, monkeypatc
 def test_playground_regions_plane_and_depth_study_finish(main_window, qtbot):
     playground = main_window.show_panel("playground")
     playground.wait_until_idle()
-    with finished(playground, "plane_regions"):
-        with finished(playground, "regions"):
-            playground.reset_weights(seed=7)
+    with finished(playground, "plane_regions"), finished(playground, "regions"):
+        playground.reset_weights(seed=7)
     counts = playground.readouts()
     assert counts["regions"] == len(playground.data_tables()["linear regions"][1])
     assert counts["plane_regions"] >= counts["regions"] > 1
@@ -234,7 +233,7 @@ def test_the_drag_leaves_pyqtgraphs_settings_as_they_were(main_window):
 
 # -- dialogs ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("where, button, method", [
+@pytest.mark.parametrize(("where", "button", "method"), [
     ("converter", "converter-open", "load_file(path)"),
     ("converter", "converter-export", "export_shallow(path)"),
     ("playground", "playground-load-csv", "load_points(path)"),
@@ -251,7 +250,7 @@ def test_a_dialog_in_a_test_is_refused_and_names_the_method(main_window, qtbot, 
     assert method in str(raised[0][1]) and "docs/automation.md" in str(raised[0][1])
 
 
-@pytest.mark.parametrize("action, method", [
+@pytest.mark.parametrize(("action", "method"), [
     ("action-open", "window.open_scene(path)"), ("action-save-as", "window.save_as(path)"),
     ("action-export-png-2x", "window.export_current('png', path, 2)"),
     ("action-export-csv", "window.export_current('csv', path)"),

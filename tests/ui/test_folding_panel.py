@@ -7,8 +7,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from relulab.model.pieces.folding import FOLD_PRESETS, Fold, FoldingState
 from relulab.model.networks.mlp import MLP
+from relulab.model.pieces.folding import FOLD_PRESETS, Fold, FoldingState
 from relulab.ui.panels.folding import EXACT_SYNC_DEPTH, SYNC_DEPTH, FoldingPanel
 
 
@@ -63,7 +63,7 @@ def test_deep_tents_are_computed_in_the_background(panel, qtbot):
     assert "computing" in panel.count_label.text()
     qtbot.waitUntil(lambda: not panel.computing(), timeout=20000)
     assert f"<b>{pieces_text(2 ** 18)}</b> pieces on [0, 1]" in panel.count_label.text()
-    x, y = panel.curve.getData()
+    _x, y = panel.curve.getData()
     assert y.min() == 0.0 and y.max() == 1.0
     # the last small plot shows g^(18) from the same result
     assert "g<sup>(18)</sup>" in panel.layer_plots[-1].getPlotItem().titleLabel.text
@@ -170,7 +170,7 @@ def test_your_own_fold_from_the_table(panel, qtbot):
     assert panel.fold_error.text() == ""
     settle(panel, qtbot)
     assert "<b>16</b> pieces on [0, 1]" in panel.fold_count_label.text()
-    x, y = panel.fold_curve.getData()
+    x, _y = panel.fold_curve.getData()
     np.testing.assert_allclose(x, np.arange(17) / 16)
     panel.fold_remove.click()
     assert panel.state.fold.n_neurons == 2
@@ -213,7 +213,7 @@ def test_fold_animation_runs_and_ends_on_g_k(panel, qtbot):
     assert panel.animation_running()
     qtbot.waitUntil(lambda: not panel.animation_running(), timeout=10000)
     assert not panel.play.isChecked()
-    x, y = panel.curve.getData()
+    _x, y = panel.curve.getData()
     np.testing.assert_array_equal(y, [0, 1, 0, 1, 0, 1, 0, 1, 0])
 
 
@@ -226,7 +226,7 @@ def test_animation_frames_for_export(panel, qtbot):
     assert 6 <= len(shapes) <= 12
     np.testing.assert_allclose(shapes[0], [0, 0.5, 1])  # g^(0)(x) = x at the kinks of g^(1)
     np.testing.assert_allclose(shapes[-1], [0, 1, 0, 1, 0, 1, 0, 1, 0])
-    x, y = panel.curve.getData()  # restored
+    x, _y = panel.curve.getData()  # restored
     np.testing.assert_array_equal(x, np.arange(9) / 8)
 
 

@@ -6,8 +6,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
 from relulab.model.fitting.hinges import evenly_spaced_kinks, fit_hinges
-from relulab.ui.panels.hinges import HingesPanel
 from relulab.testing import mouse
+from relulab.ui.panels.hinges import HingesPanel
 
 
 @pytest.fixture
@@ -37,7 +37,7 @@ def test_opens_on_seed_004_with_six_hinges(panel):
     assert panel.state.mode == "least squares"
     assert panel.rmse_label.text() == "RMSE <b>0.1022</b>"
     assert "0.2371" in panel.max_label.text() and "on 400 samples" in panel.max_label.text()
-    xs, ys = panel.handles.getData()
+    xs, _ys = panel.handles.getData()
     np.testing.assert_allclose(xs, evenly_spaced_kinks(-3, 3, 6))
 
 
@@ -54,7 +54,7 @@ def test_drag_moves_the_kink_and_refits_by_least_squares(panel):
     # the drawn curve is the fit; the handle sits on it
     cx, cy = panel.approx_curve.getData()
     np.testing.assert_allclose(cy, dense.predict(cx), atol=1e-8)
-    hx, hy = panel.handles.getData()
+    hx, _hy = panel.handles.getData()
     assert hx[2] == pytest.approx(panel.state.kinks[2])
     assert panel.rmse_label.text() == f"RMSE <b>{dense.rmse:.4f}</b>"
     # one drag = one undo step
@@ -216,7 +216,7 @@ def test_step_target_shows_the_jump_caveat(panel, qtbot):
 
 def test_convergence_view_has_slope_minus_two(panel, qtbot):
     qtbot.waitUntil(lambda: panel.convergence_done, timeout=10000)
-    n, e = panel.conv_ls_rmse.getData()
+    n, _e = panel.conv_ls_rmse.getData()
     assert len(n) == len(panel.convergence_rows) == 15
     title = panel.convergence_plot.getPlotItem().titleLabel.text
     assert "error ÷4" in title and "slope here −1.9" in title

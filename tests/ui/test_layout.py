@@ -23,8 +23,16 @@ import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QPoint, QRect, QSize
 from PySide6.QtWidgets import (
-    QAbstractButton, QAbstractScrollArea, QAbstractSlider, QAbstractSpinBox, QApplication,
-    QComboBox, QLabel, QLineEdit, QTabWidget, QWidget,
+    QAbstractButton,
+    QAbstractScrollArea,
+    QAbstractSlider,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QLabel,
+    QLineEdit,
+    QTabWidget,
+    QWidget,
 )
 
 from relulab.ui.automation import interactive_widgets
@@ -89,7 +97,7 @@ def named_widgets(panel: QWidget) -> list[QWidget]:
 def tab_states(panel: QWidget):
     """Every page of every tab widget in the panel, one after the other (pages inside
     pages too), ending where it started."""
-    tabs = [t for t in panel.findChildren(QTabWidget)]
+    tabs = list(panel.findChildren(QTabWidget))
     yield "first pages"
     for t in tabs:
         start = t.currentIndex()

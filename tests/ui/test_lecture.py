@@ -5,9 +5,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
-from relulab.io.scenes import Playlist, Scene, read_playlist, builtin_lecture_path
+from relulab.io.scenes import Playlist, Scene, builtin_lecture_path, read_playlist
 from relulab.ui.panels import PANEL_NAMES
-from tests.ui.fakes import data_dir, fake_panels, fake_window, values  # noqa: F401
+from tests.ui.fakes import data_dir, fake_panels, fake_window, values
 
 
 def playlist() -> Playlist:
@@ -213,7 +213,7 @@ def test_zoom_scales_fonts_pens_and_handles_together(fake_window, theme):
     assert panel.curve.opts["pen"].widthF() == pytest.approx(pen0)
 
 
-@pytest.mark.parametrize("name, background", [("dark", "#1e1e1e"), ("high-contrast", "#000000"),
+@pytest.mark.parametrize(("name", "background"), [("dark", "#1e1e1e"), ("high-contrast", "#000000"),
                                               ("light", "#ffffff")])
 def test_themes_switch_without_restart(fake_window, theme, name, background):
     w = fake_window
@@ -263,8 +263,8 @@ def test_in_the_lecture_layout_arrows_beat_panel_shortcuts(lecture_window, qtbot
         sc = QShortcut(QKeySequence(Qt.Key.Key_Right), panel)
         sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         sc.activated.connect(lambda n=panel.name: fired.append(n))
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is not None
-                    and w.current_panel().isAncestorOf(QApplication.focusWidget())
+    qtbot.waitUntil(lambda: (QApplication.focusWidget() is not None
+                    and w.current_panel().isAncestorOf(QApplication.focusWidget()))
                     or QApplication.focusWidget() is w.current_panel())
     press(QApplication.focusWidget(), Qt.Key.Key_Right)
     assert w.lecture.index == 1 and fired == []
@@ -405,8 +405,8 @@ def test_captions_speak_of_test_points_only_where_there_are_some():
 def test_the_panels_train_at_a_speed_one_can_watch_by_default():
     """Training: 20 000 steps take 20 s, not one; the Playground's circles (learnt in
     about 100 steps) take a second or more. "As fast as possible" stays a choice."""
-    from relulab.model.lessons.playground import PlaygroundState
     from relulab.model.fitting.training import SPEEDS, TrainingState
+    from relulab.model.lessons.playground import PlaygroundState
 
     state = TrainingState()
     assert SPEEDS[state.speed] is not None and state.steps / SPEEDS[state.speed] >= 10

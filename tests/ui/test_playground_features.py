@@ -10,13 +10,13 @@ from PySide6.QtWidgets import QApplication, QComboBox, QPushButton, QSpinBox
 
 from relulab.io.networks import load_network
 from relulab.model.fitting.classify import grid_layers, predict
+from relulab.model.lessons.playground import PlaygroundState, same_network
 from relulab.model.networks.collapse import local_affine_map
-from relulab.model.regions.decisions import decision_regions
 from relulab.model.networks.hidden import hidden_space, separating_map
 from relulab.model.networks.mlp import MLP
-from relulab.model.lessons.playground import PlaygroundState, same_network
-from relulab.ui.panels.playground import PlaygroundPanel
+from relulab.model.regions.decisions import decision_regions
 from relulab.testing import mouse
+from relulab.ui.panels.playground import PlaygroundPanel
 
 
 @pytest.fixture
@@ -197,7 +197,7 @@ def test_random_labels_train_on_shuffled_labels_and_plot_both_accuracies(panel, 
     assert shown == int(shuffled.sum())
     for _ in range(5):
         panel.step_once()
-    steps, train = drawn(panel).curves.accuracy_train.getData()
+    _steps, train = drawn(panel).curves.accuracy_train.getData()
     _, test = panel.curves.accuracy_test.getData()
     assert len(train) == len(test) == 5
     panel.undo_stack.undo()
@@ -217,7 +217,7 @@ def test_replay_starts_again_from_the_same_weights_and_keeps_the_run_before(pane
     c.replay_button.click()
     assert same_network(panel.net, start) and panel.trainer.step == 0
     assert panel.trainer.config.learning_rate == 0.1
-    prev_steps, prev_acc = panel.curves.previous_train.getData()
+    prev_steps, _prev_acc = panel.curves.previous_train.getData()
     assert list(prev_steps) == [10, 20, 30, 40] and panel.curves.previous_train.isVisible()
     c.step_button.click()
     assert not same_network(panel.net, trained)  # another rate, another path from one start
@@ -393,7 +393,7 @@ def test_play_step_reset_and_replay_fit_a_1366_by_768_laptop(main_window, qtbot)
         button = panel.findChild(QPushButton, name)
         top_left = button.mapTo(window, button.rect().topLeft())
         bottom = top_left.y() + button.height()
-        assert button.isVisible() and 0 <= top_left.y() and bottom <= window.height(), name
+        assert button.isVisible() and top_left.y() >= 0 and bottom <= window.height(), name
     for tab in range(panel.controls.tabs.count()):  # every tab is reachable by a click
         panel.controls.tabs.setCurrentIndex(tab)
         QApplication.processEvents()

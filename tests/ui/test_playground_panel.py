@@ -10,11 +10,11 @@ from PySide6.QtGui import QShortcut
 from PySide6.QtWidgets import QApplication, QLabel, QSpinBox, QWidget
 
 from relulab.model.fitting.classify import decision_map, seed002_run
+from relulab.model.lessons.playground import PlaygroundState, Points
 from relulab.model.networks.collapse import collapse
 from relulab.model.networks.mlp import MLP
-from relulab.model.lessons.playground import PlaygroundState, Points
-from relulab.ui.panels.playground import PlaygroundPanel
 from relulab.testing import mouse
+from relulab.ui.panels.playground import PlaygroundPanel
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -92,7 +92,7 @@ def test_play_pause_step_reset(panel, qtbot):
     c = panel.controls
     c.step_button.click()
     assert panel.trainer.step == 10
-    s, v = drawn(panel).curves.loss_train.getData()
+    s, _v = drawn(panel).curves.loss_train.getData()
     assert list(s) == [10.0]
     c.play_button.click()
     assert panel.is_playing() and c.play_button.text() == "Pause"
@@ -166,7 +166,7 @@ def test_architecture_editor_presets_and_undo(panel):
 def test_activation_plot_and_identity_collapse(panel):
     combo, collapse_label = panel.controls.activation_combo, panel.strip.collapse_label
     combo.setCurrentIndex(combo.findData("sigmoid"))
-    z, d = panel.controls.dphi_curve.getData()
+    _z, d = panel.controls.dphi_curve.getData()
     assert d.max() == pytest.approx(0.25)
     combo.setCurrentIndex(combo.findData("relu"))
     _, d = panel.controls.dphi_curve.getData()
@@ -325,7 +325,7 @@ def test_tables_and_plots(panel):
     headers, rows = tables["points"]
     assert headers == ["x1", "x2", "label", "set"] and len(rows) == 180
     assert len(tables["training"][1]) == 1
-    assert list(panel.plots())[0] == "map"
+    assert next(iter(panel.plots())) == "map"
 
 
 def test_overlay_waits_for_the_engine_in_the_worker(panel, qtbot, monkeypatch):

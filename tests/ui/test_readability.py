@@ -20,8 +20,15 @@ from PySide6.QtWidgets import QApplication
 from relulab.ui.panels import PANELS
 from relulab.ui.panels.folding import Band
 from relulab.ui.theme import (
-    DATA_CONTRAST, DATA_ROLES, SERIES_COLOURS, TEXT_CONTRAST, THEMES, Theme, contrast_ratio,
-    current_theme, over,
+    DATA_CONTRAST,
+    DATA_ROLES,
+    SERIES_COLOURS,
+    TEXT_CONTRAST,
+    THEMES,
+    Theme,
+    contrast_ratio,
+    current_theme,
+    over,
 )
 
 Role, Group = QPalette.ColorRole, QPalette.ColorGroup

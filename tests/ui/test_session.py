@@ -17,9 +17,9 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from relulab.io.scenes import SCENE_FORMAT, Scene, SceneError, dump_scene, read_scene
 from relulab.ui import settings
-from relulab.ui.panels import PANEL_NAMES, PANELS
+from relulab.ui.panels import PANEL_NAMES
 from relulab.ui.session import AUTOSAVE_NAME, RECOVERED_NAME, apply_scene
-from tests.ui.fakes import data_dir, fake_panels, fake_window, values  # noqa: F401
+from tests.ui.fakes import data_dir, fake_panels, fake_window, values
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,10 +33,8 @@ def curves(panel) -> list:
         if scene is None:
             continue
         for item in scene.items():
-            if isinstance(item, pg.PlotDataItem):
-                x, y = item.getData()
-            elif isinstance(item, pg.ScatterPlotItem) and item.parentItem() is not None \
-                    and not isinstance(item.parentItem(), pg.PlotDataItem):
+            if isinstance(item, pg.PlotDataItem) or (isinstance(item, pg.ScatterPlotItem) and item.parentItem() is not None \
+                    and not isinstance(item.parentItem(), pg.PlotDataItem)):
                 x, y = item.getData()
             elif isinstance(item, pg.ImageItem) and item.image is not None:
                 x, y = None, np.asarray(item.image, float).ravel()
@@ -443,7 +441,7 @@ def test_discarding_the_recovered_work(qtbot, theme, fake_panels, data_dir):
     qtbot.addWidget(w)
     assert w.session.start() is not None
     box = w.session.offer_restore()
-    [b for b in box.buttons() if b.objectName() == "restore-discard"][0].click()
+    next(b for b in box.buttons() if b.objectName() == "restore-discard").click()
     assert w.panel("hinges").value == 1.0
     assert not (data_dir / RECOVERED_NAME).exists()
     w.close()
@@ -462,7 +460,7 @@ def test_a_broken_autosave_is_offered_once_then_set_aside(qtbot, theme, fake_pan
     qtbot.addWidget(w)
     assert w.session.start() == data_dir / RECOVERED_NAME
     box = w.session.offer_restore()
-    [b for b in box.buttons() if b.objectName() == "restore-accept"][0].click()
+    next(b for b in box.buttons() if b.objectName() == "restore-accept").click()
     assert w.session.last_error.field == "file"
     assert w.panel("hinges").value == 1.0
     aside = w.session.refused_autosave
@@ -562,7 +560,7 @@ def test_the_app_offers_to_restore_at_start(qtbot, theme, fake_panels, data_dir,
 
         qtbot.waitUntil(lambda: dialog()[1] is not None, timeout=5000)
         window, box = dialog()
-        [b for b in box.buttons() if b.objectName() == "restore-accept"][0].click()
+        next(b for b in box.buttons() if b.objectName() == "restore-accept").click()
         seen.update(value=window.panel("hinges").value, confirm=window.session.confirm_close,
                     autosaving=window.session._timer.isActive())
         window.session.confirm_close = False

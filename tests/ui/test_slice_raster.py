@@ -3,9 +3,9 @@ shows the region (and the class) that holds its centre, as the exact polygons sa
 
 import numpy as np
 
-from relulab.model.regions.decisions import decision_regions
 from relulab.model.networks.mlp import MLP
 from relulab.model.regions.activation import region_polygons
+from relulab.model.regions.decisions import decision_regions
 from relulab.model.regions.slices import random_points, slice_through
 from relulab.ui.panels.slice_view import Palette, SliceView, raster_labels, rasterize
 
@@ -36,7 +36,7 @@ def test_each_pixel_shows_the_region_of_its_centre():
 
 
 def test_the_picture_has_the_classes_edges_and_boundary():
-    net, cut, r, box, polys = _slice(outputs=4)
+    _net, cut, r, box, polys = _slice(outputs=4)
     dec = decision_regions(r, box, regions=polys)
     view = SliceView(cut, r, box, polygons=polys, decisions=dec)
     classes = tuple((40 * k + 10, 20, 30, 200) for k in range(4))

@@ -11,8 +11,8 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QApplication
 
 from relulab.model.fitting import _training_kernels as kernels
-from relulab.model.networks.mlp import MLP
 from relulab.model.fitting.training import refit_output_layer
+from relulab.model.networks.mlp import MLP
 from relulab.ui.panels.training import TrainingPanel
 
 
@@ -147,7 +147,7 @@ def test_typed_target_and_bad_target_message(qtbot, panel):
 def test_ghost_and_refit_readouts(qtbot, panel):
     # seed 004's numbers: 12 evenly spaced kinks by least squares give 0.0254
     assert "0.0254" in panel.ghost_readout.text()
-    gx, gy = panel.ghost_curve.getData()
+    gx, _gy = panel.ghost_curve.getData()
     assert len(gx) > 100
     assert "refit" in panel.refit_readout.text()
 
@@ -402,7 +402,7 @@ def test_small_plots_ranges_hold_what_they_show(qtbot, panel):
     assert y0 <= np.log10(drawn.min()) and np.log10(drawn.max()) <= y1
     (x0, x1), (y0, y1) = panel.final_plot.getPlotItem().viewRange()
     heights = panel.final_bars.opts["height"]
-    assert x0 < 1 and 4 < x1 and y0 <= 0 and max(heights.max(), panel._ghost.rmse) <= y1
+    assert x0 < 1 and x1 > 4 and y0 <= 0 and max(heights.max(), panel._ghost.rmse) <= y1
     panel.final_view.setCurrentIndex(panel.final_view.findData("histogram"))
     (x0, x1), _ = panel.final_plot.getPlotItem().viewRange()
     assert x0 <= min(panel.snapshot.rmse.min(), panel._ghost.rmse) and max(panel.snapshot.rmse) <= x1

@@ -1,7 +1,6 @@
 """What every lesson's mathematics stands on.
 
 - ``cancel``: stopping long work early (one exception, one check).
-- ``exact``: doubles as rationals, filtered signs with an exact fallback, rounding bounds.
 - ``fields``: checking a panel state's fields read from a file.
 - ``rows``: distinct rows of an array without starving the GUI thread.
 - ``_compile_apart``, ``_numba_source``: numba's compiled loops, compiled in a process of

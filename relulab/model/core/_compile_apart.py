@@ -16,6 +16,7 @@ which its launcher hands to :func:`main` before anything else starts.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import subprocess
@@ -23,8 +24,13 @@ import sys
 
 log = logging.getLogger(__name__)
 
-#: what a child can compile
-TARGETS = ("regions-2d", "regions-nd", "training")
+#: what a child can compile, and the module whose ``compile_for_cache(target)`` does it
+#: (named by string: the kernels import this module, not the other way round)
+TARGETS = {
+    "regions-2d": "relulab.model.regions._arrangement_kernels",
+    "regions-nd": "relulab.model.regions._arrangement_kernels",
+    "training": "relulab.model.fitting._training_kernels",
+}
 #: the environment variable that makes a frozen app a compiling child
 TARGET_VARIABLE = "RELULAB_COMPILE_TARGET"
 #: a child still compiling after this long is given up (the app then compiles itself)
@@ -47,7 +53,9 @@ def fill_disk_cache(target: str) -> bool:
     else:
         command = [sys.executable, "-m", __name__, target]
         # the child imports this package from where the app did, installed or not
-        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        root = os.path.abspath(__file__)
+        for _ in range(4):  # relulab/model/core/_compile_apart.py
+            root = os.path.dirname(root)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
     flags = getattr(subprocess, "CREATE_NO_WINDOW", 0)  # Windows: no console flashes up
     try:
@@ -95,18 +103,7 @@ def main(target: str) -> int:
             os.nice(10)  # below the app, whose window must keep answering
         except OSError:
             pass
-    if target == "training":
-        from relulab.model.fitting import _training_kernels as kernels
-
-        if not kernels.compiled_available():
-            print(kernels._compile_error, file=sys.stderr)
-            return 1
-        return 0 if kernels.compiled_cached() else NOT_CACHED
-    from relulab.model.regions import _arrangement_kernels as kern
-
-    entry = kern.run2 if target == "regions-2d" else kern.runnd
-    kern.prepare(entry)
-    return 0 if kern.disk_cached(entry) else NOT_CACHED
+    return importlib.import_module(TARGETS[target]).compile_for_cache(target)
 
 
 if __name__ == "__main__":

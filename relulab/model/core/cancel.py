@@ -8,7 +8,7 @@ loops call :func:`check` at points where stopping leaves nothing half-done.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 ShouldStop = Callable[[], bool] | None
 

@@ -16,7 +16,8 @@ A missing field takes its default (older files stay readable).
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 

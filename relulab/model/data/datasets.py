@@ -17,8 +17,8 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -267,7 +267,7 @@ def test_mask(n: int, test_fraction: float = 0.3, seed=0) -> np.ndarray:
         raise ValueError(f"the test fraction must be in [0, 1), got {test_fraction}")
     n = int(n)
     mask = np.zeros(n, dtype=bool)
-    mask[_rng(seed).permutation(n)[: int(round(n * f))]] = True
+    mask[_rng(seed).permutation(n)[: round(n * f)]] = True
     return mask
 
 

@@ -18,8 +18,8 @@ name or a parenthesis multiplies it, so ``0.3x^2`` and ``2(x+1)`` work)::
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 

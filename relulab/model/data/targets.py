@@ -45,7 +45,7 @@ class Target:
         x = np.linspace(self.a, self.b, int(n))
         return x, self(x)
 
-    def with_domain(self, a: float, b: float) -> "Target":
+    def with_domain(self, a: float, b: float) -> Target:
         return Target(self.text, a, b, self.name, self.smooth)
 
 

@@ -27,6 +27,7 @@ stay at the last finite values and ``diverged_at`` records the step (1-based).
 from __future__ import annotations
 
 import os
+import sys
 import threading
 
 import numpy as np
@@ -416,3 +417,14 @@ def evaluate_sorted(x, w, b, a, c):
         T = (np.cumsum(Dt[:, :N], axis=1)
              + (np.where(neg, ta, 0.0) + np.where(always, ta, 0.0)).sum(axis=1, keepdims=True))
         return S * x + T + np.asarray(c, dtype=float)[:, None]
+
+
+def compile_for_cache(target: str) -> int:
+    """In a compiling child (:mod:`relulab.model.core._compile_apart`): compile the
+    training loop; its exit status (0 cached, ``NOT_CACHED``, 1 failed)."""
+    from relulab.model.core._compile_apart import NOT_CACHED
+
+    if not compiled_available():
+        print(_compile_error, file=sys.stderr)
+        return 1
+    return 0 if compiled_cached() else NOT_CACHED

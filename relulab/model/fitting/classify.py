@@ -30,13 +30,13 @@ trainer stops and says so.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import Iterator
 
 import numpy as np
 
-from relulab.model.networks.activations import get_activation, sigmoid
 from relulab.model.data.datasets import circles
+from relulab.model.networks.activations import get_activation, sigmoid
 from relulab.model.networks.mlp import MLP
 
 LOSSES = {"cross_entropy": "cross-entropy", "squared": "squared error"}
@@ -479,7 +479,7 @@ def boundary_segments(Z: np.ndarray, xs: np.ndarray, ys: np.ndarray, level: floa
     array of shape (2·segments, 2): consecutive rows are the two ends of a segment.
     """
     Z = np.asarray(Z)
-    above = Z > level
+    above = level < Z
     p00, p01 = above[:-1, :-1], above[:-1, 1:]
     p11, p10 = above[1:, 1:], above[1:, :-1]
     crossed = (p00 != p01) | (p00 != p11) | (p00 != p10)

@@ -33,8 +33,8 @@ x fall back to the dense n × (K + 2) solve. No case raises.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -319,13 +319,13 @@ def _fast_fit(x: np.ndarray, y: np.ndarray, kinks: np.ndarray):
     knots = np.concatenate(([x_min], u, [x_max]))
     xs = x[np.concatenate(([True], np.diff(x) > 0))]  # the distinct points (x is sorted)
     if xs.size < knots.size or not _schoenberg_whitney(xs, knots):
-        return _compressed_fit(x, y, kinks, knots) + ("hat basis, rank-deficient",)
+        return (*_compressed_fit(x, y, kinks, knots), "hat basis, rank-deficient")
     try:
         v = _hat_fit(x, y, knots)
     except (np.linalg.LinAlgError, ValueError):
-        return _compressed_fit(x, y, kinks, knots) + ("hat basis, rank-deficient",)
+        return (*_compressed_fit(x, y, kinks, knots), "hat basis, rank-deficient")
     if not np.all(np.isfinite(v)):
-        return _compressed_fit(x, y, kinks, knots) + ("hat basis, rank-deficient",)
+        return (*_compressed_fit(x, y, kinks, knots), "hat basis, rank-deficient")
     slopes = np.diff(v) / np.diff(knots)
     line_slope = slopes[0]
     line_intercept = v[0] - line_slope * x_min
@@ -379,7 +379,7 @@ def fit_hinges(x, y, kinks, method: str = "auto") -> HingeFit:
         else:
             params = _fast_fit(x, y, kinks)
     if params is None:
-        params = _dense_fit(x, y, kinks) + ("dense",)
+        params = (*_dense_fit(x, y, kinks), "dense")
     intercept, slope, coefficients, used = params
     pred = evaluate_hinges(x, intercept, slope, kinks, coefficients)
     rmse, worst, r = _errors(pred, y)
@@ -570,13 +570,11 @@ class HingesState:
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "HingesState":
+    def from_dict(cls, d: dict) -> HingesState:
         """Validate every field (ValueError naming it) and build the state. Ranges are
         those of the panel's controls; the target must parse and be finite on [a, b]."""
-        from relulab.model.data.expression import ExpressionError
+        from relulab.model.data.expression import MAX_LENGTH, ExpressionError
         from relulab.model.data.targets import target_from_text
-
-        from relulab.model.data.expression import MAX_LENGTH
 
         f = Fields(d, defaults=cls().to_dict())
         mode = f.choice("mode", MODES)
@@ -607,7 +605,7 @@ class HingesState:
         return state
 
     # -- edits (each returns a new state) ---------------------------------------------
-    def with_kinks(self, kinks, coefficients=None, selected: int | None = -1) -> "HingesState":
+    def with_kinks(self, kinks, coefficients=None, selected: int | None = -1) -> HingesState:
         kinks = tuple(_clamp(k) for k in kinks)
         if coefficients is None:
             coefficients = (0.0,) * len(kinks)
@@ -618,20 +616,20 @@ class HingesState:
             selected = None
         return replace(self, kinks=kinks, coefficients=coefficients, selected=selected)
 
-    def spread_evenly(self, n: int | None = None) -> "HingesState":
+    def spread_evenly(self, n: int | None = None) -> HingesState:
         n = len(self.kinks) if n is None else int(n)
         n = min(max(n, 1), MAX_HINGES)
         return self.with_kinks(evenly_spaced_kinks(self.a, self.b, n), None, None)
 
-    def add_kink(self, k: float, c: float = 0.0) -> "HingesState":
+    def add_kink(self, k: float, c: float = 0.0) -> HingesState:
         """A new hinge at k (clamped to [a, b]), selected. No-op at the maximum count."""
         if len(self.kinks) >= MAX_HINGES:
             return self
         k = min(max(float(k), self.a), self.b)
-        return self.with_kinks(self.kinks + (k,), self.coefficients + (float(c),),
+        return self.with_kinks((*self.kinks, k), (*self.coefficients, float(c)),
                                len(self.kinks))
 
-    def remove_kink(self, i: int) -> "HingesState":
+    def remove_kink(self, i: int) -> HingesState:
         if not 0 <= i < len(self.kinks):
             return self
         kinks = self.kinks[:i] + self.kinks[i + 1:]
@@ -639,22 +637,22 @@ class HingesState:
         sel = min(i, len(kinks) - 1) if kinks else None
         return self.with_kinks(kinks, coefficients, sel)
 
-    def move_kink(self, i: int, k: float) -> "HingesState":
+    def move_kink(self, i: int, k: float) -> HingesState:
         k = min(max(float(k), self.a), self.b)
         kinks = list(self.kinks)
         kinks[i] = k
         return replace(self, kinks=tuple(kinks))
 
-    def set_coefficient(self, i: int, c: float) -> "HingesState":
+    def set_coefficient(self, i: int, c: float) -> HingesState:
         cs = list(self.coefficients)
         cs[i] = _clamp(c)
         return replace(self, coefficients=tuple(cs))
 
-    def with_line(self, intercept: float, slope: float) -> "HingesState":
+    def with_line(self, intercept: float, slope: float) -> HingesState:
         """The hand-set line a + s·x of Free mode."""
         return replace(self, intercept=_clamp(intercept), slope=_clamp(slope))
 
-    def select_next(self, step: int = 1) -> "HingesState":
+    def select_next(self, step: int = 1) -> HingesState:
         """Select the next (step = 1) or previous (−1) hinge in order along x."""
         if not self.kinks:
             return replace(self, selected=None)

@@ -20,18 +20,18 @@ compiled loop when numba is installed and by vectorised numpy otherwise.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Iterator, Sequence
 
 import numpy as np
 
-from relulab.model.fitting import _training_kernels as kernels
 from relulab.model.core.cancel import ShouldStop, check
-from relulab.model.data.expression import ExpressionError
 from relulab.model.core.fields import Fields
+from relulab.model.data.expression import ExpressionError
+from relulab.model.data.targets import DEFAULT_TARGET, Target, target_from_text
+from relulab.model.fitting import _training_kernels as kernels
 from relulab.model.fitting.hinges import HingeFit, evenly_spaced_kinks, fit_hinges
 from relulab.model.networks.mlp import MLP
-from relulab.model.data.targets import DEFAULT_TARGET, Target, target_from_text
 
 OPTIMIZERS = kernels.OPTIMIZERS
 INITS = ("spread", "he")
@@ -285,7 +285,7 @@ class HingeNetTrainer:
                 steps, hist = self._kink_steps[:n], self._kink_hist[:n]
             size = min(2 * self._kink_steps.size, MAX_KINK_RECORDS)
             self._kink_steps = np.empty(size, dtype=np.int64)
-            self._kink_hist = np.empty((size,) + hist.shape[1:])
+            self._kink_hist = np.empty((size, *hist.shape[1:]))
             self._kink_steps[:n], self._kink_hist[:n] = steps, hist
             self._n_kinks = n
         H = self.hidden
@@ -457,7 +457,7 @@ class TrainingState:
                 "final_view": self.final_view, "selected": self.selected, "step": self.step}
 
     @classmethod
-    def from_dict(cls, d) -> "TrainingState":
+    def from_dict(cls, d) -> TrainingState:
         """Validate every field first; a ValueError names the one that is wrong."""
         f = Fields(d, defaults=cls().to_dict(), where="training")
         target = f.text("target", 1000).strip()

@@ -21,7 +21,7 @@ import numpy as np
 
 from relulab.model.core.fields import Fields
 from relulab.model.networks.mlp import MLP
-from relulab.model.regions.slices import SliceState, random_points, slice_state, ParsedPoint
+from relulab.model.regions.slices import ParsedPoint, SliceState, random_points, slice_state
 
 SOURCES = ("random", "received", "tent", "file", "example")
 #: Region enumeration grows quickly with the input dimension: the converter (the
@@ -209,7 +209,7 @@ class ConverterState:
                 "slice": None if self.slice is None else self.slice.to_dict()}
 
     @classmethod
-    def from_dict(cls, d) -> "ConverterState":
+    def from_dict(cls, d) -> ConverterState:
         """Validate every field (ValueError naming it) and build the state. A missing
         network is the random one of ``architecture`` and ``seed``."""
         default = cls()

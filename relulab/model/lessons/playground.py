@@ -14,21 +14,27 @@ Edits are methods that return a new state (``adding_point``, ``with_hidden``,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from relulab.model.networks.activations import ACTIVATIONS
-from relulab.model.fitting.classify import LOSSES, OPTIMIZERS, TrainConfig, seed002_setup
-from relulab.model.data.datasets import (
-    DATASETS, DEFAULT_BOUNDARY, MAX_CLASSES, make_dataset, test_mask,
-)
-from relulab.model.regions.depth import DepthSample, parameter_count
-from relulab.model.data.expression import MAX_LENGTH as MAX_EXPRESSION, parse_expression
 from relulab.model.core.fields import Fields
-from relulab.model.networks.mlp import MLP, normalise_activation
+from relulab.model.data.datasets import (
+    DATASETS,
+    DEFAULT_BOUNDARY,
+    MAX_CLASSES,
+    make_dataset,
+    test_mask,
+)
+from relulab.model.data.expression import MAX_LENGTH as MAX_EXPRESSION
+from relulab.model.data.expression import parse_expression
+from relulab.model.fitting.classify import LOSSES, OPTIMIZERS, TrainConfig, seed002_setup
 from relulab.model.fitting.training import SPEEDS
+from relulab.model.networks.activations import ACTIVATIONS
+from relulab.model.networks.mlp import MLP, normalise_activation
+from relulab.model.regions.depth import DepthSample, parameter_count
 
 #: The limits of what the panel trains and draws, stated once. Every training step
 #: runs over all the points, and a frame draws a 200 × 200 map of the network: at 4000
@@ -109,7 +115,7 @@ class DataSettings:
                 "random_labels": self.random_labels}
 
     @classmethod
-    def from_dict(cls, d) -> "DataSettings":
+    def from_dict(cls, d) -> DataSettings:
         f = Fields(d, cls().to_dict(), "dataset")
         name = f.choice("name", list(DATASETS))
         seed = f.integer("seed", 0, MAX_SEED)
@@ -130,7 +136,7 @@ class DataSettings:
     def spec(self):
         return DATASETS[self.name]
 
-    def switched_to(self, name: str) -> "DataSettings":
+    def switched_to(self, name: str) -> DataSettings:
         """Another dataset, with its own noise, size and test share where it has one (a
         dataset's defaults suit it), and at most as many classes as it makes."""
         if name == self.name:
@@ -140,7 +146,7 @@ class DataSettings:
         return replace(self, name=name, noise=spec.noise, n_per_class=spec.n_per_class,
                        test_fraction=test, classes=min(self.classes, spec.max_classes))
 
-    def points(self) -> "Points":
+    def points(self) -> Points:
         """The points these settings make (the same settings, the same points)."""
         options = {"expression": self.expression} if self.name == "boundary" else {}
         X, y = make_dataset(self.name, self.seed, self.n_per_class, self.noise, self.classes,
@@ -187,7 +193,7 @@ class Points:
         return {"x": self.x.tolist(), "label": self.label.tolist(), "test": self.test.tolist()}
 
     @classmethod
-    def from_dict(cls, d) -> "Points":
+    def from_dict(cls, d) -> Points:
         f = Fields(d, where="points")
         raw = f.get("x")
         if isinstance(raw, (list, tuple)) and len(raw) > MAX_POINTS:  # before reading them
@@ -210,11 +216,11 @@ class Points:
                              f"{len(test)} test flags")
         return cls(x, label, np.array(test, dtype=bool))
 
-    def adding(self, x: float, y: float, label: int, test: bool = False) -> "Points":
+    def adding(self, x: float, y: float, label: int, test: bool = False) -> Points:
         return Points(np.vstack([self.x, [[float(x), float(y)]]]), np.append(self.label, float(label)),
                       np.append(self.test, bool(test)))
 
-    def removing(self, i: int) -> "Points":
+    def removing(self, i: int) -> Points:
         keep = np.arange(len(self)) != int(i)
         return Points(self.x[keep], self.label[keep], self.test[keep])
 
@@ -311,7 +317,7 @@ class Architecture:
     def n_params(self) -> int:
         return parameter_count(self.sizes)
 
-    def with_hidden(self, hidden: Sequence[int]) -> "Architecture":
+    def with_hidden(self, hidden: Sequence[int]) -> Architecture:
         """Other layer sizes; a list of activations follows the layers (cut, or grown by
         its last name)."""
         hidden = tuple(int(h) for h in hidden)
@@ -322,7 +328,7 @@ class Architecture:
                 "init_seed": self.init_seed, "outputs": self.outputs}
 
     @classmethod
-    def from_dict(cls, d) -> "Architecture":
+    def from_dict(cls, d) -> Architecture:
         f = Fields(d, cls().to_dict(), "architecture")
         hidden = f.get("hidden")
         if not isinstance(hidden, (list, tuple)):
@@ -405,7 +411,7 @@ class TrainingSettings:
                 "step": self.step}
 
     @classmethod
-    def from_dict(cls, d) -> "TrainingSettings":
+    def from_dict(cls, d) -> TrainingSettings:
         if isinstance(d, dict) and "steps_per_tick" in d and "steps_per_press" not in d:
             # files written before the speed control: steps per frame was also the Step size
             d = {**d, "steps_per_press": d["steps_per_tick"]}
@@ -467,7 +473,7 @@ class History:
                 for k in HISTORY_KEYS}
 
     @classmethod
-    def from_dict(cls, d) -> "History":
+    def from_dict(cls, d) -> History:
         f = Fields(d, {k: [] for k in HISTORY_KEYS}, "history")
         cols = {}
         for k in HISTORY_KEYS:
@@ -483,7 +489,7 @@ class History:
             raise ValueError("history.step: steps must be finite numbers ≥ 0")
         return cls(**cols)
 
-    def recording(self, steps, rows) -> "History":
+    def recording(self, steps, rows) -> History:
         """This history with more moments ``rows`` of (train loss, test loss, train
         accuracy, test accuracy) at ``steps``, thinned to every other moment when it
         would hold more than HISTORY_LIMIT (the curves keep their shape)."""
@@ -517,7 +523,7 @@ class View:
                 "hidden_space": None if self.hidden_space is None else list(self.hidden_space)}
 
     @classmethod
-    def from_dict(cls, d, architecture: Architecture) -> "View":
+    def from_dict(cls, d, architecture: Architecture) -> View:
         f = Fields(d, cls().to_dict(), "view")
         neuron = _whole_numbers(f, "neuron", 2, "[layer, neuron]")
         if neuron is not None and not fits(neuron, architecture):
@@ -532,7 +538,7 @@ class View:
         f.done()
         return out
 
-    def fitted(self, architecture: Architecture) -> "View":
+    def fitted(self, architecture: Architecture) -> View:
         """This view for another architecture: a neuron or hidden space it lacks is
         forgotten, the class a click adds is one of its classes."""
         return replace(self, neuron=self.neuron if fits(self.neuron, architecture) else None,
@@ -593,7 +599,7 @@ class DepthStudy:
                             for s in self.samples]}
 
     @classmethod
-    def from_dict(cls, d) -> "DepthStudy":
+    def from_dict(cls, d) -> DepthStudy:
         f = Fields(d, cls().to_dict(), "depth")
         budget = f.integer("budget", *DEPTH_BUDGETS)
         seeds = f.integer("seeds", 1, DEPTH_MAX_SEEDS)
@@ -686,7 +692,7 @@ class PlaygroundState:
                 "depth": self.depth.to_dict()}
 
     @classmethod
-    def from_dict(cls, d) -> "PlaygroundState":
+    def from_dict(cls, d) -> PlaygroundState:
         """Validate everything first; a ValueError names the field that is wrong. The
         architecture is read before the network and the points' count before the
         points, so an oversized file is refused before anything large is converted.
@@ -723,7 +729,7 @@ class PlaygroundState:
         return X, y
 
     # -- edits: each returns a new state --------------------------------------------
-    def with_data(self, dataset: DataSettings) -> "PlaygroundState":
+    def with_data(self, dataset: DataSettings) -> PlaygroundState:
         """New settings for the data, and the points they make; another number of
         classes gives the network as many outputs (new initial weights, curves cleared)."""
         points = dataset.points()
@@ -732,7 +738,7 @@ class PlaygroundState:
             return self._restarted(arch, arch.random_network(), dataset=dataset, points=points)
         return replace(self, dataset=dataset, points=points)
 
-    def with_classes(self, classes: int) -> "PlaygroundState":
+    def with_classes(self, classes: int) -> PlaygroundState:
         """The same dataset in ``classes`` classes (where it makes them: not XOR or a
         boundary), a network with as many outputs."""
         spec = self.dataset.spec
@@ -742,16 +748,16 @@ class PlaygroundState:
         n = min(self.dataset.n_per_class, MAX_POINTS // int(classes))  # within the limit
         return self.with_data(replace(self.dataset, classes=int(classes), n_per_class=n))
 
-    def with_random_labels(self, on: bool) -> "PlaygroundState":
+    def with_random_labels(self, on: bool) -> PlaygroundState:
         """Shuffle the training labels (or stop): the weights go back to the start of
         this run, since what they learnt was for other labels."""
         return replace(self.replayed(), dataset=replace(self.dataset, random_labels=bool(on)))
 
-    def regenerated(self) -> "PlaygroundState":
+    def regenerated(self) -> PlaygroundState:
         """The same dataset from the next seed."""
         return self.with_data(replace(self.dataset, seed=self.dataset.seed + 1))
 
-    def with_points(self, points: Points) -> "PlaygroundState":
+    def with_points(self, points: Points) -> PlaygroundState:
         """Other points (added, removed, loaded); labels beyond the classes there are
         add classes, and outputs to the network (new initial weights)."""
         needed = points.classes_needed if len(points) else MIN_CLASSES
@@ -761,36 +767,36 @@ class PlaygroundState:
                                    dataset=replace(self.dataset, classes=needed))
         return replace(self, points=points)
 
-    def _restarted(self, architecture: Architecture, network: MLP, **changes) -> "PlaygroundState":
+    def _restarted(self, architecture: Architecture, network: MLP, **changes) -> PlaygroundState:
         """A new run of ``network``: step 0, curves cleared, the view fitted to it, and
         ``changes`` to other parts made in the same step."""
         return replace(self, architecture=architecture, network=network, initial=network,
                        training=replace(self.training, step=0), history=History(),
                        view=self.view.fitted(architecture), **changes)
 
-    def with_hidden(self, hidden: Sequence[int]) -> "PlaygroundState":
+    def with_hidden(self, hidden: Sequence[int]) -> PlaygroundState:
         """Other hidden layer sizes: new initial weights from the seed, curves cleared."""
         arch = self.architecture.with_hidden(hidden)
         return self._restarted(arch, arch.random_network())
 
-    def with_fresh_weights(self, seed: int | None = None) -> "PlaygroundState":
+    def with_fresh_weights(self, seed: int | None = None) -> PlaygroundState:
         """New initial weights from the weights seed (or ``seed``); curves cleared."""
         arch = self.architecture if seed is None else replace(self.architecture, init_seed=int(seed))
         return self._restarted(arch, arch.random_network())
 
-    def replayed(self) -> "PlaygroundState":
+    def replayed(self) -> PlaygroundState:
         """Back to the weights this run started from, step 0, curves cleared; the
         settings stay, so a run with other settings compares with the last one."""
         return replace(self, network=self.initial, training=replace(self.training, step=0),
                        history=History())
 
-    def with_activation(self, name) -> "PlaygroundState":
+    def with_activation(self, name) -> PlaygroundState:
         """The same weights with another activation (one name, or one per hidden
         layer); the curves start again."""
         arch = replace(self.architecture, activation=name)
         return self._restarted(arch, self.network.with_activation(arch.activation))
 
-    def with_layer_activation(self, layer: int, name: str) -> "PlaygroundState":
+    def with_layer_activation(self, layer: int, name: str) -> PlaygroundState:
         """Hidden layer ``layer`` (from 1) with activation ``name``, the others as they are."""
         acts = list(self.architecture.activations)
         if not 1 <= layer <= len(acts):
@@ -798,7 +804,7 @@ class PlaygroundState:
         acts[layer - 1] = name
         return self.with_activation(acts)
 
-    def with_network(self, net: MLP) -> "PlaygroundState":
+    def with_network(self, net: MLP) -> PlaygroundState:
         """A network from elsewhere (2 inputs, 1 output or one per class up to
         MAX_CLASSES, within the limits)."""
         if net.n_in != 2 or not 1 <= net.n_out <= MAX_CLASSES:
@@ -818,21 +824,21 @@ class PlaygroundState:
                        outputs=net.n_out)
         return self._restarted(arch, net, dataset=replace(self.dataset, classes=classes))
 
-    def with_training(self, **changes: Any) -> "PlaygroundState":
+    def with_training(self, **changes: Any) -> PlaygroundState:
         return replace(self, training=replace(self.training, **changes))
 
-    def with_view(self, **changes: Any) -> "PlaygroundState":
+    def with_view(self, **changes: Any) -> PlaygroundState:
         return replace(self, view=replace(self.view, **changes))
 
-    def with_depth(self, **changes: Any) -> "PlaygroundState":
+    def with_depth(self, **changes: Any) -> PlaygroundState:
         return replace(self, depth=replace(self.depth, **changes))
 
-    def with_progress(self, network: MLP, step: int, history: History) -> "PlaygroundState":
+    def with_progress(self, network: MLP, step: int, history: History) -> PlaygroundState:
         """Where training got to (the network's sizes do not change while it trains)."""
         return replace(self, network=network, training=replace(self.training, step=int(step)),
                        history=history)
 
-    def lesson(self, seed: int) -> "PlaygroundState":
+    def lesson(self, seed: int) -> PlaygroundState:
         """Seed 002 exactly: the circles and the 2-6-1 weights from one default_rng(seed),
         full-batch gradient descent at 0.5 on cross-entropy, stopping at 2000 steps."""
         X, y, net = seed002_setup(seed, 6)
@@ -843,7 +849,7 @@ class PlaygroundState:
         return out.with_training(optimizer="gd", learning_rate=0.5, loss="cross_entropy",
                                  batch_size=0, max_steps=2000)
 
-    def keeping_settings_of(self, current: "PlaygroundState", training: bool = True) -> "PlaygroundState":
+    def keeping_settings_of(self, current: PlaygroundState, training: bool = True) -> PlaygroundState:
         """This state with the view, the depth study (and unless ``training`` is False,
         the training settings) of ``current``: undoing an edit of the data or the network
         keeps how the user trains and looks at it now, and a study counting meanwhile."""

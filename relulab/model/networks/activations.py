@@ -7,8 +7,8 @@ from float32 grids, ten times cheaper); anything else is computed in float64.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 

@@ -6,8 +6,8 @@ hidden layer); the last layer is linear.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -84,7 +84,7 @@ class MLP:
     # -- construction -------------------------------------------------------
     @classmethod
     def random(cls, sizes: Sequence[int], seed=None, activation: str | Sequence[str] = "relu",
-               init: str = "he") -> "MLP":
+               init: str = "he") -> MLP:
         """A network with layer sizes ``sizes`` = [n_in, n_1, …, n_out].
 
         ``init="he"``: W ~ N(0, 2/fan_in), b ~ U(−0.5, 0.5) so that kinks and
@@ -194,7 +194,7 @@ class MLP:
         return np.concatenate([z > 0 for z in zs], axis=1)
 
     # -- slices ---------------------------------------------------------------
-    def restrict(self, origin, directions) -> "MLP":
+    def restrict(self, origin, directions) -> MLP:
         """The network on the affine subspace x = o + Σᵢ tᵢ·dᵢ, as a network of the k
         coordinates t = (t₁ … t_k), k = len(directions).
 
@@ -221,10 +221,10 @@ class MLP:
         if not (np.all(np.isfinite(o)) and np.all(np.isfinite(D))):
             raise ValueError("the origin and the directions must be finite")
         first = (W @ D.T, W @ o + b)
-        return MLP((first,) + self.layers[1:], self.activation)
+        return MLP((first, *self.layers[1:]), self.activation)
 
     # -- helpers ------------------------------------------------------------
-    def with_activation(self, activation: str | Sequence[str]) -> "MLP":
+    def with_activation(self, activation: str | Sequence[str]) -> MLP:
         """The same weights with another activation (one name, or one per hidden layer)."""
         return MLP(self.layers, activation)
 
@@ -249,5 +249,5 @@ def compose(first: MLP, second: MLP) -> MLP:
     (Wl, bl), (Wf, bf) = first.layers[-1], second.layers[0]
     merged = (Wf @ Wl, Wf @ bl + bf)
     hidden = first.activations + second.activations
-    return MLP(list(first.layers[:-1]) + [merged] + list(second.layers[1:]),
+    return MLP([*list(first.layers[:-1]), merged, *list(second.layers[1:])],
                hidden if hidden else first.activation)

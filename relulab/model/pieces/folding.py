@@ -18,12 +18,11 @@ beyond that the count is floating point only, and says so.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
-from fractions import Fraction
-
-from relulab.model.core.exact import BeyondExact
+from relulab.model.networks.exact import BeyondExact
 from relulab.model.core.fields import Fields
 from relulab.model.networks.mlp import MLP
 from relulab.model.pieces.piecewise import EXACT_KNOTS, PiecewiseLinear, piecewise_linear
@@ -65,7 +64,7 @@ class Fold:
         object.__setattr__(self, "c", float(self.c))
 
     @classmethod
-    def tent(cls, peak: float = 0.5) -> "Fold":
+    def tent(cls, peak: float = 0.5) -> Fold:
         """The tent with its top at ``peak``: x/p on [0, p], (1 − x)/(1 − p) on [p, 1],
         t(x) = (1/p) ReLU(x) − (1/p + 1/(1 − p)) ReLU(x − p). p = ½ gives
         2 ReLU(x) − 4 ReLU(x − ½)."""
@@ -98,7 +97,7 @@ class Fold:
         return {"w": list(self.w), "b": list(self.b), "a": list(self.a), "c": self.c}
 
     @classmethod
-    def from_dict(cls, d) -> "Fold":
+    def from_dict(cls, d) -> Fold:
         """A Fold from ``to_dict`` output; ValueError naming the field when wrong."""
         if not isinstance(d, dict):
             raise ValueError("fold: expected an object with w, b, a and c")
@@ -298,7 +297,7 @@ class FoldingState:
                 "fold": self.fold.to_dict(), "show_fold": self.show_fold}
 
     @classmethod
-    def from_dict(cls, d) -> "FoldingState":
+    def from_dict(cls, d) -> FoldingState:
         """Validate everything first; a ValueError names the field that is wrong."""
         default = cls()
         f = Fields(d, defaults=default.to_dict(), where="")

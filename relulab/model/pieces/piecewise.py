@@ -17,7 +17,7 @@ order of two roots in one piece, whether a slope changes) is certified: the
 doubles carry an error bound (or a proof that they are exact, for networks whose
 numbers sit on a coarse binary lattice, such as the tent map), and when a bound
 cannot decide, the whole line is recomputed in exact rational arithmetic
-(:func:`relulab.model.core.exact.exact_line`). No tolerance depends on the input's
+(:func:`relulab.model.networks.exact.exact_line`). No tolerance depends on the input's
 units. ``certify=False`` keeps the plain floating-point path as a baseline.
 
 Every knot is a boundary of activation regions (some neuron switches there); the
@@ -30,14 +30,14 @@ the depth-24 tent map (16.7 million pieces) takes seconds.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Callable
 
 import numpy as np
 
 from relulab.model.core.cancel import Cancelled
-from relulab.model.core.exact import U, BeyondExact, ExactLine, exact_line, gamma
+from relulab.model.networks.exact import BeyondExact, ExactLine, U, exact_line, gamma
 from relulab.model.networks.mlp import MLP
 
 # The plain floating-point path (certify=False, the benchmarks' baseline) merges
@@ -158,7 +158,7 @@ class PiecewiseLinear:
             y = np.where((x < lo) | (x > hi), np.nan, y)
         return y
 
-    def restrict(self, a: float, b: float) -> "PiecewiseLinear":
+    def restrict(self, a: float, b: float) -> PiecewiseLinear:
         """The same function on [a, b]: the kinks strictly inside and their pieces."""
         a, b = float(a), float(b)
         if not a < b:
@@ -494,8 +494,20 @@ class _State:
     what is known about their accuracy: error bounds ET, EH, ED (None = exact), and
     for exact states the binary lattices eT, eH, eD the numbers live on."""
 
-    __slots__ = ("T", "H", "D", "flags", "ET", "EH", "ED", "eT", "eH", "eD", "exact_layers",
-                 "Dd")
+    __slots__ = (
+        "D",
+        "Dd",
+        "ED",
+        "EH",
+        "ET",
+        "H",
+        "T",
+        "eD",
+        "eH",
+        "eT",
+        "exact_layers",
+        "flags",
+    )
 
     def __init__(self):
         self.T, self.H, self.D = np.zeros(1), np.zeros((1, 1)), np.ones((1, 2))

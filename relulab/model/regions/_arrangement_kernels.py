@@ -146,7 +146,7 @@ def _callees(fn, seen=None) -> list:
         callee = fn.py_func.__globals__.get(name)
         if callee in COMPILED and callee not in seen:
             seen.add(callee)
-            out += _callees(callee, seen) + [callee]
+            out += [*_callees(callee, seen), callee]
     return out
 
 
@@ -474,7 +474,7 @@ def _split_layer(st, l, n, R, g0, KB, RB, C, nP, nK, nv, nL, Z, EZ,
             ltiny = (lflags & LTINY) != 0 or exact_only
             for idx in range(local - 2, C0):
                 if idx < local - 1:          # first the test on the root's corners
-                    if C0 == local:
+                    if local == C0:
                         continue             # the root is still one cell: test that
                     c = -1
                     q0 = q1 = 0
@@ -736,7 +736,7 @@ def _split_layer(st, l, n, R, g0, KB, RB, C, nP, nK, nv, nL, Z, EZ,
                         _off_child(CP, CS, CR, Cs, Cn, c, C, word, bit, pstart, nP)
                         C += 1
             i += 1
-        if C > max_cells:
+        if max_cells < C:
             return -1, C, nP, nK, nv, nL
         i = 0
         r += 1
@@ -1254,7 +1254,7 @@ def _split_layer_nd(st, l, nl, R, g0, KB, d, N, C, nP, nK, nv, Z, EZ,
                         CL[C] = CL[c]
                         C += 1
             i += 1
-        if C > max_cells:
+        if max_cells < C:
             return -1, C, nP, nK, nv
         i = 0
         r += 1
@@ -1337,3 +1337,14 @@ def runnd(Wf, Wo, bf, bo, sizes, d, KR, KT, PK, PO, nP, nK, X, XE, RQ, nv, PW,
         g0 += n
         KB += R * n
     return 0, C, CP, CS, CR, CL, Cs, Cn, PK, PO, nP, KR, KT, nK, X, nv, A
+
+
+def compile_for_cache(target: str) -> int:
+    """In a compiling child (:mod:`relulab.model.core._compile_apart`): compile the
+    2-D (``regions-2d``) or n-D engine; 0 when it is in the disk cache, else
+    ``NOT_CACHED``."""
+    from relulab.model.core._compile_apart import NOT_CACHED
+
+    entry = run2 if target == "regions-2d" else runnd
+    prepare(entry)
+    return 0 if disk_cached(entry) else NOT_CACHED

@@ -25,16 +25,16 @@ biases) get their exact counts, and no linear program is solved.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
-from relulab.model.regions import arrangement
-from relulab.model.regions.arrangement import RegionLimit  # noqa: F401  (callers catch it from here)
 from relulab.model.core.cancel import Cancelled
-from relulab.model.networks.mlp import MLP
 from relulab.model.core.rows import unique_rows
+from relulab.model.networks.mlp import MLP
+from relulab.model.regions import arrangement
+from relulab.model.regions.arrangement import RegionLimit
 
 #: The name the region code's callers know; the same exception as every model loop's.
 EnumerationStopped = Cancelled
@@ -136,7 +136,7 @@ def _affine_text(a, c, names, digits: int) -> str:
     return text[2:] if text.startswith("+ ") else "−" + text[2:]
 
 
-def region_at(net: MLP, regions: Sequence["Region"], x) -> int:
+def region_at(net: MLP, regions: Sequence[Region], x) -> int:
     """Index of the region holding the point ``x`` (its activation pattern), or −1."""
     pattern = net.activation_patterns(np.asarray(x, dtype=float).reshape(1, -1))[0]
     key = pattern.tobytes()

@@ -61,10 +61,10 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-from relulab.model.regions import _arrangement_kernels as kern
 from relulab.model.core.cancel import Cancelled
-from relulab.model.core.exact import as_scaled_integers
+from relulab.model.networks.exact import as_scaled_integers
 from relulab.model.networks.mlp import MLP
+from relulab.model.regions import _arrangement_kernels as kern
 
 _ids = itertools.count(1)
 _id_lock = threading.Lock()
@@ -202,7 +202,7 @@ class _Run:
     def _constraint(self, bit, pat, origin):
         """Constraint ``bit`` of a cell with pattern ``pat`` as (exact row, side) with
         side·row ≥ 0 on the cell."""
-        dirs, G = self.fan
+        _dirs, G = self.fan
         N, n = self.N, G.shape[1]
         if bit < N:
             l = bisect.bisect_right(self.exact.first, bit) - 1
@@ -361,7 +361,7 @@ def _make_ready_quietly(entry) -> None:
             pass
     try:
         _make_ready(entry, apart=True)  # a compilation in a process of its own
-    except Exception:  # noqa: BLE001 - the enumeration that needs the loops raises it
+    except Exception:
         pass
 
 
@@ -567,7 +567,7 @@ def arrangement_2d(net: MLP, box=None, lower: bool = True, should_stop=None,
     t0 = time.perf_counter()
     out, counters, sizes = _run_2d(net, box, lower, should_stop, max_regions, max_seconds,
                                    exact_only, maps=True)
-    status, C, CP, CS, CR, Cs, Cn, PK, nP, K, nK, V, VQ, nv, LX, LF, LS, nL, A, LID, KBs = out
+    _status, C, CP, CS, CR, Cs, Cn, PK, _nP, K, _nK, V, VQ, _nv, _LX, _LF, _LS, _nL, A, _LID, _KBs = out
     W_out, b_out = net.layers[-1]
     stats = {"exact": int(counters[0]), "lps": 0, "seconds": time.perf_counter() - t0}
     return Arrangement2D(C, CP, CS, CR, Cs, Cn, PK, K, V, VQ, A, W_out, b_out, sizes, stats)
@@ -699,7 +699,7 @@ class ArrangementND(_Cells):
     rays (x, w), w = 0 at infinity)."""
 
     def __init__(self, out, n_in, sizes, stats):
-        (status, C, CP, CS, CR, CL, Cs, Cn, PK, PO, nP, KR, KT, nK, X, nv, A) = out
+        (_status, C, CP, CS, _CR, CL, Cs, Cn, PK, _PO, _nP, KR, _KT, _nK, X, _nv, _A) = out
         super().__init__(C, CP, CS, Cs, Cn, PK, sizes, stats)
         self.n_in = n_in
         self._CL, self._KR, self._X = CL[:C], KR, X

@@ -25,8 +25,8 @@ box (the output layer seen from a hidden layer's coordinates).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -198,7 +198,7 @@ def _decide(regions: list[RegionPolygon], n_out: int):
 def _pieces(regions, SA, Sc, V, counts) -> list[DecisionPolygon]:
     """Every region clipped, for each class k, by s_k − s_j ≥ 0 (> 0 for j < k), all
     regions in one array step per pair (Sutherland–Hodgman on flat arrays)."""
-    R, C = Sc.shape
+    _R, C = Sc.shape
     out = []
     for k in range(C):
         flat = _Flat.of(V, counts)
@@ -223,11 +223,11 @@ class _Flat:
     owner: np.ndarray
 
     @classmethod
-    def of(cls, V: np.ndarray, counts: np.ndarray) -> "_Flat":
+    def of(cls, V: np.ndarray, counts: np.ndarray) -> _Flat:
         keep = np.arange(V.shape[1])[None, :] < counts[:, None]
         return cls(V[keep], np.repeat(np.arange(len(counts)), counts))
 
-    def clipped(self, a: np.ndarray, b: np.ndarray, strict: bool) -> "_Flat":
+    def clipped(self, a: np.ndarray, b: np.ndarray, strict: bool) -> _Flat:
         """Each polygon cut to a_r·x + b_r ≥ 0 (its region r's half-plane). A half-plane
         whose a is zero keeps or drops the whole polygon by the sign of b (b = 0 is a
         tie everywhere: kept unless ``strict``)."""

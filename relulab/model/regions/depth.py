@@ -12,8 +12,8 @@ and :func:`width_for_budget` picks the w whose P(w) is closest to the budget.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterator, Sequence
 
 import numpy as np
 

@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
 
 import numpy as np
 
-from relulab.model.core.exact import gamma
+from relulab.model.networks.exact import gamma
 from relulab.model.core.fields import Fields, finite_array
 
 KINDS = ("line", "plane")
@@ -388,7 +388,7 @@ class SliceState:
                 "image_shape": None if self.image_shape is None else list(self.image_shape)}
 
     @classmethod
-    def from_dict(cls, d, n_in: int, where: str = "slice") -> "SliceState":
+    def from_dict(cls, d, n_in: int, where: str = "slice") -> SliceState:
         """Validate every field (ValueError naming it); the points must fit a network
         of ``n_in`` inputs and span a line or a plane."""
         f = Fields(d, defaults={"mode": "typed", "labels": [], "rows": [], "seed": 0,
@@ -445,6 +445,19 @@ def slice_state(kind: str, points: Sequence[ParsedPoint], mode: str, *, seed: in
                       None if image_shape is None else tuple(image_shape))
 
 
-__all__ = ["InputRows", "ParsedPoint", "Slice", "SliceState", "parse_point", "parse_points",
-           "random_points", "slice_state", "slice_through", "split_points", "points_needed",
-           "KINDS", "MODES", "BOX_SCALE"]
+__all__ = [
+    "BOX_SCALE",
+    "KINDS",
+    "MODES",
+    "InputRows",
+    "ParsedPoint",
+    "Slice",
+    "SliceState",
+    "parse_point",
+    "parse_points",
+    "points_needed",
+    "random_points",
+    "slice_state",
+    "slice_through",
+    "split_points",
+]

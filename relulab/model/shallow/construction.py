@@ -24,17 +24,17 @@ one-hidden-layer network with finite weights and the least possible width.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Sequence
 
 import numpy as np
 import scipy.sparse
 
 from relulab.model.core.cancel import check
+from relulab.model.core.rows import unique_rows
 from relulab.model.networks.mlp import MLP
 from relulab.model.regions.activation import Region, linear_regions
-from relulab.model.core.rows import unique_rows
 
 INF = np.inf
 
@@ -250,7 +250,7 @@ class ExtendedNetwork:
         return MLP([(L.W, L.b) for L in self.layers])
 
     @classmethod
-    def from_mlp(cls, net: MLP) -> "ExtendedNetwork":
+    def from_mlp(cls, net: MLP) -> ExtendedNetwork:
         return cls(tuple(ExtendedLayer(W, b, np.zeros(len(b)), _zeros(W.shape),
                                        np.zeros(len(b))) for W, b in net.layers))
 
@@ -463,7 +463,7 @@ class _Jumps:
 
     def exact(self):
         """Exact (jumps m × N, s₀) as Fractions, from the exact walk (made once)."""
-        from relulab.model.core.exact import exact_line
+        from relulab.model.networks.exact import exact_line
 
         if self.exact_line is None:
             self.exact_runs += 1
@@ -478,7 +478,7 @@ class _Jumps:
 
     def bound(self) -> np.ndarray:
         """One bound (per output) on |ŝ₀ + Σ_F ĉ_t − (s₀ + Σ_F c_t)| for every subset F."""
-        from relulab.model.core.exact import gamma
+        from relulab.model.networks.exact import gamma
 
         return (self.Es0 + self.Ec.sum(axis=1)
                 + gamma(self.N + 2) * (np.abs(self.s0) + np.abs(self.c).sum(axis=1))) * 1.01
@@ -634,7 +634,7 @@ def _least_width(net: MLP, lp) -> OneDShallow:
     s0 = J.s0
     sK = np.array([o.slopes[-1] for o in lp.outputs])  # certified, not a cancelling sum
     ends = (float(s0[0]), float(sK[0])) if m == 1 else (tuple(s0), tuple(sK))
-    one = lambda v: np.asarray(v[0] if m == 1 else np.zeros(0))  # noqa: E731
+    one = lambda v: np.asarray(v[0] if m == 1 else np.zeros(0))
     vectors = None if m == 1 else J.c
     origin = np.array([float(o(0.0)) for o in lp.outputs])  # every output at x = 0
     if N == 0:
@@ -845,9 +845,9 @@ class Conversion:
         extended network checks ``should_stop`` as it goes (thousands of regions take
         seconds)."""
         X = self.exact_points()
-        d = lambda P: np.asarray(self.deep(P), dtype=float).reshape(len(P), -1)  # noqa: E731
+        d = lambda P: np.asarray(self.deep(P), dtype=float).reshape(len(P), -1)
         extended = isinstance(self.shallow, ExtendedNetwork)
-        s = lambda P: np.asarray(self.shallow(P, should_stop) if extended  # noqa: E731
+        s = lambda P: np.asarray(self.shallow(P, should_stop) if extended
                                  else self.shallow(P), dtype=float).reshape(len(P), -1)
         rng = np.random.default_rng(seed)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -886,7 +886,7 @@ class Conversion:
         (``weight_errors``: a weight computed from jumps that cancel, as where a ray's
         slope is small beside the others, is off by far more than its own rounding)
         plus the rounding of the sum."""
-        (W1, b1), (W2, _) = self.shallow.layers if len(self.shallow.layers) == 2 else \
+        (W1, _b1), (W2, _) = self.shallow.layers if len(self.shallow.layers) == 2 else \
             ((np.zeros((0, 1)), np.zeros(0)), (np.zeros((self.n_out, 0)), None))
         w = W1[:, 0]
         one = self.one_d
@@ -935,5 +935,5 @@ def convert(net: MLP, regions: Sequence[Region] | None = None, should_stop=None,
                                  max_seconds=max_seconds)
     regions = list(regions)
     shallow = shallow_from_regions(regions)
-    G, g, strict, members = region_constraints(regions)
+    _G, g, _strict, _members = region_constraints(regions)
     return Conversion(net, shallow, regions=regions, k=len(g), p=len(regions))

@@ -22,7 +22,6 @@ from relulab.ui.readout import readouts_of
 from relulab.ui.theme import current_theme
 from relulab.ui.worker import Worker
 
-
 W = TypeVar("W", bound=QWidget)
 
 

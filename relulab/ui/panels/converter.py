@@ -24,24 +24,51 @@ import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
-    QComboBox, QFormLayout, QHBoxLayout, QHeaderView,
-    QLineEdit, QPushButton, QScrollArea, QSpinBox, QSplitter, QTableView, QVBoxLayout, QWidget,
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QSpinBox,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
 )
 
 from relulab.model.core.cancel import check
 from relulab.model.lessons.converter import (
-    MAX_SEED, MAX_TENT_DEPTH, SOURCES, ConverterState, default_slice, needs_slice, network_problem,
-    parse_architecture, tent,
+    MAX_SEED,
+    MAX_TENT_DEPTH,
+    SOURCES,
+    ConverterState,
+    default_slice,
+    needs_slice,
+    network_problem,
+    parse_architecture,
+    tent,
 )
-from relulab.model.regions.engine import engine_ready, start_warm_up
 from relulab.model.networks.mlp import MLP
+from relulab.model.regions.engine import engine_ready, start_warm_up
 from relulab.model.regions.slices import (
-    ParsedPoint, SliceState, parse_points, points_needed, random_points, slice_state, split_points,
+    ParsedPoint,
+    SliceState,
+    parse_points,
+    points_needed,
+    random_points,
+    slice_state,
+    split_points,
 )
 from relulab.ui import dialogs
 from relulab.ui.panels.base import Key, Panel, named, run_alone, signals_blocked
 from relulab.ui.panels.slice_view import (
-    SliceBar, SliceDrawing, SliceView, compute_slice, polygons_path,
+    SliceBar,
+    SliceDrawing,
+    SliceView,
+    compute_slice,
+    polygons_path,
 )
 from relulab.ui.path_item import PathItem
 from relulab.ui.readout import Readout
@@ -138,7 +165,11 @@ def compute_sliced(net: MLP, cut: SliceState, should_stop=None, palette=None):
     too large to build here)."""
     from relulab.model.regions.activation import RegionLimit, linear_regions
     from relulab.model.shallow.construction import (
-        MAX_REGIONS, MAX_SECONDS, convert, corollary_terms, region_constraints,
+        MAX_REGIONS,
+        MAX_SECONDS,
+        convert,
+        corollary_terms,
+        region_constraints,
         shallow_parameters,
     )
 

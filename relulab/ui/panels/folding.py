@@ -17,7 +17,6 @@ user's fold (those can reach the knot budget slowly).
 from __future__ import annotations
 
 import math
-
 import sys
 from collections import OrderedDict
 from dataclasses import replace
@@ -27,16 +26,39 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QGridLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
-    QPushButton, QSizePolicy, QSlider, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+    QCheckBox,
+    QComboBox,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QSlider,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
 )
 
 from relulab.model.core.cancel import check
+from relulab.model.networks.exact import BeyondExact
 from relulab.model.pieces.envelope import column_extremes
-from relulab.model.core.exact import BeyondExact
 from relulab.model.pieces.folding import (
-    FOLD_PRESETS, MAX_DEPTH, MAX_FOLD_NEURONS, PEAK_RANGE, Fold, FoldCounts, FoldingState,
-    exact_tent_depth, fold_counts, fold_frame, tent_counts_formula, tent_network, tent_peak_value,
+    FOLD_PRESETS,
+    MAX_DEPTH,
+    MAX_FOLD_NEURONS,
+    PEAK_RANGE,
+    Fold,
+    FoldCounts,
+    FoldingState,
+    exact_tent_depth,
+    fold_counts,
+    fold_frame,
+    tent_counts_formula,
+    tent_network,
+    tent_peak_value,
     tent_pieces,
 )
 from relulab.model.pieces.piecewise import EXACT_KNOTS, PiecewiseLinear, TooManyKnots, piecewise_linear
@@ -102,7 +124,7 @@ class _TentResult:
     one keeps only its two pictures, computed on the worker, and lets the 16.7 million
     pieces of depth 24 go."""
 
-    __slots__ = ("depth", "peak", "counts", "pl", "n_kinks", "table", "_curves")
+    __slots__ = ("_curves", "counts", "depth", "n_kinks", "peak", "pl", "table")
 
     def __init__(self, depth: int, peak: float, pl: PiecewiseLinear, should_stop=None):
         self.depth, self.peak = depth, peak
@@ -662,7 +684,7 @@ class FoldingPanel(Panel):
     def add_fold_neuron(self) -> None:
         f = self._state.fold
         if f.n_neurons < MAX_FOLD_NEURONS:
-            self.set_fold(Fold(f.w + (1.0,), f.b + (-1.0,), f.a + (0.0,), f.c), "add a neuron")
+            self.set_fold(Fold((*f.w, 1.0), (*f.b, -1.0), (*f.a, 0.0), f.c), "add a neuron")
 
     def remove_fold_neuron(self) -> None:
         f = self._state.fold
@@ -972,7 +994,7 @@ class FoldingPanel(Panel):
         k = self._state.depth
         if k <= LAYER_PLOTS:
             return list(range(1, k + 1))
-        return list(range(1, LAYER_PLOTS)) + [k]
+        return [*list(range(1, LAYER_PLOTS)), k]
 
     def _draw_layers(self, current: _TentResult | None) -> None:
         """Small plots of g^(1), g^(2), …; only the ones whose content changed are

@@ -17,23 +17,54 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, QTimer
 from PySide6.QtWidgets import (
-    QButtonGroup, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGraphicsItem, QGridLayout,
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGraphicsItem,
+    QGridLayout,
     QGroupBox,
-    QHBoxLayout, QLabel, QLineEdit, QPushButton, QRadioButton, QScrollArea, QSizePolicy, QSpinBox,
-    QSplitter, QVBoxLayout, QWidget,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QRadioButton,
+    QScrollArea,
+    QSizePolicy,
+    QSpinBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
 )
 
-from relulab.model.fitting.hinges import (
-    COEFFICIENT_LIMIT, DEFAULT_COUNTS, DOMAIN_LIMIT, MAX_HINGES, MAX_POINTS, MIN_POINTS,
-    HingesState, convergence_study, estimate_curvature, find_jump, fit_hinges, hinge_sum,
-    interpolate_hinges, log_log_slope,
-)
 from relulab.model.data.targets import PRESETS, target_from_text
-from relulab.ui.hinges_handles import HandlesItem, SelectedMarker
-from relulab.ui.panels.base import (
-    Key, Panel, fit_controls_width, named, run_alone, signals_blocked,
+from relulab.model.fitting.hinges import (
+    COEFFICIENT_LIMIT,
+    DEFAULT_COUNTS,
+    DOMAIN_LIMIT,
+    MAX_HINGES,
+    MAX_POINTS,
+    MIN_POINTS,
+    HingesState,
+    convergence_study,
+    estimate_curvature,
+    find_jump,
+    fit_hinges,
+    hinge_sum,
+    interpolate_hinges,
+    log_log_slope,
 )
+from relulab.ui.hinges_handles import HandlesItem, SelectedMarker
 from relulab.ui.legend import key_html
+from relulab.ui.panels.base import (
+    Key,
+    Panel,
+    fit_controls_width,
+    named,
+    run_alone,
+    signals_blocked,
+)
 from relulab.ui.readout import Note, Readout
 from relulab.ui.worker import Worker
 
@@ -284,7 +315,7 @@ class HingesPanel(Panel):
         form = QFormLayout(group)
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.preset_box = named(QComboBox(), "hinges-preset", "Target preset", "Target preset")
-        self.preset_box.addItems(list(PRESETS) + [CUSTOM])
+        self.preset_box.addItems([*list(PRESETS), CUSTOM])
         form.addRow("Preset", self.preset_box)
         self.expression_edit = named(QLineEdit(), "hinges-expression", "Target expression in x",
                                      "Target expression in x")
@@ -887,7 +918,7 @@ class HingesPanel(Panel):
     def _on_drag_move(self, i: int, pos: QPointF) -> None:
         if self._drag is None:
             return
-        _, before, press, k0, c0 = self._drag
+        _, _before, press, k0, c0 = self._drag
         s = self._state.move_kink(i, k0 + (pos.x() - press.x()))
         if s.mode == "free":
             # up/down: the curve a lever length L right of the kink follows the mouse

@@ -19,8 +19,14 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainterPath
 from PySide6.QtWidgets import (
-    QComboBox, QFormLayout, QGraphicsPathItem, QHBoxLayout, QLineEdit, QPushButton,
-    QSpinBox, QWidget,
+    QComboBox,
+    QFormLayout,
+    QGraphicsPathItem,
+    QHBoxLayout,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QWidget,
 )
 
 from relulab.model.core.cancel import check
@@ -178,7 +184,7 @@ def rasterize(view: SliceView, palette: Palette, pixels: int = RASTER_PIXELS) ->
         pieces = view.decisions.pieces
         labels = np.array([p.label for p in pieces] + [-1], dtype=np.int64)
         classes = labels[raster_labels([p.vertices for p in pieces], view.box, pixels)]
-        lut = np.array(list(palette.classes) + [(0, 0, 0, 0)], dtype=np.uint8)
+        lut = np.array([*list(palette.classes), (0, 0, 0, 0)], dtype=np.uint8)
         rgba = lut[np.where(classes >= 0, classes % len(palette.classes), len(palette.classes))]
         boundary = _changes(classes)
         boundary[1:, :] |= boundary[:-1, :]             # two pixels wide
@@ -186,7 +192,7 @@ def rasterize(view: SliceView, palette: Palette, pixels: int = RASTER_PIXELS) ->
     else:
         index = np.array([p.index for p in view.polygons], dtype=np.int64)
         colour = np.where(inside, index[np.maximum(regions, 0)] % REGION_COLOURS, len(palette.regions))
-        lut = np.array(list(palette.regions) + [(0, 0, 0, 0)], dtype=np.uint8)
+        lut = np.array([*list(palette.regions), (0, 0, 0, 0)], dtype=np.uint8)
         rgba = lut[colour]
         boundary = None
     edges = _changes(regions) & inside

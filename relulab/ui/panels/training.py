@@ -24,22 +24,51 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
-    QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QPushButton,
-    QScrollArea, QSizePolicy, QSpinBox, QVBoxLayout, QWidget,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
 )
 
-from relulab.model.fitting import _training_kernels as kernels
 from relulab.model.data.expression import ExpressionError
 from relulab.model.data.targets import PRESETS
+from relulab.model.fitting import _training_kernels as kernels
 from relulab.model.fitting.training import (
-    DOMAIN_LIMIT, FINAL_VIEWS, INITS, LR_RANGE, MAX_POINTS, MAX_RESTARTS, MAX_STEPS, MAX_WIDTH,
-    MIN_POINTS, OPTIMIZERS, SPEEDS, HingeNetTrainer, TrainingState, fit_even_hinges,
-    refit_output_layer, replay, rmse_histogram,
+    DOMAIN_LIMIT,
+    FINAL_VIEWS,
+    INITS,
+    LR_RANGE,
+    MAX_POINTS,
+    MAX_RESTARTS,
+    MAX_STEPS,
+    MAX_WIDTH,
+    MIN_POINTS,
+    OPTIMIZERS,
+    SPEEDS,
+    HingeNetTrainer,
+    TrainingState,
+    fit_even_hinges,
+    refit_output_layer,
+    replay,
+    rmse_histogram,
 )
 from relulab.ui.driver import TimedPlotWidget, TrainingDriver
 from relulab.ui.legend import Entry, KeyLabel
 from relulab.ui.panels.base import (
-    Key, Panel, fit_controls_width, named, run_alone, signals_blocked,
+    Key,
+    Panel,
+    fit_controls_width,
+    named,
+    run_alone,
+    signals_blocked,
 )
 from relulab.ui.readout import Note, Readout
 from relulab.ui.worker import Worker

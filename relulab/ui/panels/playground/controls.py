@@ -13,18 +13,38 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel,
-    QLineEdit, QPushButton, QScrollArea, QSpinBox, QTabWidget, QVBoxLayout, QWidget,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QSpinBox,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
 )
 
-from relulab.model.networks.activations import ACTIVATIONS, get_activation
-from relulab.model.fitting.classify import LOSSES, OPTIMIZERS
 from relulab.model.data.datasets import DATASETS
-from relulab.model.lessons.playground import (
-    ARCHITECTURE_PRESETS, MAX_CLASSES, MAX_HIDDEN_LAYERS, MAX_POINTS, MAX_SEED,
-    MAX_STEPS_PER_PRESS, MAX_STOP_STEP, MAX_WIDTH, MIN_CLASSES, PlaygroundState,
-)
+from relulab.model.fitting.classify import LOSSES, OPTIMIZERS
 from relulab.model.fitting.training import SPEEDS
+from relulab.model.lessons.playground import (
+    ARCHITECTURE_PRESETS,
+    MAX_CLASSES,
+    MAX_HIDDEN_LAYERS,
+    MAX_POINTS,
+    MAX_SEED,
+    MAX_STEPS_PER_PRESS,
+    MAX_STOP_STEP,
+    MAX_WIDTH,
+    MIN_CLASSES,
+    PlaygroundState,
+)
+from relulab.model.networks.activations import ACTIVATIONS, get_activation
 from relulab.ui.panels.base import named, signals_blocked
 from relulab.ui.readout import Readout
 

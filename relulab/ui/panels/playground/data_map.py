@@ -19,13 +19,17 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QPainterPath
 
-from relulab.model.networks.activations import ACTIVATIONS, get_activation
 from relulab.model.fitting.classify import (
-    DEFAULT_BOX, boundary_segments, class_boundary_segments, grid_axes, grid_layers,
+    DEFAULT_BOX,
+    boundary_segments,
+    class_boundary_segments,
+    grid_axes,
+    grid_layers,
 )
+from relulab.model.lessons.playground import MAX_CLASSES, Points
+from relulab.model.networks.activations import ACTIVATIONS, get_activation
 from relulab.model.networks.collapse import format_affine, neuron_affine_map
 from relulab.model.networks.mlp import MLP
-from relulab.model.lessons.playground import MAX_CLASSES, Points
 from relulab.ui.driver import TimedPlotWidget
 from relulab.ui.panels.base import named
 from relulab.ui.path_item import PathItem
@@ -265,7 +269,7 @@ class DataMap(TimedPlotWidget):
         self.scene().sigMouseMoved.connect(self._on_move)
         self._lut = None
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+    def resizeEvent(self, event) -> None:
         """No wider than its plot area is tall: the map keeps its aspect (the box is
         square), and a wider widget showed white bands beside the picture. The room
         goes to the diagram beside it."""

@@ -11,8 +11,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
-from relulab.model.regions.depth import regions_against_depth, summarise
 from relulab.model.lessons.playground import DEPTH_BUDGETS, DEPTH_MAX_SEEDS, DEPTHS, DepthStudy
+from relulab.model.regions.depth import regions_against_depth, summarise
 from relulab.ui.panels.base import named, signals_blocked
 from relulab.ui.readout import Note, Readout
 from relulab.ui.worker import Worker
@@ -120,7 +120,7 @@ class DepthStudyView(QWidget):
         self.study_changed.emit(study)
 
     def _on_sample(self, sample) -> None:
-        self._set_study(replace(self.study, samples=self.study.samples + (sample,)))
+        self._set_study(replace(self.study, samples=(*self.study.samples, sample)))
         self.status.setText(f"{'-'.join(map(str, sample.sizes))} ({sample.params} parameters), "
                             f"seed {sample.seed}: {sample.regions} regions")
 

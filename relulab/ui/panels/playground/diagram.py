@@ -11,8 +11,8 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from relulab.model.networks.activations import ACTIVATIONS, get_activation
 from relulab.model.fitting.classify import DEFAULT_BOX, grid_layers
+from relulab.model.networks.activations import ACTIVATIONS, get_activation
 from relulab.model.networks.mlp import MLP
 from relulab.ui.driver import TimedPlotWidget
 from relulab.ui.panels.base import named
@@ -112,7 +112,7 @@ class NetworkDiagram(QWidget):
         self._net = net
         if net.sizes != self._sizes:
             self._place_nodes(net.sizes)
-        offsets = np.cumsum([0] + net.sizes)
+        offsets = np.cumsum([0, *net.sizes])
         per_layer = max(1, MAX_EDGES // len(net.layers))
         parts: dict = {key: [] for key in self.edges}
         for li, (W, _b) in enumerate(net.layers):

@@ -13,10 +13,10 @@ import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QVBoxLayout, QWidget
 
-from relulab.model.regions.decisions import affine_decisions
+from relulab.model.lessons.playground import Points
 from relulab.model.networks.hidden import HiddenSpace, hidden_space, separating_map
 from relulab.model.networks.mlp import MLP
-from relulab.model.lessons.playground import Points
+from relulab.model.regions.decisions import affine_decisions
 from relulab.ui.driver import TimedPlotWidget
 from relulab.ui.panels.base import named, signals_blocked
 from relulab.ui.panels.playground.data_map import SYMBOLS, point_items, style_point_items

@@ -18,42 +18,62 @@ import time
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
+
 import numpy as np
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
-    QHBoxLayout, QSplitter, QTabWidget, QVBoxLayout, QWidget,
+    QHBoxLayout,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
 )
 
 from relulab.io.networks import NetworkFileError, save_network
 from relulab.io.points import load_points_csv, save_points_csv
-from relulab.model.networks.activations import ACTIVATIONS
 from relulab.model.fitting.classify import DEFAULT_BOX, Trainer
-from relulab.model.networks.collapse import (
-    collapse_identity_layers, format_affine, identity_layers, local_affine_map,
-)
-from relulab.model.regions.decisions import decision_regions
-from relulab.model.regions.engine import engine_ready, start_warm_up
-from relulab.model.networks.mlp import MLP
 from relulab.model.lessons.playground import (
-    ARCHITECTURE_PRESETS, MAX_HIDDEN_LAYERS, MAX_WIDTH, History, PlaygroundState, Points, fits,
+    ARCHITECTURE_PRESETS,
+    MAX_HIDDEN_LAYERS,
+    MAX_WIDTH,
+    History,
+    PlaygroundState,
+    Points,
+    fits,
     hidden_space_choice,
 )
+from relulab.model.networks.activations import ACTIVATIONS
+from relulab.model.networks.collapse import (
+    collapse_identity_layers,
+    format_affine,
+    identity_layers,
+    local_affine_map,
+)
+from relulab.model.networks.mlp import MLP
 from relulab.model.regions.activation import count_linear_regions
+from relulab.model.regions.decisions import decision_regions
+from relulab.model.regions.engine import engine_ready, start_warm_up
 from relulab.ui import dialogs
 from relulab.ui.driver import TrainingDriver
 from relulab.ui.legend import Entry, KeyLabel
 from relulab.ui.panels.base import Key, Panel, SnapshotCommand, named, signals_blocked
-from relulab.ui.readout import Readout
 from relulab.ui.panels.playground.controls import PlaygroundControls
 from relulab.ui.panels.playground.curves import TrainingCurves
 from relulab.ui.panels.playground.data_map import (
-    NO_REGIONS, SYMBOLS, DataMap, MapPicture, class_palette, map_picture, picture_is_quick,
+    NO_REGIONS,
+    SYMBOLS,
+    DataMap,
+    MapPicture,
+    class_palette,
+    map_picture,
+    picture_is_quick,
     polygon_outline,
 )
 from relulab.ui.panels.playground.depth_study import DepthStudyView
 from relulab.ui.panels.playground.diagram import HOVER_HINT, NetworkDiagram
 from relulab.ui.panels.playground.hidden_view import HiddenSpaceView
 from relulab.ui.panels.playground.readouts import Readouts
+from relulab.ui.readout import Readout
 from relulab.ui.worker import Worker
 
 #: The key's glyph for each of the map's marker symbols.
@@ -431,7 +451,7 @@ class PlaygroundPanel(Panel):
     def add_layer(self) -> None:
         hidden = self._state.architecture.hidden
         if len(hidden) < MAX_HIDDEN_LAYERS:
-            self.set_hidden(hidden + (hidden[-1] if hidden else 4,), "add a layer")
+            self.set_hidden((*hidden, hidden[-1] if hidden else 4), "add a layer")
 
     def remove_layer(self) -> None:
         hidden = self._state.architecture.hidden

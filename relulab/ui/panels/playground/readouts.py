@@ -11,7 +11,11 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from relulab.model.fitting.classify import LOSSES, OPTIMIZERS, ClassifierSnapshot, TrainConfig
 from relulab.model.networks.collapse import (
-    collapse, collapse_check, collapse_identity_layers, format_affine, identity_layers,
+    collapse,
+    collapse_check,
+    collapse_identity_layers,
+    format_affine,
+    identity_layers,
 )
 from relulab.model.networks.mlp import MLP
 from relulab.ui.panels.base import named

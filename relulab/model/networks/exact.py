@@ -20,9 +20,9 @@ Nothing here depends on the input's units: no tolerance appears anywhere.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Sequence
 
 import numpy as np
 
