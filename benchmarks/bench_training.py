@@ -1,4 +1,4 @@
-"""Training speed: seed 004's experiment against the notebook's loop, the cost of a step
+"""Training speed: the notebook's experiment against the notebook's loop, the cost of a step
 against the dense formulation, and how the event loop answers while the Training panel
 trains, pauses and replays at the largest settings its controls allow."""
 
@@ -28,7 +28,7 @@ def relu(z):
 
 
 def notebook_train(x, target, seed, hidden=12, learning_rate=0.01, steps=20000):
-    """Seed 004's per-restart loop, as the notebook writes it (the baseline)."""
+    """The notebook's per-restart loop, as it writes it (the baseline)."""
     rng = np.random.default_rng(seed)
     w = rng.choice([-1, 1], hidden) * rng.uniform(0.5, 1.5, hidden)
     params = [w, -w * rng.uniform(-3, 3, hidden), rng.normal(0, 0.1, hidden), np.zeros(1)]
@@ -96,9 +96,9 @@ def model_rows() -> list[Row]:
     print(f"  final RMSE, compiled: {np.round(ours.rmse, 4)}")
     print(f"  final RMSE, numpy:    {np.round(reference.rmse, 4)}")
     print(f"  final RMSE, notebook: {np.round(base, 4)}")
-    rows = [Row("seed 004: 6 restarts × 20 000 Adam steps (compiled prefix sums)", t_ours,
+    rows = [Row("the notebook's 6 restarts × 20 000 Adam steps (compiled prefix sums)", t_ours,
                 "notebook's per-restart numpy loop", t_base, min_ratio=10.0),
-            Row("seed 004: the same, numpy prefix-sum reference (no numba)", t_numpy,
+            Row("the notebook's run: the same, numpy prefix-sum reference (no numba)", t_numpy,
                 "notebook's per-restart numpy loop", t_base, min_ratio=1.0)]
     x4 = np.linspace(-3, 3, MAX_POINTS)
     y4 = np.sin(2 * x4) + 0.3 * x4 ** 2

@@ -31,7 +31,7 @@ def _has(state, *keys) -> bool:
 
 
 def hinged_ruler(state, panel):
-    """Seed 004, step 2: one ruler c·ReLU(x − b), here c = 0.75, b = −1, free to drag."""
+    """The notebook, step 2: one ruler c·ReLU(x − b), here c = 0.75, b = −1, free to drag."""
     if not _has(state, "mode", "kinks", "coefficients"):
         return state
     return {**state, "mode": "free", "kinks": [-1.0], "coefficients": [0.75],
@@ -40,7 +40,7 @@ def hinged_ruler(state, panel):
 
 
 def least_squares(n):
-    """Seed 004, step 3: n evenly spaced kinks inside [−3, 3], coefficients by least squares."""
+    """The notebook, step 3: n evenly spaced kinks inside [−3, 3], coefficients by least squares."""
     def setup(state, panel):
         if not _has(state, "mode", "kinks"):
             return state
@@ -52,7 +52,7 @@ def least_squares(n):
 
 
 def interpolation(n):
-    """Seed 002: the interpolation construction with n neurons and its error bound."""
+    """The lesson: the interpolation construction with n neurons and its error bound."""
     def setup(state, panel):
         if not _has(state, "mode", "interpolation_n"):
             return state
@@ -61,8 +61,8 @@ def interpolation(n):
     return setup
 
 
-def seed004_training(state, panel):
-    """Seed 004, step 4: 12 hidden neurons, Adam at 0.01, 20000 steps, six starts (the
+def notebook_training(state, panel):
+    """The notebook, step 4: 12 hidden neurons, Adam at 0.01, 20000 steps, six starts (the
     panel's defaults); not trained yet, so the room watches it happen (Space)."""
     if not _has(state, "hidden", "restarts"):
         return state
@@ -71,7 +71,7 @@ def seed004_training(state, panel):
 
 
 def tent(depth):
-    """Seed 004, step 5 and seed 002's sawtooth: the tent composed ``depth`` times."""
+    """The notebook's step 5 and the lesson's sawtooth: the tent composed ``depth`` times."""
     def setup(state, panel):
         if "depth" not in state:
             return state
@@ -81,7 +81,7 @@ def tent(depth):
 
 
 def linear_collapse(state, panel):
-    """Seed 002: the lesson's 2-2-1 network W₁ = [[1, 2], [3, −1]], W₂ = [2, 1], no
+    """The lesson's 2-2-1 network W₁ = [[1, 2], [3, −1]], W₂ = [2, 1], no
     activation; on the circles its boundary can only be a straight line."""
     if not _has(state, "architecture", "network"):
         return state
@@ -97,13 +97,13 @@ def linear_collapse(state, panel):
 
 
 def circles_trained(state, panel):
-    """Seed 002: the 2-6-1 circles network, trained by the panel itself with plain
+    """The lesson's 2-6-1 circles network, trained by the panel itself with plain
     gradient descent at rate 0.5 for 2000 full-batch steps from the lesson's start."""
     if not _has(state, "architecture", "network", "points", "training"):
         return state
-    from relulab.model.fitting.classify import seed002_setup
+    from relulab.model.fitting.classify import circles_lesson_setup
 
-    X, y, net = seed002_setup(0, 6)
+    X, y, net = circles_lesson_setup(0, 6)
     start = {**state,
              "dataset": {**state["dataset"], "name": "circles", "seed": 0, "test_fraction": 0.0},
              "points": {"x": X.tolist(), "label": [int(v) for v in y], "test": [False] * len(y)},
@@ -141,7 +141,7 @@ SCENES = [
         "with enough hinges, a sum of them follows any continuous curve on an interval as "
         "closely as we like.")),
     ("04-training-six-starts", "Letting a network place the kinks", "training",
-     {"training": seed004_training}, (
+     {"training": notebook_training}, (
         "A network with one hidden layer of 12 ReLU neurons is exactly a sum of 12 hinges, "
         "but it also learns where to put its kinks. Adam trains it from six random starts at "
         "once. Five starts end between 0.033 and 0.051, one gets stuck near 0.16, and even "

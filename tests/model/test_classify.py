@@ -1,4 +1,4 @@
-"""Training a 2-D classifier: seed 002 reproduced, optimizers, losses, divergence."""
+"""Training a 2-D classifier: the circles lesson reproduced, optimizers, losses, divergence."""
 
 import numpy as np
 import pytest
@@ -10,17 +10,17 @@ from relulab.model.fitting.classify import (
     accuracy,
     loss_from_logits,
     predict_proba,
-    seed002_run,
-    seed002_setup,
+    circles_lesson_run,
+    circles_lesson_setup,
     train,
 )
 from relulab.model.networks.mlp import MLP
 
 
 @pytest.mark.slow
-def test_seed002_accuracies():
+def test_circles_lesson_accuracies():
     """2000 full-batch GD steps at rate 0.5: the lesson's stated accuracies, seeds 0-9."""
-    acc = {h: [seed002_run(s, h).train_accuracy for s in range(10)] for h in (6, 3, 2)}
+    acc = {h: [circles_lesson_run(s, h).train_accuracy for s in range(10)] for h in (6, 3, 2)}
     assert acc[6] == [1.0] * 10
     assert all(0.81 <= round(a, 2) <= 1.0 for a in acc[3])
     assert round(min(acc[3]), 2) == 0.81 and max(acc[3]) == 1.0
@@ -28,7 +28,7 @@ def test_seed002_accuracies():
 
 
 def lesson_loop(seed, H, steps):
-    """Seed 002's training loop, verbatim (W as (in, out))."""
+    """The lesson's training loop, verbatim (W as (in, out))."""
     rng = np.random.default_rng(seed)
     n = 90
     a0, r0 = rng.uniform(0, 2 * np.pi, n), np.sqrt(rng.uniform(0, 1, n)) * 1.15
@@ -51,7 +51,7 @@ def lesson_loop(seed, H, steps):
 
 
 def test_trainer_follows_the_lessons_loop_step_by_step():
-    X, y, net = seed002_setup(4, 6)
+    X, y, net = circles_lesson_setup(4, 6)
     W1, b1, W2, b2 = lesson_loop(4, 6, 50)
     assert net.layers[0][0].shape == (6, 2)  # (out, in), the lesson's transposed
     snap = Trainer(net, X, y, config=TrainConfig("gd", 0.5)).advance(50)
@@ -246,7 +246,7 @@ def test_softmax_loss_and_prediction():
 
 
 def test_three_class_spiral_reaches_ninety_percent_in_the_playgrounds_default_training():
-    """Seed 003's multi-class case: 2-16-16-3 on three spiral arms, the Playground's own
+    """The open questions' multi-class case: 2-16-16-3 on three spiral arms, the Playground's own
     default training (Adam at 0.03, full batch, cross-entropy), 600 steps."""
     from dataclasses import replace
 
@@ -262,7 +262,7 @@ def test_three_class_spiral_reaches_ninety_percent_in_the_playgrounds_default_tr
 
 
 def test_random_labels_are_fitted_and_teach_nothing():
-    """Seed 003, "networks can fit random labels": with the training labels shuffled a
+    """The open questions, "networks can fit random labels": with the training labels shuffled a
     2-32-32-32-1 net (within the panel's limits) fits them, and the test points, which
     keep their labels, stay near chance."""
     from dataclasses import replace

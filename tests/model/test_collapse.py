@@ -1,4 +1,4 @@
-"""The linear collapse: seed 002's numbers and any identity network, equal within the
+"""The linear collapse: the lesson's numbers and any identity network, equal within the
 proven rounding bound."""
 
 import numpy as np

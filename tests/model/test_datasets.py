@@ -1,4 +1,4 @@
-"""Datasets: seed 002's circles exactly, the other sets reproducible, CSV validated."""
+"""Datasets: the lesson's circles exactly, the other sets reproducible, CSV validated."""
 
 import numpy as np
 import pytest
@@ -15,7 +15,7 @@ from relulab.model.data.datasets import (
 
 
 def lesson_circles(seed):
-    """Seed 002's own lines, verbatim."""
+    """The lesson's own lines, verbatim."""
     rng = np.random.default_rng(seed)
     n = 90
     a0, r0 = rng.uniform(0, 2 * np.pi, n), np.sqrt(rng.uniform(0, 1, n)) * 1.15

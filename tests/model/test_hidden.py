@@ -10,7 +10,7 @@ from relulab.model.networks.mlp import MLP
 
 
 def test_xor_becomes_separable_in_the_hidden_space():
-    """Seed 003: the four XOR points, a 2-2-1 ReLU net, the Playground's default training
+    """The open questions: the four XOR points, a 2-2-1 ReLU net, the Playground's default training
     (Adam at 0.03): not separable by a line in the input, nor at first in the hidden
     layer; after training a line separates them there, and it is the output layer's."""
     X, y = make_dataset("xor_corners")

@@ -29,19 +29,19 @@ def seed_data():
     return x, np.sin(2 * x) + 0.3 * x ** 2
 
 
-# -- seed 004 -------------------------------------------------------------------------
+# -- the notebook -------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("n", "rmse", "worst"), [
     (3, 0.5228, 1.1246), (6, 0.1022, 0.2371), (12, 0.0254, 0.0750), (24, 0.0065, 0.0210),
 ])
-def test_seed_004_table(n, rmse, worst):
+def test_notebook_table(n, rmse, worst):
     x, y = seed_data()
     fit = fit_hinges(x, y, evenly_spaced_kinks(-3, 3, n))
     assert round(fit.rmse, 4) == rmse
     assert round(fit.max_error, 4) == worst
 
 
-def test_seed_004_six_coefficients_are_the_slope_changes():
+def test_notebook_six_coefficients_are_the_slope_changes():
     x, y = seed_data()
     fit = fit_hinges(x, y, evenly_spaced_kinks(-3, 3, 6))
     expected = [-2.3, 2.259, 3.069, -2.04, -1.231, 3.333]
@@ -54,7 +54,7 @@ def test_seed_004_six_coefficients_are_the_slope_changes():
     np.testing.assert_allclose(jumps, fit.coefficients, atol=5e-4)
 
 
-def test_seed_004_doubling_divides_by_about_four():
+def test_notebook_doubling_divides_by_about_four():
     x, y = seed_data()
     rmse = [fit_hinges(x, y, evenly_spaced_kinks(-3, 3, n)).rmse for n in (6, 12, 24)]
     assert 3.5 < rmse[0] / rmse[1] < 4.5 and 3.5 < rmse[1] / rmse[2] < 4.5
@@ -174,7 +174,7 @@ def test_interpolation_equals_f_at_the_knots_and_has_n_neurons():
 
 def test_bound_formula():
     assert interpolation_bound(-3, 3, 24, 3.36) == pytest.approx(36 * 3.36 / (8 * 576))
-    assert round(interpolation_bound(-3, 3, 24, 3.36), 3) == 0.026  # seed 002's figure
+    assert round(interpolation_bound(-3, 3, 24, 3.36), 3) == 0.026  # the lesson's figure
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 7, 24, 200])
@@ -222,7 +222,7 @@ def test_convergence_slope_is_minus_two_for_a_smooth_target():
     ns = [r.n for r in rows]
     assert log_log_slope(ns, [r.ls_rmse for r in rows]) == pytest.approx(-2, abs=0.15)
     assert log_log_slope(ns, [r.interp_max_error for r in rows]) == pytest.approx(-2, abs=0.1)
-    assert rows[2].ls_rmse == pytest.approx(0.0065, abs=5e-5)  # seed 004 again
+    assert rows[2].ls_rmse == pytest.approx(0.0065, abs=5e-5)  # the notebook again
 
 
 def test_step_target_rmse_falls_but_the_largest_error_does_not():

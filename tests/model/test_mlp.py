@@ -27,7 +27,7 @@ def test_one_dimensional_input_gives_one_dimensional_output():
     assert np.allclose(y, net(x[:, None])[:, 0])
 
 
-def test_seed_002_forward_pass_and_collapse():
+def test_lesson_forward_pass_and_collapse():
     W1 = np.array([[1.0, 2.0], [3.0, -1.0]])
     W2 = np.array([[2.0, 1.0]])
     relu_net = MLP([(W1, np.zeros(2)), (W2, np.zeros(1))])

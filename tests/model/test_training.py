@@ -1,4 +1,4 @@
-"""Training 1 → H → 1 ReLU networks: seed 004's experiment and the machinery around it."""
+"""Training 1 → H → 1 ReLU networks: the notebook's experiment and the machinery around it."""
 
 import numpy as np
 import pytest
@@ -24,7 +24,7 @@ def relu(z):
 
 
 def notebook_train(seed, hidden=12, learning_rate=0.01, steps=20000):
-    """Seed 004's loop, verbatim but for names: the reference for the mathematics."""
+    """The notebook's loop, verbatim but for names: the reference for the mathematics."""
     x, target = X, Y
     rng = np.random.default_rng(seed)
     w = rng.choice([-1, 1], hidden) * rng.uniform(0.5, 1.5, hidden)
@@ -51,7 +51,7 @@ BACKENDS = ["numpy", pytest.param("compiled", marks=pytest.mark.skipif(
     not kernels.compiled_available(), reason="numba not available"))]
 
 
-def test_initialisation_is_seed_004s():
+def test_initialisation_is_the_notebooks():
     for seed in (0, 3, 17):
         rng = np.random.default_rng(seed)
         w = rng.choice([-1, 1], 12) * rng.uniform(0.5, 1.5, 12)
@@ -115,7 +115,7 @@ def test_seeds_are_reproducible_and_differ():
     assert not np.allclose(one.w[0], one.w[1])
 
 
-def _check_seed_004_pattern(result):
+def _check_notebook_pattern(result):
     rmse = result.rmse
     assert rmse[3] >= 0.15, rmse                                 # the stuck start
     others = np.delete(rmse, 3)
@@ -134,18 +134,18 @@ def _check_seed_004_pattern(result):
     assert fit_even_hinges(X, Y, 12, -3, 3).rmse < rmse[best]
 
 
-def test_seed_004_experiment_reproduces():
+def test_notebook_experiment_reproduces():
     """12 hidden, lr 0.01, 20 000 Adam steps, seeds 0–5 (the shipped, compiled path)."""
     result = train_hinge_net(X, Y, hidden=12, seeds=range(6), steps=20_000, lr=0.01)
-    _check_seed_004_pattern(result)
+    _check_notebook_pattern(result)
     assert result.losses.shape == (6, 20_000)
     assert np.all(result.losses[:, -1] < result.losses[:, 0])
 
 
 @pytest.mark.slow
-def test_seed_004_experiment_reproduces_with_numpy_reference():
+def test_notebook_experiment_reproduces_with_numpy_reference():
     result = train_hinge_net(X, Y, hidden=12, seeds=range(6), steps=20_000, lr=0.01, backend="numpy")
-    _check_seed_004_pattern(result)
+    _check_notebook_pattern(result)
 
 
 def test_generator_yields_immutable_snapshots():
@@ -240,7 +240,7 @@ def test_unsorted_data_is_the_same_problem():
     np.testing.assert_allclose(a.w, b.w, rtol=1e-12)
 
 
-def test_even_hinges_reproduce_seed_004s_table():
+def test_even_hinges_reproduce_the_notebooks_table():
     for n, rmse in ((3, 0.5228), (6, 0.1022), (12, 0.0254), (24, 0.0065)):
         assert fit_even_hinges(X, Y, n, -3, 3).rmse == pytest.approx(rmse, abs=6e-5)
     fit = fit_even_hinges(X, Y, 12, -3, 3)

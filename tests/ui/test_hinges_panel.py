@@ -33,7 +33,7 @@ def least_squares(p):
     return fit_hinges(x, p.target(x), s.kinks, method="dense")
 
 
-def test_opens_on_seed_004_with_six_hinges(panel):
+def test_opens_on_the_notebooks_curve_with_six_hinges(panel):
     assert panel.state.mode == "least squares"
     assert panel.rmse_label.text() == "RMSE <b>0.1022</b>"
     assert "0.2371" in panel.max_label.text() and "on 400 samples" in panel.max_label.text()

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QShortcut
 from PySide6.QtWidgets import QApplication, QLabel, QSpinBox, QWidget
 
-from relulab.model.fitting.classify import decision_map, seed002_run
+from relulab.model.fitting.classify import decision_map, circles_lesson_run
 from relulab.model.lessons.playground import PlaygroundState, Points
 from relulab.model.networks.collapse import collapse
 from relulab.model.networks.mlp import MLP
@@ -264,14 +264,14 @@ def test_state_round_trip_and_bad_state_changes_nothing(panel, qtbot):
         assert panel.state_dict() == state
 
 
-def test_lesson_setup_reproduces_seed002(panel):
+def test_lesson_setup_reproduces_the_circles_lesson(panel):
     panel.controls.lesson_button.click()
     assert panel.trainer.config.optimizer == "gd" and panel.trainer.config.learning_rate == 0.5
     panel.controls.press_spin.setValue(500)
     for _ in range(5):
         panel.step_once()
     assert panel.trainer.step == 2000
-    assert panel.trainer.snapshot().train_accuracy == seed002_run(0, 6).train_accuracy == 1.0
+    assert panel.trainer.snapshot().train_accuracy == circles_lesson_run(0, 6).train_accuracy == 1.0
     status = drawn(panel).strip.status_label.text()
     assert "Step 2000" in status and "100.0 %" in status
 

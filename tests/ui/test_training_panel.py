@@ -145,7 +145,7 @@ def test_typed_target_and_bad_target_message(qtbot, panel):
 
 
 def test_ghost_and_refit_readouts(qtbot, panel):
-    # seed 004's numbers: 12 evenly spaced kinks by least squares give 0.0254
+    # the notebook's numbers: 12 evenly spaced kinks by least squares give 0.0254
     assert "0.0254" in panel.ghost_readout.text()
     gx, _gy = panel.ghost_curve.getData()
     assert len(gx) > 100

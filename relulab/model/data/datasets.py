@@ -57,7 +57,7 @@ def _labels(n: int, k: int) -> np.ndarray:
 
 
 def circles(seed=0, n_per_class: int = 90, noise: float = 0.12, classes: int = 2):
-    """Seed 002's circles: a central disc (class 0) inside a ring (class 1).
+    """The lesson's circles: a central disc (class 0) inside a ring (class 1).
 
     Exactly the lesson's draws, in its order, from one ``default_rng(seed)``::
 
@@ -230,7 +230,7 @@ class DatasetSpec:
 DATASETS: dict[str, DatasetSpec] = {
     d.name: d
     for d in (
-        DatasetSpec("circles", "circles (seed 002)", circles, 0.12, 90),
+        DatasetSpec("circles", "circles (the lesson's)", circles, 0.12, 90),
         DatasetSpec("xor", "XOR", xor, 0.05, 100, 2),
         DatasetSpec("xor_corners", "XOR, four corners", xor_corners, 0.0, 2, 2, 0.0),
         DatasetSpec("spirals", "spirals", spirals, 0.03, 100),

@@ -49,7 +49,7 @@ class Target:
         return Target(self.text, a, b, self.name, self.smooth)
 
 
-#: Presets: seed 004's curve first.
+#: Presets: the notebook's curve sin(2x) + 0.3x² first.
 PRESETS: dict[str, Target] = {
     t.name: t
     for t in (

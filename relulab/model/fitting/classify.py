@@ -382,9 +382,9 @@ def train(net: MLP, X, y, steps: int, config: TrainConfig | None = None, X_test=
             return
 
 
-# -- seed 002 -------------------------------------------------------------------
+# -- the circles lesson -------------------------------------------------------------------
 
-def seed002_network(rng: np.random.Generator, hidden: int) -> MLP:
+def circles_lesson_network(rng: np.random.Generator, hidden: int) -> MLP:
     """The lesson's 2-H-1 initialisation, drawn from ``rng`` in its order:
     W₁ ~ N(0, √(2/2)) of shape 2×H, b₁ ~ U(−½, ½), W₂ ~ N(0, √(1/H)) of shape H×1, b₂ = 0.
 
@@ -398,19 +398,19 @@ def seed002_network(rng: np.random.Generator, hidden: int) -> MLP:
     return MLP([(W1.T, b1), (W2.T, b2)], "relu")
 
 
-def seed002_setup(seed: int, hidden: int = 6):
+def circles_lesson_setup(seed: int, hidden: int = 6):
     """``(X, y, net)`` as the lesson makes them: one ``default_rng(seed)`` draws the
     circles and then the weights."""
     rng = np.random.default_rng(seed)
     X, y = circles(rng)
-    return X, y, seed002_network(rng, hidden)
+    return X, y, circles_lesson_network(rng, hidden)
 
 
-def seed002_run(seed: int, hidden: int = 6, steps: int = 2000, learning_rate: float = 0.5) -> ClassifierSnapshot:
+def circles_lesson_run(seed: int, hidden: int = 6, steps: int = 2000, learning_rate: float = 0.5) -> ClassifierSnapshot:
     """The lesson's experiment: full-batch gradient descent at rate 0.5 on the
     cross-entropy gradient (p − y)/n for ``steps`` steps; the returned snapshot's
     ``train_accuracy`` is the lesson's printed accuracy (1.0 for H = 6, seeds 0–9)."""
-    X, y, net = seed002_setup(seed, hidden)
+    X, y, net = circles_lesson_setup(seed, hidden)
     trainer = Trainer(net, X, y, config=TrainConfig("gd", learning_rate, "cross_entropy"))
     return trainer.advance(steps)
 

@@ -64,7 +64,7 @@ def relu(z):
 
 def evenly_spaced_kinks(a: float, b: float, n: int) -> np.ndarray:
     """n kinks evenly inside (a, b), not on the ends: linspace(a, b, n + 2)[1:-1]
-    (the placement of seed 004)."""
+    (the notebook's placement)."""
     return np.linspace(float(a), float(b), int(n) + 2)[1:-1]
 
 
@@ -495,7 +495,7 @@ DEFAULT_COUNTS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 200)
 
 @dataclass(frozen=True)
 class ConvergenceRow:
-    """Errors with n hinges. ``ls_max_error`` is on the samples (as in seed 004);
+    """Errors with n hinges. ``ls_max_error`` is on the samples (as in the notebook);
     ``ls_sup_error`` is on a grid 16 times finer, which also sees between samples
     (near a jump it stays at about half the jump)."""
 

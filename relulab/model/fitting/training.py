@@ -55,7 +55,7 @@ def init_hinge_net(seed: int, hidden: int, domain: tuple[float, float] = (-3.0, 
                    init: str = "spread") -> tuple[np.ndarray, np.ndarray, np.ndarray, float, np.random.Generator]:
     """Initial (w, b, a, c) for one restart, and its random generator (for mini-batches).
 
-    ``init="spread"`` is seed 004's initialisation, kinks spread over the domain [lo, hi]::
+    ``init="spread"`` is the notebook's initialisation, kinks spread over the domain [lo, hi]::
 
         rng = numpy.random.default_rng(seed)
         w = choice([−1, 1], H) · uniform(0.5, 1.5, H)
@@ -384,7 +384,7 @@ def refit_output_layer(x, y, w, b) -> tuple[np.ndarray, float, float]:
 
 
 def fit_even_hinges(x, y, n_kinks: int, lo: float, hi: float) -> HingeFit:
-    """Seed 004's reference, the "ghost" that training is compared with: n kinks evenly
+    """The notebook's reference, the "ghost" that training is compared with: n kinks evenly
     spaced inside [lo, hi], a straight line plus one hinge per kink, coefficients by
     least squares (the hinges panel's fit). 12 kinks on sin(2x) + 0.3x² over [−3, 3]
     (400 points) give RMSE 0.0254."""

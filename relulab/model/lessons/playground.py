@@ -30,7 +30,7 @@ from relulab.model.data.datasets import (
 )
 from relulab.model.data.expression import MAX_LENGTH as MAX_EXPRESSION
 from relulab.model.data.expression import parse_expression
-from relulab.model.fitting.classify import LOSSES, OPTIMIZERS, TrainConfig, seed002_setup
+from relulab.model.fitting.classify import LOSSES, OPTIMIZERS, TrainConfig, circles_lesson_setup
 from relulab.model.fitting.training import SPEEDS
 from relulab.model.networks.activations import ACTIVATIONS
 from relulab.model.networks.mlp import MLP, normalise_activation
@@ -49,7 +49,7 @@ MAX_WEIGHT = 1e12
 #: Point coordinates beyond this size are refused (a file could not be read back).
 MAX_COORDINATE = 1e12
 #: Two to six classes, labelled 0 … C−1. Two classes: the network has one output, a
-#: logit (σ, and the seed 002 lesson's network); C ≥ 3: one output per class (softmax).
+#: logit (σ, and the the lesson's circles network); C ≥ 3: one output per class (softmax).
 MIN_CLASSES = 2
 #: The loss and accuracy curves keep at most this many moments (older ones are thinned).
 HISTORY_LIMIT = 4000
@@ -62,7 +62,7 @@ DEPTHS = (1, 2, 3, 4)
 
 #: Architecture presets: label → hidden layer sizes.
 ARCHITECTURE_PRESETS = {
-    "2-6-1 (seed 002)": (6,),
+    "2-6-1 (the circles lesson)": (6,),
     "2-8-8-8-1 (177 parameters)": (8, 8, 8),
     "2-16-16 (3-class spirals)": (16, 16),
     "2-3-1": (3,),
@@ -839,9 +839,9 @@ class PlaygroundState:
                        history=history)
 
     def lesson(self, seed: int) -> PlaygroundState:
-        """Seed 002 exactly: the circles and the 2-6-1 weights from one default_rng(seed),
+        """The circles lesson exactly: the circles and the 2-6-1 weights from one default_rng(seed),
         full-batch gradient descent at 0.5 on cross-entropy, stopping at 2000 steps."""
-        X, y, net = seed002_setup(seed, 6)
+        X, y, net = circles_lesson_setup(seed, 6)
         data = replace(self.dataset, name="circles", seed=int(seed), noise=0.12, n_per_class=90,
                        test_fraction=0.0, classes=2, random_labels=False)
         out = self._restarted(replace(self.architecture, hidden=(6,), activation="relu", outputs=1),

@@ -1,6 +1,6 @@
 """Activation functions and their derivatives, vectorised over numpy arrays.
 
-Conventions follow the lesson (seed 002): ReLU'(0) = 0, so a neuron exactly at its
+Conventions follow the lesson on layers: ReLU'(0) = 0, so a neuron exactly at its
 kink passes no gradient. A float32 array stays float32 (pictures of the plane are drawn
 from float32 grids, ten times cheaper); anything else is computed in float64.
 """

@@ -23,7 +23,7 @@ from relulab.model.networks.exact import U, gamma
 from relulab.model.networks.activations import get_activation
 from relulab.model.networks.mlp import MLP
 
-#: Seed 002's worked example (one row per neuron).
+#: The lesson's worked example (one row per neuron).
 LESSON_W1 = np.array([[1.0, 2.0], [3.0, -1.0]])
 LESSON_W2 = np.array([[2.0, 1.0]])
 

@@ -1,6 +1,6 @@
 """The hidden space: the data as a hidden layer sees it.
 
-Seed 003: "hidden layers remap the inputs into a space where the problem becomes
+The open questions: "hidden layers remap the inputs into a space where the problem becomes
 linearly separable". Pick hidden layer l and two of its neurons i, j: each point x
 goes to (h_{l,i}(x), h_{l,j}(x)), the neurons' outputs after their activation. When l
 is the last hidden layer and has exactly these two neurons (a 2-neuron bottleneck),

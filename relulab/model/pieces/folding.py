@@ -225,7 +225,7 @@ def tent_counts_formula(depth: int) -> tuple[int, int]:
 
 
 def grid_piece_count(depth: int, points: int = 4097, peak: float = 0.5) -> int:
-    """The seeds' way to count pieces (seed 004): sample g^(k) on ``points`` equally
+    """The notebook's way to count pieces: sample g^(k) on ``points`` equally
     spaced points of [0, 1], round the slopes to 3 decimals and count changes.
 
     Kept as a warning and a baseline: it can never see more than points − 1 pieces,

@@ -1,6 +1,6 @@
 """Regions against depth: random ReLU networks of one parameter budget, from wide and
 shallow to narrow and deep, and the exact number of linear regions each carves out
-of a box (seed 003, clue 3).
+of a box (the open questions' third clue).
 
 A dense network with sizes n₀, n₁, …, n_L has Σ_{l=1}^{L} (n_{l−1} + 1)·n_l
 parameters. For input 2, output 1 and ``depth`` hidden layers of width w that is

@@ -74,7 +74,7 @@ from relulab.ui.readout import Note, Readout
 from relulab.ui.worker import Worker
 
 OPTIMIZER_LABELS = {"adam": "Adam", "gd": "gradient descent", "momentum": "momentum"}
-INIT_LABELS = {"spread": "kinks spread (seed 004)", "he": "He"}
+INIT_LABELS = {"spread": "kinks spread (the notebook's)", "he": "He"}
 CURVE_POINTS = 400    # points per drawn curve
 LOSS_POINTS = 600     # at most this many points per drawn loss curve
 KINK_ROWS = 300       # at most this many moments per drawn kink trajectory

@@ -263,7 +263,7 @@ class PlaygroundControls(QWidget):
                                     wrap=True)
         form.addRow(self.output_label)
         lesson = "Circles, 2-6-1, the lesson's weights, gradient descent at 0.5 for 2000 steps"
-        self.lesson_button = named(QPushButton("Seed 002 lesson set-up"), "playground-lesson",
+        self.lesson_button = named(QPushButton("Circles lesson set-up"), "playground-lesson",
                                    lesson, lesson)
         form.addRow(self.lesson_button)
         return page

@@ -1,6 +1,6 @@
 """The hidden space: the points in the coordinates of two neurons of a hidden layer,
 live while the network trains, with the output layer's boundary there when it is a
-line (seed 003: hidden layers remap the inputs until a line separates the classes).
+line (the open questions: hidden layers remap the inputs until a line separates the classes).
 
 The choice (layer, neuron i, neuron j) is the view's; when the output is not an affine
 function of these two coordinates alone the plot says why instead of drawing lines.

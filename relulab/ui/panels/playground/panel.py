@@ -499,12 +499,12 @@ class PlaygroundPanel(Panel):
             self.curves.show_previous(self._previous)
 
     def lesson_setup(self) -> None:
-        """Seed 002 exactly: circles and 2-6-1 weights from one default_rng(seed),
+        """The circles lesson exactly: circles and 2-6-1 weights from one default_rng(seed),
         full-batch gradient descent at 0.5 on cross-entropy, stop at 2000 steps."""
         seed = self.controls.data_seed_spin.value()
-        if self._try(lambda: self.state.lesson(seed), "seed 002 lesson set-up", sets_training=True):
+        if self._try(lambda: self.state.lesson(seed), "circles lesson set-up", sets_training=True):
             self.strip.message(
-                "Seed 002: press Play; after 2000 steps the training accuracy is the lesson's.")
+                "The circles lesson: press Play; after 2000 steps the training accuracy is the lesson's.")
 
     # -- live settings (not undo steps) ---------------------------------------------------
     def _on_training_setting(self, *_args) -> None:
