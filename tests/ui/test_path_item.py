@@ -7,7 +7,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QPainterPath, QPen
 
-from relulab.ui.path_item import PathItem
+from relulab.ui.items.path_item import PathItem
 
 
 def _outlines(n=500, seed=0):

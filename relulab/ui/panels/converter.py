@@ -70,7 +70,7 @@ from relulab.ui.panels.slice_view import (
     compute_slice,
     polygons_path,
 )
-from relulab.ui.path_item import PathItem
+from relulab.ui.items.path_item import PathItem
 from relulab.ui.readout import Readout
 from relulab.ui.worker import Worker
 

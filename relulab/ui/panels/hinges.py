@@ -55,7 +55,7 @@ from relulab.model.fitting.hinges import (
     interpolate_hinges,
     log_log_slope,
 )
-from relulab.ui.hinges_handles import HandlesItem, SelectedMarker
+from relulab.ui.items.hinges_handles import HandlesItem, SelectedMarker
 from relulab.ui.legend import key_html
 from relulab.ui.panels.base import (
     Key,

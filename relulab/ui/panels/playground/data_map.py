@@ -32,7 +32,7 @@ from relulab.model.networks.collapse import format_affine, neuron_affine_map
 from relulab.model.networks.mlp import MLP
 from relulab.ui.driver import TimedPlotWidget
 from relulab.ui.panels.base import named
-from relulab.ui.path_item import PathItem
+from relulab.ui.items.path_item import PathItem
 
 RESOLUTION = 200
 #: Networks with at most this many parameters are pictured at once (≤ 10 ms with the

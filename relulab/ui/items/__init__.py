@@ -1,0 +1,6 @@
+"""pyqtgraph items of ReLU Lab's own, one a file.
+
+- ``path_item``: a path item whose bounds come from its points (fast for thousands of
+  outlines).
+- ``hinges_handles``: the draggable kink handles of the Hinges panel.
+"""
