@@ -10,12 +10,13 @@ import sys
 # None there, and the first print or log line would raise. Send them nowhere.
 for _name in ("stdout", "stderr"):
     if getattr(sys, _name) is None:
-        setattr(sys, _name, open(os.devnull, "w", encoding="utf-8"))
+        setattr(sys, _name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - kept open for the life of the app
 
 if __name__ == "__main__" and os.environ.get("RELULAB_COMPILE_TARGET"):
     # the app started as its own compiler: fill numba's disk cache and exit (see
     # relulab.model.core._compile_apart); nothing of the window is imported
-    from relulab.model.core._compile_apart import TARGET_VARIABLE, main as compile_main
+    from relulab.model.core._compile_apart import TARGET_VARIABLE
+    from relulab.model.core._compile_apart import main as compile_main
 
     sys.exit(compile_main(os.environ.pop(TARGET_VARIABLE)))
 

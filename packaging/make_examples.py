@@ -20,6 +20,7 @@ the script again on the same machine writes the same files.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import sys
 from pathlib import Path
@@ -47,7 +48,7 @@ def train(X: np.ndarray, y: np.ndarray, seed: int = SEED):
     """A ReLU classifier trained with Adam on the softmax cross-entropy (full batch)."""
     rng = np.random.default_rng(seed)
     layers = []
-    for n_in, n_out in zip(SIZES[:-1], SIZES[1:]):
+    for n_in, n_out in itertools.pairwise(SIZES):
         layers.append([rng.normal(0.0, np.sqrt(2.0 / n_in), (n_out, n_in)),
                        rng.uniform(-0.1, 0.1, n_out)])
     params = [p for layer in layers for p in layer]
@@ -69,7 +70,7 @@ def train(X: np.ndarray, y: np.ndarray, seed: int = SEED):
         grads = []
         for i in range(len(layers) - 1, -1, -1):
             W, _ = layers[i]
-            grads = [g.T @ hs[i] + decay * W, g.sum(axis=0)] + grads
+            grads = [g.T @ hs[i] + decay * W, g.sum(axis=0), *grads]
             if i > 0:
                 g = (g @ W) * (zs[i - 1] > 0)
         for k, (param, grad) in enumerate(zip(params, grads)):

@@ -65,7 +65,7 @@ def main() -> int:
     try:
         from PIL import Image
     except ImportError:
-        raise SystemExit("Pillow is needed for the .ico and .icns files: pip install Pillow")
+        raise SystemExit("Pillow is needed for the .ico and .icns files: pip install Pillow") from None
 
     app = QGuiApplication.instance() or QGuiApplication(sys.argv[:1])  # noqa: F841
     name = relulab.APP_ID
