@@ -38,3 +38,42 @@ def test_the_quick_start_names_the_system_libraries_ci_installs():
     qt_libs = re.search(r'^libs="([^"$]+)"', ci, re.M).group(1).split()
     apt = next(line for line in quick.splitlines() if line.startswith("sudo apt-get install"))
     assert set(qt_libs) <= set(apt.split()) and "python3-venv" in apt.split()
+
+
+def _resolves(dotted: str) -> bool:
+    """True when ``dotted`` is a module, or a module followed by attribute names."""
+    import importlib
+
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        try:
+            for name in parts[cut:]:
+                obj = getattr(obj, name)
+        except AttributeError:
+            return False
+        return True
+    return False
+
+
+def test_every_dotted_name_in_the_docs_exists():
+    """Every ``relulab.…`` name that the README and docs/ write (a module, a class, a
+    function) imports: a moved or renamed module cannot leave the docs behind."""
+    import re
+
+    texts = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    files = {"json", "exe", "spec", "desktop", "svg", "png", "ini", "npz", "onnx", "md", "py",
+             "pdf", "xml", "app", "dmg", "zip"}
+    missing = []
+    for path in texts:
+        # a name after "." or "/" or ending in a file type is a file name, not a module
+        found = re.findall(r"(?<![./\w])relulab(?:\.[A-Za-z_]\w*)+", path.read_text())
+        for name in sorted(set(found)):
+            if name.rsplit(".", 1)[1] in files:
+                continue
+            if not _resolves(name):
+                missing.append(f"{path.name}: {name}")
+    assert missing == []
