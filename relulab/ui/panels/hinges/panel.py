@@ -10,7 +10,7 @@ The convergence study (error against n) runs on a :class:`~relulab.ui.worker.Wor
 
 from __future__ import annotations
 
-import sys
+import contextlib
 from dataclasses import replace
 
 import numpy as np
@@ -62,7 +62,6 @@ from relulab.ui.panels.base import (
     Panel,
     fit_controls_width,
     named,
-    run_alone,
     signals_blocked,
 )
 from relulab.ui.readout import Note, Readout
@@ -430,10 +429,8 @@ class HingesPanel(Panel):
         if self._convergence.closed:  # called by the main window and again by tests
             return
         self._convergence.shutdown()
-        try:
+        with contextlib.suppress(RuntimeError, TypeError):
             self.plot.scene().sigMouseClicked.disconnect(self._on_scene_clicked)
-        except (RuntimeError, TypeError):
-            pass
         super().shutdown()
 
     # -- state ----------------------------------------------------------------------
@@ -1069,6 +1066,3 @@ class HingesPanel(Panel):
         if getattr(self, "_fit", None) is not None:
             self._refresh(full=True)
 
-
-if __name__ == "__main__":
-    sys.exit(run_alone(HingesPanel))
