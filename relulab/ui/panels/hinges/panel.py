@@ -41,13 +41,11 @@ from PySide6.QtWidgets import (
 from relulab.model.data.targets import PRESETS, target_from_text
 from relulab.model.fitting.hinges import (
     COEFFICIENT_LIMIT,
-    DEFAULT_COUNTS,
     DOMAIN_LIMIT,
     MAX_HINGES,
     MAX_POINTS,
     MIN_POINTS,
     HingesState,
-    convergence_study,
     estimate_curvature,
     find_jump,
     fit_hinges,
@@ -64,6 +62,7 @@ from relulab.ui.panels.base import (
     named,
     signals_blocked,
 )
+from relulab.ui.panels.hinges.jobs import convergence_job
 from relulab.ui.readout import Note, Readout
 from relulab.ui.worker import Worker
 
@@ -668,9 +667,7 @@ class HingesPanel(Panel):
         for item in (self.conv_ls_rmse, self.conv_ls_max, self.conv_interp, self.conv_bound,
                      self.conv_guide):
             item.setData([], [])
-        target, a, b, points = self._target, s.a, s.b, s.points
-        self._convergence.submit(
-            lambda should_stop: convergence_study(target, a, b, DEFAULT_COUNTS, points))
+        self._convergence.submit(convergence_job(self._target, s.a, s.b, s.points))
         self._mark_convergence_n()
 
     def _on_convergence_row(self, row) -> None:
