@@ -263,9 +263,9 @@ def test_state_round_trip_and_bad_state(panel):
         assert other.state_dict() == saved
         np.testing.assert_allclose(other.approx_curve.getData()[1], panel.approx_curve.getData()[1])
         before = other.state_dict()
-        with pytest.raises(ValueError, match="^target"):
+        with pytest.raises(ValueError, match=r"^target"):
             other.load_state(saved | {"target": "sin(x"})
-        with pytest.raises(ValueError, match="^points"):
+        with pytest.raises(ValueError, match=r"^points"):
             other.load_state(saved | {"points": 3})
         assert other.state_dict() == before
     finally:
