@@ -15,7 +15,6 @@ The least-squares refit of a large network runs on a worker.
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import replace
 from functools import partial
@@ -67,7 +66,6 @@ from relulab.ui.panels.base import (
     Panel,
     fit_controls_width,
     named,
-    run_alone,
     signals_blocked,
 )
 from relulab.ui.readout import Note, Readout
@@ -95,8 +93,6 @@ def _item_index(combo: QComboBox, data) -> int:
 class TrainingPanel(Panel):
     name = "training"
     title = "Training"
-    summary = ("Adam trains a one-hidden-layer network from many random starts, "
-               "against the least-squares optimum.")
     state_class = TrainingState
     KEYS = (
         Key("Space", "play or pause training", "toggle_play", name="play"),
@@ -1014,7 +1010,3 @@ class TrainingPanel(Panel):
         for worker in (self._refit_worker, self._replay_worker, self._compile_worker):
             worker.shutdown()
         super().shutdown()
-
-
-if __name__ == "__main__":
-    sys.exit(run_alone(TrainingPanel))
