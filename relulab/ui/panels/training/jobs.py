@@ -201,7 +201,7 @@ class FinalBars(NamedTuple):
     """The RMSE plot: bars (``best`` says per bar whether it is the best restart's, for
     the sorted view; None for one colour), axis labels (bottom, left), the angle of the
     ghost's line (0 across, 90 upright) at ``ghost``, the view ranges, and the hint
-    before training (``hint_pos`` None: where it stands)."""
+    shown before training with its place (``hint`` empty and ``hint_pos`` None after)."""
 
     x: np.ndarray
     height: np.ndarray
@@ -220,6 +220,8 @@ def final_bars(snap: RestartsSnapshot, view: str, ghost: float) -> FinalBars:
     """The final RMSEs, best first (``view`` "sorted") or as a histogram, against the
     ghost's RMSE ``ghost`` (NaN when there is none)."""
     empty = np.zeros(0)
+    x: np.ndarray
+    width: float | np.ndarray
     hint, hint_pos = "", None
     if snap.step == 0:  # the random starts' errors are no result to rank
         hint = UNTRAINED_HINT

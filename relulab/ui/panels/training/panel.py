@@ -11,6 +11,9 @@ state's ``step`` steps are replayed from the seeds (on a worker when that takes 
 while). The shared :class:`~relulab.ui.driver.TrainingDriver` plays it, a bounded
 piece of work per tick; a frame is the main plot first, then one small plot per tick.
 The least-squares refit of a large network runs on a worker.
+
+This module is the wiring: the widgets come from ``controls``, the plots from ``plots``,
+and what is computed without Qt (the workers' jobs, what a plot shows) from ``jobs``.
 """
 
 from __future__ import annotations
@@ -20,74 +23,28 @@ from dataclasses import replace
 from functools import partial
 
 import numpy as np
-import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (
-    QComboBox,
-    QDoubleSpinBox,
-    QFormLayout,
-    QGridLayout,
-    QHBoxLayout,
-    QLabel,
-    QPushButton,
-    QScrollArea,
-    QSizePolicy,
-    QSpinBox,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QVBoxLayout
 
 from relulab.model.data.expression import ExpressionError
 from relulab.model.data.targets import PRESETS
 from relulab.model.fitting import _training_kernels as kernels
 from relulab.model.fitting.training import (
-    DOMAIN_LIMIT,
-    FINAL_VIEWS,
-    INITS,
-    LR_RANGE,
-    MAX_POINTS,
-    MAX_RESTARTS,
-    MAX_STEPS,
-    MAX_WIDTH,
-    MIN_POINTS,
-    OPTIMIZERS,
     SPEEDS,
     HingeNetTrainer,
     TrainingState,
     fit_even_hinges,
     refit_output_layer,
     replay,
-    rmse_histogram,
 )
-from relulab.ui.driver import TimedPlotWidget, TrainingDriver
-from relulab.ui.legend import Entry, KeyLabel
-from relulab.ui.panels.base import (
-    Key,
-    Panel,
-    fit_controls_width,
-    named,
-    signals_blocked,
-)
-from relulab.ui.readout import Note, Readout
+from relulab.ui.driver import TrainingDriver
+from relulab.ui.panels.base import Key, Panel, signals_blocked
+from relulab.ui.panels.training import jobs
+from relulab.ui.panels.training.controls import TrainingControls, TrainingReadouts
+from relulab.ui.panels.training.plots import TrainingPlots
 from relulab.ui.worker import Worker
 
-OPTIMIZER_LABELS = {"adam": "Adam", "gd": "gradient descent", "momentum": "momentum"}
-INIT_LABELS = {"spread": "kinks spread (the notebook's)", "he": "He"}
-CURVE_POINTS = 400    # points per drawn curve
-LOSS_POINTS = 600     # at most this many points per drawn loss curve
-KINK_ROWS = 300       # at most this many moments per drawn kink trajectory
-KINK_POINTS = 24_000  # and at most this many points in all trajectories (paint cost is per point)
 REFIT_EVERY = 0.5     # seconds between least-squares refits while training runs
-REFIT_LIVE_SIZE = 64 * 1000  # larger N·H: refit only while paused, on a worker
-#: Replaying a state's steps (see TrainingState.replay_cost): up to this much at once on
-#: the GUI thread (≈ 5 ms), up to REPLAY_BUDGET on a worker (≈ 5 s), beyond that the run
-#: starts again from its seeds.
-SYNC_REPLAY = 1e7
-REPLAY_BUDGET = 1e10
-
-
-def _item_index(combo: QComboBox, data) -> int:
-    return max(0, combo.findData(data))
 
 
 class TrainingPanel(Panel):
@@ -118,221 +75,47 @@ class TrainingPanel(Panel):
         self._replaying: int | None = None  # the step a worker is replaying the run to
         self._last_refit = 0.0
         self._refit_key = None
-        self._style_key = None
         self._phase = 0
-        self._final_labels = None
         self.driver = TrainingDriver(self, "training", train=self._train_steps,
                                      steps_left=self._steps_left, frame=self._frame,
                                      ready=self._compiled_ready)
         self._refit_worker = Worker("training-refit", self)
         self._replay_worker = Worker("training-replay", self)
         self._compile_worker = Worker("training-compile", self)
-        self._build_controls()
-        self._build_plots()
+        self.controls = TrainingControls(self.theme)
+        self.readings = TrainingReadouts(self.theme)
+        self.view = TrainingPlots(self.theme, self.driver.add_paint_time)
+        self._name_parts()
         self._build_layout()
         self._connect()
         if not kernels.compiled_ready():  # compile (or load from cache) off the GUI thread
-            self._compile_worker.submit(lambda _stop: kernels.compiled_available(apart=True))
-        self._show_state(self._state)
+            self._compile_worker.submit(jobs.compile_training_loop)
+        self.controls.show_state(self._state)
         self._new_run(self._state)
         self.apply_theme()
 
     # -- construction ------------------------------------------------------------
-    def _build_controls(self) -> None:
-        self._build_run_controls()
-        self._build_target_controls()
-        self._build_network_controls()
-        self._build_view_controls()
-        for box in (self.domain_a, self.domain_b, self.points, self.hidden, self.lr, self.steps,
-                    self.restarts, self.batch):
-            box.setKeyboardTracking(False)
-
-    def _build_run_controls(self) -> None:
-        self.play_button = named(QPushButton("Play"), "training-play", "Play or pause training",
-                                 "Play / pause (Space)")
-        self.play_button.setCheckable(True)
-        self.step_button = named(QPushButton("Step"), "training-step", "One training step",
-                                 "One step (→)")
-        self.reset_button = named(QPushButton("Reset"), "training-reset", "Reset training",
-                                  "Back to the random starts (R)")
-        self.speed = named(QComboBox(), "training-speed", "Training speed")
-        self.speed.addItems(list(SPEEDS))
-
-    def _build_target_controls(self) -> None:
-        self.target = named(QComboBox(), "training-target", "Target function",
-                            "A preset, or type an expression in x and press Enter")
-        self.target.setEditable(True)
-        self.target.lineEdit().setAccessibleName("Target function: a preset or an expression in x")
-        self.target.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.target.addItems(list(PRESETS))
-        self.domain_a = named(QDoubleSpinBox(), "training-a", "Domain start")
-        self.domain_b = named(QDoubleSpinBox(), "training-b", "Domain end")
-        for box in (self.domain_a, self.domain_b):
-            box.setRange(-DOMAIN_LIMIT, DOMAIN_LIMIT)
-            box.setDecimals(2)
-        self.target_error = Readout("training-target-error", "Target error message",
-                                    "target_error", wrap=True)
-        self.points = named(QSpinBox(), "training-points", "Number of data points")
-        self.points.setRange(MIN_POINTS, MAX_POINTS)
-
-    def _build_network_controls(self) -> None:
-        self.hidden = named(QSpinBox(), "training-hidden", "Hidden width (neurons)")
-        self.hidden.setRange(1, MAX_WIDTH)
-        self.lr = named(QDoubleSpinBox(), "training-lr", "Learning rate",
-                        "Changing it does not reset training")
-        self.lr.setDecimals(5)
-        self.lr.setRange(*LR_RANGE)
-        self.lr.setSingleStep(0.001)
-        self.steps = named(QSpinBox(), "training-steps", "Steps to train")
-        self.steps.setRange(1, MAX_STEPS)
-        self.steps.setSingleStep(1000)
-        self.steps.setGroupSeparatorShown(True)
-        self.restarts = named(QSpinBox(), "training-restarts", "Number of restarts")
-        self.restarts.setRange(1, MAX_RESTARTS)
-        self.optimizer = named(QComboBox(), "training-optimizer", "Optimiser")
-        for name in OPTIMIZERS:
-            self.optimizer.addItem(OPTIMIZER_LABELS[name], name)
-        self.batch = named(QSpinBox(), "training-batch", "Batch size (0 = all points)")
-        self.batch.setRange(0, MAX_POINTS)
-        self.batch.setSpecialValueText("full batch")
-        self.init = named(QComboBox(), "training-init", "Initialisation")
-        for name in INITS:
-            self.init.addItem(INIT_LABELS[name], name)
-
-    def _build_view_controls(self) -> None:
-        self.selected = named(QComboBox(), "training-selected", "Restart whose kinks are shown")
-        self.final_view = named(QComboBox(), "training-final-view", "RMSE plot: sorted bars or a histogram")
-        for view in FINAL_VIEWS:
-            self.final_view.addItem(view, view)
-        self.send_converter = named(QPushButton("Send to deep → shallow"), "training-send-converter",
-                                    "Send the selected restart to the deep to shallow panel")
-        self.send_hinges = named(QPushButton("Send kinks to hinges"), "training-send-hinges",
-                                 "Send the selected restart's kinks to the hinges panel")
-        self.step_readout = Readout("training-step-readout", "Step", "step")
-        self.rate_readout = Readout("training-rate-readout", "Steps per second", "rate")
-        self.best_readout = Readout("training-best-readout", "Best restart", "best_restart")
-        self.refit_readout = Readout("training-refit-readout",
-                                     "Least-squares refit of the output layer", "refit_rmse")
-        self.ghost_readout = Readout("training-ghost-readout",
-                                     "Least squares with evenly spaced kinks", "even_kinks_rmse")
-        self.status = Readout("training-status", "Training status", "status", wrap=True)
-        self.explain = Note("training-explain", "What the plots show")
-
-    def _build_plots(self) -> None:
-        def plot(name: str, accessible: str, description: str) -> TimedPlotWidget:
-            pw = named(TimedPlotWidget(self.driver.add_paint_time), name, accessible,
-                       description=description)
-            pw.setMenuEnabled(False)
-            pw.getPlotItem().hideButtons()
-            return pw
-
-        self.curve_plot = plot(
-            "training-plot", "Restarts over the target",
-            "Every restart's network over the target on the domain: the target thick, the best "
-            "restart highlighted, least squares with evenly spaced kinks dashed, and the "
-            "selected restart's kinks as diamonds on its curve.")
-        self.loss_plot = plot(
-            "training-loss-plot", "Loss per restart, log scale",
-            "Each restart's mean squared error against the training step, on a log scale; the "
-            "best restart's curve is the thick one.")
-        self.kink_plot = plot(
-            "training-kinks-plot", "Kink trajectories of the selected restart",
-            "Where the selected restart's kinks are (x) at each step (upwards): one path per "
-            "neuron, and a marker at each kink now.")
-        self.final_plot = plot(
-            "training-final-plot", "Final RMSE per restart",
-            "The RMSE each restart reached, best first (or as a histogram), with least squares "
-            "on evenly spaced kinks as a dashed line.")
-        # one row along the top, where the curves rarely go
-        self.legend = self.curve_plot.getPlotItem().addLegend(offset=(-10, 5), colCount=5)
-        self.zero_line = pg.InfiniteLine(pos=0.0, angle=0, movable=False)
-        self.zero_line.setZValue(-10)
-        self.curve_plot.addItem(self.zero_line)
-        self.target_curve = self.curve_plot.plot(name="target")
-        self.ghost_curve = self.curve_plot.plot(name="even kinks, least squares")
-        self.restart_curves: list[pg.PlotCurveItem] = []  # curve items: no scatter to make
-        self.best_curve = self.curve_plot.plot(name="best restart")
-        # the other restarts are thin curves in the series colours: the key shows one
-        self.others_sample = pg.PlotDataItem()
-        self.legend.addItem(self.others_sample, "other restarts")
-        self.kink_markers = pg.ScatterPlotItem(name="kinks")
-        self.curve_plot.addItem(self.kink_markers)
-        self.loss_plot.setLogMode(y=True)
-        self.loss_plot.setLabel("bottom", "step")
-        self.loss_plot.setLabel("left", "MSE")
-        self.loss_curves: list[pg.PlotDataItem] = []
-        self.kink_plot.setLabel("bottom", "kink position x")
-        self.kink_plot.setLabel("left", "step")
-        self.kink_paths = self.kink_plot.plot(connect="finite")
-        self.kink_now = pg.ScatterPlotItem()
-        self.kink_plot.addItem(self.kink_now)
-        self.final_plot.setLabel("left", "RMSE")
-        self.final_bars = pg.BarGraphItem(x=[], height=[], width=0.8)
-        self.final_plot.addItem(self.final_bars)
-        self.final_ghost_line = pg.InfiniteLine(angle=0, movable=False)
-        self.final_plot.addItem(self.final_ghost_line)
-        # before the first step there is nothing to compare: the plot says what will come
-        self.final_hint = pg.TextItem("", anchor=(0.5, 0.5))
-        self.final_plot.addItem(self.final_hint, ignoreBounds=True)
-        self.key = KeyLabel("training-key", "Key of the small plots", (
-            Entry(lambda th: th.series_color(0), "—", "loss and kinks: each restart in its colour"),
-            Entry("approx", "▮", "best restart"),
-            Entry("muted", "▮", "the others"),
-            Entry("second", "‒ ‒", "even kinks, least squares (the ghost)"),
-            Entry("selected", "◆", "kinks now"),
-        ))
-
-    def _build_form(self) -> QWidget:
-        form_widget = QWidget()
-        form = QFormLayout(form_widget)
-        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        buttons = QHBoxLayout()
-        for b in (self.play_button, self.step_button, self.reset_button):
-            buttons.addWidget(b)
-        form.addRow(buttons)
-        form.addRow("Speed", self.speed)
-        form.addRow("Target", self.target)
-        domain = QHBoxLayout()
-        domain.addWidget(self.domain_a)
-        domain.addWidget(QLabel("to"))
-        domain.addWidget(self.domain_b)
-        form.addRow("Domain", domain)
-        form.addRow(self.target_error)
-        for label, widget in (("Points", self.points), ("Hidden width", self.hidden),
-                              ("Learning rate", self.lr), ("Steps", self.steps),
-                              ("Restarts", self.restarts), ("Optimiser", self.optimizer),
-                              ("Batch size", self.batch), ("Start", self.init),
-                              ("Show kinks of", self.selected), ("RMSE plot", self.final_view)):
-            form.addRow(label, widget)
-        for widget in (self.send_converter, self.send_hinges, self.status):
-            form.addRow(widget)
-        return form_widget
-
-    def _build_readouts(self) -> QGridLayout:
-        readouts = QGridLayout()
-        readouts.addWidget(self.step_readout, 0, 0)
-        readouts.addWidget(self.rate_readout, 0, 1)
-        readouts.addWidget(self.best_readout, 0, 2)
-        readouts.addWidget(self.refit_readout, 1, 0, 1, 2)
-        readouts.addWidget(self.ghost_readout, 1, 2)
-        for column, stretch in enumerate((2, 1, 3)):
-            readouts.setColumnStretch(column, stretch)
-        for label in self._readout_labels():
-            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            # changing text neither widens the window nor re-lays out the plots
-            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-            label.setWordWrap(label is not self.step_readout and label is not self.rate_readout)
-        return readouts
-
-    def _readout_labels(self) -> tuple[QLabel, ...]:
-        return (self.step_readout, self.rate_readout, self.best_readout, self.refit_readout,
-                self.ghost_readout)
+    def _name_parts(self) -> None:
+        """The widgets and plot items as the panel's own attributes (``panel.lr``,
+        ``panel.best_curve`` …): the wiring below, tests and scripts reach them so."""
+        c, r, v = self.controls, self.readings, self.view
+        self.play_button, self.step_button, self.reset_button = c.play_button, c.step_button, c.reset_button
+        self.speed, self.target, self.domain_a, self.domain_b = c.speed, c.target, c.domain_a, c.domain_b
+        self.target_error, self.points, self.hidden, self.lr = c.target_error, c.points, c.hidden, c.lr
+        self.steps, self.restarts, self.optimizer, self.batch = c.steps, c.restarts, c.optimizer, c.batch
+        self.init, self.selected, self.final_view = c.init, c.selected, c.final_view
+        self.send_converter, self.send_hinges, self.status = c.send_converter, c.send_hinges, c.status
+        self.step_readout, self.rate_readout, self.best_readout = r.step, r.rate, r.best
+        self.refit_readout, self.ghost_readout, self.explain = r.refit, r.ghost, r.explain
+        self.curve_plot, self.loss_plot, self.kink_plot = v.curve_plot, v.loss_plot, v.kink_plot
+        self.final_plot, self.legend, self.key, self.zero_line = v.final_plot, v.legend, v.key, v.zero_line
+        self.target_curve, self.ghost_curve, self.best_curve = v.target_curve, v.ghost_curve, v.best_curve
+        self.restart_curves, self.loss_curves = v.restart_curves, v.loss_curves  # grown in place
+        self.others_sample, self.kink_markers, self.kink_paths = v.others_sample, v.kink_markers, v.kink_paths
+        self.kink_now, self.final_bars, self.final_ghost_line = v.kink_now, v.final_bars, v.final_ghost_line
+        self.final_hint = v.final_hint
 
     def _build_layout(self) -> None:
-        self.controls = named(QScrollArea(), "training-controls", "Training controls")
-        self.controls.setWidgetResizable(True)
-        self.controls.setWidget(self._build_form())
-        self.controls.setFrameShape(QScrollArea.Shape.NoFrame)
         plots = QGridLayout()
         plots.addWidget(self.curve_plot, 0, 0, 1, 3)
         plots.addWidget(self.loss_plot, 1, 0)
@@ -342,7 +125,7 @@ class TrainingPanel(Panel):
         plots.setRowStretch(0, 3)
         plots.setRowStretch(1, 2)
         right = QVBoxLayout()
-        right.addLayout(self._build_readouts())
+        right.addLayout(self.readings.grid())
         right.addWidget(self.explain)
         right.addLayout(plots, 1)
         outer = QHBoxLayout(self)
@@ -414,7 +197,7 @@ class TrainingPanel(Panel):
         it would take too long: the run then starts again and says so)."""
         current = self.state
         self._state = state
-        self._show_state(state)
+        self.controls.show_state(state)
         self._trainer.lr = state.lr
         self.driver.set_speed(SPEEDS[state.speed])
         if state.run_settings() != current.run_settings() or state.step != current.step:
@@ -423,43 +206,22 @@ class TrainingPanel(Panel):
             self._set_ranges()
             self._redraw()
 
-    def _show_state(self, s: TrainingState) -> None:
-        """The state in the controls, signals blocked so nothing echoes back as an edit."""
-        widgets = (self.target, self.domain_a, self.domain_b, self.points, self.hidden, self.lr,
-                   self.steps, self.restarts, self.optimizer, self.batch, self.init, self.speed,
-                   self.final_view)
-        with signals_blocked(*widgets):
-            self.target.setCurrentText(s.target)
-            self.domain_a.setValue(s.a)
-            self.domain_b.setValue(s.b)
-            self.points.setValue(s.points)
-            self.hidden.setValue(s.hidden)
-            self.lr.setValue(s.lr)
-            self.steps.setValue(s.steps)
-            self.restarts.setValue(s.restarts)
-            self.optimizer.setCurrentIndex(_item_index(self.optimizer, s.optimizer))
-            self.batch.setValue(s.batch_size)
-            self.init.setCurrentIndex(_item_index(self.init, s.init))
-            self.speed.setCurrentText(s.speed)
-            self.final_view.setCurrentIndex(_item_index(self.final_view, s.final_view))
-        self.target_error.setText("")
-
     def _new_run(self, state: TrainingState) -> None:
         """New random starts for ``state``'s settings, trained to its step."""
         self._replay_worker.cancel()
         self._replaying = None
         self._target = state.target_function()
         trainer = state.trainer(self._target)
-        cost = state.replay_cost()
+        plan = jobs.replay_plan(state)
         note = ""
-        if state.step and cost <= SYNC_REPLAY:
+        if plan == "now":
             trainer = replay(state)
-        elif state.step and cost <= REPLAY_BUDGET:
+        elif plan == "worker":
             self.driver.pause()
             self._replaying = state.step
-            self._replay_worker.submit(partial(replay, state))
+            self._replay_worker.submit(partial(jobs.replay_run, state))
             note = f"Replaying the {state.step:,} steps made with these settings…"
-        elif state.step:
+        elif plan == "restart":
             self._state = replace(state, step=0)
             note = (f"Settings restored; the {state.step:,} steps made with them would take "
                     "too long to replay, so training starts again.")
@@ -472,31 +234,17 @@ class TrainingPanel(Panel):
         self._trainer = trainer
         self._snap = trainer.snapshot()
         self._ghost = fit_even_hinges(x, y, trainer.hidden, self._target.a, self._target.b)
-        self._grid = np.linspace(self._target.a, self._target.b, CURVE_POINTS)
+        self._grid = np.linspace(self._target.a, self._target.b, jobs.CURVE_POINTS)
         self._target_on_grid = self._target(self._grid)
         self._refit_key = None
         self.driver.restart()  # a step's cost depends on the settings
         self._set_ranges()
-        self.target_curve.setData(self._grid, self._target_on_grid)
-        self.ghost_curve.setData(self._grid, self._ghost.predict(self._grid))
-        self._fill_selected()
-        self._explain(trainer)
+        self.view.show_target(self._grid, self._target_on_grid, self._ghost.predict(self._grid))
+        self.controls.fill_selected(trainer.seeds, self._state.selected)
+        self.readings.explain_run(len(trainer.seeds), trainer.hidden)
         self.play_button.setEnabled(self._replaying is None)
         self.step_button.setEnabled(self._replaying is None)
         self._redraw()
-
-    def _explain(self, trainer: HingeNetTrainer) -> None:
-        """What the plots show, in words, for these settings."""
-        R, H = len(trainer.seeds), trainer.hidden
-        nets = "One network" if R == 1 else f"{R} networks"
-        word = self.theme.colour_word  # the colours of the theme in use
-        self.explain.setText(
-            f"{nets} of {H} ReLU neurons learn{'s' if R == 1 else ''} the {word('target')} "
-            "curve, "
-            f"{'from a random start' if R == 1 else 'each from its own random start (thin lines)'}"
-            f"; the best is thick {word('approx')}, its kinks ◆. Dashed {word('second')}: "
-            f"least squares with {H} evenly spaced kinks, the best that fixed kinks can do. "
-            "Can training beat it?")
 
     def _on_replayed(self, trainer: HingeNetTrainer) -> None:
         self._replaying = None
@@ -510,25 +258,16 @@ class TrainingPanel(Panel):
         self._set_status(f"Could not replay the run ({exc}); training starts again.")
 
     # -- edits ------------------------------------------------------------------------
-    def _settings_from_controls(self) -> TrainingState:
-        return replace(self.state, target=self.target.currentText().strip(),
-                       a=self.domain_a.value(), b=self.domain_b.value(), points=self.points.value(),
-                       hidden=self.hidden.value(), restarts=self.restarts.value(),
-                       optimizer=self.optimizer.currentData(), batch_size=self.batch.value(),
-                       init=self.init.currentData(), step=0)
-
     def _on_preset(self, index: int) -> None:
         preset = PRESETS.get(self.target.itemText(index))
         if preset is not None:
-            with signals_blocked(self.domain_a, self.domain_b):
-                self.domain_a.setValue(preset.a)
-                self.domain_b.setValue(preset.b)
+            self.controls.show_domain(preset.a, preset.b)
         self._on_setting("Change target")
 
     def _on_setting(self, label: str, *_args) -> None:
         """A setting that needs new random starts changed: a new run, one undo step. A
         target that cannot be used is said next to it and changes nothing."""
-        after = self._settings_from_controls()
+        after = self.controls.settings(self.state)
         try:
             after.target_function()
         except ExpressionError as exc:
@@ -571,14 +310,6 @@ class TrainingPanel(Panel):
     def _on_final_view(self, _index: int) -> None:
         self._state = replace(self._state, final_view=self.final_view.currentData())
         self.driver.show([self._draw_final])
-
-    def _fill_selected(self) -> None:
-        with signals_blocked(self.selected):
-            self.selected.clear()
-            self.selected.addItem("best restart", -1)
-            for r, s in enumerate(self._trainer.seeds):
-                self.selected.addItem(f"restart {r + 1} (seed {s})", r)
-            self.selected.setCurrentIndex(_item_index(self.selected, self._state.selected))
 
     def selected_restart(self) -> int:
         r = self._state.selected
@@ -654,184 +385,36 @@ class TrainingPanel(Panel):
                           self._draw_final])
 
     def _set_ranges(self) -> None:
-        """Fixed view ranges: axes that do not move every frame are not re-laid out every frame."""
-        lo, hi = self._target.a, self._target.b
-        y = self._target_on_grid
-        span = float(np.ptp(y)) or 1.0
-        self.curve_plot.setXRange(lo, hi, padding=0.02)
-        self.curve_plot.setYRange(float(y.min()) - 0.15 * span, float(y.max()) + 0.3 * span, padding=0)
-        self.curve_plot.getPlotItem().disableAutoRange()
-        steps = self._state.steps
-        # the small plots' ranges are set with their data: pyqtgraph's auto range runs
-        # when a plot paints and changes the axes, which paints the plot a second time
-        self.loss_plot.getPlotItem().disableAutoRange()
-        self.final_plot.getPlotItem().disableAutoRange()
-        self.loss_plot.setXRange(0, steps, padding=0.02)
-        self.kink_plot.getPlotItem().disableAutoRange()
-        self.kink_plot.setXRange(lo, hi, padding=0.02)
-        self.kink_plot.setYRange(0, steps, padding=0.02)
+        self.view.set_ranges(self._target.a, self._target.b, self._target_on_grid, self._state.steps)
 
     def _draw_curves(self) -> None:
         """The main plot (every restart, the best, the selected restart's kinks) and the
         readouts."""
         snap = self._snap
-        R = snap.restarts
-        best = snap.best
-        sel = self.selected_restart()
-        while len(self.restart_curves) < R:
-            item = pg.PlotCurveItem(connect="finite")
-            self.curve_plot.addItem(item)
-            item.setZValue(-1)
-            self.restart_curves.append(item)
-            self.loss_curves.append(self.loss_plot.plot(connect="finite"))
-        for item in self.restart_curves[R:] + self.loss_curves[R:]:
-            if item.xData is not None and len(item.xData):
-                item.setData([], [])
-        preds = snap.predict(self._grid)
-        lo, hi = self._finite_range()
-        for r in range(R):
-            y = preds[r] if not snap.diverged[r] else np.full_like(self._grid, np.nan)
-            self.restart_curves[r].setData(self._grid, np.clip(y, lo, hi))
-        self.best_curve.setData(self._grid, preds[best] if not snap.diverged[best]
-                                else np.full_like(self._grid, np.nan))
-        kinks = snap.kinks_inside(sel)
-        at = snap.predict(kinks, sel) if kinks.size else np.zeros(0)
-        ok = np.isfinite(at)  # a diverged restart's last weights may overflow
-        self.kink_markers.setData(kinks[ok], at[ok])
+        self.view.draw_curves(self._grid, jobs.curves(snap, self.selected_restart(), self._grid,
+                                                      self._target_on_grid))
         self._redraw_readouts()
         self._style_series()
         self.stepped.emit(snap.step)
 
-    def _finite_range(self) -> tuple[float, float]:
-        y = self._target_on_grid
-        span = float(np.ptp(y)) or 1.0
-        return float(y.min()) - 2 * span, float(y.max()) + 2 * span
+    def _ghost_rmse(self) -> float:
+        return self._ghost.rmse if self._ghost is not None else np.nan
 
     def _draw_losses(self) -> None:
-        snap = self._snap
-        steps = snap.losses.shape[1]
-        stride = max(1, -(-steps // LOSS_POINTS))
-        idx = np.arange(0, steps, stride)
-        if steps and idx[-1] != steps - 1:
-            idx = np.append(idx, steps - 1)
-        lo, hi = np.inf, 0.0
-        for r in range(snap.restarts):
-            vals = snap.losses[r, idx] if steps else np.zeros(0)
-            ok = np.isfinite(vals) & (vals > 0)
-            self.loss_curves[r].setData((idx + 1)[ok], vals[ok])
-            if ok.any():
-                lo, hi = min(lo, vals[ok].min()), max(hi, vals[ok].max())
-        if not hi > 0:
-            # nothing trained yet: the decades the curves will cross, from the starts'
-            # errors down to the ghost's (an empty log axis showed 1 … 10 as a crowd of
-            # minor numbers written over each other)
-            mse = np.append(np.asarray(snap.rmse, float) ** 2,
-                            self._ghost.rmse ** 2 if self._ghost is not None else np.nan)
-            mse = mse[np.isfinite(mse) & (mse > 0)]
-            lo, hi = (float(mse.min()), float(mse.max())) if mse.size else (1e-3, 1.0)
-        if hi <= lo * 10:
-            lo, hi = min(lo, hi) / 10, max(lo, hi) * 10  # at least two decades: no crowd
-        self.loss_plot.setYRange(np.log10(lo), np.log10(hi), padding=0.05)  # log scale
+        self.view.draw_losses(jobs.losses(self._snap, self._ghost_rmse()))
 
     def _draw_kink_paths(self) -> None:
-        snap, sel = self._snap, self.selected_restart()
-        lo, hi = snap.domain
-        # painting costs per point: at large H fewer moments per trajectory
-        rows = max(2, min(KINK_ROWS, KINK_POINTS // snap.hidden))
-        stride = max(1, -(-snap.kink_steps.size // rows))
-        hist = snap.kink_history[::stride, sel, :]
-        steps = snap.kink_steps[::stride]
-        if steps.size == 0 or steps[-1] != snap.step:
-            hist = np.vstack([hist, snap.kinks[sel][None, :]])
-            steps = np.append(steps, snap.step)
-        inside = np.where((hist > lo) & (hist < hi), hist, np.nan)
-        # one path per neuron, separated by NaN, in a single item
-        xs = np.vstack([inside, np.full((1, inside.shape[1]), np.nan)]).T.ravel()
-        ys = np.tile(np.append(steps.astype(float), np.nan), inside.shape[1])
-        self.kink_paths.setData(xs, ys, connect="finite")
-        now = inside[-1]
-        ok = np.isfinite(now)
-        self.kink_now.setData(now[ok], np.full(ok.sum(), float(snap.step)))
+        self.view.draw_kink_paths(jobs.kink_paths(self._snap, self.selected_restart()))
 
     def _draw_final(self) -> None:
-        snap = self._snap
-        view = self._state.final_view
-        ghost = self._ghost.rmse if self._ghost is not None else np.nan
-        untrained = snap.step == 0
-        self.final_hint.setText("press Space to train:\neach restart's RMSE comes here"
-                                if untrained else "")
-        if untrained:  # the random starts' errors are no result to rank
-            self.final_bars.setOpts(x=[], height=[], width=1, brushes=None)
-            labels = ("restarts, best first", "RMSE") if view != "histogram" else ("RMSE", "restarts")
-            self.final_ghost_line.setAngle(0 if view != "histogram" else 90)
-            # the ghost's line an eighth of the way up (across): the hint in the room
-            # beyond it, never written over the line, even in a small plot at zoom 1.6
-            top = 8 * ghost if np.isfinite(ghost) and ghost > 0 else 1.0
-            x_range = (0.5, snap.restarts + 0.5) if view != "histogram" else (0.0, top)
-            self.final_hint.setPos(0.5 * (x_range[0] + x_range[1]), 0.58 * top)
-            if view == "histogram":
-                top = 1.0
-                self.final_hint.setPos(0.58 * x_range[1], 0.5)
-        elif view == "histogram":
-            counts, edges = rmse_histogram(snap.rmse)
-            if counts.size:
-                self.final_bars.setOpts(x=0.5 * (edges[:-1] + edges[1:]), height=counts,
-                                        width=np.diff(edges) * 0.9, brushes=None,
-                                        brush=self.theme.color("accent"))
-            else:
-                self.final_bars.setOpts(x=[], height=[], width=1)
-            labels = ("RMSE", "restarts")
-            self.final_ghost_line.setAngle(90)
-            xs = [edges[0], edges[-1], ghost] if counts.size else [ghost]
-            xs = [v for v in xs if np.isfinite(v)] or [0.0, 1.0]
-            x_range, top = (min(xs), max(xs)), max(1, int(counts.max()) if counts.size else 1)
-        else:
-            order = snap.rmse_order()
-            heights = np.where(np.isfinite(snap.rmse[order]), snap.rmse[order], 0.0)
-            brushes = [self.theme.color("approx") if r == snap.best else self.theme.color("muted")
-                       for r in order]
-            self.final_bars.setOpts(x=np.arange(len(order)) + 1, height=heights, width=0.8,
-                                    brushes=brushes)
-            labels = ("restarts, best first", "RMSE")
-            self.final_ghost_line.setAngle(0)
-            x_range = (0.5, len(order) + 0.5)
-            top = max([float(heights.max()) if heights.size else 0.0]
-                      + ([ghost] if np.isfinite(ghost) else [])) or 1.0
-        if self._final_labels != labels:  # relabelling re-lays out the plot: only on a change
-            self._final_labels = labels
-            self.final_plot.setLabel("bottom", labels[0])
-            self.final_plot.setLabel("left", labels[1])
-        self.final_ghost_line.setValue(ghost)
-        if x_range[1] <= x_range[0]:
-            x_range = (x_range[0] - 0.5, x_range[0] + 0.5)
-        self.final_plot.setRange(xRange=x_range, yRange=(0.0, top), padding=0.05)
+        self.view.draw_final(jobs.final_bars(self._snap, self._state.final_view, self._ghost_rmse()))
 
     def _redraw_readouts(self) -> None:
-        snap = self._snap
-        best = snap.best
-        sel = self.selected_restart()
-        self.step_readout.set_value(int(snap.step), f"step {snap.step:,} / {self._state.steps:,}")
-        if self.running:
-            self.rate_readout.set_value(float(self.driver.rate), f"{self.driver.rate:,.0f} steps/s")
-        else:
-            self.rate_readout.set_value(None, "paused")
-        self.best_readout.set_value(
-            best + 1, f"best: restart {best + 1} (seed {snap.seeds[best]}) RMSE {snap.rmse[best]:.4f}")
+        snap, sel = self._snap, self.selected_restart()
+        self.readings.show(snap, self._state.steps, self.driver.rate if self.running else None,
+                           self._ghost.rmse)
         self._show_refit(snap, sel)
-        self.ghost_readout.set_value(
-            float(self._ghost.rmse), f"{snap.hidden} even kinks, least squares: {self._ghost.rmse:.4f}")
-        diverged = [f"restart {r + 1} at step {int(d):,}" for r, d in enumerate(snap.diverged_at) if d >= 0]
-        parts = []
-        if self._replaying is not None:
-            parts.append(f"Replaying the {self._replaying:,} steps made with these settings…")
-        elif snap.step >= self._state.steps:
-            parts.append(f"Finished {snap.step:,} steps.")
-        elif self.running:
-            parts.append("Training…")
-        if diverged:
-            parts.append("Diverged (stopped, last finite weights kept): " + ", ".join(diverged)
-                         + ". Lower the learning rate.")
-        self._set_status(" ".join(parts))
+        self._set_status(jobs.status_text(snap, self._state.steps, self._replaying, self.running))
         sendable = not (self.running or snap.step == 0 or snap.diverged[sel])
         self.send_converter.setEnabled(sendable)
         self.send_hinges.setEnabled(sendable)
@@ -842,101 +425,44 @@ class TrainingPanel(Panel):
         ones are solved here, now and then while training; large ones on the worker,
         when training pauses."""
         key = (snap.step, sel, id(snap))
-        small = snap.hidden * self._trainer.x.size <= REFIT_LIVE_SIZE
+        small = jobs.refit_is_live(snap.hidden, self._trainer.x.size)
         now = time.perf_counter()
         if snap.diverged[sel]:
             self._refit_key = None
-            self.refit_readout.set_value(None, f"restart {sel + 1}: diverged")
+            self.readings.show_diverged(sel)
         elif self._refit_key == key:
             pass  # shown, or on its way from the worker
         elif small and (not self.running or now - self._last_refit > REFIT_EVERY):
             self._last_refit = now
             self._refit_key = key
             _, _, refit = refit_output_layer(self._trainer.x, self._trainer.y, snap.w[sel], snap.b[sel])
-            self._refit_text(sel, snap.rmse[sel], refit)
+            self.readings.show_refit(sel, snap.rmse[sel], refit)
         elif not small and not self.running:
             self._refit_key = key
-            self._refit_text(sel, snap.rmse[sel], "computing…")
+            self.readings.show_refit(sel, snap.rmse[sel], "computing…")
             x, y, w, b = self._trainer.x, self._trainer.y, snap.w[sel], snap.b[sel]
-            self._refit_worker.submit(lambda _stop: (key, refit_output_layer(x, y, w, b)[2]))
+            self._refit_worker.submit(partial(jobs.refit_rmse, key, x, y, w, b))
         elif not small:
             self._refit_key = None
             self._refit_worker.cancel()
-            self._refit_text(sel, snap.rmse[sel], "when paused")
-
-    def _refit_text(self, r: int, rmse: float, refit: float | str) -> None:
-        shown = refit if isinstance(refit, str) else f"{refit:.4f}"
-        self.refit_readout.set_value(None if isinstance(refit, str) else float(refit),
-                                     f"restart {r + 1}: {rmse:.4f}; output layer refit: {shown}")
+            self.readings.show_refit(sel, snap.rmse[sel], "when paused")
 
     def _on_refit_done(self, result) -> None:
         key, refit = result
         snap = self._snap
         if key == self._refit_key and key == (snap.step, self.selected_restart(), id(snap)):
-            self._refit_text(key[1], snap.rmse[key[1]], refit)
+            self.readings.show_refit(key[1], snap.rmse[key[1]], refit)
 
     def _style_series(self, full: bool = False) -> None:
-        """Pens of the restarts' curves; only the best restart's loss curve stands out, so
-        when only the best changes, only two curves are restyled."""
-        snap = self._snap
-        best, R = snap.best, snap.restarts
-        old = self._style_key
-        if old == (best, R) and not full:
-            return
-        self._style_key = (best, R)
-        if full or old is None or old[1] != R:
-            for r, item in enumerate(self.restart_curves[:R]):
-                # thin, not faint: the other restarts recede by width (1 px against the
-                # best's 3) and stay visible in every theme (3:1 on the background)
-                item.setPen(self.theme.series_pen(r, 1.0))  # width 1: the fast path
-            restyle = range(R)
-        else:
-            restyle = {old[0], best}
-        for r in restyle:
-            self.loss_curves[r].setPen(self.theme.series_pen(r, 2.5 if r == best else 1.0))
-
-    def _fit_controls_width(self) -> None:
-        """Wide enough for the form at the current zoom: no sideways scrolling of controls."""
-        fit_controls_width(self.controls, int(self.theme.width(220)), int(self.theme.width(330)))
+        self.view.style_series(self._snap.best, self._snap.restarts, full)
 
     def apply_theme(self) -> None:
-        t = self.theme
         if getattr(self, "_trainer", None) is not None:
-            self._explain(self._trainer)  # its words name the theme's colours
-        t.style_plot(self.curve_plot, "Every restart over the target")
-        t.style_plot(self.loss_plot, "Loss")
-        t.style_plot(self.kink_plot, "Kinks")
-        t.style_plot(self.final_plot, "RMSE per restart")
-        self._final_labels = None
-        # pyqtgraph repaints grid lines with every frame, at ten times the cost of the
-        # curves; training redraws many times a second, so these plots go without them
-        for pw in self.plots().values():
-            pw.getPlotItem().showGrid(x=False, y=False)
-        self.zero_line.setPen(t.pen("grid", 1))
-        self.target_curve.setPen(t.pen("target", 3))
-        self.ghost_curve.setPen(t.pen("second", 2, Qt.PenStyle.DashLine))
-        self.best_curve.setPen(t.pen("approx", 3))
-        size = t.point_size(9)
-        self.kink_markers.setSize(size)
-        self.kink_markers.setBrush(t.color("selected"))
-        self.kink_markers.setPen(t.pen("foreground", 1))
-        self.kink_markers.setSymbol("d")
-        self.kink_paths.setPen(t.pen("accent", 1.0))  # width 1: the fast path
-        self.controls.setMinimumWidth(int(t.width(220)))
-        self.controls.setMaximumWidth(int(t.width(330)))
-        # the new fonts reach the form's size hint only after this event, so fit then
-        QTimer.singleShot(0, self._fit_controls_width)
-        self.kink_now.setSize(size)
-        self.kink_now.setBrush(t.color("selected"))
-        self.kink_now.setPen(t.pen("foreground", 1))
-        self.final_ghost_line.setPen(t.pen("second", 2, Qt.PenStyle.DashLine))
-        self.final_hint.setColor(t.color("foreground"))
-        self.final_hint.setFont(t.font(9))
-        self.others_sample.setPen(t.series_pen(1, 1.0))
-        self.explain.setFont(t.font(9.5))
-        for label in (self.step_readout, self.rate_readout, self.best_readout, self.refit_readout,
-                      self.ghost_readout):
-            label.setFont(t.font(11, bold=label is self.best_readout))
+            # its words name the theme's colours
+            self.readings.explain_run(len(self._trainer.seeds), self._trainer.hidden)
+        self.view.apply_theme()
+        self.controls.apply_theme()
+        self.readings.apply_theme()
         if self._snap is not None:
             self._style_series(full=True)
             self._draw_final()
@@ -970,24 +496,10 @@ class TrainingPanel(Panel):
         return values
 
     def plots(self) -> dict:
-        return {"curves": self.curve_plot, "losses": self.loss_plot, "kinks": self.kink_plot,
-                "final": self.final_plot}
+        return self.view.plots()
 
     def data_tables(self) -> dict:
-        snap = self._snap
-        restarts = [[r + 1, snap.seeds[r], float(snap.rmse[r]), int(snap.diverged_at[r])]
-                    for r in range(snap.restarts)]
-        preds = snap.predict(self._grid)
-        curves = [[float(x), float(t), float(g)] + [float(v) for v in preds[:, i]]
-                  for i, (x, t, g) in enumerate(zip(self._grid, self._target_on_grid,
-                                                    self._ghost.predict(self._grid)))]
-        kinks = [[r + 1, float(k)] for r in range(snap.restarts) for k in snap.kinks_inside(r)]
-        return {
-            "restarts": (["restart", "seed", "final RMSE", "diverged at step"], restarts),
-            "curves": (["x", "target", "even kinks (least squares)"]
-                       + [f"restart {r + 1}" for r in range(snap.restarts)], curves),
-            "kinks": (["restart", "kink"], kinks),
-        }
+        return jobs.data_tables(self._snap, self._grid, self._target_on_grid, self._ghost)
 
     def animation_frames(self, max_frames: int = 120):
         saved = self.state
