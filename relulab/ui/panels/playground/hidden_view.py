@@ -147,7 +147,10 @@ class HiddenSpaceView(QWidget):
             item.setData(x=P[mask, 0], y=P[mask, 1], size=size, symbol=SYMBOLS[c])
         if space.linear:
             seg = affine_decisions(space.A, space.c, box).boundary
-            self.boundary_item.setData(seg[:, 0], seg[:, 1]) if len(seg) else self.boundary_item.setData([], [])
+            if len(seg):
+                self.boundary_item.setData(seg[:, 0], seg[:, 1])
+            else:
+                self.boundary_item.setData([], [])
         else:
             self.boundary_item.setData([], [])
         if box != self._range:  # the range follows the points, without a paint of its own

@@ -19,7 +19,6 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
-import numpy as np
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -43,14 +42,8 @@ from relulab.model.lessons.playground import (
     hidden_space_choice,
 )
 from relulab.model.networks.activations import ACTIVATIONS
-from relulab.model.networks.collapse import (
-    collapse_identity_layers,
-    format_affine,
-    identity_layers,
-    local_affine_map,
-)
+from relulab.model.networks.collapse import identity_layers
 from relulab.model.networks.mlp import MLP
-from relulab.model.regions.activation import count_linear_regions
 from relulab.model.regions.decisions import decision_regions
 from relulab.model.regions.engine import engine_ready, start_warm_up
 from relulab.ui import dialogs
@@ -63,15 +56,22 @@ from relulab.ui.panels.playground.data_map import (
     NO_REGIONS,
     SYMBOLS,
     DataMap,
-    MapPicture,
     class_palette,
-    map_picture,
-    picture_is_quick,
     polygon_outline,
 )
 from relulab.ui.panels.playground.depth_study import DepthStudyView
 from relulab.ui.panels.playground.diagram import HOVER_HINT, NetworkDiagram
 from relulab.ui.panels.playground.hidden_view import HiddenSpaceView
+from relulab.ui.panels.playground.jobs import (
+    MapPicture,
+    affine_map_text,
+    map_picture,
+    picture_is_quick,
+    picture_job,
+    plane_count,
+    regions_in_view,
+    regions_network,
+)
 from relulab.ui.panels.playground.readouts import Readouts
 from relulab.ui.readout import Readout
 from relulab.ui.worker import Worker
@@ -88,16 +88,6 @@ QUICK_REGION_NEURONS = 40
 GRID_BOUNDARY = "Decision boundary: from the 200 × 200 picture."
 #: The network file formats the export offers.
 NETWORK_FILTER = "JSON network (*.json);;NumPy arrays (*.npz);;ONNX (*.onnx)"
-
-
-def regions_network(net: MLP) -> MLP | None:
-    """The ReLU network whose regions are drawn: ``net`` with its identity layers merged
-    (they split nothing); None when another activation is on a hidden layer or no
-    hidden layer is left."""
-    if not net.uses_only("relu", "identity"):
-        return None
-    flat = collapse_identity_layers(net)
-    return flat if flat.hidden_sizes else None
 
 
 class PlaygroundPanel(Panel):
@@ -663,11 +653,7 @@ class PlaygroundPanel(Panel):
 
     def _submit_picture(self, net: MLP, neuron) -> None:
         self._picture_started = time.perf_counter()
-        self._picture_worker.submit(partial(self._picture_job, net, neuron, self.box, self._palette))
-
-    @staticmethod
-    def _picture_job(net, neuron, box, palette, _should_stop) -> MapPicture:
-        return map_picture(net, neuron, box, palette=palette)
+        self._picture_worker.submit(partial(picture_job, net, neuron, self.box, self._palette))
 
     def _picture_done(self) -> None:
         if self._next_picture is not None:
@@ -760,13 +746,8 @@ class PlaygroundPanel(Panel):
                                           "Linear regions: preparing the exact region engine "
                                           "(first use only)…")
             labels.plane_label.setText("")
-        step, box = self.trainer.step, self.box
-
-        def job(stop):
-            decisions = decision_regions(net, box, should_stop=stop)
-            return net, step, decisions, polygon_outline(decisions.regions)
-
-        self._regions_worker.submit(job)
+        self._regions_worker.submit(partial(regions_in_view, net, self.trainer.step, self.box,
+                                            outline=polygon_outline))
 
     def _on_regions(self, result) -> None:
         net, step, decisions, outline = result
@@ -800,10 +781,8 @@ class PlaygroundPanel(Panel):
             self._plane_worker.cancel()
             self.strip.plane_label.setText("")
         else:  # the exact count in all of R², by the region engine, on the worker
-            flat = regions_network(net)
             self.strip.plane_label.set_value(None, "In the whole plane: counting…")
-            self._plane_worker.submit(
-                lambda stop: (net, count_linear_regions(flat, should_stop=stop)))
+            self._plane_worker.submit(partial(plane_count, net))
             self.finished.emit("regions")
 
     def _on_regions_failed(self, exc: Exception) -> None:
@@ -962,25 +941,3 @@ class PlaygroundPanel(Panel):
         self.depth_study.shutdown()
         super().shutdown()
 
-
-def affine_map_text(net: MLP, point, neuron) -> str:
-    """What the output (or hidden neuron (layer, i)) computes on the activation region
-    at ``point``: its affine map there, exact for ReLU, leaky ReLU and identity layers,
-    the tangent map otherwise."""
-    x = np.asarray(point, dtype=float)
-    where = f"At ({x[0]:.3g}, {x[1]:.3g})"
-    with np.errstate(all="ignore"):
-        if neuron is None:
-            A, c, exact = local_affine_map(net, x)
-            if net.n_out == 1:
-                maps = [f"z = {format_affine(A[0], float(c[0]))}"]
-            else:
-                maps = [f"s{k} = {format_affine(A[k], float(c[k]))}" for k in range(min(len(c), 6))]
-            what = "the output" if net.n_out == 1 else "the class scores"
-        else:
-            layer, i = neuron
-            A, c, exact = local_affine_map(net, x, layer, i)
-            maps = [f"z = {format_affine(A[0], float(c[0]))}"]
-            what = f"layer {layer}, neuron {i + 1}'s pre-activation"
-    kind = "on the region here" if exact else "its tangent here (a smooth activation: no region)"
-    return f"{where}, {what} {kind}: " + "; ".join(maps) + "."
