@@ -332,7 +332,7 @@ def test_overlay_waits_for_the_engine_in_the_worker(panel, qtbot, monkeypatch):
     """Before the region engine's compiled loops are loaded (a minute on the very first
     run) the GUI thread never enumerates: the overlay comes from the worker."""
     from relulab.model.regions.activation import region_polygons
-    from relulab.ui.panels.playground import panel as module
+    from relulab.ui.panels.playground import overlay as module
 
     monkeypatch.setattr(module, "engine_ready", lambda n_in=None: False)
     net = MLP.random([2, 5, 5, 1], seed=8)

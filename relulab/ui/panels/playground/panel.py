@@ -14,12 +14,11 @@ classifier's trainer; workers count regions and picture large networks.
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QSplitter,
@@ -42,36 +41,21 @@ from relulab.model.lessons.playground import (
     hidden_space_choice,
 )
 from relulab.model.networks.activations import ACTIVATIONS
-from relulab.model.networks.collapse import identity_layers
 from relulab.model.networks.mlp import MLP
-from relulab.model.regions.decisions import decision_regions
-from relulab.model.regions.engine import engine_ready, start_warm_up
+from relulab.model.regions.engine import start_warm_up
 from relulab.ui import dialogs
 from relulab.ui.driver import TrainingDriver
 from relulab.ui.legend import Entry, KeyLabel
 from relulab.ui.panels.base import Key, Panel, SnapshotCommand, named, signals_blocked
 from relulab.ui.panels.playground.controls import PlaygroundControls
 from relulab.ui.panels.playground.curves import TrainingCurves
-from relulab.ui.panels.playground.data_map import (
-    NO_REGIONS,
-    SYMBOLS,
-    DataMap,
-    class_palette,
-    polygon_outline,
-)
+from relulab.ui.panels.playground.data_map import SYMBOLS, DataMap, class_palette
 from relulab.ui.panels.playground.depth_study import DepthStudyView
 from relulab.ui.panels.playground.diagram import HOVER_HINT, NetworkDiagram
 from relulab.ui.panels.playground.hidden_view import HiddenSpaceView
-from relulab.ui.panels.playground.jobs import (
-    MapPicture,
-    affine_map_text,
-    map_picture,
-    picture_is_quick,
-    picture_job,
-    plane_count,
-    regions_in_view,
-    regions_network,
-)
+from relulab.ui.panels.playground.jobs import MapPicture, affine_map_text, regions_network
+from relulab.ui.panels.playground.overlay import RegionOverlay
+from relulab.ui.panels.playground.picture import PicturePacer
 from relulab.ui.panels.playground.readouts import Readouts
 from relulab.ui.readout import Readout
 from relulab.ui.worker import Worker
@@ -79,13 +63,6 @@ from relulab.ui.worker import Worker
 #: The key's glyph for each of the map's marker symbols.
 KEY_GLYPHS = {"o": "●", "s": "■", "t": "▼", "d": "◆", "star": "★", "p": "⬟"}
 
-#: Up to this many hidden neurons the regions of a paused network are found at once
-#: (≤ 10 ms); larger networks use the worker. While training, the overlay follows the
-#: network (on the worker) up to this size too; a larger one is drawn when training
-#: pauses: enumerating thousands of regions beside the training steps would take the
-#: GUI thread's turns at the interpreter (the worker holds it between numpy calls).
-QUICK_REGION_NEURONS = 40
-GRID_BOUNDARY = "Decision boundary: from the 200 × 200 picture."
 #: The network file formats the export offers.
 NETWORK_FILTER = "JSON network (*.json);;NumPy arrays (*.npz);;ONNX (*.onnx)"
 
@@ -112,19 +89,14 @@ class PlaygroundPanel(Panel):
         self._state = PlaygroundState()
         self.trainer: Trainer | None = None
         self._history = History()
-        self._polygons: list = []
-        self._regions_for: MLP | None = None  # the network whose exact regions are drawn
-        self._decisions = None                # its decision regions, when drawn
         self._hover_point: tuple[float, float] | None = None
         self._previous: History | None = None  # the run before a Replay, drawn dashed
         self.driver = TrainingDriver(self, "playground", train=self._train_steps,
                                      steps_left=self._steps_left, frame=self._frame)
         self._picture_worker = Worker("playground-picture", self)
-        self._next_picture: tuple | None = None  # asked for while the worker was busy
-        self._picture_started = 0.0
-        self._picture_rest = QTimer(self)  # the worker's rest between pictures while training
-        self._picture_rest.setSingleShot(True)
         self._palette = class_palette(self.theme)
+        self.pictures = PicturePacer(self._picture_worker, self, self.box, self._show_picture,
+                                     lambda: self._palette)
         self._regions_worker = Worker("playground-regions", self)
         self._plane_worker = Worker("playground-plane-count", self)
         start_warm_up()  # the region engine's compiled loops, off the GUI thread
@@ -143,6 +115,8 @@ class PlaygroundPanel(Panel):
         self.strip = Readouts(self.theme)
         self.curves = TrainingCurves(clock, self.theme)
         self.depth_study = DepthStudyView(self.theme, self.box)
+        self.overlay = RegionOverlay(self.data_map, self.strip, self.box, self._regions_worker,
+                                     self._plane_worker, self.finished.emit)
         self.side_tabs = named(QTabWidget(), "playground-side-tabs", "Network diagram or hidden space")
         self.side_tabs.setDocumentMode(True)
         self.side_tabs.addTab(self.diagram, "Network")
@@ -254,13 +228,10 @@ class PlaygroundPanel(Panel):
         self.driver.playing_changed.connect(self._on_playing_changed)
         self.driver.finished.connect(self._on_finished)
         self.driver.settled.connect(lambda: self.finished.emit("training"))
-        self._picture_worker.finished.connect(self._show_picture)
-        self._picture_worker.idle.connect(self._picture_done)
-        self._picture_rest.timeout.connect(self._picture_next)
         self._regions_worker.finished.connect(self._on_regions)
-        self._regions_worker.failed.connect(self._on_regions_failed)
-        self._plane_worker.finished.connect(self._on_plane_count)
-        self._plane_worker.failed.connect(self._on_plane_failed)
+        self._regions_worker.failed.connect(self.overlay.show_failure)
+        self._plane_worker.finished.connect(self.overlay.show_plane_count)
+        self._plane_worker.failed.connect(self.overlay.show_plane_failure)
         self.depth_study.worker.idle.connect(lambda: self.finished.emit("depth_study"))
 
     # -- state -------------------------------------------------------------------------
@@ -300,8 +271,7 @@ class PlaygroundPanel(Panel):
                                      hidden_space_choice(state.view, state.architecture))
         if state.depth != self.depth_study.study:
             self.depth_study.show_study(state.depth)
-        self._regions_for = None
-        self._decisions = None
+        self.overlay.forget()
         self.strip.message("")
         self.redraw()
 
@@ -637,40 +607,11 @@ class PlaygroundPanel(Panel):
         return self._state.view.neuron
 
     def _draw_picture(self, net: MLP) -> None:
-        """The map of ``net``: at once for a small network, else from the worker. While
-        training, a picture asked for while one is in the making waits for it, and then
-        as long again: the worker draws at most half the time, so it neither drops every
-        picture (a request per frame would) nor takes a core from the training steps."""
-        neuron = self.shown_neuron()
-        self._next_picture = None
-        if picture_is_quick(net):
-            self._picture_worker.cancel()
-            self._show_picture(map_picture(net, neuron, self.box, palette=self._palette))
-        elif self.is_playing() and (self._picture_worker.busy or self._picture_rest.isActive()):
-            self._next_picture = (net, neuron)
-        else:
-            self._submit_picture(net, neuron)
-
-    def _submit_picture(self, net: MLP, neuron) -> None:
-        self._picture_started = time.perf_counter()
-        self._picture_worker.submit(partial(picture_job, net, neuron, self.box, self._palette))
-
-    def _picture_done(self) -> None:
-        if self._next_picture is not None:
-            took = time.perf_counter() - self._picture_started
-            self._picture_rest.start(int(1000 * took))
-
-    def _picture_next(self) -> None:
-        if self._next_picture is not None:
-            net, neuron = self._next_picture
-            self._next_picture = None
-            self._submit_picture(net, neuron)
+        self.pictures.draw(net, self.shown_neuron(), self.is_playing())
 
     def _show_picture(self, picture: MapPicture) -> None:
         # the exact boundary of the network on screen stays; the grid's is drawn otherwise
-        exact = (self._decisions is not None and picture.neuron is None
-                 and picture.net is self._regions_for)
-        self.data_map.show_picture(picture, boundary=not exact)
+        self.data_map.show_picture(picture, boundary=not self.overlay.boundary_is_exact(picture))
         if self._hover_point is None:
             self.info_label.setText(picture.text or HOVER_HINT)
 
@@ -696,108 +637,10 @@ class PlaygroundPanel(Panel):
         self.info_label.setText(affine_map_text(self.net, point, self.shown_neuron()))
 
     def _draw_regions(self, net: MLP, final: bool) -> None:
-        """The exact linear regions of a ReLU network in view (identity layers merged),
-        and the decision boundary from their affine maps: found at once for a small
-        paused network; on the worker otherwise (while training, the newest network wins
-        and the overlay says which step it shows)."""
-        view, labels = self._state.view, self.strip
-        flat = regions_network(net)
-        if not view.show_regions or flat is None:
-            self._regions_worker.cancel()
-            self._plane_worker.cancel()
-            self._polygons, self._regions_for, self._decisions = [], None, None
-            labels.plane_label.setText("")
-            labels.decision_label.setText(GRID_BOUNDARY)
-            self.data_map.show_regions(NO_REGIONS)
-            if not view.show_regions:
-                labels.region_label.set_value(None, "Linear regions: hidden.")
-            elif not net.uses_only("relu", "identity"):
-                other = [ACTIVATIONS[a].label for a in dict.fromkeys(net.activations)
-                         if a not in ("relu", "identity")]
-                labels.region_label.set_value(None, f"Linear regions: shown for ReLU and identity "
-                                              f"layers (this network uses {', '.join(other)}).")
-            else:
-                labels.region_label.set_value(1, "Linear regions: 1 (no ReLU layer: the outputs "
-                                              "are affine).")
-            return
-        if net is self._regions_for:  # a hover or a neuron choice: same network, same regions
-            return
-        labels.decision_label.setText(GRID_BOUNDARY)
-        quick = flat.n_hidden_neurons <= QUICK_REGION_NEURONS
-        ready = engine_ready(2)
-        if final and quick and ready:
-            self._regions_worker.cancel()
-            decisions = decision_regions(net, self.box)
-            self._set_polygons(decisions, polygon_outline(decisions.regions), net, None)
-            return
-        if not final and not quick:
-            if self._polygons:
-                self._regions_worker.cancel()
-                self._plane_worker.cancel()
-                self._polygons, self._regions_for, self._decisions = [], None, None
-                self.data_map.show_regions(NO_REGIONS)
-                labels.plane_label.setText("")
-            labels.region_label.set_value(None, f"Linear regions: drawn when training pauses "
-                                          f"({flat.n_hidden_neurons} hidden neurons).")
-            return
-        if final:
-            self.data_map.show_regions(NO_REGIONS)
-            labels.region_label.set_value(None, "Linear regions: counting…" if ready else
-                                          "Linear regions: preparing the exact region engine "
-                                          "(first use only)…")
-            labels.plane_label.setText("")
-        self._regions_worker.submit(partial(regions_in_view, net, self.trainer.step, self.box,
-                                            outline=polygon_outline))
+        self.overlay.draw(net, final, self._state.view.show_regions, self.trainer.step)
 
     def _on_regions(self, result) -> None:
-        net, step, decisions, outline = result
-        view = self._state.view
-        if not (view.show_regions and regions_network(self.net) is not None):
-            return
-        if net is self.net:  # the network on screen: exact and current
-            self._set_polygons(decisions, outline, net, None)
-        elif self.is_playing() and self.net.sizes == net.sizes:  # a few steps behind
-            self._set_polygons(decisions, outline, None, step)
-
-    def _set_polygons(self, decisions, outline, net: MLP | None, step: int | None) -> None:
-        polygons = decisions.regions
-        self._polygons, self._regions_for = polygons, net
-        self.data_map.show_regions(outline)
-        when = "" if step is None else f", step {step}"
-        merged = identity_layers(net if net is not None else self.net)
-        note = (f"; identity layer{'s' if len(merged) > 1 else ''} "
-                f"{', '.join(map(str, merged))} merged") if merged else ""
-        self.strip.region_label.set_value(
-            len(polygons), f"Linear regions in view: {len(polygons)} (exact{when}{note})")
-        if net is not None:  # the network on screen: its exact boundary replaces the grid's
-            self._decisions = decisions
-            self.data_map.show_boundary(decisions.boundary)
-            self.strip.decision_label.setText(
-                "Decision boundary: where classes tie on each region's affine map, not sampled.")
-        else:
-            self._decisions = None
-            self.strip.decision_label.setText(GRID_BOUNDARY)
-        if net is None:
-            self._plane_worker.cancel()
-            self.strip.plane_label.setText("")
-        else:  # the exact count in all of R², by the region engine, on the worker
-            self.strip.plane_label.set_value(None, "In the whole plane: counting…")
-            self._plane_worker.submit(partial(plane_count, net))
-            self.finished.emit("regions")
-
-    def _on_regions_failed(self, exc: Exception) -> None:
-        self.strip.region_label.set_value(None, f"Linear regions: {type(exc).__name__}: {exc}")
-        self.finished.emit("regions")
-
-    def _on_plane_failed(self, exc: Exception) -> None:
-        self.strip.plane_label.set_value(None, f"In the whole plane: {type(exc).__name__}: {exc}")
-        self.finished.emit("plane_regions")
-
-    def _on_plane_count(self, result) -> None:
-        net, count = result
-        if net is self._regions_for:
-            self.strip.plane_label.set_value(int(count), f"In the whole plane: {count} regions (exact).")
-            self.finished.emit("plane_regions")
+        self.overlay.show_found(result, self.net, self._state.view.show_regions, self.is_playing())
 
     # -- other panels ------------------------------------------------------------------
     def send_network(self) -> bool:
@@ -892,16 +735,7 @@ class PlaygroundPanel(Panel):
             tables["regions against depth"] = (
                 ["hidden layers", "sizes", "parameters", "seed", "regions"],
                 [[s.depth, "-".join(map(str, s.sizes)), s.params, s.seed, s.regions] for s in samples])
-        if self._polygons:
-            tables["linear regions"] = (
-                ["region", "vertices", "area"],
-                [[i, len(q.vertices), float(q.area)] for i, q in enumerate(self._polygons)])
-        if self._decisions is not None:
-            tables["decision regions"] = (
-                ["piece", "class", "linear region", "vertices", "area"],
-                [[i, q.label, q.region, len(q.vertices), float(q.area)]
-                 for i, q in enumerate(self._decisions.pieces)])
-        return tables
+        return tables | self.overlay.tables()
 
     def animation_frames(self, max_frames: int = 120):
         """One press of Step per yield; the panel is restored afterwards."""
@@ -935,7 +769,7 @@ class PlaygroundPanel(Panel):
 
     def shutdown(self) -> None:
         self.driver.shutdown()
-        self._picture_rest.stop()
+        self.pictures.stop()
         for worker in (self._picture_worker, self._regions_worker, self._plane_worker):
             worker.shutdown()
         self.depth_study.shutdown()
