@@ -24,6 +24,7 @@ from relulab.model.fitting.classify import DEFAULT_BOX
 from relulab.model.lessons.playground import MAX_CLASSES, Points
 from relulab.ui.driver import TimedPlotWidget
 from relulab.ui.items.path_item import PathItem
+from relulab.ui.legend import Entry
 from relulab.ui.panels.base import named
 from relulab.ui.panels.playground.jobs import STRENGTH, MapPicture, outline_points
 
@@ -31,6 +32,8 @@ from relulab.ui.panels.playground.jobs import STRENGTH, MapPicture, outline_poin
 REMOVE_RADIUS = 12
 #: One symbol per class, so that classes differ without colour too.
 SYMBOLS = ("o", "s", "t", "d", "star", "p")
+#: The key's glyph for each of the map's marker symbols.
+KEY_GLYPHS = {"o": "●", "s": "■", "t": "▼", "d": "◆", "star": "★", "p": "⬟"}
 
 
 def class_palette(theme) -> np.ndarray:
@@ -38,6 +41,20 @@ def class_palette(theme) -> np.ndarray:
     (numbers, so that the picture can be made without Qt)."""
     rows = [theme.color("background")] + [theme.class_color(k) for k in range(MAX_CLASSES)]
     return np.array([c.getRgb()[:3] for c in rows], dtype=np.float32)
+
+
+def key_entries(classes: int) -> list[Entry]:
+    """The key under the map: each class's colour and marker, then what the hollow
+    markers, the lines, the shading and the diagram's edges mean."""
+    entries = [Entry(lambda th, k=k: th.class_color(k), KEY_GLYPHS[SYMBOLS[k % len(SYMBOLS)]],
+                     f"class {k}") for k in range(classes)]
+    entries += [Entry("foreground", "○", "hollow: test points"),
+                Entry("foreground", "━", "boundary"),
+                Entry("foreground", "╱", "thin lines: linear regions"),
+                Entry("muted", "▒", "shading: how sure the network is"),
+                Entry("approx", "—", "diagram: positive weight"),
+                Entry("accent", "‒ ‒", "negative")]
+    return entries
 
 
 @dataclass(frozen=True, eq=False)
@@ -132,7 +149,11 @@ class DataMap(TimedPlotWidget):
 
     def __init__(self, clock, theme, box=DEFAULT_BOX, parent=None):
         super().__init__(clock, parent)
-        named(self, "playground-map", "Decision map")
+        named(self, "playground-map", "Decision map", description=(
+            "The plane, x₁ across and x₂ up: the network's picture (the class at each place, "
+            "or one neuron's map), the decision boundary, the training points (filled) and "
+            "test points (hollow) in their classes' symbols, and for ReLU networks the exact "
+            "linear regions. A click adds a point, a right click removes the nearest."))
         self.theme = theme
         self.box = box
         self.picture: MapPicture | None = None

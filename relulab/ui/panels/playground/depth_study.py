@@ -42,7 +42,11 @@ class DepthStudyView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(self._build_row())
         layout.addWidget(Note("playground-depth-caption", "About regions against depth", CAPTION))
-        self.plot = named(pg.PlotWidget(), "playground-depth-plot", "Regions against depth")
+        self.plot = named(pg.PlotWidget(), "playground-depth-plot", "Regions against depth",
+                          description=(
+                              "The exact number of linear regions in view of random networks "
+                              "with the same number of parameters, against their number of "
+                              "hidden layers, one dot per network and a line through the means."))
         self.plot.setLabel("bottom", "hidden layers (same parameter budget)")
         self.plot.setLabel("left", "linear regions in view")
         self.plot.setMenuEnabled(False)

@@ -52,7 +52,9 @@ class HiddenSpaceView(QWidget):
         row.setColumnStretch(1, 1)
         row.setColumnStretch(3, 1)
         self.plot = named(TimedPlotWidget(clock), "playground-hidden-plot",
-                          "The points in the hidden layer's coordinates")
+                          "The points in the hidden layer's coordinates", description=(
+                              "The points as a hidden layer sees them: one neuron's value "
+                              "across, another's up, each point in its class's symbol."))
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
         self.plot.setMouseEnabled(False, False)
