@@ -6,16 +6,17 @@ view). Right, the data map (the network's picture, its boundary, the points, and
 ReLU networks the exact linear regions and the decision boundary from their maps);
 beside it the network diagram (weights, output biases, each neuron's map) or the
 hidden space (the points as a hidden layer sees them); the readouts; and below, the
-loss and accuracy curves and the regions-against-depth study. This module wires them
-to the state, a :class:`~relulab.model.lessons.playground.PlaygroundState`: every edit makes
-a new state and pushes one undo step; the shared training driver plays the
-classifier's trainer; workers count regions and picture large networks.
+loss and accuracy curves and the regions-against-depth study. This module builds the
+panel from them and wires them to the state, a
+:class:`~relulab.model.lessons.playground.PlaygroundState`: every edit makes a new state
+and pushes one undo step (``edits``); the shared training driver plays the classifier's
+trainer (``training``); workers picture large networks (``picture``) and find their
+exact regions (``overlay``), running the Qt-free ``jobs``.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -28,10 +29,8 @@ from PySide6.QtWidgets import (
 )
 
 from relulab.io.networks import NetworkFileError, save_network
-from relulab.io.points import load_points_csv, save_points_csv
 from relulab.model.fitting.classify import DEFAULT_BOX, Trainer
 from relulab.model.lessons.playground import (
-    ARCHITECTURE_PRESETS,
     MAX_HIDDEN_LAYERS,
     MAX_WIDTH,
     History,
@@ -40,37 +39,34 @@ from relulab.model.lessons.playground import (
     fits,
     hidden_space_choice,
 )
-from relulab.model.networks.activations import ACTIVATIONS
 from relulab.model.networks.mlp import MLP
 from relulab.model.regions.engine import start_warm_up
 from relulab.ui import dialogs
 from relulab.ui.driver import TrainingDriver
-from relulab.ui.legend import Entry, KeyLabel
-from relulab.ui.panels.base import Key, Panel, SnapshotCommand, named, signals_blocked
+from relulab.ui.legend import KeyLabel
+from relulab.ui.panels.base import Key, Panel, named
 from relulab.ui.panels.playground.controls import PlaygroundControls
 from relulab.ui.panels.playground.curves import TrainingCurves
-from relulab.ui.panels.playground.data_map import SYMBOLS, DataMap, class_palette
+from relulab.ui.panels.playground.data_map import DataMap, class_palette, key_entries
 from relulab.ui.panels.playground.depth_study import DepthStudyView
 from relulab.ui.panels.playground.diagram import HOVER_HINT, NetworkDiagram
+from relulab.ui.panels.playground.edits import PlaygroundEdits
 from relulab.ui.panels.playground.hidden_view import HiddenSpaceView
 from relulab.ui.panels.playground.jobs import MapPicture, affine_map_text, regions_network
 from relulab.ui.panels.playground.overlay import RegionOverlay
 from relulab.ui.panels.playground.picture import PicturePacer
 from relulab.ui.panels.playground.readouts import Readouts
+from relulab.ui.panels.playground.training import PlaygroundTraining
 from relulab.ui.readout import Readout
 from relulab.ui.worker import Worker
-
-#: The key's glyph for each of the map's marker symbols.
-KEY_GLYPHS = {"o": "●", "s": "■", "t": "▼", "d": "◆", "star": "★", "p": "⬟"}
 
 #: The network file formats the export offers.
 NETWORK_FILTER = "JSON network (*.json);;NumPy arrays (*.npz);;ONNX (*.onnx)"
 
 
-class PlaygroundPanel(Panel):
+class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
     name = "playground"
     title = "Playground"
-    summary = "2-D classification, activations, linear collapse and exact linear regions."
     state_class = PlaygroundState
     KEYS = (
         Key("Space", "play or pause training", "toggle_play", name="play"),
@@ -156,31 +152,7 @@ class PlaygroundPanel(Panel):
         outer.setContentsMargins(4, 4, 4, 4)
         outer.addWidget(self.controls, 0)
         outer.addWidget(self.splitter, 1)
-        self._describe_plots()
         self.make_keys()
-
-    def _describe_plots(self) -> None:
-        """What each plot shows, for screen readers (its accessible description)."""
-        for plot, text in (
-            (self.data_map, "The plane, x₁ across and x₂ up: the network's picture (the class "
-             "at each place, or one neuron's map), the decision boundary, the training points "
-             "(filled) and test points (hollow) in their classes' symbols, and for ReLU "
-             "networks the exact linear regions. A click adds a point, a right click removes "
-             "the nearest."),
-            (self.diagram.plot, "The network's layers from the 2 inputs to the outputs: each "
-             "neuron a circle (or its map), each weight a line whose width and colour show its "
-             "size and sign, each layer's activation over its column; hover or click a neuron "
-             "to see its map."),
-            (self.curves.loss_plot, "Training and test loss against the step."),
-            (self.curves.accuracy_plot, "Training and test accuracy against the step."),
-            (self.controls.activation_plot, "The activation function and its derivative."),
-            (self.hidden_view.plot, "The points as a hidden layer sees them: one neuron's value "
-             "across, another's up, each point in its class's symbol."),
-            (self.depth_study.plot, "The exact number of linear regions in view of random "
-             "networks with the same number of parameters, against their number of hidden "
-             "layers, one dot per network and a line through the means."),
-        ):
-            plot.setAccessibleDescription(text)
 
     def _connect(self) -> None:
         """Every view → state connection, in one place."""
@@ -276,213 +248,11 @@ class PlaygroundPanel(Panel):
         self.redraw()
 
     def _show_key(self, classes: int) -> None:
-        """The key under the map: each class's colour and marker, then what the hollow
-        markers, the lines, the shading and the diagram's edges mean."""
-        entries = [Entry(lambda th, k=k: th.class_color(k), KEY_GLYPHS[SYMBOLS[k % len(SYMBOLS)]],
-                         f"class {k}") for k in range(classes)]
-        entries += [Entry("foreground", "○", "hollow: test points"),
-                    Entry("foreground", "━", "boundary"),
-                    Entry("foreground", "╱", "thin lines: linear regions"),
-                    Entry("muted", "▒", "shading: how sure the network is"),
-                    Entry("approx", "—", "diagram: positive weight"),
-                    Entry("accent", "‒ ‒", "negative")]
+        entries = key_entries(classes)
         if [e.text for e in entries] != [e.text for e in self.key.entries]:
             self.key.set_entries(entries)
 
-    def commit(self, after: PlaygroundState, text: str, merge_key=None,
-               sets_training: bool = False) -> None:
-        """One undo step from the state on screen to ``after``. Undo and redo keep the
-        view and the training settings as they are then (they are not edits one
-        regrets), unless the edit set them itself (``sets_training``)."""
-        before = self.state
-        self._state = before
-        if after == before:
-            return
-
-        def apply(state: PlaygroundState) -> None:
-            self.apply_state(state.keeping_settings_of(self.state, training=not sets_training))
-
-        self.undo_stack.push(SnapshotCommand(apply, before, after, text, merge_key))
-
-    def _try(self, make, text: str, sets_training: bool = False) -> bool:
-        """Commit the state ``make()`` returns; a ValueError is said, and changes nothing."""
-        try:
-            after = make()
-        except ValueError as e:
-            self.strip.message(str(e), error=True)
-            self.controls.show_state(self.state)
-            return False
-        self.commit(after, text, sets_training=sets_training)
-        return True
-
-    # -- edits of the data -------------------------------------------------------------
-    def _on_data_setting(self, *_args) -> None:
-        c = self.controls
-        data = self._state.dataset.switched_to(c.dataset_combo.currentData())
-        if data.name == self._state.dataset.name:  # a new dataset starts from its own defaults
-            data = replace(data, noise=round(c.noise_spin.value(), 6), n_per_class=c.points_spin.value(),
-                           test_fraction=round(c.test_spin.value(), 6))
-        data = replace(data, seed=c.data_seed_spin.value())
-        self._try(lambda: self.state.with_data(data), "change the data")
-
-    def regenerate(self) -> None:
-        """New points from the next data seed (reproducible: the seed is shown)."""
-        self._try(lambda: self.state.regenerated(), "regenerate the data")
-
-    def set_classes(self, classes: int) -> None:
-        """The dataset in ``classes`` classes; the network gets an output each (one
-        logit for two)."""
-        if classes != self._state.classes:
-            self._try(lambda: self.state.with_classes(int(classes)), f"{classes} classes")
-
-    def set_boundary(self, text: str) -> None:
-        """The boundary dataset's curve: class 1 where x₂ > f(x₁)."""
-        data = replace(self._state.dataset.switched_to("boundary"), expression=text.strip())
-        if data != self._state.dataset:
-            self._try(lambda: self.state.with_data(data), f"boundary x₂ > {text.strip()}")
-
-    def _on_boundary_edited(self) -> None:
-        text = self.controls.boundary_edit.text()
-        if text.strip() != self._state.dataset.expression:
-            self.set_boundary(text)
-
-    def set_random_labels(self, on: bool) -> None:
-        """Shuffle the training labels (or stop); the run starts again from its weights."""
-        if bool(on) != self._state.dataset.random_labels:
-            self._try(lambda: self.state.with_random_labels(bool(on)),
-                      "random labels" if on else "the true labels")
-
-    def _on_click_class(self, index: int) -> None:
-        if index >= 0:
-            self._state = self._state.with_view(click_class=int(index))
-
-    def _on_add_requested(self, x: float, y: float, shift: bool) -> None:
-        label = self._state.view.click_class
-        self.add_point(x, y, (label + 1) % self._state.classes if shift else label)
-
-    def add_point(self, x: float, y: float, label: int) -> None:
-        """Add a training point of class ``label`` at (x, y) (one undo step)."""
-        self._try(lambda: self.state.with_points(self.points.adding(x, y, label)),
-                  f"add a class {label} point")
-
-    def remove_point(self, index: int) -> None:
-        self._try(lambda: self.state.with_points(self.points.removing(index)), "remove a point")
-
-    def load_points(self, path) -> bool:
-        """Replace the points by those of a CSV file; a bad file changes nothing."""
-        try:
-            points = Points(*load_points_csv(path))
-        except (OSError, ValueError) as e:
-            self.controls.show_data_error(str(e))
-            return False
-        self._try(lambda: self.state.with_points(points), f"load {Path(path).name}")
-        self.controls.show_data_error("")
-        self.show_status(f"Loaded {len(points)} points from {Path(path).name}")
-        return True
-
-    def save_points(self, path) -> bool:
-        p = self.points
-        try:
-            save_points_csv(path, p.x, p.label, p.test)
-        except OSError as e:
-            self.controls.show_data_error(f"Could not save {Path(path).name}: {e.strerror or e}")
-            return False
-        self.controls.show_data_error("")
-        self.show_status(f"Saved {len(p)} points to {Path(path).name}")
-        return True
-
-    def _load_csv_dialog(self) -> None:
-        path, _ = dialogs.open_file_name(self, "Load points", "", "CSV files (*.csv);;All files (*)",
-                                         instead="window.panel('playground').load_points(path)")
-        if path:
-            self.load_points(path)
-
-    def _save_csv_dialog(self) -> None:
-        path, _ = dialogs.save_file_name(self, "Save points", "points.csv", "CSV files (*.csv)",
-                                         instead="window.panel('playground').save_points(path)")
-        if path:
-            self.save_points(path)
-
-    # -- edits of the network ------------------------------------------------------------
-    def set_hidden(self, hidden, text: str = "change the architecture") -> None:
-        """New hidden layer sizes: new initial weights from the seed, curves cleared."""
-        self._try(lambda: self.state.with_hidden(hidden), text)
-
-    def add_layer(self) -> None:
-        hidden = self._state.architecture.hidden
-        if len(hidden) < MAX_HIDDEN_LAYERS:
-            self.set_hidden((*hidden, hidden[-1] if hidden else 4), "add a layer")
-
-    def remove_layer(self) -> None:
-        hidden = self._state.architecture.hidden
-        if hidden:
-            self.set_hidden(hidden[:-1], "remove a layer")
-
-    def set_layer_width(self, layer: int, width: int) -> None:
-        hidden = list(self._state.architecture.hidden)
-        if 1 <= layer <= len(hidden) and hidden[layer - 1] != width:
-            hidden[layer - 1] = int(width)
-            self.set_hidden(hidden, f"layer {layer}: {width} neurons")
-
-    def _on_preset(self, index: int) -> None:
-        label = self.controls.preset_combo.itemData(index)
-        if label is not None:
-            self.set_hidden(ARCHITECTURE_PRESETS[label], f"preset {label}")
-
-    def set_activation(self, name) -> None:
-        """Same weights, another activation for every hidden layer, or a list of one per
-        layer (the curves restart)."""
-        names = [name] if isinstance(name, str) else list(name)
-        if any(n not in ACTIVATIONS for n in names):
-            if name == "mixed":  # the combo's entry for "each layer its own": nothing to do
-                return
-            raise ValueError(f"unknown activation {name!r}")
-        self._try(lambda: self.state.with_activation(name),
-                  f"activation {name if isinstance(name, str) else ', '.join(names)}")
-
-    def set_layer_activation(self, layer: int, name: str) -> None:
-        """Hidden layer ``layer`` (from 1) with activation ``name``; the weights stay."""
-        if self._state.architecture.activations[layer - 1] != name:
-            self._try(lambda: self.state.with_layer_activation(layer, name),
-                      f"layer {layer}: {ACTIVATIONS[name].label}")
-
-    def reset_weights(self, seed: int | None = None) -> None:
-        """New initial weights from the weights seed; the step count and curves restart."""
-        self._try(lambda: self.state.with_fresh_weights(seed), "reset the weights")
-
-    def replay(self) -> None:
-        """Back to the weights this run started from, with the settings as they are now:
-        the run before is drawn dashed beside the new one, to compare."""
-        before = self._history
-        if self._try(lambda: self.state.replayed(), "replay"):
-            self._previous = before if len(before) else self._previous
-            self.curves.show_previous(self._previous)
-
-    def lesson_setup(self) -> None:
-        """The circles lesson exactly: circles and 2-6-1 weights from one default_rng(seed),
-        full-batch gradient descent at 0.5 on cross-entropy, stop at 2000 steps."""
-        seed = self.controls.data_seed_spin.value()
-        if self._try(lambda: self.state.lesson(seed), "circles lesson set-up", sets_training=True):
-            self.strip.message(
-                "The circles lesson: press Play; after 2000 steps the training accuracy is the lesson's.")
-
-    # -- live settings (not undo steps) ---------------------------------------------------
-    def _on_training_setting(self, *_args) -> None:
-        c = self.controls
-        settings = replace(self._state.training, optimizer=c.optimizer_combo.currentData(),
-                           learning_rate=c.lr_spin.value(), loss=c.loss_combo.currentData(),
-                           batch_size=c.batch_spin.value(), speed=c.speed_combo.currentText(),
-                           steps_per_press=c.press_spin.value(), max_steps=c.max_steps_spin.value())
-        try:
-            config = settings.config()
-        except ValueError as e:
-            self.strip.message(str(e), error=True)
-            return
-        self._state = replace(self._state, training=settings)
-        self.trainer.set_config(config)
-        self.driver.set_speed(settings.steps_per_second)
-        self._draw_status(self.trainer.snapshot())
-
+    # -- view settings (not undo steps) ---------------------------------------------------
     def _on_show_regions(self, on: bool) -> None:
         self._state = self._state.with_view(show_regions=bool(on))
         self._draw_regions(self.net, final=not self.is_playing())
@@ -503,59 +273,6 @@ class PlaygroundPanel(Panel):
         data = self.controls.neuron_combo.currentData()
         self._state = self._state.with_view(neuron=tuple(data) if data is not None else None)
         self._draw_picture(self.net)
-
-    # -- training --------------------------------------------------------------------------
-    def toggle_play(self) -> None:
-        self.controls.play_button.toggle()
-
-    def is_playing(self) -> bool:
-        return self.driver.playing
-
-    def _set_playing(self, on: bool) -> None:
-        if not on:
-            self.driver.pause()
-        elif self.trainer.diverged:
-            self.strip.message(self.trainer.message, error=True)
-        elif not self.driver.play():
-            self.strip.message(f"Stopped at step {self.trainer.step} (the stop set above).")
-        self._on_playing_changed(self.driver.playing)
-
-    def _on_playing_changed(self, on: bool) -> None:
-        button = self.controls.play_button
-        with signals_blocked(button):
-            button.setChecked(on)
-            button.setText("Pause" if on else "Play")
-
-    def _on_finished(self) -> None:
-        if self.trainer.diverged:
-            self.strip.message(self.trainer.message, error=True)
-
-    def step_once(self) -> None:
-        """Train the steps of one press of Step, and show the result."""
-        if self._steps_left() == 0:
-            self.strip.message(f"Stopped at step {self.trainer.step} (the stop set above).")
-            return
-        self.driver.step(self._state.training.steps_per_press)
-        if self.trainer.diverged:
-            self.strip.message(self.trainer.message, error=True)
-        self.redraw(points=False)
-
-    def _train_steps(self, n: int) -> int:
-        return self.trainer.run(n)
-
-    def _steps_left(self) -> int | None:
-        return self._state.training.steps_left(self.trainer.step)
-
-    def _frame(self, final: bool) -> list:
-        """The pieces of a frame: the map (and the regions), the curves and readouts,
-        the diagram's weights."""
-        snap = self.trainer.snapshot()
-        if snap.step > (self._history.step[-1] if len(self._history) else 0):
-            self._history = self._history.recording(
-                [snap.step], [[snap.train_loss, snap.test_loss, snap.train_accuracy, snap.test_accuracy]])
-        net = snap.net
-        return [partial(self._draw_map, net, final), partial(self._draw_numbers, snap),
-                partial(self._draw_side, net, final)]
 
     # -- drawing -------------------------------------------------------------------------
     def redraw(self, points: bool = True) -> None:
@@ -736,23 +453,6 @@ class PlaygroundPanel(Panel):
                 ["hidden layers", "sizes", "parameters", "seed", "regions"],
                 [[s.depth, "-".join(map(str, s.sizes)), s.params, s.seed, s.regions] for s in samples])
         return tables | self.overlay.tables()
-
-    def animation_frames(self, max_frames: int = 120):
-        """One press of Step per yield; the panel is restored afterwards."""
-        saved, playing = self.state, self.is_playing()
-        self.driver.pause()
-        try:
-            for _ in range(max_frames):
-                self.step_once()
-                self.driver.draw_all()
-                yield
-                if self.trainer.diverged:
-                    break
-        finally:
-            self.apply_state(saved)
-            self.driver.draw_all()
-            if playing:
-                self._set_playing(True)
 
     def apply_theme(self) -> None:
         self._palette = class_palette(self.theme)
