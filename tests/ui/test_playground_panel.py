@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QShortcut
 from PySide6.QtWidgets import QApplication, QLabel, QSpinBox, QWidget
 
-from relulab.model.fitting.classify import decision_map, circles_lesson_run
+from relulab.model.fitting.classify import circles_lesson_run, decision_map
 from relulab.model.lessons.playground import PlaygroundState, Points
 from relulab.model.networks.collapse import collapse
 from relulab.model.networks.mlp import MLP
@@ -164,7 +164,7 @@ def test_architecture_editor_presets_and_undo(panel):
 
 
 def test_activation_plot_and_identity_collapse(panel):
-    combo, collapse_label = panel.controls.activation_combo, panel.strip.collapse_label
+    combo = panel.controls.activation_combo
     combo.setCurrentIndex(combo.findData("sigmoid"))
     _z, d = panel.controls.dphi_curve.getData()
     assert d.max() == pytest.approx(0.25)
@@ -332,7 +332,7 @@ def test_overlay_waits_for_the_engine_in_the_worker(panel, qtbot, monkeypatch):
     """Before the region engine's compiled loops are loaded (a minute on the very first
     run) the GUI thread never enumerates: the overlay comes from the worker."""
     from relulab.model.regions.activation import region_polygons
-    from relulab.ui.panels.playground import panel as module
+    from relulab.ui.panels.playground import overlay as module
 
     monkeypatch.setattr(module, "engine_ready", lambda n_in=None: False)
     net = MLP.random([2, 5, 5, 1], seed=8)

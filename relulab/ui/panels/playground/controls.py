@@ -217,7 +217,8 @@ class PlaygroundControls(QWidget):
 
     def _build_activation_plot(self) -> pg.PlotWidget:
         self.activation_plot = named(pg.PlotWidget(), "playground-activation-plot",
-                                     "Activation and its derivative")
+                                     "Activation and its derivative",
+                                     description="The activation function and its derivative.")
         self.activation_plot.setMinimumHeight(120)
         self.activation_plot.setMaximumHeight(160)
         self.activation_plot.setMouseEnabled(False, False)

@@ -17,9 +17,11 @@ class TrainingCurves(QWidget):
     def __init__(self, clock, theme, parent=None):
         super().__init__(parent)
         self.theme = theme
-        self.loss_plot = named(TimedPlotWidget(clock), "playground-loss-plot", "Loss against step")
+        self.loss_plot = named(TimedPlotWidget(clock), "playground-loss-plot", "Loss against step",
+                               description="Training and test loss against the step.")
         self.accuracy_plot = named(TimedPlotWidget(clock), "playground-accuracy-plot",
-                                   "Accuracy against step")
+                                   "Accuracy against step",
+                                   description="Training and test accuracy against the step.")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         for p, ylabel in ((self.loss_plot, "loss"), (self.accuracy_plot, "accuracy")):

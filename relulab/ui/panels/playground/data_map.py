@@ -5,9 +5,10 @@ The picture is a 200 × 200 heat map: for two classes σ(net(x)) in the two clas
 colours, for more the winning class's colour, stronger where the network is surer
 (its softmax probability); or one neuron's value. The boundary is on top (the grid's
 contour; for a ReLU network at rest the exact lines from the regions' maps replace
-it). Small networks are drawn at once; larger ones on a worker (``map_picture`` is
-Qt-free), so that no frame holds the event loop. Hovering the map says the affine map
-of the network (or of the neuron shown) on the region under the cursor.
+it). The picture is made by ``jobs.map_picture``, without Qt: at once for a small
+network, on a worker for a larger one (``picture.PicturePacer``), so that no frame
+holds the event loop. Hovering the map says the affine map of the network (or of the
+neuron shown) on the region under the cursor.
 """
 
 from __future__ import annotations
@@ -19,128 +20,41 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QPainterPath
 
-from relulab.model.fitting.classify import (
-    DEFAULT_BOX,
-    boundary_segments,
-    class_boundary_segments,
-    grid_axes,
-    grid_layers,
-)
+from relulab.model.fitting.classify import DEFAULT_BOX
 from relulab.model.lessons.playground import MAX_CLASSES, Points
-from relulab.model.networks.activations import ACTIVATIONS, get_activation
-from relulab.model.networks.collapse import format_affine, neuron_affine_map
-from relulab.model.networks.mlp import MLP
 from relulab.ui.driver import TimedPlotWidget
-from relulab.ui.panels.base import named
 from relulab.ui.items.path_item import PathItem
+from relulab.ui.legend import Entry
+from relulab.ui.panels.base import named
+from relulab.ui.panels.playground.jobs import STRENGTH, MapPicture, outline_points
 
-RESOLUTION = 200
-#: Networks with at most this many parameters are pictured at once (≤ 10 ms with the
-#: costliest activation); larger ones on a worker.
-QUICK_PICTURE_PARAMS = 400
 #: Right-click removes the nearest point within this many screen pixels.
 REMOVE_RADIUS = 12
 #: One symbol per class, so that classes differ without colour too.
 SYMBOLS = ("o", "s", "t", "d", "star", "p")
-#: How far a class colour replaces the background where the network is sure.
-STRENGTH = 0.6
-
-
-@dataclass(frozen=True, eq=False)
-class MapPicture:
-    """What the map shows for one network: ``image`` indexed [column (x), row (y)],
-    either values with their colour ``levels`` (two classes, a neuron) or RGB colours
-    (levels None: several classes), the boundary segments, and a sentence on the
-    neuron shown (empty for the output)."""
-
-    net: MLP
-    neuron: tuple[int, int] | None
-    image: np.ndarray
-    levels: tuple[float, float] | None
-    boundary: np.ndarray
-    text: str
-
-
-def picture_is_quick(net: MLP) -> bool:
-    return net.n_params <= QUICK_PICTURE_PARAMS
+#: The key's glyph for each of the map's marker symbols.
+KEY_GLYPHS = {"o": "●", "s": "■", "t": "▼", "d": "◆", "star": "★", "p": "⬟"}
 
 
 def class_palette(theme) -> np.ndarray:
-    """RGB rows: the background, then each class's colour, for :func:`map_picture`."""
+    """RGB rows: the background, then each class's colour, for ``jobs.map_picture``
+    (numbers, so that the picture can be made without Qt)."""
     rows = [theme.color("background")] + [theme.class_color(k) for k in range(MAX_CLASSES)]
     return np.array([c.getRgb()[:3] for c in rows], dtype=np.float32)
 
 
-def class_image(S: np.ndarray, palette: np.ndarray, winner: np.ndarray | None = None) -> np.ndarray:
-    """RGB (rows, columns, 3) of the scores S (C, rows, columns): each pixel the colour
-    of its winning class (``winner``, argmax of S, when known) mixed into the background
-    by STRENGTH × how much surer than chance the network is, (p_max − 1/C)/(1 − 1/C)
-    with p = softmax(s)."""
-    C = S.shape[0]
-    if winner is None:
-        winner = np.argmax(S, axis=0)
-    top = np.take_along_axis(S, winner[None], axis=0)
-    total = np.exp(S - top).sum(axis=0)          # p_max = 1 / Σ e^{s − max}
-    weight = (STRENGTH * C / (C - 1.0)) * np.clip(1.0 / total - 1.0 / C, 0.0, None)
-    background, colours = palette[0], palette[1:]
-    rgb = background + (colours[winner] - background) * weight[..., None]
-    return np.clip(rgb, 0, 255).astype(np.ubyte)
-
-
-def map_picture(net: MLP, neuron: tuple[int, int] | None = None, box=DEFAULT_BOX,
-                resolution: int = RESOLUTION, palette: np.ndarray | None = None) -> MapPicture:
-    """The network's picture: p = σ(z) of a one-output network, the classes' colours of a
-    several-output one (``palette`` from :func:`class_palette`), or φ(z) of hidden
-    neuron (layer, i) on a symmetric scale; and the boundary (z = 0, where the class
-    changes, the neuron's zero line), on a float32 grid (a picture needs 7 digits, and
-    float32 is several times faster); in float64 when the weights take the values past
-    float32's range, and values past float64's are drawn at its largest."""
-    with np.errstate(all="ignore"):
-        zs = grid_layers(net, box, resolution, dtype=np.float32)
-        finite = all(np.isfinite(z).all() for z in zs)
-        if not finite:
-            zs = grid_layers(net, box, resolution, dtype=np.float64)
-        clean = (lambda z: z) if finite else _finite
-        xs, ys = grid_axes(box, resolution)
-        if neuron is None and net.n_out > 1:
-            S = clean(zs[-1])
-            if palette is None:
-                palette = np.zeros((MAX_CLASSES + 1, 3), np.float32)
-            winner = np.argmax(S, axis=0)
-            image = np.swapaxes(class_image(S, palette, winner), 0, 1)
-            boundary = class_boundary_segments(S, xs, ys, winner)
-            return MapPicture(net, None, image, None, boundary[np.isfinite(boundary).all(axis=1)], "")
-        if neuron is None:
-            z = clean(zs[-1][0])
-            image = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))  # through the diverging table
-            levels, text = (0.0, 1.0), ""
-        else:
-            layer, i = neuron
-            z = clean(zs[layer - 1][i])
-            image = _finite(get_activation(net.activations[layer - 1]).f(z))
-            m = float(np.max(np.abs(image))) or 1.0
-            levels, text = (-m, m), neuron_text(net, layer, i, m)
-        boundary = boundary_segments(z, xs, ys)
-    return MapPicture(net, neuron, image.T, levels, boundary[np.isfinite(boundary).all(axis=1)], text)
-
-
-def _finite(z: np.ndarray) -> np.ndarray:
-    big = np.finfo(z.dtype).max / 4  # room for the differences the boundary takes
-    return np.nan_to_num(z, nan=0.0, posinf=big, neginf=-big)
-
-
-def neuron_text(net: MLP, layer: int, i: int, m: float) -> str:
-    """One sentence on what hidden neuron (layer, i) computes."""
-    own = net.activations[layer - 1]
-    act = ACTIVATIONS[own].label
-    head = f"Layer {layer}, neuron {i + 1}"
-    if all(a == "identity" for a in net.activations[:layer - 1]):  # z is affine in x
-        a, c = neuron_affine_map(net, layer, i)
-        if own == "identity":
-            return f"{head}: exactly {format_affine(a, c)} (identity layers)."
-        return f"{head}: {act}({format_affine(a, c)}); largest |value| in view {m:.3g}."
-    return (f"{head}: {act} of a combination of layer {layer - 1}'s outputs; "
-            f"its zero line is drawn; largest |value| in view {m:.3g}.")
+def key_entries(classes: int) -> list[Entry]:
+    """The key under the map: each class's colour and marker, then what the hollow
+    markers, the lines, the shading and the diagram's edges mean."""
+    entries = [Entry(lambda th, k=k: th.class_color(k), KEY_GLYPHS[SYMBOLS[k % len(SYMBOLS)]],
+                     f"class {k}") for k in range(classes)]
+    entries += [Entry("foreground", "○", "hollow: test points"),
+                Entry("foreground", "━", "boundary"),
+                Entry("foreground", "╱", "thin lines: linear regions"),
+                Entry("muted", "▒", "shading: how sure the network is"),
+                Entry("approx", "—", "diagram: positive weight"),
+                Entry("accent", "‒ ‒", "negative")]
+    return entries
 
 
 @dataclass(frozen=True, eq=False)
@@ -162,13 +76,8 @@ def polygon_outline(polygons) -> Outline:
     """All polygon outlines as one x, y pair with NaN between loops, and its path."""
     if not polygons:
         return Outline(np.zeros(0), np.zeros(0), QPainterPath())
-    parts = []
-    gap = np.array([[np.nan, np.nan]])
-    for p in polygons:
-        v = np.asarray(p.vertices, float)
-        parts.extend([v, v[:1], gap])
-    xy = np.concatenate(parts)
-    return Outline(xy[:, 0], xy[:, 1], pg.arrayToQPath(xy[:, 0], xy[:, 1], connect="finite"))
+    x, y = outline_points(polygons)
+    return Outline(x, y, pg.arrayToQPath(x, y, connect="finite"))
 
 
 NO_REGIONS = Outline(np.zeros(0), np.zeros(0), QPainterPath())
@@ -240,7 +149,11 @@ class DataMap(TimedPlotWidget):
 
     def __init__(self, clock, theme, box=DEFAULT_BOX, parent=None):
         super().__init__(clock, parent)
-        named(self, "playground-map", "Decision map")
+        named(self, "playground-map", "Decision map", description=(
+            "The plane, x₁ across and x₂ up: the network's picture (the class at each place, "
+            "or one neuron's map), the decision boundary, the training points (filled) and "
+            "test points (hollow) in their classes' symbols, and for ReLU networks the exact "
+            "linear regions. A click adds a point, a right click removes the nearest."))
         self.theme = theme
         self.box = box
         self.picture: MapPicture | None = None

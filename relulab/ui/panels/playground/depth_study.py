@@ -5,15 +5,17 @@ come from a worker, one network at a time; the study is part of the panel's stat
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
-from relulab.model.lessons.playground import DEPTH_BUDGETS, DEPTH_MAX_SEEDS, DEPTHS, DepthStudy
-from relulab.model.regions.depth import regions_against_depth, summarise
+from relulab.model.lessons.playground import DEPTH_BUDGETS, DEPTH_MAX_SEEDS, DepthStudy
+from relulab.model.regions.depth import summarise
 from relulab.ui.panels.base import named, signals_blocked
+from relulab.ui.panels.playground.jobs import depth_samples
 from relulab.ui.readout import Note, Readout
 from relulab.ui.worker import Worker
 
@@ -40,7 +42,11 @@ class DepthStudyView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(self._build_row())
         layout.addWidget(Note("playground-depth-caption", "About regions against depth", CAPTION))
-        self.plot = named(pg.PlotWidget(), "playground-depth-plot", "Regions against depth")
+        self.plot = named(pg.PlotWidget(), "playground-depth-plot", "Regions against depth",
+                          description=(
+                              "The exact number of linear regions in view of random networks "
+                              "with the same number of parameters, against their number of "
+                              "hidden layers, one dot per network and a line through the means."))
         self.plot.setLabel("bottom", "hidden layers (same parameter budget)")
         self.plot.setLabel("left", "linear regions in view")
         self.plot.setMenuEnabled(False)
@@ -96,7 +102,7 @@ class DepthStudyView(QWidget):
         """Count the exact regions of random networks of the budget, on the worker."""
         self._set_study(replace(self.study, samples=()))
         budget, seeds, box = self.study.budget, self.study.seeds, self.box
-        self.worker.submit(lambda _stop: regions_against_depth(budget, DEPTHS, range(seeds), box))
+        self.worker.submit(partial(depth_samples, budget, seeds, box))
         self.button.setText("Stop")
         self.status.setText("Counting…")
 

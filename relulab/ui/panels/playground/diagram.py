@@ -75,7 +75,11 @@ class NetworkDiagram(QWidget):
         self.thumbnails = False
         self._net: MLP | None = None
         self.plot = named(TimedPlotWidget(clock), "playground-network",
-                          "Network diagram: hover a neuron")
+                          "Network diagram: hover a neuron", description=(
+                              "The network's layers from the 2 inputs to the outputs: each "
+                              "neuron a circle (or its map), each weight a line whose width and "
+                              "colour show its size and sign, each layer's activation over its "
+                              "column; hover or click a neuron to see its map."))
         self.plot.setMouseEnabled(False, False)
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()

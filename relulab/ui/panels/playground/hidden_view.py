@@ -52,7 +52,9 @@ class HiddenSpaceView(QWidget):
         row.setColumnStretch(1, 1)
         row.setColumnStretch(3, 1)
         self.plot = named(TimedPlotWidget(clock), "playground-hidden-plot",
-                          "The points in the hidden layer's coordinates")
+                          "The points in the hidden layer's coordinates", description=(
+                              "The points as a hidden layer sees them: one neuron's value "
+                              "across, another's up, each point in its class's symbol."))
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
         self.plot.setMouseEnabled(False, False)
@@ -147,7 +149,10 @@ class HiddenSpaceView(QWidget):
             item.setData(x=P[mask, 0], y=P[mask, 1], size=size, symbol=SYMBOLS[c])
         if space.linear:
             seg = affine_decisions(space.A, space.c, box).boundary
-            self.boundary_item.setData(seg[:, 0], seg[:, 1]) if len(seg) else self.boundary_item.setData([], [])
+            if len(seg):
+                self.boundary_item.setData(seg[:, 0], seg[:, 1])
+            else:
+                self.boundary_item.setData([], [])
         else:
             self.boundary_item.setData([], [])
         if box != self._range:  # the range follows the points, without a paint of its own

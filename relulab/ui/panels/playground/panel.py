@@ -6,21 +6,20 @@ view). Right, the data map (the network's picture, its boundary, the points, and
 ReLU networks the exact linear regions and the decision boundary from their maps);
 beside it the network diagram (weights, output biases, each neuron's map) or the
 hidden space (the points as a hidden layer sees them); the readouts; and below, the
-loss and accuracy curves and the regions-against-depth study. This module wires them
-to the state, a :class:`~relulab.model.lessons.playground.PlaygroundState`: every edit makes
-a new state and pushes one undo step; the shared training driver plays the
-classifier's trainer; workers count regions and picture large networks.
+loss and accuracy curves and the regions-against-depth study. This module builds the
+panel from them and wires them to the state, a
+:class:`~relulab.model.lessons.playground.PlaygroundState`: every edit makes a new state
+and pushes one undo step (``edits``); the shared training driver plays the classifier's
+trainer (``training``); workers picture large networks (``picture``) and find their
+exact regions (``overlay``), running the Qt-free ``jobs``.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 
-import numpy as np
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QSplitter,
@@ -30,10 +29,8 @@ from PySide6.QtWidgets import (
 )
 
 from relulab.io.networks import NetworkFileError, save_network
-from relulab.io.points import load_points_csv, save_points_csv
 from relulab.model.fitting.classify import DEFAULT_BOX, Trainer
 from relulab.model.lessons.playground import (
-    ARCHITECTURE_PRESETS,
     MAX_HIDDEN_LAYERS,
     MAX_WIDTH,
     History,
@@ -42,68 +39,34 @@ from relulab.model.lessons.playground import (
     fits,
     hidden_space_choice,
 )
-from relulab.model.networks.activations import ACTIVATIONS
-from relulab.model.networks.collapse import (
-    collapse_identity_layers,
-    format_affine,
-    identity_layers,
-    local_affine_map,
-)
 from relulab.model.networks.mlp import MLP
-from relulab.model.regions.activation import count_linear_regions
-from relulab.model.regions.decisions import decision_regions
-from relulab.model.regions.engine import engine_ready, start_warm_up
+from relulab.model.regions.engine import start_warm_up
 from relulab.ui import dialogs
 from relulab.ui.driver import TrainingDriver
-from relulab.ui.legend import Entry, KeyLabel
-from relulab.ui.panels.base import Key, Panel, SnapshotCommand, named, signals_blocked
+from relulab.ui.legend import KeyLabel
+from relulab.ui.panels.base import Key, Panel, named
 from relulab.ui.panels.playground.controls import PlaygroundControls
 from relulab.ui.panels.playground.curves import TrainingCurves
-from relulab.ui.panels.playground.data_map import (
-    NO_REGIONS,
-    SYMBOLS,
-    DataMap,
-    MapPicture,
-    class_palette,
-    map_picture,
-    picture_is_quick,
-    polygon_outline,
-)
+from relulab.ui.panels.playground.data_map import DataMap, class_palette, key_entries
 from relulab.ui.panels.playground.depth_study import DepthStudyView
 from relulab.ui.panels.playground.diagram import HOVER_HINT, NetworkDiagram
+from relulab.ui.panels.playground.edits import PlaygroundEdits
 from relulab.ui.panels.playground.hidden_view import HiddenSpaceView
+from relulab.ui.panels.playground.jobs import MapPicture, affine_map_text, regions_network
+from relulab.ui.panels.playground.overlay import RegionOverlay
+from relulab.ui.panels.playground.picture import PicturePacer
 from relulab.ui.panels.playground.readouts import Readouts
+from relulab.ui.panels.playground.training import PlaygroundTraining
 from relulab.ui.readout import Readout
 from relulab.ui.worker import Worker
 
-#: The key's glyph for each of the map's marker symbols.
-KEY_GLYPHS = {"o": "●", "s": "■", "t": "▼", "d": "◆", "star": "★", "p": "⬟"}
-
-#: Up to this many hidden neurons the regions of a paused network are found at once
-#: (≤ 10 ms); larger networks use the worker. While training, the overlay follows the
-#: network (on the worker) up to this size too; a larger one is drawn when training
-#: pauses: enumerating thousands of regions beside the training steps would take the
-#: GUI thread's turns at the interpreter (the worker holds it between numpy calls).
-QUICK_REGION_NEURONS = 40
-GRID_BOUNDARY = "Decision boundary: from the 200 × 200 picture."
 #: The network file formats the export offers.
 NETWORK_FILTER = "JSON network (*.json);;NumPy arrays (*.npz);;ONNX (*.onnx)"
 
 
-def regions_network(net: MLP) -> MLP | None:
-    """The ReLU network whose regions are drawn: ``net`` with its identity layers merged
-    (they split nothing); None when another activation is on a hidden layer or no
-    hidden layer is left."""
-    if not net.uses_only("relu", "identity"):
-        return None
-    flat = collapse_identity_layers(net)
-    return flat if flat.hidden_sizes else None
-
-
-class PlaygroundPanel(Panel):
+class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
     name = "playground"
     title = "Playground"
-    summary = "2-D classification, activations, linear collapse and exact linear regions."
     state_class = PlaygroundState
     KEYS = (
         Key("Space", "play or pause training", "toggle_play", name="play"),
@@ -122,19 +85,14 @@ class PlaygroundPanel(Panel):
         self._state = PlaygroundState()
         self.trainer: Trainer | None = None
         self._history = History()
-        self._polygons: list = []
-        self._regions_for: MLP | None = None  # the network whose exact regions are drawn
-        self._decisions = None                # its decision regions, when drawn
         self._hover_point: tuple[float, float] | None = None
         self._previous: History | None = None  # the run before a Replay, drawn dashed
         self.driver = TrainingDriver(self, "playground", train=self._train_steps,
                                      steps_left=self._steps_left, frame=self._frame)
         self._picture_worker = Worker("playground-picture", self)
-        self._next_picture: tuple | None = None  # asked for while the worker was busy
-        self._picture_started = 0.0
-        self._picture_rest = QTimer(self)  # the worker's rest between pictures while training
-        self._picture_rest.setSingleShot(True)
         self._palette = class_palette(self.theme)
+        self.pictures = PicturePacer(self._picture_worker, self, self.box, self._show_picture,
+                                     lambda: self._palette)
         self._regions_worker = Worker("playground-regions", self)
         self._plane_worker = Worker("playground-plane-count", self)
         start_warm_up()  # the region engine's compiled loops, off the GUI thread
@@ -153,6 +111,8 @@ class PlaygroundPanel(Panel):
         self.strip = Readouts(self.theme)
         self.curves = TrainingCurves(clock, self.theme)
         self.depth_study = DepthStudyView(self.theme, self.box)
+        self.overlay = RegionOverlay(self.data_map, self.strip, self.box, self._regions_worker,
+                                     self._plane_worker, self.finished.emit)
         self.side_tabs = named(QTabWidget(), "playground-side-tabs", "Network diagram or hidden space")
         self.side_tabs.setDocumentMode(True)
         self.side_tabs.addTab(self.diagram, "Network")
@@ -192,31 +152,7 @@ class PlaygroundPanel(Panel):
         outer.setContentsMargins(4, 4, 4, 4)
         outer.addWidget(self.controls, 0)
         outer.addWidget(self.splitter, 1)
-        self._describe_plots()
         self.make_keys()
-
-    def _describe_plots(self) -> None:
-        """What each plot shows, for screen readers (its accessible description)."""
-        for plot, text in (
-            (self.data_map, "The plane, x₁ across and x₂ up: the network's picture (the class "
-             "at each place, or one neuron's map), the decision boundary, the training points "
-             "(filled) and test points (hollow) in their classes' symbols, and for ReLU "
-             "networks the exact linear regions. A click adds a point, a right click removes "
-             "the nearest."),
-            (self.diagram.plot, "The network's layers from the 2 inputs to the outputs: each "
-             "neuron a circle (or its map), each weight a line whose width and colour show its "
-             "size and sign, each layer's activation over its column; hover or click a neuron "
-             "to see its map."),
-            (self.curves.loss_plot, "Training and test loss against the step."),
-            (self.curves.accuracy_plot, "Training and test accuracy against the step."),
-            (self.controls.activation_plot, "The activation function and its derivative."),
-            (self.hidden_view.plot, "The points as a hidden layer sees them: one neuron's value "
-             "across, another's up, each point in its class's symbol."),
-            (self.depth_study.plot, "The exact number of linear regions in view of random "
-             "networks with the same number of parameters, against their number of hidden "
-             "layers, one dot per network and a line through the means."),
-        ):
-            plot.setAccessibleDescription(text)
 
     def _connect(self) -> None:
         """Every view → state connection, in one place."""
@@ -264,13 +200,10 @@ class PlaygroundPanel(Panel):
         self.driver.playing_changed.connect(self._on_playing_changed)
         self.driver.finished.connect(self._on_finished)
         self.driver.settled.connect(lambda: self.finished.emit("training"))
-        self._picture_worker.finished.connect(self._show_picture)
-        self._picture_worker.idle.connect(self._picture_done)
-        self._picture_rest.timeout.connect(self._picture_next)
         self._regions_worker.finished.connect(self._on_regions)
-        self._regions_worker.failed.connect(self._on_regions_failed)
-        self._plane_worker.finished.connect(self._on_plane_count)
-        self._plane_worker.failed.connect(self._on_plane_failed)
+        self._regions_worker.failed.connect(self.overlay.show_failure)
+        self._plane_worker.finished.connect(self.overlay.show_plane_count)
+        self._plane_worker.failed.connect(self.overlay.show_plane_failure)
         self.depth_study.worker.idle.connect(lambda: self.finished.emit("depth_study"))
 
     # -- state -------------------------------------------------------------------------
@@ -310,219 +243,16 @@ class PlaygroundPanel(Panel):
                                      hidden_space_choice(state.view, state.architecture))
         if state.depth != self.depth_study.study:
             self.depth_study.show_study(state.depth)
-        self._regions_for = None
-        self._decisions = None
+        self.overlay.forget()
         self.strip.message("")
         self.redraw()
 
     def _show_key(self, classes: int) -> None:
-        """The key under the map: each class's colour and marker, then what the hollow
-        markers, the lines, the shading and the diagram's edges mean."""
-        entries = [Entry(lambda th, k=k: th.class_color(k), KEY_GLYPHS[SYMBOLS[k % len(SYMBOLS)]],
-                         f"class {k}") for k in range(classes)]
-        entries += [Entry("foreground", "○", "hollow: test points"),
-                    Entry("foreground", "━", "boundary"),
-                    Entry("foreground", "╱", "thin lines: linear regions"),
-                    Entry("muted", "▒", "shading: how sure the network is"),
-                    Entry("approx", "—", "diagram: positive weight"),
-                    Entry("accent", "‒ ‒", "negative")]
+        entries = key_entries(classes)
         if [e.text for e in entries] != [e.text for e in self.key.entries]:
             self.key.set_entries(entries)
 
-    def commit(self, after: PlaygroundState, text: str, merge_key=None,
-               sets_training: bool = False) -> None:
-        """One undo step from the state on screen to ``after``. Undo and redo keep the
-        view and the training settings as they are then (they are not edits one
-        regrets), unless the edit set them itself (``sets_training``)."""
-        before = self.state
-        self._state = before
-        if after == before:
-            return
-
-        def apply(state: PlaygroundState) -> None:
-            self.apply_state(state.keeping_settings_of(self.state, training=not sets_training))
-
-        self.undo_stack.push(SnapshotCommand(apply, before, after, text, merge_key))
-
-    def _try(self, make, text: str, sets_training: bool = False) -> bool:
-        """Commit the state ``make()`` returns; a ValueError is said, and changes nothing."""
-        try:
-            after = make()
-        except ValueError as e:
-            self.strip.message(str(e), error=True)
-            self.controls.show_state(self.state)
-            return False
-        self.commit(after, text, sets_training=sets_training)
-        return True
-
-    # -- edits of the data -------------------------------------------------------------
-    def _on_data_setting(self, *_args) -> None:
-        c = self.controls
-        data = self._state.dataset.switched_to(c.dataset_combo.currentData())
-        if data.name == self._state.dataset.name:  # a new dataset starts from its own defaults
-            data = replace(data, noise=round(c.noise_spin.value(), 6), n_per_class=c.points_spin.value(),
-                           test_fraction=round(c.test_spin.value(), 6))
-        data = replace(data, seed=c.data_seed_spin.value())
-        self._try(lambda: self.state.with_data(data), "change the data")
-
-    def regenerate(self) -> None:
-        """New points from the next data seed (reproducible: the seed is shown)."""
-        self._try(lambda: self.state.regenerated(), "regenerate the data")
-
-    def set_classes(self, classes: int) -> None:
-        """The dataset in ``classes`` classes; the network gets an output each (one
-        logit for two)."""
-        if classes != self._state.classes:
-            self._try(lambda: self.state.with_classes(int(classes)), f"{classes} classes")
-
-    def set_boundary(self, text: str) -> None:
-        """The boundary dataset's curve: class 1 where x₂ > f(x₁)."""
-        data = replace(self._state.dataset.switched_to("boundary"), expression=text.strip())
-        if data != self._state.dataset:
-            self._try(lambda: self.state.with_data(data), f"boundary x₂ > {text.strip()}")
-
-    def _on_boundary_edited(self) -> None:
-        text = self.controls.boundary_edit.text()
-        if text.strip() != self._state.dataset.expression:
-            self.set_boundary(text)
-
-    def set_random_labels(self, on: bool) -> None:
-        """Shuffle the training labels (or stop); the run starts again from its weights."""
-        if bool(on) != self._state.dataset.random_labels:
-            self._try(lambda: self.state.with_random_labels(bool(on)),
-                      "random labels" if on else "the true labels")
-
-    def _on_click_class(self, index: int) -> None:
-        if index >= 0:
-            self._state = self._state.with_view(click_class=int(index))
-
-    def _on_add_requested(self, x: float, y: float, shift: bool) -> None:
-        label = self._state.view.click_class
-        self.add_point(x, y, (label + 1) % self._state.classes if shift else label)
-
-    def add_point(self, x: float, y: float, label: int) -> None:
-        """Add a training point of class ``label`` at (x, y) (one undo step)."""
-        self._try(lambda: self.state.with_points(self.points.adding(x, y, label)),
-                  f"add a class {label} point")
-
-    def remove_point(self, index: int) -> None:
-        self._try(lambda: self.state.with_points(self.points.removing(index)), "remove a point")
-
-    def load_points(self, path) -> bool:
-        """Replace the points by those of a CSV file; a bad file changes nothing."""
-        try:
-            points = Points(*load_points_csv(path))
-        except (OSError, ValueError) as e:
-            self.controls.show_data_error(str(e))
-            return False
-        self._try(lambda: self.state.with_points(points), f"load {Path(path).name}")
-        self.controls.show_data_error("")
-        self.show_status(f"Loaded {len(points)} points from {Path(path).name}")
-        return True
-
-    def save_points(self, path) -> bool:
-        p = self.points
-        try:
-            save_points_csv(path, p.x, p.label, p.test)
-        except OSError as e:
-            self.controls.show_data_error(f"Could not save {Path(path).name}: {e.strerror or e}")
-            return False
-        self.controls.show_data_error("")
-        self.show_status(f"Saved {len(p)} points to {Path(path).name}")
-        return True
-
-    def _load_csv_dialog(self) -> None:
-        path, _ = dialogs.open_file_name(self, "Load points", "", "CSV files (*.csv);;All files (*)",
-                                         instead="window.panel('playground').load_points(path)")
-        if path:
-            self.load_points(path)
-
-    def _save_csv_dialog(self) -> None:
-        path, _ = dialogs.save_file_name(self, "Save points", "points.csv", "CSV files (*.csv)",
-                                         instead="window.panel('playground').save_points(path)")
-        if path:
-            self.save_points(path)
-
-    # -- edits of the network ------------------------------------------------------------
-    def set_hidden(self, hidden, text: str = "change the architecture") -> None:
-        """New hidden layer sizes: new initial weights from the seed, curves cleared."""
-        self._try(lambda: self.state.with_hidden(hidden), text)
-
-    def add_layer(self) -> None:
-        hidden = self._state.architecture.hidden
-        if len(hidden) < MAX_HIDDEN_LAYERS:
-            self.set_hidden((*hidden, hidden[-1] if hidden else 4), "add a layer")
-
-    def remove_layer(self) -> None:
-        hidden = self._state.architecture.hidden
-        if hidden:
-            self.set_hidden(hidden[:-1], "remove a layer")
-
-    def set_layer_width(self, layer: int, width: int) -> None:
-        hidden = list(self._state.architecture.hidden)
-        if 1 <= layer <= len(hidden) and hidden[layer - 1] != width:
-            hidden[layer - 1] = int(width)
-            self.set_hidden(hidden, f"layer {layer}: {width} neurons")
-
-    def _on_preset(self, index: int) -> None:
-        label = self.controls.preset_combo.itemData(index)
-        if label is not None:
-            self.set_hidden(ARCHITECTURE_PRESETS[label], f"preset {label}")
-
-    def set_activation(self, name) -> None:
-        """Same weights, another activation for every hidden layer, or a list of one per
-        layer (the curves restart)."""
-        names = [name] if isinstance(name, str) else list(name)
-        if any(n not in ACTIVATIONS for n in names):
-            if name == "mixed":  # the combo's entry for "each layer its own": nothing to do
-                return
-            raise ValueError(f"unknown activation {name!r}")
-        self._try(lambda: self.state.with_activation(name),
-                  f"activation {name if isinstance(name, str) else ', '.join(names)}")
-
-    def set_layer_activation(self, layer: int, name: str) -> None:
-        """Hidden layer ``layer`` (from 1) with activation ``name``; the weights stay."""
-        if self._state.architecture.activations[layer - 1] != name:
-            self._try(lambda: self.state.with_layer_activation(layer, name),
-                      f"layer {layer}: {ACTIVATIONS[name].label}")
-
-    def reset_weights(self, seed: int | None = None) -> None:
-        """New initial weights from the weights seed; the step count and curves restart."""
-        self._try(lambda: self.state.with_fresh_weights(seed), "reset the weights")
-
-    def replay(self) -> None:
-        """Back to the weights this run started from, with the settings as they are now:
-        the run before is drawn dashed beside the new one, to compare."""
-        before = self._history
-        if self._try(lambda: self.state.replayed(), "replay"):
-            self._previous = before if len(before) else self._previous
-            self.curves.show_previous(self._previous)
-
-    def lesson_setup(self) -> None:
-        """The circles lesson exactly: circles and 2-6-1 weights from one default_rng(seed),
-        full-batch gradient descent at 0.5 on cross-entropy, stop at 2000 steps."""
-        seed = self.controls.data_seed_spin.value()
-        if self._try(lambda: self.state.lesson(seed), "circles lesson set-up", sets_training=True):
-            self.strip.message(
-                "The circles lesson: press Play; after 2000 steps the training accuracy is the lesson's.")
-
-    # -- live settings (not undo steps) ---------------------------------------------------
-    def _on_training_setting(self, *_args) -> None:
-        c = self.controls
-        settings = replace(self._state.training, optimizer=c.optimizer_combo.currentData(),
-                           learning_rate=c.lr_spin.value(), loss=c.loss_combo.currentData(),
-                           batch_size=c.batch_spin.value(), speed=c.speed_combo.currentText(),
-                           steps_per_press=c.press_spin.value(), max_steps=c.max_steps_spin.value())
-        try:
-            config = settings.config()
-        except ValueError as e:
-            self.strip.message(str(e), error=True)
-            return
-        self._state = replace(self._state, training=settings)
-        self.trainer.set_config(config)
-        self.driver.set_speed(settings.steps_per_second)
-        self._draw_status(self.trainer.snapshot())
-
+    # -- view settings (not undo steps) ---------------------------------------------------
     def _on_show_regions(self, on: bool) -> None:
         self._state = self._state.with_view(show_regions=bool(on))
         self._draw_regions(self.net, final=not self.is_playing())
@@ -543,59 +273,6 @@ class PlaygroundPanel(Panel):
         data = self.controls.neuron_combo.currentData()
         self._state = self._state.with_view(neuron=tuple(data) if data is not None else None)
         self._draw_picture(self.net)
-
-    # -- training --------------------------------------------------------------------------
-    def toggle_play(self) -> None:
-        self.controls.play_button.toggle()
-
-    def is_playing(self) -> bool:
-        return self.driver.playing
-
-    def _set_playing(self, on: bool) -> None:
-        if not on:
-            self.driver.pause()
-        elif self.trainer.diverged:
-            self.strip.message(self.trainer.message, error=True)
-        elif not self.driver.play():
-            self.strip.message(f"Stopped at step {self.trainer.step} (the stop set above).")
-        self._on_playing_changed(self.driver.playing)
-
-    def _on_playing_changed(self, on: bool) -> None:
-        button = self.controls.play_button
-        with signals_blocked(button):
-            button.setChecked(on)
-            button.setText("Pause" if on else "Play")
-
-    def _on_finished(self) -> None:
-        if self.trainer.diverged:
-            self.strip.message(self.trainer.message, error=True)
-
-    def step_once(self) -> None:
-        """Train the steps of one press of Step, and show the result."""
-        if self._steps_left() == 0:
-            self.strip.message(f"Stopped at step {self.trainer.step} (the stop set above).")
-            return
-        self.driver.step(self._state.training.steps_per_press)
-        if self.trainer.diverged:
-            self.strip.message(self.trainer.message, error=True)
-        self.redraw(points=False)
-
-    def _train_steps(self, n: int) -> int:
-        return self.trainer.run(n)
-
-    def _steps_left(self) -> int | None:
-        return self._state.training.steps_left(self.trainer.step)
-
-    def _frame(self, final: bool) -> list:
-        """The pieces of a frame: the map (and the regions), the curves and readouts,
-        the diagram's weights."""
-        snap = self.trainer.snapshot()
-        if snap.step > (self._history.step[-1] if len(self._history) else 0):
-            self._history = self._history.recording(
-                [snap.step], [[snap.train_loss, snap.test_loss, snap.train_accuracy, snap.test_accuracy]])
-        net = snap.net
-        return [partial(self._draw_map, net, final), partial(self._draw_numbers, snap),
-                partial(self._draw_side, net, final)]
 
     # -- drawing -------------------------------------------------------------------------
     def redraw(self, points: bool = True) -> None:
@@ -647,44 +324,11 @@ class PlaygroundPanel(Panel):
         return self._state.view.neuron
 
     def _draw_picture(self, net: MLP) -> None:
-        """The map of ``net``: at once for a small network, else from the worker. While
-        training, a picture asked for while one is in the making waits for it, and then
-        as long again: the worker draws at most half the time, so it neither drops every
-        picture (a request per frame would) nor takes a core from the training steps."""
-        neuron = self.shown_neuron()
-        self._next_picture = None
-        if picture_is_quick(net):
-            self._picture_worker.cancel()
-            self._show_picture(map_picture(net, neuron, self.box, palette=self._palette))
-        elif self.is_playing() and (self._picture_worker.busy or self._picture_rest.isActive()):
-            self._next_picture = (net, neuron)
-        else:
-            self._submit_picture(net, neuron)
-
-    def _submit_picture(self, net: MLP, neuron) -> None:
-        self._picture_started = time.perf_counter()
-        self._picture_worker.submit(partial(self._picture_job, net, neuron, self.box, self._palette))
-
-    @staticmethod
-    def _picture_job(net, neuron, box, palette, _should_stop) -> MapPicture:
-        return map_picture(net, neuron, box, palette=palette)
-
-    def _picture_done(self) -> None:
-        if self._next_picture is not None:
-            took = time.perf_counter() - self._picture_started
-            self._picture_rest.start(int(1000 * took))
-
-    def _picture_next(self) -> None:
-        if self._next_picture is not None:
-            net, neuron = self._next_picture
-            self._next_picture = None
-            self._submit_picture(net, neuron)
+        self.pictures.draw(net, self.shown_neuron(), self.is_playing())
 
     def _show_picture(self, picture: MapPicture) -> None:
         # the exact boundary of the network on screen stays; the grid's is drawn otherwise
-        exact = (self._decisions is not None and picture.neuron is None
-                 and picture.net is self._regions_for)
-        self.data_map.show_picture(picture, boundary=not exact)
+        self.data_map.show_picture(picture, boundary=not self.overlay.boundary_is_exact(picture))
         if self._hover_point is None:
             self.info_label.setText(picture.text or HOVER_HINT)
 
@@ -710,115 +354,10 @@ class PlaygroundPanel(Panel):
         self.info_label.setText(affine_map_text(self.net, point, self.shown_neuron()))
 
     def _draw_regions(self, net: MLP, final: bool) -> None:
-        """The exact linear regions of a ReLU network in view (identity layers merged),
-        and the decision boundary from their affine maps: found at once for a small
-        paused network; on the worker otherwise (while training, the newest network wins
-        and the overlay says which step it shows)."""
-        view, labels = self._state.view, self.strip
-        flat = regions_network(net)
-        if not view.show_regions or flat is None:
-            self._regions_worker.cancel()
-            self._plane_worker.cancel()
-            self._polygons, self._regions_for, self._decisions = [], None, None
-            labels.plane_label.setText("")
-            labels.decision_label.setText(GRID_BOUNDARY)
-            self.data_map.show_regions(NO_REGIONS)
-            if not view.show_regions:
-                labels.region_label.set_value(None, "Linear regions: hidden.")
-            elif not net.uses_only("relu", "identity"):
-                other = [ACTIVATIONS[a].label for a in dict.fromkeys(net.activations)
-                         if a not in ("relu", "identity")]
-                labels.region_label.set_value(None, f"Linear regions: shown for ReLU and identity "
-                                              f"layers (this network uses {', '.join(other)}).")
-            else:
-                labels.region_label.set_value(1, "Linear regions: 1 (no ReLU layer: the outputs "
-                                              "are affine).")
-            return
-        if net is self._regions_for:  # a hover or a neuron choice: same network, same regions
-            return
-        labels.decision_label.setText(GRID_BOUNDARY)
-        quick = flat.n_hidden_neurons <= QUICK_REGION_NEURONS
-        ready = engine_ready(2)
-        if final and quick and ready:
-            self._regions_worker.cancel()
-            decisions = decision_regions(net, self.box)
-            self._set_polygons(decisions, polygon_outline(decisions.regions), net, None)
-            return
-        if not final and not quick:
-            if self._polygons:
-                self._regions_worker.cancel()
-                self._plane_worker.cancel()
-                self._polygons, self._regions_for, self._decisions = [], None, None
-                self.data_map.show_regions(NO_REGIONS)
-                labels.plane_label.setText("")
-            labels.region_label.set_value(None, f"Linear regions: drawn when training pauses "
-                                          f"({flat.n_hidden_neurons} hidden neurons).")
-            return
-        if final:
-            self.data_map.show_regions(NO_REGIONS)
-            labels.region_label.set_value(None, "Linear regions: counting…" if ready else
-                                          "Linear regions: preparing the exact region engine "
-                                          "(first use only)…")
-            labels.plane_label.setText("")
-        step, box = self.trainer.step, self.box
-
-        def job(stop):
-            decisions = decision_regions(net, box, should_stop=stop)
-            return net, step, decisions, polygon_outline(decisions.regions)
-
-        self._regions_worker.submit(job)
+        self.overlay.draw(net, final, self._state.view.show_regions, self.trainer.step)
 
     def _on_regions(self, result) -> None:
-        net, step, decisions, outline = result
-        view = self._state.view
-        if not (view.show_regions and regions_network(self.net) is not None):
-            return
-        if net is self.net:  # the network on screen: exact and current
-            self._set_polygons(decisions, outline, net, None)
-        elif self.is_playing() and self.net.sizes == net.sizes:  # a few steps behind
-            self._set_polygons(decisions, outline, None, step)
-
-    def _set_polygons(self, decisions, outline, net: MLP | None, step: int | None) -> None:
-        polygons = decisions.regions
-        self._polygons, self._regions_for = polygons, net
-        self.data_map.show_regions(outline)
-        when = "" if step is None else f", step {step}"
-        merged = identity_layers(net if net is not None else self.net)
-        note = (f"; identity layer{'s' if len(merged) > 1 else ''} "
-                f"{', '.join(map(str, merged))} merged") if merged else ""
-        self.strip.region_label.set_value(
-            len(polygons), f"Linear regions in view: {len(polygons)} (exact{when}{note})")
-        if net is not None:  # the network on screen: its exact boundary replaces the grid's
-            self._decisions = decisions
-            self.data_map.show_boundary(decisions.boundary)
-            self.strip.decision_label.setText(
-                "Decision boundary: where classes tie on each region's affine map, not sampled.")
-        else:
-            self._decisions = None
-            self.strip.decision_label.setText(GRID_BOUNDARY)
-        if net is None:
-            self._plane_worker.cancel()
-            self.strip.plane_label.setText("")
-        else:  # the exact count in all of R², by the region engine, on the worker
-            flat = regions_network(net)
-            self.strip.plane_label.set_value(None, "In the whole plane: counting…")
-            self._plane_worker.submit(
-                lambda stop: (net, count_linear_regions(flat, should_stop=stop)))
-            self.finished.emit("regions")
-
-    def _on_regions_failed(self, exc: Exception) -> None:
-        self.strip.region_label.set_value(None, f"Linear regions: {type(exc).__name__}: {exc}")
-        self.finished.emit("regions")
-
-    def _on_plane_failed(self, exc: Exception) -> None:
-        self.strip.plane_label.set_value(None, f"In the whole plane: {type(exc).__name__}: {exc}")
-        self.finished.emit("plane_regions")
-
-    def _on_plane_count(self, result) -> None:
-        net, count = result
-        if net is self._regions_for:
-            self.strip.plane_label.set_value(int(count), f"In the whole plane: {count} regions (exact).")
-            self.finished.emit("plane_regions")
+        self.overlay.show_found(result, self.net, self._state.view.show_regions, self.is_playing())
 
     # -- other panels ------------------------------------------------------------------
     def send_network(self) -> bool:
@@ -913,33 +452,7 @@ class PlaygroundPanel(Panel):
             tables["regions against depth"] = (
                 ["hidden layers", "sizes", "parameters", "seed", "regions"],
                 [[s.depth, "-".join(map(str, s.sizes)), s.params, s.seed, s.regions] for s in samples])
-        if self._polygons:
-            tables["linear regions"] = (
-                ["region", "vertices", "area"],
-                [[i, len(q.vertices), float(q.area)] for i, q in enumerate(self._polygons)])
-        if self._decisions is not None:
-            tables["decision regions"] = (
-                ["piece", "class", "linear region", "vertices", "area"],
-                [[i, q.label, q.region, len(q.vertices), float(q.area)]
-                 for i, q in enumerate(self._decisions.pieces)])
-        return tables
-
-    def animation_frames(self, max_frames: int = 120):
-        """One press of Step per yield; the panel is restored afterwards."""
-        saved, playing = self.state, self.is_playing()
-        self.driver.pause()
-        try:
-            for _ in range(max_frames):
-                self.step_once()
-                self.driver.draw_all()
-                yield
-                if self.trainer.diverged:
-                    break
-        finally:
-            self.apply_state(saved)
-            self.driver.draw_all()
-            if playing:
-                self._set_playing(True)
+        return tables | self.overlay.tables()
 
     def apply_theme(self) -> None:
         self._palette = class_palette(self.theme)
@@ -956,31 +469,9 @@ class PlaygroundPanel(Panel):
 
     def shutdown(self) -> None:
         self.driver.shutdown()
-        self._picture_rest.stop()
+        self.pictures.stop()
         for worker in (self._picture_worker, self._regions_worker, self._plane_worker):
             worker.shutdown()
         self.depth_study.shutdown()
         super().shutdown()
 
-
-def affine_map_text(net: MLP, point, neuron) -> str:
-    """What the output (or hidden neuron (layer, i)) computes on the activation region
-    at ``point``: its affine map there, exact for ReLU, leaky ReLU and identity layers,
-    the tangent map otherwise."""
-    x = np.asarray(point, dtype=float)
-    where = f"At ({x[0]:.3g}, {x[1]:.3g})"
-    with np.errstate(all="ignore"):
-        if neuron is None:
-            A, c, exact = local_affine_map(net, x)
-            if net.n_out == 1:
-                maps = [f"z = {format_affine(A[0], float(c[0]))}"]
-            else:
-                maps = [f"s{k} = {format_affine(A[k], float(c[k]))}" for k in range(min(len(c), 6))]
-            what = "the output" if net.n_out == 1 else "the class scores"
-        else:
-            layer, i = neuron
-            A, c, exact = local_affine_map(net, x, layer, i)
-            maps = [f"z = {format_affine(A[0], float(c[0]))}"]
-            what = f"layer {layer}, neuron {i + 1}'s pre-activation"
-    kind = "on the region here" if exact else "its tangent here (a smooth activation: no region)"
-    return f"{where}, {what} {kind}: " + "; ".join(maps) + "."

@@ -1,0 +1,236 @@
+"""What the Playground's workers run, without Qt: the map's picture of a network, the
+exact linear regions in view with the decision regions cut from their affine maps, the
+number of regions in the whole plane, and the depth study's random networks; and the
+plain text of a network's affine map at a point, which the panel shows beside them.
+
+Each job takes the worker's ``should_stop`` as its last argument and returns a new
+object built from its arguments (immutable networks, arrays it does not modify).
+Colours cross in as numbers (``data_map.class_palette`` turns the theme's colours into
+an RGB array), so that importing this module imports neither Qt nor pyqtgraph: tests
+and benchmarks call the jobs directly, without a widget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from relulab.model.fitting.classify import (
+    DEFAULT_BOX,
+    boundary_segments,
+    class_boundary_segments,
+    grid_axes,
+    grid_layers,
+)
+from relulab.model.lessons.playground import DEPTHS, MAX_CLASSES
+from relulab.model.networks.activations import ACTIVATIONS, get_activation
+from relulab.model.networks.collapse import (
+    collapse_identity_layers,
+    format_affine,
+    local_affine_map,
+    neuron_affine_map,
+)
+from relulab.model.networks.mlp import MLP
+from relulab.model.regions.activation import count_linear_regions
+from relulab.model.regions.decisions import DecisionRegions, decision_regions
+from relulab.model.regions.depth import DepthSample, regions_against_depth
+
+RESOLUTION = 200
+#: Networks with at most this many parameters are pictured at once (≤ 10 ms with the
+#: costliest activation); larger ones on a worker.
+QUICK_PICTURE_PARAMS = 400
+#: How far a class colour replaces the background where the network is sure.
+STRENGTH = 0.6
+
+
+# -- the map's picture ------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class MapPicture:
+    """What the map shows for one network: ``image`` indexed [column (x), row (y)],
+    either values with their colour ``levels`` (two classes, a neuron) or RGB colours
+    (levels None: several classes), the boundary segments, and a sentence on the
+    neuron shown (empty for the output)."""
+
+    net: MLP
+    neuron: tuple[int, int] | None
+    image: np.ndarray
+    levels: tuple[float, float] | None
+    boundary: np.ndarray
+    text: str
+
+
+def picture_is_quick(net: MLP) -> bool:
+    return net.n_params <= QUICK_PICTURE_PARAMS
+
+
+def class_image(S: np.ndarray, palette: np.ndarray, winner: np.ndarray | None = None) -> np.ndarray:
+    """RGB (rows, columns, 3) of the scores S (C, rows, columns): each pixel the colour
+    of its winning class (``winner``, argmax of S, when known) mixed into the background
+    by STRENGTH × how much surer than chance the network is, (p_max − 1/C)/(1 − 1/C)
+    with p = softmax(s)."""
+    C = S.shape[0]
+    if winner is None:
+        winner = np.argmax(S, axis=0)
+    top = np.take_along_axis(S, winner[None], axis=0)
+    total = np.exp(S - top).sum(axis=0)          # p_max = 1 / Σ e^{s − max}
+    weight = (STRENGTH * C / (C - 1.0)) * np.clip(1.0 / total - 1.0 / C, 0.0, None)
+    background, colours = palette[0], palette[1:]
+    rgb = background + (colours[winner] - background) * weight[..., None]
+    return np.clip(rgb, 0, 255).astype(np.ubyte)
+
+
+def map_picture(net: MLP, neuron: tuple[int, int] | None = None, box=DEFAULT_BOX,
+                resolution: int = RESOLUTION, palette: np.ndarray | None = None) -> MapPicture:
+    """The network's picture: p = σ(z) of a one-output network, the classes' colours of a
+    several-output one (``palette``: RGB rows, the background then each class, from
+    ``data_map.class_palette``), or φ(z) of hidden neuron (layer, i) on a symmetric
+    scale; and the boundary (z = 0, where the class changes, the neuron's zero line), on
+    a float32 grid (a picture needs 7 digits, and float32 is several times faster); in
+    float64 when the weights take the values past float32's range, and values past
+    float64's are drawn at its largest."""
+    with np.errstate(all="ignore"):
+        zs = grid_layers(net, box, resolution, dtype=np.float32)
+        finite = all(np.isfinite(z).all() for z in zs)
+        if not finite:
+            zs = grid_layers(net, box, resolution, dtype=np.float64)
+        clean = (lambda z: z) if finite else _finite
+        xs, ys = grid_axes(box, resolution)
+        if neuron is None and net.n_out > 1:
+            S = clean(zs[-1])
+            if palette is None:
+                palette = np.zeros((MAX_CLASSES + 1, 3), np.float32)
+            winner = np.argmax(S, axis=0)
+            image = np.swapaxes(class_image(S, palette, winner), 0, 1)
+            boundary = class_boundary_segments(S, xs, ys, winner)
+            return MapPicture(net, None, image, None, boundary[np.isfinite(boundary).all(axis=1)], "")
+        if neuron is None:
+            z = clean(zs[-1][0])
+            image = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))  # through the diverging table
+            levels, text = (0.0, 1.0), ""
+        else:
+            layer, i = neuron
+            z = clean(zs[layer - 1][i])
+            image = _finite(get_activation(net.activations[layer - 1]).f(z))
+            m = float(np.max(np.abs(image))) or 1.0
+            levels, text = (-m, m), neuron_text(net, layer, i, m)
+        boundary = boundary_segments(z, xs, ys)
+    return MapPicture(net, neuron, image.T, levels, boundary[np.isfinite(boundary).all(axis=1)], text)
+
+
+def picture_job(net: MLP, neuron: tuple[int, int] | None, box, palette: np.ndarray,
+                _should_stop=None) -> MapPicture:
+    """:func:`map_picture` as the worker runs it (one pass over the grid: nothing to
+    stop in between)."""
+    return map_picture(net, neuron, box, palette=palette)
+
+
+def _finite(z: np.ndarray) -> np.ndarray:
+    big = np.finfo(z.dtype).max / 4  # room for the differences the boundary takes
+    return np.nan_to_num(z, nan=0.0, posinf=big, neginf=-big)
+
+
+def neuron_text(net: MLP, layer: int, i: int, m: float) -> str:
+    """One sentence on what hidden neuron (layer, i) computes."""
+    own = net.activations[layer - 1]
+    act = ACTIVATIONS[own].label
+    head = f"Layer {layer}, neuron {i + 1}"
+    if all(a == "identity" for a in net.activations[:layer - 1]):  # z is affine in x
+        a, c = neuron_affine_map(net, layer, i)
+        if own == "identity":
+            return f"{head}: exactly {format_affine(a, c)} (identity layers)."
+        return f"{head}: {act}({format_affine(a, c)}); largest |value| in view {m:.3g}."
+    return (f"{head}: {act} of a combination of layer {layer - 1}'s outputs; "
+            f"its zero line is drawn; largest |value| in view {m:.3g}.")
+
+
+# -- the exact regions ------------------------------------------------------------------------
+def regions_network(net: MLP) -> MLP | None:
+    """The ReLU network whose regions are drawn: ``net`` with its identity layers merged
+    (they split nothing); None when another activation is on a hidden layer or no
+    hidden layer is left."""
+    if not net.uses_only("relu", "identity"):
+        return None
+    flat = collapse_identity_layers(net)
+    return flat if flat.hidden_sizes else None
+
+
+def outline_points(polygons) -> tuple[np.ndarray, np.ndarray]:
+    """All polygon outlines as one x, y pair, each loop closed and NaN between loops."""
+    if not polygons:
+        return np.zeros(0), np.zeros(0)
+    parts = []
+    gap = np.array([[np.nan, np.nan]])
+    for p in polygons:
+        v = np.asarray(p.vertices, float)
+        parts.extend([v, v[:1], gap])
+    xy = np.concatenate(parts)
+    return xy[:, 0], xy[:, 1]
+
+
+class RegionsInView(NamedTuple):
+    """The exact regions of ``net`` in the box, found for training step ``step``: its
+    decision regions and the outline of its linear regions."""
+
+    net: MLP
+    step: int
+    decisions: DecisionRegions
+    outline: Any
+
+
+def regions_in_view(net: MLP, step: int, box, should_stop=None,
+                    outline: Callable[[list], Any] = outline_points) -> RegionsInView:
+    """The decision regions of ``net`` (a ReLU network) in ``box`` and ``outline`` of
+    its linear regions: :func:`outline_points` by default; the panel passes the map's
+    ``polygon_outline``, which also builds the path that draws them, so that the worker
+    builds it too (30 ms for twelve thousand polygons the GUI thread then does not
+    spend)."""
+    decisions = decision_regions(net, box, should_stop=should_stop)
+    return RegionsInView(net, step, decisions, outline(decisions.regions))
+
+
+class PlaneCount(NamedTuple):
+    """The number of linear regions ``net`` has in the whole plane."""
+
+    net: MLP
+    count: int
+
+
+def plane_count(net: MLP, should_stop=None) -> PlaneCount:
+    """The exact number of linear regions of ``net`` (identity layers merged) in all of
+    R², by the region engine."""
+    return PlaneCount(net, count_linear_regions(regions_network(net), should_stop=should_stop))
+
+
+# -- the depth study --------------------------------------------------------------------------
+def depth_samples(budget: int, seeds: int, box, _should_stop=None) -> Iterator[DepthSample]:
+    """Random ReLU networks of ``budget`` parameters, ``seeds`` per depth of
+    ``DEPTHS``, and the exact number of regions each has in ``box``, one network at a
+    time (the worker delivers each as progress and checks ``should_stop`` between)."""
+    return regions_against_depth(budget, DEPTHS, range(seeds), box)
+
+
+# -- what the panel says under the cursor ------------------------------------------------------
+def affine_map_text(net: MLP, point, neuron) -> str:
+    """What the output (or hidden neuron (layer, i)) computes on the activation region
+    at ``point``: its affine map there, exact for ReLU, leaky ReLU and identity layers,
+    the tangent map otherwise."""
+    x = np.asarray(point, dtype=float)
+    where = f"At ({x[0]:.3g}, {x[1]:.3g})"
+    with np.errstate(all="ignore"):
+        if neuron is None:
+            A, c, exact = local_affine_map(net, x)
+            if net.n_out == 1:
+                maps = [f"z = {format_affine(A[0], float(c[0]))}"]
+            else:
+                maps = [f"s{k} = {format_affine(A[k], float(c[k]))}" for k in range(min(len(c), 6))]
+            what = "the output" if net.n_out == 1 else "the class scores"
+        else:
+            layer, i = neuron
+            A, c, exact = local_affine_map(net, x, layer, i)
+            maps = [f"z = {format_affine(A[0], float(c[0]))}"]
+            what = f"layer {layer}, neuron {i + 1}'s pre-activation"
+    kind = "on the region here" if exact else "its tangent here (a smooth activation: no region)"
+    return f"{where}, {what} {kind}: " + "; ".join(maps) + "."

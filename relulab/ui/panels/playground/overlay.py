@@ -1,0 +1,179 @@
+"""The map's overlay of exact linear regions: for a ReLU network (identity layers
+merged) the outline of every linear region in view, the decision boundary from the
+regions' affine maps in place of the picture's, and in the strip how many regions
+there are in view and in the whole plane.
+
+Up to QUICK_REGION_NEURONS hidden neurons the regions of a paused network are found
+at once; otherwise the panel's regions worker finds them (``jobs.regions_in_view``)
+and its plane worker counts the whole plane (``jobs.plane_count``). The panel owns
+the workers and hands their results here with what is on screen then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from relulab.model.networks.activations import ACTIVATIONS
+from relulab.model.networks.collapse import identity_layers
+from relulab.model.networks.mlp import MLP
+from relulab.model.regions.decisions import DecisionRegions, decision_regions
+from relulab.model.regions.engine import engine_ready
+from relulab.ui.panels.playground.data_map import NO_REGIONS, DataMap, polygon_outline
+from relulab.ui.panels.playground.jobs import MapPicture, plane_count, regions_in_view, regions_network
+from relulab.ui.panels.playground.readouts import Readouts
+from relulab.ui.worker import Worker
+
+#: Up to this many hidden neurons the regions of a paused network are found at once
+#: (≤ 10 ms); larger networks use the worker. While training, the overlay follows the
+#: network (on the worker) up to this size too; a larger one is drawn when training
+#: pauses: enumerating thousands of regions beside the training steps would take the
+#: GUI thread's turns at the interpreter (the worker holds it between numpy calls).
+QUICK_REGION_NEURONS = 40
+GRID_BOUNDARY = "Decision boundary: from the 200 × 200 picture."
+
+
+class RegionOverlay:
+    """The regions drawn on ``data_map`` and counted in ``strip``; ``finished(work)``
+    is told when the regions ("regions") or the whole plane's count ("plane_regions")
+    are on screen."""
+
+    def __init__(self, data_map: DataMap, strip: Readouts, box, regions_worker: Worker,
+                 plane_worker: Worker, finished: Callable[[str], None]):
+        self.data_map, self.strip, self.box = data_map, strip, box
+        self.regions_worker, self.plane_worker = regions_worker, plane_worker
+        self.finished = finished
+        self.polygons: list = []
+        self.regions_for: MLP | None = None  # the network whose exact regions are drawn
+        self.decisions: DecisionRegions | None = None  # its decision regions, when drawn
+
+    def forget(self) -> None:
+        """A new state: whatever network comes next is drawn anew."""
+        self.regions_for = None
+        self.decisions = None
+
+    def boundary_is_exact(self, picture: MapPicture) -> bool:
+        """Whether the exact boundary drawn belongs to ``picture`` (its network's output):
+        it then stays, and the picture's grid contour is not drawn."""
+        return (self.decisions is not None and picture.neuron is None
+                and picture.net is self.regions_for)
+
+    def draw(self, net: MLP, final: bool, show: bool, step: int) -> None:
+        """The exact linear regions of a ReLU network in view (identity layers merged),
+        and the decision boundary from their affine maps: found at once for a small
+        paused network; on the worker otherwise (while training, the newest network wins
+        and the overlay says which step it shows). ``show``: the view's choice;
+        ``step``: the training step ``net`` is at."""
+        labels = self.strip
+        flat = regions_network(net)
+        if not show or flat is None:
+            self.regions_worker.cancel()
+            self.plane_worker.cancel()
+            self.polygons, self.regions_for, self.decisions = [], None, None
+            labels.plane_label.setText("")
+            labels.decision_label.setText(GRID_BOUNDARY)
+            self.data_map.show_regions(NO_REGIONS)
+            if not show:
+                labels.region_label.set_value(None, "Linear regions: hidden.")
+            elif not net.uses_only("relu", "identity"):
+                other = [ACTIVATIONS[a].label for a in dict.fromkeys(net.activations)
+                         if a not in ("relu", "identity")]
+                labels.region_label.set_value(None, f"Linear regions: shown for ReLU and identity "
+                                              f"layers (this network uses {', '.join(other)}).")
+            else:
+                labels.region_label.set_value(1, "Linear regions: 1 (no ReLU layer: the outputs "
+                                              "are affine).")
+            return
+        if net is self.regions_for:  # a hover or a neuron choice: same network, same regions
+            return
+        labels.decision_label.setText(GRID_BOUNDARY)
+        quick = flat.n_hidden_neurons <= QUICK_REGION_NEURONS
+        ready = engine_ready(2)
+        if final and quick and ready:
+            self.regions_worker.cancel()
+            decisions = decision_regions(net, self.box)
+            self._show(decisions, polygon_outline(decisions.regions), net, None, net)
+            return
+        if not final and not quick:
+            if self.polygons:
+                self.regions_worker.cancel()
+                self.plane_worker.cancel()
+                self.polygons, self.regions_for, self.decisions = [], None, None
+                self.data_map.show_regions(NO_REGIONS)
+                labels.plane_label.setText("")
+            labels.region_label.set_value(None, f"Linear regions: drawn when training pauses "
+                                          f"({flat.n_hidden_neurons} hidden neurons).")
+            return
+        if final:
+            self.data_map.show_regions(NO_REGIONS)
+            labels.region_label.set_value(None, "Linear regions: counting…" if ready else
+                                          "Linear regions: preparing the exact region engine "
+                                          "(first use only)…")
+            labels.plane_label.setText("")
+        self.regions_worker.submit(partial(regions_in_view, net, step, self.box,
+                                           outline=polygon_outline))
+
+    def show_found(self, result, current: MLP, show: bool, playing: bool) -> None:
+        """The regions worker's ``(net, step, decisions, outline)``, with the network on
+        screen now (``current``), the view's choice and whether training plays."""
+        net, step, decisions, outline = result
+        if not (show and regions_network(current) is not None):
+            return
+        if net is current:  # the network on screen: exact and current
+            self._show(decisions, outline, net, None, current)
+        elif playing and current.sizes == net.sizes:  # a few steps behind
+            self._show(decisions, outline, None, step, current)
+
+    def _show(self, decisions, outline, net: MLP | None, step: int | None, current: MLP) -> None:
+        polygons = decisions.regions
+        self.polygons, self.regions_for = polygons, net
+        self.data_map.show_regions(outline)
+        when = "" if step is None else f", step {step}"
+        merged = identity_layers(net if net is not None else current)
+        note = (f"; identity layer{'s' if len(merged) > 1 else ''} "
+                f"{', '.join(map(str, merged))} merged") if merged else ""
+        self.strip.region_label.set_value(
+            len(polygons), f"Linear regions in view: {len(polygons)} (exact{when}{note})")
+        if net is not None:  # the network on screen: its exact boundary replaces the grid's
+            self.decisions = decisions
+            self.data_map.show_boundary(decisions.boundary)
+            self.strip.decision_label.setText(
+                "Decision boundary: where classes tie on each region's affine map, not sampled.")
+        else:
+            self.decisions = None
+            self.strip.decision_label.setText(GRID_BOUNDARY)
+        if net is None:
+            self.plane_worker.cancel()
+            self.strip.plane_label.setText("")
+        else:  # the exact count in all of R², by the region engine, on the worker
+            self.strip.plane_label.set_value(None, "In the whole plane: counting…")
+            self.plane_worker.submit(partial(plane_count, net))
+            self.finished("regions")
+
+    def show_failure(self, exc: Exception) -> None:
+        self.strip.region_label.set_value(None, f"Linear regions: {type(exc).__name__}: {exc}")
+        self.finished("regions")
+
+    def show_plane_failure(self, exc: Exception) -> None:
+        self.strip.plane_label.set_value(None, f"In the whole plane: {type(exc).__name__}: {exc}")
+        self.finished("plane_regions")
+
+    def show_plane_count(self, result) -> None:
+        net, count = result
+        if net is self.regions_for:
+            self.strip.plane_label.set_value(int(count), f"In the whole plane: {count} regions (exact).")
+            self.finished("plane_regions")
+
+    def tables(self) -> dict:
+        """The regions drawn and their decision pieces, for the CSV export."""
+        tables = {}
+        if self.polygons:
+            tables["linear regions"] = (
+                ["region", "vertices", "area"],
+                [[i, len(q.vertices), float(q.area)] for i, q in enumerate(self.polygons)])
+        if self.decisions is not None:
+            tables["decision regions"] = (
+                ["piece", "class", "linear region", "vertices", "area"],
+                [[i, q.label, q.region, len(q.vertices), float(q.area)]
+                 for i, q in enumerate(self.decisions.pieces)])
+        return tables
