@@ -28,7 +28,8 @@ from relulab.ui.lecture import LectureController, is_editing
 from relulab.ui.panels import PANEL_NAMES, PANELS, PanelMap, PanelSpec
 from relulab.ui.panels.base import Panel
 from relulab.ui.session import Session
-from relulab.ui.theme import THEMES, current_theme
+from relulab.ui.theme import current_theme
+from relulab.ui.view_choices import THEMES
 
 SCENE_FILTER = f"ReLU Lab scenes and playlists (*{SCENE_SUFFIX} *.json);;All files (*)"
 
