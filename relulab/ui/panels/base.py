@@ -117,12 +117,13 @@ class Panel(QWidget):
     """Base class of the main window's panels.
 
     Subclasses set ``name`` (used in object names ``panel-<name>``, on the command
-    line and in scene files), ``title`` and ``summary``.
+    line and in scene files) and ``title``. What a panel is about in one line is its
+    entry's ``summary`` in the registry (relulab.ui.panels.PANELS), known without
+    importing the panel.
     """
 
     name = "panel"
     title = "Panel"
-    summary = ""
     #: The panel's Qt-free state: an immutable object of the model layer with
     #: ``to_dict()`` and a ``from_dict(d)`` that validates every field first (see
     #: relulab.model.core.fields). What the panel shows follows from it; scene files, undo
