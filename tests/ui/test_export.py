@@ -6,7 +6,6 @@ import pytest
 from PySide6.QtGui import QImage
 
 from relulab.ui import export
-from tests.ui.fakes import data_dir, fake_panels, fake_window
 
 
 def test_png_at_three_scales(fake_window, tmp_path):

@@ -12,7 +12,6 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from relulab.ui.help import guide_markdown, shortcut_rows
 from relulab.ui.panels import PANELS
-from tests.ui.fakes import data_dir
 
 #: What each guide must say: the seeds' numbers and the formula that matters.
 GUIDE_FACTS = {
