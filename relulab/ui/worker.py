@@ -47,6 +47,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
+from contextlib import suppress
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, Qt, Signal
@@ -71,10 +72,8 @@ def _yield_to_the_gui_thread() -> None:
     per thread (Linux); elsewhere nothing happens."""
     import os
 
-    try:
+    with suppress(AttributeError, OSError):
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
-    except (AttributeError, OSError):
-        pass
 
 
 #: Every worker made (weakly held): a full collection waits while one is busy.
@@ -296,10 +295,8 @@ class Worker(QObject):
             return stop.value
 
     def _emit(self, rid: int, kind: str, value: object) -> None:
-        try:
+        with suppress(RuntimeError):  # the QObject was deleted with its panel meanwhile
             self._delivered.emit(rid, kind, value)
-        except RuntimeError:  # the QObject was deleted with its panel meanwhile
-            pass
 
 
 def _malloc_trim():

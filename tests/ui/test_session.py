@@ -33,7 +33,8 @@ def curves(panel) -> list:
         if scene is None:
             continue
         for item in scene.items():
-            if isinstance(item, pg.PlotDataItem) or (isinstance(item, pg.ScatterPlotItem) and item.parentItem() is not None \
+            if isinstance(item, pg.PlotDataItem) or (
+                    isinstance(item, pg.ScatterPlotItem) and item.parentItem() is not None
                     and not isinstance(item.parentItem(), pg.PlotDataItem)):
                 x, y = item.getData()
             elif isinstance(item, pg.ImageItem) and item.image is not None:

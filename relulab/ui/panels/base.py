@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
@@ -284,10 +284,8 @@ class Panel(QWidget):
 
     def shutdown(self) -> None:
         """Stop timers and threads; called once before the panel is destroyed."""
-        try:
+        with suppress(RuntimeError, TypeError):
             self.theme.changed.disconnect(self.apply_theme)
-        except (RuntimeError, TypeError):
-            pass
 
     # -- helpers -------------------------------------------------------------
     def show_status(self, text: str, msec: int = 5000) -> None:
