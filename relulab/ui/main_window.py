@@ -233,7 +233,7 @@ class MainWindow(QMainWindow):
             self.fit_to_screen()
         # A window shown takes the keyboard (its menu shortcuts reach only the active
         # window): window managers activate a new window anyway, but without one
-        # (offscreen, some kiosks) a second window stayed deaf until clicked.
+        # (offscreen, some kiosks) a second window would stay deaf until clicked.
         if not event.spontaneous():
             self.activateWindow()
 

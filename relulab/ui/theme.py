@@ -337,9 +337,9 @@ class Theme(QObject):
             axis = item.getAxis(name)
             axis.setPen(pg.mkPen(fg, width=max(1.0, self._zoom)))
             axis.setTextPen(pg.mkPen(fg))
-            # major and minor ticks only: the third level added 50 grid lines at 4%
+            # major and minor ticks only: a third level adds 50 grid lines at 4%
             # opacity that one can barely see, and translucent lines are slow to
-            # draw (7 ms an axis, each time its range changed)
+            # draw (7 ms an axis, each time its range changes)
             axis.setStyle(tickFont=tick_font, tickTextOffset=int(4 * self._zoom), maxTickLevel=1)
             plain_numbers(axis)
             # An axis replays its grid and numbers at every repaint of its plot, 3-16 ms
