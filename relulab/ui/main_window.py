@@ -59,7 +59,7 @@ class MenuEntry:
     the window's method ``slot`` (a dotted path such as ``"lecture.next"`` reaches a
     part of the window) with ``args``, or, without ``args``, with what ``triggered``
     gives (the new state of a ``checkable`` entry). The undo and redo entries have no
-    slot: the undo group makes them, and their text names the step they undo."""
+    slot: the undo group makes them, and their text names the step they undo or redo."""
 
     name: str
     text: str
