@@ -23,6 +23,7 @@ COMMANDS = {
 
 def _parser() -> argparse.ArgumentParser:
     from relulab.ui.panels import PANEL_NAMES  # Qt-free module
+    from relulab.ui.view_choices import THEMES  # Qt-free module
 
     p = argparse.ArgumentParser(
         prog="relulab",
@@ -32,7 +33,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"relulab {relulab.__version__}")
     p.add_argument("--panel", choices=PANEL_NAMES, help="open on this panel")
-    p.add_argument("--theme", choices=["light", "dark", "high-contrast"], help="colour theme")
+    p.add_argument("--theme", choices=THEMES, help="colour theme")
     p.add_argument("--zoom", type=float, help="zoom factor for fonts, lines and handles")
     p.add_argument("--lecture", action="store_true",
                    help="start the built-in lecture (PageDown/PageUp step it)")

@@ -17,10 +17,10 @@ def limit_blas_threads() -> None:
 
     The app's matrices are small (hundreds of rows, tens of columns), where a second
     BLAS thread costs more in hand-over than it saves, and on a busy machine it competes
-    with the GUI thread: a least-squares refit that takes 0.2 ms alone took 100 ms with
-    two threads under load, and a drag missed its frame. With workers computing beside
+    with the GUI thread: a least-squares refit that takes 0.2 ms alone takes 100 ms with
+    two threads under load, and a drag misses its frame. With workers computing beside
     the GUI thread, every BLAS thread they start spins against the others: a training
-    step of 4 ms took 100 ms. threadpoolctl limits the libraries already loaded; the
+    step of 4 ms takes 100 ms. threadpoolctl limits the libraries already loaded; the
     environment variables limit those loaded later (numpy's and scipy's OpenBLAS are
     loaded when first imported, often after this runs).
     """

@@ -3,7 +3,7 @@ the list of every keyboard shortcut.
 
 The guides are Markdown files shipped with the package (``relulab/resources/guides``):
 what the plots show, the one formula that matters, three things to try and the
-seeds' numbers to look for. They are shown in the application's font, so they grow
+notebooks' numbers to look for. They are shown in the application's font, so they grow
 with the zoom like everything else. The shortcuts are read from the window's actions,
 the panels' ``KEYS`` tables and the lecture's keys, the same objects that make the
 shortcuts: the list cannot drift from what the keys do.

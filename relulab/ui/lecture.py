@@ -17,6 +17,7 @@ on; ending it puts that work back and the layout as it was.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import (
@@ -260,7 +261,7 @@ class LectureController(QObject):
         self.bar.next_button.setEnabled(self.index < n - 1)
 
     # -- keys --------------------------------------------------------------------
-    STEP_KEYS = {
+    STEP_KEYS: ClassVar[dict[Qt.Key, str]] = {
         Qt.Key.Key_Right: "next", Qt.Key.Key_Down: "next",
         Qt.Key.Key_Left: "previous", Qt.Key.Key_Up: "previous",
         Qt.Key.Key_Home: "first", Qt.Key.Key_End: "last",

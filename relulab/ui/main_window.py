@@ -3,6 +3,8 @@ scene files (open, save, recent, drop), export, lectures and the lecture layout.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QRect, QSize, Qt
@@ -10,6 +12,7 @@ from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence, 
 from PySide6.QtWidgets import (
     QApplication,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QProgressDialog,
     QTabWidget,
@@ -25,7 +28,8 @@ from relulab.ui.lecture import LectureController, is_editing
 from relulab.ui.panels import PANEL_NAMES, PANELS, PanelMap, PanelSpec
 from relulab.ui.panels.base import Panel
 from relulab.ui.session import Session
-from relulab.ui.theme import THEMES, current_theme
+from relulab.ui.theme import current_theme
+from relulab.ui.view_choices import THEMES
 
 SCENE_FILTER = f"ReLU Lab scenes and playlists (*{SCENE_SUFFIX} *.json);;All files (*)"
 
@@ -45,6 +49,105 @@ LICENCES = (
     "It is built on Qt for Python (PySide6, LGPL-3.0), pyqtgraph (MIT), "
     "NumPy (BSD-3-Clause) and SciPy (BSD-3-Clause)."
 )
+
+
+@dataclass(frozen=True)
+class MenuEntry:
+    """One action of a menu, named ``name`` ("action-…": what tests, scripts and the
+    accessibility tree find it by) and showing ``text``. ``keys`` are its shortcuts
+    (QKeySequence texts or standard keys; the menu shows the first). Choosing it calls
+    the window's method ``slot`` (a dotted path such as ``"lecture.next"`` reaches a
+    part of the window) with ``args``, or, without ``args``, with what ``triggered``
+    gives (the new state of a ``checkable`` entry). The undo and redo entries have no
+    slot: the undo group makes them, and their text names the step they undo or redo."""
+
+    name: str
+    text: str
+    keys: tuple = ()
+    slot: str = ""
+    args: tuple = ()
+    checkable: bool = False
+
+
+@dataclass(frozen=True)
+class Submenu:
+    """A menu inside a menu, named ``name`` ("menu-…"): its ``entries``, and those the
+    window's method ``fill`` puts in it each time it opens (the recent files)."""
+
+    name: str
+    text: str
+    entries: tuple = ()
+    fill: str = ""
+
+
+_KEY = QKeySequence.StandardKey
+
+#: The menu bar: each menu's title and its entries in order (None: a separator). The
+#: window builds it from here, and Help ▸ Keyboard shortcuts lists the keys it made.
+MENUS: dict[str, tuple[MenuEntry | Submenu | None, ...]] = {
+    "&File": (
+        MenuEntry("action-new", "&New", (_KEY.New,), "new_document"),
+        MenuEntry("action-open", "&Open…", (_KEY.Open,), "open_dialog"),
+        Submenu("menu-recent", "Open &recent", fill="_fill_recent_menu"),
+        MenuEntry("action-save", "&Save", (_KEY.Save,), "save"),
+        MenuEntry("action-save-as", "Save &as…", ("Ctrl+Shift+S",), "save_as_dialog"),
+        None,
+        Submenu("menu-export", "&Export", (
+            *(MenuEntry(f"action-export-png-{scale}x", f"Plot as PNG ({scale}×)…",
+                        ("Ctrl+E",) if scale == 1 else (), "export_dialog", ("png", scale))
+              for scale in export.PNG_SCALES),
+            MenuEntry("action-export-svg", "Plot as SVG…", (), "export_dialog", ("svg",)),
+            MenuEntry("action-export-csv", "Data as CSV…", (), "export_dialog", ("csv",)),
+            MenuEntry("action-export-gif", "Animation as GIF…", (), "export_dialog", ("gif",)),
+            MenuEntry("action-export-mp4", "Animation as MP4…", (), "export_dialog", ("mp4",)),
+        )),
+        None,
+        MenuEntry("action-quit", "&Quit", ("Ctrl+Q",), "close"),
+    ),
+    "&Edit": (
+        MenuEntry("action-undo", "&Undo", (_KEY.Undo,)),
+        MenuEntry("action-redo", "&Redo", ("Ctrl+Shift+Z", _KEY.Redo)),
+        None,
+        MenuEntry("action-reset-panel", "Reset &this panel", (), "reset_panel"),
+    ),
+    "&View": (
+        MenuEntry("action-fullscreen", "&Full screen", ("F11",), "toggle_full_screen",
+                  checkable=True),
+        MenuEntry("action-zoom-in", "Zoom &in", ("Ctrl+=", "Ctrl++"), "choose_zoom", ("zoom_in",)),
+        MenuEntry("action-zoom-out", "Zoom &out", ("Ctrl+-",), "choose_zoom", ("zoom_out",)),
+        MenuEntry("action-zoom-reset", "&Reset zoom", ("Ctrl+0",), "choose_zoom", ("reset_zoom",)),
+        MenuEntry("action-lecture-layout", "&Lecture layout", ("Ctrl+L",), "set_lecture_layout",
+                  checkable=True),
+        Submenu("menu-theme", "&Theme", tuple(
+            MenuEntry(f"action-theme-{name}", name.replace("-", " ").capitalize(), (),
+                      "choose_theme", (name,), checkable=True)
+            for name in THEMES)),
+        None,
+        *(MenuEntry(f"action-show-{p.name}", p.title, (f"Ctrl+{i}",), "show_panel", (p.name,))
+          for i, p in enumerate(PANELS, start=1)),
+    ),
+    "&Lecture": (
+        MenuEntry("action-lecture-builtin", "Start the &built-in lecture", ("Ctrl+F5",),
+                  "lecture.start_builtin"),
+        MenuEntry("action-lecture-open", "&Open a playlist…", (), "open_dialog"),
+        None,
+        MenuEntry("action-lecture-next", "&Next scene", ("PgDown",), "lecture.next"),
+        MenuEntry("action-lecture-previous", "&Previous scene", ("PgUp",), "lecture.previous"),
+        MenuEntry("action-lecture-caption", "Show or hide the &caption", ("Ctrl+H",),
+                  "lecture.toggle_caption"),
+        MenuEntry("action-lecture-end", "&End lecture", (), "lecture.end"),
+    ),
+    "&Help": (
+        MenuEntry("action-guide", "&Guide to this panel", (_KEY.HelpContents,), "show_guide"),
+        MenuEntry("action-shortcuts", "&Keyboard shortcuts", ("Ctrl+/",), "show_shortcuts"),
+        MenuEntry("action-welcome", "&Welcome", (), "show_welcome"),
+        None,
+        MenuEntry("action-about", "&About ReLU Lab", (), "show_about"),
+    ),
+}
+#: The entries that act on a running lecture, enabled only while one runs.
+LECTURE_RUNNING = ("action-lecture-next", "action-lecture-previous", "action-lecture-caption",
+                   "action-lecture-end")
 
 
 class MainWindow(QMainWindow):
@@ -130,7 +233,7 @@ class MainWindow(QMainWindow):
             self.fit_to_screen()
         # A window shown takes the keyboard (its menu shortcuts reach only the active
         # window): window managers activate a new window anyway, but without one
-        # (offscreen, some kiosks) a second window stayed deaf until clicked.
+        # (offscreen, some kiosks) a second window would stay deaf until clicked.
         if not event.spontaneous():
             self.activateWindow()
 
@@ -206,139 +309,66 @@ class MainWindow(QMainWindow):
             self.undo_group.setActiveStack(self.panels[PANEL_NAMES[index]].undo_stack)
 
     # -- menus ---------------------------------------------------------------
-    def _action(self, menu, text: str, name: str, slot, shortcut=None) -> QAction:
-        action = QAction(text, self)
-        action.setObjectName(name)
-        if shortcut is not None:
-            if isinstance(shortcut, (list, tuple)):
-                action.setShortcuts([QKeySequence(s) for s in shortcut])
-            else:
-                action.setShortcut(QKeySequence(shortcut))
-        action.triggered.connect(slot)
-        menu.addAction(action)
-        self.addAction(action)  # shortcuts keep working when the menu bar is hidden
-        return action
-
     def _build_menus(self) -> None:
-        bar = self.menuBar()
-        self.file_menu = bar.addMenu("&File")
-        self.file_menu.setObjectName("menu-file")
-        self.file_menu.setAccessibleName("File menu")
-        self._action(self.file_menu, "&New", "action-new", self.new_document,
-                     QKeySequence.StandardKey.New)
-        self._action(self.file_menu, "&Open…", "action-open", self.open_dialog,
-                     QKeySequence.StandardKey.Open)
-        self.recent_menu = self.file_menu.addMenu("Open &recent")
-        self.recent_menu.setObjectName("menu-recent")
-        self.recent_menu.setAccessibleName("Open recent menu")
-        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
-        self._fill_recent_menu()
-        self._action(self.file_menu, "&Save", "action-save", self.save, QKeySequence.StandardKey.Save)
-        self._action(self.file_menu, "Save &as…", "action-save-as", self.save_as_dialog,
-                     "Ctrl+Shift+S")
-        self.file_menu.addSeparator()
-        self.export_menu = self.file_menu.addMenu("&Export")
-        self.export_menu.setObjectName("menu-export")
-        self.export_menu.setAccessibleName("Export menu")
-        for scale in export.PNG_SCALES:
-            self._action(self.export_menu, f"Plot as PNG ({scale}×)…", f"action-export-png-{scale}x",
-                         lambda _=False, k=scale: self.export_dialog("png", k),
-                         "Ctrl+E" if scale == 1 else None)
-        self._action(self.export_menu, "Plot as SVG…", "action-export-svg",
-                     lambda: self.export_dialog("svg"))
-        self._action(self.export_menu, "Data as CSV…", "action-export-csv",
-                     lambda: self.export_dialog("csv"))
-        self.gif_action = self._action(self.export_menu, "Animation as GIF…", "action-export-gif",
-                                       lambda: self.export_dialog("gif"))
-        self.mp4_action = self._action(self.export_menu, "Animation as MP4…", "action-export-mp4",
-                                       lambda: self.export_dialog("mp4"))
-        self.gif_action.setEnabled(export.gif_available())
-        self.mp4_action.setEnabled(export.mp4_available())
+        """The menu bar made from MENUS; then what depends on this machine or on the
+        theme in use (the export formats available, the theme ticked)."""
+        self.menus: dict[str, QMenu] = {}
+        self.menu_actions: dict[str, QAction] = {}
+        for title, entries in MENUS.items():
+            menu = self.menuBar().addMenu(title)
+            self._name_menu(menu, f"menu-{title.replace('&', '').lower()}")
+            self._fill_menu(menu, entries)
+        self.undo_action = self.menu_actions["action-undo"]
+        self.redo_action = self.menu_actions["action-redo"]
+        gif, mp4 = self.menu_actions["action-export-gif"], self.menu_actions["action-export-mp4"]
+        gif.setEnabled(export.gif_available())
+        mp4.setEnabled(export.mp4_available())
         if not export.mp4_available():
-            self.mp4_action.setText("Animation as MP4 (install PyAV: pip install av)")
-        self.file_menu.addSeparator()
-        self._action(self.file_menu, "&Quit", "action-quit", self.close, "Ctrl+Q")
-
-        self.edit_menu = bar.addMenu("&Edit")
-        self.edit_menu.setObjectName("menu-edit")
-        self.edit_menu.setAccessibleName("Edit menu")
-        undo = self.undo_group.createUndoAction(self, "&Undo")
-        undo.setObjectName("action-undo")
-        undo.setShortcuts([QKeySequence(QKeySequence.StandardKey.Undo)])
-        redo = self.undo_group.createRedoAction(self, "&Redo")
-        redo.setObjectName("action-redo")
-        redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence(QKeySequence.StandardKey.Redo)])
-        for a in (undo, redo):
-            self.edit_menu.addAction(a)
-            self.addAction(a)
-        self.undo_action, self.redo_action = undo, redo
-        self.edit_menu.addSeparator()
-        self._action(self.edit_menu, "Reset &this panel", "action-reset-panel", self.reset_panel)
-
-        self.view_menu = bar.addMenu("&View")
-        self.view_menu.setObjectName("menu-view")
-        self.view_menu.setAccessibleName("View menu")
-        self.fullscreen_action = self._action(
-            self.view_menu, "&Full screen", "action-fullscreen", self.toggle_full_screen, "F11")
-        self.fullscreen_action.setCheckable(True)
-        self._action(self.view_menu, "Zoom &in", "action-zoom-in",
-                     lambda: self.choose_zoom(self.theme.zoom_in), ["Ctrl+=", "Ctrl++"])
-        self._action(self.view_menu, "Zoom &out", "action-zoom-out",
-                     lambda: self.choose_zoom(self.theme.zoom_out), "Ctrl+-")
-        self._action(self.view_menu, "&Reset zoom", "action-zoom-reset",
-                     lambda: self.choose_zoom(self.theme.reset_zoom), "Ctrl+0")
-        self.lecture_layout_action = self._action(
-            self.view_menu, "&Lecture layout", "action-lecture-layout",
-            lambda checked=False: self.set_lecture_layout(bool(checked)), "Ctrl+L")
-        self.lecture_layout_action.setCheckable(True)
-        theme_menu = self.view_menu.addMenu("&Theme")
-        theme_menu.setObjectName("menu-theme")
-        theme_menu.setAccessibleName("Theme menu")
-        group = QActionGroup(self)
-        self.theme_actions: dict[str, QAction] = {}
-        for name in THEMES:
-            a = QAction(name.replace("-", " ").capitalize(), self, checkable=True)
-            a.setObjectName(f"action-theme-{name}")
-            a.setChecked(name == self.theme.name)
-            a.triggered.connect(lambda _=False, n=name: self.choose_theme(n))
-            group.addAction(a)
-            theme_menu.addAction(a)
-            self.theme_actions[name] = a
+            mp4.setText("Animation as MP4 (install PyAV: pip install av)")
+        group = QActionGroup(self)  # one theme at a time
+        self.theme_actions = {name: self.menu_actions[f"action-theme-{name}"] for name in THEMES}
+        for name, action in self.theme_actions.items():
+            action.setChecked(name == self.theme.name)
+            group.addAction(action)
         # the command line or a script may set the theme too: the menu shows the one in use
         self.theme.changed.connect(self._show_theme_in_menu)
-        self.view_menu.addSeparator()
-        for i, p in enumerate(PANELS, start=1):
-            self._action(self.view_menu, p.title, f"action-show-{p.name}",
-                         lambda _=False, n=p.name: self.show_panel(n), f"Ctrl+{i}")
 
-        self.lecture_menu = bar.addMenu("&Lecture")
-        self.lecture_menu.setObjectName("menu-lecture")
-        self.lecture_menu.setAccessibleName("Lecture menu")
-        self._action(self.lecture_menu, "Start the &built-in lecture", "action-lecture-builtin",
-                     self.lecture.start_builtin, "Ctrl+F5")
-        self._action(self.lecture_menu, "&Open a playlist…", "action-lecture-open", self.open_dialog)
-        self.lecture_menu.addSeparator()
-        self.lecture_next_action = self._action(
-            self.lecture_menu, "&Next scene", "action-lecture-next", self.lecture.next, "PgDown")
-        self.lecture_previous_action = self._action(
-            self.lecture_menu, "&Previous scene", "action-lecture-previous", self.lecture.previous,
-            "PgUp")
-        self.lecture_caption_action = self._action(
-            self.lecture_menu, "Show or hide the &caption", "action-lecture-caption",
-            self.lecture.toggle_caption, "Ctrl+H")
-        self.lecture_end_action = self._action(
-            self.lecture_menu, "&End lecture", "action-lecture-end", self.lecture.end)
+    def _name_menu(self, menu: QMenu, name: str) -> None:
+        menu.setObjectName(name)
+        menu.setAccessibleName(f"{menu.title().replace('&', '')} menu")
+        self.menus[name] = menu
 
-        self.help_menu = bar.addMenu("&Help")
-        self.help_menu.setObjectName("menu-help")
-        self.help_menu.setAccessibleName("Help menu")
-        self._action(self.help_menu, "&Guide to this panel", "action-guide", self.show_guide,
-                     QKeySequence.StandardKey.HelpContents)
-        self._action(self.help_menu, "&Keyboard shortcuts", "action-shortcuts",
-                     self.show_shortcuts, "Ctrl+/")
-        self._action(self.help_menu, "&Welcome", "action-welcome", self.show_welcome)
-        self.help_menu.addSeparator()
-        self._action(self.help_menu, "&About ReLU Lab", "action-about", self.show_about)
+    def _fill_menu(self, menu: QMenu, entries) -> None:
+        made_by_undo_group = {"action-undo": self.undo_group.createUndoAction,
+                              "action-redo": self.undo_group.createRedoAction}
+        for entry in entries:
+            if entry is None:
+                menu.addSeparator()
+            elif isinstance(entry, Submenu):
+                submenu = menu.addMenu(entry.text)
+                self._name_menu(submenu, entry.name)
+                self._fill_menu(submenu, entry.entries)
+                if entry.fill:
+                    fill = attrgetter(entry.fill)(self)
+                    submenu.aboutToShow.connect(fill)
+                    fill()
+            else:
+                make = made_by_undo_group.get(entry.name)
+                action = make(self, entry.text) if make else QAction(entry.text, self)
+                action.setObjectName(entry.name)
+                action.setCheckable(entry.checkable)
+                if entry.keys:
+                    action.setShortcuts([QKeySequence(k) for k in entry.keys])
+                if entry.slot:
+                    slot = attrgetter(entry.slot)(self)
+                    # an entry with arguments is called with them alone, not with the
+                    # "checked" that triggered() adds
+                    action.triggered.connect(
+                        (lambda _=False, slot=slot, args=entry.args: slot(*args)) if entry.args
+                        else slot)
+                menu.addAction(action)
+                self.addAction(action)  # shortcuts keep working when the menu bar is hidden
+                self.menu_actions[entry.name] = action
 
     # -- actions -------------------------------------------------------------
     def choose_theme(self, name: str) -> None:
@@ -349,10 +379,11 @@ class MainWindow(QMainWindow):
     def _show_theme_in_menu(self) -> None:
         self.theme_actions[self.theme.name].setChecked(True)
 
-    def choose_zoom(self, change) -> None:
-        """A zoom chosen from the View menu (``change`` moves the theme's zoom): shown
-        now and kept for the next launch."""
-        change()
+    def choose_zoom(self, change: str) -> None:
+        """A zoom chosen from the View menu (``change`` names the theme's method that
+        moves it: zoom_in, zoom_out or reset_zoom): shown now and kept for the next
+        launch."""
+        getattr(self.theme, change)()
         settings.set("view/zoom", self.theme.zoom)
 
     def toggle_full_screen(self) -> None:
@@ -360,7 +391,7 @@ class MainWindow(QMainWindow):
             self.showNormal()
         else:
             self.showFullScreen()
-        self.fullscreen_action.setChecked(self.isFullScreen())
+        self.menu_actions["action-fullscreen"].setChecked(self.isFullScreen())
 
     # -- help ----------------------------------------------------------------
     def show_guide(self, name: str | None = None) -> GuideWindow:
@@ -436,13 +467,14 @@ class MainWindow(QMainWindow):
         return self.save_as(path) if path else False
 
     def _fill_recent_menu(self) -> None:
-        self.recent_menu.clear()
+        menu = self.menus["menu-recent"]
+        menu.clear()
         recent = settings.get("files/recent")
         for i, path in enumerate(recent):
-            a = self.recent_menu.addAction(f"&{i + 1} {Path(path).name}  ({Path(path).parent})")
+            a = menu.addAction(f"&{i + 1} {Path(path).name}  ({Path(path).parent})")
             a.setObjectName(f"action-recent-{i + 1}")
             a.triggered.connect(lambda _=False, p=path: self.open_scene(p))
-        self.recent_menu.setEnabled(bool(recent))
+        menu.setEnabled(bool(recent))
 
     def _update_title(self, *_) -> None:
         if self.lecture.running:
@@ -542,16 +574,15 @@ class MainWindow(QMainWindow):
         self.lecture_layout = bool(on)
         for widget in self.panels.created().values():  # others get it when created
             widget.set_lecture_layout(self.lecture_layout)
-        self.lecture_layout_action.setChecked(self.lecture_layout)
+        self.menu_actions["action-lecture-layout"].setChecked(self.lecture_layout)
         self.statusBar().setVisible(not self.lecture_layout)
         self.lecture.update_key_filter()
 
     def _on_lecture_running(self, running: bool) -> None:
         # the scenes choose the panel: its tabs give the room to the plots
         self.tabs.tabBar().setVisible(not running)
-        for a in (self.lecture_next_action, self.lecture_previous_action, self.lecture_end_action,
-                  self.lecture_caption_action):
-            a.setEnabled(running)
+        for name in LECTURE_RUNNING:
+            self.menu_actions[name].setEnabled(running)
         self._update_title()
 
     def keyPressEvent(self, event) -> None:

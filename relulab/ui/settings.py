@@ -13,6 +13,7 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QSettings
 
 from relulab import APP_NAME, ORGANIZATION
+from relulab.ui.view_choices import DEFAULT_THEME, THEMES, ZOOM_MAX, ZOOM_MIN
 
 
 @dataclass(frozen=True)
@@ -30,8 +31,8 @@ SETTINGS: dict[str, Setting] = {
         Setting("window/geometry", QByteArray(), QByteArray),
         Setting("window/state", QByteArray(), QByteArray),
         Setting("window/last_panel", "hinges", str),
-        Setting("view/theme", "light", str, choices=("light", "dark", "high-contrast")),
-        Setting("view/zoom", 1.0, float, limits=(0.5, 3.0)),
+        Setting("view/theme", DEFAULT_THEME, str, choices=THEMES),
+        Setting("view/zoom", 1.0, float, limits=(ZOOM_MIN, ZOOM_MAX)),
         Setting("help/welcome_shown", False, bool),
         Setting("files/recent", [], list),
         Setting("files/last_folder", "", str),

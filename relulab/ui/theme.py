@@ -15,6 +15,8 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPalette, QPen
 from PySide6.QtWidgets import QApplication
 
+from relulab.ui.view_choices import DEFAULT_THEME, THEMES, ZOOM_MAX, ZOOM_MIN
+
 OKABE_ITO = {
     "black": "#000000",
     "orange": "#E69F00",
@@ -33,7 +35,7 @@ OKABE_ITO = {
 LIGHT_DATA = {"orange": "#C28600", "sky": "#1D99E0", "purple": "#B8689A",
               "yellow": "#9E940D"}
 
-# role -> colour per theme
+# role -> colour per theme (each of THEMES)
 _SCHEMES = {
     "light": {
         "background": "#FFFFFF", "foreground": "#1A1A1A", "grid": "#D0D0D0",
@@ -75,12 +77,12 @@ _SCHEMES = {
         "blue": OKABE_ITO["sky"],
     },
 }
-#: The classes a classifier may have, each with a colour role per theme (Okabe–Ito:
-#: told apart by colour-blind viewers too; the points also differ by symbol). In the
-#: light theme yellow is left out (too pale on white), in the dark ones blue (too dark
-#: on black); high contrast lightens green and purple for a projector.
-CLASS_COLOURS = 6
-THEMES = tuple(_SCHEMES)
+#: How many classes have a colour of their own: the roles ``class0`` … ``class5`` of
+#: each theme (class k takes k mod N_CLASS_COLOURS). Okabe–Ito: told apart by
+#: colour-blind viewers too; the points also differ by symbol. In the light theme
+#: yellow is left out (too pale on white), in the dark ones blue (too dark on black);
+#: high contrast lightens green and purple for a projector.
+N_CLASS_COLOURS = 6
 
 #: Line styles paired with the series colours, so that curves differ without colour.
 SERIES_STYLES = (
@@ -137,7 +139,8 @@ def contrast_ratio(colour, background) -> float:
     return (hi + 0.05) / (lo + 0.05)
 
 
-ZOOM_MIN, ZOOM_MAX, ZOOM_STEP = 0.6, 3.0, 1.2
+#: One step of View ▸ Zoom in or Zoom out.
+ZOOM_STEP = 1.2
 BASE_POINT_SIZE = 10.0
 #: Plot titles and legends, in points at zoom 1 (both grow with the zoom).
 TITLE_POINT_SIZE = 11.0
@@ -149,9 +152,9 @@ class Theme(QObject):
 
     changed = Signal()
 
-    def __init__(self, name: str = "light", zoom: float = 1.0, parent=None):
+    def __init__(self, name: str = DEFAULT_THEME, zoom: float = 1.0, parent=None):
         super().__init__(parent)
-        self._name = name if name in _SCHEMES else "light"
+        self._name = name if name in _SCHEMES else DEFAULT_THEME
         self._zoom = min(max(float(zoom), ZOOM_MIN), ZOOM_MAX)
 
     # -- state ---------------------------------------------------------------
@@ -197,8 +200,8 @@ class Theme(QObject):
         return COLOUR_WORDS[self._name][role]
 
     def class_color(self, k: int) -> QColor:
-        """The colour of class k (0 … CLASS_COLOURS − 1)."""
-        return self.color(f"class{k % CLASS_COLOURS}")
+        """The colour of class k (0 … N_CLASS_COLOURS − 1)."""
+        return self.color(f"class{k % N_CLASS_COLOURS}")
 
     def series_color(self, i: int) -> QColor:
         colours = SERIES_COLOURS[self._name]
@@ -334,9 +337,9 @@ class Theme(QObject):
             axis = item.getAxis(name)
             axis.setPen(pg.mkPen(fg, width=max(1.0, self._zoom)))
             axis.setTextPen(pg.mkPen(fg))
-            # major and minor ticks only: the third level added 50 grid lines at 4%
+            # major and minor ticks only: a third level adds 50 grid lines at 4%
             # opacity that one can barely see, and translucent lines are slow to
-            # draw (7 ms an axis, each time its range changed)
+            # draw (7 ms an axis, each time its range changes)
             axis.setStyle(tickFont=tick_font, tickTextOffset=int(4 * self._zoom), maxTickLevel=1)
             plain_numbers(axis)
             # An axis replays its grid and numbers at every repaint of its plot, 3-16 ms

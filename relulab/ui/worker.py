@@ -33,7 +33,7 @@ timer on the GUI thread instead (:class:`GuiCollector`, after pyqtgraph's
 
 A worker thread also runs at a lower scheduling priority than the GUI thread (Linux):
 numpy holds the GIL for some long operations, and on a busy machine the GUI thread
-then waited up to 0.2 s for it behind a worker; with the lower priority it gets the
+would wait up to 0.2 s for it behind a worker; with the lower priority it gets the
 first turn.
 """
 
@@ -47,6 +47,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
+from contextlib import suppress
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, Qt, Signal
@@ -71,10 +72,8 @@ def _yield_to_the_gui_thread() -> None:
     per thread (Linux); elsewhere nothing happens."""
     import os
 
-    try:
+    with suppress(AttributeError, OSError):
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
-    except (AttributeError, OSError):
-        pass
 
 
 #: Every worker made (weakly held): a full collection waits while one is busy.
@@ -86,18 +85,18 @@ class GuiCollector:
     GUI thread only), changed so that no collection walks many objects while a worker
     is busy, when results and their redraws arrive.
 
-    * The youngest generation is collected every ``interval`` (0.1 s): each walk covers
-      what was made in that time. Once a second, as before, let a worker's burst build
-      up: loading the compiled region engine makes 150,000 objects, and the walk of
-      them all at the next tick held the window for 40–60 ms in the middle of a
-      conversion.
+    * The youngest generation is collected every ``interval`` (0.1 s), so that each
+      walk covers only what was made in that time. Collected once a second (pyqtgraph's
+      interval), a worker's burst builds up: loading the compiled region engine makes
+      150,000 objects, and their walk at the next tick holds the window for 40–60 ms in
+      the middle of a conversion.
     * The older generations (the survivors of many ticks: those same 150,000, then
       everything Qt, pyqtgraph and numba made, 30–120 ms) are collected once no worker
       has been busy for ``QUIET`` seconds, or after ``MAX_WAIT`` seconds all the same (a
       study that keeps a worker busy must not keep its cycles). Idle means idle for a
       while: a worker that has just finished leaves its results to draw, in stages over
-      the next passes of the event loop, and a collection among them added its 30–40 ms
-      to theirs."""
+      the next passes of the event loop, and a collection among them would add its
+      30–40 ms to theirs."""
 
     MAX_WAIT = 30.0
     QUIET = 1.0
@@ -296,10 +295,8 @@ class Worker(QObject):
             return stop.value
 
     def _emit(self, rid: int, kind: str, value: object) -> None:
-        try:
+        with suppress(RuntimeError):  # the QObject was deleted with its panel meanwhile
             self._delivered.emit(rid, kind, value)
-        except RuntimeError:  # the QObject was deleted with its panel meanwhile
-            pass
 
 
 def _malloc_trim():

@@ -1,5 +1,6 @@
 """A small panel with real state, validation, a plot, data and an animation, standing in
-for the real panels in tests of the scene, lecture and export machinery."""
+for the real panels in tests of the scene, lecture and export machinery (the fixtures
+``fake_panels`` and ``fake_window`` in conftest.py put it in their place)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,9 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-import pytest
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from relulab.ui.panels import PANELS, PanelSpec
+from relulab.ui.panels import PanelSpec
 from relulab.ui.panels.base import Panel
 
 X = np.linspace(-1.0, 1.0, 21)
@@ -101,30 +101,7 @@ class FakePanel(Panel):
 
 
 def fake_class(spec: PanelSpec):
-    return type(f"Fake_{spec.name}", (FakePanel,),
-                {"name": spec.name, "title": spec.title, "summary": spec.summary})
-
-
-@pytest.fixture
-def fake_panels(monkeypatch):
-    """Every registered panel is a FakePanel while the fixture is active."""
-    classes = {p.name: fake_class(p) for p in PANELS}
-    monkeypatch.setattr(PanelSpec, "load", lambda self: classes[self.name])
-    return classes
-
-
-@pytest.fixture
-def data_dir(monkeypatch, tmp_path):
-    folder = tmp_path / "data"
-    monkeypatch.setenv("RELULAB_DATA_DIR", str(folder))
-    return folder
-
-
-@pytest.fixture
-def fake_window(fake_panels, data_dir, relulab_window):
-    """relulab.testing's window, built while every panel is a FakePanel."""
-    yield relulab_window
-    relulab_window.session.confirm_close = False
+    return type(f"Fake_{spec.name}", (FakePanel,), {"name": spec.name, "title": spec.title})
 
 
 def values(window) -> dict:

@@ -118,9 +118,9 @@ def test_deep_folding_finishes_when_the_worker_has_counted(main_window, qtbot):
         assert folding.readouts()["pieces"] is None  # on the worker
     assert done.args == ("counts",)
     assert folding.readouts()["pieces"] == 2 ** 20 and folding.readouts()["exact"]
-    with pytest.raises(SignalTimeout, match="FoldingPanel.finished"):
-        with finished(folding, "counts", timeout=0.3):
-            folding.set_depth(20)  # no change, no new work, nothing to wait for
+    with pytest.raises(SignalTimeout, match=r"FoldingPanel\.finished"), \
+            finished(folding, "counts", timeout=0.3):
+        folding.set_depth(20)  # no change, no new work, nothing to wait for
 
 
 def test_a_failed_conversion_finishes_and_says_so(main_window, qtbot, monkeypatch):
@@ -164,9 +164,9 @@ def test_hinges_convergence_study_finishes(main_window, qtbot):
 
 
 def test_waiting_for_a_signal_that_never_comes_fails_in_time(main_window):
-    with pytest.raises(SignalTimeout, match="did not come within 0.2 s"):
-        with waiting_for(main_window.lecture.stepped, timeout=0.2, what="the lecture's step"):
-            pass
+    with pytest.raises(SignalTimeout, match=r"did not come within 0\.2 s"), \
+            waiting_for(main_window.lecture.stepped, timeout=0.2, what="the lecture's step"):
+        pass
 
 
 # -- readouts -------------------------------------------------------------------------
@@ -200,7 +200,7 @@ def test_a_nan_readout_is_a_nan_and_shows_a_dash(qtbot):
 @pytest.mark.parametrize("scale", [0.01, 1.0, 300.0])  # (domains: 0.001 wide to ±1000)
 def test_a_drag_in_data_coordinates_moves_the_handle_there(main_window, qtbot, scale):
     hinges = main_window.show_panel("hinges")
-    assert hinges.set_target("sin(x/%r)" % scale, -3 * scale, 3 * scale)
+    assert hinges.set_target(f"sin(x/{scale!r})", -3 * scale, 3 * scale)
     hinges.set_count(4)
     x, y = hinges.handle_positions()[1]
     drag(hinges.plots()["main"], (x, y), (x + 0.5 * scale, y))
@@ -284,9 +284,9 @@ def test_refusing_covers_static_dialogs_and_exec_and_is_undone():
     assert outer.__name__ == "getOpenFileName" and outer.__module__ == "relulab.ui.dialogs"
     with refuse_modal_dialogs():  # nested, it stacks and unstacks
         assert QFileDialog.__dict__["getOpenFileName"] is not outer
-        with pytest.raises(ModalDialogRefused, match="QMessageBox.question"):
+        with pytest.raises(ModalDialogRefused, match=r"QMessageBox\.question"):
             QMessageBox.question(None, "?", "?")
-        with pytest.raises(ModalDialogRefused, match="QDialog.exec"):
+        with pytest.raises(ModalDialogRefused, match=r"QDialog\.exec"):
             QMessageBox().exec()
         with pytest.raises(ModalDialogRefused, match="Drive the app through its methods"):
             QFileDialog.getExistingDirectory()

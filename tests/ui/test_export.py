@@ -6,7 +6,6 @@ import pytest
 from PySide6.QtGui import QImage
 
 from relulab.ui import export
-from tests.ui.fakes import data_dir, fake_panels, fake_window
 
 
 def test_png_at_three_scales(fake_window, tmp_path):
@@ -95,7 +94,7 @@ def test_a_panel_without_animation_or_plot_says_so(qtbot, theme, data_dir, tmp_p
     qtbot.addWidget(panel)
     with pytest.raises(export.ExportError, match="no animation"):
         export.record_frames(panel, panel)
-    with pytest.raises(export.ExportError, match=".gif or .mp4"):
+    with pytest.raises(export.ExportError, match=r"\.gif or \.mp4"):
         export.export_animation(panel, panel, tmp_path / "a.avi")
 
 

@@ -12,9 +12,8 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from relulab.ui.help import guide_markdown, shortcut_rows
 from relulab.ui.panels import PANELS
-from tests.ui.fakes import data_dir
 
-#: What each guide must say: the seeds' numbers and the formula that matters.
+#: What each guide must say: the notebooks' numbers and the formula that matters.
 GUIDE_FACTS = {
     "hinges": ["0.1022", "Σ cᵢ·ReLU(x − kᵢ)", "(b − a)²M/(8n²)", "0.0254"],
     "training": ["0.025", "0.033", "0.160", "L = (1/N) Σ"],

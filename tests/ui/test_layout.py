@@ -289,7 +289,7 @@ def test_a_key_wraps_between_entries_never_inside_a_marker(main_window, theme):
 
 def _legend_problems(where: str, panel) -> list[str]:
     found = []
-    for name, plot in panel.plots().items():
+    for plot in panel.plots().values():
         item = plot.getPlotItem() if hasattr(plot, "getPlotItem") else None
         legend = getattr(item, "legend", None) if item is not None else None
         if legend is None or not legend.isVisible() or not legend.items:

@@ -7,7 +7,6 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from relulab.io.scenes import Playlist, Scene, builtin_lecture_path, read_playlist
 from relulab.ui.panels import PANEL_NAMES
-from tests.ui.fakes import data_dir, fake_panels, fake_window, values
 
 
 def playlist() -> Playlist:

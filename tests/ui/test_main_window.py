@@ -7,7 +7,6 @@ from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import QApplication
 
 from relulab.ui.panels import PANELS
-from tests.ui.fakes import data_dir
 
 
 def test_every_panel_is_built_with_its_object_name(main_window):

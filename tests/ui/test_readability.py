@@ -89,6 +89,17 @@ def test_every_data_colour_reaches_3_to_1_on_the_plot(name, qapp):
         assert ratio >= DATA_CONTRAST, f"{name}: series {i} {t.series_color(i).name()}: {ratio:.2f}"
 
 
+def test_every_theme_offered_has_its_own_colours(qapp):
+    """The themes the command line, the settings and the View menu offer are the ones
+    the theme colours: a name without colours of its own would show the light theme's,
+    and the contrast checks above would pass on them."""
+    from relulab.ui.theme import COLOUR_WORDS
+
+    for name in THEMES:
+        assert Theme(name).name == name
+    assert set(SERIES_COLOURS) == set(COLOUR_WORDS) == set(THEMES)
+
+
 # -- the plots as drawn ------------------------------------------------------------------
 def _plots(window):
     for name in window.panels:

@@ -19,7 +19,7 @@ from relulab.io.scenes import SCENE_FORMAT, Scene, SceneError, dump_scene, read_
 from relulab.ui import settings
 from relulab.ui.panels import PANEL_NAMES
 from relulab.ui.session import AUTOSAVE_NAME, RECOVERED_NAME, apply_scene
-from tests.ui.fakes import data_dir, fake_panels, fake_window, values
+from tests.ui.fakes import values
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,7 +33,8 @@ def curves(panel) -> list:
         if scene is None:
             continue
         for item in scene.items():
-            if isinstance(item, pg.PlotDataItem) or (isinstance(item, pg.ScatterPlotItem) and item.parentItem() is not None \
+            if isinstance(item, pg.PlotDataItem) or (
+                    isinstance(item, pg.ScatterPlotItem) and item.parentItem() is not None
                     and not isinstance(item.parentItem(), pg.PlotDataItem)):
                 x, y = item.getData()
             elif isinstance(item, pg.ImageItem) and item.image is not None:

@@ -107,8 +107,7 @@ def test_generator_jobs_report_progress(qtbot, worker):
     worker.finished.connect(results.append)
 
     def study(stop):
-        for i in range(3):
-            yield i
+        yield from range(3)
         return "done"
 
     with qtbot.waitSignal(worker.idle, timeout=5000):

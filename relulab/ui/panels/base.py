@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
@@ -117,12 +117,13 @@ class Panel(QWidget):
     """Base class of the main window's panels.
 
     Subclasses set ``name`` (used in object names ``panel-<name>``, on the command
-    line and in scene files), ``title`` and ``summary``.
+    line and in scene files) and ``title``. What a panel is about in one line is its
+    entry's ``summary`` in the registry (relulab.ui.panels.PANELS), known without
+    importing the panel.
     """
 
     name = "panel"
     title = "Panel"
-    summary = ""
     #: The panel's Qt-free state: an immutable object of the model layer with
     #: ``to_dict()`` and a ``from_dict(d)`` that validates every field first (see
     #: relulab.model.core.fields). What the panel shows follows from it; scene files, undo
@@ -283,10 +284,8 @@ class Panel(QWidget):
 
     def shutdown(self) -> None:
         """Stop timers and threads; called once before the panel is destroyed."""
-        try:
+        with suppress(RuntimeError, TypeError):
             self.theme.changed.disconnect(self.apply_theme)
-        except (RuntimeError, TypeError):
-            pass
 
     # -- helpers -------------------------------------------------------------
     def show_status(self, text: str, msec: int = 5000) -> None:
