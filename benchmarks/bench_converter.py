@@ -5,6 +5,7 @@ Baselines, measured in the same run: evaluating the deep network on a dense grid
 linear-program enumeration of before (SciPy HiGHS, one program per undecided child).
 The region engine against its peer, regioncam, is in bench_regions."""
 
+import itertools
 import time
 
 import numpy as np
@@ -31,7 +32,7 @@ def _adversarial(seed: int, decades: float = 12.0) -> MLP:
     depth = int(rng.integers(2, 9))
     sizes = [1] + [int(w) for w in rng.integers(1, 17, depth)] + [1]
     layers = []
-    for a, b in zip(sizes[:-1], sizes[1:]):
+    for a, b in itertools.pairwise(sizes):
         M = rng.normal(size=(b, a + 1)) * 10.0 ** rng.uniform(-decades / 2, decades / 2, (b, a + 1))
         layers.append((M[:, :-1], M[:, -1]))
     return MLP(layers)

@@ -246,7 +246,8 @@ def _worker_rows(size: str) -> list[Row]:
     rows.append(Row(f"depth study, budget {DEPTH_BUDGETS[1]}, {DEPTH_MAX_SEEDS} networks per depth: "
                     "event loop delay, max", float(depth.max()), "the same probe, panel idle (max)",
                     idle, max_seconds=0.05,
-                    note=f"{len(panel.state.depth.samples)} networks in {fmt_time(time.perf_counter() - t0)}"))
+                    note=f"{len(panel.state.depth.samples)} networks in "
+                         f"{fmt_time(time.perf_counter() - t0)}"))
     _close(panel)
     return rows
 

@@ -23,11 +23,9 @@ settings.load_profile("explore" if os.environ.get("RELULAB_HYPOTHESIS") == "expl
 
 
 def _qt_available() -> bool:
-    try:
-        import PySide6
-    except ImportError:
-        return False
-    return True
+    import importlib.util
+
+    return importlib.util.find_spec("PySide6") is not None
 
 
 if not _qt_available():

@@ -42,7 +42,8 @@ PANELS: list[PanelSpec] = [
               "drag hinged rulers and watch least squares refit; interpolation and its error bound.",
               "relulab.model.fitting.hinges:HingesState"),
     PanelSpec("training", "Training", "relulab.ui.panels.training", "TrainingPanel",
-              "Adam trains a one-hidden-layer network from many random starts, against the least-squares optimum.",
+              "Adam trains a one-hidden-layer network from many random starts, "
+              "against the least-squares optimum.",
               "relulab.model.fitting.training:TrainingState"),
     PanelSpec("folding", "Folding", "relulab.ui.panels.folding", "FoldingPanel",
               "the tent map composed layer by layer doubles the pieces each time; certified counts.",
