@@ -287,8 +287,8 @@ def engine_status(n_in: int) -> str:
     """How this process made the compiled loops for ``n_in`` inputs ready, e.g.
     "loaded from the disk cache in 0.2 s" or "compiled in 9.1 s" (a first run)."""
     (entry,) = _entries(n_in)
-    if kern.numba is None:
-        return "not compiled (numba is not installed: plain Python, slow)"
+    if kern.KERNELS.numba is None:
+        return f"not compiled ({kern.KERNELS.why_not}: plain Python, slow)"
     if entry not in kern.PREPARED:
         return "not loaded yet"
     how, seconds = kern.PREPARED[entry]
@@ -322,7 +322,7 @@ def _make_ready(entry, apart: bool = False) -> None:
             return
         kern.prepare(entry, apart=apart)
         _ready.add(entry)  # before the runs, which enumerate through _prepare
-        if kern.numba is not None:
+        if kern.KERNELS.numba is not None:
             n = 2 if entry is kern.run2 else 3
             tiny = MLP([(np.eye(n), np.zeros(n)), (np.ones((1, n)), np.zeros(1))])
             run = count_regions_2d if n == 2 else arrangement_nd
