@@ -7,7 +7,6 @@ from hypothesis import strategies as st
 
 from relulab.model.data.targets import PRESETS
 from relulab.model.fitting.hinges import (
-    HingesState,
     convergence_study,
     design_matrix,
     estimate_curvature,
@@ -20,6 +19,7 @@ from relulab.model.fitting.hinges import (
     interpolation_bound,
     log_log_slope,
 )
+from relulab.model.lessons.hinges import HingesState
 
 SEED_CURVE = PRESETS["sin(2x) + 0.3x²"]
 

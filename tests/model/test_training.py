@@ -3,8 +3,13 @@
 import numpy as np
 import pytest
 
+from relulab.model.core.cancel import Cancelled
 from relulab.model.fitting import _training_kernels as kernels
 from relulab.model.fitting.training import (
+    MAX_POINTS,
+    MAX_STEPS,
+    MAX_WIDTH,
+    SPEEDS,
     HingeNetTrainer,
     fit_even_hinges,
     init_hinge_net,
@@ -13,6 +18,7 @@ from relulab.model.fitting.training import (
     rmse_histogram,
     train_hinge_net,
 )
+from relulab.model.lessons.training import TrainingState, replay
 from relulab.model.networks.mlp import MLP
 
 X = np.linspace(-3, 3, 400)
@@ -306,15 +312,6 @@ def test_prefix_sum_evaluation_matches_the_dense_sum():
 
 
 # -- the Training panel's state ----------------------------------------------------------
-from relulab.model.core.cancel import Cancelled
-from relulab.model.fitting.training import (
-    MAX_POINTS,
-    MAX_STEPS,
-    MAX_WIDTH,
-    SPEEDS,
-    TrainingState,
-    replay,
-)
 
 
 def test_training_state_round_trips_and_keeps_old_files_readable():
