@@ -32,8 +32,10 @@ import threading
 import numpy as np
 
 from relulab.model.core import compiled
+from relulab.model.fitting.optimizers import supported
 
-OPTIMIZERS = ("adam", "gd", "momentum")
+#: the optimisers the step implements, in the order of their codes in the compiled loop
+OPTIMIZERS = tuple(supported("adam", "gd", "momentum"))
 _OPT_CODE = {name: i for i, name in enumerate(OPTIMIZERS)}
 
 

@@ -25,10 +25,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from relulab.model.core.arrays import readonly
 from relulab.model.fitting import _training_kernels as kernels
 from relulab.model.fitting.hinges import HingeFit, evenly_spaced_kinks, fit_hinges
+from relulab.model.networks.activations import relu
 from relulab.model.networks.mlp import MLP
 
+#: the optimisers HingeNetTrainer supports: those its compiled step implements
 OPTIMIZERS = kernels.OPTIMIZERS
 INITS = ("spread", "he")
 MAX_RESTARTS = 32
@@ -37,18 +40,9 @@ MAX_HIDDEN = 1024
 MAX_KINK_RECORDS = 1000
 
 
-def _readonly(a: np.ndarray) -> np.ndarray:
-    a = a.view()
-    a.setflags(write=False)
-    return a
-
-
-def relu(z):
-    return np.maximum(z, 0.0)
-
-
 def init_hinge_net(seed: int, hidden: int, domain: tuple[float, float] = (-3.0, 3.0),
-                   init: str = "spread") -> tuple[np.ndarray, np.ndarray, np.ndarray, float, np.random.Generator]:
+                   init: str = "spread"
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, np.random.Generator]:
     """Initial (w, b, a, c) for one restart, and its random generator (for mini-batches).
 
     ``init="spread"`` is the notebook's initialisation, kinks spread over the domain [lo, hi]::
@@ -209,7 +203,8 @@ class HingeNetTrainer:
             float(domain[0]), float(domain[1]))
         self.hidden, self.seeds, self.optimizer = hidden, seeds, optimizer
         self.batch_size, self.init = batch_size, init
-        self.beta1, self.beta2, self.eps, self.momentum = float(beta1), float(beta2), float(eps), float(momentum)
+        self.beta1, self.beta2 = float(beta1), float(beta2)
+        self.eps, self.momentum = float(eps), float(momentum)
         self.backend = backend
         self.lr = lr
         R, H = len(seeds), hidden
@@ -325,11 +320,11 @@ class HingeNetTrainer:
         rmse[~np.isfinite(rmse)] = np.inf
         return RestartsSnapshot(
             step=self.step, seeds=self.seeds, hidden=H,
-            w=_readonly(w), b=_readonly(b), a=_readonly(a), c=_readonly(c),
-            losses=_readonly(self._losses[:, :self.step]), rmse=_readonly(rmse),
-            diverged_at=_readonly(self._diverged_at.copy()),
-            kink_steps=_readonly(self._kink_steps[:self._n_kinks]),
-            kink_history=_readonly(self._kink_hist[:self._n_kinks]),
+            w=readonly(w), b=readonly(b), a=readonly(a), c=readonly(c),
+            losses=readonly(self._losses[:, :self.step]), rmse=readonly(rmse),
+            diverged_at=readonly(self._diverged_at.copy()),
+            kink_steps=readonly(self._kink_steps[:self._n_kinks]),
+            kink_history=readonly(self._kink_hist[:self._n_kinks]),
             lr=self._lr, optimizer=self.optimizer, batch_size=self.batch_size, domain=self.domain,
         )
 
