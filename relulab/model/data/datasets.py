@@ -194,7 +194,8 @@ def boundary(seed=0, n_per_class: int = 100, noise: float = 0.05,
     n, noise, _ = _check(n_per_class, noise)
     f = expression if isinstance(expression, Expression) else parse_expression(expression)
     rng = _rng(seed)
-    below, above = [], []
+    below: list[np.ndarray] = []
+    above: list[np.ndarray] = []
     have = [0, 0]
     for _ in range(BOUNDARY_ROUNDS):
         X = rng.uniform(-1, 1, (4 * n + 16, 2))
@@ -260,7 +261,7 @@ def make_dataset(name: str, seed=0, n_per_class: int | None = None, noise: float
                   d.noise if noise is None else noise, **options)
 
 
-def test_mask(n: int, test_fraction: float = 0.3, seed=0) -> np.ndarray:
+def held_out_mask(n: int, test_fraction: float = 0.3, seed=0) -> np.ndarray:
     """A boolean mask choosing round(n · test_fraction) of n points for testing, at random."""
     f = float(test_fraction)
     if not (0 <= f < 1):
@@ -271,13 +272,16 @@ def test_mask(n: int, test_fraction: float = 0.3, seed=0) -> np.ndarray:
     return mask
 
 
-test_mask.__test__ = False  # not a pytest test despite its name
+#: The name the panels and scene files' readers import. pytest collects any function
+#: named test_* in a test module that imports it, unless ``__test__`` is False.
+test_mask = held_out_mask
+vars(test_mask)["__test__"] = False
 
 
 def train_test_split(X, y, test_fraction: float = 0.3, seed=0):
     """``(X_train, y_train, X_test, y_test)`` with a random ``test_fraction`` held out."""
     X, y = np.asarray(X, float), np.asarray(y, float)
-    mask = test_mask(len(y), test_fraction, seed)
+    mask = held_out_mask(len(y), test_fraction, seed)
     return X[~mask], y[~mask], X[mask], y[mask]
 
 

@@ -95,7 +95,7 @@ class HingeFit:
     rmse: float
     max_error: float
     method: str = "given"
-    residual: np.ndarray = field(default=None, repr=False)
+    residual: np.ndarray | None = field(default=None, repr=False)
 
     def predict(self, x) -> np.ndarray:
         """f̂(x) = a + s·x + Σ cᵢ·ReLU(x − kᵢ)."""

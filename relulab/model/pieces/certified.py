@@ -91,7 +91,22 @@ class _State:
         "flags",
     )
 
-    def __init__(self):
+    # H and D are let go (deleted) as soon as a layer has read them: at depth 24 they
+    # hold near 2 GB
+    T: np.ndarray
+    H: np.ndarray
+    D: np.ndarray
+    flags: np.ndarray
+    ET: np.ndarray | None
+    EH: np.ndarray | None
+    ED: np.ndarray | None
+    Dd: np.ndarray | None
+    eT: int | None
+    eH: int | None
+    eD: int | None
+    exact_layers: int
+
+    def __init__(self) -> None:
         self.T, self.H, self.D = np.zeros(1), np.zeros((1, 1)), np.ones((1, 2))
         self.flags = np.zeros(1, dtype=bool)
         self.ET = self.EH = self.ED = None
@@ -110,7 +125,12 @@ class _State:
     def is_exact(self) -> bool:
         return self.ET is None and self.EH is None and self.ED is None
 
-    def errors(self):
+    def lattices(self) -> tuple[int, int, int]:
+        """eT, eH, eD of an exact state (every one is known there)."""
+        assert self.eT is not None and self.eH is not None and self.eD is not None
+        return self.eT, self.eH, self.eD
+
+    def errors(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         z = np.zeros
         return (z(self.T.shape) if self.ET is None else self.ET,
                 z(self.H.shape) if self.EH is None else self.EH,
@@ -158,19 +178,22 @@ def _layer_certified(st: _State, W: np.ndarray, b: np.ndarray, off_slope) -> Non
     and integer networks stay here). Otherwise carry error bounds and raise
     _Uncertain when one cannot decide a sign or an order."""
     T, H, D, flags = st.T, st.H, st.D, st.flags
-    st.H = st.D = None  # hold no arrays that are no longer needed (depth 24 is near 2 GB)
+    del st.H, st.D  # hold no arrays that are no longer needed (depth 24 is near 2 GB)
     n = W.shape[0]
     exact = st.is_exact and off_slope in (0.0, None)
+    EZ: np.ndarray | None
+    EDz: np.ndarray | None
     if exact:
+        eT0, eH0, eD0 = st.lattices()
         eW, eb = _lattice(W), _lattice(b)
-        eZ = max(eW + st.eH, eb)
-        eDz = eW + st.eD
+        eZ = max(eW + eH0, eb)
+        eDz = eW + eD0
         maxH = np.maximum(H.max(axis=1), -H.min(axis=1))
         maxD = np.maximum(D.max(axis=1), -D.min(axis=1))
         A = np.abs(W)
         exact = (_fits(float((A @ maxH + np.abs(b)).max()) * 2, eZ)
                  and _fits(float((A @ maxD).max()), eDz)
-                 and _fits(max(float(T.max()), -float(T.min())) * 2, st.eT))
+                 and _fits(max(float(T.max()), -float(T.min())) * 2, eT0))
     if exact:
         Z = W @ H
         Z += b[:, None]
@@ -182,7 +205,8 @@ def _layer_certified(st: _State, W: np.ndarray, b: np.ndarray, off_slope) -> Non
         st.H, st.D = H, D
         ET, EH, ED = st.errors()
         Dd = _spread_changes(W, st.slope_changes())
-        st.H = st.D = st.Dd = None
+        del st.H, st.D
+        st.Dd = None
         Z, EZ = _affine_bounded(W, H, b, EH)
         Dz, EDz = _affine_bounded(W, D, None, ED)
         del EH, ED
@@ -224,6 +248,7 @@ def _layer_certified(st: _State, W: np.ndarray, b: np.ndarray, off_slope) -> Non
         if exact_at_root is not None:
             exact_at_root[who, np.arange(ni)] = True
         if same is not None and ni:
+            assert exact_at_root is not None  # made above whenever same is
             offsets, known = same
             for k in range(n):
                 hit = known[k, who]
@@ -235,7 +260,7 @@ def _layer_certified(st: _State, W: np.ndarray, b: np.ndarray, off_slope) -> Non
     Zl = _values_on_ray(Z[:, 0], Dz[:, 0], T[0], rl, jl)
     Zrr = _values_on_ray(Z[:, -1], Dz[:, -1], T[-1], rr, jr)
     if exact:
-        exact = _roots_exact(T, Z, i, r, who, Zr, st.eT, eZ, exact_at_root)
+        exact = _roots_exact(T, Z, i, r, who, Zr, eT0, eZ, exact_at_root)
         if exact:
             exact = _ray_roots_exact(T, Z, Dz, jl, rl, Zl, jr, rr, Zrr)
         if not exact:  # not provably exact after all: redo this layer with bounds
@@ -245,10 +270,11 @@ def _layer_certified(st: _State, W: np.ndarray, b: np.ndarray, off_slope) -> Non
             _layer_certified(st, W, b, off_slope)
             return
         del inputs
-        eT = max(st.eT, _lattice(r), _lattice(rl), _lattice(rr))
+        eT = max(eT0, _lattice(r), _lattice(rl), _lattice(rr))
         eH = max(eZ, _lattice(same[0] if all_known else Zr), _lattice(Zl), _lattice(Zrr))
         EZr = EZl = EZrr = ETr = ETl = ETrr = None
     else:
+        assert ET is not None and EZ is not None and EDz is not None  # bounds, not exact
         ETr, EZr = _root_bounds(T, ET, Z, EZ, i, lam, r, who, Zr)
         if all_known:
             EZr[:] = 0.0
@@ -556,12 +582,13 @@ def _output_certified(st: _State, W: np.ndarray, b: np.ndarray):
     exact) for every output."""
     if st.is_exact:
         eW, eb = _lattice(W), _lattice(b)
-        eY = max(eW + st.eH, eb)
+        _, eH, eD = st.lattices()
+        eY = max(eW + eH, eb)
         A = np.abs(W)
         maxH = np.abs(st.H).max(axis=1)
         maxD = np.abs(st.D).max(axis=1)
         if (_fits(float((A @ maxH + np.abs(b)).max()) * 2, eY)
-                and _fits(float((A @ maxD).max()) * 2, eW + st.eD)):
+                and _fits(float((A @ maxD).max()) * 2, eW + eD)):
             y = W @ st.H
             y += b[:, None]
             return y, W @ st.D, None, None
@@ -587,7 +614,8 @@ def _certified_pieces(net: MLP, off_slope, max_knots, should_stop):
     W, b = net.layers[-1]
     y, dy, Ey, Edy = _output_certified(st, W, b)
     changes = None if Edy is None else _spread_changes(W, st.slope_changes())
-    st.H = st.D = st.EH = st.ED = st.Dd = None
+    del st.H, st.D
+    st.EH = st.ED = st.Dd = None
     if not (np.all(np.isfinite(y)) and np.all(np.isfinite(dy))):
         raise _Uncertain("outputs beyond the range of doubles")
     jump = dy[:, 1:] - dy[:, :-1]
@@ -595,6 +623,7 @@ def _certified_pieces(net: MLP, off_slope, max_knots, should_stop):
         Ejump = None
         is_kink = jump != 0
     else:
+        assert changes is not None  # computed above whenever Edy is
         Ejump = (Edy[:, 1:] + Edy[:, :-1]) * (1 + 2 * U) + 2 * U * np.abs(jump)
         jump[~changes] = 0.0  # proven equal slopes: exactly no kink
         Ejump[~changes] = 0.0

@@ -269,7 +269,7 @@ def _split_layer_nd(st, l, nl, R, g0, KB, d, N, C, nP, nK, nv, Z, EZ,
                                 continue
                             kp = kq + jp
                             kn = kq + jn
-                            cnt = 0
+                            cnt = np.int64(0)
                             for w in range(MW):
                                 cnt += np.int64(_popcount(KT[kp, w] & KT[kn, w]))
                             if cnt < n - 1:

@@ -101,7 +101,7 @@ class _ExactLines:
 
     def __init__(self, hidden):
         self.hidden = hidden
-        self.ints = [None] * len(hidden)
+        self.ints: list[tuple | None] = [None] * len(hidden)
         self.first = np.cumsum([0] + [W.shape[0] for W, _ in hidden]).tolist()
         self.cache: dict = {}
 
@@ -153,6 +153,12 @@ class _ExactLines:
 
 class _Run:
     """One enumeration's context: exact fallback, stop requests and limits."""
+
+    # n-D runs only: the starting fan (directions, facets), the number of neurons and
+    # the exact rays found so far
+    fan: tuple[np.ndarray, np.ndarray]
+    N: int
+    ray_cache: dict
 
     def __init__(self, hidden, base, should_stop, max_cells, deadline):
         self.exact = _ExactLines(hidden)
@@ -217,7 +223,8 @@ class _Run:
         N, n = self.N, self.fan[1].shape[1]
         t = sum(int(w) << (64 * i) for i, w in enumerate(tight))
         current = self.exact.first[la] + j         # constraints before it are the cell's
-        rows, others = [], []
+        rows: list[int] = []
+        others: list[int] = []
         for bit in range(N + n + 1):
             if bit < N and bit >= current:
                 continue
@@ -516,10 +523,16 @@ class Arrangement2D(_Cells):
         A = (self._W_out @ H).reshape(-1, self.n_cells, 3).transpose(1, 0, 2)
         return np.ascontiguousarray(A[..., :2]), A[..., 2] + self._b_out
 
+_Vertex = tuple[int, int, tuple[float, float, float]]
+_Corner = tuple[_Vertex, int, int, int, int]
+
+
 def _base_2d(box):
     """Exact base lines, their float rows and the starting pieces (box or plane).
 
     Pieces: lists of (vertex (l1, l2, point), edge line to the next corner, ι, vinc, einc)."""
+    lines: list[tuple[float, float, float]]
+    pieces: list[list[_Corner]]
     if box is None:
         lines = [(0, 0, 1), (0, 1, 0), (1, 0, 0)]          # L∞, the x-axis, the y-axis
         O, E1, E2, W1, W2 = ((1, 2, (0, 0, 1)), (1, 0, (1, 0, 0)), (2, 0, (0, 1, 0)),
@@ -640,7 +653,7 @@ def _start_2d(box):
     LF[:nb] = kern.LEXACT | np.where(((LX[:nb] != 0) & (np.abs(LX[:nb]) < kern.TINY)).any(axis=1),
                                      kern.LTINY, 0)
     LS[:nb] = np.column_stack([np.full(nb, -1), np.full(nb, -1), np.arange(nb)])
-    verts = {}
+    verts: dict[_Vertex, int] = {}
     for piece in pieces:
         for vx, *_ in piece:
             verts.setdefault(vx, len(verts))

@@ -124,7 +124,7 @@ class Conversion:
     """A deep network, its shallow equal, and what the Corollary says about its size."""
 
     deep: MLP
-    shallow: object                      # MLP (1-D) or ExtendedNetwork (n-D)
+    shallow: MLP | ExtendedNetwork       # MLP (1-D) or ExtendedNetwork (n-D)
     one_d: OneDShallow | None = None
     regions: list = field(default_factory=list)
     k: int = 0
@@ -167,6 +167,7 @@ class Conversion:
 
     def _span_1d(self):
         """(centre, reach) of the kinks: in the network's own units."""
+        assert self.one_d is not None  # 1-D only
         t = self.one_d.kinks
         if not len(t):
             return 0.0, 1.0
@@ -194,14 +195,14 @@ class Conversion:
         extended network checks ``should_stop`` as it goes (thousands of regions take
         seconds)."""
         X = self.exact_points()
-        extended = isinstance(self.shallow, ExtendedNetwork)
+        shallow = self.shallow
 
         def d(P):
             return np.asarray(self.deep(P), dtype=float).reshape(len(P), -1)
 
         def s(P):
-            return np.asarray(self.shallow(P, should_stop) if extended
-                              else self.shallow(P), dtype=float).reshape(len(P), -1)
+            return np.asarray(shallow(P, should_stop) if isinstance(shallow, ExtendedNetwork)
+                              else shallow(P), dtype=float).reshape(len(P), -1)
 
         rng = np.random.default_rng(seed)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -221,13 +222,14 @@ class Conversion:
             with np.errstate(over="ignore", invalid="ignore"):
                 v.scale = _magnitude(self.deep, np.concatenate([X.reshape(-1, self.n_in), R]))
         if self.one_d is not None:
+            assert isinstance(shallow, MLP)  # 1-D: one finite hidden layer
             t = self.one_d.kinks
             if len(t):
                 v.max_error_at_kinks = float(np.abs(d(t[:, None]) - s(t[:, None])).max())
             with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
                 P = np.concatenate([X, R])
                 diff = np.abs(np.concatenate([dX, dR]) - np.concatenate([sX, sR]))
-                bound = (rounding_bound(self.deep, self.shallow, P)
+                bound = (rounding_bound(self.deep, shallow, P)
                          + self.one_d.representation_error(P))
                 ratio = np.where(diff == 0, 0.0, diff / bound)
             v.max_rounding_ratio = float(np.max(ratio)) if np.all(np.isfinite(ratio)) else np.inf
@@ -240,10 +242,11 @@ class Conversion:
         (``weight_errors``: a weight computed from jumps that cancel, as where a ray's
         slope is small beside the others, is off by far more than its own rounding)
         plus the rounding of the sum."""
-        (W1, _b1), (W2, _) = self.shallow.layers if len(self.shallow.layers) == 2 else \
+        shallow, one = self.shallow, self.one_d
+        assert isinstance(shallow, MLP) and one is not None  # 1-D only
+        (W1, _b1), (W2, _) = shallow.layers if len(shallow.layers) == 2 else \
             ((np.zeros((0, 1)), np.zeros(0)), (np.zeros((self.n_out, 0)), None))
         w = W1[:, 0]
-        one = self.one_d
         EV = one.weight_errors[1] if one.weight_errors is not None else np.zeros_like(W2)
         left = np.asarray(one.slopes_at_ends[0], dtype=float).reshape(-1)
         right = np.asarray(one.slopes_at_ends[1], dtype=float).reshape(-1)

@@ -12,9 +12,11 @@ network is a finite stand-in, exact only away from the region boundaries.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from relulab.model.core.cancel import check
 from relulab.model.core.rows import unique_rows
@@ -55,6 +57,12 @@ class ExtendedLayer:
     S: np.ndarray
     V: np.ndarray
     v: np.ndarray
+    # made from the five above: the distinct affine forms, their matrix (sparse when
+    # mostly zeros), and where each row's finite part and bracket are among the forms
+    _forms: np.ndarray = field(init=False, repr=False, compare=False)
+    _F: Any = field(init=False, repr=False, compare=False)
+    _finite_idx: npt.NDArray[np.intp] = field(init=False, repr=False, compare=False)
+    _scaled_idx: npt.NDArray[np.intp] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         for name in ("W", "b", "S", "V", "v"):
@@ -257,7 +265,10 @@ def region_constraints(regions: Sequence[Region]):
     lists the constraint indices of region r. Two rows are one constraint when their
     normalised functionals are bit-identical (the same split seen from two cells)."""
     index: dict = {}
-    normals, offsets, strict, members = [], [], [], []
+    normals: list[np.ndarray] = []
+    offsets: list[float] = []
+    strict: list[bool] = []
+    members: list[list[int]] = []
     for r in regions:
         mine = []
         for a, c, on in zip(r.normals, r.offsets, r.on):
