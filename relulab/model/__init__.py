@@ -19,7 +19,8 @@ import importlib
 
 _WHERE = {
     "networks.activations": ["ACTIVATIONS", "Activation", "get_activation"],
-    "fitting.classify": ["ClassifierSnapshot", "TrainConfig", "Trainer", "decision_map", "circles_lesson_run"],
+    "fitting.classify": ["ClassifierSnapshot", "TrainConfig", "Trainer", "decision_map",
+                         "circles_lesson_run"],
     "networks.collapse": ["collapse", "collapsed_network"],
     "data.datasets": ["DATASETS", "circles", "make_dataset"],
     "regions.depth": ["parameter_count", "regions_against_depth"],

@@ -5,7 +5,6 @@ and each extra compilation of the engine's loops costs seconds on a user's first
 
 import numpy as np
 import pytest
-from numba.core.registry import CPUDispatcher
 
 from relulab.model.fitting import _training_kernels as training_kernels
 from relulab.model.fitting.training import HingeNetTrainer
@@ -21,13 +20,15 @@ def _representative_runs():
                (np.ones((1, 3)), np.zeros(1))])
     count_regions_2d(net, box=(-2.0, 2.0, -1.0, 3.0))
     count_regions_2d(fan, should_stop=lambda: False)
-    arrangement_2d(net).maps
+    _ = arrangement_2d(net).maps  # the output maps are computed on first access
     arrangement_2d(fan, exact_only=True)
     arrangement_nd(MLP.random([3, 5, 4, 1], seed=1), max_regions=10_000)
     arrangement_nd(fan, exact_only=True)
 
 
 def test_every_compiled_function_declares_its_argument_types():
+    from numba.core.registry import CPUDispatcher
+
     dispatchers = {name for name, value in vars(kern).items() if isinstance(value, CPUDispatcher)}
     declared = {fn.py_func.__name__ for fn in kern.COMPILED}
     assert dispatchers == declared

@@ -16,6 +16,7 @@ which its launcher hands to :func:`main` before anything else starts.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 import os
@@ -81,10 +82,8 @@ def main(target: str) -> int:
               file=sys.stderr)
         return 2
     if hasattr(os, "nice"):
-        try:
+        with contextlib.suppress(OSError):
             os.nice(10)  # below the app, whose window must keep answering
-        except OSError:
-            pass
     return importlib.import_module(TARGETS[target]).compile_for_cache(target)
 
 

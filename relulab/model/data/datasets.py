@@ -323,13 +323,16 @@ def points_from_csv(text: str):
         if lineno == 1 and cells[0].lower() in ("x1", "x", "x_1"):
             continue  # header
         if len(cells) < 3:
-            raise ValueError(f"line {lineno}: expected x1, x2, label but found {len(cells)} column(s)")
+            raise ValueError(f"line {lineno}: expected x1, x2, label but found "
+                             f"{len(cells)} column(s)")
         if len(cells) > 4:
-            raise ValueError(f"line {lineno}: expected at most 4 columns (x1, x2, label, set), found {len(cells)}")
+            raise ValueError(f"line {lineno}: expected at most 4 columns (x1, x2, label, set), "
+                             f"found {len(cells)}")
         try:
             a, b = float(cells[0]), float(cells[1])
         except ValueError:
-            raise ValueError(f"line {lineno}: coordinates must be numbers, got {cells[0]!r}, {cells[1]!r}") from None
+            raise ValueError(f"line {lineno}: coordinates must be numbers, got {cells[0]!r}, "
+                             f"{cells[1]!r}") from None
         if not (math.isfinite(a) and math.isfinite(b)):
             raise ValueError(f"line {lineno}: coordinates must be finite, got {cells[0]}, {cells[1]}")
         label = _CSV_LABELS.get(cells[2])

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from relulab.model.networks.exact import U, gamma
 from relulab.model.networks.activations import get_activation
+from relulab.model.networks.exact import U, gamma
 from relulab.model.networks.mlp import MLP
 
 #: The lesson's worked example (one row per neuron).

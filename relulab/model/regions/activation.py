@@ -34,7 +34,7 @@ from relulab.model.core.cancel import Cancelled
 from relulab.model.core.rows import unique_rows
 from relulab.model.networks.mlp import MLP
 from relulab.model.regions import arrangement
-from relulab.model.regions.arrangement import RegionLimit
+from relulab.model.regions.arrangement import RegionLimit as RegionLimit  # callers catch it from here
 
 #: The name the region code's callers know; the same exception as every model loop's.
 EnumerationStopped = Cancelled

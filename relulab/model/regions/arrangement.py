@@ -49,6 +49,7 @@ decision depends on an absolute tolerance.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import itertools
 import math
 import os
@@ -362,14 +363,10 @@ def _make_ready_quietly(entry) -> None:
     # below the GUI thread, as the panels' workers run (Linux; elsewhere as it is):
     # a compilation takes a core for seconds
     if sys.platform.startswith("linux"):
-        try:
+        with contextlib.suppress(OSError):
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
-        except OSError:
-            pass
-    try:
+    with contextlib.suppress(Exception):
         _make_ready(entry, apart=True)  # a compilation in a process of its own
-    except Exception:
-        pass
 
 
 def _prepare(entry, should_stop) -> None:
