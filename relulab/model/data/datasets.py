@@ -129,7 +129,7 @@ def spirals(seed=0, n_per_class: int = 100, noise: float = 0.03, turns: float = 
     n, noise, k = _check(n_per_class, noise, classes)
     rng = _rng(seed)
     t = np.sqrt(rng.uniform(0.0025, 1, k * n))  # more points far out, where the arms are long
-    offset = np.pi if k == 2 else 2 * np.pi / k  # the same angles for two arms as before
+    offset = np.pi if k == 2 else 2 * np.pi / k  # the arms 2π/k apart (π for two)
     angle = 2 * np.pi * turns * t + np.repeat(np.arange(k) * offset, n)
     X = np.c_[t * np.cos(angle), t * np.sin(angle)] * 0.95
     X = X + noise * rng.normal(size=X.shape)
