@@ -16,9 +16,9 @@ from relulab.model.fitting.training import (
     MAX_STEPS,
     MAX_WIDTH,
     HingeNetTrainer,
-    TrainingState,
     train_hinge_net,
 )
+from relulab.model.lessons.training import TrainingState
 
 LARGEST = {"restarts": MAX_RESTARTS, "hidden": MAX_WIDTH, "points": MAX_POINTS}
 

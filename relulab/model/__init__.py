@@ -19,7 +19,8 @@ import importlib
 
 _WHERE = {
     "networks.activations": ["ACTIVATIONS", "Activation", "get_activation"],
-    "fitting.classify": ["ClassifierSnapshot", "TrainConfig", "Trainer", "decision_map", "circles_lesson_run"],
+    "fitting.classify": ["ClassifierSnapshot", "TrainConfig", "Trainer", "decision_map",
+                         "circles_lesson_run"],
     "networks.collapse": ["collapse", "collapsed_network"],
     "data.datasets": ["DATASETS", "circles", "make_dataset"],
     "regions.depth": ["parameter_count", "regions_against_depth"],
@@ -31,8 +32,8 @@ _WHERE = {
     "pieces.piecewise": ["PiecewiseLinear", "piecewise_linear"],
     "regions.activation": ["Region", "RegionPolygon", "count_linear_regions", "linear_regions",
                 "region_polygons"],
-    "shallow.construction": ["ExtendedNetwork", "convert", "corollary_bound", "to_shallow",
-                "to_shallow_extended"],
+    "shallow.extended": ["ExtendedNetwork"],
+    "shallow.construction": ["convert", "corollary_bound", "to_shallow", "to_shallow_extended"],
     "data.targets": ["DEFAULT_TARGET", "PRESETS", "Target", "target_from_text"],
     "fitting.training": ["HingeNetTrainer", "RestartsSnapshot", "init_hinge_net", "iter_hinge_net",
                  "refit_output_layer", "train_hinge_net"],

@@ -8,6 +8,7 @@ root on a piece is −C/A, compared exactly with the piece's ends.
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 from math import gcd
 
@@ -46,7 +47,7 @@ def reference(net):
                     if (lo is None or r > lo) and (hi is None or r < hi):
                         cuts.add(r)
             ends = [lo, *sorted(cuts), hi]
-            for x0, x1 in zip(ends[:-1], ends[1:]):
+            for x0, x1 in itertools.pairwise(ends):
                 # a point strictly inside decides which neurons are on
                 if x0 is None and x1 is None:
                     probe = Fraction(0)
@@ -82,10 +83,10 @@ def reference(net):
     # slope of every output on each piece between consecutive knots
     edges = [None, *knots, None]
     slopes = []
-    for x0, x1 in zip(edges[:-1], edges[1:]):
+    for x0, x1 in itertools.pairwise(edges):
         probe = (Fraction(0) if x0 is None and x1 is None else x1 - 1 if x0 is None
                  else x0 + 1 if x1 is None else (x0 + x1) / 2)
-        for lo, hi, a, c in out:
+        for lo, hi, a, _c in out:
             if (lo is None or probe > lo) and (hi is None or probe < hi):
                 slopes.append(a)
                 break

@@ -8,10 +8,10 @@ from relulab.model.fitting.classify import (
     TrainConfig,
     Trainer,
     accuracy,
-    loss_from_logits,
-    predict_proba,
     circles_lesson_run,
     circles_lesson_setup,
+    loss_from_logits,
+    predict_proba,
     train,
 )
 from relulab.model.networks.mlp import MLP
@@ -36,11 +36,18 @@ def lesson_loop(seed, H, steps):
     X = np.vstack([np.c_[r0 * np.cos(a0), r0 * np.sin(a0)], np.c_[r1 * np.cos(a1), r1 * np.sin(a1)]])
     X = (X + 0.12 * rng.normal(size=X.shape)) / 3
     y = np.r_[np.zeros(n), np.ones(n)]
-    W1 = rng.normal(0, np.sqrt(2 / 2), (2, H)); b1 = rng.uniform(-0.5, 0.5, H)
-    W2 = rng.normal(0, np.sqrt(1 / H), (H, 1)); b2 = np.zeros(1)
-    sig = lambda z: 1 / (1 + np.exp(-z))
+    W1 = rng.normal(0, np.sqrt(2 / 2), (2, H))
+    b1 = rng.uniform(-0.5, 0.5, H)
+    W2 = rng.normal(0, np.sqrt(1 / H), (H, 1))
+    b2 = np.zeros(1)
+
+    def sig(z):
+        return 1 / (1 + np.exp(-z))
+
     for _ in range(steps):
-        Z1 = X @ W1 + b1; Hd = np.maximum(0, Z1); p = sig(Hd @ W2 + b2).ravel()
+        Z1 = X @ W1 + b1
+        Hd = np.maximum(0, Z1)
+        p = sig(Hd @ W2 + b2).ravel()
         dZ2 = (p - y)[:, None] / len(y)
         dW2, db2 = Hd.T @ dZ2, dZ2.sum(0)
         dZ1 = (dZ2 @ W2.T) * (Z1 > 0)

@@ -81,7 +81,8 @@ def test_identity_on_some_layers_collapses_just_those_layers():
     assert np.allclose(flat.layers[1][0], W4 @ W3 @ W2)
     assert collapse_identity_layers(flat) is flat  # nothing left to merge
     whole = collapse_identity_layers(net.with_activation("identity"))
-    assert len(whole.layers) == 1 and np.allclose(whole.layers[0][0], collapse(net.with_activation("identity"))[0])
+    assert len(whole.layers) == 1 and np.allclose(whole.layers[0][0],
+                                                  collapse(net.with_activation("identity"))[0])
     with pytest.raises(ValueError, match="tanh on layer 4"):
         collapse(net)
 
@@ -149,7 +150,7 @@ def test_the_rounding_bound_holds_against_exact_arithmetic():
     from relulab.model.networks.collapse import _rounding_bound
 
     rng = np.random.default_rng(4)
-    for trial in range(12):
+    for _trial in range(12):
         acts = tuple(rng.choice(["relu", "identity", "leaky_relu"], size=3))
         scales = 10.0 ** rng.integers(-8, 9, size=4)
         net = MLP([(rng.normal(size=(o, i)) * s, rng.normal(size=o) * s)

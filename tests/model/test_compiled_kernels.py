@@ -5,7 +5,6 @@ and each extra compilation of the engine's loops costs seconds on a user's first
 
 import numpy as np
 import pytest
-from numba.core.registry import CPUDispatcher
 
 from relulab.model.fitting import _training_kernels as training_kernels
 from relulab.model.fitting.training import HingeNetTrainer
@@ -21,13 +20,15 @@ def _representative_runs():
                (np.ones((1, 3)), np.zeros(1))])
     count_regions_2d(net, box=(-2.0, 2.0, -1.0, 3.0))
     count_regions_2d(fan, should_stop=lambda: False)
-    arrangement_2d(net).maps
+    _ = arrangement_2d(net).maps  # the output maps are computed on first access
     arrangement_2d(fan, exact_only=True)
     arrangement_nd(MLP.random([3, 5, 4, 1], seed=1), max_regions=10_000)
     arrangement_nd(fan, exact_only=True)
 
 
 def test_every_compiled_function_declares_its_argument_types():
+    from numba.core.registry import CPUDispatcher
+
     dispatchers = {name for name, value in vars(kern).items() if isinstance(value, CPUDispatcher)}
     declared = {fn.py_func.__name__ for fn in kern.COMPILED}
     assert dispatchers == declared
@@ -160,3 +161,57 @@ def test_a_warm_engine_never_waits_for_a_compilation_in_another_thread():
     out = subprocess.run([sys.executable, "-c", _LOCK_HELD], capture_output=True, text=True,
                          timeout=600, check=True)
     assert out.stdout.strip() == "done", out.stderr
+
+
+_WITHOUT_NUMBA = """
+import json
+from relulab.model.networks.mlp import MLP
+from relulab.model.regions import _arrangement_kernels as kern
+from relulab.model.regions.arrangement import arrangement_nd, count_regions_2d, engine_status
+from relulab.model.fitting import _training_kernels as training_kernels
+
+net = MLP.random([2, 4, 3, 1], seed=5)
+print(json.dumps({
+    "regions_2d": count_regions_2d(net),
+    "regions_nd": len(arrangement_nd(MLP.random([3, 3, 2, 1], seed=2))),
+    "status": engine_status(2),
+    "compiled": len(kern.COMPILED),
+    "training": training_kernels.compiled_available(),
+}))
+"""
+
+
+def test_the_region_engine_runs_as_plain_python_without_numba():
+    """RELULAB_NO_NUMBA turns numba off for every compiled loop: the region engine runs
+    its loops as plain Python, and counts the same regions."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, RELULAB_NO_NUMBA="1")
+    out = subprocess.run([sys.executable, "-c", _WITHOUT_NUMBA], env=env, capture_output=True,
+                         text=True, timeout=600, check=True)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["status"] == "not compiled (disabled by RELULAB_NO_NUMBA: plain Python, slow)"
+    assert got["compiled"] == 0 and got["training"] is False
+    assert got["regions_2d"] == count_regions_2d(MLP.random([2, 4, 3, 1], seed=5))
+    assert got["regions_nd"] == len(arrangement_nd(MLP.random([3, 3, 2, 1], seed=2)))
+
+
+def test_every_region_loop_is_cached_against_all_of_the_engines_sources():
+    """An entry point's cached code holds the code of the helpers it calls, which live in
+    other files: its disk cache is keyed on all of them, so a change to a helper compiles
+    the entry point again instead of loading a stale one."""
+    import hashlib
+    from pathlib import Path
+
+    if not kern.disk_cached(kern.run2):
+        pytest.skip("numba has no place for a disk cache here")
+    files = sorted({fn.py_func.__code__.co_filename for fn in kern.COMPILED})
+    assert len(files) == 3
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(hashlib.sha256(Path(path).read_bytes()).digest())
+    stamps = {fn._cache._cache_file._source_stamp for fn in kern.COMPILED}
+    assert stamps == {digest.digest()}

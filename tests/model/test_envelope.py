@@ -1,5 +1,7 @@
 """Per-column extremes of a piecewise-linear function: exact, every peak kept."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -13,7 +15,7 @@ def brute_force(pl, a, b, columns):
     """Per column: the values at the edges and at every kink inside, min and max."""
     edges = np.linspace(a, b, columns + 1)
     low, high = [], []
-    for lo, hi in zip(edges[:-1], edges[1:]):
+    for lo, hi in itertools.pairwise(edges):
         inside = pl.kinks[(pl.kinks >= lo) & (pl.kinks <= hi)]
         y = pl(np.concatenate([[lo, hi], inside]))
         low.append(y.min())

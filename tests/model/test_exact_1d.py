@@ -4,6 +4,7 @@ Every case the issue lists, and a property test against the exact rational refer
 in tests/model/exact_reference.py (written independently of the model's code).
 """
 
+import itertools
 from fractions import Fraction
 
 import numpy as np
@@ -123,7 +124,10 @@ def test_several_outputs_share_their_kinks():
     assert len(one.kinks) == union
     assert one.width in (union, union + 1)
     assert one.width == least_width(ref, 3, exhaustive=EXHAUSTIVE_KINKS) or union > EXHAUSTIVE_KINKS
-    assert one.width < sum(shallow_1d(MLP([*list(net.layers[:-1]), (net.layers[-1][0][i:i + 1], net.layers[-1][1][i:i + 1])])).width for i in range(3))
+    assert one.width < sum(
+        shallow_1d(MLP([*list(net.layers[:-1]),
+                        (net.layers[-1][0][i:i + 1], net.layers[-1][1][i:i + 1])])).width
+        for i in range(3))
     x = np.random.default_rng(1).normal(0, 3, 2000)
     np.testing.assert_allclose(one.net(x), net(x), atol=1e-12)
 
@@ -203,7 +207,7 @@ def deep_nets(draw):
     rng = np.random.default_rng(seed)
     sizes = [1, *widths, 1]
     layers = []
-    for a, b in zip(sizes[:-1], sizes[1:]):
+    for a, b in itertools.pairwise(sizes):
         spread = 10.0 ** rng.uniform(-decades / 2, decades / 2, (b, a + 1))
         M = rng.normal(size=(b, a + 1)) * spread / np.sqrt(a)
         layers.append((M[:, :-1], M[:, -1]))
@@ -241,7 +245,7 @@ def test_nets_spanning_eight_decades_lose_no_kinks():
     for _ in range(40):
         sizes = [1, *list(rng.integers(2, 9, rng.integers(2, 5))), 1]
         layers = []
-        for a, b in zip(sizes[:-1], sizes[1:]):
+        for a, b in itertools.pairwise(sizes):
             M = rng.normal(size=(b, a + 1)) * 10.0 ** rng.uniform(-4, 4, (b, a + 1))
             layers.append((M[:, :-1], M[:, -1]))
         net = MLP(layers)

@@ -167,7 +167,7 @@ def test_fold_frames_go_from_one_layer_to_the_next():
 
 
 def test_folding_state_round_trip_and_validation():
-    from relulab.model.pieces.folding import FoldingState
+    from relulab.model.lessons.folding import FoldingState
 
     s = FoldingState(depth=7, peak=0.35, whole_line=True, fold=Fold.tent(0.4), show_fold=False)
     assert FoldingState.from_dict(s.to_dict()) == s
@@ -189,7 +189,7 @@ def test_folding_state_round_trip_and_validation():
 ])
 def test_folding_state_refuses_folds_that_would_overflow(fold, where):
     """±1e308 weights used to be accepted and then raise from a timer and from undo."""
-    from relulab.model.pieces.folding import FoldingState
+    from relulab.model.lessons.folding import FoldingState
 
     with pytest.raises(ValueError, match=where):
         FoldingState.from_dict({"fold": fold})

@@ -7,7 +7,6 @@ from hypothesis import strategies as st
 
 from relulab.model.data.targets import PRESETS
 from relulab.model.fitting.hinges import (
-    HingesState,
     convergence_study,
     design_matrix,
     estimate_curvature,
@@ -20,6 +19,7 @@ from relulab.model.fitting.hinges import (
     interpolation_bound,
     log_log_slope,
 )
+from relulab.model.lessons.hinges import HingesState
 
 SEED_CURVE = PRESETS["sin(2x) + 0.3x²"]
 
@@ -239,15 +239,15 @@ def test_state_round_trip_and_validation():
     s = HingesState().add_kink(0.25, 1.5)
     assert HingesState.from_dict(s.to_dict()) == s
     bad = s.to_dict() | {"a": 4.0}
-    with pytest.raises(ValueError, match="^b: the domain"):
+    with pytest.raises(ValueError, match=r"^b: the domain"):
         HingesState.from_dict(bad)
     with pytest.raises(ValueError, match=r"^kinks\[1\]"):
         HingesState.from_dict(s.to_dict() | {"kinks": [0.0, "x"], "coefficients": [0, 0]})
-    with pytest.raises(ValueError, match="^coefficients"):
+    with pytest.raises(ValueError, match=r"^coefficients"):
         HingesState.from_dict(s.to_dict() | {"coefficients": [1.0]})
-    with pytest.raises(ValueError, match="^mode"):
+    with pytest.raises(ValueError, match=r"^mode"):
         HingesState.from_dict(s.to_dict() | {"mode": "magic"})
-    with pytest.raises(ValueError, match="unknown field.*colour"):
+    with pytest.raises(ValueError, match=r"unknown field.*colour"):
         HingesState.from_dict(s.to_dict() | {"colour": 1})
 
 

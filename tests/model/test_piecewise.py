@@ -1,5 +1,7 @@
 """Exact kinks of 1-D ReLU networks: piecewise_linear against the network itself."""
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -235,7 +237,7 @@ _weights = st.sampled_from([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0])
 def degenerate_nets(draw):
     sizes = [1, *draw(st.lists(st.integers(1, 4), min_size=1, max_size=4)), 1]
     layers = []
-    for n_in, n_out in zip(sizes[:-1], sizes[1:]):
+    for n_in, n_out in itertools.pairwise(sizes):
         W = [[draw(_weights) for _ in range(n_in)] for _ in range(n_out)]
         b = [draw(_weights) for _ in range(n_out)]
         layers.append((W, b))

@@ -2,6 +2,8 @@
 and cones) against each other, against an independent exact count and against the
 clipping they replaced; degenerate networks, units, witnesses, stopping and limits."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -56,7 +58,7 @@ def _degenerate_net(sizes, seed, biases=(-1.0, 0.0, 1.0)):
     neurons constant on whole cells."""
     rng = np.random.default_rng(seed)
     layers = [(rng.integers(-1, 2, size=(m, n)).astype(float), rng.choice(biases, size=m))
-              for n, m in zip(sizes[:-1], sizes[1:])]
+              for n, m in itertools.pairwise(sizes)]
     return MLP(layers)
 
 

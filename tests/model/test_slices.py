@@ -187,15 +187,15 @@ def test_slice_state_round_trips_and_validates():
     assert back == state
     assert back.rows == (0, 1, 4) and back.labels[0] == "A: row 0"
     bad = dict(d, points=[d["points"][0], d["points"][0], d["points"][2]])
-    with pytest.raises(ValueError, match="^slice.points: points A and B are the same"):
+    with pytest.raises(ValueError, match=r"^slice.points: points A and B are the same"):
         SliceState.from_dict(bad, 6)
     with pytest.raises(ValueError, match=r"^slice.points: expected shape 3×7"):
         SliceState.from_dict(d, 7)
-    with pytest.raises(ValueError, match="^slice.image_shape"):
+    with pytest.raises(ValueError, match=r"^slice.image_shape"):
         SliceState.from_dict(dict(d, image_shape=[4, 4]), 6)
-    with pytest.raises(ValueError, match="^slice.kind"):
+    with pytest.raises(ValueError, match=r"^slice.kind"):
         SliceState.from_dict(dict(d, kind="cube"), 6)
-    with pytest.raises(ValueError, match="^slice: unknown field"):
+    with pytest.raises(ValueError, match=r"^slice: unknown field"):
         SliceState.from_dict(dict(d, extra=1), 6)
     line = dict(d, kind="line", points=d["points"][:2], labels=[], rows=[])
     assert SliceState.from_dict(line, 6).slice().kind == "line"

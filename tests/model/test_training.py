@@ -3,8 +3,13 @@
 import numpy as np
 import pytest
 
+from relulab.model.core.cancel import Cancelled
 from relulab.model.fitting import _training_kernels as kernels
 from relulab.model.fitting.training import (
+    MAX_POINTS,
+    MAX_STEPS,
+    MAX_WIDTH,
+    SPEEDS,
     HingeNetTrainer,
     fit_even_hinges,
     init_hinge_net,
@@ -13,6 +18,7 @@ from relulab.model.fitting.training import (
     rmse_histogram,
     train_hinge_net,
 )
+from relulab.model.lessons.training import TrainingState, replay
 from relulab.model.networks.mlp import MLP
 
 X = np.linspace(-3, 3, 400)
@@ -125,7 +131,8 @@ def _check_notebook_pattern(result):
     best = result.best
     assert best != 3
     kinks = result.kinks_inside(best)
-    bend = lambda x: np.abs(-4 * np.sin(2 * x) + 0.6)
+    def bend(x):
+        return np.abs(-4 * np.sin(2 * x) + 0.6)
     assert np.median(bend(kinks)) > 1.3 * np.mean(bend(X)), kinks
     near_peaks = np.min(np.abs(kinks[:, None] - np.array([-2.36, -0.79, 0.79, 2.36])), axis=1) < 0.35
     # windows of ±0.35 cover under half of [−3, 3]; evenly spread kinks would put half in them
@@ -221,7 +228,8 @@ def test_mini_batch_training_learns_and_plain_gd_too():
     assert np.all(mb.rmse < 0.5 * start.rmse)
     gd = train_hinge_net(X, Y, hidden=12, seeds=[0], steps=3000, lr=0.02, optimizer="gd")
     assert gd.rmse[0] < 0.6 * start.rmse[0]
-    assert mb.batch_size == 32 and train_hinge_net(X, Y, seeds=[0], steps=1, batch_size=400).batch_size is None
+    assert mb.batch_size == 32
+    assert train_hinge_net(X, Y, seeds=[0], steps=1, batch_size=400).batch_size is None
 
 
 def test_network_export_and_prediction_agree():
@@ -306,15 +314,6 @@ def test_prefix_sum_evaluation_matches_the_dense_sum():
 
 
 # -- the Training panel's state ----------------------------------------------------------
-from relulab.model.core.cancel import Cancelled
-from relulab.model.fitting.training import (
-    MAX_POINTS,
-    MAX_STEPS,
-    MAX_WIDTH,
-    SPEEDS,
-    TrainingState,
-    replay,
-)
 
 
 def test_training_state_round_trips_and_keeps_old_files_readable():

@@ -7,8 +7,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
+from relulab.model.lessons.folding import FoldingState
 from relulab.model.networks.mlp import MLP
-from relulab.model.pieces.folding import FOLD_PRESETS, Fold, FoldingState
+from relulab.model.pieces.folding import FOLD_PRESETS, Fold
 from relulab.ui.panels.folding import EXACT_SYNC_DEPTH, SYNC_DEPTH, FoldingPanel
 
 

@@ -371,7 +371,8 @@ def test_twenty_thousand_points_study_converges_off_the_gui_thread(panel, qtbot)
 def test_a_state_the_panel_makes_is_one_a_scene_can_hold(panel):
     """Edits clamp to the ranges from_dict accepts: a huge free-mode drag, a target
     with huge values, kinks from training far outside the domain."""
-    from relulab.model.fitting.hinges import COEFFICIENT_LIMIT, HingesState
+    from relulab.model.fitting.hinges import COEFFICIENT_LIMIT
+    from relulab.model.lessons.hinges import HingesState
 
     panel.set_mode("free")
     panel.select(1)

@@ -404,8 +404,9 @@ def test_captions_speak_of_test_points_only_where_there_are_some():
 def test_the_panels_train_at_a_speed_one_can_watch_by_default():
     """Training: 20 000 steps take 20 s, not one; the Playground's circles (learnt in
     about 100 steps) take a second or more. "As fast as possible" stays a choice."""
-    from relulab.model.fitting.training import SPEEDS, TrainingState
+    from relulab.model.fitting.training import SPEEDS
     from relulab.model.lessons.playground import PlaygroundState
+    from relulab.model.lessons.training import TrainingState
 
     state = TrainingState()
     assert SPEEDS[state.speed] is not None and state.steps / SPEEDS[state.speed] >= 10

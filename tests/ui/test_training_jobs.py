@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from relulab.model.core.cancel import Cancelled
-from relulab.model.fitting.training import TrainingState, fit_even_hinges, refit_output_layer
+from relulab.model.fitting.training import fit_even_hinges, refit_output_layer
+from relulab.model.lessons.training import TrainingState
 from relulab.ui.panels.training import jobs
 
 

@@ -428,7 +428,7 @@ def test_a_long_replay_runs_on_a_worker_and_closing_mid_replay_leaves_no_thread(
     """A state whose steps take a while to train again: the window answers meanwhile
     (the replay is a worker's), the panel shows the state at once and the run when it
     is ready; closing the panel in the middle ends the worker."""
-    from relulab.model.fitting.training import TrainingState, replay
+    from relulab.model.lessons.training import TrainingState, replay
 
     state = TrainingState(restarts=8, hidden=64, points=2000, steps=5000, step=3000)
     panel = own_panel(qtbot)

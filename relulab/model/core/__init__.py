@@ -3,6 +3,8 @@
 - ``cancel``: stopping long work early (one exception, one check).
 - ``fields``: checking a panel state's fields read from a file.
 - ``rows``: distinct rows of an array without starving the GUI thread.
-- ``_compile_apart``, ``_numba_source``: numba's compiled loops, compiled in a process of
-  their own and cached on disk.
+- ``compiled``: numba's compiled loops, made ready one way (disk cache, a compiling
+  process, here) and turned off by ``RELULAB_NO_NUMBA``.
+- ``_compile_apart``: the compiling process's entry point (``python -m`` and the frozen
+  app's launcher start it).
 """

@@ -16,6 +16,7 @@ which its launcher hands to :func:`main` before anything else starts.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 import os
@@ -72,24 +73,6 @@ def fill_disk_cache(target: str) -> bool:
     return done.returncode == 0
 
 
-def load_cached(dispatcher, signatures) -> bool:
-    """Load the numba ``dispatcher`` for each of ``signatures`` from numba's disk cache,
-    compiling nothing; False when one is not there. numba has no public call for this:
-    these are the first steps of its ``Dispatcher.compile``, and any change there only
-    costs a compilation."""
-    try:
-        for signature in signatures:
-            cres = dispatcher._cache.load_overload(signature, dispatcher.targetctx)
-            if cres is None:
-                return False
-            dispatcher.targetctx.insert_user_function(cres.entry_point, cres.fndesc,
-                                                      [cres.library])
-            dispatcher.add_overload(cres)
-        return True
-    except Exception:  # pragma: no cover - another numba version
-        return False
-
-
 def main(target: str) -> int:
     """In the child: compile ``target`` into numba's disk cache. Exit status 0 when it
     is there, :data:`NOT_CACHED` when it compiled with no place to keep it, 2 for an
@@ -99,10 +82,8 @@ def main(target: str) -> int:
               file=sys.stderr)
         return 2
     if hasattr(os, "nice"):
-        try:
+        with contextlib.suppress(OSError):
             os.nice(10)  # below the app, whose window must keep answering
-        except OSError:
-            pass
     return importlib.import_module(TARGETS[target]).compile_for_cache(target)
 
 

@@ -126,10 +126,7 @@ def finite_array(v: Any, name: str, shape: tuple[int | None, ...], max_size: int
                  lo: float = -1e12, hi: float = 1e12) -> np.ndarray:
     """``v`` (nested lists or an array) as a float array of ``shape``, every entry a
     finite number in [lo, hi]; ValueError naming ``name`` otherwise."""
-    if isinstance(v, np.ndarray):
-        a = v
-    else:
-        a = _nested_to_array(v, name, shape, max_size)
+    a = v if isinstance(v, np.ndarray) else _nested_to_array(v, name, shape, max_size)
     if a.ndim != len(shape) or any(want is not None and got != want
                                    for got, want in zip(a.shape, shape)):
         want = "×".join("n" if s is None else str(s) for s in shape)

@@ -129,7 +129,7 @@ def spirals(seed=0, n_per_class: int = 100, noise: float = 0.03, turns: float = 
     n, noise, k = _check(n_per_class, noise, classes)
     rng = _rng(seed)
     t = np.sqrt(rng.uniform(0.0025, 1, k * n))  # more points far out, where the arms are long
-    offset = np.pi if k == 2 else 2 * np.pi / k  # the same angles for two arms as before
+    offset = np.pi if k == 2 else 2 * np.pi / k  # the arms 2π/k apart (π for two)
     angle = 2 * np.pi * turns * t + np.repeat(np.arange(k) * offset, n)
     X = np.c_[t * np.cos(angle), t * np.sin(angle)] * 0.95
     X = X + noise * rng.normal(size=X.shape)
@@ -194,7 +194,8 @@ def boundary(seed=0, n_per_class: int = 100, noise: float = 0.05,
     n, noise, _ = _check(n_per_class, noise)
     f = expression if isinstance(expression, Expression) else parse_expression(expression)
     rng = _rng(seed)
-    below, above = [], []
+    below: list[np.ndarray] = []
+    above: list[np.ndarray] = []
     have = [0, 0]
     for _ in range(BOUNDARY_ROUNDS):
         X = rng.uniform(-1, 1, (4 * n + 16, 2))
@@ -260,7 +261,7 @@ def make_dataset(name: str, seed=0, n_per_class: int | None = None, noise: float
                   d.noise if noise is None else noise, **options)
 
 
-def test_mask(n: int, test_fraction: float = 0.3, seed=0) -> np.ndarray:
+def held_out_mask(n: int, test_fraction: float = 0.3, seed=0) -> np.ndarray:
     """A boolean mask choosing round(n · test_fraction) of n points for testing, at random."""
     f = float(test_fraction)
     if not (0 <= f < 1):
@@ -271,13 +272,16 @@ def test_mask(n: int, test_fraction: float = 0.3, seed=0) -> np.ndarray:
     return mask
 
 
-test_mask.__test__ = False  # not a pytest test despite its name
+#: The name the panels and scene files' readers import. pytest collects any function
+#: named test_* in a test module that imports it, unless ``__test__`` is False.
+test_mask = held_out_mask
+vars(test_mask)["__test__"] = False
 
 
 def train_test_split(X, y, test_fraction: float = 0.3, seed=0):
     """``(X_train, y_train, X_test, y_test)`` with a random ``test_fraction`` held out."""
     X, y = np.asarray(X, float), np.asarray(y, float)
-    mask = test_mask(len(y), test_fraction, seed)
+    mask = held_out_mask(len(y), test_fraction, seed)
     return X[~mask], y[~mask], X[mask], y[mask]
 
 
@@ -319,13 +323,16 @@ def points_from_csv(text: str):
         if lineno == 1 and cells[0].lower() in ("x1", "x", "x_1"):
             continue  # header
         if len(cells) < 3:
-            raise ValueError(f"line {lineno}: expected x1, x2, label but found {len(cells)} column(s)")
+            raise ValueError(f"line {lineno}: expected x1, x2, label but found "
+                             f"{len(cells)} column(s)")
         if len(cells) > 4:
-            raise ValueError(f"line {lineno}: expected at most 4 columns (x1, x2, label, set), found {len(cells)}")
+            raise ValueError(f"line {lineno}: expected at most 4 columns (x1, x2, label, set), "
+                             f"found {len(cells)}")
         try:
             a, b = float(cells[0]), float(cells[1])
         except ValueError:
-            raise ValueError(f"line {lineno}: coordinates must be numbers, got {cells[0]!r}, {cells[1]!r}") from None
+            raise ValueError(f"line {lineno}: coordinates must be numbers, got {cells[0]!r}, "
+                             f"{cells[1]!r}") from None
         if not (math.isfinite(a) and math.isfinite(b)):
             raise ValueError(f"line {lineno}: coordinates must be finite, got {cells[0]}, {cells[1]}")
         label = _CSV_LABELS.get(cells[2])

@@ -87,8 +87,10 @@ def _tokenise(text: str) -> list[_Token]:
             # in reading order is the one named ("unknown name 'os'" before the '.').
             tokens.append(_Token("bad", text[pos], pos + 1))
             return tokens
-        if m.lastgroup != "space":
-            tokens.append(_Token(m.lastgroup, m.group(), pos + 1))
+        kind = m.lastgroup
+        assert kind is not None  # every alternative of _TOKEN is a named group
+        if kind != "space":
+            tokens.append(_Token(kind, m.group(), pos + 1))
         pos = m.end()
     tokens.append(_Token("end", "", len(text) + 1))
     return tokens
@@ -218,7 +220,7 @@ class _Parser:
         raise ExpressionError(f"unexpected {t.text!r}", t.column)
 
 
-def _evaluate(tree, x: np.ndarray) -> np.ndarray:
+def _evaluate(tree, x: np.ndarray) -> np.ndarray | np.float64:
     kind = tree[0]
     if kind == "num":
         # a numpy scalar: broadcast for free, and it overflows to inf (a Python float raises)
@@ -257,7 +259,7 @@ class Expression:
             y = _evaluate(self._tree, x)
         if np.ndim(y) == 0 or np.shape(y) != x.shape:
             y = np.broadcast_to(np.asarray(y, dtype=float), x.shape).copy()
-        return y
+        return np.asarray(y)
 
     def check_finite(self, a: float, b: float, samples: int = 2001) -> None:
         """Raise ExpressionError unless the values are finite on [a, b]."""

@@ -26,15 +26,16 @@ stay at the last finite values and ``diverged_at`` records the step (1-based).
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 
 import numpy as np
 
-from relulab.model.core._numba_source import with_absolute_source
+from relulab.model.core import compiled
+from relulab.model.fitting.optimizers import supported
 
-OPTIMIZERS = ("adam", "gd", "momentum")
+#: the optimisers the step implements, in the order of their codes in the compiled loop
+OPTIMIZERS = tuple(supported("adam", "gd", "momentum"))
 _OPT_CODE = {name: i for i, name in enumerate(OPTIMIZERS)}
 
 
@@ -294,62 +295,49 @@ _lock = threading.Lock()
 def _compile(apart: bool = False):
     """Jit the loop for the one set of argument types the trainer passes, or load it
     from the disk cache. With ``apart``, a compilation runs in a separate process that
-    fills the disk cache (see :mod:`relulab.model.core._compile_apart`): for a thread beside
-    a window."""
+    fills the disk cache (see :mod:`relulab.model.core.compiled`): for a thread beside
+    a window. None when numba is off (``RELULAB_NO_NUMBA``) or missing, or fails."""
     global _compiled, _compile_error, _cached, _how
     with _lock:
         if _compiled is not None or _compile_error is not None:
             return _compiled
-        if os.environ.get("RELULAB_NO_NUMBA"):
-            _compile_error = "disabled by RELULAB_NO_NUMBA"
+        numba, why_not = compiled.numba_or_why()
+        if numba is None:
+            _compile_error = why_not
             return None
         try:
-            import numba
-        except ImportError as exc:
-            _compile_error = f"numba is not installed ({exc})"
-            return None
-        try:
-            try:
-                (loop, _how), _cached = _jit(numba, cache=True, apart=apart), True
-            except RuntimeError:
-                # No place for a disk cache (no source file to key it on): compile in memory.
-                loop, _how = _jit(numba, cache=False)
+            loop, _how = _jit(numba, apart=apart)
+            _cached = compiled.disk_cached(loop)
             _compiled = loop
         except Exception as exc:  # any compiler trouble: the numpy path still works
             _compile_error = f"numba could not compile the training loop ({exc})"
         return _compiled
 
 
-def _jit(numba, cache: bool, apart: bool = False):
+def _jit(numba, apart: bool = False):
     """The loop compiled for exactly the types ``advance_compiled`` passes, and
     ``_search`` for its own: without declared types numba compiles ``_search`` once
     for ``right=True`` and once more for ``right=False`` (literal constants are types
     of their own), seconds of a first start for nothing. nogil: a replay on a worker
-    thread must not hold the GUI thread for a whole chunk. With ``cache`` the loop comes
-    from the disk cache when it is there (with ``_search``'s code inside it), and with
-    ``apart`` a separate process puts it there first. Returns (the loop, how it was
-    made ready)."""
-    from numba import types
-
-    from relulab.model.core._compile_apart import fill_disk_cache, load_cached
-
+    thread must not hold the GUI thread for a whole chunk. The loop comes from the disk
+    cache when it is there (with ``_search``'s code inside it), and with ``apart`` a
+    separate process puts it there first. Returns (the loop, how it was made ready)."""
+    types = numba.types
     i8, f8, b1 = types.int64, types.float64, types.boolean
     F1, F2, I1, I3 = f8[::1], f8[:, ::1], i8[::1], i8[:, :, ::1]
     # x, y, batches, P, m, v, diverged_at, losses, col0, step0, n_steps, hidden, opt,
     # lr, beta1, beta2, eps, momentum
     signature = (F1, F1, I3, F2, F2, F2, I1, F2, i8, i8, i8, i8, i8, f8, f8, f8, f8, f8)
-    search = numba.njit(cache=cache, nogil=True)(with_absolute_source(_search))
+    search = compiled.jit(numba, _search, nogil=True)
     glob = dict(_advance_loop.__globals__, _search=search)
-    loop = numba.njit(cache=cache, nogil=True)(with_absolute_source(_rebind(_advance_loop, glob)))
-    how = "loaded from the disk cache"
-    if not (cache and load_cached(loop, [signature])):
-        how = "compiled in a separate process"
-        if not (cache and apart and fill_disk_cache("training")
-                and load_cached(loop, [signature])):
-            how = "compiled"
-            search.compile((F1, i8, f8, b1))
-            search.disable_compile()
-            loop.compile(signature)
+    loop = compiled.jit(numba, _rebind(_advance_loop, glob), nogil=True)
+
+    def compile_here():
+        search.compile((F1, i8, f8, b1))
+        search.disable_compile()
+        loop.compile(signature)
+
+    how = compiled.make_ready(loop, [signature], "training", apart, compile_here)
     loop.disable_compile()
     return loop, how
 

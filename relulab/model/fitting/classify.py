@@ -36,11 +36,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from relulab.model.data.datasets import circles
+from relulab.model.fitting.optimizers import supported
 from relulab.model.networks.activations import get_activation, sigmoid
 from relulab.model.networks.mlp import MLP
 
 LOSSES = {"cross_entropy": "cross-entropy", "squared": "squared error"}
-OPTIMIZERS = {"gd": "gradient descent", "adam": "Adam"}
+#: the optimisers Trainer supports, name -> label, in the order the Playground lists them
+OPTIMIZERS = supported("gd", "adam")
 #: Weights larger than this count as diverged.
 DIVERGENCE_LIMIT = 1e6
 
@@ -406,7 +408,8 @@ def circles_lesson_setup(seed: int, hidden: int = 6):
     return X, y, circles_lesson_network(rng, hidden)
 
 
-def circles_lesson_run(seed: int, hidden: int = 6, steps: int = 2000, learning_rate: float = 0.5) -> ClassifierSnapshot:
+def circles_lesson_run(seed: int, hidden: int = 6, steps: int = 2000,
+                       learning_rate: float = 0.5) -> ClassifierSnapshot:
     """The lesson's experiment: full-batch gradient descent at rate 0.5 on the
     cross-entropy gradient (p − y)/n for ``steps`` steps; the returned snapshot's
     ``train_accuracy`` is the lesson's printed accuracy (1.0 for H = 6, seeds 0–9)."""

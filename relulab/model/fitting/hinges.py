@@ -34,11 +34,11 @@ x fall back to the dense n × (K + 2) solve. No case raises.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from relulab.model.core.fields import Fields
+from relulab.model.networks.activations import relu
 
 MODES = ("free", "least squares", "interpolation")
 MAX_HINGES = 200
@@ -52,14 +52,6 @@ COEFFICIENT_LIMIT = 1e12
 #: A target's values on its domain stay within ±TARGET_LIMIT: squares of residuals,
 #: curvatures and plot ranges then stay far inside double precision.
 TARGET_LIMIT = 1e12
-
-
-def _clamp(v: float, limit: float = COEFFICIENT_LIMIT) -> float:
-    return min(max(float(v), -limit), limit)
-
-
-def relu(z):
-    return np.maximum(z, 0.0)
 
 
 def evenly_spaced_kinks(a: float, b: float, n: int) -> np.ndarray:
@@ -103,7 +95,7 @@ class HingeFit:
     rmse: float
     max_error: float
     method: str = "given"
-    residual: np.ndarray = field(default=None, repr=False)
+    residual: np.ndarray | None = field(default=None, repr=False)
 
     def predict(self, x) -> np.ndarray:
         """f̂(x) = a + s·x + Σ cᵢ·ReLU(x − kᵢ)."""
@@ -534,131 +526,3 @@ def log_log_slope(ns, errors) -> float:
     if ok.sum() < 2:
         return float("nan")
     return float(np.polyfit(np.log(ns[ok]), np.log(e[ok]), 1)[0])
-
-
-# -- the panel's state ----------------------------------------------------------------
-
-@dataclass(frozen=True)
-class HingesState:
-    """What the Hinges panel shows. ``coefficients``, ``intercept`` and ``slope`` are
-    the hand-set values of Free mode (least squares and interpolation compute their
-    own); ``interpolation_n`` is the number of neurons of the interpolation."""
-
-    mode: str = "least squares"
-    target: str = "sin(2x) + 0.3x²"
-    a: float = -3.0
-    b: float = 3.0
-    points: int = 400
-    kinks: tuple[float, ...] = tuple(evenly_spaced_kinks(-3.0, 3.0, 6))
-    coefficients: tuple[float, ...] = (0.0,) * 6
-    intercept: float = 0.0
-    slope: float = 0.0
-    interpolation_n: int = 6
-    selected: int | None = None
-    show_components: bool = False
-    show_residual: bool = True
-    show_convergence: bool = True
-
-    def to_dict(self) -> dict:
-        return {
-            "mode": self.mode, "target": self.target, "a": self.a, "b": self.b,
-            "points": self.points, "kinks": list(self.kinks),
-            "coefficients": list(self.coefficients), "intercept": self.intercept,
-            "slope": self.slope, "interpolation_n": self.interpolation_n,
-            "selected": self.selected, "show_components": self.show_components,
-            "show_residual": self.show_residual, "show_convergence": self.show_convergence,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict) -> HingesState:
-        """Validate every field (ValueError naming it) and build the state. Ranges are
-        those of the panel's controls; the target must parse and be finite on [a, b]."""
-        from relulab.model.data.expression import MAX_LENGTH, ExpressionError
-        from relulab.model.data.targets import target_from_text
-
-        f = Fields(d, defaults=cls().to_dict())
-        mode = f.choice("mode", MODES)
-        target = f.text("target", MAX_LENGTH).strip()
-        a, b = f.number("a", -DOMAIN_LIMIT, DOMAIN_LIMIT), f.number("b", -DOMAIN_LIMIT, DOMAIN_LIMIT)
-        if not a < b:
-            raise ValueError(f"b: the domain [{a:g}, {b:g}] is empty (a must be below b)")
-        if b - a < MIN_WIDTH:
-            raise ValueError(f"b: the domain [{a:g}, {b:g}] is narrower than {MIN_WIDTH:g}")
-        try:
-            t = target_from_text(target, a, b)
-        except ExpressionError as e:
-            raise ValueError(f"target: {e}") from None
-        biggest = float(np.max(np.abs(t(np.linspace(a, b, 4001)))))
-        if biggest > TARGET_LIMIT:
-            raise ValueError(f"target: values up to {biggest:.3g} on [{a:g}, {b:g}]; targets "
-                             f"within ±{TARGET_LIMIT:g} are drawn")
-        kinks = f.numbers("kinks", MAX_HINGES, lo=-COEFFICIENT_LIMIT, hi=COEFFICIENT_LIMIT)
-        coefficients = f.numbers("coefficients", MAX_HINGES, count=len(kinks),
-                                 lo=-COEFFICIENT_LIMIT, hi=COEFFICIENT_LIMIT)
-        state = cls(mode, target, a, b, f.integer("points", MIN_POINTS, MAX_POINTS), kinks,
-                    coefficients, f.number("intercept", -COEFFICIENT_LIMIT, COEFFICIENT_LIMIT),
-                    f.number("slope", -COEFFICIENT_LIMIT, COEFFICIENT_LIMIT),
-                    f.integer("interpolation_n", 1, MAX_HINGES),
-                    f.optional_integer("selected", 0, len(kinks) - 1),
-                    f.flag("show_components"), f.flag("show_residual"), f.flag("show_convergence"))
-        f.done()
-        return state
-
-    # -- edits (each returns a new state) ---------------------------------------------
-    def with_kinks(self, kinks, coefficients=None, selected: int | None = -1) -> HingesState:
-        kinks = tuple(_clamp(k) for k in kinks)
-        if coefficients is None:
-            coefficients = (0.0,) * len(kinks)
-        coefficients = tuple(_clamp(c) for c in coefficients)
-        if selected == -1:
-            selected = self.selected
-        if selected is not None and not 0 <= selected < len(kinks):
-            selected = None
-        return replace(self, kinks=kinks, coefficients=coefficients, selected=selected)
-
-    def spread_evenly(self, n: int | None = None) -> HingesState:
-        n = len(self.kinks) if n is None else int(n)
-        n = min(max(n, 1), MAX_HINGES)
-        return self.with_kinks(evenly_spaced_kinks(self.a, self.b, n), None, None)
-
-    def add_kink(self, k: float, c: float = 0.0) -> HingesState:
-        """A new hinge at k (clamped to [a, b]), selected. No-op at the maximum count."""
-        if len(self.kinks) >= MAX_HINGES:
-            return self
-        k = min(max(float(k), self.a), self.b)
-        return self.with_kinks((*self.kinks, k), (*self.coefficients, float(c)),
-                               len(self.kinks))
-
-    def remove_kink(self, i: int) -> HingesState:
-        if not 0 <= i < len(self.kinks):
-            return self
-        kinks = self.kinks[:i] + self.kinks[i + 1:]
-        coefficients = self.coefficients[:i] + self.coefficients[i + 1:]
-        sel = min(i, len(kinks) - 1) if kinks else None
-        return self.with_kinks(kinks, coefficients, sel)
-
-    def move_kink(self, i: int, k: float) -> HingesState:
-        k = min(max(float(k), self.a), self.b)
-        kinks = list(self.kinks)
-        kinks[i] = k
-        return replace(self, kinks=tuple(kinks))
-
-    def set_coefficient(self, i: int, c: float) -> HingesState:
-        cs = list(self.coefficients)
-        cs[i] = _clamp(c)
-        return replace(self, coefficients=tuple(cs))
-
-    def with_line(self, intercept: float, slope: float) -> HingesState:
-        """The hand-set line a + s·x of Free mode."""
-        return replace(self, intercept=_clamp(intercept), slope=_clamp(slope))
-
-    def select_next(self, step: int = 1) -> HingesState:
-        """Select the next (step = 1) or previous (−1) hinge in order along x."""
-        if not self.kinks:
-            return replace(self, selected=None)
-        order = sorted(range(len(self.kinks)), key=lambda i: (self.kinks[i], i))
-        if self.selected is None:
-            pos = 0 if step > 0 else len(order) - 1
-        else:
-            pos = (order.index(self.selected) + step) % len(order)
-        return replace(self, selected=order[pos])

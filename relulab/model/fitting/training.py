@@ -25,14 +25,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from relulab.model.core.cancel import ShouldStop, check
-from relulab.model.core.fields import Fields
-from relulab.model.data.expression import ExpressionError
-from relulab.model.data.targets import DEFAULT_TARGET, Target, target_from_text
+from relulab.model.core.arrays import readonly
 from relulab.model.fitting import _training_kernels as kernels
 from relulab.model.fitting.hinges import HingeFit, evenly_spaced_kinks, fit_hinges
+from relulab.model.networks.activations import relu
 from relulab.model.networks.mlp import MLP
 
+#: the optimisers HingeNetTrainer supports: those its compiled step implements
 OPTIMIZERS = kernels.OPTIMIZERS
 INITS = ("spread", "he")
 MAX_RESTARTS = 32
@@ -41,18 +40,9 @@ MAX_HIDDEN = 1024
 MAX_KINK_RECORDS = 1000
 
 
-def _readonly(a: np.ndarray) -> np.ndarray:
-    a = a.view()
-    a.setflags(write=False)
-    return a
-
-
-def relu(z):
-    return np.maximum(z, 0.0)
-
-
 def init_hinge_net(seed: int, hidden: int, domain: tuple[float, float] = (-3.0, 3.0),
-                   init: str = "spread") -> tuple[np.ndarray, np.ndarray, np.ndarray, float, np.random.Generator]:
+                   init: str = "spread"
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, np.random.Generator]:
     """Initial (w, b, a, c) for one restart, and its random generator (for mini-batches).
 
     ``init="spread"`` is the notebook's initialisation, kinks spread over the domain [lo, hi]::
@@ -213,7 +203,8 @@ class HingeNetTrainer:
             float(domain[0]), float(domain[1]))
         self.hidden, self.seeds, self.optimizer = hidden, seeds, optimizer
         self.batch_size, self.init = batch_size, init
-        self.beta1, self.beta2, self.eps, self.momentum = float(beta1), float(beta2), float(eps), float(momentum)
+        self.beta1, self.beta2 = float(beta1), float(beta2)
+        self.eps, self.momentum = float(eps), float(momentum)
         self.backend = backend
         self.lr = lr
         R, H = len(seeds), hidden
@@ -329,11 +320,11 @@ class HingeNetTrainer:
         rmse[~np.isfinite(rmse)] = np.inf
         return RestartsSnapshot(
             step=self.step, seeds=self.seeds, hidden=H,
-            w=_readonly(w), b=_readonly(b), a=_readonly(a), c=_readonly(c),
-            losses=_readonly(self._losses[:, :self.step]), rmse=_readonly(rmse),
-            diverged_at=_readonly(self._diverged_at.copy()),
-            kink_steps=_readonly(self._kink_steps[:self._n_kinks]),
-            kink_history=_readonly(self._kink_hist[:self._n_kinks]),
+            w=readonly(w), b=readonly(b), a=readonly(a), c=readonly(c),
+            losses=readonly(self._losses[:, :self.step]), rmse=readonly(rmse),
+            diverged_at=readonly(self._diverged_at.copy()),
+            kink_steps=readonly(self._kink_steps[:self._n_kinks]),
+            kink_history=readonly(self._kink_hist[:self._n_kinks]),
             lr=self._lr, optimizer=self.optimizer, batch_size=self.batch_size, domain=self.domain,
         )
 
@@ -406,7 +397,7 @@ def rmse_histogram(rmse, bins: int = 10) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ---------------------------------------------------------------------------
-# the Training panel's state
+# what the Training panel offers (its state: relulab.model.lessons.training)
 # ---------------------------------------------------------------------------
 #: Training speeds the panels offer: label → steps per second (None: as many as the
 #: time budget of each tick allows). Scene files store the label.
@@ -423,95 +414,3 @@ MAX_WIDTH = 256
 MAX_STEPS = 200_000
 DOMAIN_LIMIT = 100.0
 LR_RANGE = (1e-5, 10.0)
-
-
-@dataclass(frozen=True)
-class TrainingState:
-    """What the Training panel shows: the target and its sampling, the network and the
-    optimiser of every restart, how far training went (``step``, replayed from the
-    seeds) and how it is viewed (``speed``, ``final_view``, ``selected`` restart, −1 =
-    the best). ``from_dict`` accepts only states the panel can show: the target parses
-    and is finite on [a, b], and every number is within the panel's limits."""
-
-    target: str = DEFAULT_TARGET.name
-    a: float = DEFAULT_TARGET.a
-    b: float = DEFAULT_TARGET.b
-    points: int = 400
-    hidden: int = 12
-    lr: float = 0.01
-    steps: int = 20_000
-    restarts: int = 6
-    optimizer: str = "adam"
-    batch_size: int = 0
-    init: str = "spread"
-    speed: str = "1 000 steps/s"  # 20 000 steps in 20 s: the kinks can be watched moving
-    final_view: str = "sorted"
-    selected: int = -1
-    step: int = 0
-
-    def to_dict(self) -> dict:
-        return {"target": self.target, "a": self.a, "b": self.b, "points": self.points,
-                "hidden": self.hidden, "lr": self.lr, "steps": self.steps,
-                "restarts": self.restarts, "optimizer": self.optimizer,
-                "batch_size": self.batch_size, "init": self.init, "speed": self.speed,
-                "final_view": self.final_view, "selected": self.selected, "step": self.step}
-
-    @classmethod
-    def from_dict(cls, d) -> TrainingState:
-        """Validate every field first; a ValueError names the one that is wrong."""
-        f = Fields(d, defaults=cls().to_dict(), where="training")
-        target = f.text("target", 1000).strip()
-        a = f.number("a", -DOMAIN_LIMIT, DOMAIN_LIMIT)
-        b = f.number("b", -DOMAIN_LIMIT, DOMAIN_LIMIT)
-        if not a < b:
-            raise ValueError(f"training.b: the domain [{a:g}, {b:g}] is empty (a must be below b)")
-        restarts = f.integer("restarts", 1, MAX_RESTARTS)
-        steps = f.integer("steps", 1, MAX_STEPS)
-        state = cls(
-            target=target, a=a, b=b, points=f.integer("points", MIN_POINTS, MAX_POINTS),
-            hidden=f.integer("hidden", 1, MAX_WIDTH), lr=f.number("lr", *LR_RANGE), steps=steps,
-            restarts=restarts, optimizer=f.choice("optimizer", OPTIMIZERS),
-            batch_size=f.integer("batch_size", 0, MAX_POINTS), init=f.choice("init", INITS),
-            speed=f.choice("speed", list(SPEEDS)), final_view=f.choice("final_view", FINAL_VIEWS),
-            selected=f.integer("selected", -1, restarts - 1), step=f.integer("step", 0, steps))
-        f.done()
-        try:
-            state.target_function()
-        except ExpressionError as exc:
-            raise ValueError(f"training.target: {exc}") from None
-        return state
-
-    def target_function(self) -> Target:
-        """The target on [a, b] (a preset's name or an expression); ExpressionError
-        when it does not parse, is not finite there, or the domain is empty."""
-        return target_from_text(self.target, self.a, self.b)
-
-    def run_settings(self) -> tuple:
-        """The settings that make the random starts: changing one starts a new run."""
-        return (self.target, self.a, self.b, self.points, self.hidden, self.restarts,
-                self.optimizer, self.batch_size, self.init)
-
-    def trainer(self, target: Target | None = None) -> HingeNetTrainer:
-        """A trainer at step 0 with these settings, one restart per seed 0 … R − 1."""
-        target = target or self.target_function()
-        x, y = target.sample(self.points)
-        return HingeNetTrainer(x, y, hidden=self.hidden, seeds=range(self.restarts), lr=self.lr,
-                               optimizer=self.optimizer, batch_size=self.batch_size or None,
-                               init=self.init, domain=(target.a, target.b))
-
-    def replay_cost(self) -> float:
-        """About how much work replaying ``step`` steps is: restarts × steps × (points +
-        10·hidden), a step's cost in the prefix-sum kernels (≈ 2·10⁹ per second)."""
-        return float(self.step) * self.restarts * (self.points + 10 * self.hidden)
-
-
-def replay(state: TrainingState, should_stop: ShouldStop = None,
-           chunk: int = 256) -> HingeNetTrainer:
-    """The run of ``state`` trained again from its seeds to ``state.step`` (training is
-    deterministic: the same seeds give the same weights). ``should_stop`` is checked
-    between chunks of ``chunk`` steps; Cancelled is raised when it returns True."""
-    trainer = state.trainer()
-    while trainer.step < state.step:
-        check(should_stop, "replay")
-        trainer.run(min(chunk, state.step - trainer.step))
-    return trainer

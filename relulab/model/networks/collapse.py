@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from relulab.model.networks.exact import U, gamma
 from relulab.model.networks.activations import get_activation
+from relulab.model.networks.exact import U, gamma
 from relulab.model.networks.mlp import MLP
 
 #: The lesson's worked example (one row per neuron).
@@ -168,7 +168,7 @@ def _check_neuron(net: MLP, layer: int, index: int) -> None:
 def format_affine(a, c: float, digits: int = 3) -> str:
     """'1.234·x₁ − 0.5·x₂ + 0.1' for a map x ↦ a·x + c."""
     subs = "₁₂₃₄₅₆₇₈₉"
-    parts = []
+    parts: list[str] = []
     for i, w in enumerate(np.atleast_1d(a)):
         name = f"x{subs[i]}" if i < len(subs) else f"x{i + 1}"
         sign = "−" if w < 0 else "+"

@@ -255,7 +255,7 @@ def exact_line(net: MLP, max_knots: int | None = None,
     while True:
         check(should_stop, "exact kinks")
         best = None
-        ties = []
+        ties: list[tuple] = []
         for layer_roots in cand:
             for r in layer_roots:
                 rf = r[0]

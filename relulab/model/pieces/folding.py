@@ -23,7 +23,6 @@ from fractions import Fraction
 import numpy as np
 
 from relulab.model.networks.exact import BeyondExact
-from relulab.model.core.fields import Fields
 from relulab.model.networks.mlp import MLP
 from relulab.model.pieces.piecewise import EXACT_KNOTS, PiecewiseLinear, piecewise_linear
 
@@ -255,6 +254,7 @@ def fold_frame(pl_before: PiecewiseLinear | None, pl_after: PiecewiseLinear,
     return x, (1.0 - s) * before + s * after
 
 
+# what the Folding panel lets a user set (its state: relulab.model.lessons.folding)
 MAX_DEPTH = 24
 PEAK_RANGE = (0.2, 0.8)
 #: Every weight and bias of the user's fold lies in [−FOLD_LIMIT, FOLD_LIMIT] (what the
@@ -262,55 +262,3 @@ PEAK_RANGE = (0.2, 0.8)
 #: multiplies by at most 8·FOLD_LIMIT², and (8·10⁶)²⁴ ≈ 10¹⁶⁶). Tiny weights can still
 #: put kinks near ±10³⁰⁰; the panel reports those compositions as beyond double precision.
 FOLD_LIMIT = 1000.0
-
-
-@dataclass(frozen=True)
-class FoldingState:
-    """What the Folding panel shows: the tent's depth and peak, the view, the user's fold."""
-
-    depth: int = 4  # 16 pieces, and 81 for the three-fold zigzag: every tooth in sight
-    peak: float = 0.5
-    whole_line: bool = False
-    fold: Fold = FOLD_PRESETS["zigzag: three folds (3 neurons)"]
-    show_fold: bool = True
-
-    def __post_init__(self):
-        depth = _check_depth(self.depth)
-        if depth > MAX_DEPTH:
-            raise ValueError(f"depth must be at most {MAX_DEPTH}, got {depth}")
-        lo, hi = PEAK_RANGE
-        peak = float(self.peak)
-        if not lo <= peak <= hi:
-            raise ValueError(f"peak must lie in [{lo}, {hi}], got {peak}")
-        f = self.fold
-        for name, values in (("w", f.w), ("b", f.b), ("a", f.a), ("c", (f.c,))):
-            for i, v in enumerate(values):
-                if not -FOLD_LIMIT <= v <= FOLD_LIMIT:
-                    where = "c" if name == "c" else f"{name}[{i + 1}]"
-                    raise ValueError(f"fold: {where} = {v:g} is outside "
-                                     f"[{-FOLD_LIMIT:g}, {FOLD_LIMIT:g}]")
-        object.__setattr__(self, "depth", depth)
-        object.__setattr__(self, "peak", peak)
-
-    def to_dict(self) -> dict:
-        return {"depth": self.depth, "peak": self.peak, "whole_line": self.whole_line,
-                "fold": self.fold.to_dict(), "show_fold": self.show_fold}
-
-    @classmethod
-    def from_dict(cls, d) -> FoldingState:
-        """Validate everything first; a ValueError names the field that is wrong."""
-        default = cls()
-        f = Fields(d, defaults=default.to_dict(), where="")
-        depth = f.integer("depth", 1, MAX_DEPTH)
-        peak = f.number("peak", *PEAK_RANGE)
-        whole_line, show_fold = f.flag("whole_line"), f.flag("show_fold")
-        g = Fields(f.get("fold"), defaults={"c": 0.0}, where="fold")
-        w = g.numbers("w", MAX_FOLD_NEURONS, lo=-FOLD_LIMIT, hi=FOLD_LIMIT)
-        if not w:
-            raise ValueError(f"fold.w: needs 1 to {MAX_FOLD_NEURONS} neurons")
-        b, a = (g.numbers(k, MAX_FOLD_NEURONS, count=len(w), lo=-FOLD_LIMIT, hi=FOLD_LIMIT)
-                for k in ("b", "a"))
-        fold = Fold(w, b, a, g.number("c", -FOLD_LIMIT, FOLD_LIMIT))
-        g.done()
-        f.done()
-        return cls(depth=depth, peak=peak, whole_line=whole_line, fold=fold, show_fold=show_fold)

@@ -1,7 +1,8 @@
 """Linear regions of networks with several inputs.
 
 - ``arrangement``: the region engine, neuron by neuron, every decision certified
-  (compiled loops in ``_arrangement_kernels``; ``engine`` warms it up off the GUI thread).
+  (compiled loops made ready in ``_arrangement_kernels``: ``_kernels_2d``, ``_kernels_nd``
+  and what they share in ``_kernels_shared``; ``engine`` warms it up off the GUI thread).
 - ``activation``: activation regions, their polygons, counts and affine maps.
 - ``decisions``: where each class wins, region by region.
 - ``slices``: a network with many inputs seen on a line or a plane.

@@ -34,7 +34,7 @@ from relulab.model.core.cancel import Cancelled
 from relulab.model.core.rows import unique_rows
 from relulab.model.networks.mlp import MLP
 from relulab.model.regions import arrangement
-from relulab.model.regions.arrangement import RegionLimit
+from relulab.model.regions.arrangement import RegionLimit as RegionLimit  # callers catch it from here
 
 #: The name the region code's callers know; the same exception as every model loop's.
 EnumerationStopped = Cancelled
@@ -187,6 +187,7 @@ def linear_regions(net: MLP, method: str = "auto", stats: dict | None = None,
     arrangement.hidden_layers(net)
     if method == "auto":
         method = "polygons" if net.n_in == 2 else "cones"
+    arr: arrangement.Arrangement2D | arrangement.ArrangementND
     if method == "polygons":
         if net.n_in != 2:
             raise ValueError("polygon clipping needs 2-D input")
@@ -442,6 +443,16 @@ def _clip_polygon(P: np.ndarray, h: np.ndarray) -> np.ndarray | None:
     return np.array(out) if len(out) >= 3 else None
 
 
+def _clip_to_all(P: np.ndarray, planes: Sequence[np.ndarray]) -> np.ndarray | None:
+    """The convex polygon P clipped to every half-plane of ``planes``; None once empty."""
+    for h in planes:
+        clipped = _clip_polygon(P, h)
+        if clipped is None:
+            return None
+        P = clipped
+    return P
+
+
 def _to_box_polygon(pieces: Sequence[np.ndarray], box) -> np.ndarray | None:
     """The union of convex pieces (one convex region) clipped to ``box``, as (k, 2)."""
     x0, x1, y0, y1 = box
@@ -449,11 +460,7 @@ def _to_box_polygon(pieces: Sequence[np.ndarray], box) -> np.ndarray | None:
               ([1, 0, -x0], [-1, 0, x1], [0, 1, -y0], [0, -1, y1])]
     pts = []
     for P in pieces:
-        Q = P
-        for h in planes:
-            Q = _clip_polygon(Q, h)
-            if Q is None:
-                break
+        Q = _clip_to_all(P, planes)
         if Q is not None:
             pts.append(Q[:, :2] / Q[:, 2:3])
     if not pts:
@@ -470,7 +477,8 @@ def _convex_hull(points: np.ndarray) -> np.ndarray | None:
     def cross(o, a, b):
         return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
 
-    lower, upper = [], []
+    lower: list[tuple] = []
+    upper: list[tuple] = []
     for p in pts:
         while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
             lower.pop()

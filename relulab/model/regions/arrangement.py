@@ -49,6 +49,7 @@ decision depends on an absolute tolerance.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import itertools
 import math
 import os
@@ -101,7 +102,7 @@ class _ExactLines:
 
     def __init__(self, hidden):
         self.hidden = hidden
-        self.ints = [None] * len(hidden)
+        self.ints: list[tuple | None] = [None] * len(hidden)
         self.first = np.cumsum([0] + [W.shape[0] for W, _ in hidden]).tolist()
         self.cache: dict = {}
 
@@ -153,6 +154,12 @@ class _ExactLines:
 
 class _Run:
     """One enumeration's context: exact fallback, stop requests and limits."""
+
+    # n-D runs only: the starting fan (directions, facets), the number of neurons and
+    # the exact rays found so far
+    fan: tuple[np.ndarray, np.ndarray]
+    N: int
+    ray_cache: dict
 
     def __init__(self, hidden, base, should_stop, max_cells, deadline):
         self.exact = _ExactLines(hidden)
@@ -217,7 +224,8 @@ class _Run:
         N, n = self.N, self.fan[1].shape[1]
         t = sum(int(w) << (64 * i) for i, w in enumerate(tight))
         current = self.exact.first[la] + j         # constraints before it are the cell's
-        rows, others = [], []
+        rows: list[int] = []
+        others: list[int] = []
         for bit in range(N + n + 1):
             if bit < N and bit >= current:
                 continue
@@ -287,8 +295,8 @@ def engine_status(n_in: int) -> str:
     """How this process made the compiled loops for ``n_in`` inputs ready, e.g.
     "loaded from the disk cache in 0.2 s" or "compiled in 9.1 s" (a first run)."""
     (entry,) = _entries(n_in)
-    if kern.numba is None:
-        return "not compiled (numba is not installed: plain Python, slow)"
+    if kern.KERNELS.numba is None:
+        return f"not compiled ({kern.KERNELS.why_not}: plain Python, slow)"
     if entry not in kern.PREPARED:
         return "not loaded yet"
     how, seconds = kern.PREPARED[entry]
@@ -322,7 +330,7 @@ def _make_ready(entry, apart: bool = False) -> None:
             return
         kern.prepare(entry, apart=apart)
         _ready.add(entry)  # before the runs, which enumerate through _prepare
-        if kern.numba is not None:
+        if kern.KERNELS.numba is not None:
             n = 2 if entry is kern.run2 else 3
             tiny = MLP([(np.eye(n), np.zeros(n)), (np.ones((1, n)), np.zeros(1))])
             run = count_regions_2d if n == 2 else arrangement_nd
@@ -355,14 +363,10 @@ def _make_ready_quietly(entry) -> None:
     # below the GUI thread, as the panels' workers run (Linux; elsewhere as it is):
     # a compilation takes a core for seconds
     if sys.platform.startswith("linux"):
-        try:
+        with contextlib.suppress(OSError):
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
-        except OSError:
-            pass
-    try:
+    with contextlib.suppress(Exception):
         _make_ready(entry, apart=True)  # a compilation in a process of its own
-    except Exception:
-        pass
 
 
 def _prepare(entry, should_stop) -> None:
@@ -516,10 +520,16 @@ class Arrangement2D(_Cells):
         A = (self._W_out @ H).reshape(-1, self.n_cells, 3).transpose(1, 0, 2)
         return np.ascontiguousarray(A[..., :2]), A[..., 2] + self._b_out
 
+_Vertex = tuple[int, int, tuple[float, float, float]]
+_Corner = tuple[_Vertex, int, int, int, int]
+
+
 def _base_2d(box):
     """Exact base lines, their float rows and the starting pieces (box or plane).
 
     Pieces: lists of (vertex (l1, l2, point), edge line to the next corner, ι, vinc, einc)."""
+    lines: list[tuple[float, float, float]]
+    pieces: list[list[_Corner]]
     if box is None:
         lines = [(0, 0, 1), (0, 1, 0), (1, 0, 0)]          # L∞, the x-axis, the y-axis
         O, E1, E2, W1, W2 = ((1, 2, (0, 0, 1)), (1, 0, (1, 0, 0)), (2, 0, (0, 1, 0)),
@@ -640,7 +650,7 @@ def _start_2d(box):
     LF[:nb] = kern.LEXACT | np.where(((LX[:nb] != 0) & (np.abs(LX[:nb]) < kern.TINY)).any(axis=1),
                                      kern.LTINY, 0)
     LS[:nb] = np.column_stack([np.full(nb, -1), np.full(nb, -1), np.arange(nb)])
-    verts = {}
+    verts: dict[_Vertex, int] = {}
     for piece in pieces:
         for vx, *_ in piece:
             verts.setdefault(vx, len(verts))

@@ -12,6 +12,7 @@ and :func:`width_for_budget` picks the w whose P(w) is closest to the budget.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -25,7 +26,7 @@ def parameter_count(sizes: Sequence[int]) -> int:
     sizes = [int(s) for s in sizes]
     if len(sizes) < 2 or min(sizes) < 1:
         raise ValueError(f"sizes must list at least two positive layer sizes, got {sizes}")
-    return sum((a + 1) * b for a, b in zip(sizes[:-1], sizes[1:]))
+    return sum((a + 1) * b for a, b in itertools.pairwise(sizes))
 
 
 def width_for_budget(budget: int, depth: int, n_in: int = 2, n_out: int = 1) -> int:

@@ -37,8 +37,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from relulab.model.networks.exact import gamma
 from relulab.model.core.fields import Fields, finite_array
+from relulab.model.networks.exact import gamma
 
 KINDS = ("line", "plane")
 #: How the points were chosen: rows of a points file, a random plane, or typed.

@@ -1,7 +1,11 @@
 """Deep → shallow: an exactly equal shallow network for any deep ReLU network.
 
-- ``construction``: the 1-D construction with N + 1 neurons, the extended layers of the
-  general case, the Corollary's bound and the region-by-region check.
+- ``construction``: the Corollary's bound, a whole conversion (``convert``) and the
+  entry points ``to_shallow`` and ``to_shallow_extended``.
+- ``one_d``: the 1-D construction with N + 1 neurons (or N), one finite hidden layer.
+- ``extended``: layers with ±∞ weights, the three-hidden-layer construction of the
+  general case, and its big-M stand-in.
+- ``verify``: the region-by-region check of deep against shallow, up to rounding.
 
 The mathematics: ``docs/deep-to-shallow.md``.
 """

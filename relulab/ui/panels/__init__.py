@@ -40,14 +40,14 @@ class PanelSpec:
 PANELS: list[PanelSpec] = [
     PanelSpec("hinges", "Hinges", "relulab.ui.panels.hinges", "HingesPanel",
               "drag hinged rulers and watch least squares refit; interpolation and its error bound.",
-              "relulab.model.fitting.hinges:HingesState"),
+              "relulab.model.lessons.hinges:HingesState"),
     PanelSpec("training", "Training", "relulab.ui.panels.training", "TrainingPanel",
               "Adam trains a one-hidden-layer network from many random starts, "
               "against the least-squares optimum.",
-              "relulab.model.fitting.training:TrainingState"),
+              "relulab.model.lessons.training:TrainingState"),
     PanelSpec("folding", "Folding", "relulab.ui.panels.folding", "FoldingPanel",
               "the tent map composed layer by layer doubles the pieces each time; certified counts.",
-              "relulab.model.pieces.folding:FoldingState"),
+              "relulab.model.lessons.folding:FoldingState"),
     PanelSpec("converter", "Deep → shallow", "relulab.ui.panels.converter", "ConverterPanel",
               "any deep ReLU network turned into an exactly equal shallow one, verified.",
               "relulab.model.lessons.converter:ConverterState"),

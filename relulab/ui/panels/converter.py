@@ -62,6 +62,7 @@ from relulab.model.regions.slices import (
     split_points,
 )
 from relulab.ui import dialogs
+from relulab.ui.items.path_item import PathItem
 from relulab.ui.panels.base import Key, Panel, named, run_alone, signals_blocked
 from relulab.ui.panels.slice_view import (
     SliceBar,
@@ -70,7 +71,6 @@ from relulab.ui.panels.slice_view import (
     compute_slice,
     polygons_path,
 )
-from relulab.ui.items.path_item import PathItem
 from relulab.ui.readout import Readout
 from relulab.ui.worker import Worker
 

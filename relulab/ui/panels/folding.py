@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
 )
 
 from relulab.model.core.cancel import check
+from relulab.model.lessons.folding import FoldingState
 from relulab.model.networks.exact import BeyondExact
 from relulab.model.pieces.envelope import column_extremes
 from relulab.model.pieces.folding import (
@@ -52,7 +53,6 @@ from relulab.model.pieces.folding import (
     PEAK_RANGE,
     Fold,
     FoldCounts,
-    FoldingState,
     exact_tent_depth,
     fold_counts,
     fold_frame,

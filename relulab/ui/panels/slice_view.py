@@ -31,8 +31,8 @@ from PySide6.QtWidgets import (
 
 from relulab.model.core.cancel import check
 from relulab.model.regions.slices import MAX_SEED, POINT_NAMES, Slice, SliceState
-from relulab.ui.panels.base import named, signals_blocked
 from relulab.ui.items.path_item import PathItem
+from relulab.ui.panels.base import named, signals_blocked
 from relulab.ui.readout import Readout
 
 KIND_LABELS = {"plane": "Plane through 3 points", "line": "Line through 2 points"}

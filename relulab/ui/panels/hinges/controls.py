@@ -38,8 +38,8 @@ from relulab.model.fitting.hinges import (
     MAX_POINTS,
     MIN_POINTS,
     HingeFit,
-    HingesState,
 )
+from relulab.model.lessons.hinges import HingesState
 from relulab.ui.panels.base import Key, fit_controls_width, named, signals_blocked
 from relulab.ui.panels.hinges.readouts import readout
 from relulab.ui.readout import Note

@@ -23,13 +23,13 @@ from relulab.model.data.targets import PRESETS, target_from_text
 from relulab.model.fitting.hinges import (
     COEFFICIENT_LIMIT,
     MAX_HINGES,
-    HingesState,
     estimate_curvature,
     find_jump,
     fit_hinges,
     hinge_sum,
     interpolate_hinges,
 )
+from relulab.model.lessons.hinges import HingesState
 from relulab.ui.panels.base import Panel
 from relulab.ui.panels.hinges.controls import CUSTOM, MODE_LABELS, PLOT_KEYS, HingesControls
 from relulab.ui.panels.hinges.jobs import convergence_job

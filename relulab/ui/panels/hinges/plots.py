@@ -16,7 +16,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGraphicsItem, QSplitter, QVBoxLayout, QWidget
 
-from relulab.model.fitting.hinges import ConvergenceRow, HingeFit, HingesState, log_log_slope
+from relulab.model.fitting.hinges import ConvergenceRow, HingeFit, log_log_slope
+from relulab.model.lessons.hinges import HingesState
 from relulab.ui.items.hinges_handles import HandlesItem, SelectedMarker
 from relulab.ui.legend import key_html
 from relulab.ui.panels.base import named

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QVBoxLayout, QWidget
 
-from relulab.model.fitting.hinges import ConvergenceRow, HingeFit, HingesState, Interpolation
+from relulab.model.fitting.hinges import ConvergenceRow, HingeFit, Interpolation
+from relulab.model.lessons.hinges import HingesState
 from relulab.ui.panels.base import named
 from relulab.ui.readout import Readout
 

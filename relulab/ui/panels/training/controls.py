@@ -39,8 +39,8 @@ from relulab.model.fitting.training import (
     OPTIMIZERS,
     SPEEDS,
     RestartsSnapshot,
-    TrainingState,
 )
+from relulab.model.lessons.training import TrainingState
 from relulab.ui.panels.base import fit_controls_width, named, signals_blocked
 from relulab.ui.panels.training.jobs import explanation
 from relulab.ui.readout import Note, Readout

@@ -21,11 +21,10 @@ from relulab.model.fitting.hinges import HingeFit
 from relulab.model.fitting.training import (
     HingeNetTrainer,
     RestartsSnapshot,
-    TrainingState,
     refit_output_layer,
-    replay,
     rmse_histogram,
 )
+from relulab.model.lessons.training import TrainingState, replay
 
 CURVE_POINTS = 400    # points per drawn curve
 LOSS_POINTS = 600     # at most this many points per drawn loss curve

@@ -29,14 +29,8 @@ from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QVBoxLayout
 from relulab.model.data.expression import ExpressionError
 from relulab.model.data.targets import PRESETS
 from relulab.model.fitting import _training_kernels as kernels
-from relulab.model.fitting.training import (
-    SPEEDS,
-    HingeNetTrainer,
-    TrainingState,
-    fit_even_hinges,
-    refit_output_layer,
-    replay,
-)
+from relulab.model.fitting.training import SPEEDS, HingeNetTrainer, fit_even_hinges, refit_output_layer
+from relulab.model.lessons.training import TrainingState, replay
 from relulab.ui.driver import TrainingDriver
 from relulab.ui.panels.base import Key, Panel, signals_blocked
 from relulab.ui.panels.training import jobs

@@ -1,0 +1,409 @@
+"""Networks with ±∞ weights, and the three-hidden-layer construction that makes any
+ReLU network of n inputs one of them.
+
+After Villani & Schoots, "Any Deep ReLU Network Is Shallow" (ECAI 2025); see
+:mod:`relulab.model.shallow.construction` for the layers and their widths.
+Extended reals follow 0·∞ = 0, ReLU(−∞) = 0, ReLU(+∞) = +∞, and ∞ − ∞ is never
+formed. An infinite row is stored factored, S·(v·h + β) with S ∈ {+∞, −∞}: the
+finite bracket is evaluated first and S·t becomes ±∞, or 0 when t = 0. The big-M
+network is a finite stand-in, exact only away from the region boundaries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from relulab.model.core.cancel import check
+from relulab.model.core.rows import unique_rows
+from relulab.model.networks.mlp import MLP
+from relulab.model.regions.activation import Region
+
+INF = np.inf
+
+
+# ---------------------------------------------------------------------------
+# extended-real networks
+# ---------------------------------------------------------------------------
+def _ro(a) -> np.ndarray:
+    """A read-only float copy of ``a``; an array that is read-only already (such as
+    the zero-stride zeros of :func:`_zeros`) is kept as it is."""
+    if isinstance(a, np.ndarray) and a.dtype == float and not a.flags.writeable:
+        return a
+    a = np.array(a, dtype=float)
+    a.setflags(write=False)
+    return a
+
+
+def _zeros(shape) -> np.ndarray:
+    """Read-only zeros that take no memory (the unused V of a finite layer: 65 MB for
+    a network of two thousand regions)."""
+    return np.broadcast_to(0.0, shape)
+
+
+@dataclass(frozen=True, eq=False)
+class ExtendedLayer:
+    """One layer: pre = W h + b + S ⊙ (V h + v), row by row.
+
+    ``S`` holds 0 (a finite row: V, v unused), +∞ or −∞. ``W``, ``b``, ``V``, ``v``
+    are finite; h may hold +∞ or −∞ (from an earlier layer)."""
+
+    W: np.ndarray
+    b: np.ndarray
+    S: np.ndarray
+    V: np.ndarray
+    v: np.ndarray
+    # made from the five above: the distinct affine forms, their matrix (sparse when
+    # mostly zeros), and where each row's finite part and bracket are among the forms
+    _forms: np.ndarray = field(init=False, repr=False, compare=False)
+    _F: Any = field(init=False, repr=False, compare=False)
+    _finite_idx: npt.NDArray[np.intp] = field(init=False, repr=False, compare=False)
+    _scaled_idx: npt.NDArray[np.intp] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        for name in ("W", "b", "S", "V", "v"):
+            object.__setattr__(self, name, _ro(getattr(self, name)))
+        n_out, n_in = self.W.shape
+        if self.b.shape != (n_out,) or self.S.shape != (n_out,) or self.V.shape != (n_out, n_in) \
+                or self.v.shape != (n_out,):
+            raise ValueError("extended layer: W, b, S, V, v shapes do not agree")
+        if not all(np.all(np.isfinite(a)) for a in (self.W, self.b, self.V, self.v)):
+            raise ValueError("extended layer: W, b, V, v must be finite (∞ only in S)")
+        if not np.all((self.S == 0) | np.isinf(self.S)):
+            raise ValueError("extended layer: S must be 0, +inf or -inf")
+        # Every distinct affine form is evaluated once, so two rows that share a
+        # functional (both senses of one split) see bit-identical values.
+        forms = np.concatenate([np.column_stack([self.W, self.b]),
+                                np.column_stack([self.V[self.S != 0], self.v[self.S != 0]])])
+        # (−0.0 made 0.0: equal values give one form)
+        unique, _, inverse = unique_rows(forms + 0.0)
+        object.__setattr__(self, "_forms", unique)
+        # the construction's layers 2 and 3 are mostly zeros: kept sparse they cost
+        # their non-zeros, not rows × columns
+        F = unique[:, :-1]
+        sparse = F.size > 4096 and np.count_nonzero(F) < 0.1 * F.size
+        if sparse:
+            import scipy.sparse
+
+            F = scipy.sparse.csr_matrix(F)
+        object.__setattr__(self, "_F", F)
+        object.__setattr__(self, "_finite_idx", inverse[:n_out])
+        scaled = np.full(n_out, -1)
+        scaled[self.S != 0] = inverse[n_out:]
+        object.__setattr__(self, "_scaled_idx", scaled)
+
+    @property
+    def n_in(self) -> int:
+        return self.W.shape[1]
+
+    @property
+    def n_out(self) -> int:
+        return self.W.shape[0]
+
+    @property
+    def is_finite(self) -> bool:
+        return not np.any(self.S != 0)
+
+    @property
+    def n_params(self) -> int:
+        """Weights and biases, an infinite row counting its bracket and its scale."""
+        inf_rows = int(np.count_nonzero(self.S))
+        return self.W.size + self.b.size + inf_rows * (self.n_in + 2)
+
+    def pre_activation(self, h: np.ndarray) -> np.ndarray:
+        """W h + b + S ⊙ (V h + v) in extended reals, h of shape (N, n_in)."""
+        forms = _extended_affine(h, self._F, self._forms[:, -1])
+        finite = forms[:, self._finite_idx]
+        rows = np.nonzero(self.S != 0)[0]
+        out = finite.copy() if rows.size else finite
+        if rows.size:
+            t = forms[:, self._scaled_idx[rows]]
+            s = self.S[rows]
+            scaled = np.where(t > 0, s, np.where(t < 0, -s, 0.0))  # S·0 = 0
+            base = finite[:, rows]
+            if np.any(np.isinf(base) & np.isinf(scaled) & (np.sign(base) != np.sign(scaled))):
+                raise ArithmeticError("∞ − ∞ formed in an extended layer")
+            out[:, rows] = base + scaled
+        return out
+
+
+def _extended_affine(h: np.ndarray, F, f: np.ndarray) -> np.ndarray:
+    """h Fᵀ + f with h possibly ±∞ and 0·∞ = 0; raises on ∞ − ∞. F: an array or a
+    scipy sparse matrix."""
+    inf = np.isinf(h)
+    if not inf.any():
+        return np.asarray(h @ F.T) + f
+    finite = np.asarray(np.where(inf, 0.0, h) @ F.T) + f
+    cols = np.nonzero(inf.any(axis=0))[0]          # only these inputs can be infinite
+    hc = h[:, cols]
+    plus = (hc == INF).astype(float)
+    minus = (hc == -INF).astype(float)
+    if not isinstance(F, np.ndarray):  # a scipy sparse matrix (see ExtendedLayer)
+        Fc = F[:, cols]
+        Fp = (Fc > 0).astype(float).T.tocsr()
+        Fn = (Fc < 0).astype(float).T.tocsr()
+    else:
+        Fp = np.ascontiguousarray((F[:, cols] > 0).T, dtype=float)
+        Fn = np.ascontiguousarray((F[:, cols] < 0).T, dtype=float)
+    up = np.asarray(plus @ Fp + minus @ Fn)    # how many terms are +∞ (0·∞ = 0: zeros skipped)
+    down = np.asarray(plus @ Fn + minus @ Fp)  # how many terms are −∞
+    if np.any((up > 0) & (down > 0)):
+        raise ArithmeticError("∞ − ∞ formed in an extended dot product")
+    return np.where(up > 0, INF, np.where(down > 0, -INF, finite))
+
+
+@dataclass(frozen=True, eq=False)
+class ExtendedNetwork:
+    """A ReLU network whose rows may be scaled by ±∞ (see :class:`ExtendedLayer`).
+
+    Every layer but the last is followed by ReLU (ReLU(−∞) = 0, ReLU(+∞) = +∞);
+    the last is linear and finite."""
+
+    layers: tuple
+
+    def __post_init__(self):
+        layers = tuple(self.layers)
+        if not layers:
+            raise ValueError("an extended network needs at least one layer")
+        for i in range(1, len(layers)):
+            if layers[i].n_in != layers[i - 1].n_out:
+                raise ValueError(f"layer {i + 1} expects {layers[i].n_in} inputs but layer {i} "
+                                 f"has {layers[i - 1].n_out} neurons")
+        if not layers[-1].is_finite:
+            raise ValueError("the output layer must be finite")
+        object.__setattr__(self, "layers", layers)
+
+    @property
+    def sizes(self) -> list[int]:
+        return [self.layers[0].n_in] + [L.n_out for L in self.layers]
+
+    @property
+    def n_in(self) -> int:
+        return self.layers[0].n_in
+
+    @property
+    def n_out(self) -> int:
+        return self.layers[-1].n_out
+
+    @property
+    def hidden_sizes(self) -> list[int]:
+        return self.sizes[1:-1]
+
+    @property
+    def n_params(self) -> int:
+        return sum(L.n_params for L in self.layers)
+
+    @property
+    def n_nonzero(self) -> int:
+        """Parameters that are not 0 (the construction's matrices are mostly zeros)."""
+        return sum(int(np.count_nonzero(L.W) + np.count_nonzero(L.b) + np.count_nonzero(L.S)
+                       + np.count_nonzero(L.V[L.S != 0]) + np.count_nonzero(L.v[L.S != 0]))
+                   for L in self.layers)
+
+    def is_finite(self) -> bool:
+        return all(L.is_finite for L in self.layers)
+
+    def hidden(self, x) -> list[np.ndarray]:
+        """Post-activations of every hidden layer (may contain +∞)."""
+        h = np.atleast_2d(np.asarray(x, dtype=float))
+        if self.n_in == 1 and h.shape[0] == 1 and h.shape[1] != 1:
+            h = h.T
+        out = []
+        for L in self.layers[:-1]:
+            h = np.maximum(L.pre_activation(h), 0.0)
+            out.append(h)
+        return out
+
+    def __call__(self, x, should_stop=None) -> np.ndarray:
+        """Outputs (N, m) for inputs (N, n); a 1-D input with one output gives (N,).
+        ``should_stop`` is checked between blocks of points (see relulab.model.core.cancel)."""
+        x = np.asarray(x, dtype=float)
+        flat = x.ndim <= 1 and self.n_in == 1
+        h = x.reshape(-1, 1) if flat else np.atleast_2d(x)
+        if h.shape[1] != self.n_in:
+            raise ValueError(f"expected inputs of shape (N, {self.n_in}), got {x.shape}")
+        # a few thousand points at a time: the hidden layers are wide (about p and 2pm)
+        width = max(self.hidden_sizes, default=1)
+        step = max(1, (1 << 22) // max(1, width))
+        parts = []
+        for i in range(0, max(len(h), 1), step):
+            check(should_stop, "evaluating the shallow network")
+            g = h[i:i + step]
+            for L in self.layers[:-1]:
+                g = np.maximum(L.pre_activation(g), 0.0)
+            parts.append(self.layers[-1].pre_activation(g))
+        y = np.concatenate(parts) if len(parts) > 1 else parts[0]
+        return y[:, 0] if flat and self.n_out == 1 else y
+
+    def to_mlp(self) -> MLP:
+        """The same network as an :class:`MLP` (only when every weight is finite)."""
+        if not self.is_finite():
+            raise ValueError("the network has infinite weights; an MLP needs finite ones "
+                             "(see big_m_network for a finite stand-in)")
+        return MLP([(L.W, L.b) for L in self.layers])
+
+    @classmethod
+    def from_mlp(cls, net: MLP) -> ExtendedNetwork:
+        return cls(tuple(ExtendedLayer(W, b, np.zeros(len(b)), _zeros(W.shape),
+                                       np.zeros(len(b))) for W, b in net.layers))
+
+    def __repr__(self) -> str:
+        return f"ExtendedNetwork({'-'.join(map(str, self.sizes))}, params={self.n_params})"
+
+
+# ---------------------------------------------------------------------------
+# n-D: the three-hidden-layer construction
+# ---------------------------------------------------------------------------
+def region_constraints(regions: Sequence[Region]):
+    """The distinct (normalised functional, sense) pairs of the regions' stored constraints.
+
+    Returns (normals (k, n), offsets (k,), strict (k,), members) where ``members[r]``
+    lists the constraint indices of region r. Two rows are one constraint when their
+    normalised functionals are bit-identical (the same split seen from two cells)."""
+    index: dict = {}
+    normals: list[np.ndarray] = []
+    offsets: list[float] = []
+    strict: list[bool] = []
+    members: list[list[int]] = []
+    for r in regions:
+        mine = []
+        for a, c, on in zip(r.normals, r.offsets, r.on):
+            key = (a.tobytes(), float(c), bool(on))
+            if key not in index:
+                index[key] = len(normals)
+                normals.append(a)
+                offsets.append(float(c))
+                strict.append(bool(on))
+            mine.append(index[key])
+        members.append(sorted(set(mine)))
+    n = regions[0].A.shape[1] if regions else 0
+    return (np.array(normals).reshape(-1, n), np.array(offsets), np.array(strict, dtype=bool),
+            members)
+
+
+def shallow_from_regions(regions: Sequence[Region]) -> ExtendedNetwork:
+    """The three-hidden-layer extended network for a list of regions that partition Rⁿ.
+
+    Widths (2n + k, 2n + p, 2pm) with k distinct constraints and p regions."""
+    if not regions:
+        raise ValueError("no regions")
+    m, n = regions[0].A.shape
+    p = len(regions)
+    G, g, strict, members = region_constraints(regions)
+    k = len(g)
+    I = np.eye(n)
+
+    # hidden layer 1: x⁺, x⁻, detectors
+    W1 = np.zeros((2 * n + k, n))
+    b1 = np.zeros(2 * n + k)
+    S1 = np.zeros(2 * n + k)
+    V1 = np.zeros((2 * n + k, n))
+    v1 = np.zeros(2 * n + k)
+    W1[:n], W1[n:2 * n] = I, -I
+    rows = 2 * n + np.arange(k)
+    # strict z_j > 0: ReLU(1 − ∞·z_j)
+    W1[rows[strict]] = 0.0
+    b1[rows[strict]] = 1.0
+    S1[rows[strict]] = -INF
+    V1[rows[strict]] = G[strict]
+    v1[rows[strict]] = g[strict]
+    # non-strict z_j ≤ 0: ReLU(z_j)
+    W1[rows[~strict]] = G[~strict]
+    b1[rows[~strict]] = g[~strict]
+
+    # hidden layer 2: x⁺, x⁻, o_r = ReLU(+∞·Σ_{j∈J_r} d_j)
+    W2 = np.zeros((2 * n + p, 2 * n + k))
+    W2[:2 * n, :2 * n] = np.eye(2 * n)
+    S2 = np.zeros(2 * n + p)
+    V2 = np.zeros((2 * n + p, 2 * n + k))
+    for r, js in enumerate(members):
+        S2[2 * n + r] = INF
+        V2[2 * n + r, [2 * n + j for j in js]] = 1.0
+
+    # hidden layer 3: q±_{r,i} = ReLU(±(A_r x + c_r)_i − o_r), x = x⁺ − x⁻
+    W3 = np.zeros((2 * p * m, 2 * n + p))
+    b3 = np.zeros(2 * p * m)
+    W4 = np.zeros((m, 2 * p * m))
+    for r, reg in enumerate(regions):
+        for i in range(m):
+            for s, sign in enumerate((1.0, -1.0)):
+                row = 2 * (r * m + i) + s
+                W3[row, :n] = sign * reg.A[i]
+                W3[row, n:2 * n] = -sign * reg.A[i]
+                W3[row, 2 * n + r] = -1.0
+                b3[row] = sign * reg.c[i]
+                W4[i, row] = sign
+    zeros = np.zeros
+    layers = (
+        ExtendedLayer(W1, b1, S1, V1, v1),
+        ExtendedLayer(W2, zeros(2 * n + p), S2, V2, zeros(2 * n + p)),
+        ExtendedLayer(W3, b3, zeros(2 * p * m), _zeros(W3.shape), zeros(2 * p * m)),
+        ExtendedLayer(W4, zeros(m), zeros(m), _zeros(W4.shape), zeros(m)),
+    )
+    return ExtendedNetwork(layers)
+
+
+
+# ---------------------------------------------------------------------------
+# big M: a finite stand-in, exact only away from the boundaries
+# ---------------------------------------------------------------------------
+def big_m_network(shallow: ExtendedNetwork, M: float) -> MLP:
+    """∞ replaced by a finite M: rows S·(v·h + β) become ±M·(v·h + β).
+
+    Exact where every strict constraint holds with margin ≥ 1/M, every violated
+    non-strict one is violated by ≥ |g|/M, and every |A_r x + c_r| ≤ M; wrong in
+    slabs of half-width ~max(1, |g|)/M around the region boundaries."""
+    M = float(M)
+    if not (np.isfinite(M) and M > 0):
+        raise ValueError(f"M must be a positive finite number, got {M}")
+    layers = []
+    for L in shallow.layers:
+        s = np.where(L.S > 0, M, np.where(L.S < 0, -M, 0.0))
+        layers.append((L.W + s[:, None] * L.V, L.b + s * L.v))
+    return MLP(layers)
+
+
+@dataclass(frozen=True)
+class BigMReport:
+    M: float
+    box: tuple
+    max_abs_value: float     # G = max |A_r x + c_r| over the box
+    slab_half_width: float   # max(1, G)/M
+    fraction_in_slabs: float  # of random points in the box
+    max_error: float         # largest |deep − big-M| at those points
+    max_error_outside_slabs: float
+
+    def text(self) -> str:
+        return (f"big-M with M = {self.M:g}: exact on the box {self.box} except within "
+                f"{self.slab_half_width:.3g} of a region boundary ({100 * self.fraction_in_slabs:.2f} % "
+                f"of the box); largest error there {self.max_error:.3g}, elsewhere "
+                f"{self.max_error_outside_slabs:.3g}. Outside the box, values above M are wrong.")
+
+
+def big_m_report(deep: MLP, regions: Sequence[Region], M: float, box=None, n_points: int = 20000,
+                 seed: int = 0) -> BigMReport:
+    """Where the finite big-M network may be wrong, measured on random points of a box
+    (default: the witnesses' bounding box, widened by 1)."""
+    shallow = shallow_from_regions(regions)
+    finite = big_m_network(shallow, M)
+    n = deep.n_in
+    if box is None:  # where most regions are: the witnesses' 5–95 % range, widened by 1
+        W = np.array([r.witness for r in regions])
+        lo_q, hi_q = np.quantile(W, 0.05, axis=0) - 1, np.quantile(W, 0.95, axis=0) + 1
+        box = tuple(v for lo, hi in zip(lo_q, hi_q) for v in (round(float(lo), 3), round(float(hi), 3)))
+    lo = np.array(box[0::2], dtype=float)
+    hi = np.array(box[1::2], dtype=float)
+    corners = np.array(np.meshgrid(*[[a, b] for a, b in zip(lo, hi)])).reshape(n, -1).T
+    G = max(float(np.abs(corners @ r.A.T + r.c).max()) for r in regions)
+    half = max(1.0, G) / float(M)
+    X = np.random.default_rng(seed).uniform(lo, hi, (n_points, n))
+    Gn, gn, _strict, _ = region_constraints(regions)
+    dist = np.abs(X @ Gn.T + gn).min(axis=1) if len(gn) else np.full(n_points, np.inf)
+    in_slab = dist < half
+    err = np.abs(deep(X).reshape(n_points, -1) - finite(X).reshape(n_points, -1)).max(axis=1)
+    return BigMReport(float(M), tuple(float(v) for v in box), G, half, float(in_slab.mean()),
+                      float(err.max()), float(err[~in_slab].max()) if (~in_slab).any() else 0.0)
