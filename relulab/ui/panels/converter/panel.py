@@ -7,14 +7,13 @@ list and the verdict. 2-D input: the exact region map (click a region for its af
 map and constraints), the shallow network's three layers and the verdict. Sizes side
 by side with Corollary 1's bound. A network with more than four inputs is looked at
 on a slice, a line through two points or a plane through three
-(:mod:`relulab.ui.panels.slice_view`); what is converted is the restricted network. The state is :class:`relulab.model.lessons.converter.ConverterState`; the
+(:mod:`relulab.ui.panels.converter.slices`); what is converted is the restricted network. The state is :class:`relulab.model.lessons.converter.ConverterState`; the
 conversion runs on a :class:`~relulab.ui.worker.Worker` (the latest request wins,
 an earlier one stops at its next check).
 """
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -62,8 +61,8 @@ from relulab.model.regions.slices import (
     split_points,
 )
 from relulab.ui import dialogs
-from relulab.ui.panels.base import Key, Panel, named, run_alone, signals_blocked
-from relulab.ui.panels.slice_view import (
+from relulab.ui.panels.base import Key, Panel, named, signals_blocked
+from relulab.ui.panels.converter.slices import (
     SliceBar,
     SliceDrawing,
     SliceView,
@@ -1591,7 +1590,3 @@ class ConverterPanel(Panel):
         self._data_worker.shutdown()
         self._worker.shutdown()
         super().shutdown()
-
-
-if __name__ == "__main__":
-    sys.exit(run_alone(ConverterPanel))
