@@ -14,13 +14,12 @@ an earlier one stops at its next check).
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QComboBox,
@@ -71,6 +70,7 @@ from relulab.ui.panels.converter.slices import (
 )
 from relulab.ui.items.path_item import PathItem
 from relulab.ui.readout import Readout
+from relulab.ui.staged import StagedDrawing
 from relulab.ui.worker import Worker
 
 SOURCE_LABELS = {"random": "Random network", "received": "From another panel",
@@ -88,21 +88,6 @@ REGION_ALPHA = 110
 #: read as a hole in the map).
 REGION_COLOURS = 6
 NETWORK_SUFFIXES = (".json", ".npz", ".onnx")  # what relulab.io.networks reads
-
-
-#: How long a stage of a result's drawing waits for the window to paint the last one.
-PAINT_WAIT = 0.05
-
-
-class _PaintSeen(QObject):
-    """Notes when the window it filters paints: its update request arrives."""
-
-    seen = False
-
-    def eventFilter(self, obj, event) -> bool:
-        if event.type() == QEvent.Type.UpdateRequest:
-            self.seen = True
-        return False
 
 
 @dataclass
@@ -314,18 +299,9 @@ class ConverterPanel(Panel):
         self._rows_then = None               # what to do once the file is read
         self._data_worker = Worker("converter-data", self)
         # A result is drawn in stages, one per pass of the event loop, each painted
-        # before the next (the words and the table, the plot, the difference): drawn
-        # at once, all of it was painted in one go, 60-90 ms for 1-512-512-1.
-        self._stages: list = []
-        self._stage_timer = QTimer(self)
-        self._stage_timer.setSingleShot(True)
-        # The next stage waits until the window has painted the last: a timer alone,
-        # even of 1 ms, often fired first (Qt's request to paint comes 1-2 ms after
-        # the change, behind due timers), and the stage's work joined that paint.
-        self._stage_timer.setInterval(1)
-        self._stage_timer.timeout.connect(self._draw_stage)
-        self._painted = _PaintSeen(self)
-        self._stage_since = 0.0
+        # before the next (the words and the table, the plot, the difference): drawn at
+        # once, all of it is painted in one go, 60-90 ms for 1-512-512-1.
+        self._staged = StagedDrawing(self)
         self.slice_view: SliceView | None = None
         self._lecture_layout = False
         self._build()
@@ -362,7 +338,7 @@ class ConverterPanel(Panel):
         return self._worker.busy or self.drawing_pending()
 
     def drawing_pending(self) -> bool:
-        return bool(self._stages)
+        return self._staged.busy
 
     # -- building -------------------------------------------------------------
     def _build(self) -> None:
@@ -973,8 +949,7 @@ class ConverterPanel(Panel):
         # two conversions (hundreds of MB for thousands of regions) at once, with the
         # stages of its drawing not drawn yet (they would announce a result now gone).
         self.result = None
-        self._stages = []
-        self._stage_timer.stop()
+        self._staged.cancel()
         cut = self._state.slice
         if cut is not None:
             self.verdict.setText("slicing…")
@@ -991,29 +966,9 @@ class ConverterPanel(Panel):
             count = len(result.conversion.regions)
         if not 0 <= self.selected_region < count:
             self._state = replace(self._state, selected_region=-1)
-        self._stages = []
-        self._redraw()  # may queue stages; the result is announced once all are drawn
-        self._stages.append(self._announce_converted)
-        self._next_stage_after_paint()
-
-    def _next_stage_after_paint(self) -> None:
-        self.window().installEventFilter(self._painted)  # (once: Qt moves it to the front)
-        self._painted.seen = False
-        self._stage_since = time.monotonic()
-        self._stage_timer.start()
-
-    def _draw_stage(self) -> None:
-        # a hidden panel paints nothing, and a stage that changed nothing asks for no
-        # paint: neither waits longer than PAINT_WAIT
-        waiting = (not self._painted.seen and self.isVisible()
-                   and time.monotonic() - self._stage_since < PAINT_WAIT)
-        if self._stages and waiting:
-            self._stage_timer.start()
-            return
-        if self._stages:
-            self._stages.pop(0)()
-        if self._stages:
-            self._next_stage_after_paint()
+        # the first stage now, the others in the next passes; the result is announced
+        # once all are drawn
+        self._staged.run(self._redraw(), done=self._announce_converted)
 
     def _announce_converted(self) -> None:
         self.converted.emit()
@@ -1031,11 +986,12 @@ class ConverterPanel(Panel):
         self.finished.emit("conversion")
 
     # -- drawing ----------------------------------------------------------------
-    def _redraw(self) -> None:
+    def _redraw(self) -> list:
+        """Draw the result's first stage; returns the stages still to draw."""
         res = self.result
         if res.slice_view is not None:
             self._redraw_slice(res)
-            return
+            return []
         self.slice_drawing.clear()
         self.slice_view = None
         conv = res.conversion
@@ -1046,11 +1002,8 @@ class ConverterPanel(Panel):
         # Between a 1-D and a 2-D result the layout changes (the kink table and the
         # difference plot come or go, and every axis is drawn anew at its new size):
         # a pass of its own, after the words'.
-        self._stages.append(lambda: self._show_parts(one_d))
-        if one_d:
-            self._draw_1d(res)
-        else:
-            self._draw_nd(res)
+        stages = [lambda: self._show_parts(one_d)]
+        return stages + (self._draw_1d(res) if one_d else self._draw_nd(res))
 
     def _show_parts(self, one_d: bool) -> None:
         """The kink table and the difference plot for a 1-D result, the region's
@@ -1264,15 +1217,15 @@ class ConverterPanel(Panel):
                 f"R{'²³⁴'[conv.n_in - 2]} into {conv.p} regions, in each of which it is one affine "
                 "map; the shallow network, three hidden layers, rebuilds every one.")
 
-    def _draw_1d(self, res: Result) -> None:
-        """The words and the kink table now; the curves and their difference in the
-        next two stages (see ``_stages``)."""
+    def _draw_1d(self, res: Result) -> list:
+        """The words and the kink table now; returns the next two stages, the curves
+        and their difference."""
         self.kinks.set_rows(res.kink_rows)
         widths = res.conversion.shallow.hidden_sizes
         self.layers_label.setText(
             f"Shallow network: {res.conversion.n_in} → {widths[0] if widths else 0} → "
             f"{res.conversion.n_out}, every weight finite; exportable as JSON, NPZ and ONNX.")
-        self._stages += [lambda: self._draw_curves(res), lambda: self._draw_difference(res)]
+        return [lambda: self._draw_curves(res), lambda: self._draw_difference(res)]
 
     def _draw_curves(self, res: Result) -> None:
         item = self.main_plot.getPlotItem()
@@ -1304,7 +1257,8 @@ class ConverterPanel(Panel):
         span = max(1e-15, float(np.abs(diff).max()) * 1.2)
         self.diff_plot.setYRange(-span, span, padding=0)
 
-    def _draw_nd(self, res: Result) -> None:
+    def _draw_nd(self, res: Result) -> list:
+        """The words now; returns the map's stage (2-D input)."""
         conv = res.conversion
         self.deep_curve.setVisible(False)
         self.shallow_curve.setVisible(False)
@@ -1316,13 +1270,13 @@ class ConverterPanel(Panel):
         self._draw_layers_nd(conv)
         if n != 2:
             self.theme.set_title(item, f"{n}-D input: no map (regions: {conv.p})")
-            return
+            return []
         self.theme.set_title(item, f"{conv.p} activation regions on R² (click one)")
         item.setLabel("bottom", "x1")
         item.setLabel("left", "x2")
         # the map in a stage of its own: its first paint (thousands of filled polygons)
         # and the words' would otherwise share one pass of the event loop
-        self._stages.append(lambda: self._draw_map(res))
+        return [lambda: self._draw_map(res)]
 
     def _draw_map(self, res: Result) -> None:
         """The 2-D regions in the view box, one path per colour."""
@@ -1585,8 +1539,7 @@ class ConverterPanel(Panel):
         self._sync_slice_bar()
 
     def shutdown(self) -> None:
-        self._stage_timer.stop()
-        self._stages = []
+        self._staged.cancel()
         self._data_worker.shutdown()
         self._worker.shutdown()
         super().shutdown()
