@@ -109,7 +109,7 @@ def probe_converter(_t0: float, arch: str = "1-512-512-1") -> dict:
 
     from relulab.model.networks.mlp import MLP
     from relulab.ui.panels.converter import ConverterPanel
-    from relulab.ui.panels.converter.panel import compute
+    from relulab.ui.panels.converter.jobs import compute
 
     _app()
     panel = ConverterPanel()

@@ -12,7 +12,7 @@ from relulab.io.networks import load_network, save_network
 from relulab.model.networks.mlp import MLP
 from relulab.model.regions.activation import count_linear_regions
 from relulab.ui.panels.converter import ConverterPanel
-from relulab.ui.panels.converter.panel import EXAMPLE_ROWS
+from relulab.ui.panels.converter.jobs import EXAMPLE_ROWS
 
 ROOT = Path(__file__).resolve().parents[2]
 TORCH_ONNX = ROOT / "tests" / "fixtures" / "digits-torch.onnx"

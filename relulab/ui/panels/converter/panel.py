@@ -7,14 +7,15 @@ list and the verdict. 2-D input: the exact region map (click a region for its af
 map and constraints), the shallow network's three layers and the verdict. Sizes side
 by side with Corollary 1's bound. A network with more than four inputs is looked at
 on a slice, a line through two points or a plane through three
-(:mod:`relulab.ui.panels.converter.slices`); what is converted is the restricted network. The state is :class:`relulab.model.lessons.converter.ConverterState`; the
-conversion runs on a :class:`~relulab.ui.worker.Worker` (the latest request wins,
-an earlier one stops at its next check).
+(:mod:`relulab.ui.panels.converter.slices`); what is converted is the restricted
+network. The state is :class:`relulab.model.lessons.converter.ConverterState`; the
+conversion runs on a :class:`~relulab.ui.worker.Worker` (the latest request wins, an
+earlier one stops at its next check).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +37,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from relulab.model.core.cancel import check
 from relulab.model.lessons.converter import (
     MAX_SEED,
     MAX_TENT_DEPTH,
@@ -60,174 +60,28 @@ from relulab.model.regions.slices import (
     split_points,
 )
 from relulab.ui import dialogs
+from relulab.ui.items.path_item import PathItem
 from relulab.ui.panels.base import Key, Panel, named, signals_blocked
+from relulab.ui.panels.converter import jobs
+from relulab.ui.panels.converter.jobs import EXAMPLE, EXAMPLE_ROWS, Result, SliceView
 from relulab.ui.panels.converter.slices import (
+    PAINTER_PATHS,
     SliceBar,
     SliceDrawing,
-    SliceView,
-    compute_slice,
     polygons_path,
 )
-from relulab.ui.items.path_item import PathItem
 from relulab.ui.readout import Readout
 from relulab.ui.staged import StagedDrawing
 from relulab.ui.worker import Worker
 
 SOURCE_LABELS = {"random": "Random network", "received": "From another panel",
                  "tent": "Tent map", "file": "File", "example": "Example: digits classifier"}
-#: The example that ships with the app (relulab/resources/examples, made by
-#: packaging/make_examples.py): a 64-32-32-10 classifier of 8×8 digits and its data,
-#: sliced first by the plane through these three pictures (a 0, a 1 and a 7).
-EXAMPLE = "digits"
-EXAMPLE_ROWS = (0, 1, 7)
 VIEW_2D = (-3.0, 3.0, -3.0, 3.0)     # what the map shows first
-DRAW_BOX = (-12.0, 12.0, -12.0, 12.0)  # polygons are clipped here, so panning shows more
-CURVE_POINTS = 2001
 REGION_ALPHA = 110
 #: Regions take the first series colours in turn (the seventh, black or white, would
 #: read as a hole in the map).
 REGION_COLOURS = 6
 NETWORK_SUFFIXES = (".json", ".npz", ".onnx")  # what relulab.io.networks reads
-
-
-@dataclass
-class Result:
-    """Everything the view shows, computed off the GUI thread."""
-
-    conversion: object                                   # relulab.model.shallow.construction.Conversion
-    verification: object                                # relulab.model.shallow.construction.Verification
-    polygons: list = field(default_factory=list)        # 2-D: RegionPolygon in the view box
-    curve_x: np.ndarray | None = None                    # 1-D curves
-    deep_y: np.ndarray | None = None
-    shallow_y: np.ndarray | None = None
-    kink_rows: np.ndarray | None = None                  # 1-D: (index, t, f(t), jump, |Δ|)
-    lower_dimensional: int = 0
-    slice_view: SliceView | None = None                  # a slice's picture
-    problem: str | None = None                           # why a slice was not converted
-    terms: tuple | None = None                           # then: Corollary 1's widths, p, k
-
-
-def compute(net: MLP, box=DRAW_BOX, should_stop=None) -> Result:
-    """Convert, verify and prepare the pictures (model calls only; runs in a worker)."""
-    from relulab.model.regions.activation import regions_in_box
-    from relulab.model.shallow.construction import convert
-
-    conv = convert(net, should_stop=should_stop)
-    check(should_stop, "verifying")
-    ver = conv.verify(should_stop=should_stop)
-    check(should_stop, "drawing")
-    res = Result(conv, ver)
-    if conv.one_d is not None:
-        t = conv.one_d.kinks
-        lo, hi = (float(t.min()), float(t.max())) if len(t) else (-1.0, 1.0)
-        pad = max(1.0, 0.25 * (hi - lo))
-        x = np.linspace(lo - pad, hi + pad, CURVE_POINTS)
-        x = np.sort(np.concatenate([x, t]))
-        res.curve_x = x
-        # the first output is drawn (a 1-D network usually has one)
-        res.deep_y = np.asarray(net(x[:, None]), float).reshape(len(x), -1)[:, 0]
-        res.shallow_y = np.asarray(conv.shallow(x[:, None]), float).reshape(len(x), -1)[:, 0]
-        res.kink_rows = _kink_rows(net, conv)
-    else:
-        res.lower_dimensional = sum(not r.is_full_dimensional() for r in conv.regions)
-        if net.n_in == 2:
-            res.polygons = regions_in_box(conv.regions, box)
-    return res
-
-
-#: A plane slice's shallow network is built in the panel up to this many parameters
-#: (the construction is dense: 2pm·(2n + p) weights in its third layer, 68 million
-#: for the digits classifier's 1,751 regions and 10 outputs); beyond, its sizes are
-#: shown and ``relulab slice`` + ``relulab convert`` build it.
-MAX_SLICE_SHALLOW_PARAMETERS = 20_000_000
-
-
-def compute_sliced(net: MLP, cut: SliceState, should_stop=None, palette=None):
-    """A slice of ``net``: first its picture (yielded, so it is drawn at once), then the
-    conversion of the restricted network (returned; ``problem`` says why not, when the
-    slice has too many regions on its whole plane, too many kinks, or a shallow network
-    too large to build here)."""
-    from relulab.model.regions.activation import RegionLimit, linear_regions
-    from relulab.model.shallow.construction import (
-        MAX_REGIONS,
-        MAX_SECONDS,
-        convert,
-        corollary_terms,
-        region_constraints,
-        shallow_parameters,
-    )
-
-    view = compute_slice(net, cut, should_stop, palette)
-    yield view
-    r = view.restricted
-    try:
-        regions = None
-        if r.n_in == 2:
-            regions = linear_regions(r, should_stop=should_stop, max_regions=MAX_REGIONS,
-                                     max_seconds=MAX_SECONDS)
-            _, _, strict, _ = region_constraints(regions)
-            k, p = len(strict), len(regions)
-            size = shallow_parameters(2, k, p, r.n_out, int(strict.sum()))
-            if size > MAX_SLICE_SHALLOW_PARAMETERS:
-                w = corollary_terms(2, k, p, r.n_out)
-                return Result(None, None, slice_view=view, terms=(w, p, k), problem=(
-                    f"{size:,} parameters (widths {', '.join(map(str, w))}), more than the "
-                    f"{MAX_SLICE_SHALLOW_PARAMETERS:,} built here; relulab slice, then relulab "
-                    "convert, build it"))
-        conv = convert(r, regions=regions, should_stop=should_stop)
-    except (RegionLimit, ValueError) as e:
-        return Result(None, None, slice_view=view, problem=str(e))
-    check(should_stop, "verifying")
-    ver = conv.verify(should_stop=should_stop)
-    res = Result(conv, ver, slice_view=view)
-    if conv.one_d is not None:
-        lo, hi = view.box
-        t = conv.one_d.kinks
-        x = np.linspace(lo, hi, CURVE_POINTS)
-        x = np.sort(np.concatenate([x, t[(t > lo) & (t < hi)]]))
-        res.curve_x = x
-        res.deep_y = np.asarray(r(x[:, None]), float).reshape(len(x), -1)
-        res.shallow_y = np.asarray(conv.shallow(x[:, None]), float).reshape(len(x), -1)
-        res.kink_rows = _kink_rows(r, conv)
-    else:
-        res.lower_dimensional = sum(not g.is_full_dimensional() for g in conv.regions)
-    return res
-
-
-def _kink_rows(net: MLP, conv) -> np.ndarray:
-    """(index, t, f(t), jump, |deep − shallow| at t) per kink, the first output's value."""
-    t = conv.one_d.kinks
-    if not len(t):
-        return np.zeros((0, 5))
-    dt = np.asarray(net(t[:, None]), float).reshape(len(t), -1)
-    st = np.asarray(conv.shallow(t[:, None]), float).reshape(len(t), -1)
-    jumps = conv.one_d.jumps if len(conv.one_d.jumps) == len(t) else np.full(len(t), np.nan)
-    return np.column_stack([np.arange(1, len(t) + 1), t, dt[:, 0], jumps,
-                            np.abs(dt - st).max(axis=1)])
-
-
-def _example_network() -> MLP:
-    from importlib.resources import as_file, files
-
-    from relulab.io.networks import load_network
-
-    with as_file(files("relulab") / "resources" / "examples" / f"{EXAMPLE}-classifier.json") as p:
-        return load_network(p)
-
-
-def _read_rows(source: str):
-    """The rows of a points file, or of the example's (``example:<name>``)."""
-    from relulab.io.points import load_input_rows
-
-    if source.startswith("example:"):
-        from importlib.resources import as_file, files
-
-        name = source.split(":", 1)[1]
-        if name != EXAMPLE:
-            raise ValueError(f"no example called {name!r}")
-        with as_file(files("relulab") / "resources" / "examples" / f"{name}-rows.npz") as p:
-            return load_input_rows(p)
-    return load_input_rows(source)
 
 
 class KinkTable(QAbstractTableModel):
@@ -840,7 +694,7 @@ class ConverterPanel(Panel):
 
     def _read_rows(self, source: str, then) -> None:
         self._rows_then = then
-        self._data_worker.submit(lambda should_stop: (source, _read_rows(source)))
+        self._data_worker.submit(lambda should_stop: (source, jobs.read_rows(source)))
 
     def _on_rows_read(self, got) -> None:
         source, rows = got
@@ -867,8 +721,8 @@ class ConverterPanel(Panel):
         from relulab.io.networks import NetworkFileError
 
         try:
-            net = _example_network()
-            rows = _read_rows(f"example:{EXAMPLE}")
+            net = jobs.example_network()
+            rows = jobs.read_rows(f"example:{EXAMPLE}")
         except (NetworkFileError, ValueError, OSError) as e:
             self._show_message(f"The example could not be read: {e}", error=True)
             self._sync_controls()
@@ -954,9 +808,10 @@ class ConverterPanel(Panel):
         if cut is not None:
             self.verdict.setText("slicing…")
             palette = self.slice_drawing.palette(net.n_out)
-            self._worker.submit(lambda should_stop: compute_sliced(net, cut, should_stop, palette))
+            self._worker.submit(lambda should_stop: jobs.compute_sliced(
+                net, cut, should_stop, palette, PAINTER_PATHS))
             return
-        self._worker.submit(lambda should_stop: compute(net, should_stop=should_stop))
+        self._worker.submit(lambda should_stop: jobs.compute(net, should_stop=should_stop))
 
     def _on_converted(self, result: Result) -> None:
         self.result = result

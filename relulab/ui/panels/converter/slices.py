@@ -3,16 +3,14 @@
 A network with more inputs than the converter takes whole is looked at on a line
 through two points or a plane through three (:mod:`relulab.model.regions.slices`). The
 :class:`SliceBar` chooses the points: rows of a points file, a random plane, or typed.
-:func:`compute_slice` runs on the panel's worker: it restricts the network, finds the
-exact regions in the box around the points (plane) or the exact kinks of every output
-(line), the decision regions of a classifier, and prepares the pictures as painter
-paths, so the GUI thread only hands them to the plot; then it converts the restricted
-network. :class:`SliceDrawing` owns the plot items.
+The panel's worker computes what a slice shows
+(:func:`relulab.ui.panels.converter.jobs.compute_slice`: the restricted network, its
+exact regions or kinks, a classifier's decision regions) and makes its outlines into
+painter paths with :data:`PAINTER_PATHS`, so the GUI thread only hands them to the
+plot. :class:`SliceDrawing` owns the plot items.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
@@ -29,10 +27,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from relulab.model.core.cancel import check
-from relulab.model.regions.slices import MAX_SEED, POINT_NAMES, Slice, SliceState
-from relulab.ui.panels.base import named, signals_blocked
+from relulab.model.regions.slices import MAX_SEED, POINT_NAMES, SliceState
 from relulab.ui.items.path_item import PathItem
+from relulab.ui.panels.base import named, signals_blocked
+from relulab.ui.panels.converter.jobs import (
+    RASTER_PIXELS,
+    SLICE_COLOURS,
+    Palette,
+    PathMakers,
+    SliceView,
+)
 from relulab.ui.readout import Readout
 
 KIND_LABELS = {"plane": "Plane through 3 points", "line": "Line through 2 points"}
@@ -46,39 +50,6 @@ PICTURE_SIZE = 0.16
 #: viewers; every piece's class is also written on the map).
 CLASS_COLOURS = ("#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677",
                  "#882255", "#AA4499", "#DDDDDD")
-REGION_COLOURS = 7
-#: Up to this many regions the map is drawn as vector paths (sharp at any zoom, about
-#: 3 ms a thousand regions for each repaint); beyond, the worker paints it into a picture
-#: as large as the plot (at most RASTER_PIXELS²), which any number of regions repaints
-#: in a few milliseconds (zooming in shows its pixels).
-VECTOR_REGIONS = 4000
-RASTER_PIXELS = 2400
-#: The panel draws at most this many regions in the box (then: choose closer points).
-MAX_BOX_REGIONS = 250_000
-
-
-# ---------------------------------------------------------------------------
-# the work (on the worker's thread: model calls and painter paths, no widgets)
-# ---------------------------------------------------------------------------
-@dataclass
-class SliceView:
-    """What the slice's picture shows, computed off the GUI thread."""
-
-    cut: Slice
-    restricted: object                     # relulab.model.networks.mlp.MLP of 1 or 2 inputs
-    box: tuple
-    polygons: list = field(default_factory=list)      # plane: RegionPolygon in the box
-    region_paths: list = field(default_factory=list)  # plane: (colour index, QPainterPath)
-    edges: QPainterPath | None = None                 # plane: every region's outline
-    decisions: object = None                          # plane, classifier: DecisionRegions
-    class_paths: list = field(default_factory=list)   # (class, QPainterPath)
-    class_labels: list = field(default_factory=list)  # (class, x, y): where to write it
-    boundary: QPainterPath | None = None              # the decision boundary
-    pieces: object = None                             # line: LinePieces of every output
-    curves: list = field(default_factory=list)        # line: (t, y) per output, exact
-    kinks: list = field(default_factory=list)         # line: (t, y) of each output's kinks
-    winners: np.ndarray | None = None                 # the class the network gives each point
-    raster: np.ndarray | None = None                  # plane, many regions: the map, RGBA
 
 
 def polygons_path(polygons) -> QPainterPath:
@@ -101,193 +72,12 @@ def segments_path(ends: np.ndarray) -> QPainterPath:
     return pg.arrayToQPath(ends[:, 0], ends[:, 1], connect="pairs", finiteCheck=False)
 
 
-@dataclass(frozen=True)
-class Palette:
-    """The colours of a slice's map as plain RGBA tuples, taken from the theme on the GUI
-    thread for a worker that paints many regions into a picture."""
-
-    regions: tuple = ()
-    classes: tuple = ()
-    edge: tuple = (255, 255, 255, 150)
-    boundary: tuple = (0, 0, 0, 255)
-    width: float = 1.0
-    #: the picture's side in pixels: the plot's, so that one pixel is one on screen
-    pixels: int = RASTER_PIXELS
+#: What the worker makes a slice's outlines into: Qt's painter paths.
+PAINTER_PATHS = PathMakers(polygons_path, segments_path)
 
 
 def _rgba(c: QColor, alpha: int | None = None) -> tuple:
     return (c.red(), c.green(), c.blue(), c.alpha() if alpha is None else alpha)
-
-
-def raster_labels(polygons, box, pixels: int) -> np.ndarray:
-    """Which of the convex ``polygons`` (a tiling of ``box``) holds each pixel centre of a
-    ``pixels``² picture of the box, as an int32 array (rows from the top; −1 where
-    none does). Numpy only, so a worker doing it leaves the GUI thread free: every
-    polygon's edges are cut by the pixel rows they cross, each (polygon, row) gives one
-    span [left, right), and a row's spans, sorted, fill it left to right."""
-    x0, x1, y0, y1 = box
-    sx, sy = pixels / (x1 - x0), pixels / (y1 - y0)
-    counts = np.array([len(p) for p in polygons], dtype=np.int64)
-    V = np.concatenate([np.asarray(p, dtype=float) for p in polygons])
-    px = (V[:, 0] - x0) * sx
-    py = (y1 - V[:, 1]) * sy                          # rows grow downwards
-    owner = np.repeat(np.arange(len(polygons)), counts)
-    starts = np.cumsum(counts) - counts
-    nxt = np.arange(len(V)) + 1
-    nxt[starts + counts - 1] = starts                  # each polygon's last vertex closes it
-    ya, yb, xa, xb = py, py[nxt], px, px[nxt]
-    lo, hi = np.minimum(ya, yb), np.maximum(ya, yb)
-    r0 = np.clip(np.ceil(lo - 0.5), 0, pixels).astype(np.int64)
-    r1 = np.clip(np.ceil(hi - 0.5), 0, pixels).astype(np.int64)
-    n = np.maximum(r1 - r0, 0)
-    edge = np.repeat(np.arange(len(V)), n)
-    row = np.arange(int(n.sum()), dtype=np.int64) - np.repeat(np.cumsum(n) - n - r0, n)
-    y = row + 0.5
-    t = (y - ya[edge]) / (yb[edge] - ya[edge])
-    x = xa[edge] + t * (xb[edge] - xa[edge])
-    key = owner[edge] * pixels + row
-    order = np.lexsort((x, key))
-    key, x = key[order], x[order]
-    first = np.r_[True, key[1:] != key[:-1]]
-    last = np.r_[first[1:], True]
-    left, right = x[first], x[last]                     # per (polygon, row): its span
-    span_key = key[first]
-    poly, srow = span_key // pixels, span_key % pixels
-    col = np.clip(np.ceil(left - 0.5), 0, pixels - 1).astype(np.int64)
-    end = np.clip(np.ceil(right - 0.5), 0, pixels).astype(np.int64)
-    keep = end > col                                    # a sliver between pixel centres: none
-    poly, srow, col = poly[keep], srow[keep], col[keep]
-    flat = srow * pixels + col
-    order = np.argsort(flat, kind="stable")
-    marks = np.full(pixels * pixels, -1, dtype=np.int64)
-    marks[flat[order]] = np.arange(len(order))
-    filled = np.maximum.accumulate(marks)
-    out = np.where(filled >= 0, poly[order][np.maximum(filled, 0)], -1)
-    return out.reshape(pixels, pixels).astype(np.int32)
-
-
-def _changes(labels: np.ndarray) -> np.ndarray:
-    """Pixels whose right or lower neighbour has another label (the outlines)."""
-    edge = np.zeros(labels.shape, dtype=bool)
-    edge[:, :-1] |= labels[:, :-1] != labels[:, 1:]
-    edge[:-1, :] |= labels[:-1, :] != labels[1:, :]
-    return edge
-
-
-def rasterize(view: SliceView, palette: Palette, pixels: int = RASTER_PIXELS) -> np.ndarray:
-    """The map of a plane (fills, outlines, the decision boundary) as an RGBA picture
-    (pixels, pixels, 4) of ``view.box``, rows from the top; numpy only (see
-    :func:`raster_labels`). A picture: its pixels sample the exact polygons."""
-    regions = raster_labels([p.vertices for p in view.polygons], view.box, pixels)
-    inside = regions >= 0
-    if view.decisions is not None:
-        pieces = view.decisions.pieces
-        labels = np.array([p.label for p in pieces] + [-1], dtype=np.int64)
-        classes = labels[raster_labels([p.vertices for p in pieces], view.box, pixels)]
-        lut = np.array([*list(palette.classes), (0, 0, 0, 0)], dtype=np.uint8)
-        rgba = lut[np.where(classes >= 0, classes % len(palette.classes), len(palette.classes))]
-        boundary = _changes(classes)
-        boundary[1:, :] |= boundary[:-1, :]             # two pixels wide
-        boundary[:, 1:] |= boundary[:, :-1]
-    else:
-        index = np.array([p.index for p in view.polygons], dtype=np.int64)
-        colour = np.where(inside, index[np.maximum(regions, 0)] % REGION_COLOURS, len(palette.regions))
-        lut = np.array([*list(palette.regions), (0, 0, 0, 0)], dtype=np.uint8)
-        rgba = lut[colour]
-        boundary = None
-    edges = _changes(regions) & inside
-    a = palette.edge[3] / 255.0
-    rgba[edges, :3] = (rgba[edges, :3] * (1 - a) + np.array(palette.edge[:3]) * a).astype(np.uint8)
-    rgba[edges, 3] = np.maximum(rgba[edges, 3], palette.edge[3])
-    if boundary is not None:
-        boundary &= inside
-        rgba[boundary] = palette.boundary
-    rgba[~inside] = 0
-    return np.ascontiguousarray(rgba)
-
-
-def _class_label_places(pieces, points: np.ndarray, near: float) -> list[tuple]:
-    """(class, x, y): where each class is named, the centre of its largest piece whose
-    centre is farther than ``near`` from every chosen point (else its largest). In
-    whole-array steps: one small numpy call per piece (20,000 of them) kept the GIL
-    busy enough to stall the window for 0.1 s."""
-    if not pieces:
-        return []
-    lengths = np.array([len(p.vertices) for p in pieces])
-    V = np.concatenate([np.asarray(p.vertices, float).reshape(-1, 2) for p in pieces])
-    starts = np.cumsum(lengths) - lengths
-    centres = np.add.reduceat(V, starts, axis=0) / lengths[:, None]
-    # the shoelace formula around each polygon's first vertex (far from the origin the
-    # terms would cancel)
-    piece_of = np.repeat(np.arange(len(pieces)), lengths)
-    local = V - V[starts][piece_of]
-    following = np.arange(len(V)) + 1
-    following[starts + lengths - 1] = starts
-    cross = local[:, 0] * local[following, 1] - local[:, 1] * local[following, 0]
-    areas = 0.5 * np.abs(np.add.reduceat(cross, starts))
-    distance = np.linalg.norm(centres[:, None, :] - np.asarray(points)[None, :, :], axis=2)
-    clear = distance.min(axis=1) > near
-    labels = np.array([p.label for p in pieces])
-    places = []
-    for k in np.unique(labels):
-        mine = np.flatnonzero(labels == k)
-        # the largest clear piece, else the largest; the first of equals
-        best = mine[np.lexsort((-mine, areas[mine], clear[mine]))[-1]]
-        if clear[best] or areas[best] > 0:
-            places.append((int(k), float(centres[best, 0]), float(centres[best, 1])))
-    return places
-
-
-def compute_slice(net, cut_state: SliceState, should_stop=None, palette: Palette | None = None):
-    """Restrict ``net`` to the slice and prepare its picture (returns a SliceView); with
-    more than VECTOR_REGIONS regions the map is painted here with ``palette``."""
-    from relulab.model.pieces.piecewise import line_pieces
-    from relulab.model.regions.activation import region_polygons
-
-    cut = cut_state.slice()
-    restricted = cut.restrict(net)
-    box = cut.box()
-    view = SliceView(cut, restricted, box)
-    view.winners = np.argmax(np.asarray(net(cut.points)).reshape(len(cut.points), -1), axis=1)
-    if cut.kind == "line":
-        lp = line_pieces(restricted, should_stop=should_stop)
-        view.pieces = lp
-        for o in lp.outputs:
-            view.curves.append(o.breakpoints(*box))
-            inside = (o.kinks > box[0]) & (o.kinks < box[1])
-            view.kinks.append((o.kinks[inside], o.values[inside]))
-        return view
-    polys = region_polygons(restricted, box, should_stop=should_stop, max_regions=MAX_BOX_REGIONS)
-    check(should_stop, "drawing")
-    view.polygons = polys
-    # painter paths are built by Qt calls that hold the GIL (0.1 s for 70,000 polygons,
-    # and painting them holds it for seconds): many regions are drawn as a picture
-    vector = palette is None or len(polys) <= VECTOR_REGIONS
-    if vector:
-        by_colour: dict[int, list] = {}
-        for p in polys:
-            by_colour.setdefault(p.index % REGION_COLOURS, []).append(p.vertices)
-        view.region_paths = [(k, polygons_path(v)) for k, v in sorted(by_colour.items())]
-        view.edges = polygons_path([p.vertices for p in polys])
-    if restricted.n_out > 1 and polys:
-        from relulab.model.regions.decisions import decision_regions
-
-        dec = decision_regions(restricted, box, should_stop=should_stop, regions=polys)
-        view.decisions = dec
-        # each class is named once, in its largest piece away from the chosen points
-        # (their markers and labels would hide it)
-        view.class_labels = _class_label_places(dec.pieces, cut.coords,
-                                                0.06 * (box[1] - box[0]))
-        if vector:
-            by_class: dict[int, list] = {}
-            for piece in dec.pieces:
-                by_class.setdefault(piece.label, []).append(piece.vertices)
-            view.class_paths = [(k, polygons_path(v)) for k, v in sorted(by_class.items())]
-            view.boundary = segments_path(dec.boundary)
-    if not vector:
-        check(should_stop, "painting")
-        view.raster = rasterize(view, palette, palette.pixels)
-    return view
 
 
 # ---------------------------------------------------------------------------
@@ -482,7 +272,7 @@ class SliceDrawing:
         and the plot's size in device pixels."""
         t = self.theme
         classes = tuple(_rgba(self.class_colour(k, n_out), FILL_ALPHA + 40) for k in range(n_out))
-        regions = tuple(_rgba(QColor(t.series_color(k)), FILL_ALPHA) for k in range(REGION_COLOURS))
+        regions = tuple(_rgba(QColor(t.series_color(k)), FILL_ALPHA) for k in range(SLICE_COLOURS))
         vb = self.plot.getPlotItem().getViewBox()
         side = max(vb.width(), vb.height()) * self.plot.devicePixelRatioF()
         pixels = int(min(RASTER_PIXELS, max(400, side)))
