@@ -1,14 +1,14 @@
 """Drawing a result in stages, one per pass of the event loop, each painted before the next.
 
 A result drawn all at once is painted all at once: the Deep → shallow panel's words,
-kink table, curves and difference for 1-512-512-1 took 60-90 ms of one pass, and the
-window froze for that long. :class:`StagedDrawing` runs the stages a panel hands it
-one per pass, and each waits until the window has painted the one before, so that no
-pass holds more than one stage and its paint.
+kink table, curves and difference for 1-512-512-1 take 60-90 ms of one pass, and the
+window freezes for that long. :class:`StagedDrawing` runs the stages a panel hands it
+one per pass, each once the window has painted the one before, so that no pass holds
+more than one stage and its paint.
 
-A panel draws the first stage itself (at once), hands the rest to :meth:`StagedDrawing.run`
-with what to do when all are drawn (announce the result), and calls
-:meth:`~StagedDrawing.cancel` when a new request makes them stale. Its
+A panel draws the first stage itself (at once), hands the rest to
+:meth:`StagedDrawing.run` with what to do when all are drawn (announce the result), and
+calls :meth:`~StagedDrawing.cancel` when a new request makes them stale. Its
 ``drawing_pending()`` returns :attr:`~StagedDrawing.busy`, so that ``busy`` and
 ``wait_until_idle`` cover the stages too.
 """
@@ -50,8 +50,8 @@ class StagedDrawing(QObject):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         # The next stage waits until the window has painted the last: a timer alone,
-        # even of 1 ms, often fired first (Qt's request to paint comes 1-2 ms after
-        # the change, behind due timers), and the stage's work joined that paint.
+        # even of 1 ms, often fires first (Qt's request to paint comes 1-2 ms after
+        # the change, behind due timers), and the stage's work would join that paint.
         self._timer.setInterval(1)
         self._timer.timeout.connect(self._next)
         self._painted = _PaintSeen(self)
