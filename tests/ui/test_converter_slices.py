@@ -211,7 +211,7 @@ def test_scene_state_round_trips_the_slice(qtbot, panel):
         # the points file of the example is read again for the row spin boxes
         assert other.slice_bar.row_spins[2].value() == 5 and other.rows is not None
         bad = dict(d, slice=dict(d["slice"], points=d["slice"]["points"][:2]))
-        with pytest.raises(ValueError, match="slice.points"):
+        with pytest.raises(ValueError, match=r"slice\.points"):
             other.load_state(bad)
         assert other.state.slice == panel.state.slice
     finally:

@@ -204,6 +204,13 @@ class SliceView:
     winners: np.ndarray | None = None                 # the class the network gives each point
     raster: np.ndarray | None = None                  # plane, many regions: the map, RGBA
 
+    def region_at(self, x: float, y: float) -> int:
+        """The index of the region in the box holding the point (x, y) of a plane, by
+        the restricted network's activation pattern there (−1: none)."""
+        pattern = self.restricted.activation_patterns(np.array([[x, y]], dtype=float))[0]
+        key = pattern.tobytes()
+        return next((i for i, p in enumerate(self.polygons) if p.pattern.tobytes() == key), -1)
+
 
 
 

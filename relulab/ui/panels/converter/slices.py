@@ -1,9 +1,8 @@
-"""Slices in the Deep → shallow panel: the bar that chooses them and the pictures of them.
+"""The pictures of a slice in the Deep → shallow panel.
 
 A network with more inputs than the converter takes whole is looked at on a line
-through two points or a plane through three (:mod:`relulab.model.regions.slices`). The
-:class:`SliceBar` chooses the points: rows of a points file, a random plane, or typed.
-The panel's worker computes what a slice shows
+through two points or a plane through three (:mod:`relulab.model.regions.slices`;
+:mod:`~relulab.ui.panels.converter.slicing` chooses them). The panel's worker computes what a slice shows
 (:func:`relulab.ui.panels.converter.jobs.compute_slice`: the restricted network, its
 exact regions or kinks, a classifier's decision regions) and makes its outlines into
 painter paths with :data:`PAINTER_PATHS`, so the GUI thread only hands them to the
@@ -14,22 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainterPath
-from PySide6.QtWidgets import (
-    QComboBox,
-    QFormLayout,
-    QGraphicsPathItem,
-    QHBoxLayout,
-    QLineEdit,
-    QPushButton,
-    QSpinBox,
-    QWidget,
-)
+from PySide6.QtWidgets import QGraphicsPathItem
 
-from relulab.model.regions.slices import MAX_SEED, POINT_NAMES, SliceState
+from relulab.model.regions.slices import POINT_NAMES
 from relulab.ui.items.path_item import PathItem
-from relulab.ui.panels.base import named, signals_blocked
 from relulab.ui.panels.converter.jobs import (
     RASTER_PIXELS,
     SLICE_COLOURS,
@@ -37,11 +26,7 @@ from relulab.ui.panels.converter.jobs import (
     PathMakers,
     SliceView,
 )
-from relulab.ui.readout import Readout
 
-KIND_LABELS = {"plane": "Plane through 3 points", "line": "Line through 2 points"}
-MODE_LABELS = {"rows": "Rows of a points file", "random": "Random plane or line",
-               "typed": "Typed points"}
 #: The fill of a region or decision piece (0–255).
 FILL_ALPHA = 120
 #: A picture at a point is this fraction of the box's width.
@@ -80,143 +65,6 @@ def _rgba(c: QColor, alpha: int | None = None) -> tuple:
     return (c.red(), c.green(), c.blue(), c.alpha() if alpha is None else alpha)
 
 
-# ---------------------------------------------------------------------------
-# the bar that chooses a slice
-# ---------------------------------------------------------------------------
-class SliceBar(QWidget):
-    """Line or plane; through rows of a points file, a random one, or typed points.
-
-    Signals carry what the person asked for; the panel turns it into a new state
-    (one undo step) and calls :meth:`show_state` back."""
-
-    kind_chosen = Signal(str)
-    mode_chosen = Signal(str)
-    rows_chosen = Signal(tuple)
-    seed_chosen = Signal(int)
-    points_typed = Signal(str)
-    open_data = Signal()
-    export_sliced = Signal()
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        named(self, "converter-slice", "Slice of a network with many inputs")
-        form = QFormLayout(self)
-        form.setContentsMargins(0, 4, 0, 0)
-        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        self.title = Readout("converter-slice-title", "What is sliced", wrap=True)
-        form.addRow(self.title)
-        self.kind_box = named(QComboBox(), "converter-slice-kind", "Line or plane",
-                              "A line through two points (exact kinks of every output) or a "
-                              "plane through three (exact regions)")
-        for key, text in KIND_LABELS.items():
-            self.kind_box.addItem(text, key)
-        form.addRow("Slice", self.kind_box)
-        self.mode_box = named(QComboBox(), "converter-slice-mode", "How the points are chosen")
-        for key, text in MODE_LABELS.items():
-            self.mode_box.addItem(text, key)
-        form.addRow("Points", self.mode_box)
-        data_row = QWidget()
-        h = QHBoxLayout(data_row)
-        h.setContentsMargins(0, 0, 0, 0)
-        self.data_label = Readout("converter-slice-data", "The points file",
-                                  text="no points file", wrap=True)
-        self.data_button = named(QPushButton("Open…"), "converter-slice-open-data",
-                                 "Open a points file",
-                                 "Rows of inputs: CSV (one row a line, an optional header, a "
-                                 "label column) or NPZ (X, y)")
-        h.addWidget(self.data_label, 1)
-        h.addWidget(self.data_button)
-        form.addRow("File", data_row)
-        self._data_row = data_row
-        rows_row = QWidget()
-        h = QHBoxLayout(rows_row)
-        h.setContentsMargins(0, 0, 0, 0)
-        self.row_spins = []
-        for name in POINT_NAMES:
-            spin = named(QSpinBox(), f"converter-slice-row-{name.lower()}",
-                         f"Row of point {name}", f"Point {name}: a row of the points file "
-                         "(counting from 0; Enter applies)")
-            spin.setPrefix(f"{name} ")
-            spin.setKeyboardTracking(False)
-            spin.setRange(0, 0)
-            h.addWidget(spin, 1)
-            self.row_spins.append(spin)
-        form.addRow("Rows", rows_row)
-        self._rows_row = rows_row
-        self.seed_spin = named(QSpinBox(), "converter-slice-seed", "Seed of the random slice")
-        self.seed_spin.setRange(0, MAX_SEED)
-        self.seed_spin.setKeyboardTracking(False)
-        form.addRow("Seed", self.seed_spin)
-        self.points_edit = named(QLineEdit(), "converter-slice-points", "Typed points",
-                                 "Points separated by ';', each a row number, numbers separated "
-                                 "by commas, zeros, ones, mean or e<i> (Enter applies)")
-        self.points_edit.setPlaceholderText("e.g. 0; 17; 42  or  zeros; e0; e1")
-        form.addRow("Typed", self.points_edit)
-        self.export_button = named(QPushButton("Save the sliced network…"),
-                                   "converter-slice-export", "Save the sliced network",
-                                   "The restricted network of 1 or 2 inputs (JSON, NPZ or ONNX), "
-                                   "as relulab slice writes it")
-        form.addRow(self.export_button)
-        self.info = Readout("converter-slice-info", "About the slice", wrap=True)
-        form.addRow(self.info)
-        self._form = form
-        self.kind_box.activated.connect(lambda i: self.kind_chosen.emit(self.kind_box.itemData(i)))
-        self.mode_box.activated.connect(lambda i: self.mode_chosen.emit(self.mode_box.itemData(i)))
-        for spin in self.row_spins:
-            spin.valueChanged.connect(self._on_rows)
-        self.seed_spin.valueChanged.connect(self.seed_chosen.emit)
-        self.points_edit.returnPressed.connect(lambda: self.points_typed.emit(self.points_edit.text()))
-        self.data_button.clicked.connect(self.open_data.emit)
-        self.export_button.clicked.connect(self.export_sliced.emit)
-
-    def _on_rows(self, _value=None) -> None:
-        k = 2 if self.kind_box.currentData() == "line" else 3
-        self.rows_chosen.emit(tuple(s.value() for s in self.row_spins[:k]))
-
-    def show_state(self, cut: SliceState, n_in: int, rows=None, what: str = "") -> None:
-        """Put ``cut`` on the controls (signals blocked), for a network of ``n_in``
-        inputs and the points file ``rows`` (InputRows or None)."""
-        k = 2 if cut.kind == "line" else 3
-        widgets = [self.kind_box, self.mode_box, self.seed_spin, self.points_edit, *self.row_spins]
-        with signals_blocked(*widgets):
-            self.kind_box.setCurrentIndex(list(KIND_LABELS).index(cut.kind))
-            self.mode_box.setCurrentIndex(list(MODE_LABELS).index(cut.mode))
-            self.seed_spin.setValue(cut.seed)
-            if cut.mode == "typed" or not self.points_edit.text():
-                self.points_edit.setText(cut.text)
-            top = rows.n_rows - 1 if rows is not None else 0
-            for i, spin in enumerate(self.row_spins):
-                spin.setRange(0, max(0, top))
-                row = cut.rows[i] if i < len(cut.rows) else None
-                if row is not None:
-                    spin.setValue(min(row, max(0, top)))
-                spin.setVisible(i < k)
-        self._form.setRowVisible(self._rows_row, cut.mode == "rows")
-        self._form.setRowVisible(self.seed_spin, cut.mode == "random")
-        self._form.setRowVisible(self.points_edit, cut.mode == "typed")
-        if rows is not None:
-            self.data_label.setText(f"{rows.name}: {rows.n_rows:,} rows of {rows.n_inputs}")
-        else:
-            self.data_label.setText("no points file" if cut.data is None else
-                                    f"{_short(cut.data)} (not loaded)")
-        self.title.setText(what)
-        self.info.setText("Distances on the map are distances in input space. Exact for the "
-                          "restricted network (its first layer rounded once).")
-        self.info.setToolTip(
-            "The directions are orthonormal. The regions and kinks are exact for the "
-            "restricted network, whose first layer W·D, W·o + b is computed in floating point: "
-            "they are the slice's up to that rounding.")
-
-
-def _short(path: str) -> str:
-    if path.startswith("example:"):
-        return path.split(":", 1)[1]
-    return path.replace("\\", "/").rsplit("/", 1)[-1]
-
-
-# ---------------------------------------------------------------------------
-# the pictures on the main plot
-# ---------------------------------------------------------------------------
 class SliceDrawing:
     """The plot items of a slice on ``plot`` (a PlotWidget): regions or decision
     pieces, outlines, the boundary, the points with labels and pictures (plane), or
