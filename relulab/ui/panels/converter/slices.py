@@ -2,11 +2,11 @@
 
 A network with more inputs than the converter takes whole is looked at on a line
 through two points or a plane through three (:mod:`relulab.model.regions.slices`;
-:mod:`~relulab.ui.panels.converter.slicing` chooses them). The panel's worker computes what a slice shows
-(:func:`relulab.ui.panels.converter.jobs.compute_slice`: the restricted network, its
-exact regions or kinks, a classifier's decision regions) and makes its outlines into
-painter paths with :data:`PAINTER_PATHS`, so the GUI thread only hands them to the
-plot. :class:`SliceDrawing` owns the plot items.
+:mod:`~relulab.ui.panels.converter.slicing` chooses them). The panel's worker computes
+what a slice shows (:func:`relulab.ui.panels.converter.jobs.compute_slice`: the
+restricted network, its exact regions or kinks, a classifier's decision regions) and
+makes its outlines into painter paths with :data:`PAINTER_PATHS`, so the GUI thread
+only hands them to the plot. :class:`SliceDrawing` owns the plot items.
 """
 
 from __future__ import annotations
