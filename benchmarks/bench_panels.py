@@ -108,7 +108,8 @@ def probe_converter(_t0: float, arch: str = "1-512-512-1") -> dict:
     from PySide6.QtTest import QTest
 
     from relulab.model.networks.mlp import MLP
-    from relulab.ui.panels.converter import ConverterPanel, compute
+    from relulab.ui.panels.converter import ConverterPanel
+    from relulab.ui.panels.converter.jobs import compute
 
     _app()
     panel = ConverterPanel()

@@ -124,7 +124,7 @@ def test_deep_folding_finishes_when_the_worker_has_counted(main_window, qtbot):
 
 
 def test_a_failed_conversion_finishes_and_says_so(main_window, qtbot, monkeypatch):
-    import relulab.ui.panels.converter as converter_module
+    import relulab.ui.panels.converter.jobs as converter_module
 
     converter = main_window.show_panel("converter")
     converter.wait_until_idle()

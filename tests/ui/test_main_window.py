@@ -325,7 +325,7 @@ def test_the_first_panels_need_no_scipy():
     code = ("import os, sys; os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
             "from relulab.ui.application import ensure_application\n"
             "app = ensure_application()\n"
-            "import relulab.ui.main_window, relulab.ui.panels.converter\n"
+            "import relulab.ui.main_window, relulab.ui.panels.converter.panel\n"
             "from relulab.ui.panels.folding import FoldingPanel\n"
             "from relulab.ui.panels.hinges import HingesPanel\n"
             "panels = [HingesPanel(), FoldingPanel()]\n"

@@ -7,7 +7,7 @@ from relulab.model.networks.mlp import MLP
 from relulab.model.regions.activation import region_polygons
 from relulab.model.regions.decisions import decision_regions
 from relulab.model.regions.slices import random_points, slice_through
-from relulab.ui.panels.slice_view import Palette, SliceView, raster_labels, rasterize
+from relulab.ui.panels.converter.jobs import Palette, SliceView, raster_labels, rasterize
 
 
 def _slice(seed=0, outputs=3):
