@@ -32,8 +32,7 @@ from relulab.model.data.expression import MAX_LENGTH as MAX_EXPRESSION
 from relulab.model.data.expression import parse_expression
 from relulab.model.fitting.classify import LOSSES, OPTIMIZERS, TrainConfig, circles_lesson_setup
 from relulab.model.fitting.training import SPEEDS
-from relulab.model.networks.activations import ACTIVATIONS
-from relulab.model.networks.mlp import MLP, normalise_activation
+from relulab.model.networks.mlp import MLP, activation_field, normalise_activation, same_network
 from relulab.model.regions.depth import DepthSample, parameter_count
 
 #: The limits of what the panel trains and draws, stated once. Every training step
@@ -248,23 +247,6 @@ def _activation_to_json(activation):
     return activation if isinstance(activation, str) else list(activation)
 
 
-def _activation_from_json(f: Fields, n_hidden: int):
-    """One name, or a list of one name per hidden layer."""
-    v = f.get("activation")
-    where = f.name("activation")
-    if isinstance(v, str):
-        return f.choice("activation", list(ACTIVATIONS))
-    if not isinstance(v, (list, tuple)) or len(v) > MAX_HIDDEN_LAYERS:
-        raise ValueError(f"{where}: expected a name or a list of at most {MAX_HIDDEN_LAYERS} names")
-    for i, name in enumerate(v):
-        if name not in ACTIVATIONS:
-            shown = repr(name) if len(repr(name)) <= 40 else repr(name)[:37] + "…"
-            raise ValueError(f"{where}[{i}]: expected one of {', '.join(ACTIVATIONS)}, got {shown}")
-    if len(v) != n_hidden:
-        raise ValueError(f"{where}: {len(v)} names for {n_hidden} hidden layers")
-    return normalise_activation(v, n_hidden)
-
-
 def fitted_activation(activation, n_hidden: int):
     """An activation for ``n_hidden`` layers: one name stays; a list is cut, or grown by
     repeating its last name."""
@@ -340,7 +322,7 @@ class Architecture:
             if isinstance(h, bool) or not isinstance(h, (int, np.integer)) or not 1 <= h <= MAX_WIDTH:
                 raise ValueError(f"architecture.hidden[{i}]: expected 1 to {MAX_WIDTH} neurons, "
                                  f"got {h!r}")
-        out = cls(tuple(hidden), _activation_from_json(f, len(hidden)),
+        out = cls(tuple(hidden), activation_field(f, len(hidden)),
                   f.integer("init_seed", 0, MAX_SEED), f.integer("outputs", 1, MAX_CLASSES))
         f.done()
         return out
@@ -350,42 +332,34 @@ class Architecture:
         return MLP.random(self.sizes, seed=self.init_seed, activation=self.activation)
 
 
-def network_to_dict(net: MLP) -> dict:
-    return {"activation": _activation_to_json(net.activation),
-            "layers": [{"W": W.tolist(), "b": b.tolist()} for W, b in net.layers]}
+#: The layer keys of the Playground's scenes written before the one dict form.
+_OLD_LAYER_KEYS = {"W": "weights", "b": "biases"}
 
 
-def network_from_dict(d, architecture: Architecture, where: str = "network") -> MLP:
-    """The network stored in a state, checked against its architecture first (the
-    number of layers before any weight is read) and then weight by weight."""
-    f = Fields(d, where=where)
-    layers = f.get("layers")
-    sizes = architecture.sizes
-    if not isinstance(layers, (list, tuple)):
-        raise ValueError(f"{where}.layers: expected a list of {{W, b}} layers")
-    if len(layers) != len(sizes) - 1:
-        raise ValueError(f"{where}: {len(layers):,} layers do not match the architecture "
-                         f"{'-'.join(map(str, sizes))}")
-    activation = _activation_from_json(f, len(sizes) - 2)
-    if activation != architecture.activation:
-        raise ValueError(f"{where}.activation: {_activation_to_json(activation)!r} differs from "
-                         f"the architecture's {_activation_to_json(architecture.activation)!r}")
-    f.done()
-    out = []
-    for i, (layer, n_in, n_out) in enumerate(zip(layers, sizes[:-1], sizes[1:])):
-        lf = Fields(layer, where=f"{where}.layers[{i}]")
-        W = lf.array("W", (n_out, n_in), n_out * n_in, -MAX_WEIGHT, MAX_WEIGHT)
-        b = lf.array("b", (n_out,), n_out, -MAX_WEIGHT, MAX_WEIGHT)
-        lf.done()
-        out.append((W, b))
-    return MLP(out, activation)
+def _renamed_old_keys(d: Any) -> Any:
+    """A network of a scene written before the one dict form (layers of ``{"W", "b"}``)
+    as the dict form, a new dict; anything else as it is, for MLP.from_dict to judge.
+    More layers than the Playground takes are left for it to refuse by their count."""
+    layers = d.get("layers") if isinstance(d, dict) else None
+    if not isinstance(layers, list) or len(layers) > MAX_HIDDEN_LAYERS + 1:
+        return d
+    renamed = [{_OLD_LAYER_KEYS.get(k, k): v for k, v in layer.items()}
+               if isinstance(layer, dict) and not layer.keys() & _OLD_LAYER_KEYS.values() else layer
+               for layer in layers]
+    return {**d, "layers": renamed}
 
 
-def same_network(a: MLP, b: MLP) -> bool:
-    """Equal sizes, activation and weights (MLP objects compare by identity)."""
-    return a is b or (a.activation == b.activation and len(a.layers) == len(b.layers) and all(
-        np.array_equal(Wa, Wb) and np.array_equal(ba, bb)
-        for (Wa, ba), (Wb, bb) in zip(a.layers, b.layers)))
+def network_from_dict(d: Any, architecture: Architecture, where: str = "network") -> MLP:
+    """The network stored in a state, in its dict form (:meth:`MLP.to_dict`, or the
+    Playground's older one): the number of layers and their shapes checked against the
+    architecture before any weight is read, then weight by weight (within MAX_WEIGHT)."""
+    net = MLP.from_dict(_renamed_old_keys(d), where=where, max_layers=MAX_HIDDEN_LAYERS + 1,
+                        max_parameters=parameter_count(architecture.sizes), max_weight=MAX_WEIGHT,
+                        sizes=architecture.sizes)
+    if net.activation != architecture.activation:
+        raise ValueError(f"{where}.activation: {_activation_to_json(net.activation)!r} differs "
+                         f"from the architecture's {_activation_to_json(architecture.activation)!r}")
+    return net
 
 
 # -- training -----------------------------------------------------------------------
@@ -686,8 +660,8 @@ class PlaygroundState:
     def to_dict(self) -> dict:
         return {"dataset": self.dataset.to_dict(), "points": self.points.to_dict(),
                 "architecture": self.architecture.to_dict(),
-                "network": network_to_dict(self.network),
-                "initial": network_to_dict(self.initial), "training": self.training.to_dict(),
+                "network": self.network.to_dict(),
+                "initial": self.initial.to_dict(), "training": self.training.to_dict(),
                 "history": self.history.to_dict(), "view": self.view.to_dict(),
                 "depth": self.depth.to_dict()}
 
