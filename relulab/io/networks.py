@@ -1,5 +1,12 @@
 """Network files: JSON (docs/network-format.md), NPZ and ONNX, read and written.
 
+A JSON network file holds a network's one dict form, :meth:`MLP.to_dict` (plus
+factored ±∞ rows for an extended network). It is read here rather than by
+:meth:`MLP.from_dict`, to the same limits, because a file needs more: its messages
+name the layer, row and entry as a person reading the file counts them, its numbers
+are type-checked in one pass in C (a file of 4,000,000 numbers with a bad one at the
+end is refused as fast as a good one is read), and it may hold extended layers.
+
 Every problem with a file (empty, truncated, not what its extension says, too large,
 wrong JSON types, shapes that do not chain, NaN, infinite or out-of-range weights,
 an ONNX operator we do not read) raises :class:`NetworkFileError` with a one-line
@@ -42,20 +49,27 @@ from relulab.io.limits import (
     shown_name,
 )
 from relulab.model.networks.activations import ACTIVATIONS
-from relulab.model.networks.mlp import MLP, normalise_activation
+from relulab.model.networks.mlp import (
+    MAX_LAYERS,
+    MAX_PARAMETERS,
+    MAX_WEIGHT,
+    MLP,
+    NETWORK_FORMAT,
+    NETWORK_VERSION,
+    normalise_activation,
+)
 from relulab.model.shallow.construction import ExtendedLayer, ExtendedNetwork
 
-FORMAT_NAME = "relulab-network"
-FORMAT_VERSION = 1
+FORMAT_NAME = NETWORK_FORMAT
+FORMAT_VERSION = NETWORK_VERSION
 SUFFIXES = (".json", ".npz", ".onnx")
 
 #: Larger NPZ and ONNX files are refused before they are read.
 MAX_FILE_BYTES = 64 * 1024 * 1024
 #: JSON takes about twenty bytes a number and ten times that once parsed.
 MAX_JSON_BYTES = 32 * 1024 * 1024
-#: All weights, biases and scales of one network together.
-MAX_PARAMETERS = 4_000_000
-MAX_LAYERS = 10_000
+#: All weights, biases and scales of one network together (MAX_PARAMETERS), and its
+#: layers (MAX_LAYERS): the dict form's limits, from relulab.model.networks.mlp.
 #: What an NPZ may expand to, and how many arrays it may hold (W, b, S, V, v a layer).
 MAX_NPZ_BYTES = 64 * 1024 * 1024
 MAX_NPZ_MEMBERS = 5 * MAX_LAYERS + 1
@@ -65,7 +79,7 @@ MAX_ONNX_NODES = 5 * MAX_LAYERS
 MAX_ONNX_FIELDS = 500_000
 MAX_ONNX_NESTING = 32
 #: Weights and biases beyond this are refused: a few layers of them overflow a double.
-MAX_ABS_WEIGHT = 1e100
+MAX_ABS_WEIGHT = MAX_WEIGHT
 #: A network whose outputs could pass 10^this on inputs of size 1 is refused.
 MAX_GROWTH_LOG10 = 300.0
 #: JSON nesting: document, layers, layer, weights, row, number.
@@ -705,9 +719,7 @@ def network_to_dict(net) -> dict:
                 "layers": layers}
     if not net.is_finite():
         raise NetworkFileError("the network has NaN or infinite weights")
-    activation = net.activation if isinstance(net.activation, str) else list(net.activation)
-    return {"format": FORMAT_NAME, "version": FORMAT_VERSION, "activation": activation,
-            "layers": [{"weights": W.tolist(), "biases": b.tolist()} for W, b in net.layers]}
+    return net.to_dict()
 
 
 def network_to_npz_bytes(net) -> bytes:
