@@ -15,6 +15,7 @@ too, and what is converted is the restricted network of 1 or 2 inputs.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
@@ -65,7 +66,7 @@ def parse_architecture(text: str) -> tuple[int, ...]:
     return sizes
 
 
-def check_network_size(sizes) -> None:
+def check_network_size(sizes: Sequence[int]) -> None:
     """ValueError unless the converter takes a network of layer sizes ``sizes``
     (more than MAX_INPUTS inputs: on a slice, with the slices' limits)."""
     n, hidden = sizes[0], sum(sizes[1:-1])
@@ -88,7 +89,7 @@ def check_network_size(sizes) -> None:
         raise ValueError(f"{sizes[-1]} outputs: up to {MAX_OUTPUTS} here")
 
 
-def needs_slice(net) -> bool:
+def needs_slice(net: MLP) -> bool:
     """True when ``net`` has too many inputs to convert whole: it is looked at on a
     line or a plane (:mod:`relulab.model.regions.slices`)."""
     return net.n_in > MAX_INPUTS
@@ -106,7 +107,7 @@ def default_slice(net: MLP, seed: int = 0) -> SliceState:
                        seed=seed)
 
 
-def network_problem(net) -> str | None:
+def network_problem(net: object) -> str | None:
     """Why the converter cannot take ``net`` (None when it can)."""
     if not isinstance(net, MLP):
         return f"expected a network, got {type(net).__name__}"
@@ -167,7 +168,7 @@ class ConverterState:
     selected_region: int = -1
     slice: SliceState | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if needs_slice(self.network) and self.slice is None:
             object.__setattr__(self, "slice", default_slice(self.network))
 
@@ -183,7 +184,7 @@ class ConverterState:
                 "slice": None if self.slice is None else self.slice.to_dict()}
 
     @classmethod
-    def from_dict(cls, d) -> ConverterState:
+    def from_dict(cls, d: Any) -> ConverterState:
         """Validate every field (ValueError naming it) and build the state. A missing
         network is the random one of ``architecture`` and ``seed``."""
         default = cls()

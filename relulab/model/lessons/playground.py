@@ -16,7 +16,7 @@ Edits are methods that return a new state (``with_points``, ``with_hidden``,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -57,7 +57,7 @@ from relulab.model.lessons.playground_parts import (
     outputs_for,
     shuffled_labels,
 )
-from relulab.model.networks.mlp import MLP, same_network
+from relulab.model.networks.mlp import MLP, ActivationSpec, same_network
 
 __all__ = [
     "ARCHITECTURE_PRESETS",
@@ -112,9 +112,11 @@ class PlaygroundState:
     history: History = field(default_factory=History)
     view: View = field(default_factory=View)
     depth: DepthStudy = field(default_factory=DepthStudy)
-    initial: MLP | None = None
+    # None (the default) is the network itself: __post_init__ puts it there, so once
+    # built a state's initial is always a network.
+    initial: MLP = None  # type: ignore[assignment]
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.initial is None:
             object.__setattr__(self, "initial", self.network)
         arch = self.architecture
@@ -139,7 +141,7 @@ class PlaygroundState:
             raise ValueError(f"view.click_class: {self.view.click_class} is not a class of "
                              f"{self.dataset.classes}-class data")
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, PlaygroundState):
             return NotImplemented
         return (self.dataset == other.dataset and self.points == other.points
@@ -160,14 +162,14 @@ class PlaygroundState:
                 "depth": self.depth.to_dict()}
 
     @classmethod
-    def from_dict(cls, d) -> PlaygroundState:
+    def from_dict(cls, d: Any) -> PlaygroundState:
         """Validate everything first; a ValueError names the field that is wrong. The
         architecture is read before the network and the points' count before the
         points, so an oversized file is refused before anything large is converted.
         A file without ``initial`` (written before Replay) replays from its network."""
         f = Fields(d, where="playground")
 
-        def part(key, read, *args):  # a missing part takes its default
+        def part(key: str, read: Callable[..., Any], *args: Any) -> Any:  # missing: the default
             return read(f.get(key), *args) if key in d else read({}, *args)
 
         dataset = part("dataset", DataSettings.from_dict)
@@ -235,7 +237,8 @@ class PlaygroundState:
                                    dataset=replace(self.dataset, classes=needed))
         return replace(self, points=points)
 
-    def _restarted(self, architecture: Architecture, network: MLP, **changes) -> PlaygroundState:
+    def _restarted(self, architecture: Architecture, network: MLP,
+                   **changes: Any) -> PlaygroundState:
         """A new run of ``network``: step 0, curves cleared, the view fitted to it, and
         ``changes`` to other parts made in the same step."""
         return replace(self, architecture=architecture, network=network, initial=network,
@@ -258,10 +261,10 @@ class PlaygroundState:
         return replace(self, network=self.initial, training=replace(self.training, step=0),
                        history=History())
 
-    def with_activation(self, name) -> PlaygroundState:
+    def with_activation(self, name: ActivationSpec) -> PlaygroundState:
         """The same weights with another activation (one name, or one per hidden
         layer); the curves start again."""
-        arch = replace(self.architecture, activation=name)
+        arch = replace(self.architecture, activation=name if isinstance(name, str) else tuple(name))
         return self._restarted(arch, self.network.with_activation(arch.activation))
 
     def with_layer_activation(self, layer: int, name: str) -> PlaygroundState:

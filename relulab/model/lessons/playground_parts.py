@@ -17,12 +17,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from relulab.model.core.fields import Fields
 from relulab.model.data.datasets import (
     DATASETS,
     DEFAULT_BOUNDARY,
     MAX_CLASSES,
+    DatasetSpec,
     make_dataset,
     test_mask,
 )
@@ -101,7 +103,7 @@ class DataSettings:
     expression: str = DEFAULT_BOUNDARY
     random_labels: bool = False
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not MIN_CLASSES <= self.classes <= MAX_CLASSES:
             raise ValueError(f"dataset.classes: {self.classes} is outside {MIN_CLASSES}…{MAX_CLASSES}")
 
@@ -112,7 +114,7 @@ class DataSettings:
                 "random_labels": self.random_labels}
 
     @classmethod
-    def from_dict(cls, d) -> DataSettings:
+    def from_dict(cls, d: Any) -> DataSettings:
         f = Fields(d, cls().to_dict(), "dataset")
         name = f.choice("name", list(DATASETS))
         seed = f.integer("seed", 0, MAX_SEED)
@@ -130,7 +132,7 @@ class DataSettings:
         return out
 
     @property
-    def spec(self):
+    def spec(self) -> DatasetSpec:
         return DATASETS[self.name]
 
     def switched_to(self, name: str) -> DataSettings:
@@ -160,7 +162,7 @@ class Points:
     label: np.ndarray
     test: np.ndarray
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         x = np.array(self.x, dtype=float).reshape(-1, 2)
         label = np.array(self.label, dtype=float).reshape(-1)
         test = np.array(self.test, dtype=bool).reshape(-1)
@@ -180,7 +182,7 @@ class Points:
     def __len__(self) -> int:
         return len(self.label)
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return (isinstance(other, Points) and np.array_equal(self.x, other.x)
                 and np.array_equal(self.label, other.label) and np.array_equal(self.test, other.test))
 
@@ -190,7 +192,7 @@ class Points:
         return {"x": self.x.tolist(), "label": self.label.tolist(), "test": self.test.tolist()}
 
     @classmethod
-    def from_dict(cls, d) -> Points:
+    def from_dict(cls, d: Any) -> Points:
         f = Fields(d, where="points")
         raw = f.get("x")
         if isinstance(raw, (list, tuple)) and len(raw) > MAX_POINTS:  # before reading them
@@ -241,11 +243,11 @@ def shuffled_labels(labels: np.ndarray, seed: int) -> np.ndarray:
 
 # -- the network ------------------------------------------------------------------
 
-def _activation_to_json(activation):
+def _activation_to_json(activation: str | Sequence[str]) -> str | list[str]:
     return activation if isinstance(activation, str) else list(activation)
 
 
-def fitted_activation(activation, n_hidden: int):
+def fitted_activation(activation: str | Sequence[str], n_hidden: int) -> str | tuple[str, ...]:
     """An activation for ``n_hidden`` layers: one name stays; a list is cut, or grown by
     repeating its last name."""
     if isinstance(activation, str):
@@ -265,7 +267,7 @@ class Architecture:
     init_seed: int = 0
     outputs: int = 1
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         hidden = tuple(int(h) for h in self.hidden)
         if len(hidden) > MAX_HIDDEN_LAYERS or any(not 1 <= h <= MAX_WIDTH for h in hidden):
             raise ValueError(f"architecture.hidden: at most {MAX_HIDDEN_LAYERS} layers of 1 to "
@@ -308,7 +310,7 @@ class Architecture:
                 "init_seed": self.init_seed, "outputs": self.outputs}
 
     @classmethod
-    def from_dict(cls, d) -> Architecture:
+    def from_dict(cls, d: Any) -> Architecture:
         f = Fields(d, cls().to_dict(), "architecture")
         hidden = f.get("hidden")
         if not isinstance(hidden, (list, tuple)):
@@ -383,7 +385,7 @@ class TrainingSettings:
                 "step": self.step}
 
     @classmethod
-    def from_dict(cls, d) -> TrainingSettings:
+    def from_dict(cls, d: Any) -> TrainingSettings:
         if isinstance(d, dict) and "steps_per_tick" in d and "steps_per_press" not in d:
             # files written before the speed control: steps per frame was also the Step size
             d = {**d, "steps_per_press": d["steps_per_tick"]}
@@ -424,7 +426,7 @@ class History:
     train_accuracy: np.ndarray = field(default_factory=lambda: np.zeros(0))
     test_accuracy: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         cols = [np.array(getattr(self, k), dtype=float).reshape(-1) for k in HISTORY_KEYS]
         if len({len(c) for c in cols}) != 1:
             raise ValueError("history: the lists must have the same length")
@@ -434,7 +436,7 @@ class History:
     def __len__(self) -> int:
         return len(self.step)
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, History) and all(
             np.array_equal(getattr(self, k), getattr(other, k), equal_nan=True) for k in HISTORY_KEYS)
 
@@ -445,7 +447,7 @@ class History:
                 for k in HISTORY_KEYS}
 
     @classmethod
-    def from_dict(cls, d) -> History:
+    def from_dict(cls, d: Any) -> History:
         f = Fields(d, {k: [] for k in HISTORY_KEYS}, "history")
         cols = {}
         for k in HISTORY_KEYS:
@@ -461,7 +463,7 @@ class History:
             raise ValueError("history.step: steps must be finite numbers ≥ 0")
         return cls(**cols)
 
-    def recording(self, steps, rows) -> History:
+    def recording(self, steps: ArrayLike, rows: ArrayLike) -> History:
         """This history with more moments ``rows`` of (train loss, test loss, train
         accuracy, test accuracy) at ``steps``, thinned to every other moment when it
         would hold more than HISTORY_LIMIT (the curves keep their shape)."""
@@ -495,7 +497,7 @@ class View:
                 "hidden_space": None if self.hidden_space is None else list(self.hidden_space)}
 
     @classmethod
-    def from_dict(cls, d, architecture: Architecture) -> View:
+    def from_dict(cls, d: Any, architecture: Architecture) -> View:
         f = Fields(d, cls().to_dict(), "view")
         neuron = _whole_numbers(f, "neuron", 2, "[layer, neuron]")
         if neuron is not None and not fits(neuron, architecture):
@@ -518,7 +520,9 @@ class View:
                        else None, click_class=min(self.click_class, architecture.classes - 1))
 
 
-def _whole_numbers(f: Fields, key: str, count: int, shape: str):
+def _whole_numbers(f: Fields, key: str, count: int, shape: str) -> Any:
+    """A tuple of ``count`` whole numbers, or None (null in the file). Typed Any: the
+    tuple's length is the caller's ``count``, (layer, neuron) or (layer, i, j)."""
     v = f.get(key)
     if v is None:
         return None
@@ -571,7 +575,7 @@ class DepthStudy:
                             for s in self.samples]}
 
     @classmethod
-    def from_dict(cls, d) -> DepthStudy:
+    def from_dict(cls, d: Any) -> DepthStudy:
         f = Fields(d, cls().to_dict(), "depth")
         budget = f.integer("budget", *DEPTH_BUDGETS)
         seeds = f.integer("seeds", 1, DEPTH_MAX_SEEDS)
