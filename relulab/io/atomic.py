@@ -15,6 +15,7 @@ half of either. On top of that:
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import secrets
@@ -130,10 +131,8 @@ def write_bytes_atomic(path: StrPath, data: bytes) -> None:
             os.chmod(tmp, stat.S_IMODE(st.st_mode))
         os.replace(tmp, target)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
     _sync_folder(folder)
 

@@ -120,7 +120,7 @@ def test_oversized_file_is_refused_before_reading(tmp_path, monkeypatch):
     with open(path, "wb") as f:
         f.truncate(MAX_BYTES + 1)  # sparse: no need to write 16 MB
     monkeypatch.setattr(type(path), "read_bytes", lambda self: pytest.fail("read an oversized file"))
-    with pytest.raises(SceneError, match="larger than the 16.0 MB"):
+    with pytest.raises(SceneError, match=r"larger than the 16.0 MB"):
         read_scene(path, KNOWN)
 
 

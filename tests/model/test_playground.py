@@ -141,7 +141,7 @@ def test_edits_make_new_states():
     tanh = deep.with_activation("tanh")
     assert tanh.network.activation == "tanh"
     assert np.array_equal(tanh.network.layers[0][0], deep.network.layers[0][0])
-    assert s.regenerated().dataset.seed == 1 and not s.regenerated().points == s.points
+    assert s.regenerated().dataset.seed == 1 and s.regenerated().points != s.points
     assert s.with_data(s.dataset.switched_to("xor")).dataset.noise == 0.05
     lesson = s.lesson(0)
     assert (lesson.training.optimizer, lesson.training.learning_rate, lesson.training.max_steps) == (
@@ -163,7 +163,7 @@ def test_networks_from_elsewhere_must_fit():
     with pytest.raises(ValueError, match="tells 3 classes apart; the points have 6"):
         six.with_network(MLP.random([2, 4, 3]))
     for sizes in ([2] + [4] * (MAX_HIDDEN_LAYERS + 1) + [1], [2, MAX_WIDTH + 1, 1]):
-        with pytest.raises(ValueError, match="architecture.hidden"):
+        with pytest.raises(ValueError, match=r"architecture.hidden"):
             s.with_network(MLP.random(sizes))
     with pytest.raises(ValueError, match="finite"):
         s.with_network(MLP([([[np.inf, 0.0]], [0.0])]))
@@ -189,7 +189,7 @@ def test_what_the_panel_holds_it_can_read_back():
     what a scene file may hold, so a saved state always loads again."""
     from relulab.model.lessons.playground import MAX_COORDINATE
 
-    with pytest.raises(ValueError, match="points.x"):
+    with pytest.raises(ValueError, match=r"points.x"):
         Points([[MAX_COORDINATE * 10, 0.0]], [0.0], [False])
     edge = Points([[MAX_COORDINATE, -MAX_COORDINATE]], [1.0], [False])
     s = PlaygroundState().with_points(edge).with_network(
@@ -259,7 +259,7 @@ def test_labels_beyond_the_classes_and_initial_weights_that_do_not_fit_are_refus
         PlaygroundState.from_dict(d)
     d = PlaygroundState().to_dict()
     d["initial"] = MLP.random([2, 3, 1]).to_dict()
-    with pytest.raises(ValueError, match="initial: 2 layers do not match|initial.layers"):
+    with pytest.raises(ValueError, match=r"initial: 2 layers do not match|initial.layers"):
         PlaygroundState.from_dict(d)
 
 
