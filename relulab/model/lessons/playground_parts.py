@@ -332,28 +332,30 @@ class Architecture:
         return MLP.random(self.sizes, seed=self.init_seed, activation=self.activation)
 
 
-#: The layer keys of the Playground's scenes written before the one dict form.
-_OLD_LAYER_KEYS = {"W": "weights", "b": "biases"}
+#: Playground scenes may name a layer's weights ``W`` and its biases ``b`` (and leave
+#: out ``format`` and ``version``): they are read as the dict form's keys.
+_SHORT_LAYER_KEYS = {"W": "weights", "b": "biases"}
 
 
-def _renamed_old_keys(d: Any) -> Any:
-    """A network of a scene written before the one dict form (layers of ``{"W", "b"}``)
-    as the dict form, a new dict; anything else as it is, for MLP.from_dict to judge.
-    More layers than the Playground takes are left for it to refuse by their count."""
+def _with_long_layer_keys(d: Any) -> Any:
+    """``d`` with its layers' short keys (``W``, ``b``) renamed to the dict form's, as a
+    new dict; a layer that has a long key keeps its keys, and anything else is passed on
+    as it is, for MLP.from_dict to judge (more layers than the Playground takes are
+    refused there by their count)."""
     layers = d.get("layers") if isinstance(d, dict) else None
     if not isinstance(layers, list) or len(layers) > MAX_HIDDEN_LAYERS + 1:
         return d
-    renamed = [{_OLD_LAYER_KEYS.get(k, k): v for k, v in layer.items()}
-               if isinstance(layer, dict) and not layer.keys() & _OLD_LAYER_KEYS.values() else layer
-               for layer in layers]
+    renamed = [{_SHORT_LAYER_KEYS.get(k, k): v for k, v in layer.items()}
+               if isinstance(layer, dict) and not layer.keys() & _SHORT_LAYER_KEYS.values()
+               else layer for layer in layers]
     return {**d, "layers": renamed}
 
 
 def network_from_dict(d: Any, architecture: Architecture, where: str = "network") -> MLP:
-    """The network stored in a state, in its dict form (:meth:`MLP.to_dict`, or the
-    Playground's older one): the number of layers and their shapes checked against the
+    """The network stored in a state, in its dict form (:meth:`MLP.to_dict`; layers with
+    short keys too): the number of layers and their shapes checked against the
     architecture before any weight is read, then weight by weight (within MAX_WEIGHT)."""
-    net = MLP.from_dict(_renamed_old_keys(d), where=where, max_layers=MAX_HIDDEN_LAYERS + 1,
+    net = MLP.from_dict(_with_long_layer_keys(d), where=where, max_layers=MAX_HIDDEN_LAYERS + 1,
                         max_parameters=parameter_count(architecture.sizes), max_weight=MAX_WEIGHT,
                         sizes=architecture.sizes)
     if net.activation != architecture.activation:
