@@ -120,8 +120,9 @@ def _bad_cases(tmp_path):
     return cases
 
 
-CASES = ["sigmoid onnx", "inf onnx", "missing", "empty", "truncated", "wrong types", "shape", "nan", "disguised", "extension",
-         "onnx infinite", "too many inputs", "tanh", "no folder", "bad M", "unsupported onnx"]
+CASES = ["sigmoid onnx", "inf onnx", "missing", "empty", "truncated", "wrong types", "shape", "nan",
+         "disguised", "extension", "onnx infinite", "too many inputs", "tanh", "no folder", "bad M",
+         "unsupported onnx"]
 
 
 @pytest.mark.parametrize("case", CASES)

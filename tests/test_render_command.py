@@ -97,7 +97,6 @@ def test_in_process_main_returns_the_code(tmp_path, capsys):
 
 
 def test_one_plot_alone_and_a_plot_that_does_not_exist(tmp_path):
-    from relulab.app import ensure_application
     from relulab.ui.panels import PANELS
 
     name = PANELS[0].name

@@ -14,6 +14,7 @@ writes nothing (docs/deep-to-shallow.md, "What is certified").
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import threading
 import time
@@ -68,10 +69,8 @@ def prepare_engine(n_in: int) -> None:
 
 
 def _quietly(fn, *args) -> None:
-    try:
+    with contextlib.suppress(Exception):
         fn(*args)
-    except Exception:
-        pass
 
 
 def report_lines(conv, verification, seconds: float, big_m=None) -> list[str]:

@@ -2,7 +2,8 @@
 
 Without a scene the panel's default state is drawn. The picture is the panel as it
 looks in the window (``--lecture``: in the lecture layout, controls hidden), or just
-its main plot with ``--plot`` (another plot with ``--plot NAME``). ``.svg`` output draws the main plot as vectors.
+its main plot with ``--plot`` (another plot with ``--plot NAME``). ``.svg`` output
+draws the main plot as vectors.
 The panel's background work (a conversion, a deep tent) is waited for, up to a
 minute. Exit code 0 on success; 1 when the scene or the output is wrong; 2 for bad
 arguments; the problem is one line on standard error.

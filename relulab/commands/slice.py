@@ -55,7 +55,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def report_lines(net, cut, restricted, rows=None) -> list[str]:
     """What ``--report`` prints: the network, the points and the restricted network."""
-    arch = lambda n: "-".join(map(str, n.sizes))
+    def arch(n) -> str:
+        return "-".join(map(str, n.sizes))
+
     kind = cut.kind
     lines = [f"network: {arch(net)} ({net.n_in} inputs)",
              f"slice: the {kind} through {', '.join(cut.labels)}"]

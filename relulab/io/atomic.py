@@ -15,12 +15,15 @@ half of either. On top of that:
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import secrets
 import stat
 import time
 from pathlib import Path
+
+from relulab.io.limits import StrPath
 
 #: A temporary file older than this is litter even if its process id is in use again.
 STALE_AFTER_S = 3600.0
@@ -50,7 +53,7 @@ def _process_alive(pid: int) -> bool:
     return True
 
 
-def stale_temporaries(target) -> list[Path]:
+def stale_temporaries(target: StrPath) -> list[Path]:
     """Temporary files of earlier saves of ``target`` whose process is gone or that are
     older than STALE_AFTER_S (a save in progress in another live process is kept)."""
     target = Path(target)
@@ -75,7 +78,7 @@ def stale_temporaries(target) -> list[Path]:
     return stale
 
 
-def remove_stale_temporaries(target) -> int:
+def remove_stale_temporaries(target: StrPath) -> int:
     """Remove what killed saves of ``target`` left behind; returns how many went."""
     removed = 0
     for path in stale_temporaries(target):
@@ -94,7 +97,7 @@ def _resolve(path: Path) -> Path:
     return Path(os.path.realpath(path))
 
 
-def write_bytes_atomic(path, data: bytes) -> None:
+def write_bytes_atomic(path: StrPath, data: bytes) -> None:
     """Write ``data`` to ``path`` so that a crash leaves the old file or the new one,
     never half; through symbolic links, keeping the file's permissions.
 
@@ -128,10 +131,8 @@ def write_bytes_atomic(path, data: bytes) -> None:
             os.chmod(tmp, stat.S_IMODE(st.st_mode))
         os.replace(tmp, target)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
     _sync_folder(folder)
 
@@ -152,5 +153,5 @@ def _sync_folder(folder: Path) -> None:
         os.close(fd)
 
 
-def write_text_atomic(path, text: str) -> None:
+def write_text_atomic(path: StrPath, text: str) -> None:
     write_bytes_atomic(path, text.encode("utf-8"))

@@ -22,6 +22,10 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+#: A file name as callers give it: text or a path.
+StrPath = str | os.PathLike[str]
 
 
 class FileRefused(ValueError):
@@ -54,7 +58,7 @@ _OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTT
                | getattr(os, "O_BINARY", 0))
 
 
-def read_file(path, max_bytes: int) -> bytes:
+def read_file(path: StrPath, max_bytes: int) -> bytes:
     """The bytes of the regular file ``path`` (links followed), at most ``max_bytes``.
 
     Raises FileNotFoundError when nothing is there, FileRefused for anything that is
@@ -155,7 +159,7 @@ def check_json_text(text: str, max_depth: int, max_containers: int, max_values: 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
 
 
-def one_line(text, limit: int = 400) -> str:
+def one_line(text: Any, limit: int = 400) -> str:
     """``text`` as one printable line of at most ``limit`` characters (control
     characters and line breaks become spaces; the middle of long text is elided)."""
     text = _CONTROL.sub(" ", str(text)).strip()

@@ -1,5 +1,12 @@
 """Network files: JSON (docs/network-format.md), NPZ and ONNX, read and written.
 
+A JSON network file holds a network's one dict form, :meth:`MLP.to_dict` (plus
+factored ±∞ rows for an extended network). It is read here rather than by
+:meth:`MLP.from_dict`, to the same limits, because a file needs more: its messages
+name the layer, row and entry as a person reading the file counts them, its numbers
+are type-checked in one pass in C (a file of 4,000,000 numbers with a bad one at the
+end is refused as fast as a good one is read), and it may hold extended layers.
+
 Every problem with a file (empty, truncated, not what its extension says, too large,
 wrong JSON types, shapes that do not chain, NaN, infinite or out-of-range weights,
 an ONNX operator we do not read) raises :class:`NetworkFileError` with a one-line
@@ -26,8 +33,10 @@ import math
 import struct
 import zipfile
 import zlib
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -35,6 +44,7 @@ from relulab.io.atomic import write_bytes_atomic
 from relulab.io.limits import (
     MAX_NUMBER_DIGITS,
     FileRefused,
+    StrPath,
     check_json_text,
     megabytes,
     one_line,
@@ -42,20 +52,27 @@ from relulab.io.limits import (
     shown_name,
 )
 from relulab.model.networks.activations import ACTIVATIONS
-from relulab.model.networks.mlp import MLP, normalise_activation
+from relulab.model.networks.mlp import (
+    MAX_LAYERS,
+    MAX_PARAMETERS,
+    MAX_WEIGHT,
+    MLP,
+    NETWORK_FORMAT,
+    NETWORK_VERSION,
+    normalise_activation,
+)
 from relulab.model.shallow.construction import ExtendedLayer, ExtendedNetwork
 
-FORMAT_NAME = "relulab-network"
-FORMAT_VERSION = 1
+FORMAT_NAME = NETWORK_FORMAT
+FORMAT_VERSION = NETWORK_VERSION
 SUFFIXES = (".json", ".npz", ".onnx")
 
 #: Larger NPZ and ONNX files are refused before they are read.
 MAX_FILE_BYTES = 64 * 1024 * 1024
 #: JSON takes about twenty bytes a number and ten times that once parsed.
 MAX_JSON_BYTES = 32 * 1024 * 1024
-#: All weights, biases and scales of one network together.
-MAX_PARAMETERS = 4_000_000
-MAX_LAYERS = 10_000
+#: All weights, biases and scales of one network together (MAX_PARAMETERS), and its
+#: layers (MAX_LAYERS): the dict form's limits, from relulab.model.networks.mlp.
 #: What an NPZ may expand to, and how many arrays it may hold (W, b, S, V, v a layer).
 MAX_NPZ_BYTES = 64 * 1024 * 1024
 MAX_NPZ_MEMBERS = 5 * MAX_LAYERS + 1
@@ -65,7 +82,7 @@ MAX_ONNX_NODES = 5 * MAX_LAYERS
 MAX_ONNX_FIELDS = 500_000
 MAX_ONNX_NESTING = 32
 #: Weights and biases beyond this are refused: a few layers of them overflow a double.
-MAX_ABS_WEIGHT = 1e100
+MAX_ABS_WEIGHT = MAX_WEIGHT
 #: A network whose outputs could pass 10^this on inputs of size 1 is refused.
 MAX_GROWTH_LOG10 = 300.0
 #: JSON nesting: document, layers, layer, weights, row, number.
@@ -115,7 +132,7 @@ _KIND_NAMES = {"zip": "a ZIP/NPZ archive", "json": "JSON text", "binary": "binar
 # ---------------------------------------------------------------------------
 # reading
 # ---------------------------------------------------------------------------
-def load_network(path) -> MLP | ExtendedNetwork:
+def load_network(path: StrPath) -> MLP | ExtendedNetwork:
     """Read a network file; the format comes from the extension and is checked
     against the content. Raises NetworkFileError (one line) for every problem."""
     path = Path(path)
@@ -150,7 +167,7 @@ def network_from_bytes(data: bytes, fmt: str, name: str = "network") -> MLP | Ex
 
 
 # -- JSON -------------------------------------------------------------------
-def _reject_constant(token):
+def _reject_constant(token: str) -> NoReturn:
     raise ValueError(f"{token} is not allowed (write finite numbers)")
 
 
@@ -161,11 +178,11 @@ class _LongNumber:
         self.digits = len(text.lstrip("-"))
 
 
-def _parse_int(text: str):
+def _parse_int(text: str) -> int | _LongNumber:
     return _LongNumber(text) if len(text.lstrip("-")) > MAX_NUMBER_DIGITS else int(text)
 
 
-def _from_json_bytes(data: bytes, name: str):
+def _from_json_bytes(data: bytes, name: str) -> MLP | ExtendedNetwork:
     if len(data) > MAX_JSON_BYTES:
         raise NetworkFileError(f"{name}: {megabytes(len(data))} is larger than the "
                                f"{megabytes(MAX_JSON_BYTES)} a JSON network may have")
@@ -191,7 +208,7 @@ def _from_json_bytes(data: bytes, name: str):
     return network_from_dict(doc, name)
 
 
-def _type(v) -> str:
+def _type(v: Any) -> str:
     if isinstance(v, _LongNumber):
         return "a number"
     return {dict: "an object", list: "a list", str: "a string", bool: "true/false",
@@ -199,7 +216,7 @@ def _type(v) -> str:
                                     type(v).__name__)
 
 
-def _bad_number(v, where: str):
+def _bad_number(v: Any, where: str) -> NetworkFileError:
     """The error for one JSON value that is not a usable number."""
     if isinstance(v, _LongNumber):
         return NetworkFileError(f"{where}: a whole number with {v.digits} digits is out of range "
@@ -208,7 +225,8 @@ def _bad_number(v, where: str):
     return NetworkFileError(f"{where}: {one_line(shown, 40)} is not a number")
 
 
-def _numbers(value: list, flat, where, shape) -> np.ndarray:
+def _numbers(value: list, flat: Callable[[], Iterator[Any]], where: Callable[[int], str],
+             shape: tuple[int, ...]) -> np.ndarray:
     """JSON numbers as a float array of ``shape``: ``value`` the list (of rows) as read,
     ``flat()`` an iterator over its numbers, ``where(i)`` the name of number i in
     messages. Types are checked in C (one pass of ``type``), so a file of millions of
@@ -231,7 +249,7 @@ def _numbers(value: list, flat, where, shape) -> np.ndarray:
     return arr
 
 
-def _number_list(value, where: str, allow_inf: bool = False) -> np.ndarray:
+def _number_list(value: Any, where: str, allow_inf: bool = False) -> np.ndarray:
     """A JSON list of numbers as a float array; every entry is finite and within
     ±MAX_ABS_WEIGHT ("inf"/"-inf" strings too when ``allow_inf``)."""
     if not isinstance(value, list):
@@ -245,7 +263,8 @@ def _number_list(value, where: str, allow_inf: bool = False) -> np.ndarray:
     return _numbers(value, lambda: iter(value), lambda j: f"{where}, entry {j + 1}", (len(value),))
 
 
-def _number_matrix(value, where: str, rows: int | None = None, cols: int | None = None):
+def _number_matrix(value: Any, where: str, rows: int | None = None,
+                   cols: int | None = None) -> np.ndarray:
     if not isinstance(value, list) or not value:
         raise NetworkFileError(f"{where}: expected a non-empty list of rows, got {_type(value)}")
     kinds = list(map(type, value))
@@ -273,16 +292,25 @@ def _number_matrix(value, where: str, rows: int | None = None, cols: int | None 
 
 @dataclass
 class _Layer:
-    """One layer as read: W, b, and for a layer with infinite rows S, V, v."""
+    """One layer as read: W, b, and for a layer with infinite rows ``scaled`` = (S, V, v)."""
 
     W: np.ndarray
     b: np.ndarray
-    S: np.ndarray | None = None
-    V: np.ndarray | None = None
-    v: np.ndarray | None = None
+    scaled: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    @property
+    def size(self) -> int:
+        """Its weights, biases and scales."""
+        return self.W.size + self.b.size + sum(a.size for a in self.scaled or ())
+
+    def extended(self) -> ExtendedLayer:
+        """This layer in an extended network (no infinite rows: S, V, v of zeros)."""
+        S, V, v = self.scaled or (np.zeros(len(self.b)), np.zeros_like(self.W),
+                                  np.zeros(len(self.b)))
+        return ExtendedLayer(self.W, self.b, S, V, v)
 
 
-def network_from_dict(doc, name: str = "network") -> MLP | ExtendedNetwork:
+def network_from_dict(doc: Any, name: str = "network") -> MLP | ExtendedNetwork:
     """A network from the JSON document ``doc`` (schema in docs/network-format.md)."""
     if not isinstance(doc, dict):
         raise NetworkFileError(f"{name}: the top level must be an object, got {_type(doc)}")
@@ -334,13 +362,13 @@ def network_from_dict(doc, name: str = "network") -> MLP | ExtendedNetwork:
             v = _number_list(layer["scaled_biases"], f"{where} scaled_biases")
             if v.shape[0] != W.shape[0]:
                 raise NetworkFileError(f"{where}: {v.shape[0]} scaled biases for {W.shape[0]} rows")
-            entry.S, entry.V, entry.v = S, V, v
+            entry.scaled = (S, V, v)
         parsed.append(entry)
         n_prev = W.shape[0]
     return _assemble(parsed, activation, name)
 
 
-def _activation_names(value, name: str):
+def _activation_names(value: Any, name: str) -> str | list[str]:
     """A file's ``activation``: one name, or a list of one name per hidden layer (its
     length is checked once the layers are read)."""
     known = ", ".join(ACTIVATIONS)
@@ -398,16 +426,16 @@ def _check_growth(layers: list[_Layer], name: str) -> None:
 _JSON_KEYS = ("weights", "biases", "scaled_weights", "scaled_biases")
 
 
-def _assemble(parsed: list[_Layer], activation, name: str,
-              keys=lambda i: _JSON_KEYS) -> MLP | ExtendedNetwork:
+def _assemble(parsed: list[_Layer], activation: str | Sequence[str], name: str,
+              keys: Callable[[int], Sequence[str]] = lambda i: _JSON_KEYS
+              ) -> MLP | ExtendedNetwork:
     """Check sizes, shapes and values of layers read from any format; build the network.
     ``activation``: one name or a list of one per hidden layer. ``keys(i)`` names layer
     i's W, b, V, v in messages as the file names them."""
     if not isinstance(activation, str) and len(activation) != len(parsed) - 1:
         raise NetworkFileError(f"{name}: \"activation\" lists {len(activation)} names for "
                                f"{len(parsed) - 1} hidden layers")
-    total = sum(L.W.size + L.b.size + (0 if L.S is None else L.S.size + L.V.size + L.v.size)
-                for L in parsed)
+    total = sum(L.size for L in parsed)
     if total > MAX_PARAMETERS:
         raise NetworkFileError(f"{name}: {total:,} parameters; at most {MAX_PARAMETERS:,} are read")
     for i, L in enumerate(parsed):
@@ -418,25 +446,22 @@ def _assemble(parsed: list[_Layer], activation, name: str,
         kW, kb, kV, kv = keys(i + 1)
         _check_entries(L.W, f"{where} {kW}")
         _check_entries(L.b, f"{where} {kb}")
-        if L.S is not None:
-            if not np.all((L.S == 0) | np.isinf(L.S)):
+        if L.scaled is not None:
+            S, V, v = L.scaled
+            if not np.all((S == 0) | np.isinf(S)):
                 raise NetworkFileError(f"{where} scale: entries must be 0, \"inf\" or \"-inf\"")
-            if i == len(parsed) - 1 and np.any(L.S != 0):
+            if i == len(parsed) - 1 and np.any(S != 0):
                 raise NetworkFileError(f"{where}: the output layer cannot have infinite rows")
-            _check_entries(L.V, f"{where} {kV}")
-            _check_entries(L.v, f"{where} {kv}")
-    if not isinstance(activation, str):
-        activation = normalise_activation(activation, len(parsed) - 1)
-    if any(L.S is not None for L in parsed):
-        if activation != "relu":
+            _check_entries(V, f"{where} {kV}")
+            _check_entries(v, f"{where} {kv}")
+    names = activation if isinstance(activation, str) else \
+        normalise_activation(activation, len(parsed) - 1)
+    if any(L.scaled is not None for L in parsed):
+        if names != "relu":
             raise NetworkFileError(f"{name}: infinite rows need \"activation\": \"relu\"")
-        return ExtendedNetwork(tuple(
-            ExtendedLayer(L.W, L.b, L.S if L.S is not None else np.zeros(len(L.b)),
-                          L.V if L.V is not None else np.zeros_like(L.W),
-                          L.v if L.v is not None else np.zeros(len(L.b)))
-            for L in parsed))
+        return ExtendedNetwork(tuple(L.extended() for L in parsed))
     _check_growth(parsed, name)
-    return MLP([(L.W, L.b) for L in parsed], activation)
+    return MLP([(L.W, L.b) for L in parsed], names)
 
 
 # -- NPZ --------------------------------------------------------------------
@@ -444,6 +469,14 @@ def _assemble(parsed: list[_Layer], activation, name: str,
 _ARCHIVE_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError,
                    EOFError, OSError, ValueError, struct.error, zlib.error, lzma.LZMAError,
                    SyntaxError, OverflowError)
+
+
+#: zipfile's reader of the end-of-archive record, and the record's member count and
+#: directory size: private names, absent from zipfile's type stubs, that give the sizes
+#: before the directory itself is read.
+_end_record = zipfile._EndRecData  # type: ignore[attr-defined]
+_MEMBERS_TOTAL = zipfile._ECD_ENTRIES_TOTAL  # type: ignore[attr-defined]
+_DIRECTORY_SIZE = zipfile._ECD_SIZE  # type: ignore[attr-defined]
 
 
 def _npz_key_allowed(key: str) -> bool:
@@ -454,7 +487,7 @@ def _npz_key_allowed(key: str) -> bool:
             and not digits.startswith("0") and int(digits) <= MAX_LAYERS)
 
 
-def _read_npz(data: bytes, name: str, key_allowed=_npz_key_allowed,
+def _read_npz(data: bytes, name: str, key_allowed: Callable[[str], bool] = _npz_key_allowed,
               expected: str = "W1, b1, …, WL, bL (and activation, S, V, v)",
               max_members: int = MAX_NPZ_MEMBERS, max_bytes: int = MAX_NPZ_BYTES,
               max_entries: int = MAX_PARAMETERS, what: str = "a network",
@@ -466,15 +499,14 @@ def _read_npz(data: bytes, name: str, key_allowed=_npz_key_allowed,
     default; ``relulab.io.points`` reads rows of inputs with its own)."""
     buf = io.BytesIO(data)
     try:
-        end = zipfile._EndRecData(buf)
+        end = _end_record(buf)
     except _ARCHIVE_ERRORS as e:
         raise NetworkFileError(f"{name}: truncated or damaged NPZ archive ({e})") from None
     if end is None:
         raise NetworkFileError(f"{name}: truncated or damaged NPZ archive (no ZIP directory at "
                                "the end)")
-    if end[zipfile._ECD_ENTRIES_TOTAL] > max_members or \
-            end[zipfile._ECD_SIZE] > 128 * max_members:
-        raise NetworkFileError(f"{name}: the archive lists {end[zipfile._ECD_ENTRIES_TOTAL]:,} "
+    if end[_MEMBERS_TOTAL] > max_members or end[_DIRECTORY_SIZE] > 128 * max_members:
+        raise NetworkFileError(f"{name}: the archive lists {end[_MEMBERS_TOTAL]:,} "
                                f"members; {what} has at most {max_members:,} arrays")
     try:
         archive = zipfile.ZipFile(buf)
@@ -519,7 +551,7 @@ def _read_npz(data: bytes, name: str, key_allowed=_npz_key_allowed,
 
 def _read_npy_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: int,
                      what: str = "a network", entries: str = "parameters",
-                     max_entries: int = MAX_PARAMETERS):
+                     max_entries: int = MAX_PARAMETERS) -> tuple[np.ndarray, int]:
     """One .npy member: header first (dtype, shape), then exactly the bytes it declares."""
     fmt = np.lib.format
     with archive.open(info) as f:
@@ -549,7 +581,7 @@ def _read_npy_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: in
     return arr, count
 
 
-def _numeric(arr, key: str, where: str, ndim: int) -> np.ndarray:
+def _numeric(arr: np.ndarray, key: str, where: str, ndim: int) -> np.ndarray:
     """``arr`` as a float64 array of ``ndim`` dimensions, or an error naming ``key``."""
     kind = arr.dtype.kind
     if kind in "US":
@@ -578,7 +610,7 @@ def network_from_arrays(arrays: dict, name: str = "network") -> MLP | ExtendedNe
     if unknown:
         raise NetworkFileError(f"{name}: unexpected array(s) "
                                f"{', '.join(shown_name(k) for k in sorted(unknown)[:5])}")
-    activation = "relu"
+    activation: str | list[str] = "relu"
     if "activation" in arrays:
         a = np.asarray(arrays["activation"])
         if a.dtype.kind != "U" or a.ndim > 1 or not all(str(v) in ACTIVATIONS for v in a.reshape(-1)):
@@ -608,7 +640,7 @@ def network_from_arrays(arrays: dict, name: str = "network") -> MLP | ExtendedNe
             if S.shape[0] != W.shape[0] or V.shape != W.shape or v.shape[0] != W.shape[0]:
                 raise NetworkFileError(f"{where}: S{i}, V{i}, v{i} must match W{i}'s shape "
                                        f"{W.shape}")
-            entry.S, entry.V, entry.v = S.astype(float), V, v
+            entry.scaled = (S.astype(float), V, v)
         else:
             for key in (f"V{i}", f"v{i}"):
                 if key in arrays:
@@ -620,7 +652,7 @@ def network_from_arrays(arrays: dict, name: str = "network") -> MLP | ExtendedNe
 # ---------------------------------------------------------------------------
 # ONNX
 # ---------------------------------------------------------------------------
-def _onnx():
+def _onnx() -> tuple[Any, Any]:
     try:
         import onnx
         from onnx import numpy_helper
@@ -641,7 +673,7 @@ def _from_onnx_bytes(data: bytes, name: str) -> MLP:
 ONNX_EXPORT_OPS = {"relu": "Relu", "tanh": "Tanh", "sigmoid": "Sigmoid", "identity": None}
 
 
-def network_to_onnx_bytes(net, dtype=np.float64) -> bytes:
+def network_to_onnx_bytes(net: MLP | ExtendedNetwork, dtype: type = np.float64) -> bytes:
     """An ONNX model of a finite network, in float64: per layer a Gemm (transB = 1), then
     the hidden layer's activation, Relu, Tanh or Sigmoid (nothing for identity, whose
     layer then merges with the next when read back). Leaky ReLU and GELU have no float64
@@ -690,7 +722,7 @@ def network_to_onnx_bytes(net, dtype=np.float64) -> bytes:
 # ---------------------------------------------------------------------------
 # writing
 # ---------------------------------------------------------------------------
-def network_to_dict(net) -> dict:
+def network_to_dict(net: MLP | ExtendedNetwork) -> dict[str, Any]:
     """The JSON document of a network (see docs/network-format.md)."""
     if isinstance(net, ExtendedNetwork):
         layers = []
@@ -705,12 +737,10 @@ def network_to_dict(net) -> dict:
                 "layers": layers}
     if not net.is_finite():
         raise NetworkFileError("the network has NaN or infinite weights")
-    activation = net.activation if isinstance(net.activation, str) else list(net.activation)
-    return {"format": FORMAT_NAME, "version": FORMAT_VERSION, "activation": activation,
-            "layers": [{"weights": W.tolist(), "biases": b.tolist()} for W, b in net.layers]}
+    return net.to_dict()
 
 
-def network_to_npz_bytes(net) -> bytes:
+def network_to_npz_bytes(net: MLP | ExtendedNetwork) -> bytes:
     arrays = {}
     if isinstance(net, ExtendedNetwork):
         for i, L in enumerate(net.layers, start=1):
@@ -730,7 +760,7 @@ def network_to_npz_bytes(net) -> bytes:
     return buf.getvalue()
 
 
-def network_to_bytes(net, fmt: str) -> bytes:
+def network_to_bytes(net: MLP | ExtendedNetwork, fmt: str) -> bytes:
     if fmt == "json":
         return (json.dumps(network_to_dict(net), allow_nan=False) + "\n").encode("utf-8")
     if fmt == "npz":
@@ -740,7 +770,7 @@ def network_to_bytes(net, fmt: str) -> bytes:
     raise NetworkFileError(f"unknown format {fmt!r}")
 
 
-def save_network(net, path) -> None:
+def save_network(net: MLP | ExtendedNetwork, path: StrPath) -> None:
     """Write ``net`` (an MLP or an ExtendedNetwork) in the format of ``path``'s extension,
     atomically: the old file stays if anything fails (a read-only file is refused)."""
     path = Path(path)

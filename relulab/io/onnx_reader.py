@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Sequence
+from typing import Any, overload
 
 import numpy as np
 
@@ -43,11 +45,12 @@ _ARITY = {"Gemm": (2, 3), "MatMul": (2, 2), "Add": (2, 2), "Reshape": (2, 2), "R
 _LOW_BYTES = bytes(range(128))
 
 
-def _field_table(descriptor, cache: dict) -> dict:
+def _field_table(descriptor: Any, cache: dict) -> dict:
     """field number -> ('message', descriptor) or ('packed_varint', None) for a message type."""
     table = cache.get(descriptor)
     if table is None:
-        from google.protobuf.descriptor import FieldDescriptor as F
+        # protobuf ships no type stubs, and types-protobuf is not among the dependencies
+        from google.protobuf.descriptor import FieldDescriptor as F  # type: ignore[import-untyped]
 
         varints = {F.TYPE_INT32, F.TYPE_INT64, F.TYPE_UINT32, F.TYPE_UINT64, F.TYPE_SINT32,
                    F.TYPE_SINT64, F.TYPE_BOOL, F.TYPE_ENUM}
@@ -61,7 +64,7 @@ def _field_table(descriptor, cache: dict) -> dict:
     return table
 
 
-def _scan_onnx_wire(data: bytes, descriptor, name: str) -> None:
+def _scan_onnx_wire(data: bytes, descriptor: Any, name: str) -> None:
     """Count protobuf fields (and packed whole numbers) before protobuf builds the model:
     parsing costs about 150 bytes a field, and a small file can hold millions of them."""
     cache: dict = {}
@@ -69,11 +72,11 @@ def _scan_onnx_wire(data: bytes, descriptor, name: str) -> None:
     packed = 0
     stack = [(descriptor, 0, len(data), 0)]
 
-    def damaged():
+    def damaged() -> NetworkFileError:
         return NetworkFileError(f"{name}: truncated or damaged ONNX file (broken protobuf "
                                 "encoding)")
 
-    def varint(pos, end):
+    def varint(pos: int, end: int) -> tuple[int, int]:
         value = shift = 0
         while True:
             if pos >= end or shift > 63:
@@ -124,7 +127,7 @@ def _scan_onnx_wire(data: bytes, descriptor, name: str) -> None:
                 raise damaged()
 
 
-def _onnx_where(k: int, node) -> str:
+def _onnx_where(k: int, node: Any) -> str:
     op = shown_name(node.op_type, 30)
     return f"node {k + 1} ({op} {shown_name(node.name, 40)!r})" if node.name else \
         f"node {k + 1} ({op})"
@@ -136,7 +139,7 @@ class _OnnxReader:
 
     NUMERIC_TYPES = None  # filled on first use: TensorProto data types read as numbers
 
-    def __init__(self, onnx, numpy_helper, model, name: str):
+    def __init__(self, onnx: Any, numpy_helper: Any, model: Any, name: str):
         self.onnx, self.numpy_helper, self.name = onnx, numpy_helper, name
         self.graph = model.graph
         self.budget = MAX_PARAMETERS
@@ -147,11 +150,11 @@ class _OnnxReader:
         self.numeric_types = {TP.FLOAT, TP.DOUBLE, TP.FLOAT16, TP.BFLOAT16, TP.INT8, TP.INT16,
                               TP.INT32, TP.INT64, TP.UINT8, TP.UINT16, TP.UINT32, TP.UINT64}
 
-    def fail(self, message: str):
+    def fail(self, message: str) -> NetworkFileError:
         return NetworkFileError(f"{self.name}: {message}")
 
     # -- constants -------------------------------------------------------------
-    def tensor(self, t, what: str) -> np.ndarray:
+    def tensor(self, t: Any, what: str) -> np.ndarray:
         """A TensorProto as an array, its size checked before it is converted."""
         TP = self.onnx.TensorProto
         if t.data_location == TP.EXTERNAL or len(t.external_data):
@@ -174,7 +177,7 @@ class _OnnxReader:
             raise self.fail(f"{what} is damaged ({one_line(e, 80)})") from None
         return np.asarray(arr)
 
-    def constant_node(self, node, where: str) -> np.ndarray:
+    def constant_node(self, node: Any, where: str) -> np.ndarray:
         A = self.onnx.AttributeProto
         if len(node.attribute) != 1:
             raise self.fail(f"{where}: a Constant needs exactly one value attribute")
@@ -204,10 +207,14 @@ class _OnnxReader:
         return tensor_name in self.consts or tensor_name in self.initializers
 
     # -- attributes --------------------------------------------------------------
-    def attrs(self, node) -> dict:
+    def attrs(self, node: Any) -> dict:
         return {a.name: a for a in node.attribute}
 
-    def attr_int(self, attrs, key, default, where):
+    @overload
+    def attr_int(self, attrs: dict, key: str, default: int, where: str) -> int: ...
+    @overload
+    def attr_int(self, attrs: dict, key: str, default: None, where: str) -> int | None: ...
+    def attr_int(self, attrs: dict, key: str, default: int | None, where: str) -> int | None:
         a = attrs.get(key)
         if a is None:
             return default
@@ -215,7 +222,7 @@ class _OnnxReader:
             raise self.fail(f"{where}: attribute {key} must be a whole number")
         return int(a.i)
 
-    def attr_float(self, attrs, key, default, where):
+    def attr_float(self, attrs: dict, key: str, default: float, where: str) -> float:
         a = attrs.get(key)
         if a is None:
             return default
@@ -246,10 +253,10 @@ class _OnnxReader:
             if t in seen:
                 continue
             seen.add(t)
-            k = producers.get(t)
-            if k is not None and k not in needed:
-                needed.add(k)
-                stack.extend(i for i in g.node[k].input if i)
+            producer = producers.get(t)
+            if producer is not None and producer not in needed:
+                needed.add(producer)
+                stack.extend(i for i in g.node[producer].input if i)
         waiting = {}
         readers: dict[int, list[int]] = {}
         for k in needed:
@@ -293,7 +300,7 @@ class _OnnxReader:
         if tensor_type.HasField("shape"):
             dims = [d.dim_value if d.HasField("dim_value") else None for d in tensor_type.shape.dim]
         chain = _Chain(self, dims)
-        readers = {}
+        readers: dict[str, int] = {}
         for k in order:
             for i in g.node[k].input:
                 readers[i] = readers.get(i, 0) + 1
@@ -342,7 +349,7 @@ class _OnnxReader:
             raise self.fail("the output does not depend on the input")
         return chain.network()
 
-    def _cast_type(self, node, where):
+    def _cast_type(self, node: Any, where: str) -> type:
         TP = self.onnx.TensorProto
         to = self.attr_int(self.attrs(node), "to", None, where)
         if to not in self.float_types:
@@ -352,39 +359,47 @@ class _OnnxReader:
         return np.float32 if to == TP.FLOAT else np.float64
 
 
+def _known_product(dims: Sequence[int | None]) -> int | None:
+    """The number of features of a tensor of shape ``dims``; None when one of them is
+    unknown (None, or 0 in an ONNX shape)."""
+    known = [d for d in dims if d]
+    return math.prod(known) if len(known) == len(dims) else None
+
+
 class _Chain:
     """The layers read so far and the affine map pending since the last activation."""
 
-    def __init__(self, reader: _OnnxReader, dims):
+    def __init__(self, reader: _OnnxReader, dims: list[int | None] | None):
         self.r = reader
         self.dims = dims  # shape of the current data tensor, None when unknown
-        self.n_in = None
+        self.n_in: int | None = None
         if dims is not None and len(dims) == 2 and dims[1]:
             self.n_in = dims[1]
         self.layers: list[tuple[np.ndarray, np.ndarray]] = []
         self.kinds: list[str] = []  # each hidden layer's activation
-        self.W = None  # pending linear part (None: identity)
-        self.b = None  # pending shift: a vector, or a 0-d array added to every feature
+        self.W: np.ndarray | None = None  # pending linear part (None: identity)
+        #: pending shift: a vector, or a 0-d array added to every feature
+        self.b: np.ndarray | None = None
         self.after_activation = False
 
     @property
-    def width(self):
+    def width(self) -> int | None:
         """Features of the current data tensor, when known."""
         if self.W is not None:
             return self.W.shape[0]
         if self.b is not None and self.b.ndim == 1:
             return self.b.shape[0]
-        if self.dims is not None and len(self.dims) >= 2 and all(self.dims[1:]):
-            return math.prod(self.dims[1:])  # elementwise steps commute with flattening
+        if self.dims is not None and len(self.dims) >= 2:
+            return _known_product(self.dims[1:])  # elementwise steps commute with flattening
         return None
 
-    def _batch_of_vectors(self, where):
+    def _batch_of_vectors(self, where: str) -> None:
         if self.dims is not None and len(self.dims) != 2:
             shown = "(" + ", ".join("N" if d is None else str(d) for d in self.dims) + ")"
             raise self.r.fail(f"{where}: the data has shape {shown}, not a batch of vectors "
                               "(flatten it first)")
 
-    def _weights(self, tensor_name, where, what):
+    def _weights(self, tensor_name: str, where: str, what: str) -> np.ndarray:
         arr = self.r.const(tensor_name)
         if arr.dtype.kind not in "fiu":
             raise self.r.fail(f"{where}: {what} of type {arr.dtype} is not numbers")
@@ -394,7 +409,7 @@ class _Chain:
             raise self.r.fail(f"{where}: NaN or infinite weights")
         return arr
 
-    def _shift(self, c, where, what):
+    def _shift(self, c: np.ndarray, where: str, what: str) -> np.ndarray:
         """A constant that broadcasts over (N, features): a scalar or a row vector."""
         if c.ndim > 2 or (c.ndim == 2 and c.shape[0] != 1):
             raise self.r.fail(f"{where}: {what} of shape {c.shape} does not broadcast over a "
@@ -407,7 +422,7 @@ class _Chain:
             raise self.r.fail(f"{where}: {what} has {c.shape[0]} entries for {width} features")
         return c
 
-    def _then(self, M, c, where):
+    def _then(self, M: np.ndarray | None, c: np.ndarray, where: str) -> None:
         """Compose the pending map with y = M h + c (M None: identity)."""
         width = self.width
         if M is not None and width is not None and M.shape[1] != width:
@@ -426,7 +441,7 @@ class _Chain:
             self.n_in = self.W.shape[1]
         self.dims = [self.dims[0] if self.dims else None, M.shape[0]]
 
-    def step(self, node, op, ins, where):
+    def step(self, node: Any, op: str, ins: list[str], where: str) -> None:
         r = self.r
         attrs = r.attrs(node)
         if op == "Identity":
@@ -443,7 +458,7 @@ class _Chain:
                 raise r.fail(f"{where}: only Flatten with axis = 1 (keeping the batch) is read")
             if self.dims is not None:
                 rest = self.dims[1:]
-                self._flatten_to(math.prod(rest) if all(d for d in rest) else None)
+                self._flatten_to(_known_product(rest))
             return
         if op == "Reshape":
             self._reshape(ins, attrs, where)
@@ -495,12 +510,12 @@ class _Chain:
             self._then(M, c, where)
         self.after_activation = False
 
-    def _flatten_to(self, features):
+    def _flatten_to(self, features: int | None) -> None:
         if self.W is None and self.b is None and not self.layers and features:
             self.n_in = features
         self.dims = [self.dims[0] if self.dims else None, features]
 
-    def _reshape(self, ins, attrs, where):
+    def _reshape(self, ins: list[str], attrs: dict, where: str) -> None:
         r = self.r
         if len(ins) < 2 or not r.is_const(ins[1]):
             raise r.fail(f"{where}: Reshape needs a constant shape (export with constant "
@@ -508,28 +523,28 @@ class _Chain:
         target = r.const(ins[1])
         if target.dtype.kind not in "iu" or target.ndim != 1:
             raise r.fail(f"{where}: the shape must be a list of whole numbers")
-        target = [int(t) for t in target]
+        shape = [int(t) for t in target]
         allow_zero = r.attr_int(attrs, "allowzero", 0, where)
         dims = self.dims
         batch = dims[0] if dims else None
-        features = math.prod(dims[1:]) if dims and all(d for d in dims[1:]) else None
-        if len(target) != 2:
-            raise r.fail(f"{where}: Reshape to {tuple(target)} is not a batch of vectors")
-        t0, t1 = target
+        features = _known_product(dims[1:]) if dims else None
+        if len(shape) != 2:
+            raise r.fail(f"{where}: Reshape to {tuple(shape)} is not a batch of vectors")
+        t0, t1 = shape
         keeps_batch = (t0 == 0 and not allow_zero) or (t0 > 0 and batch == t0) or \
             (t0 == -1 and t1 > 0 and (features is None or t1 == features))
         if not keeps_batch:
-            raise r.fail(f"{where}: Reshape to {tuple(target)} does not keep the batch "
+            raise r.fail(f"{where}: Reshape to {tuple(shape)} does not keep the batch "
                          "(first) dimension")
         if t1 == 0 and not allow_zero:
             t1 = dims[1] if dims and len(dims) >= 2 and dims[1] else -1
         if t1 > 0 and features is not None and t1 != features:
             raise r.fail(f"{where}: Reshape to {t1} features, but the data has {features}")
         if t1 == 0 or t1 < -1:
-            raise r.fail(f"{where}: Reshape to {tuple(target)} is not a batch of vectors")
+            raise r.fail(f"{where}: Reshape to {tuple(shape)} is not a batch of vectors")
         self._flatten_to(t1 if t1 > 0 else features)
 
-    def _activation(self, op, attrs, where):
+    def _activation(self, op: str, attrs: dict, where: str) -> None:
         r = self.r
         kind = _ACTIVATION_OPS[op]
         if op == "LeakyRelu":
@@ -537,42 +552,42 @@ class _Chain:
             if np.float32(alpha) != np.float32(LEAKY_SLOPE):
                 raise r.fail(f"{where}: LeakyRelu with alpha {alpha:g}; the leaky ReLU here has "
                              f"slope {LEAKY_SLOPE:g}")
-        if self.W is None and self.b is None:
+        W, b = self.W, self.b
+        if W is None and b is None:
             if self.after_activation and kind == "relu" and self.kinds[-1] == "relu":
                 return  # ReLU(ReLU(z)) = ReLU(z)
             width = self.width
             if width is None:
                 raise r.fail(f"{where}: an activation on data of unknown width")
-            self.W, self.b = np.eye(width), np.zeros(width)  # a layer that passes h on
+            W, b = np.eye(width), np.zeros(width)  # a layer that passes h on
             if self.n_in is None and not self.layers:
                 self.n_in = width
-        elif self.W is None:  # only a shift since the last layer: an identity layer with it
+        elif W is None:  # only a shift since the last layer: an identity layer with it
             width = self.width
             if width is None:
                 raise r.fail(f"{where}: a bias on data of unknown width")
-            self.W = np.eye(width)
-            self.b = np.broadcast_to(self.b, (width,)).astype(float)
+            W, b = np.eye(width), np.broadcast_to(np.asarray(b), (width,)).astype(float)
             if self.n_in is None and not self.layers:
                 self.n_in = width
-        self.layers.append((self.W, np.asarray(self.b, float)))
+        self.layers.append((W, np.asarray(b, float)))
         self.kinds.append(kind)
         self.W, self.b = None, None
         self.after_activation = True
 
     def network(self) -> MLP:
         r = self.r
-        if self.W is None and self.b is None:
+        if self.W is not None:
+            W, b = self.W, np.asarray(self.b, float)
+        elif self.b is not None:
+            n = self.width
+            if n is None:
+                raise r.fail("the graph has no Gemm or MatMul layer")
+            W, b = np.eye(n), np.broadcast_to(self.b, (n,)).astype(float)
+        else:
             if not self.layers:
                 raise r.fail("the graph has no Gemm or MatMul layer")
             n = self.layers[-1][0].shape[0]
             W, b = np.eye(n), np.zeros(n)  # the output passes through an activation
-        elif self.W is None:
-            if not self.layers and self.width is None:
-                raise r.fail("the graph has no Gemm or MatMul layer")
-            n = self.width
-            W, b = np.eye(n), np.broadcast_to(self.b, (n,)).astype(float)
-        else:
-            W, b = self.W, np.asarray(self.b, float)
         layers = [*self.layers, (W, b)]
         if self.n_in is not None and layers[0][0].shape[1] != self.n_in:
             raise r.fail(f"the input has {self.n_in} features but the first layer expects "
@@ -580,14 +595,16 @@ class _Chain:
         if len(layers) > MAX_LAYERS:
             raise r.fail(f"{len(layers):,} layers; at most {MAX_LAYERS:,} are read")
         parsed = [_Layer(np.asarray(W, float), np.asarray(b, float)) for W, b in layers]
-        return _assemble(parsed, self.kinds if self.kinds else "relu", r.name)
+        net = _assemble(parsed, self.kinds if self.kinds else "relu", r.name)
+        assert isinstance(net, MLP)  # no layer read from ONNX has infinite rows
+        return net
 
 
 def read_onnx(data: bytes, name: str) -> MLP:
     """The plain MLP in the ONNX model ``data`` (``name`` goes into messages); raises
     NetworkFileError for everything else."""
     onnx, numpy_helper = _onnx()
-    from google.protobuf.message import DecodeError
+    from google.protobuf.message import DecodeError  # type: ignore[import-untyped]  # no stubs
 
     _scan_onnx_wire(data, onnx.ModelProto.DESCRIPTOR, name)
     try:

@@ -9,22 +9,27 @@ save is atomic.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from relulab.io.atomic import write_text_atomic
-from relulab.io.limits import FileRefused, read_file
+from relulab.io.limits import FileRefused, StrPath, read_file
 from relulab.model.data.datasets import points_from_csv, points_to_csv
+
+if TYPE_CHECKING:  # imported where it is used: slices pull in the region code
+    from relulab.model.regions.slices import InputRows
 
 MAX_BYTES = 20 * 1024 * 1024
 
 
-def save_points_csv(path, X, y, is_test=None) -> None:
+def save_points_csv(path: StrPath, X: ArrayLike, y: ArrayLike, is_test: ArrayLike | None = None) -> None:
     """Write the points to ``path`` atomically (the old file survives a crash)."""
     write_text_atomic(Path(path), points_to_csv(X, y, is_test))
 
 
-def load_points_csv(path):
+def load_points_csv(path: StrPath) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(X, y, is_test)`` read from ``path``; nothing is returned unless the whole file is valid.
     Only a regular file of at most 20 MB is read (a link to /dev/zero or a FIFO is refused)."""
     path = Path(path)
@@ -64,7 +69,7 @@ class PointsFileError(ValueError):
         super().__init__(one_line(message, 600))
 
 
-def load_input_rows(path):
+def load_input_rows(path: StrPath) -> InputRows:
     """The rows of inputs in a CSV or NPZ file (format in docs/network-format.md,
     "Points files") as :class:`relulab.model.regions.slices.InputRows`. Everything is checked
     before anything is returned; PointsFileError (one line) names the file, the line
@@ -83,7 +88,7 @@ def load_input_rows(path):
     return input_rows_from_bytes(data, suffix[1:], path.name)
 
 
-def input_rows_from_bytes(data: bytes, fmt: str, name: str = "points"):
+def input_rows_from_bytes(data: bytes, fmt: str, name: str = "points") -> InputRows:
     """Parse ``data`` as a points file of format ``fmt`` ('csv' or 'npz')."""
     if not data.strip():
         raise PointsFileError(f"{name}: the file is empty")
@@ -111,7 +116,7 @@ def _is_number(cell: str) -> bool:
     return True
 
 
-def _rows_from_csv(text: str, name: str):
+def _rows_from_csv(text: str, name: str) -> InputRows:
     from relulab.model.regions.slices import MAX_COORDINATE, InputRows
 
     lines = [(i, line) for i, line in enumerate(text.splitlines(), start=1)
@@ -180,7 +185,7 @@ def _input_key(key: str) -> bool:
     return key in ("X", "y", "image_shape")
 
 
-def _rows_from_npz(data: bytes, name: str):
+def _rows_from_npz(data: bytes, name: str) -> InputRows:
     from relulab.io.networks import NetworkFileError, _read_npz
     from relulab.model.regions.slices import MAX_COORDINATE, InputRows
 

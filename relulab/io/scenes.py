@@ -24,8 +24,10 @@ rather than half-read. Qt-free.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,7 @@ from relulab.io.atomic import write_text_atomic
 from relulab.io.limits import (
     MAX_NUMBER_DIGITS,
     FileRefused,
+    StrPath,
     check_json_text,
     megabytes,
     one_line,
@@ -97,7 +100,7 @@ class Playlist:
 
 
 # -- helpers -----------------------------------------------------------------
-def _kind(value) -> str:
+def _kind(value: Any) -> str:
     """A value's JSON kind in words, for messages."""
     if value is None:
         return "null"
@@ -114,7 +117,7 @@ def _kind(value) -> str:
     return type(value).__name__
 
 
-def json_ready(value, where: str = "value"):
+def json_ready(value: Any, where: str = "value") -> Any:
     """``value`` as plain JSON data: tuples become lists, numpy numbers and arrays
     become Python numbers and lists. Raises SceneError naming the path of anything
     JSON cannot hold (arbitrary objects). Non-finite numbers (a diverged loss, the loss
@@ -150,12 +153,12 @@ class _HugeInteger:
         self.digits = digits
 
 
-def _parse_int(text: str):
+def _parse_int(text: str) -> int | _HugeInteger:
     digits = len(text.lstrip("-"))
     return _HugeInteger(digits) if digits > MAX_NUMBER_DIGITS else int(text)
 
 
-def _find_huge(value, where: str = ""):
+def _find_huge(value: Any, where: str = "") -> tuple[str, _HugeInteger] | None:
     """The path and stand-in of the first too-long whole number in ``value``."""
     stack = [(value, where)]
     while stack:
@@ -197,7 +200,7 @@ def _decode(data: bytes | str, max_bytes: int) -> Any:
         raise SceneError("file", str(exc)) from None
     huge = []
 
-    def parse_int(token):
+    def parse_int(token: str) -> int | _HugeInteger:
         value = _parse_int(token)
         if isinstance(value, _HugeInteger):
             huge.append(value)
@@ -221,7 +224,7 @@ def _decode(data: bytes | str, max_bytes: int) -> Any:
 _mb = megabytes
 
 
-def _depth(value, limit: int) -> int:
+def _depth(value: Any, limit: int) -> int:
     """Nesting depth of a JSON value, stopping once ``limit`` is passed (only the
     containers are visited: a long list of numbers costs one type check each)."""
     level, deepest = [value], 0
@@ -229,7 +232,7 @@ def _depth(value, limit: int) -> int:
         deepest += 1
         if deepest > limit:
             return deepest
-        nxt = []
+        nxt: list[dict | list] = []
         for v in level:
             children = v.values() if isinstance(v, dict) else v if isinstance(v, list) else ()
             nxt.extend(c for c in children if isinstance(c, (dict, list)))
@@ -237,7 +240,7 @@ def _depth(value, limit: int) -> int:
     return deepest
 
 
-def _check_header(d, expected_format: str, where: str = "") -> None:
+def _check_header(d: Any, expected_format: str, where: str = "") -> None:
     prefix = f"{where}." if where else ""
     if not isinstance(d, dict):
         raise SceneError(where or "file", f"expected an object with \"format\" and \"version\", "
@@ -268,7 +271,8 @@ def _optional_text(d: dict, key: str, where: str) -> str:
 
 
 # -- scenes ------------------------------------------------------------------
-def scene_from_dict(d, known_panels: Iterable[str] | None = None, where: str = "") -> Scene:
+def scene_from_dict(d: Any, known_panels: Iterable[str] | None = None,
+                    where: str = "") -> Scene:
     """Validate a decoded scene object and return it as a :class:`Scene`.
 
     ``known_panels``: the panel names this application has (unknown names are an
@@ -315,7 +319,7 @@ def dump_scene(scene: Scene) -> str:
     return json.dumps(scene.to_dict(), indent=1, ensure_ascii=False) + "\n"
 
 
-def _read_bytes(path, max_bytes: int) -> bytes:
+def _read_bytes(path: Path | Traversable, max_bytes: int) -> bytes:
     """The file's bytes, read within bounds (a regular file, at most ``max_bytes``);
     package data (an ``importlib.resources`` traversable) is read as it is."""
     if not isinstance(path, Path):
@@ -332,20 +336,21 @@ def _read_bytes(path, max_bytes: int) -> bytes:
         raise SceneError("file", f"{path} {exc}") from None
 
 
-def read_scene(path, known_panels: Iterable[str] | None = None,
+def read_scene(path: StrPath, known_panels: Iterable[str] | None = None,
                max_bytes: int = MAX_BYTES) -> Scene:
     """Read and validate a scene file."""
     return parse_scene(_read_bytes(Path(path), max_bytes), known_panels, max_bytes)
 
 
-def write_scene(path, scene: Scene) -> None:
+def write_scene(path: StrPath, scene: Scene) -> None:
     """Write ``scene`` atomically (a temporary file beside it, then a rename)."""
     text = dump_scene(scene)  # raises SceneError before the file is touched
     write_text_atomic(Path(path), text)
 
 
 # -- playlists ---------------------------------------------------------------
-def playlist_from_dict(d, base=None, known_panels: Iterable[str] | None = None,
+def playlist_from_dict(d: Any, base: Path | Traversable | None = None,
+                       known_panels: Iterable[str] | None = None,
                        max_bytes: int = MAX_BYTES) -> Playlist:
     """Validate a decoded playlist; scene entries that are file names are read from
     ``base`` (a folder path or an ``importlib.resources`` traversable)."""
@@ -376,16 +381,16 @@ def playlist_from_dict(d, base=None, known_panels: Iterable[str] | None = None,
     return Playlist(scenes=scenes, title=_optional_text(d, "title", ""))
 
 
-def read_playlist(path, known_panels: Iterable[str] | None = None,
+def read_playlist(path: StrPath | Traversable, known_panels: Iterable[str] | None = None,
                   max_bytes: int = MAX_BYTES) -> Playlist:
     """Read a playlist file (a Path or an ``importlib.resources`` traversable)."""
-    path = Path(path) if isinstance(path, str) else path
+    path = Path(path) if isinstance(path, (str, os.PathLike)) else path
     d = _decode(_read_bytes(path, max_bytes), max_bytes)
     return playlist_from_dict(d, path.parent if hasattr(path, "parent") else None,
                               known_panels, max_bytes)
 
 
-def read_document(path, known_panels: Iterable[str] | None = None,
+def read_document(path: StrPath, known_panels: Iterable[str] | None = None,
                   max_bytes: int = MAX_BYTES) -> Scene | Playlist:
     """A scene or a playlist, whichever the file's ``format`` says."""
     path = Path(path)
@@ -395,7 +400,7 @@ def read_document(path, known_panels: Iterable[str] | None = None,
     return scene_from_dict(d, known_panels)
 
 
-def builtin_lecture_path():
+def builtin_lecture_path() -> Traversable:
     """The built-in lecture's playlist, as an ``importlib.resources`` traversable."""
     from importlib.resources import files
 

@@ -23,6 +23,7 @@ docs/automation.md documents all of it, with one example per panel.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 
 _HELPERS = {
     "drag": "mouse", "click": "mouse", "double_click": "mouse", "move": "mouse",
@@ -48,15 +49,20 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'relulab.testing' has no attribute {name!r}")
 
 
-try:
-    import pytest
-except ImportError:  # scripts use the helpers without pytest
-    pass
-else:
+if importlib.util.find_spec("pytest") is not None:  # scripts use the helpers without pytest
+    # the plugin's hook and fixtures, where ``-p relulab.testing`` makes pytest look
     from relulab.testing.plugin import (
-        pytest_configure,
-        relulab_isolation,
-        relulab_panel,
-        relulab_theme,
-        relulab_window,
+        pytest_configure as pytest_configure,
+    )
+    from relulab.testing.plugin import (
+        relulab_isolation as relulab_isolation,
+    )
+    from relulab.testing.plugin import (
+        relulab_panel as relulab_panel,
+    )
+    from relulab.testing.plugin import (
+        relulab_theme as relulab_theme,
+    )
+    from relulab.testing.plugin import (
+        relulab_window as relulab_window,
     )

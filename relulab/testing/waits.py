@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 from PySide6.QtCore import QEventLoop, QTimer
 
@@ -62,10 +62,9 @@ def waiting_for(signal, check: Callable[..., bool] | None = None, timeout: float
         if not arrival.arrived:
             raise SignalTimeout(f"{what} did not come within {timeout:g} s")
     finally:
-        try:
+        # RuntimeError: the signal's object was deleted meanwhile (a closed window)
+        with suppress(RuntimeError):
             signal.disconnect(arrived)
-        except RuntimeError:  # its object was deleted meanwhile (a closed window)
-            pass
 
 
 @contextmanager

@@ -39,7 +39,7 @@ def test_size_is_checked_before_and_while_reading(tmp_path, monkeypatch):
     path = tmp_path / "big.json"
     with open(path, "wb") as f:
         f.truncate(10**12)  # sparse: a terabyte that takes no room
-    with pytest.raises(FileRefused, match="larger than the 0.0 MB allowed"):
+    with pytest.raises(FileRefused, match=r"larger than the 0.0 MB allowed"):
         read_file(path, 1000)
     small = tmp_path / "small.json"
     small.write_bytes(b"x" * 5000)

@@ -18,7 +18,7 @@ from relulab.model.networks.mlp import MLP
 from relulab.model.shallow.construction import ExtendedNetwork, to_shallow, to_shallow_extended
 
 onnx = pytest.importorskip("onnx")
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402 - only once onnx is there
 
 NET = MLP.random([2, 5, 4, 3], seed=0)
 X = np.random.default_rng(1).normal(size=(200, 2))
@@ -175,7 +175,7 @@ def test_truncated_binary_files(tmp_path):
         save_network(NET, tmp_path / f"n{suffix}")
         data = (tmp_path / f"n{suffix}").read_bytes()
         (tmp_path / f"t{suffix}").write_bytes(data[: len(data) // 2])
-        with pytest.raises(NetworkFileError, match="truncated|damaged"):
+        with pytest.raises(NetworkFileError, match=r"truncated|damaged"):
             load_network(tmp_path / f"t{suffix}")
 
 
@@ -305,7 +305,7 @@ def _npy(arr) -> bytes:
 
 
 def test_npz_members_are_checked_before_they_are_read(tmp_path):
-    with pytest.raises(NetworkFileError, match="member notes.txt is not a NumPy array"):
+    with pytest.raises(NetworkFileError, match=r"member notes.txt is not a NumPy array"):
         load_network(_zip_with(tmp_path, {"W1.npy": _npy(np.eye(1)), "notes.txt": b"hi"}))
     with pytest.raises(NetworkFileError, match="unexpected array W01"):
         load_network(_zip_with(tmp_path, {"W01.npy": _npy(np.eye(1))}))
@@ -363,7 +363,7 @@ def test_onnx_writes_each_layers_operator_and_onnxruntime_agrees(tmp_path, activ
 @pytest.mark.parametrize("activation", ["leaky_relu", ["relu", "gelu", "relu"]])
 def test_onnx_export_refuses_what_onnxruntime_cannot_run(activation):
     net = MLP.random([2, 3, 3, 3, 1], seed=0, activation=activation)
-    with pytest.raises(NetworkFileError, match="not (gelu|leaky_relu); use JSON or NPZ"):
+    with pytest.raises(NetworkFileError, match=r"not (gelu|leaky_relu); use JSON or NPZ"):
         network_to_onnx_bytes(net)
 
 

@@ -11,9 +11,9 @@ from relulab.model.networks.mlp import MLP
 
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402 - only once onnx is there
 
-from tests.hostile import varint
+from tests.hostile import varint  # noqa: E402 - after the skips, with the other imports
 
 RNG = np.random.default_rng(7)
 F32 = TensorProto.FLOAT

@@ -19,7 +19,7 @@ def test_csv_round_trip(tmp_path):
 def test_bad_file_is_rejected_whole(tmp_path):
     path = tmp_path / "bad.csv"
     path.write_text("x1,x2,label\n0,0,1\n1,1,7\n")
-    with pytest.raises(ValueError, match="bad.csv: line 3"):
+    with pytest.raises(ValueError, match=r"bad.csv: line 3"):
         load_points_csv(path)
     path.write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(ValueError, match="not a text file"):
@@ -31,12 +31,12 @@ def test_only_a_regular_file_of_bounded_size_is_read(tmp_path):
     import os
 
     (tmp_path / "zero.csv").symlink_to("/dev/zero")  # size 0; reading it never ends
-    with pytest.raises(ValueError, match="zero.csv is a device"):
+    with pytest.raises(ValueError, match=r"zero.csv is a device"):
         load_points_csv(tmp_path / "zero.csv")
     os.mkfifo(tmp_path / "pipe.csv")
-    with pytest.raises(ValueError, match="pipe.csv is a pipe"):
+    with pytest.raises(ValueError, match=r"pipe.csv is a pipe"):
         load_points_csv(tmp_path / "pipe.csv")
     with open(tmp_path / "big.csv", "wb") as f:
         f.truncate(10**12)
-    with pytest.raises(ValueError, match="larger than the 20.0 MB"):
+    with pytest.raises(ValueError, match=r"larger than the 20.0 MB"):
         load_points_csv(tmp_path / "big.csv")

@@ -1,10 +1,13 @@
 """Scene files: schema, validation messages, size limit, newer versions, atomic writes."""
 
 import json
+from importlib.resources import files
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from relulab.io.networks import load_network
 from relulab.io.scenes import (
     MAX_BYTES,
     PLAYLIST_FORMAT,
@@ -20,6 +23,9 @@ from relulab.io.scenes import (
     read_scene,
     write_scene,
 )
+from relulab.model.lessons.converter import ConverterState
+from relulab.model.lessons.playground import PlaygroundState
+from relulab.model.networks.mlp import MLP, same_network
 
 KNOWN = ["hinges", "training", "folding", "converter", "playground"]
 
@@ -114,7 +120,7 @@ def test_oversized_file_is_refused_before_reading(tmp_path, monkeypatch):
     with open(path, "wb") as f:
         f.truncate(MAX_BYTES + 1)  # sparse: no need to write 16 MB
     monkeypatch.setattr(type(path), "read_bytes", lambda self: pytest.fail("read an oversized file"))
-    with pytest.raises(SceneError, match="larger than the 16.0 MB"):
+    with pytest.raises(SceneError, match=r"larger than the 16.0 MB"):
         read_scene(path, KNOWN)
 
 
@@ -218,3 +224,44 @@ def test_a_playlist_entry_that_is_a_fifo_is_refused_without_waiting(tmp_path):
         read_playlist(tmp_path / "list.json", KNOWN)
     assert info.value.field == "scenes[0] (live.relulab.json) file"
     assert "is a pipe (FIFO)" in info.value.problem
+
+
+# -- every scene and network that ships, and files in the forms written before --------
+RESOURCES = files("relulab") / "resources"
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+SHIPPED_SCENES = sorted((p for folder in ("lectures", "examples")
+                         for p in (RESOURCES / folder).iterdir() if p.name.endswith(".relulab.json")),
+                        key=lambda p: p.name)
+SHIPPED_NETWORKS = sorted((p for p in (RESOURCES / "examples").iterdir()
+                           if p.name.endswith(".json") and not p.name.endswith(".relulab.json")),
+                          key=lambda p: p.name)
+STATES = {"playground": PlaygroundState, "converter": ConverterState}
+
+
+@pytest.mark.parametrize("path", SHIPPED_SCENES, ids=lambda p: p.name)
+def test_every_shipped_scene_loads_and_is_written_back_as_it_is(path):
+    scene = read_scene(path, KNOWN)
+    assert scene.panels
+    for name, d in scene.panels.items():
+        if name in STATES:
+            assert STATES[name].from_dict(d).to_dict() == d
+
+
+def test_a_scene_written_before_the_one_dict_form_still_loads():
+    """The linear-collapse lecture as it was saved before the Playground kept its
+    networks in MLP's dict form (layers of W and b): the same state as the file now."""
+    older = read_scene(FIXTURES / "linear-collapse-older.relulab.json", KNOWN)
+    assert "W" in older.panels["playground"]["network"]["layers"][0]
+    now = read_scene(RESOURCES / "lectures" / "06-linear-collapse.relulab.json", KNOWN)
+    state = PlaygroundState.from_dict(older.panels["playground"])
+    assert state == PlaygroundState.from_dict(now.panels["playground"])
+    assert state.to_dict() == now.panels["playground"]
+
+
+@pytest.mark.parametrize("path", [*SHIPPED_NETWORKS, FIXTURES / "end-slopes-cancel.json"],
+                         ids=lambda p: p.name)
+def test_network_files_written_before_read_through_both_readers(path):
+    doc = json.loads(path.read_text())
+    from_file = load_network(path)
+    from_dict = MLP.from_dict(doc)
+    assert same_network(from_file, from_dict) and from_dict.to_dict() == doc

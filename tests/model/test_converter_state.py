@@ -135,3 +135,11 @@ def test_a_network_with_many_inputs_is_kept_with_its_slice():
     with pytest.raises(ValueError, match="one input is not sliced"):
         ConverterState.from_dict(ConverterState(network=MLP.random([1, 3, 1], seed=0)).to_dict()
                                  | {"slice": {"kind": "line", "points": [[0.0], [1.0]]}})
+
+
+def test_the_state_keeps_its_network_in_the_one_dict_form():
+    net = MLP.random([2, 5, 1], seed=4)
+    assert ConverterState(network=net).to_dict()["network"] == net.to_dict()
+    hand_written = {"layers": net.to_dict()["layers"]}  # format, version and activation left out
+    back = ConverterState.from_dict(ConverterState().to_dict() | {"network": hand_written})
+    assert back.network.to_dict() == net.to_dict()

@@ -1,7 +1,11 @@
+import copy
+import json
+
 import numpy as np
 import pytest
 
 from relulab.model import ACTIVATIONS, MLP, compose, get_activation
+from relulab.model.networks.mlp import NETWORK_FORMAT, NETWORK_VERSION
 
 
 def test_177_parameters_for_2_8_8_8_1():
@@ -130,3 +134,106 @@ def test_compose_keeps_each_layers_activation():
     assert both.activations == ("tanh", "relu")
     x = np.random.default_rng(1).normal(size=(20, 2))
     assert np.allclose(both(x), g(f(x)))
+
+
+# -- the dict form --------------------------------------------------------------------
+
+def _same(a: MLP, b: MLP) -> bool:
+    return (a.sizes == b.sizes and a.activation == b.activation
+            and all(np.array_equal(Wa, Wb) and np.array_equal(ba, bb)
+                    for (Wa, ba), (Wb, bb) in zip(a.layers, b.layers, strict=True)))
+
+
+@pytest.mark.parametrize("net", [
+    MLP.random([2, 8, 8, 1], seed=0),
+    MLP.random([3, 5, 4, 2, 2], seed=1, activation=["relu", "tanh", "gelu"]),
+    MLP.random([1, 4, 3, 1], seed=2, activation=["leaky_relu", "sigmoid"]),
+    MLP.random([4, 2], seed=3),  # no hidden layer
+    MLP([([[1e100, -5e-324]], [0.1]), ([[1.0 / 3.0]], [-0.0])], "identity"),
+], ids=["relu", "mixed", "leaky-sigmoid", "affine", "extreme-floats"])
+def test_the_dict_form_round_trips_through_json(net):
+    d = net.to_dict()
+    assert d["format"] == NETWORK_FORMAT and d["version"] == NETWORK_VERSION
+    assert set(d["layers"][0]) == {"weights", "biases"}
+    back = MLP.from_dict(json.loads(json.dumps(d, allow_nan=False)))
+    assert _same(back, net) and back.to_dict() == d
+    assert not _same(MLP.random(net.sizes, seed=99, activation=net.activation), net)
+
+
+def test_a_hand_written_dict_needs_only_its_layers():
+    net = MLP.from_dict({"layers": [{"weights": [[1, 2]], "biases": [3]}]})
+    assert net.sizes == [2, 1] and net.activation == "relu" and net([[1.0, 1.0]])[0, 0] == 6.0
+    two = MLP.from_dict({"activation": ["tanh"], "layers": [
+        {"weights": [[1.0]], "biases": [0.0]}, {"weights": [[2.0]], "biases": [0.0]}]})
+    assert two.activation == "tanh"
+
+
+def _layers(*shapes):
+    return [{"weights": np.ones(s).tolist(), "biases": [0.0] * s[0]} for s in shapes]
+
+
+HOSTILE = [
+    ("not a network", r"^network: expected an object"),
+    ({"format": "onnx", "layers": _layers((1, 2))}, r"^network\.format"),
+    ({"version": 2, "layers": _layers((1, 2))}, r"^network\.version: 2 is outside"),
+    ({"version": True, "layers": _layers((1, 2))}, r"^network\.version"),
+    ({"layers": []}, r"^network\.layers: expected a list of 1 to 10,000 layers, got 0"),
+    ({"layers": "many"}, r"^network\.layers: expected a list"),
+    ({"layers": [{"weights": [[1.0]], "biases": [0.0]}] * 20_000}, r"got 20,000"),
+    ({"layers": _layers((3, 2), (1, 4))}, r"^network\.layers\[1\]\.weights: expected shape n×3, got 1×4"),
+    ({"layers": [{"weights": [[1.0, 2.0]], "biases": [0.0, 1.0]}]},
+     r"^network\.layers\[0\]\.biases: 2 biases for 1 rows of weights"),
+    ({"layers": [{"weights": [[1.0, 2.0], [3.0]], "biases": [0.0, 0.0]}]},
+     r"^network\.layers\[0\]\.weights\[1\]: rows of different lengths"),
+    ({"layers": [{"weights": [[1.0, float("nan")]], "biases": [0.0]}]},
+     r"^network\.layers\[0\]\.weights\[0\]\[1\]: nan is not a finite number"),
+    ({"layers": [{"weights": [[1.0, float("inf")]], "biases": [0.0]}]},
+     r"^network\.layers\[0\]\.weights\[0\]\[1\]: inf"),
+    ({"layers": [{"weights": [[1.0, "2"]], "biases": [0.0]}]},
+     r"^network\.layers\[0\]\.weights\[0\]\[1\]: expected a number, got '2'"),
+    ({"layers": [{"weights": [[True]], "biases": [0.0]}]}, r"weights\[0\]\[0\]: expected a number"),
+    ({"layers": [{"weights": [[10 ** 400]], "biases": [0.0]}]}, r"weights\[0\]\[0\]: an integer of 401"),
+    ({"layers": [{"weights": [[1e101]], "biases": [0.0]}]}, r"weights\[0, 0\]: 1e\+101 is not"),
+    ({"layers": [{"weights": [[]], "biases": [0.0]}]}, r"^network\.layers\[0\]\.weights: expected a row"),
+    ({"layers": [{"weights": [], "biases": []}]}, r"^network\.layers\[0\]\.weights: expected a row"),
+    ({"layers": [{"weights": [[[1.0]]], "biases": [0.0]}]}, r"weights\[0\]\[0\]: expected a number"),
+    ({"layers": [{"weights": [[1.0]]}]}, r"^network\.layers\[0\]\.biases: missing"),
+    ({"layers": [{"weights": [[1.0]], "biases": [0.0], "scale": [0]}]}, r"unknown field\(s\) scale"),
+    ({"layers": [[1.0]]}, r"^network\.layers\[0\]: expected an object"),
+    ({"activation": "swish", "layers": _layers((1, 2))}, r"^network\.activation: expected one of"),
+    ({"activation": ["relu"], "layers": _layers((1, 2))}, r"^network\.activation: 1 names for 0"),
+    ({"activation": ["relu", 3], "layers": _layers((2, 2), (2, 2), (1, 2))},
+     r"^network\.activation\[1\]: expected one of .*, got 3"),
+    ({"activation": {"relu": 1}, "layers": _layers((1, 2))}, r"^network\.activation: expected a name"),
+    ({"layers": _layers((1, 2)), "comment": "x"}, r"^network: unknown field\(s\) comment"),
+    ({"layers": [{"weights": [[0.0]] * 2, "biases": [0.0] * 10 ** 6}]},
+     r"^network\.layers\[0\]\.biases: 1,000,000 biases for 2 rows"),
+]
+
+
+@pytest.mark.parametrize(("d", "message"), HOSTILE)
+def test_a_hostile_dict_is_refused_naming_the_field_and_left_as_it_was(d, message):
+    before = copy.deepcopy(d)
+    with pytest.raises(ValueError, match=message) as e:
+        MLP.from_dict(d)
+    assert "\n" not in str(e.value) and len(str(e.value)) < 300
+    assert d == before or (d != d and repr(d) == repr(before))  # NaN never equals itself
+
+
+def test_a_caller_asks_for_less():
+    d = MLP.random([2, 3, 1], seed=0).to_dict()
+    MLP.from_dict(d, activations=("relu",), min_layers=2, sizes=[2, 3, 1])
+    for keywords, message in (
+            ({"activations": ("relu",)}, r"^net\.activation: expected one of relu, got 'tanh'"),
+            ({"min_layers": 3}, r"^net\.layers: expected a list of 3 to"),
+            ({"max_layers": 1}, r"^net\.layers: expected a list of 1 to 1 layers, got 2"),
+            ({"sizes": [2, 4, 1]}, r"^net\.layers\[0\]\.weights: expected shape 4×2, got 3×2"),
+            ({"sizes": [2, 3, 3, 1]}, r"^net\.layers: 2 layers do not match the architecture 2-3-3-1"),
+            ({"max_weight": 0.1}, r"^net\.layers\[0\]\.weights\[0, 0\]: .* is not a finite number "
+                                  r"in \[-0\.1, 0\.1\]"),
+            ({"max_parameters": 12}, r"^net\.layers\[1\]: the network has more than 12 weights"),
+            ({"max_parameters": 9}, r"^net\.layers\[1\]: the network has more than 9 weights"),
+            ({"max_parameters": 5}, r"^net\.layers\[0\]\.weights: more than 5 numbers")):
+        with pytest.raises(ValueError, match=message):
+            MLP.from_dict({**d, "activation": "tanh"} if "activations" in keywords else d,
+                          where="net", **keywords)

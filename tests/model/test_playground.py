@@ -18,7 +18,6 @@ from relulab.model.lessons.playground import (
     History,
     PlaygroundState,
     Points,
-    network_to_dict,
 )
 from relulab.model.networks.mlp import MLP
 
@@ -80,9 +79,12 @@ def test_too_many_points_are_refused_by_their_count():
     (lambda d: d["points"]["label"].__setitem__(3, 2.0), r"points\.label\[3\]"),
     (lambda d: d["points"]["test"].__setitem__(0, "yes"), r"points\.test\[0\]"),
     (lambda d: d["points"]["test"].pop(), "test flags"),
-    (lambda d: d["network"]["layers"][0].__setitem__("W", [[1.0, 2.0]]), r"network\.layers\[0\]\.W"),
-    (lambda d: d["network"]["layers"][1]["b"].__setitem__(0, float("inf")), r"network\.layers\[1\]\.b"),
-    (lambda d: d["network"]["layers"][0]["W"][0].__setitem__(1, 1e13), r"network\.layers\[0\]\.W"),
+    (lambda d: d["network"]["layers"][0].__setitem__("weights", [[1.0, 2.0]]),
+     r"network\.layers\[0\]\.weights"),
+    (lambda d: d["network"]["layers"][1]["biases"].__setitem__(0, float("inf")),
+     r"network\.layers\[1\]\.biases"),
+    (lambda d: d["network"]["layers"][0]["weights"][0].__setitem__(1, 1e13),
+     r"network\.layers\[0\]\.weights"),
     (lambda d: d["network"]["layers"].pop(), "do not match the architecture"),
     (lambda d: d["network"].__setitem__("activation", "tanh"), r"network\.activation"),
     (lambda d: d["architecture"].__setitem__("activation", "swish"), r"architecture\.activation"),
@@ -139,7 +141,7 @@ def test_edits_make_new_states():
     tanh = deep.with_activation("tanh")
     assert tanh.network.activation == "tanh"
     assert np.array_equal(tanh.network.layers[0][0], deep.network.layers[0][0])
-    assert s.regenerated().dataset.seed == 1 and not s.regenerated().points == s.points
+    assert s.regenerated().dataset.seed == 1 and s.regenerated().points != s.points
     assert s.with_data(s.dataset.switched_to("xor")).dataset.noise == 0.05
     lesson = s.lesson(0)
     assert (lesson.training.optimizer, lesson.training.learning_rate, lesson.training.max_steps) == (
@@ -161,7 +163,7 @@ def test_networks_from_elsewhere_must_fit():
     with pytest.raises(ValueError, match="tells 3 classes apart; the points have 6"):
         six.with_network(MLP.random([2, 4, 3]))
     for sizes in ([2] + [4] * (MAX_HIDDEN_LAYERS + 1) + [1], [2, MAX_WIDTH + 1, 1]):
-        with pytest.raises(ValueError, match="architecture.hidden"):
+        with pytest.raises(ValueError, match=r"architecture.hidden"):
             s.with_network(MLP.random(sizes))
     with pytest.raises(ValueError, match="finite"):
         s.with_network(MLP([([[np.inf, 0.0]], [0.0])]))
@@ -179,7 +181,7 @@ def test_history_is_thinned_but_keeps_its_ends():
 
 def test_architecture_counts_parameters():
     assert Architecture((8, 8, 8)).n_params == 177
-    assert network_to_dict(Architecture((2,)).random_network())["layers"][0]["W"].__len__() == 2
+    assert Architecture((2,)).random_network().to_dict()["layers"][0]["weights"].__len__() == 2
 
 
 def test_what_the_panel_holds_it_can_read_back():
@@ -187,7 +189,7 @@ def test_what_the_panel_holds_it_can_read_back():
     what a scene file may hold, so a saved state always loads again."""
     from relulab.model.lessons.playground import MAX_COORDINATE
 
-    with pytest.raises(ValueError, match="points.x"):
+    with pytest.raises(ValueError, match=r"points.x"):
         Points([[MAX_COORDINATE * 10, 0.0]], [0.0], [False])
     edge = Points([[MAX_COORDINATE, -MAX_COORDINATE]], [1.0], [False])
     s = PlaygroundState().with_points(edge).with_network(
@@ -256,8 +258,8 @@ def test_labels_beyond_the_classes_and_initial_weights_that_do_not_fit_are_refus
     with pytest.raises(ValueError, match=r"points.label\[5\]: 3 is not a class of 2-class data"):
         PlaygroundState.from_dict(d)
     d = PlaygroundState().to_dict()
-    d["initial"] = network_to_dict(MLP.random([2, 3, 1]))
-    with pytest.raises(ValueError, match="initial: 2 layers do not match|initial.layers"):
+    d["initial"] = MLP.random([2, 3, 1]).to_dict()
+    with pytest.raises(ValueError, match=r"initial: 2 layers do not match|initial.layers"):
         PlaygroundState.from_dict(d)
 
 
@@ -326,3 +328,48 @@ def test_the_hidden_space_choice_follows_the_architecture():
     assert narrower.view.hidden_space is None  # neuron 4 is gone
     assert hidden_space_choice(PlaygroundState().with_hidden((1,)).view,
                                Architecture(hidden=(1,))) is None
+
+
+# -- the networks in their one dict form ----------------------------------------------
+
+def _older_form(net: MLP) -> dict:
+    """A network as the Playground wrote it before the one dict form."""
+    activation = net.activation if isinstance(net.activation, str) else list(net.activation)
+    return {"activation": activation,
+            "layers": [{"W": W.tolist(), "b": b.tolist()} for W, b in net.layers]}
+
+
+def test_the_state_keeps_its_networks_in_the_one_dict_form():
+    s = PlaygroundState().with_hidden((4, 3)).with_layer_activation(2, "tanh")
+    trained = Trainer(s.network, *s.training_points(), config=s.training.config()).advance(5).net
+    s = s.with_progress(trained, 5, History())
+    d = s.to_dict()
+    assert d["network"] == s.network.to_dict() and d["initial"] == s.initial.to_dict()
+    assert PlaygroundState.from_dict(json.loads(json.dumps(d))) == s
+
+
+def test_a_state_written_in_the_older_form_reads_as_the_same_state():
+    s = PlaygroundState().with_hidden((5, 2)).with_layer_activation(1, "gelu")
+    trained = Trainer(s.network, *s.training_points(), config=s.training.config()).advance(3).net
+    s = s.with_progress(trained, 3, History())
+    old = s.to_dict() | {"network": _older_form(s.network), "initial": _older_form(s.initial)}
+    back = PlaygroundState.from_dict(json.loads(json.dumps(old)))
+    assert back == s and not same(back.initial, back.network)
+    assert back.to_dict() == s.to_dict()  # written again in the one form
+
+
+@pytest.mark.parametrize(("mutate", "message"), [
+    (lambda n: n["layers"][0].__setitem__("weights", n["layers"][0]["W"]),
+     r"network\.layers\[0\]\.biases: missing"),
+    (lambda n: n["layers"][1].__setitem__("b", ["0"]), r"network\.layers\[1\]\.biases\[0\]"),
+    (lambda n: n["layers"][0]["W"].append([1.0, 2.0]), r"network\.layers\[0\]\.weights: expected shape 6×2"),
+    (lambda n: n.__setitem__("layers", n["layers"] * 5000), "10,000 layers do not match"),
+])
+def test_an_older_form_is_checked_as_the_one_form_is(mutate, message):
+    d = PlaygroundState().to_dict()
+    d["network"] = _older_form(PlaygroundState().network)
+    mutate(d["network"])
+    before = copy.deepcopy(d)
+    with pytest.raises(ValueError, match=message):
+        PlaygroundState.from_dict(d)
+    assert d == before

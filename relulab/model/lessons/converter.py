@@ -4,9 +4,9 @@ and the panel's state (Qt-free, as every panel's state).
 The network comes from a random initialisation (architecture and seed), the tent
 map (depth), another panel, a file or an example that ships with the app; the state
 keeps the network itself too, so a scene file brings back exactly the weights that
-were on screen. Its JSON form is the network file format of docs/network-format.md
-(plain ReLU networks only), so a scene's network can also be read by
-``relulab.io.networks``.
+were on screen. It keeps it in the network's one dict form (:meth:`MLP.to_dict`, the
+network file format of docs/network-format.md), so a scene's network can also be read
+by ``relulab.io.networks``.
 
 A network with more than MAX_INPUTS inputs is looked at on a slice, a line or a plane
 through chosen points (:mod:`relulab.model.regions.slices`); the state then holds the slice
@@ -15,7 +15,10 @@ too, and what is converted is the restricted network of 1 or 2 inputs.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Any
 
 import numpy as np
 
@@ -44,7 +47,6 @@ MAX_SLICED_OUTPUTS = 10
 #: Weights beyond this are refused: values of a few layers of them stay far inside
 #: double precision, and nothing a learner builds comes near.
 WEIGHT_LIMIT = 1e15
-NETWORK_FORMAT, NETWORK_VERSION = "relulab-network", 1
 
 
 def parse_architecture(text: str) -> tuple[int, ...]:
@@ -64,12 +66,12 @@ def parse_architecture(text: str) -> tuple[int, ...]:
     return sizes
 
 
-def check_network_size(sizes) -> None:
+def check_network_size(sizes: Sequence[int]) -> None:
     """ValueError unless the converter takes a network of layer sizes ``sizes``
     (more than MAX_INPUTS inputs: on a slice, with the slices' limits)."""
     n, hidden = sizes[0], sum(sizes[1:-1])
     if n > MAX_INPUTS:
-        params = sum((a + 1) * b for a, b in zip(sizes[:-1], sizes[1:]))
+        params = sum((a + 1) * b for a, b in pairwise(sizes))
         if hidden > MAX_SLICED_NEURONS:
             raise ValueError(f"{hidden} hidden neurons: up to {MAX_SLICED_NEURONS} for a network "
                              "looked at on a slice")
@@ -87,7 +89,7 @@ def check_network_size(sizes) -> None:
         raise ValueError(f"{sizes[-1]} outputs: up to {MAX_OUTPUTS} here")
 
 
-def needs_slice(net) -> bool:
+def needs_slice(net: MLP) -> bool:
     """True when ``net`` has too many inputs to convert whole: it is looked at on a
     line or a plane (:mod:`relulab.model.regions.slices`)."""
     return net.n_in > MAX_INPUTS
@@ -105,7 +107,7 @@ def default_slice(net: MLP, seed: int = 0) -> SliceState:
                        seed=seed)
 
 
-def network_problem(net) -> str | None:
+def network_problem(net: object) -> str | None:
     """Why the converter cannot take ``net`` (None when it can)."""
     if not isinstance(net, MLP):
         return f"expected a network, got {type(net).__name__}"
@@ -133,40 +135,13 @@ def tent(depth: int) -> MLP:
     return tent_network(depth)
 
 
-def _network_to_dict(net: MLP) -> dict:
-    """A ReLU network as the JSON document of docs/network-format.md (the plain-network
-    part of it; ``relulab.io.networks`` reads and writes the whole format, files and
-    ±∞ layers included, and reads this too: a test checks both ways)."""
-    return {"format": NETWORK_FORMAT, "version": NETWORK_VERSION, "activation": net.activation,
-            "layers": [{"weights": W.tolist(), "biases": b.tolist()} for W, b in net.layers]}
-
-
-def _network_from_dict(d, where: str = "network") -> MLP:
-    """A network the converter takes, from :func:`network_to_dict` output; ValueError
-    naming the field (``network.layers[1].weights``, …) otherwise."""
-    f = Fields(d, defaults={"format": NETWORK_FORMAT, "version": NETWORK_VERSION,
-                            "activation": "relu"}, where=where)
-    f.choice("format", [NETWORK_FORMAT])
-    f.integer("version", 1, NETWORK_VERSION)
-    f.choice("activation", ["relu"])
-    layers = f.get("layers")
-    if not isinstance(layers, list) or not 2 <= len(layers) <= MAX_NEURONS_1D + 1:
-        raise ValueError(f"{where}.layers: expected a list of 2 to {MAX_NEURONS_1D + 1} layers "
-                         "(at least one hidden layer)")
-    parsed, width = [], None
-    budget = MAX_SLICED_PARAMETERS
-    for i, layer in enumerate(layers):
-        g = Fields(layer, where=f"{where}.layers[{i}]")
-        W = g.array("weights", (None, width), max(1, budget), -WEIGHT_LIMIT, WEIGHT_LIMIT)
-        b = g.array("biases", (W.shape[0],), MAX_SLICED_NEURONS, -WEIGHT_LIMIT, WEIGHT_LIMIT)
-        budget -= W.size + b.size
-        g.done()
-        if W.size == 0:
-            raise ValueError(f"{where}.layers[{i}].weights: every layer needs a neuron")
-        parsed.append((W, b))
-        width = W.shape[0]
-    f.done()
-    net = MLP(parsed)
+def _network_from_dict(d: Any, where: str = "network") -> MLP:
+    """A network the converter takes, from its dict form (:meth:`MLP.to_dict`): ReLU, at
+    least one hidden layer, within the sizes above; ValueError naming the field
+    (``network.layers[1].weights``, …) otherwise."""
+    net = MLP.from_dict(d, where=where, min_layers=2, max_layers=MAX_NEURONS_1D + 1,
+                        max_parameters=MAX_SLICED_PARAMETERS, max_weight=WEIGHT_LIMIT,
+                        activations=("relu",))
     problem = network_problem(net)
     if problem:
         raise ValueError(f"{where}: {problem}")
@@ -193,7 +168,7 @@ class ConverterState:
     selected_region: int = -1
     slice: SliceState | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if needs_slice(self.network) and self.slice is None:
             object.__setattr__(self, "slice", default_slice(self.network))
 
@@ -205,11 +180,11 @@ class ConverterState:
     def to_dict(self) -> dict:
         return {"source": self.source, "architecture": list(self.architecture),
                 "seed": self.seed, "tent_depth": self.tent_depth, "file": self.file,
-                "network": _network_to_dict(self.network), "selected_region": self.selected_region,
+                "network": self.network.to_dict(), "selected_region": self.selected_region,
                 "slice": None if self.slice is None else self.slice.to_dict()}
 
     @classmethod
-    def from_dict(cls, d) -> ConverterState:
+    def from_dict(cls, d: Any) -> ConverterState:
         """Validate every field (ValueError naming it) and build the state. A missing
         network is the random one of ``architecture`` and ``seed``."""
         default = cls()

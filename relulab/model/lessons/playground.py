@@ -2,630 +2,98 @@
 
 The state is made of parts, one per thing the panel shows (the data and how it was
 made, the network and its architecture, the training settings and how far training
-went, the curves so far, the view, the regions-against-depth study); each part has
-``to_dict()`` and a ``from_dict()`` that checks every field, cheap checks (sizes
-against the limits) before costly ones (converting long lists), so a hostile file
-is refused at once. A state that ``from_dict`` accepts can always be shown and
-trained: its numbers are finite and its sizes within the limits below.
+went, the curves so far, the view, the regions-against-depth study:
+:mod:`relulab.model.lessons.playground_parts`, whose names this module re-exports);
+each part has ``to_dict()`` and a ``from_dict()`` that checks every field, cheap
+checks (sizes against the limits) before costly ones (converting long lists), so a
+hostile file is refused at once. A state that ``from_dict`` accepts can always be
+shown and trained: its numbers are finite and its sizes within the limits of the
+parts.
 
-Edits are methods that return a new state (``adding_point``, ``with_hidden``,
+Edits are methods that return a new state (``with_points``, ``with_hidden``,
 ``with_activation`` …); nothing here imports Qt.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from relulab.model.core.fields import Fields
-from relulab.model.data.datasets import (
-    DATASETS,
-    DEFAULT_BOUNDARY,
+from relulab.model.fitting.classify import circles_lesson_setup
+from relulab.model.lessons.playground_parts import (
+    ARCHITECTURE_PRESETS,
+    DEPTH_BUDGETS,
+    DEPTH_MAX_SEEDS,
+    DEPTHS,
+    HISTORY_KEYS,
+    HISTORY_LIMIT,
     MAX_CLASSES,
-    make_dataset,
-    test_mask,
+    MAX_COORDINATE,
+    MAX_HIDDEN_LAYERS,
+    MAX_POINTS,
+    MAX_SEED,
+    MAX_STEPS_PER_PRESS,
+    MAX_STOP_STEP,
+    MAX_WEIGHT,
+    MAX_WIDTH,
+    MIN_CLASSES,
+    Architecture,
+    DataSettings,
+    DepthStudy,
+    History,
+    Points,
+    TrainingSettings,
+    View,
+    classes_for,
+    fits,
+    fitted_activation,
+    hidden_fits,
+    hidden_space_choice,
+    network_from_dict,
+    outputs_for,
+    shuffled_labels,
 )
-from relulab.model.data.expression import MAX_LENGTH as MAX_EXPRESSION
-from relulab.model.data.expression import parse_expression
-from relulab.model.fitting.classify import LOSSES, OPTIMIZERS, TrainConfig, circles_lesson_setup
-from relulab.model.fitting.training import SPEEDS
-from relulab.model.networks.activations import ACTIVATIONS
-from relulab.model.networks.mlp import MLP, normalise_activation
-from relulab.model.regions.depth import DepthSample, parameter_count
-
-#: The limits of what the panel trains and draws, stated once. Every training step
-#: runs over all the points, and a frame draws a 200 × 200 map of the network: at 4000
-#: points and 6 hidden layers of 32 neurons, with the costliest activation, one step
-#: and one piece of a frame each fit the event loop's 50 ms (benchmarks/bench_playground.py).
-MAX_HIDDEN_LAYERS = 6
-MAX_WIDTH = 32
-MAX_POINTS = 4000
-#: Weights and biases beyond this size are refused: through six layers of 32 they stay
-#: within float64, which the exact region enumeration and the pictures need.
-MAX_WEIGHT = 1e12
-#: Point coordinates beyond this size are refused (a file could not be read back).
-MAX_COORDINATE = 1e12
-#: Two to six classes, labelled 0 … C−1. Two classes: the network has one output, a
-#: logit (σ, and the the lesson's circles network); C ≥ 3: one output per class (softmax).
-MIN_CLASSES = 2
-#: The loss and accuracy curves keep at most this many moments (older ones are thinned).
-HISTORY_LIMIT = 4000
-MAX_STEPS_PER_PRESS = 500
-MAX_STOP_STEP = 10 ** 7
-MAX_SEED = 10 ** 9
-DEPTH_BUDGETS = (10, 400)
-DEPTH_MAX_SEEDS = 30
-DEPTHS = (1, 2, 3, 4)
-
-#: Architecture presets: label → hidden layer sizes.
-ARCHITECTURE_PRESETS = {
-    "2-6-1 (the circles lesson)": (6,),
-    "2-8-8-8-1 (177 parameters)": (8, 8, 8),
-    "2-16-16 (3-class spirals)": (16, 16),
-    "2-3-1": (3,),
-    "2-2-1 (XOR's hidden space)": (2,),
-    "2-1 (no hidden layer)": (),
-}
-
-
-def _readonly(a: np.ndarray) -> np.ndarray:
-    a.setflags(write=False)
-    return a
-
-
-def outputs_for(classes: int) -> int:
-    """The network's outputs for ``classes`` classes: one logit for two, one score each
-    for more."""
-    return 1 if classes == 2 else int(classes)
-
-
-def classes_for(outputs: int) -> int:
-    return 2 if outputs == 1 else int(outputs)
-
-
-# -- the data ---------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class DataSettings:
-    """How the points were made: which dataset, its seed, noise, size and test share,
-    the number of classes, the curve f of the boundary dataset (class 1 where
-    x₂ > f(x₁)), and whether the training labels are shuffled (random labels: the
-    network can still fit them, and learns nothing that holds on the test points)."""
-
-    name: str = "circles"
-    seed: int = 0
-    noise: float = 0.12
-    n_per_class: int = 90
-    test_fraction: float = 0.3
-    classes: int = 2
-    expression: str = DEFAULT_BOUNDARY
-    random_labels: bool = False
-
-    def __post_init__(self):
-        if not MIN_CLASSES <= self.classes <= MAX_CLASSES:
-            raise ValueError(f"dataset.classes: {self.classes} is outside {MIN_CLASSES}…{MAX_CLASSES}")
-
-    def to_dict(self) -> dict:
-        return {"name": self.name, "seed": self.seed, "noise": self.noise,
-                "n_per_class": self.n_per_class, "test_fraction": self.test_fraction,
-                "classes": self.classes, "expression": self.expression,
-                "random_labels": self.random_labels}
-
-    @classmethod
-    def from_dict(cls, d) -> DataSettings:
-        f = Fields(d, cls().to_dict(), "dataset")
-        name = f.choice("name", list(DATASETS))
-        seed = f.integer("seed", 0, MAX_SEED)
-        noise = f.number("noise", 0.0, 10.0)
-        classes = f.integer("classes", MIN_CLASSES, MAX_CLASSES)
-        n = f.integer("n_per_class", 1, MAX_POINTS // classes)
-        test = f.number("test_fraction", 0.0, 0.95)
-        expression = f.text("expression", MAX_EXPRESSION)
-        try:
-            parse_expression(expression)
-        except ValueError as e:
-            raise ValueError(f"dataset.expression: {e}") from None
-        out = cls(name, seed, noise, n, test, classes, expression, f.flag("random_labels"))
-        f.done()
-        return out
-
-    @property
-    def spec(self):
-        return DATASETS[self.name]
-
-    def switched_to(self, name: str) -> DataSettings:
-        """Another dataset, with its own noise, size and test share where it has one (a
-        dataset's defaults suit it), and at most as many classes as it makes."""
-        if name == self.name:
-            return self
-        spec = DATASETS[name]
-        test = self.test_fraction if spec.test_fraction is None else spec.test_fraction
-        return replace(self, name=name, noise=spec.noise, n_per_class=spec.n_per_class,
-                       test_fraction=test, classes=min(self.classes, spec.max_classes))
-
-    def points(self) -> Points:
-        """The points these settings make (the same settings, the same points)."""
-        options = {"expression": self.expression} if self.name == "boundary" else {}
-        X, y = make_dataset(self.name, self.seed, self.n_per_class, self.noise, self.classes,
-                            **options)
-        return Points(X, y, test_mask(len(y), self.test_fraction, self.seed))
-
-
-@dataclass(frozen=True, eq=False)
-class Points:
-    """The points in the plane: ``x`` (N, 2), ``label`` (N,) of classes 0.0, 1.0, …,
-    ``test`` (N,) True for points held out of training. Read-only arrays."""
-
-    x: np.ndarray
-    label: np.ndarray
-    test: np.ndarray
-
-    def __post_init__(self):
-        x = np.array(self.x, dtype=float).reshape(-1, 2)
-        label = np.array(self.label, dtype=float).reshape(-1)
-        test = np.array(self.test, dtype=bool).reshape(-1)
-        if not len(x) == len(label) == len(test):
-            raise ValueError(f"points: {len(x)} positions, {len(label)} labels, {len(test)} test flags")
-        if len(x) > MAX_POINTS:
-            raise ValueError(f"points: at most {MAX_POINTS:,} points, got {len(x):,}")
-        if not np.all(np.abs(x) <= MAX_COORDINATE):  # NaN fails this too
-            raise ValueError(f"points.x: every coordinate must be a finite number of at most "
-                             f"{MAX_COORDINATE:g} in size")
-        if not np.all(np.isin(label, np.arange(MAX_CLASSES))):
-            raise ValueError(f"points.label: labels must be classes 0 to {MAX_CLASSES - 1}")
-        object.__setattr__(self, "x", _readonly(x))
-        object.__setattr__(self, "label", _readonly(label))
-        object.__setattr__(self, "test", _readonly(test))
-
-    def __len__(self) -> int:
-        return len(self.label)
-
-    def __eq__(self, other) -> bool:
-        return (isinstance(other, Points) and np.array_equal(self.x, other.x)
-                and np.array_equal(self.label, other.label) and np.array_equal(self.test, other.test))
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def to_dict(self) -> dict:
-        return {"x": self.x.tolist(), "label": self.label.tolist(), "test": self.test.tolist()}
-
-    @classmethod
-    def from_dict(cls, d) -> Points:
-        f = Fields(d, where="points")
-        raw = f.get("x")
-        if isinstance(raw, (list, tuple)) and len(raw) > MAX_POINTS:  # before reading them
-            raise ValueError(f"points.x: at most {MAX_POINTS:,} points, got {len(raw):,}")
-        x = f.array("x", (None, 2), 2 * MAX_POINTS, -MAX_COORDINATE, MAX_COORDINATE)
-        label = f.array("label", (None,), MAX_POINTS)
-        bad = np.flatnonzero(~np.isin(label, np.arange(MAX_CLASSES)))
-        if bad.size:
-            raise ValueError(f"points.label[{bad[0]}]: {label[bad[0]]:g} is not a class "
-                             f"(0 to {MAX_CLASSES - 1})")
-        test = f.get("test")
-        if not isinstance(test, (list, tuple)) or len(test) > MAX_POINTS:
-            raise ValueError(f"points.test: expected a list of at most {MAX_POINTS:,} true/false flags")
-        for i, t in enumerate(test):
-            if not isinstance(t, (bool, np.bool_)):
-                raise ValueError(f"points.test[{i}]: expected true or false, got {t!r}")
-        f.done()
-        if not len(x) == len(label) == len(test):
-            raise ValueError(f"points: {len(x)} positions, {len(label)} labels and "
-                             f"{len(test)} test flags")
-        return cls(x, label, np.array(test, dtype=bool))
-
-    def adding(self, x: float, y: float, label: int, test: bool = False) -> Points:
-        return Points(np.vstack([self.x, [[float(x), float(y)]]]), np.append(self.label, float(label)),
-                      np.append(self.test, bool(test)))
-
-    def removing(self, i: int) -> Points:
-        keep = np.arange(len(self)) != int(i)
-        return Points(self.x[keep], self.label[keep], self.test[keep])
-
-    def train(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.x[~self.test], self.label[~self.test]
-
-    def held_out(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.x[self.test], self.label[self.test]
-
-    @property
-    def classes_needed(self) -> int:
-        """The fewest classes these labels fit (at least two)."""
-        return max(MIN_CLASSES, int(self.label.max(initial=0)) + 1)
-
-
-def shuffled_labels(labels: np.ndarray, seed: int) -> np.ndarray:
-    """``labels`` in a random order drawn from ``seed``: as many of each class as before,
-    on other points (the same seed, the same order)."""
-    return np.random.default_rng([int(seed), 3]).permutation(np.asarray(labels, float))
-
-
-# -- the network ------------------------------------------------------------------
-
-def _activation_to_json(activation):
-    return activation if isinstance(activation, str) else list(activation)
-
-
-def _activation_from_json(f: Fields, n_hidden: int):
-    """One name, or a list of one name per hidden layer."""
-    v = f.get("activation")
-    where = f.name("activation")
-    if isinstance(v, str):
-        return f.choice("activation", list(ACTIVATIONS))
-    if not isinstance(v, (list, tuple)) or len(v) > MAX_HIDDEN_LAYERS:
-        raise ValueError(f"{where}: expected a name or a list of at most {MAX_HIDDEN_LAYERS} names")
-    for i, name in enumerate(v):
-        if name not in ACTIVATIONS:
-            shown = repr(name) if len(repr(name)) <= 40 else repr(name)[:37] + "…"
-            raise ValueError(f"{where}[{i}]: expected one of {', '.join(ACTIVATIONS)}, got {shown}")
-    if len(v) != n_hidden:
-        raise ValueError(f"{where}: {len(v)} names for {n_hidden} hidden layers")
-    return normalise_activation(v, n_hidden)
-
-
-def fitted_activation(activation, n_hidden: int):
-    """An activation for ``n_hidden`` layers: one name stays; a list is cut, or grown by
-    repeating its last name."""
-    if isinstance(activation, str):
-        return activation
-    names = list(activation[:n_hidden]) + [activation[-1]] * max(0, n_hidden - len(activation))
-    return normalise_activation(names, n_hidden)
-
-
-@dataclass(frozen=True)
-class Architecture:
-    """Hidden layer sizes (input 2 and the outputs around them), the activation of the
-    hidden layers (one name, or one per layer), the seed of the initial weights, and
-    the outputs: 1 (a logit, two classes) or one per class."""
-
-    hidden: tuple[int, ...] = (6,)
-    activation: str | tuple[str, ...] = "relu"
-    init_seed: int = 0
-    outputs: int = 1
-
-    def __post_init__(self):
-        hidden = tuple(int(h) for h in self.hidden)
-        if len(hidden) > MAX_HIDDEN_LAYERS or any(not 1 <= h <= MAX_WIDTH for h in hidden):
-            raise ValueError(f"architecture.hidden: at most {MAX_HIDDEN_LAYERS} layers of 1 to "
-                             f"{MAX_WIDTH} neurons, got {list(hidden)}")
-        try:
-            activation = normalise_activation(self.activation, len(hidden))
-        except ValueError as e:
-            raise ValueError(f"architecture.activation: {e}") from None
-        if not 1 <= self.outputs <= MAX_CLASSES:
-            raise ValueError(f"architecture.outputs: 1 to {MAX_CLASSES}, got {self.outputs}")
-        object.__setattr__(self, "hidden", hidden)
-        object.__setattr__(self, "activation", activation)
-
-    @property
-    def sizes(self) -> list[int]:
-        return [2, *self.hidden, self.outputs]
-
-    @property
-    def activations(self) -> tuple[str, ...]:
-        """One name per hidden layer."""
-        a = self.activation
-        return (a,) * len(self.hidden) if isinstance(a, str) else a
-
-    @property
-    def classes(self) -> int:
-        return classes_for(self.outputs)
-
-    @property
-    def n_params(self) -> int:
-        return parameter_count(self.sizes)
-
-    def with_hidden(self, hidden: Sequence[int]) -> Architecture:
-        """Other layer sizes; a list of activations follows the layers (cut, or grown by
-        its last name)."""
-        hidden = tuple(int(h) for h in hidden)
-        return replace(self, hidden=hidden, activation=fitted_activation(self.activation, len(hidden)))
-
-    def to_dict(self) -> dict:
-        return {"hidden": list(self.hidden), "activation": _activation_to_json(self.activation),
-                "init_seed": self.init_seed, "outputs": self.outputs}
-
-    @classmethod
-    def from_dict(cls, d) -> Architecture:
-        f = Fields(d, cls().to_dict(), "architecture")
-        hidden = f.get("hidden")
-        if not isinstance(hidden, (list, tuple)):
-            raise ValueError("architecture.hidden: expected a list of layer sizes")
-        if len(hidden) > MAX_HIDDEN_LAYERS:  # refused before anything else is read
-            raise ValueError(f"architecture.hidden: at most {MAX_HIDDEN_LAYERS} hidden layers, "
-                             f"got {len(hidden):,}")
-        for i, h in enumerate(hidden):
-            if isinstance(h, bool) or not isinstance(h, (int, np.integer)) or not 1 <= h <= MAX_WIDTH:
-                raise ValueError(f"architecture.hidden[{i}]: expected 1 to {MAX_WIDTH} neurons, "
-                                 f"got {h!r}")
-        out = cls(tuple(hidden), _activation_from_json(f, len(hidden)),
-                  f.integer("init_seed", 0, MAX_SEED), f.integer("outputs", 1, MAX_CLASSES))
-        f.done()
-        return out
-
-    def random_network(self) -> MLP:
-        """He-initialised weights from ``init_seed`` (the same seed, the same weights)."""
-        return MLP.random(self.sizes, seed=self.init_seed, activation=self.activation)
-
-
-def network_to_dict(net: MLP) -> dict:
-    return {"activation": _activation_to_json(net.activation),
-            "layers": [{"W": W.tolist(), "b": b.tolist()} for W, b in net.layers]}
-
-
-def network_from_dict(d, architecture: Architecture, where: str = "network") -> MLP:
-    """The network stored in a state, checked against its architecture first (the
-    number of layers before any weight is read) and then weight by weight."""
-    f = Fields(d, where=where)
-    layers = f.get("layers")
-    sizes = architecture.sizes
-    if not isinstance(layers, (list, tuple)):
-        raise ValueError(f"{where}.layers: expected a list of {{W, b}} layers")
-    if len(layers) != len(sizes) - 1:
-        raise ValueError(f"{where}: {len(layers):,} layers do not match the architecture "
-                         f"{'-'.join(map(str, sizes))}")
-    activation = _activation_from_json(f, len(sizes) - 2)
-    if activation != architecture.activation:
-        raise ValueError(f"{where}.activation: {_activation_to_json(activation)!r} differs from "
-                         f"the architecture's {_activation_to_json(architecture.activation)!r}")
-    f.done()
-    out = []
-    for i, (layer, n_in, n_out) in enumerate(zip(layers, sizes[:-1], sizes[1:])):
-        lf = Fields(layer, where=f"{where}.layers[{i}]")
-        W = lf.array("W", (n_out, n_in), n_out * n_in, -MAX_WEIGHT, MAX_WEIGHT)
-        b = lf.array("b", (n_out,), n_out, -MAX_WEIGHT, MAX_WEIGHT)
-        lf.done()
-        out.append((W, b))
-    return MLP(out, activation)
-
-
-def same_network(a: MLP, b: MLP) -> bool:
-    """Equal sizes, activation and weights (MLP objects compare by identity)."""
-    return a is b or (a.activation == b.activation and len(a.layers) == len(b.layers) and all(
-        np.array_equal(Wa, Wb) and np.array_equal(ba, bb)
-        for (Wa, ba), (Wb, bb) in zip(a.layers, b.layers)))
-
-
-# -- training -----------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class TrainingSettings:
-    """How to train (optimiser, rate, loss, batch size, speed in steps per second,
-    steps per press of Step, the step to stop at, 0 = never) and how far it went."""
-
-    optimizer: str = "adam"
-    learning_rate: float = 0.03
-    loss: str = "cross_entropy"
-    batch_size: int = 0
-    speed: str = "100 steps/s"  # the circles are learnt in about 100 steps: a second to watch
-    steps_per_press: int = 10
-    max_steps: int = 0
-    step: int = 0
-
-    def to_dict(self) -> dict:
-        return {"optimizer": self.optimizer, "learning_rate": self.learning_rate,
-                "loss": self.loss, "batch_size": self.batch_size, "speed": self.speed,
-                "steps_per_press": self.steps_per_press, "max_steps": self.max_steps,
-                "step": self.step}
-
-    @classmethod
-    def from_dict(cls, d) -> TrainingSettings:
-        if isinstance(d, dict) and "steps_per_tick" in d and "steps_per_press" not in d:
-            # files written before the speed control: steps per frame was also the Step size
-            d = {**d, "steps_per_press": d["steps_per_tick"]}
-            del d["steps_per_tick"]
-        f = Fields(d, cls().to_dict(), "training")
-        out = cls(f.choice("optimizer", list(OPTIMIZERS)), f.number("learning_rate", 1e-4, 1000.0),
-                  f.choice("loss", list(LOSSES)), f.integer("batch_size", 0, MAX_POINTS),
-                  f.choice("speed", list(SPEEDS)),
-                  f.integer("steps_per_press", 1, MAX_STEPS_PER_PRESS),
-                  f.integer("max_steps", 0, MAX_STOP_STEP), f.integer("step", 0, 10 ** 12))
-        f.done()
-        return out
-
-    def config(self) -> TrainConfig:
-        return TrainConfig(self.optimizer, self.learning_rate, self.loss, self.batch_size)
-
-    @property
-    def steps_per_second(self) -> int | None:
-        return SPEEDS[self.speed]
-
-    def steps_left(self, step: int) -> int | None:
-        """Steps before the stop (None: no stop set)."""
-        return max(0, self.max_steps - step) if self.max_steps > 0 else None
-
-
-HISTORY_KEYS = ("step", "train_loss", "test_loss", "train_accuracy", "test_accuracy")
-
-
-@dataclass(frozen=True, eq=False)
-class History:
-    """Loss and accuracy on the training and test points, at the steps in ``step``
-    (NaN where there is nothing to measure, such as an empty test set; null in a file,
-    so that a state read twice compares equal)."""
-
-    step: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    train_loss: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    test_loss: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    train_accuracy: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    test_accuracy: np.ndarray = field(default_factory=lambda: np.zeros(0))
-
-    def __post_init__(self):
-        cols = [np.array(getattr(self, k), dtype=float).reshape(-1) for k in HISTORY_KEYS]
-        if len({len(c) for c in cols}) != 1:
-            raise ValueError("history: the lists must have the same length")
-        for k, c in zip(HISTORY_KEYS, cols):
-            object.__setattr__(self, k, _readonly(c))
-
-    def __len__(self) -> int:
-        return len(self.step)
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, History) and all(
-            np.array_equal(getattr(self, k), getattr(other, k), equal_nan=True) for k in HISTORY_KEYS)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def to_dict(self) -> dict:
-        return {k: [None if v != v else v for v in getattr(self, k).tolist()]
-                for k in HISTORY_KEYS}
-
-    @classmethod
-    def from_dict(cls, d) -> History:
-        f = Fields(d, {k: [] for k in HISTORY_KEYS}, "history")
-        cols = {}
-        for k in HISTORY_KEYS:
-            v = f.get(k)
-            if not isinstance(v, (list, tuple)) or len(v) > HISTORY_LIMIT:
-                raise ValueError(f"history.{k}: expected a list of at most {HISTORY_LIMIT} numbers")
-            for i, e in enumerate(v):
-                if e is not None and (isinstance(e, bool) or not isinstance(e, (int, float))):
-                    raise ValueError(f"history.{k}[{i}]: expected a number or null, got {e!r}")
-            cols[k] = np.array([np.nan if e is None else e for e in v], dtype=float)
-        f.done()
-        if not np.all(np.isfinite(cols["step"])) or np.any(cols["step"] < 0):
-            raise ValueError("history.step: steps must be finite numbers ≥ 0")
-        return cls(**cols)
-
-    def recording(self, steps, rows) -> History:
-        """This history with more moments ``rows`` of (train loss, test loss, train
-        accuracy, test accuracy) at ``steps``, thinned to every other moment when it
-        would hold more than HISTORY_LIMIT (the curves keep their shape)."""
-        cols = [np.concatenate([self.step, np.asarray(steps, float)])]
-        rows = np.asarray(rows, float).reshape(-1, 4)
-        cols += [np.concatenate([getattr(self, k), rows[:, j]]) for j, k in enumerate(HISTORY_KEYS[1:])]
-        while len(cols[0]) > HISTORY_LIMIT:
-            cols = [c[::2] for c in cols]
-        return History(*cols)
-
-
-# -- the view and the depth study -------------------------------------------------
-
-@dataclass(frozen=True)
-class View:
-    """Whether the exact regions are drawn, the class a click adds, whose map is shown
-    (the network's output, None, or (layer, neuron), counted from 1 and 0), whether the
-    diagram shows each neuron's own map, and the hidden space's coordinates (layer,
-    neuron i, neuron j; None: the first layer with two neurons, its first two)."""
-
-    show_regions: bool = True
-    click_class: int = 0
-    neuron: tuple[int, int] | None = None
-    thumbnails: bool = False
-    hidden_space: tuple[int, int, int] | None = None
-
-    def to_dict(self) -> dict:
-        return {"show_regions": self.show_regions, "click_class": self.click_class,
-                "neuron": None if self.neuron is None else list(self.neuron),
-                "thumbnails": self.thumbnails,
-                "hidden_space": None if self.hidden_space is None else list(self.hidden_space)}
-
-    @classmethod
-    def from_dict(cls, d, architecture: Architecture) -> View:
-        f = Fields(d, cls().to_dict(), "view")
-        neuron = _whole_numbers(f, "neuron", 2, "[layer, neuron]")
-        if neuron is not None and not fits(neuron, architecture):
-            raise ValueError(f"view.neuron: the network has no neuron {neuron[1] + 1} "
-                             f"in hidden layer {neuron[0]}")
-        hidden = _whole_numbers(f, "hidden_space", 3, "[layer, neuron, neuron]")
-        if hidden is not None and not hidden_fits(hidden, architecture):
-            raise ValueError(f"view.hidden_space: the network has no two neurons {hidden[1] + 1} "
-                             f"and {hidden[2] + 1} in hidden layer {hidden[0]}")
-        out = cls(f.flag("show_regions"), f.integer("click_class", 0, MAX_CLASSES - 1), neuron,
-                  f.flag("thumbnails"), hidden)
-        f.done()
-        return out
-
-    def fitted(self, architecture: Architecture) -> View:
-        """This view for another architecture: a neuron or hidden space it lacks is
-        forgotten, the class a click adds is one of its classes."""
-        return replace(self, neuron=self.neuron if fits(self.neuron, architecture) else None,
-                       hidden_space=self.hidden_space if hidden_fits(self.hidden_space, architecture)
-                       else None, click_class=min(self.click_class, architecture.classes - 1))
-
-
-def _whole_numbers(f: Fields, key: str, count: int, shape: str):
-    v = f.get(key)
-    if v is None:
-        return None
-    if (not isinstance(v, (list, tuple)) or len(v) != count
-            or any(isinstance(e, bool) or not isinstance(e, int) for e in v)):
-        raise ValueError(f"{f.name(key)}: expected {shape} or null")
-    return tuple(int(e) for e in v)
-
-
-def fits(neuron: tuple[int, int] | None, architecture: Architecture) -> bool:
-    """True when (layer, i) is a hidden neuron of the architecture (or None)."""
-    if neuron is None:
-        return True
-    layer, i = neuron
-    return 1 <= layer <= len(architecture.hidden) and 0 <= i < architecture.hidden[layer - 1]
-
-
-def hidden_fits(choice: tuple[int, int, int] | None, architecture: Architecture) -> bool:
-    """True when (layer, i, j) names two different neurons of a hidden layer (or None)."""
-    if choice is None:
-        return True
-    layer, i, j = choice
-    return fits((layer, i), architecture) and fits((layer, j), architecture) and i != j
-
-
-def hidden_space_choice(view: View, architecture: Architecture) -> tuple[int, int, int] | None:
-    """The hidden space shown: the view's choice, else the last hidden layer with two
-    neurons or more (a 2-neuron last layer is the bottleneck whose boundary is a line),
-    its first two; None when no hidden layer has two neurons."""
-    if view.hidden_space is not None and hidden_fits(view.hidden_space, architecture):
-        return view.hidden_space
-    for layer in range(len(architecture.hidden), 0, -1):
-        if architecture.hidden[layer - 1] >= 2:
-            return (layer, 0, 1)
-    return None
-
-
-@dataclass(frozen=True)
-class DepthStudy:
-    """Regions against depth: random networks of one parameter budget, ``seeds`` per
-    depth, and the exact region counts found so far."""
-
-    budget: int = 80
-    seeds: int = 5
-    samples: tuple[DepthSample, ...] = ()
-
-    def to_dict(self) -> dict:
-        return {"budget": self.budget, "seeds": self.seeds,
-                "samples": [[s.depth, list(s.sizes), s.params, s.seed, s.regions]
-                            for s in self.samples]}
-
-    @classmethod
-    def from_dict(cls, d) -> DepthStudy:
-        f = Fields(d, cls().to_dict(), "depth")
-        budget = f.integer("budget", *DEPTH_BUDGETS)
-        seeds = f.integer("seeds", 1, DEPTH_MAX_SEEDS)
-        rows = f.get("samples")
-        if not isinstance(rows, (list, tuple)) or len(rows) > len(DEPTHS) * DEPTH_MAX_SEEDS:
-            raise ValueError(f"depth.samples: expected at most {len(DEPTHS) * DEPTH_MAX_SEEDS} rows")
-        samples = []
-        for i, row in enumerate(rows):
-            where = f"depth.samples[{i}]"
-            if not isinstance(row, (list, tuple)) or len(row) != 5:
-                raise ValueError(f"{where}: expected [depth, sizes, parameters, seed, regions]")
-            depth, sizes, params, seed, regions = row
-            ints = (depth, params, seed, regions)
-            if any(isinstance(v, bool) or not isinstance(v, int) for v in ints):
-                raise ValueError(f"{where}: depth, parameters, seed and regions must be whole numbers")
-            if (not isinstance(sizes, (list, tuple)) or len(sizes) != depth + 2
-                    or any(isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 10_000
-                           for v in sizes)):
-                raise ValueError(f"{where}: expected the {depth + 2} layer sizes of a network "
-                                 f"with {depth} hidden layers")
-            if depth not in DEPTHS or params != parameter_count(sizes) or regions < 1 or seed < 0:
-                raise ValueError(f"{where}: not a sample of the study (depth {depth}, "
-                                 f"{params} parameters, {regions} regions)")
-            samples.append(DepthSample(depth, tuple(sizes), params, seed, regions))
-        f.done()
-        return cls(budget, seeds, tuple(samples))
+from relulab.model.networks.mlp import MLP, ActivationSpec, same_network
+
+__all__ = [
+    "ARCHITECTURE_PRESETS",
+    "DEPTHS",
+    "DEPTH_BUDGETS",
+    "DEPTH_MAX_SEEDS",
+    "HISTORY_KEYS",
+    "HISTORY_LIMIT",
+    "MAX_CLASSES",
+    "MAX_COORDINATE",
+    "MAX_HIDDEN_LAYERS",
+    "MAX_POINTS",
+    "MAX_SEED",
+    "MAX_STEPS_PER_PRESS",
+    "MAX_STOP_STEP",
+    "MAX_WEIGHT",
+    "MAX_WIDTH",
+    "MIN_CLASSES",
+    "Architecture",
+    "DataSettings",
+    "DepthStudy",
+    "History",
+    "PlaygroundState",
+    "Points",
+    "TrainingSettings",
+    "View",
+    "classes_for",
+    "fits",
+    "fitted_activation",
+    "hidden_fits",
+    "hidden_space_choice",
+    "network_from_dict",
+    "outputs_for",
+    "same_network",
+    "shuffled_labels",
+]
 
 
 # -- the whole state ----------------------------------------------------------------
@@ -636,17 +104,19 @@ class PlaygroundState:
     training got to; ``initial`` the weights this run started from (Replay goes back to
     them); ``history`` the curves so far."""
 
-    dataset: DataSettings = DataSettings()
+    dataset: DataSettings = field(default_factory=DataSettings)
     points: Points = field(default_factory=lambda: DataSettings().points())
-    architecture: Architecture = Architecture()
+    architecture: Architecture = field(default_factory=Architecture)
     network: MLP = field(default_factory=lambda: Architecture().random_network())
-    training: TrainingSettings = TrainingSettings()
+    training: TrainingSettings = field(default_factory=TrainingSettings)
     history: History = field(default_factory=History)
-    view: View = View()
-    depth: DepthStudy = DepthStudy()
-    initial: MLP | None = None
+    view: View = field(default_factory=View)
+    depth: DepthStudy = field(default_factory=DepthStudy)
+    # None (the default) is the network itself: __post_init__ puts it there, so once
+    # built a state's initial is always a network.
+    initial: MLP = None  # type: ignore[assignment]
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.initial is None:
             object.__setattr__(self, "initial", self.network)
         arch = self.architecture
@@ -671,7 +141,7 @@ class PlaygroundState:
             raise ValueError(f"view.click_class: {self.view.click_class} is not a class of "
                              f"{self.dataset.classes}-class data")
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, PlaygroundState):
             return NotImplemented
         return (self.dataset == other.dataset and self.points == other.points
@@ -686,20 +156,20 @@ class PlaygroundState:
     def to_dict(self) -> dict:
         return {"dataset": self.dataset.to_dict(), "points": self.points.to_dict(),
                 "architecture": self.architecture.to_dict(),
-                "network": network_to_dict(self.network),
-                "initial": network_to_dict(self.initial), "training": self.training.to_dict(),
+                "network": self.network.to_dict(),
+                "initial": self.initial.to_dict(), "training": self.training.to_dict(),
                 "history": self.history.to_dict(), "view": self.view.to_dict(),
                 "depth": self.depth.to_dict()}
 
     @classmethod
-    def from_dict(cls, d) -> PlaygroundState:
+    def from_dict(cls, d: Any) -> PlaygroundState:
         """Validate everything first; a ValueError names the field that is wrong. The
         architecture is read before the network and the points' count before the
         points, so an oversized file is refused before anything large is converted.
         A file without ``initial`` (written before Replay) replays from its network."""
         f = Fields(d, where="playground")
 
-        def part(key, read, *args):  # a missing part takes its default
+        def part(key: str, read: Callable[..., Any], *args: Any) -> Any:  # missing: the default
             return read(f.get(key), *args) if key in d else read({}, *args)
 
         dataset = part("dataset", DataSettings.from_dict)
@@ -767,7 +237,8 @@ class PlaygroundState:
                                    dataset=replace(self.dataset, classes=needed))
         return replace(self, points=points)
 
-    def _restarted(self, architecture: Architecture, network: MLP, **changes) -> PlaygroundState:
+    def _restarted(self, architecture: Architecture, network: MLP,
+                   **changes: Any) -> PlaygroundState:
         """A new run of ``network``: step 0, curves cleared, the view fitted to it, and
         ``changes`` to other parts made in the same step."""
         return replace(self, architecture=architecture, network=network, initial=network,
@@ -790,10 +261,10 @@ class PlaygroundState:
         return replace(self, network=self.initial, training=replace(self.training, step=0),
                        history=History())
 
-    def with_activation(self, name) -> PlaygroundState:
+    def with_activation(self, name: ActivationSpec) -> PlaygroundState:
         """The same weights with another activation (one name, or one per hidden
         layer); the curves start again."""
-        arch = replace(self.architecture, activation=name)
+        arch = replace(self.architecture, activation=name if isinstance(name, str) else tuple(name))
         return self._restarted(arch, self.network.with_activation(arch.activation))
 
     def with_layer_activation(self, layer: int, name: str) -> PlaygroundState:

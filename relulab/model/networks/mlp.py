@@ -2,36 +2,59 @@
 
 Hidden layer l applies its activation φ_l (one name for every layer, or one name per
 hidden layer); the last layer is linear.
+
+A network has one dict form, :meth:`MLP.to_dict` and :meth:`MLP.from_dict`: the JSON
+document of docs/network-format.md. Network files, scenes and every panel state that
+holds a network write it and read it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from relulab.model.networks.activations import get_activation
+from relulab.model.core.fields import Fields
+from relulab.model.networks.activations import ACTIVATIONS, get_activation
+
+#: The dict form's ``format`` and ``version`` (docs/network-format.md); a dict without
+#: them is read as this version.
+NETWORK_FORMAT = "relulab-network"
+NETWORK_VERSION = 1
+#: What :meth:`MLP.from_dict` takes unless the caller asks for less, the same limits as
+#: a network file: 4,000,000 parameters are about 80 MB of JSON, and weights up to
+#: 1e100 stay far inside a double through a few layers.
+MAX_LAYERS = 10_000
+MAX_PARAMETERS = 4_000_000
+MAX_WEIGHT = 1e100
+
+#: An activation as given: one name, or one name per hidden layer.
+ActivationSpec = str | Sequence[str]
 
 
-def _as_layer(W, b, index: int) -> tuple[np.ndarray, np.ndarray]:
-    W = np.array(W, dtype=float, copy=True)
-    b = np.array(b, dtype=float, copy=True)
-    if W.ndim == 1:
-        W = W[None, :]
-    if W.ndim != 2:
-        raise ValueError(f"layer {index + 1}: weights must be a matrix, got {W.ndim} dimensions")
-    b = b.reshape(-1)
-    if b.shape[0] != W.shape[0]:
+def _as_layer(W: ArrayLike, b: ArrayLike, index: int) -> tuple[np.ndarray, np.ndarray]:
+    weights = np.array(W, dtype=float, copy=True)
+    biases = np.array(b, dtype=float, copy=True)
+    if weights.ndim == 1:
+        weights = weights[None, :]
+    if weights.ndim != 2:
+        raise ValueError(f"layer {index + 1}: weights must be a matrix, got {weights.ndim} "
+                         "dimensions")
+    biases = biases.reshape(-1)
+    if biases.shape[0] != weights.shape[0]:
         raise ValueError(
-            f"layer {index + 1}: {W.shape[0]} neurons but {b.shape[0]} biases"
+            f"layer {index + 1}: {weights.shape[0]} neurons but {biases.shape[0]} biases"
         )
-    W.setflags(write=False)
-    b.setflags(write=False)
-    return W, b
+    weights.setflags(write=False)
+    biases.setflags(write=False)
+    return weights, biases
 
 
-def normalise_activation(activation, n_hidden: int):
+def normalise_activation(activation: ActivationSpec, n_hidden: int) -> str | tuple[str, ...]:
     """One name, or a tuple of one name per hidden layer; a list whose names are all the
     same is that one name (the same network), an empty one is ``"relu"``. ValueError for
     unknown names or a list of the wrong length."""
@@ -54,6 +77,27 @@ def normalise_activation(activation, n_hidden: int):
     return names
 
 
+def activation_field(f: Fields, n_hidden: int,
+                     names: Collection[str] = tuple(ACTIVATIONS)) -> str | tuple[str, ...]:
+    """The ``activation`` field of a dict read through ``f``: one of ``names``, or a list
+    of one per hidden layer (its length checked before its names); normalised as
+    :func:`normalise_activation` does. ValueError naming the field otherwise."""
+    v = f.get("activation")
+    if isinstance(v, str):
+        return f.choice("activation", list(names))
+    where = f.name("activation")
+    if not isinstance(v, (list, tuple)):
+        raise ValueError(f"{where}: expected a name or a list of one name per hidden layer, "
+                         f"got {type(v).__name__}")
+    if len(v) != n_hidden:
+        raise ValueError(f"{where}: {len(v):,} names for {n_hidden} hidden layers")
+    for i, name in enumerate(v):
+        if not isinstance(name, str) or name not in names:
+            shown = repr(name) if len(repr(name)) <= 40 else repr(name)[:37] + "…"
+            raise ValueError(f"{where}[{i}]: expected one of {', '.join(names)}, got {shown}")
+    return normalise_activation(tuple(v), n_hidden)
+
+
 @dataclass(frozen=True, eq=False)
 class MLP:
     """A multilayer perceptron with layers ``(W, b)``, ``W`` of shape (out, in).
@@ -67,24 +111,24 @@ class MLP:
     layers: tuple[tuple[np.ndarray, np.ndarray], ...]
     activation: str | tuple[str, ...] = "relu"
 
-    def __init__(self, layers: Iterable[tuple[Sequence, Sequence]],
-                 activation: str | Sequence[str] = "relu"):
+    def __init__(self, layers: Iterable[tuple[ArrayLike, ArrayLike]],
+                 activation: ActivationSpec = "relu"):
         checked = tuple(_as_layer(W, b, i) for i, (W, b) in enumerate(layers))
         if not checked:
             raise ValueError("a network needs at least one layer")
-        for i in range(1, len(checked)):
-            if checked[i][0].shape[1] != checked[i - 1][0].shape[0]:
+        for i, ((W_prev, _), (W, _)) in enumerate(pairwise(checked), start=1):
+            if W.shape[1] != W_prev.shape[0]:
                 raise ValueError(
-                    f"layer {i + 1} expects {checked[i][0].shape[1]} inputs but layer {i} "
-                    f"has {checked[i - 1][0].shape[0]} neurons"
+                    f"layer {i + 1} expects {W.shape[1]} inputs but layer {i} "
+                    f"has {W_prev.shape[0]} neurons"
                 )
         object.__setattr__(self, "layers", checked)
         object.__setattr__(self, "activation", normalise_activation(activation, len(checked) - 1))
 
     # -- construction -------------------------------------------------------
     @classmethod
-    def random(cls, sizes: Sequence[int], seed=None, activation: str | Sequence[str] = "relu",
-               init: str = "he") -> MLP:
+    def random(cls, sizes: Sequence[int], seed: int | Sequence[int] | None = None,
+               activation: ActivationSpec = "relu", init: str = "he") -> MLP:
         """A network with layer sizes ``sizes`` = [n_in, n_1, …, n_out].
 
         ``init="he"``: W ~ N(0, 2/fan_in), b ~ U(−0.5, 0.5) so that kinks and
@@ -95,8 +139,8 @@ class MLP:
         if len(sizes) < 2 or min(sizes) < 1:
             raise ValueError(f"sizes must list at least two positive layer sizes, got {sizes}")
         rng = np.random.default_rng(seed)
-        layers = []
-        for n_in, n_out in zip(sizes[:-1], sizes[1:]):
+        layers: list[tuple[np.ndarray, np.ndarray]] = []
+        for n_in, n_out in pairwise(sizes):
             if init == "he":
                 W = rng.normal(0.0, np.sqrt(2.0 / n_in), (n_out, n_in))
                 b = rng.uniform(-0.5, 0.5, n_out)
@@ -148,22 +192,22 @@ class MLP:
         return all(a in names for a in self.activations)
 
     # -- evaluation ---------------------------------------------------------
-    def _inputs(self, x) -> tuple[np.ndarray, bool]:
-        x = np.asarray(x, dtype=float)
+    def _inputs(self, x: ArrayLike) -> tuple[np.ndarray, bool]:
+        a = np.asarray(x, dtype=float)
         flat = False
-        if x.ndim == 0:
-            x = x.reshape(1, 1) if self.n_in == 1 else x.reshape(1, -1)
+        if a.ndim == 0:
+            a = a.reshape(1, 1) if self.n_in == 1 else a.reshape(1, -1)
             flat = self.n_in == 1
-        elif x.ndim == 1 and self.n_in == 1:
-            x = x[:, None]
+        elif a.ndim == 1 and self.n_in == 1:
+            a = a[:, None]
             flat = True
-        elif x.ndim == 1 and x.shape[0] == self.n_in:
-            x = x[None, :]
-        if x.ndim != 2 or x.shape[1] != self.n_in:
-            raise ValueError(f"expected inputs of shape (N, {self.n_in}), got {np.shape(x)}")
-        return x, flat
+        elif a.ndim == 1 and a.shape[0] == self.n_in:
+            a = a[None, :]
+        if a.ndim != 2 or a.shape[1] != self.n_in:
+            raise ValueError(f"expected inputs of shape (N, {self.n_in}), got {np.shape(a)}")
+        return a, flat
 
-    def forward(self, x) -> list[np.ndarray]:
+    def forward(self, x: ArrayLike) -> list[np.ndarray]:
         """Pre-activations z_1 … z_L (the last one is the output), each (N, n_l)."""
         h, _ = self._inputs(x)
         phis = [get_activation(a) for a in self.activations]
@@ -175,7 +219,7 @@ class MLP:
                 h = phis[i](z)
         return zs
 
-    def __call__(self, x) -> np.ndarray:
+    def __call__(self, x: ArrayLike) -> np.ndarray:
         """Outputs for inputs ``x`` of shape (N, n_in), or (N,) when n_in = 1.
 
         A 1-D input with one output gives a 1-D result.
@@ -186,15 +230,15 @@ class MLP:
             return out[:, 0]
         return out
 
-    def activation_patterns(self, x) -> np.ndarray:
+    def activation_patterns(self, x: ArrayLike) -> np.ndarray:
         """Boolean (N, hidden neurons): neuron on where its pre-activation is > 0."""
         zs = self.forward(x)[:-1]
         if not zs:
-            return np.zeros((len(np.atleast_1d(x)), 0), dtype=bool)
+            return np.zeros((len(np.atleast_1d(np.asarray(x))), 0), dtype=bool)
         return np.concatenate([z > 0 for z in zs], axis=1)
 
     # -- slices ---------------------------------------------------------------
-    def restrict(self, origin, directions) -> MLP:
+    def restrict(self, origin: ArrayLike, directions: ArrayLike) -> MLP:
         """The network on the affine subspace x = o + Σᵢ tᵢ·dᵢ, as a network of the k
         coordinates t = (t₁ … t_k), k = len(directions).
 
@@ -223,8 +267,80 @@ class MLP:
         first = (W @ D.T, W @ o + b)
         return MLP((first, *self.layers[1:]), self.activation)
 
+    # -- the dict form ------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The network as the JSON document of docs/network-format.md: ``format``,
+        ``version``, ``activation`` (a name, or a list of one per hidden layer) and
+        ``layers``, each ``{"weights": rows of W, "biases": b}``, input side first.
+        Floats are written as they are, so :meth:`from_dict` gives back the same bits."""
+        return {"format": NETWORK_FORMAT, "version": NETWORK_VERSION,
+                "activation": self.activation if isinstance(self.activation, str)
+                else list(self.activation),
+                "layers": [{"weights": W.tolist(), "biases": b.tolist()} for W, b in self.layers]}
+
+    @classmethod
+    def from_dict(cls, d: Any, *, where: str = "network", min_layers: int = 1,
+                  max_layers: int = MAX_LAYERS, max_parameters: int = MAX_PARAMETERS,
+                  max_weight: float = MAX_WEIGHT, activations: Collection[str] = tuple(ACTIVATIONS),
+                  sizes: Sequence[int] | None = None) -> MLP:
+        """The network of a :meth:`to_dict` document, every field checked before anything
+        is built; ValueError naming the field (``network.layers[1].weights[0][2]: …``)
+        otherwise. ``format``, ``version`` and ``activation`` may be missing (a
+        hand-written file: ``relu``).
+
+        The keywords say what the caller takes: ``min_layers`` to ``max_layers`` layers,
+        at most ``max_parameters`` weights and biases, each within ±``max_weight``, the
+        hidden ``activations`` named; ``sizes`` the layer sizes expected ([n_in, …,
+        n_out]). The cheap checks come first (the number of layers and the names before
+        any weight), and weights are read against the parameter budget, so an oversized
+        dict is refused before anything large is converted.
+        """
+        f = Fields(d, {"format": NETWORK_FORMAT, "version": NETWORK_VERSION, "activation": "relu"},
+                   where)
+        f.choice("format", [NETWORK_FORMAT])
+        f.integer("version", 1, NETWORK_VERSION)
+        raw = f.get("layers")
+        if not isinstance(raw, (list, tuple)):
+            raise ValueError(f"{where}.layers: expected a list of {min_layers} to {max_layers:,} "
+                             f"layers, got {type(raw).__name__}")
+        if sizes is not None and len(raw) != len(sizes) - 1:
+            raise ValueError(f"{where}.layers: {len(raw):,} layers do not match the architecture "
+                             f"{'-'.join(map(str, sizes))}")
+        if not min_layers <= len(raw) <= max_layers:
+            raise ValueError(f"{where}.layers: expected a list of {min_layers} to {max_layers:,} "
+                             f"layers, got {len(raw):,}")
+        activation = activation_field(f, len(raw) - 1, activations)
+        f.done()
+        layers = []
+        width = None if sizes is None else int(sizes[0])
+        budget = max_parameters
+        for i, layer in enumerate(raw):
+            g = Fields(layer, where=f"{where}.layers[{i}]")
+            if budget < 1:
+                raise ValueError(f"{g.where}: the network has more than {max_parameters:,} "
+                                 "weights and biases")
+            rows = None if sizes is None else int(sizes[i + 1])
+            W = g.array("weights", (rows, width), budget, -max_weight, max_weight)
+            if W.size == 0:
+                raise ValueError(f"{g.name('weights')}: expected a row of weights for each neuron, "
+                                 f"and a weight for each input, got shape "
+                                 f"{'×'.join(map(str, W.shape))}")
+            biases = g.get("biases")
+            if isinstance(biases, (list, tuple)) and len(biases) != W.shape[0]:
+                raise ValueError(f"{g.name('biases')}: {len(biases):,} biases for {W.shape[0]} rows "
+                                 "of weights")
+            b = g.array("biases", (W.shape[0],), W.shape[0], -max_weight, max_weight)
+            g.done()
+            budget -= W.size + b.size
+            if budget < 0:
+                raise ValueError(f"{g.where}: the network has more than {max_parameters:,} weights "
+                                 "and biases")
+            layers.append((W, b))
+            width = W.shape[0]
+        return cls(layers, activation)
+
     # -- helpers ------------------------------------------------------------
-    def with_activation(self, activation: str | Sequence[str]) -> MLP:
+    def with_activation(self, activation: ActivationSpec) -> MLP:
         """The same weights with another activation (one name, or one per hidden layer)."""
         return MLP(self.layers, activation)
 
@@ -251,3 +367,10 @@ def compose(first: MLP, second: MLP) -> MLP:
     hidden = first.activations + second.activations
     return MLP([*list(first.layers[:-1]), merged, *list(second.layers[1:])],
                hidden if hidden else first.activation)
+
+
+def same_network(a: MLP, b: MLP) -> bool:
+    """Equal sizes, activation and weights (MLP objects compare by identity)."""
+    return a is b or (a.activation == b.activation and len(a.layers) == len(b.layers) and all(
+        np.array_equal(Wa, Wb) and np.array_equal(ba, bb)
+        for (Wa, ba), (Wb, bb) in zip(a.layers, b.layers, strict=True)))
