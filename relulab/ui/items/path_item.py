@@ -3,8 +3,8 @@
 Qt's ``QGraphicsPathItem`` finds its bounding rectangle, when its pen has a width,
 by stroking the whole path (``QPainterPathStroker``), and its shape, used for every
 hit test of the mouse, the same way: for the 12,000 region outlines of a large
-Playground network (70,000 segments) that was 20–45 ms on the GUI thread each time
-the path changed. Here the bounds are the path's points, widened by the pen, and
+Playground network (70,000 segments) that costs 20–45 ms on the GUI thread each time
+the path changes. Here the bounds are the path's points, widened by the pen, and
 the shape is that rectangle: the outlines are drawn, never picked.
 """
 
