@@ -18,7 +18,7 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
 from relulab.ui.panels import PANELS
-from relulab.ui.panels.folding import Band
+from relulab.ui.panels.folding.panel import Band
 from relulab.ui.theme import (
     DATA_CONTRAST,
     DATA_ROLES,

@@ -17,7 +17,6 @@ user's fold (those can reach the knot budget slowly).
 from __future__ import annotations
 
 import math
-import sys
 from collections import OrderedDict
 from dataclasses import replace
 
@@ -63,7 +62,7 @@ from relulab.model.pieces.folding import (
 )
 from relulab.model.pieces.piecewise import EXACT_KNOTS, PiecewiseLinear, TooManyKnots, piecewise_linear
 from relulab.ui.legend import Entry, KeyLabel
-from relulab.ui.panels.base import Key, Panel, named, run_alone, signals_blocked
+from relulab.ui.panels.base import Key, Panel, named, signals_blocked
 from relulab.ui.readout import Note, Readout
 from relulab.ui.theme import current_theme
 from relulab.ui.worker import Worker
@@ -1262,6 +1261,3 @@ class FoldingPanel(Panel):
         self._cache.clear()
         super().shutdown()
 
-
-if __name__ == "__main__":
-    sys.exit(run_alone(FoldingPanel))
