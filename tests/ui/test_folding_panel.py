@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QApplication
 from relulab.model.networks.mlp import MLP
 from relulab.model.pieces.folding import FOLD_PRESETS, Fold, FoldingState
 from relulab.ui.panels.folding import FoldingPanel
-from relulab.ui.panels.folding.panel import EXACT_SYNC_DEPTH, SYNC_DEPTH
+from relulab.ui.panels.folding.jobs import EXACT_SYNC_DEPTH, SYNC_DEPTH
 
 
 @pytest.fixture

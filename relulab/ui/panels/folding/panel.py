@@ -41,8 +41,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from relulab.model.core.cancel import check
-from relulab.model.networks.exact import BeyondExact
 from relulab.model.pieces.envelope import column_extremes
 from relulab.model.pieces.folding import (
     FOLD_PRESETS,
@@ -53,30 +51,30 @@ from relulab.model.pieces.folding import (
     FoldCounts,
     FoldingState,
     exact_tent_depth,
-    fold_counts,
     fold_frame,
     tent_counts_formula,
     tent_network,
     tent_peak_value,
-    tent_pieces,
 )
-from relulab.model.pieces.piecewise import EXACT_KNOTS, PiecewiseLinear, TooManyKnots, piecewise_linear
+from relulab.model.pieces.piecewise import EXACT_KNOTS, PiecewiseLinear
 from relulab.ui.legend import Entry, KeyLabel
 from relulab.ui.panels.base import Key, Panel, named, signals_blocked
+from relulab.ui.panels.folding.jobs import (
+    COLUMNS,
+    LINE,
+    SYNC_DEPTH,
+    UNIT,
+    TentResult,
+    compute_tent,
+    fold_messages,
+    plain_count,
+    sync_depth,
+    warm_tents,
+)
 from relulab.ui.readout import Note, Readout
 from relulab.ui.theme import current_theme
 from relulab.ui.worker import Worker
 
-#: Up to this depth the tent is computed at once (a few ms) and kept in a cache;
-#: deeper ones go to a worker so the slider never waits.
-SYNC_DEPTH = 16
-#: At peaks other than ½ the counts come from exact rationals (slower): at once only
-#: to this depth.
-EXACT_SYNC_DEPTH = 9
-#: The exact walk for the user's fold stops here (a tenth of a second or so).
-FOLD_EXACT_KNOTS = 2500
-#: The user's fold is computed only while its knots stay under this budget.
-FOLD_MAX_KNOTS = 2 ** 17
 #: Small plots of g^(1), g^(2), … (the last one always shows g^(k)).
 LAYER_PLOTS = 8
 #: The fold animation stops adding layers here: 4096 pieces already fill the plot.
@@ -86,13 +84,7 @@ ANIMATION_LAYERS = 12
 FRAMES_PER_LAYER = 24
 FRAME_MS = 50
 HOLD_FRAMES = 10
-KINK_TABLE_ROWS = 2 ** 17
 PEAK_STEPS = 100  # the peak slider moves in steps of 0.01
-#: A deep tent is drawn from its extremes in this many columns: zoomed 64× into
-#: [0, 1] the pieces of depth 16 still show one by one.
-COLUMNS = 2 ** 16
-#: The two x ranges the main plot shows: [0, 1] and the whole line around it.
-UNIT, LINE = (0.0, 1.0), (-0.5, 1.5)
 
 TELGARSKY = (
     "<b>Why depth helps here.</b> Each layer of two neurons folds [0, 1] onto itself, so "
@@ -106,86 +98,6 @@ TELGARSKY = (
 
 def _sup(k: int) -> str:
     return f"g<sup>({k})</sup>"
-
-
-def _plain_count(n: int) -> str:
-    return f"{n:,}".replace(",", "\u2009")  # thin spaces: 1 048 576
-
-
-def _sync_depth(peak: float) -> int:
-    return SYNC_DEPTH if peak == 0.5 else EXACT_SYNC_DEPTH
-
-
-class _TentResult:
-    """One tent network's counts (certified, or floating point only when exact
-    arithmetic is beyond the budget), its first kinks (for the CSV table) and what
-    draws it. A shallow tent keeps its pieces (the fold animation needs them); a deep
-    one keeps only its two pictures, computed on the worker, and lets the 16.7 million
-    pieces of depth 24 go."""
-
-    __slots__ = ("_curves", "counts", "depth", "n_kinks", "peak", "pl", "table")
-
-    def __init__(self, depth: int, peak: float, pl: PiecewiseLinear, should_stop=None):
-        self.depth, self.peak = depth, peak
-        self.counts: FoldCounts = fold_counts(pl, depth, 2, tent_network(depth, peak))
-        self.n_kinks = pl.n_kinks
-        self.pl: PiecewiseLinear | None = pl
-        self.table = None
-        self._curves: dict[tuple[float, float], tuple[np.ndarray, np.ndarray]] = {}
-        if depth > _sync_depth(peak):
-            self.table = self.kink_table()
-            for view in (UNIT, LINE):
-                check(should_stop, "drawing the tent")
-                self._curves[view] = column_extremes(pl, *view, COLUMNS)
-            self.pl = None
-
-    def kink_table(self) -> np.ndarray:
-        """Rows (x, g(x), slope to the right) of the first KINK_TABLE_ROWS kinks (a CSV
-        of 16.7 million rows helps nobody)."""
-        if self.table is not None:
-            return self.table
-        pl, n = self.pl, min(self.n_kinks, KINK_TABLE_ROWS)
-        return np.column_stack([pl.kinks[:n], pl.values[:n], pl.slopes[1:n + 1]])
-
-    def curve(self, view: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
-        """(x, y) that draws the tent on ``view`` (exact breakpoints or extremes per column)."""
-        if view not in self._curves:
-            self._curves[view] = column_extremes(self.pl, *view, COLUMNS)
-        return self._curves[view]
-
-
-def compute_tent(depth: int, peak: float, should_stop=None) -> _TentResult:
-    try:
-        pl = tent_pieces(depth, peak, should_stop=should_stop)
-    except BeyondExact:  # drawn and counted in floating point, and labelled so
-        pl = piecewise_linear(tent_network(depth, peak), certify=False, should_stop=should_stop)
-    return _TentResult(depth, peak, pl, should_stop)
-
-
-def fold_compositions(fold: Fold, should_stop=None):
-    """(depth, (pieces, counts) or why not) for the user's fold composed 1, 2, …
-    MAX_DEPTH times; past the knot budget, exact arithmetic or double precision every
-    deeper one says so too."""
-    reason = None
-    for depth in range(1, MAX_DEPTH + 1):
-        if reason is None:
-            try:
-                net = fold.network(depth)
-                with np.errstate(over="raise", invalid="raise"):
-                    pl = piecewise_linear(net, max_knots=FOLD_MAX_KNOTS, should_stop=should_stop,
-                                          exact_knots=FOLD_EXACT_KNOTS)
-                    counts = fold_counts(pl, depth, fold.n_neurons, net)
-                yield depth, (pl, counts)
-                continue
-            except TooManyKnots:
-                reason = f"over {_plain_count(FOLD_MAX_KNOTS)} kinks by depth {depth}, not computed"
-            except BeyondExact:
-                reason = (f"depth {depth} is beyond exact arithmetic here (doubles cannot "
-                          f"certify its kinks, and exact rationals stop at "
-                          f"{_plain_count(FOLD_EXACT_KNOTS)} knots in this panel)")
-            except (FloatingPointError, ValueError):
-                reason = f"beyond double precision by depth {depth}, not computed"
-        yield depth, reason
 
 
 def _readout(name: str, accessible: str, key: str, wrap: bool = True) -> Readout:
@@ -344,7 +256,7 @@ class DenseCurve:
         self.band.setData(np.repeat(middles, 2), np.column_stack([low, high]).ravel(),
                           pen=pen, connect="pairs")
         per = 1.0 / px
-        self.note.setText(f"{_plain_count(self.pieces)} pieces: about {per:,.0f} in each pixel "
+        self.note.setText(f"{plain_count(self.pieces)} pieces: about {per:,.0f} in each pixel "
                           "column, so the curve fills this band.\nScroll on the plot to zoom in "
                           "and see the teeth.")
         self.note.setColor(theme.color("foreground"))
@@ -374,8 +286,8 @@ class FoldingPanel(Panel):
         super().__init__(host, parent)
         self._state = FoldingState()
         self._drag_before: FoldingState | None = None
-        self._cache: OrderedDict[tuple[int, float], _TentResult] = OrderedDict()
-        self._deep: _TentResult | None = None  # the latest deep tent (only one is kept)
+        self._cache: OrderedDict[tuple[int, float], TentResult] = OrderedDict()
+        self._deep: TentResult | None = None  # the latest deep tent (only one is kept)
         self._deep_wanted: tuple[int, float] | None = None  # what the tent worker computes
         self._warm_peak: float | None = None                # what the warm worker fills
         self._fold_cache: dict[int, PiecewiseLinear | str] = {}
@@ -767,14 +679,14 @@ class FoldingPanel(Panel):
         self.commit(state, f"set {where} to {value:g}")
 
     # -- computing -------------------------------------------------------------
-    def _tent(self, depth: int, peak: float) -> _TentResult | None:
+    def _tent(self, depth: int, peak: float) -> TentResult | None:
         """The tent's exact pieces: at once for shallow depths, else the worker's
         latest result (None while it computes)."""
         key = (depth, peak)
         if key in self._cache:
             self._cache.move_to_end(key)
             return self._cache[key]
-        if depth <= _sync_depth(peak):
+        if depth <= sync_depth(peak):
             self._remember(compute_tent(depth, peak))
             return self._cache[key]
         if self._deep is not None and (self._deep.depth, self._deep.peak) == key:
@@ -791,12 +703,12 @@ class FoldingPanel(Panel):
             self._tent_worker.cancel()
             self._deep_wanted = None
 
-    def _remember(self, result: _TentResult) -> None:
+    def _remember(self, result: TentResult) -> None:
         self._cache[(result.depth, result.peak)] = result
         while len(self._cache) > 4 * SYNC_DEPTH:
             self._cache.popitem(last=False)
 
-    def _on_deep_tent(self, result: _TentResult) -> None:
+    def _on_deep_tent(self, result: TentResult) -> None:
         self._deep, self._deep_wanted = result, None
         self._refresh()
 
@@ -809,32 +721,26 @@ class FoldingPanel(Panel):
         """Fill the cache for every depth up to SYNC_DEPTH at the current peak, so that
         later slider steps only redraw."""
         peak = self._state.peak
-        missing = [d for d in range(1, _sync_depth(peak) + 1) if (d, peak) not in self._cache]
+        missing = [d for d in range(1, sync_depth(peak) + 1) if (d, peak) not in self._cache]
         if not missing or self._closed or (self._warm_worker.busy and self._warm_peak == peak):
             return
         self._warm_peak = peak
+        self._warm_worker.submit(lambda should_stop: warm_tents(missing, peak, should_stop))
 
-        def warm(should_stop):
-            for depth in missing:
-                yield compute_tent(depth, peak, should_stop)
-
-        self._warm_worker.submit(warm)
-
-    def _on_warm_tent(self, result: _TentResult) -> None:
+    def _on_warm_tent(self, result: TentResult) -> None:
         if (result.depth, result.peak) in self._cache:
             return
         self._remember(result)
         if result.peak == self._state.peak and result.depth in self._layer_depths():
             self._draw_layers(self._tent(self._state.depth, self._state.peak)
-                              if self._state.depth <= _sync_depth(self._state.peak) else self._deep)
+                              if self._state.depth <= sync_depth(self._state.peak) else self._deep)
 
     def _start_fold_work(self) -> None:
         self._fold_cache = {}
         if self._closed:
             return
         fold = self._state.fold
-        self._fold_worker.submit(lambda should_stop: (
-            (fold, depth, pieces) for depth, pieces in fold_compositions(fold, should_stop)))
+        self._fold_worker.submit(lambda should_stop: fold_messages(fold, should_stop))
 
     def _on_fold_composed(self, message) -> None:
         fold, depth, pieces = message
@@ -898,7 +804,7 @@ class FoldingPanel(Panel):
         if self._timer.isActive():
             return  # the animation owns the main curve until it ends
         s = self._state
-        if s.depth <= _sync_depth(s.peak):
+        if s.depth <= sync_depth(s.peak):
             self._forget_deep_request()
         result = self._tent(s.depth, s.peak)
         a, b = self._view_range()
@@ -906,7 +812,7 @@ class FoldingPanel(Panel):
         self._title(self.plot, f"{_sup(s.depth)}(x) {where}, peak p = {s.peak:.2f}")
         if result is None:
             self._set_status(f"Computing the exact kinks of {_sup(s.depth)} "
-                             f"({_plain_count(2 ** s.depth)} pieces)…")
+                             f"({plain_count(2 ** s.depth)} pieces)…")
         else:
             self._set_status("")
             x, y = result.curve((a, b))
@@ -952,31 +858,33 @@ class FoldingPanel(Panel):
             return
         counts = fold[1]
         self.fold_count_label.set_value(
-            int(counts.pieces_unit), f"Your fold u<sup>({s.depth})</sup>: <b>{_plain_count(counts.pieces_unit)}</b> pieces "
-            f"on [0, 1], {_plain_count(counts.kinks_line)} kinks on the line; "
+            int(counts.pieces_unit),
+            f"Your fold u<sup>({s.depth})</sup>: <b>{plain_count(counts.pieces_unit)}</b> pieces "
+            f"on [0, 1], {plain_count(counts.kinks_line)} kinks on the line; "
             f"{counts.neurons} neurons")
 
-    def _update_readouts(self, result: _TentResult | None) -> None:
+    def _update_readouts(self, result: TentResult | None) -> None:
         s = self._state
         pieces, kinks = tent_counts_formula(s.depth)
         if result is None:
             self.count_label.set_value(None, f"{_sup(s.depth)}: computing… (theory: "
-                                     f"{_plain_count(pieces)} pieces on [0, 1])")
+                                     f"{plain_count(pieces)} pieces on [0, 1])")
         else:
             c = result.counts
             self.count_label.set_value(
                 int(c.pieces_unit),
-                f"{_sup(s.depth)}: <b>{_plain_count(c.pieces_unit)}</b> pieces on [0, 1]; "
-                f"{_plain_count(c.kinks_line)} kinks on the whole line "
+                f"{_sup(s.depth)}: <b>{plain_count(c.pieces_unit)}</b> pieces on [0, 1]; "
+                f"{plain_count(c.kinks_line)} kinks on the whole line "
                 + ("(exact)" if c.exact else "(floating point only, not certified)"))
         self.neurons_label.set_value(
-            2 * s.depth, f"<b>{2 * s.depth}</b> neurons in {s.depth} layer{'s' if s.depth > 1 else ''}; one hidden layer "
-            f"needs <b>{_plain_count(2 ** s.depth - 1)}</b>")
+            2 * s.depth,
+            f"<b>{2 * s.depth}</b> neurons in {s.depth} layer{'s' if s.depth > 1 else ''}; "
+            f"one hidden layer needs <b>{plain_count(2 ** s.depth - 1)}</b>")
         notes = []
         if result is not None and not result.counts.exact:
             notes.append(f"At peak {s.peak:.2f}, depth {s.depth} is beyond exact arithmetic "
                          f"here: 1/p is not a double, so doubles cannot certify the kinks, and "
-                         f"exact rationals would need more than {_plain_count(EXACT_KNOTS)} "
+                         f"exact rationals would need more than {plain_count(EXACT_KNOTS)} "
                          f"knots. Exact to depth {exact_tent_depth(s.peak)} at this peak.")
         if (result is not None and result.counts.exact
                 and (result.counts.pieces_unit, result.counts.kinks_line) != (pieces, kinks)):
@@ -984,8 +892,8 @@ class FoldingPanel(Panel):
             why = (f"its weights are doubles, so its top is 1 {'+' if high > 0 else '−'} "
                    f"{abs(float(high)):.1e} and values above 1 fold once more"
                    if high != 0 else "its weights are doubles near 1/p")
-            notes.append(f"The ideal tent has {_plain_count(pieces)} pieces on [0, 1] and "
-                         f"{_plain_count(kinks)} kinks; this network differs: {why}.")
+            notes.append(f"The ideal tent has {plain_count(pieces)} pieces on [0, 1] and "
+                         f"{plain_count(kinks)} kinks; this network differs: {why}.")
         self.precision_label.setText(" ".join(notes))
         self.precision_label.setVisible(bool(notes))  # an empty row is room lost
 
@@ -995,7 +903,7 @@ class FoldingPanel(Panel):
             return list(range(1, k + 1))
         return [*list(range(1, LAYER_PLOTS)), k]
 
-    def _draw_layers(self, current: _TentResult | None) -> None:
+    def _draw_layers(self, current: TentResult | None) -> None:
         """Small plots of g^(1), g^(2), …; only the ones whose content changed are
         touched, so a slider step repaints one small plot, not eight."""
         s = self._state
@@ -1075,7 +983,7 @@ class FoldingPanel(Panel):
     def _animation_plan(self, max_frames: int | None = None) -> list[tuple[int, float]]:
         """(layer, share folded) per frame; the live animation rests on each finished
         layer, an export (``max_frames``) spends its frames on the folding."""
-        layers = min(self._state.depth, ANIMATION_LAYERS, _sync_depth(self._state.peak))
+        layers = min(self._state.depth, ANIMATION_LAYERS, sync_depth(self._state.peak))
         steps, hold = FRAMES_PER_LAYER, HOLD_FRAMES
         if max_frames is not None:
             steps, hold = max(2, min(steps, max_frames // layers)), 0
@@ -1166,7 +1074,8 @@ class FoldingPanel(Panel):
         for j in range(1, s.depth + 1):
             pieces, kinks = tent_counts_formula(j)
             exact = self._cache.get((j, s.peak))
-            if exact is None and self._deep is not None and (self._deep.depth, self._deep.peak) == (j, s.peak):
+            deep = self._deep
+            if exact is None and deep is not None and (deep.depth, deep.peak) == (j, s.peak):
                 exact = self._deep
             if exact is not None:
                 pieces, kinks = exact.counts.pieces_unit, exact.counts.kinks_line
@@ -1175,7 +1084,7 @@ class FoldingPanel(Panel):
             rows.append([j, 2 * j, pieces, kinks, pieces - 1, source])
         tables = {"counts": (["depth", "neurons", "pieces on [0, 1]", "kinks on the line",
                               "neurons in one hidden layer", "source"], rows)}
-        result = self._tent(s.depth, s.peak) if s.depth <= _sync_depth(s.peak) else self._deep
+        result = self._tent(s.depth, s.peak) if s.depth <= sync_depth(s.peak) else self._deep
         if result is not None and (result.depth, result.peak) == (s.depth, s.peak):
             table = result.kink_table()
             n = len(table)
