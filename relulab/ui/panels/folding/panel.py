@@ -57,6 +57,7 @@ from relulab.model.pieces.folding import (
     tent_peak_value,
 )
 from relulab.model.pieces.piecewise import EXACT_KNOTS, PiecewiseLinear
+from relulab.ui.items.band import Band
 from relulab.ui.legend import Entry, KeyLabel
 from relulab.ui.panels.base import Key, Panel, named, signals_blocked
 from relulab.ui.panels.folding.jobs import (
@@ -141,14 +142,6 @@ def _smooth_if_sparse(curve: pg.PlotDataItem, n_points: int, pen) -> None:
 #: DENSE_PIXELS the curve is shown as the band it fills.
 THIN_PIXELS = 6.0
 DENSE_PIXELS = 2.0
-
-
-class Band(pg.PlotCurveItem):
-    """A shaded area drawn as vertical strokes, one per pixel column (a fill, not a
-    line: plots' lines are held to 3:1 against the background, areas are shaded)."""
-
-    def __init__(self):
-        super().__init__(connect="pairs", antialias=False, pen=pg.mkPen(None))
 
 
 class DenseCurve:
