@@ -1,10 +1,9 @@
 """A shaded band drawn as vertical strokes, one per pixel column.
 
 A curve with more pieces than the plot has pixel columns fills a band between its
-lowest and highest values; it is shown as that band. One stroke per column, from
-its lowest value to its highest, paints in a few milliseconds where filling the
-polygon between the two zigzag edges cost 45 ms a paint (every scan line crosses
-hundreds of its edges).
+lowest and highest values, and is shown as that band: one stroke per column, from
+its lowest value to its highest. Filling the polygon between the two edges instead
+costs 45 ms a paint where they zigzag (every scan line crosses hundreds of them).
 """
 
 from __future__ import annotations
