@@ -79,7 +79,6 @@ def animation_plan(depth: int, peak: float, max_frames: int | None = None) -> li
 class FoldingPanel(Panel):
     name = "folding"
     title = "Folding"
-    summary = "the tent map composed layer by layer doubles the pieces each time; exact counts."
     state_class = FoldingState
     KEYS = (
         Key("]", "one layer deeper", "step_depth", (1,), name="deeper"),
