@@ -100,7 +100,7 @@ def _peak_memory(fn) -> tuple[float, float]:
 
 def _slider_rows() -> list[Row]:
     from relulab.app import ensure_application
-    from relulab.ui.panels import folding as folding_panel
+    from relulab.ui.panels.folding import panel as folding_panel
 
     app = ensure_application()
     panel = folding_panel.FoldingPanel()

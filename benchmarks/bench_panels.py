@@ -135,7 +135,8 @@ def probe_converter(_t0: float, arch: str = "1-512-512-1") -> dict:
 
 
 def probe_folding(_t0: float) -> dict:
-    from relulab.ui.panels.folding import FoldingPanel, compute_tent
+    from relulab.ui.panels.folding import FoldingPanel
+    from relulab.ui.panels.folding.jobs import compute_tent
 
     _app()
     panel = FoldingPanel()

@@ -10,7 +10,8 @@ from PySide6.QtWidgets import QApplication
 from relulab.model.lessons.folding import FoldingState
 from relulab.model.networks.mlp import MLP
 from relulab.model.pieces.folding import FOLD_PRESETS, Fold
-from relulab.ui.panels.folding import EXACT_SYNC_DEPTH, SYNC_DEPTH, FoldingPanel
+from relulab.ui.panels.folding import FoldingPanel
+from relulab.ui.panels.folding.jobs import EXACT_SYNC_DEPTH, SYNC_DEPTH
 
 
 @pytest.fixture
@@ -392,7 +393,7 @@ def test_folds_at_the_limits_compose_or_say_why(panel, qtbot, fold):
 
 def test_the_fold_animation_can_be_watched(panel):
     """Each layer turns over in more than a second and rests on its result."""
-    from relulab.ui.panels.folding import FRAME_MS
+    from relulab.ui.panels.folding.panel import FRAME_MS
 
     panel.set_depth(4)
     plan = panel._animation_plan()

@@ -17,8 +17,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
+from relulab.ui.items.band import Band
 from relulab.ui.panels import PANELS
-from relulab.ui.panels.folding import Band
 from relulab.ui.theme import (
     DATA_CONTRAST,
     DATA_ROLES,
