@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from relulab.model.core.arrays import readonly
 from relulab.model.core.fields import Fields
 from relulab.model.data.datasets import (
     DATASETS,
@@ -68,11 +69,6 @@ ARCHITECTURE_PRESETS = {
     "2-2-1 (XOR's hidden space)": (2,),
     "2-1 (no hidden layer)": (),
 }
-
-
-def _readonly(a: np.ndarray) -> np.ndarray:
-    a.setflags(write=False)
-    return a
 
 
 def outputs_for(classes: int) -> int:
@@ -175,9 +171,9 @@ class Points:
                              f"{MAX_COORDINATE:g} in size")
         if not np.all(np.isin(label, np.arange(MAX_CLASSES))):
             raise ValueError(f"points.label: labels must be classes 0 to {MAX_CLASSES - 1}")
-        object.__setattr__(self, "x", _readonly(x))
-        object.__setattr__(self, "label", _readonly(label))
-        object.__setattr__(self, "test", _readonly(test))
+        object.__setattr__(self, "x", readonly(x))
+        object.__setattr__(self, "label", readonly(label))
+        object.__setattr__(self, "test", readonly(test))
 
     def __len__(self) -> int:
         return len(self.label)
@@ -433,7 +429,7 @@ class History:
         if len({len(c) for c in cols}) != 1:
             raise ValueError("history: the lists must have the same length")
         for k, c in zip(HISTORY_KEYS, cols):
-            object.__setattr__(self, k, _readonly(c))
+            object.__setattr__(self, k, readonly(c))
 
     def __len__(self) -> int:
         return len(self.step)
