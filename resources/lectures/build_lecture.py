@@ -56,8 +56,10 @@ def interpolation(n):
     def setup(state, panel):
         if not _has(state, "mode", "interpolation_n"):
             return state
+        # the error against n and its bound, not the residual: on a projector the
+        # caption leaves room for one plot beside the main one
         return {**state, "mode": "interpolation", "interpolation_n": n, "selected": None,
-                "show_components": False, "show_residual": True, "show_convergence": True}
+                "show_components": False, "show_residual": False, "show_convergence": True}
     return setup
 
 
