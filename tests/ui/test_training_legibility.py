@@ -131,8 +131,7 @@ def test_readable_axis_spaces_its_labels_by_their_room(qapp, theme):
     bottom = ReadableAxis("bottom")
     bottom.setStyle(tickFont=theme.font(9))
     (step, _values), *_ = bottom.tickValues(0, 20_000, 200)
-    room = bottom.label_room(["20,000"])
-    assert step / 20_000 * 200 >= room
+    assert step / 20_000 * 200 >= bottom.label_room(["20,000"], gap=1.0)  # never overlap
     assert bottom.tickStrings([0, 10_000, 20_000], 1, 10_000) == ["0", "10,000", "20,000"]
 
 
@@ -322,16 +321,18 @@ def test_numbers_group_thousands_with_a_comma(qtbot, panel):
 
 
 def test_speed_labels_of_older_files_still_load(qtbot, panel):
-    """Scene files (the built-in lecture's among them) store "1 000 steps/s"."""
+    """Scene files written before store "1 000 steps/s" (the Training panel's default
+    speed then; a Playground scene among the fixtures holds one too)."""
+    import json
+
     assert TrainingState.from_dict({"speed": "1 000 steps/s"}).speed == "1,000 steps/s"
     assert TrainingSettings.from_dict({"speed": "10 000 steps/s"}).speed == "10,000 steps/s"
     assert SPEEDS["1 000 steps/s"] == 1000
-    import json
-
-    scene = ROOT / "relulab" / "resources" / "lectures" / "04-training-six-starts.relulab.json"
-    stored = json.loads(scene.read_text(encoding="utf-8"))["panels"]["training"]
+    older = ROOT / "tests" / "fixtures" / "linear-collapse-older.relulab.json"
+    stored = json.loads(older.read_text(encoding="utf-8"))["panels"]["playground"]["training"]
     assert stored["speed"] == "1 000 steps/s"
-    panel.load_state(stored)
+    assert TrainingSettings.from_dict(stored).steps_per_second == 1000
+    panel.load_state({**TrainingState().to_dict(), "speed": "1 000 steps/s"})
     assert panel.speed.currentText() == "1,000 steps/s" and panel.driver.speed == 1000
     assert panel.state_dict()["speed"] == "1,000 steps/s"
 
