@@ -32,7 +32,7 @@ from relulab.model.data.datasets import (
 from relulab.model.data.expression import MAX_LENGTH as MAX_EXPRESSION
 from relulab.model.data.expression import parse_expression
 from relulab.model.fitting.classify import LOSSES, OPTIMIZERS, TrainConfig
-from relulab.model.fitting.training import SPEEDS
+from relulab.model.fitting.training import SPEED_LABELS_READ, SPEEDS, speed_label
 from relulab.model.networks.mlp import MLP, activation_field, normalise_activation
 from relulab.model.regions.depth import DepthSample, parameter_count
 
@@ -391,7 +391,7 @@ class TrainingSettings:
         f = Fields(d, cls().to_dict(), "training")
         out = cls(f.choice("optimizer", list(OPTIMIZERS)), f.number("learning_rate", 1e-4, 1000.0),
                   f.choice("loss", list(LOSSES)), f.integer("batch_size", 0, MAX_POINTS),
-                  f.choice("speed", list(SPEEDS)),
+                  speed_label(f.choice("speed", SPEED_LABELS_READ)),
                   f.integer("steps_per_press", 1, MAX_STEPS_PER_PRESS),
                   f.integer("max_steps", 0, MAX_STOP_STEP), f.integer("step", 0, 10 ** 12))
         f.done()
