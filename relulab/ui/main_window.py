@@ -214,6 +214,7 @@ class MainWindow(QMainWindow):
         self.close_prompt: QMessageBox | None = None
         self.session.mark_clean()  # the panels' start-up state is the unmodified document
         self.session.document_changed.connect(self._update_title)
+        self.session.recent_changed.connect(self._fill_recent_menu)
         self.undo_group.indexChanged.connect(self._update_title)
         self.lecture.running_changed.connect(self._on_lecture_running)
         self._on_lecture_running(False)
@@ -467,13 +468,25 @@ class MainWindow(QMainWindow):
         return self.save_as(path) if path else False
 
     def _fill_recent_menu(self) -> None:
+        """Open recent lists the recent files, and is greyed only while there are none.
+        Its entries are updated in place, never deleted and made again: the list
+        changes while an entry's own ``triggered`` runs (opening a file moves it to the
+        top), and deleting the action being triggered would crash."""
         menu = self.menus["menu-recent"]
-        menu.clear()
         recent = settings.get("files/recent")
+        actions = menu.actions()
+        for extra in actions[len(recent):]:
+            menu.removeAction(extra)
+            extra.deleteLater()
         for i, path in enumerate(recent):
-            a = menu.addAction(f"&{i + 1} {Path(path).name}  ({Path(path).parent})")
-            a.setObjectName(f"action-recent-{i + 1}")
-            a.triggered.connect(lambda _=False, p=path: self.open_scene(p))
+            if i < len(actions):
+                a = actions[i]
+            else:
+                a = menu.addAction("")
+                a.setObjectName(f"action-recent-{i + 1}")
+                a.triggered.connect(lambda _=False, a=a: self.open_scene(a.data()))
+            a.setText(f"&{i + 1} {Path(path).name}  ({Path(path).parent})")
+            a.setData(path)
         menu.setEnabled(bool(recent))
 
     def _update_title(self, *_) -> None:
