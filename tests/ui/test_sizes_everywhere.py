@@ -5,7 +5,7 @@ The window takes the room a 1366 × 768 laptop gives it at zoom 1, and the room 
 1280 × 720 projector gives it at zoom 1.6 (the available screen less a window frame,
 :func:`default_size`), each with its controls (the normal layout) and without them
 (View ▸ Lecture layout). Every panel is shown in turn, the Deep → shallow panel with
-each of its sources, and on each:
+each of its sources, every page of its tab widgets in turn, and on each:
 
 * every visible plot is at least MIN_PLOT_HEIGHT pixels high: less, and its axis has
   room for two or three numbers, its curve for none of its detail;
@@ -14,6 +14,11 @@ each of its sources, and on each:
   text ("…") and shows all of it in its tooltip;
 * no two numbers of a plot's axis are drawn over each other (the rectangles pyqtgraph
   lays them out in, as it paints them).
+
+The plots show nothing of pyqtgraph's own either: after a drag on any plot (a pan, or
+a panel's own drag) with the mouse still over it, pyqtgraph's auto-range button (the
+"A" in a corner, ``PlotItem.autoBtn``) must not be showing; a panel that wants its
+view reset offers that in its own words.
 
 A panel's finding is a strict xfail naming the panel and what was found (others are
 fixing the panels; the mark fails once a panel is fixed, so that it is taken away).
@@ -26,7 +31,9 @@ import pytest
 from PySide6.QtCore import QSize
 from PySide6.QtWidgets import QLabel
 
+from relulab.testing import drag, move
 from relulab.ui.main_window import default_size
+from tests.ui.test_layout import tab_states
 from tests.ui.test_themes_everywhere import CASES, axis_texts, settle, show_case
 
 #: The least height, in pixels, of a plot one reads.
@@ -61,8 +68,27 @@ KNOWN: dict[tuple[str, str], str] = {
     ("projector", "hinges"): "Hinges: hinges-convergence-plot 86 px high",
     ("projector", "training"): "Training: training-loss-plot, -kinks-plot and -final-plot 115 "
                                "px high, the numbers of their axes overprint",
-    ("projector", "playground"): "Playground: the panel needs a 722 px high window (680 given); "
-                                 "playground-status cut",
+    ("laptop", "playground"): "Playground: on the 'Regions against depth' page "
+                              "playground-depth-plot is 43 px high and playground-depth-caption "
+                              "is cut",
+    ("projector", "playground"): "Playground: the panel needs a window over 680 px high; "
+                                 "playground-status, -depth-caption and -hidden-note cut; "
+                                 "playground-depth-plot 53 px high; the numbers of "
+                                 "playground-hidden-plot's left axis overprint",
+}
+
+
+#: Panels whose plots still show pyqtgraph's "A" button after a drag: case → reason.
+SHOWS_A: dict[str, str] = {
+    "hinges": "Hinges: hinges-plot, hinges-residual-plot and hinges-convergence-plot show "
+              "pyqtgraph's 'A' button",
+    "converter:random": "Deep → shallow: converter-main-plot shows pyqtgraph's 'A' button",
+    "converter:tent": "Deep → shallow: converter-main-plot and converter-difference-plot show "
+                      "pyqtgraph's 'A' button",
+    "converter:file": "Deep → shallow: converter-main-plot shows pyqtgraph's 'A' button",
+    "converter:example": "Deep → shallow: converter-main-plot shows pyqtgraph's 'A' button",
+    "playground": "Playground: playground-loss-plot and playground-accuracy-plot show "
+                  "pyqtgraph's 'A' button",
 }
 
 
@@ -166,9 +192,78 @@ def test_every_panel_fits_the_screen(screen, case, main_window, theme, tmp_path)
         window.menu_actions["action-lecture-layout"].trigger()
         assert window.lecture_layout
     panel = show_case(window, case, tmp_path)
-    problems = size_problems(window, panel)
+    problems = []
+    for where in tab_states(panel):  # every page of every tab widget in the panel
+        problems += [p if where == "first pages" else f"{where}: {p}"
+                     for p in size_problems(window, panel)]
+    problems = list(dict.fromkeys(problems))
     if window.size() != default_size(size):
         # the window grew past the screen: the panel's least size is larger than the screen
         problems.insert(0, f"the window needs {window.width()}×{window.height()}, the screen gives "
                            f"{default_size(size).width()}×{default_size(size).height()}")
     assert not problems, f"{case} on the {screen}:\n" + "\n".join(problems)
+
+
+# -- pyqtgraph's auto-range button ------------------------------------------------------------
+def plot_items(view: pg.GraphicsView) -> list[pg.PlotItem]:
+    return [i for i in view.scene().items() if isinstance(i, pg.PlotItem) and i.isVisible()]
+
+
+def buttons_shown(view: pg.GraphicsView) -> list[str]:
+    """Drag across each plot of ``view`` and hover it: the plots showing their "A"."""
+    shown = []
+    for item in plot_items(view):
+        box = item.getViewBox()
+        rect = view.mapFromScene(box.sceneBoundingRect()).boundingRect()
+        if rect.width() < 20 or rect.height() < 20:
+            continue
+        centre = rect.center()
+        start = centre - rect.bottomRight() / 10 + rect.topLeft() / 10
+        drag(box, start.toPointF(), centre.toPointF())
+        move(box, centre.toPointF())  # the mouse rests on the plot
+        if item.autoBtn.isVisible():
+            title = item.titleLabel.text or ""
+            shown.append(f"{view.objectName() or type(view).__name__}"
+                         + (f" ({title})" if title and len(plot_items(view)) > 1 else ""))
+    return shown
+
+
+def button_params():
+    out = []
+    for case in CASES:
+        if case == "lecture":
+            continue
+        marks = [pytest.mark.xfail(strict=True, reason=SHOWS_A[case])] if case in SHOWS_A else []
+        out.append(pytest.param(case, marks=marks, id=case))
+    return out
+
+
+@pytest.mark.parametrize("case", button_params())
+def test_no_auto_range_button_shows_after_a_drag(case, main_window, theme, tmp_path):
+    window = main_window
+    window.resize(default_size(QSize(1366, 768)))
+    panel = show_case(window, case, tmp_path)
+    shown, seen = [], set()
+    for _where in tab_states(panel):  # the plots of every tab page
+        for view in panel.findChildren(pg.GraphicsView):
+            if view.isVisible() and id(view) not in seen:
+                seen.add(id(view))
+                shown += buttons_shown(view)
+                settle(panel)
+    assert seen, f"{case} shows no plot"
+    assert not shown, f"{case}: the auto-range button shows on " + ", ".join(shown)
+
+
+def test_the_check_sees_the_button_of_a_plain_plot(main_window, theme):
+    panel = main_window.show_panel("hinges")
+    plain = pg.PlotWidget(panel)
+    plain.setObjectName("hinges-plain")
+    plain.plot([0, 1, 2], [0, 1, 0])
+    plain.setGeometry(0, 0, 300, 200)
+    plain.show()
+    plain.raise_()
+    settle(panel)
+    assert buttons_shown(plain) == ["hinges-plain"]
+    plain.getPlotItem().hideButtons()
+    assert buttons_shown(plain) == []
+    plain.deleteLater()

@@ -4,13 +4,14 @@ rendered window.
 The window shows each panel (and the Deep → shallow panel with each of its sources: a
 random network, the tent map, a network file, the digits example) and goes light →
 dark → high contrast → light through View ▸ Theme, as a learner does. After each
-switch the window is drawn and, for every visible, enabled QLabel with text (readouts
-are QLabels), the pixels where it lies are read: the background is the colour most of
-them have, the text the colour that differs most from it (WCAG's contrast ratio), and
-their contrast must reach 4.5:1, 7:1 in high contrast (WCAG 2.2, 1.4.3 and 1.4.6).
-The lecture bar and its caption are measured the same way on the built-in lecture's
-first scene. Every plot's axis text is held to the same, from its pen against the plot's background
-and from the pixels of each number it draws (where pyqtgraph lays it out).
+switch, with each page of the panel's tab widgets in turn, the window is drawn and,
+for every visible, enabled QLabel with text (readouts are QLabels), the pixels where
+it lies are read: the background is the colour most of them have, the text the colour
+that differs most from it (WCAG's contrast ratio), and their contrast must reach
+4.5:1, 7:1 in high contrast (WCAG 2.2, 1.4.3 and 1.4.6). The lecture bar and its
+caption are measured the same way on the built-in lecture's first scene. Every plot's
+axis text is held to the same, from its pen against the plot's background and from
+the pixels of each number it draws (where pyqtgraph lays it out).
 
 The pixels are taken from the window's own drawing, cropped to the label, not from the
 label drawn alone (``QLabel.grab``): alone, a label is drawn on its palette's window
@@ -35,6 +36,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from relulab.ui.panels.base import Panel
 from relulab.ui.theme import TEXT_CONTRAST, contrast_ratio
+from tests.ui.test_layout import tab_states
 
 #: What the window is checked on: every panel, the Deep → shallow panel with each of
 #: its sources ("converter:<source>", the keys of the panel's source list), and the
@@ -253,11 +255,14 @@ def test_text_stays_legible_while_the_theme_changes(case, main_window, tmp_path)
     window = main_window
     window.resize(1366, 768)
     panel = show_case(window, case, tmp_path)
-    problems = [f"light (at start): {p}" for p in text_problems(window, panel, TEXT_CONTRAST)]
-    for theme in SWITCHES:
-        window.menu_actions[f"action-theme-{theme}"].trigger()
+    problems = []
+    for theme in ("light", *SWITCHES):
+        if theme != window.theme.name:
+            window.menu_actions[f"action-theme-{theme}"].trigger()
         settle(panel)
         least = HIGH_CONTRAST if theme == "high-contrast" else TEXT_CONTRAST
-        problems += [f"{theme}: {p}" for p in text_problems(window, panel, least)]
+        for where in tab_states(panel):  # every page of every tab widget in the panel
+            problems += [f"{theme}, {where}: {p}" for p in text_problems(window, panel, least)]
     assert window.theme.name == "light"
+    problems = list(dict.fromkeys(problems))
     assert not problems, f"{case}:\n" + "\n".join(problems)
