@@ -537,9 +537,9 @@ class MainWindow(QMainWindow):
         if plot is None:
             raise export.ExportError(f"the {panel.title} panel has no plot to export")
         if kind == "png":
-            return [export.export_png(plot, path, scale)]
+            return [export.export_png(plot, path, scale, hide=panel.export_hints())]
         if kind == "svg":
-            return [export.export_svg(plot, path)]
+            return [export.export_svg(plot, path, hide=panel.export_hints())]
         if kind in ("gif", "mp4"):
             return [export.export_animation(panel, plot, path, progress=progress)]
         raise ValueError(f"unknown export kind {kind!r}")

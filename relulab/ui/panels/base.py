@@ -231,6 +231,14 @@ class Panel(QWidget):
         """Data behind the plots as {name: (column headers, rows)} (for CSV export)."""
         return {}
 
+    def export_hints(self) -> tuple:
+        """What File ▸ Export leaves out of its pictures: widgets and plot items that say
+        how to use the screen ("(click one)", "Scroll on the plot to zoom in") rather
+        than what it shows. relulab.ui.export hides them while it draws a plot or
+        records an animation and shows them again after, also when the export fails.
+        A hint is best an item of its own: one hidden takes nothing else with it."""
+        return ()
+
     def animation_frames(self, max_frames: int = 120):
         """A generator that advances what the panel shows by one frame per ``yield``
         (a training tick, a fold); the exporter grabs the plot after each. It leaves
