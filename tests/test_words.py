@@ -41,10 +41,6 @@ KNOWN = {
     "relulab/resources/guides/converter.md": "Deep → shallow guide: '3 000 regions'",
     "relulab/resources/guides/folding.md": "Folding guide: '16 777 216'",
     "relulab/resources/guides/playground.md": "Playground guide: 'Σ (n_{l−1} + 1)·n_l' in LaTeX",
-    "relulab/resources/guides/training.md": "Training guide: '20 000 steps'",
-    "relulab/model/lessons/training.py": "Training: the speed '1 000 steps/s' (state default)",
-    "relulab/model/fitting/training.py": "Training: the speeds '1 000 steps/s' and "
-                                         "'10 000 steps/s'",
     "relulab/ui/panels/folding/jobs.py": "Folding: plain_count groups digits with thin spaces",
 }
 
@@ -71,13 +67,20 @@ def _comma_to_space(node: ast.AST) -> bool:
             and node.args[0].value == "," and node.args[1].value in SPACES)
 
 
+#: Spellings of older files, read and turned into today's (never shown): the keys of
+#: ``relulab.model.fitting.training.OLD_SPEED_LABELS``.
+OLDER_FILES = {"1 000 steps/s", "10 000 steps/s"}
+
+
 def python_problems(source: str) -> list[str]:
-    """What the string literals of a Python file (docstrings aside) break."""
+    """What the string literals of a Python file (docstrings and the spellings of older
+    files aside) break."""
     tree = ast.parse(source)
     docs = _docstrings(tree)
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+        if (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs
+                and node.value not in OLDER_FILES):
             found += [f"line {node.lineno}: {p}" for p in _problems(node.value)]
         elif _comma_to_space(node):
             found.append(f"line {node.lineno}: a comma replaced by a space")
@@ -159,3 +162,11 @@ def test_the_exact_walk_s_budget_in_the_docs_is_the_model_s():
 
     text = " ".join((ROOT / "docs" / "deep-to-shallow.md").read_text(encoding="utf-8").split())
     assert f"Past a budget of {EXACT_KNOTS:,} knots" in text
+
+
+def test_the_older_spellings_are_only_read():
+    """The exemption above holds only what the model turns into today's spelling."""
+    from relulab.model.fitting.training import OLD_SPEED_LABELS, SPEEDS
+
+    assert set(OLD_SPEED_LABELS) == OLDER_FILES
+    assert set(OLD_SPEED_LABELS.values()) <= set(SPEEDS)

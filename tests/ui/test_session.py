@@ -29,6 +29,8 @@ def curves(panel) -> list:
     picture is made of (PlotWidget and GraphicsLayoutWidget alike)."""
     out = []
     for plot in panel.plots().values():
+        if not plot.isVisibleTo(panel):
+            continue  # a hidden plot is no part of the picture (it is redrawn when shown)
         scene = plot.scene() if isinstance(plot, pg.GraphicsView) else None
         if scene is None:
             continue

@@ -65,9 +65,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("projector", "converter:tent"): "Deep → shallow: converter-difference-plot 101 px high",
     ("projector-lecture", "converter:tent"): "Deep → shallow: the numbers of "
                                              "converter-difference-plot's left axis overprint",
-    ("projector", "hinges"): "Hinges: hinges-convergence-plot 86 px high",
-    ("projector", "training"): "Training: training-loss-plot, -kinks-plot and -final-plot 115 "
-                               "px high, the numbers of their axes overprint",
     ("laptop", "playground"): "Playground: on the 'Regions against depth' page "
                               "playground-depth-plot is 43 px high and playground-depth-caption "
                               "is cut",
@@ -80,8 +77,6 @@ KNOWN: dict[tuple[str, str], str] = {
 
 #: Panels whose plots still show pyqtgraph's "A" button after a drag: case → reason.
 SHOWS_A: dict[str, str] = {
-    "hinges": "Hinges: hinges-plot, hinges-residual-plot and hinges-convergence-plot show "
-              "pyqtgraph's 'A' button",
     "converter:random": "Deep → shallow: converter-main-plot shows pyqtgraph's 'A' button",
     "converter:tent": "Deep → shallow: converter-main-plot and converter-difference-plot show "
                       "pyqtgraph's 'A' button",

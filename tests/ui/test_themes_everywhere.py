@@ -231,12 +231,11 @@ def test_the_measure_finds_text_nobody_can_read(main_window, qtbot):
     """A label painted light grey on the light window, and axis numbers in the plot's
     own background colour, are reported by name."""
     panel = main_window.show_panel("hinges")
-    pale = QLabel("Pale words on a pale window", panel)
+    pale = QLabel("Pale words on a pale window")
     pale.setObjectName("hinges-pale")
     pale.setStyleSheet("color: #DDDDDD")
-    pale.move(5, 5)
+    main_window.statusBar().addWidget(pale)  # on the window's own colour, in plain view
     pale.show()
-    pale.raise_()
     view = next(iter(panel.plots().values()))
     axis = view.getPlotItem().getAxis("left")
     axis.setTextPen(pg.mkPen(view.backgroundBrush().color()))
