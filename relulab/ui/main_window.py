@@ -14,14 +14,13 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QMessageBox,
-    QProgressDialog,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 import relulab
-from relulab.io.scenes import SCENE_SUFFIX, SceneError
+from relulab.io.scenes import SCENE_SUFFIX
 from relulab.ui import dialogs, export, settings
 from relulab.ui.help import GuideWindow, ShortcutsDialog, WelcomeDialog
 from relulab.ui.lecture import LectureController, is_editing
@@ -30,6 +29,7 @@ from relulab.ui.panels.base import Panel
 from relulab.ui.session import Session
 from relulab.ui.theme import current_theme
 from relulab.ui.view_choices import THEMES
+from relulab.ui.window_export import ExportCommands
 
 SCENE_FILTER = f"ReLU Lab scenes and playlists (*{SCENE_SUFFIX} *.json);;All files (*)"
 
@@ -150,7 +150,7 @@ LECTURE_RUNNING = ("action-lecture-next", "action-lecture-previous", "action-lec
                    "action-lecture-end")
 
 
-class MainWindow(QMainWindow):
+class MainWindow(ExportCommands, QMainWindow):
     def __init__(self, panel: str | None = None, parent=None):
         super().__init__(parent)
         self.setObjectName("main-window")
@@ -512,74 +512,6 @@ class MainWindow(QMainWindow):
                 self.open_scene(url.toLocalFile())
                 return
         event.ignore()
-
-    # -- export --------------------------------------------------------------------
-    def main_plot(self, name: str | None = None):
-        """The visible panel's plot ``name`` (its main plot when None)."""
-        plots = self.current_panel().plots()
-        if name is None:
-            return next(iter(plots.values()), None)
-        if name not in plots:
-            raise export.ExportError(f"the {self.current_panel().title} panel has no plot "
-                                     f"{name!r} (it has: {', '.join(plots) or 'none'})")
-        return plots[name]
-
-    def export_current(self, kind: str, path, scale: int = 1, plot: str | None = None,
-                       progress=None) -> list[Path]:
-        """Export the visible panel's plot (png, svg; the main one unless ``plot`` names
-        another), data (csv) or animation (gif, mp4) to ``path``; raises
-        export.ExportError when there is nothing to export."""
-        panel = self.current_panel()
-        if kind == "csv":
-            return export.export_csv(panel.data_tables(), path)
-        name = plot
-        plot = self.main_plot(name)
-        if plot is None:
-            raise export.ExportError(f"the {panel.title} panel has no plot to export")
-        if kind == "png":
-            return [export.export_png(plot, path, scale, hide=panel.export_hints())]
-        if kind == "svg":
-            return [export.export_svg(plot, path, hide=panel.export_hints())]
-        if kind in ("gif", "mp4"):
-            return [export.export_animation(panel, plot, path, progress=progress)]
-        raise ValueError(f"unknown export kind {kind!r}")
-
-    def export_dialog(self, kind: str, scale: int = 1) -> list[Path]:
-        panel = self.current_panel()
-        suffix = {"png": ".png", "svg": ".svg", "csv": ".csv", "gif": ".gif", "mp4": ".mp4"}[kind]
-        tail = f"-{scale}x" if kind == "png" and scale != 1 else ""
-        start = str(Path(self._start_folder()) / f"{panel.name}{tail}{suffix}")
-        args = f"{kind!r}, path" + (f", {scale}" if kind == "png" and scale != 1 else "")
-        path, _ = dialogs.save_file_name(self, f"Export as {kind.upper()}", start,
-                                         f"{kind.upper()} (*{suffix})",
-                                         instead=f"window.export_current({args})")
-        if not path:
-            return []
-        if not path.lower().endswith(suffix):
-            path += suffix
-        progress = None
-        if kind in ("gif", "mp4"):
-            dialog = QProgressDialog("Recording the animation…", "Stop here", 0,
-                                     export.MAX_ANIMATION_FRAMES, self)
-            dialog.setObjectName("export-progress")
-            dialog.setWindowModality(Qt.WindowModality.WindowModal)
-            dialog.setMinimumDuration(300)
-
-            def progress(done, total):
-                dialog.setValue(done)
-                return not dialog.wasCanceled()  # "Stop here" keeps the frames so far
-        try:
-            written = self.export_current(kind, path, scale, progress=progress)
-        except (export.ExportError, OSError) as exc:
-            problem = f"{path}: {exc.strerror}" if isinstance(exc, OSError) and exc.strerror \
-                else str(exc)
-            self.session.report_error("Could not export", SceneError("export", problem))
-            return []
-        finally:
-            if progress is not None:
-                dialog.close()
-        self.statusBar().showMessage("Exported " + ", ".join(str(p) for p in written), 8000)
-        return written
 
     # -- lecture -------------------------------------------------------------------
     def set_lecture_layout(self, on: bool) -> None:
