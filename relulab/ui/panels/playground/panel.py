@@ -286,6 +286,7 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
     def _draw_map(self, net: MLP, final: bool) -> None:
         self._draw_picture(net)
         self._draw_regions(net, final)
+        self._show_hover(net)
 
     def _draw_numbers(self, snap) -> None:
         self.curves.show_history(self._history)
@@ -351,7 +352,14 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
             picture = self.data_map.picture
             self.info_label.setText((picture.text if picture is not None else "") or HOVER_HINT)
             return
-        self.info_label.setText(affine_map_text(self.net, point, self.shown_neuron()))
+        self._show_hover(self.net)
+
+    def _show_hover(self, net: MLP) -> None:
+        """The map under the last hover position, for ``net``: each frame says it again
+        for the network that frame draws, so that it follows training (one forward
+        pass of one point, a few microseconds)."""
+        if self._hover_point is not None:
+            self.info_label.setText(affine_map_text(net, self._hover_point, self.shown_neuron()))
 
     def _draw_regions(self, net: MLP, final: bool) -> None:
         self.overlay.draw(net, final, self._state.view.show_regions, self.trainer.step)

@@ -1,0 +1,33 @@
+"""What a learner and a lecturer see on the Playground: readouts that follow the
+network as it trains, keys that hide no data, plots that keep their size and their axis
+labels on a laptop and on a projector, and no pyqtgraph button left unexplained."""
+
+import pytest
+
+from relulab.ui.panels.playground import PlaygroundPanel
+from relulab.ui.panels.playground.jobs import affine_map_text
+
+
+@pytest.fixture
+def panel(shown_panel):
+    return shown_panel(PlaygroundPanel)
+
+
+def test_the_hover_readout_follows_the_network_while_it_trains(panel, qtbot):
+    """The map under a still cursor changes as the network trains: the readout says the
+    map of the network drawn, on each frame, not the one the cursor first found."""
+    point = (0.31, -0.42)
+    panel.data_map.hovered.emit(point)
+    before = panel.info_label.text()
+    assert before == affine_map_text(panel.net, point, None)
+    panel.controls.play_button.setChecked(True)
+    qtbot.waitUntil(lambda: panel.info_label.text() != before, timeout=20_000)
+    assert panel.is_playing()
+    panel.controls.play_button.setChecked(False)
+    qtbot.waitUntil(lambda: not panel.driver.busy, timeout=20_000)
+    panel.driver.draw_all()
+    assert panel.trainer.step > 0
+    assert panel.info_label.text() == affine_map_text(panel.net, point, None)
+    panel.step_once()
+    panel.driver.draw_all()
+    assert panel.info_label.text() == affine_map_text(panel.net, point, None)
