@@ -3,7 +3,9 @@ network as it trains, keys that hide no data, plots that keep their size and the
 labels on a laptop and on a projector, and no pyqtgraph button left unexplained."""
 
 import pytest
+from PySide6.QtCore import QPointF
 
+from relulab.testing import mouse
 from relulab.ui.panels.playground import PlaygroundPanel
 from relulab.ui.panels.playground.jobs import affine_map_text
 
@@ -31,3 +33,20 @@ def test_the_hover_readout_follows_the_network_while_it_trains(panel, qtbot):
     panel.step_once()
     panel.driver.draw_all()
     assert panel.info_label.text() == affine_map_text(panel.net, point, None)
+
+
+def test_no_plot_shows_pyqtgraphs_auto_range_button(panel):
+    """pyqtgraph's "A" appears in a corner once a drag leaves the auto range, and says
+    nothing to a learner: no plot of the panel shows it, after a real drag and with the
+    mouse over it."""
+    panel.step_once()
+    panel.driver.draw_all()
+    for name, plot in panel.plots().items():
+        item = plot.getPlotItem()
+        if plot.isVisible():
+            box = mouse.view_box(plot).sceneBoundingRect()
+            mouse.drag(plot, box.center(), box.center() + QPointF(30, 20))
+        item.vb.disableAutoRange()  # as a drag does, where the plot takes no drag
+        item.mouseHovering = True
+        item.updateButtons()
+        assert not item.autoBtn.isVisible(), name

@@ -28,6 +28,11 @@ class TrainingCurves(QWidget):
             p.setLabel("bottom", "step")
             p.setLabel("left", ylabel)
             p.setMenuEnabled(False)
+            # the ranges follow the curves (show_history): a drag or a wheel turn would
+            # leave them where no button explains how to get back (pyqtgraph's "A" says
+            # nothing to a learner), so the plots take neither and show no button
+            p.setMouseEnabled(False, False)
+            p.hideButtons()
             # where the curves are not once training has gone a while: loss falls away
             # from the top right, accuracy climbs away from the bottom right
             p.addLegend(offset=(-4, 4) if ylabel == "loss" else (-4, -4))

@@ -50,6 +50,9 @@ class DepthStudyView(QWidget):
         self.plot.setLabel("bottom", "hidden layers (same parameter budget)")
         self.plot.setLabel("left", "linear regions in view")
         self.plot.setMenuEnabled(False)
+        # the range is set with the samples (draw): no drag to undo, no "A" button
+        self.plot.setMouseEnabled(False, False)
+        self.plot.hideButtons()
         self.scatter = pg.ScatterPlotItem()
         self.mean = self.plot.plot()
         self.plot.addItem(self.scatter)
