@@ -50,3 +50,51 @@ def test_no_plot_shows_pyqtgraphs_auto_range_button(panel):
         item.mouseHovering = True
         item.updateButtons()
         assert not item.autoBtn.isVisible(), name
+
+
+def _covered(plot) -> list[str]:
+    """The curves of ``plot`` with a point under a legend drawn on it."""
+    item = plot.getPlotItem()
+    legend = item.legend
+    if legend is None or not legend.isVisible() or not legend.items:
+        return []
+    drawn = legend.mapRectToScene(legend.boundingRect())
+    vb = item.getViewBox()
+    found = []
+    for curve in item.listDataItems():
+        x, y = curve.getData()
+        if not curve.isVisible() or x is None:
+            continue
+        for px, py in zip(x, y):
+            if drawn.contains(vb.mapViewToScene(QPointF(px, py))):
+                found.append(f"{curve.name() or 'a curve'} at ({px:g}, {py:g})")
+                break
+    return found
+
+
+@pytest.mark.parametrize("setting", ["start", "random labels", "replay"])
+def test_no_key_covers_the_curves(panel, setting):
+    """The newest values are at the right end of the loss and accuracy curves, where
+    the legends were: a key lies where it covers no data, early in a run, with random
+    labels (accuracies near chance), and with the run before a Replay."""
+    if setting == "random labels":
+        panel.set_random_labels(True)
+    for _ in range(3):
+        panel.step_once()
+    if setting == "replay":
+        panel.replay()
+        panel.step_once()
+    panel.driver.draw_all()
+    for name in ("loss", "accuracy"):
+        plot = panel.plots()[name]
+        assert not _covered(plot), (name, _covered(plot))
+    key = panel.curves.key.plain_text()
+    assert "train" in key and "test" in key
+    assert ("run before" in key) == (setting == "replay")
+
+
+@pytest.mark.parametrize("activation", ["relu", "identity", "tanh", "sigmoid", "gelu", "leaky_relu"])
+def test_the_activation_plots_key_covers_no_curve(panel, activation):
+    panel.set_activation(activation)
+    panel.controls.tabs.setCurrentIndex(1)
+    assert not _covered(panel.controls.activation_plot)

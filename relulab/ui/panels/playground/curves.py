@@ -1,16 +1,28 @@
 """Loss and accuracy against the step, on the training and the test points (with
 random labels: train climbing, test staying near chance), and, after a Replay, the
-training curves of the run before, dotted, to compare settings from the same start."""
+training curves of the run before, dotted, to compare settings from the same start.
+One key under both plots says which line is which: a legend on a plot sat over the
+curves' newest values, at their right end."""
 
 from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from relulab.model.lessons.playground import History
 from relulab.ui.driver import TimedPlotWidget
+from relulab.ui.legend import Entry, KeyLabel
 from relulab.ui.panels.base import named
+
+#: How the theme draws its series 0, 1, 2, … (solid, dashed, dotted, dash-dot, …), as
+#: a key writes them.
+SERIES_GLYPHS = ("━", "‒ ‒", "···", "‒·‒", "‒··")
+
+
+def series_entry(k: int, text: str) -> Entry:
+    """A key's entry for the theme's series ``k``: its colour and its dashes."""
+    return Entry(lambda th: th.series_color(k), SERIES_GLYPHS[k % len(SERIES_GLYPHS)], text)
 
 
 class TrainingCurves(QWidget):
@@ -22,8 +34,13 @@ class TrainingCurves(QWidget):
         self.accuracy_plot = named(TimedPlotWidget(clock), "playground-accuracy-plot",
                                    "Accuracy against step",
                                    description="Training and test accuracy against the step.")
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        layout = QHBoxLayout()
+        column.addLayout(layout, 1)
+        self.key = KeyLabel("playground-curves-key", "Which line of the loss and accuracy is which")
+        column.addWidget(self.key)
         for p, ylabel in ((self.loss_plot, "loss"), (self.accuracy_plot, "accuracy")):
             p.setLabel("bottom", "step")
             p.setLabel("left", ylabel)
@@ -33,9 +50,6 @@ class TrainingCurves(QWidget):
             # nothing to a learner), so the plots take neither and show no button
             p.setMouseEnabled(False, False)
             p.hideButtons()
-            # where the curves are not once training has gone a while: loss falls away
-            # from the top right, accuracy climbs away from the bottom right
-            p.addLegend(offset=(-4, 4) if ylabel == "loss" else (-4, -4))
             p.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
             layout.addWidget(p)
         # ranges are set with the data: pyqtgraph's auto range runs when a plot paints and
@@ -44,10 +58,10 @@ class TrainingCurves(QWidget):
             p.getPlotItem().disableAutoRange()
         self.accuracy_plot.setYRange(-0.05, 1.08, padding=0)
         self._ranges = None
-        self.loss_train = self.loss_plot.plot(name="train")
-        self.loss_test = self.loss_plot.plot(name="test")
-        self.accuracy_train = self.accuracy_plot.plot(name="train")
-        self.accuracy_test = self.accuracy_plot.plot(name="test")
+        self.loss_train = self.loss_plot.plot()
+        self.loss_test = self.loss_plot.plot()
+        self.accuracy_train = self.accuracy_plot.plot()
+        self.accuracy_test = self.accuracy_plot.plot()
         # the run before a Replay, faint: the same start, other settings
         self.previous_train = self.accuracy_plot.plot()
         self.previous_loss = self.loss_plot.plot()
@@ -57,15 +71,16 @@ class TrainingCurves(QWidget):
     def show_previous(self, history: History | None) -> None:
         """The training curves of the run before the last Replay (None: none)."""
         self.previous = history if history is not None and len(history) else None
-        for plot, curve, key in ((self.accuracy_plot, self.previous_train, "train_accuracy"),
-                                 (self.loss_plot, self.previous_loss, "train_loss")):
-            legend = plot.getPlotItem().legend
-            legend.removeItem(curve)
+        entries = [series_entry(0, "train"), series_entry(1, "test")]
+        if self.previous is not None:
+            entries.append(Entry("muted", "···", "train, run before"))
+        self.key.set_entries(entries)
+        for curve, key in ((self.previous_train, "train_accuracy"),
+                           (self.previous_loss, "train_loss")):
             if self.previous is None:
                 curve.setData([], [])
                 curve.setVisible(False)
                 continue
-            legend.addItem(curve, "train, run before")
             values = getattr(self.previous, key)
             ok = np.isfinite(values)
             curve.setData(self.previous.step[ok], values[ok])
