@@ -227,9 +227,12 @@ class PlaygroundControls(QWidget):
         self.activation_plot.setMouseEnabled(False, False)
         self.activation_plot.setMenuEnabled(False)
         self.activation_plot.hideButtons()
-        # under the plot: a legend on it covered φ′ of the identity and of σ
+        # under the plot: a legend on it covered φ′ of the identity and of σ. One line,
+        # not wrapped: a wrapped label makes the scroll area give the page its preferred
+        # height instead of the viewport's, and the buttons under it went out of sight
         self.activation_key = KeyLabel("playground-activation-key",
                                        "Which line of the activation plot is which")
+        self.activation_key.setWordWrap(False)
         self.activation_curves: list[pg.PlotDataItem] = []
         return self.activation_plot
 
@@ -434,10 +437,7 @@ class PlaygroundControls(QWidget):
         curves = [(f"{get_activation(n).label}", get_activation(n).f(z)) for n in distinct]
         if len(distinct) == 1:
             a = get_activation(distinct[0])
-            curves = [("φ(z)", a.f(z)), ("φ′(z)", a.df(z))]
-            title = f"{a.label} and its derivative"
-        else:
-            title = "The layers' activations"
+            curves = [(f"{a.label} φ(z)", a.f(z)), ("derivative φ′(z)", a.df(z))]
         while len(self.activation_curves) < len(curves):
             self.activation_curves.append(self.activation_plot.plot())
         for k, curve in enumerate(self.activation_curves):
@@ -447,8 +447,8 @@ class PlaygroundControls(QWidget):
                 curve.setVisible(True)
             else:
                 curve.setVisible(False)
+        # the key names the curves: a title over them took the height of a line more
         self.activation_key.set_entries(series_entry(k, name) for k, (name, _v) in enumerate(curves))
-        self.theme.set_title(self.activation_plot, title, 10)
 
     def show_data_error(self, text: str) -> None:
         self.data_error.setText(text)

@@ -1,19 +1,20 @@
 """Loss and accuracy against the step, on the training and the test points (with
 random labels: train climbing, test staying near chance), and, after a Replay, the
 training curves of the run before, dotted, to compare settings from the same start.
-One key under both plots says which line is which: a legend on a plot sat over the
+One key beside both plots says which line is which: a legend on a plot sat over the
 curves' newest values, at their right end."""
 
 from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from relulab.model.lessons.playground import History
 from relulab.ui.driver import TimedPlotWidget
 from relulab.ui.legend import Entry, KeyLabel
 from relulab.ui.panels.base import named
+from relulab.ui.panels.playground.sizing import fit_left_label
 
 #: How the theme draws its series 0, 1, 2, … (solid, dashed, dotted, dash-dot, …), as
 #: a key writes them.
@@ -28,19 +29,19 @@ def series_entry(k: int, text: str) -> Entry:
 class TrainingCurves(QWidget):
     def __init__(self, clock, theme, parent=None):
         super().__init__(parent)
+        named(self, "playground-curves", "Loss and accuracy")
         self.theme = theme
         self.loss_plot = named(TimedPlotWidget(clock), "playground-loss-plot", "Loss against step",
                                description="Training and test loss against the step.")
         self.accuracy_plot = named(TimedPlotWidget(clock), "playground-accuracy-plot",
                                    "Accuracy against step",
                                    description="Training and test accuracy against the step.")
-        column = QVBoxLayout(self)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.setSpacing(0)
-        layout = QHBoxLayout()
-        column.addLayout(layout, 1)
-        self.key = KeyLabel("playground-curves-key", "Which line of the loss and accuracy is which")
-        column.addWidget(self.key)
+        # the key in a column right of the plots: under them it took the height they
+        # need at zoom 1.6
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.key = KeyLabel("playground-curves-key", "Which line of the loss and accuracy is which",
+                            one_per_line=True)
         for p, ylabel in ((self.loss_plot, "loss"), (self.accuracy_plot, "accuracy")):
             p.setLabel("bottom", "step")
             p.setLabel("left", ylabel)
@@ -52,6 +53,7 @@ class TrainingCurves(QWidget):
             p.hideButtons()
             p.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
             layout.addWidget(p)
+        layout.addWidget(self.key, 0, Qt.AlignmentFlag.AlignTop)
         # ranges are set with the data: pyqtgraph's auto range runs when a plot paints and
         # changes the axes, which lays the plot out and paints it a second time
         for p in (self.loss_plot, self.accuracy_plot):
@@ -73,7 +75,7 @@ class TrainingCurves(QWidget):
         self.previous = history if history is not None and len(history) else None
         entries = [series_entry(0, "train"), series_entry(1, "test")]
         if self.previous is not None:
-            entries.append(Entry("muted", "···", "train, run before"))
+            entries.append(Entry("muted", "···", "run before"))
         self.key.set_entries(entries)
         for curve, key in ((self.previous_train, "train_accuracy"),
                            (self.previous_loss, "train_loss")):
@@ -116,6 +118,7 @@ class TrainingCurves(QWidget):
     def apply_theme(self) -> None:
         for p in (self.loss_plot, self.accuracy_plot):
             self.theme.style_plot(p)
+            fit_left_label(p)
         for train, test in ((self.loss_train, self.loss_test),
                             (self.accuracy_train, self.accuracy_test)):
             train.setPen(self.theme.series_pen(0))

@@ -15,6 +15,7 @@ from relulab.model.fitting.classify import DEFAULT_BOX, grid_layers
 from relulab.model.networks.activations import ACTIVATIONS, get_activation
 from relulab.model.networks.mlp import MLP
 from relulab.ui.driver import TimedPlotWidget
+from relulab.ui.legend import Entry, KeyLabel
 from relulab.ui.panels.base import named
 
 #: Weights smaller than this share of the layer's largest are not drawn.
@@ -24,7 +25,7 @@ WEIGHT_SHARE = 0.1
 MAX_EDGES = 200
 #: Lines come in this many widths, by the weight's share of its layer's largest.
 WIDTHS = 4
-HOVER_HINT = "Hover a neuron in the diagram, or the map, to see its affine map there."
+HOVER_HINT = "Hover the map, or a neuron in the diagram: its affine map there."
 #: Pixels per side of a neuron's picture, and of the gap between two in a column.
 THUMB = 24
 THUMB_GAP = 6
@@ -85,7 +86,7 @@ class NetworkDiagram(QWidget):
         self.plot.hideButtons()
         for ax in ("left", "bottom"):
             self.plot.getPlotItem().hideAxis(ax)
-        self.plot.setMinimumHeight(90)
+        self.plot.setMinimumHeight(120)
         self.tiles: list[pg.ImageItem] = []   # one per layer: its neurons' pictures, stacked
         # plain curves: far cheaper to update than data items, one per sign and width
         self.edges = {(sign, w): pg.PlotCurveItem(connect="pairs")
@@ -97,9 +98,14 @@ class NetworkDiagram(QWidget):
         self.plot.addItem(self.nodes)
         self.bias_labels: list[pg.TextItem] = []
         self.layer_labels: list[pg.TextItem] = []  # each layer's activation, over its column
+        # the lines' key under the diagram they explain, not under the map
+        self.key = KeyLabel("playground-diagram-key", "What the diagram's lines mean",
+                            [Entry("approx", "—", "positive weight"),
+                             Entry("accent", "‒ ‒", "negative weight")])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot, 1)
+        layout.addWidget(self.key)
         self.nodes.sigHovered.connect(self._on_hover)
         self.nodes.sigClicked.connect(self._on_click)
         vb = self.plot.getPlotItem().getViewBox()
