@@ -98,3 +98,52 @@ def test_the_activation_plots_key_covers_no_curve(panel, activation):
     panel.set_activation(activation)
     panel.controls.tabs.setCurrentIndex(1)
     assert not _covered(panel.controls.activation_plot)
+
+
+def test_the_hover_readout_of_many_classes_says_the_two_highest_scores():
+    """Six classes' six affine maps filled six lines at zoom 1.6 and pushed the controls
+    off a projector's screen: the readout says the two highest scores at the point, the
+    two whose tie is the boundary nearby, each the network's own score there."""
+    import numpy as np
+
+    from relulab.model.networks.collapse import format_affine, local_affine_map
+    from relulab.model.networks.mlp import MLP
+
+    net = MLP.random([2, 8, 6], seed=5)
+    point = (0.3, -0.4)
+    text = affine_map_text(net, point, None)
+    scores = net(np.array([point]))[0]
+    first, second = np.argsort(-scores)[:2]
+    A, c, _exact = local_affine_map(net, np.array(point))
+    assert text.count(" = ") == 2 and "the two highest of 6" in text
+    for k in (first, second):
+        assert f"s{k} = {format_affine(A[k], float(c[k]))}" in text
+
+
+def _text_rect(label):
+    return label.mapRectToScene(label.boundingRect())
+
+
+@pytest.mark.parametrize("zoom", [1.0, 1.6])
+def test_the_diagrams_names_and_biases_stand_apart_and_whole(shown_panel, theme, zoom):
+    """Seen at zoom 1.6 with six layers: the layers' names ran into one another
+    ("identityidentity…") and the output biases were cut off at the plot's right edge.
+    Each name stands clear of the others and each bias lies inside the plot."""
+    theme.set_zoom(zoom)
+    panel = shown_panel(PlaygroundPanel, size=(1100, 700))
+    c = panel.controls
+    c.dataset_combo.setCurrentIndex(c.dataset_combo.findData("spirals"))
+    c.classes_spin.setValue(6)
+    for _ in range(3):
+        panel.add_layer()
+    panel.set_activation("identity")
+    panel.driver.draw_all()
+    diagram = panel.diagram
+    assert len(diagram.layer_labels) == 6 and len(diagram.bias_labels) == 6
+    names = [_text_rect(label) for label in diagram.layer_labels]
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            assert not a.intersects(b), [label.toPlainText() for label in diagram.layer_labels]
+    inside = diagram.plot.getPlotItem().getViewBox().sceneBoundingRect()
+    for label in diagram.bias_labels:
+        assert inside.contains(_text_rect(label)), label.toPlainText()

@@ -58,9 +58,8 @@ from relulab.ui.panels.playground.jobs import MapPicture, affine_map_text, regio
 from relulab.ui.panels.playground.overlay import RegionOverlay
 from relulab.ui.panels.playground.picture import PicturePacer
 from relulab.ui.panels.playground.readouts import Readouts
-from relulab.ui.panels.playground.sizing import WholeKey, size_to_current_page
+from relulab.ui.panels.playground.sizing import WholeKey, WholeReadout, size_to_current_page
 from relulab.ui.panels.playground.training import PlaygroundTraining
-from relulab.ui.readout import Readout
 from relulab.ui.worker import Worker
 
 #: The column beside the map holds at least this many characters a line.
@@ -124,8 +123,9 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
         self.side_tabs.addTab(self.diagram, "Network")
         self.side_tabs.addTab(self.hidden_view, "Hidden space")
         self.side_tabs.addTab(self.depth_study, "Depth study")
-        self.info_label = Readout("playground-neuron-info", "The shown neuron's map",
-                                  "neuron_info", text=HOVER_HINT, wrap=True, selectable=True)
+        self.info_label = WholeReadout("playground-neuron-info", "The shown neuron's map",
+                                       "neuron_info", text=HOVER_HINT, wrap=True,
+                                       selectable=True)
         # The map takes the whole height of its column, its key under it; the tabs the
         # column beside it (the map is square: a strip across both columns took its
         # height and left width unused). The readouts and the
