@@ -45,7 +45,9 @@ from relulab.model.lessons.playground import (
     PlaygroundState,
 )
 from relulab.model.networks.activations import ACTIVATIONS, get_activation
+from relulab.ui.legend import KeyLabel
 from relulab.ui.panels.base import named, signals_blocked
+from relulab.ui.panels.playground.curves import series_entry
 from relulab.ui.readout import Readout
 
 #: The "every layer" activation combo's entry while the layers differ.
@@ -202,6 +204,7 @@ class PlaygroundControls(QWidget):
             self.activation_combo.addItem(a.label, key)
         form.addRow("Every layer", self.activation_combo)
         form.addRow(self._build_activation_plot())
+        form.addRow(self.activation_key)
         self.init_seed_spin = named(QSpinBox(), "playground-init-seed", "Seed of the initial weights",
                                     "Seed of the initial weights")
         self.init_seed_spin.setRange(0, min(MAX_SEED, 10 ** 6))
@@ -224,7 +227,12 @@ class PlaygroundControls(QWidget):
         self.activation_plot.setMouseEnabled(False, False)
         self.activation_plot.setMenuEnabled(False)
         self.activation_plot.hideButtons()
-        self.activation_legend = self.activation_plot.addLegend(offset=(4, 4))
+        # under the plot: a legend on it covered φ′ of the identity and of σ. One line,
+        # not wrapped: a wrapped label makes the scroll area give the page its preferred
+        # height instead of the viewport's, and the buttons under it went out of sight
+        self.activation_key = KeyLabel("playground-activation-key",
+                                       "Which line of the activation plot is which")
+        self.activation_key.setWordWrap(False)
         self.activation_curves: list[pg.PlotDataItem] = []
         return self.activation_plot
 
@@ -429,23 +437,18 @@ class PlaygroundControls(QWidget):
         curves = [(f"{get_activation(n).label}", get_activation(n).f(z)) for n in distinct]
         if len(distinct) == 1:
             a = get_activation(distinct[0])
-            curves = [("φ(z)", a.f(z)), ("φ′(z)", a.df(z))]
-            title = f"{a.label} and its derivative"
-        else:
-            title = "The layers' activations"
+            curves = [(f"{a.label} φ(z)", a.f(z)), ("derivative φ′(z)", a.df(z))]
         while len(self.activation_curves) < len(curves):
             self.activation_curves.append(self.activation_plot.plot())
-        self.activation_legend.clear()
         for k, curve in enumerate(self.activation_curves):
             if k < len(curves):
-                name, values = curves[k]
-                curve.setData(z, values)
+                curve.setData(z, curves[k][1])
                 curve.setPen(self.theme.series_pen(k))
                 curve.setVisible(True)
-                self.activation_legend.addItem(curve, name)
             else:
                 curve.setVisible(False)
-        self.theme.set_title(self.activation_plot, title, 10)
+        # the key names the curves: a title over them took the height of a line more
+        self.activation_key.set_entries(series_entry(k, name) for k, (name, _v) in enumerate(curves))
 
     def show_data_error(self, text: str) -> None:
         self.data_error.setText(text)

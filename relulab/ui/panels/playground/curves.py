@@ -1,6 +1,8 @@
 """Loss and accuracy against the step, on the training and the test points (with
 random labels: train climbing, test staying near chance), and, after a Replay, the
-training curves of the run before, dotted, to compare settings from the same start."""
+training curves of the run before, dotted, to compare settings from the same start.
+One key beside both plots says which line is which: a legend on a plot sat over the
+curves' newest values, at their right end."""
 
 from __future__ import annotations
 
@@ -10,39 +12,58 @@ from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from relulab.model.lessons.playground import History
 from relulab.ui.driver import TimedPlotWidget
+from relulab.ui.legend import Entry, KeyLabel
 from relulab.ui.panels.base import named
+from relulab.ui.panels.playground.sizing import fit_left_label
+
+#: How the theme draws its series 0, 1, 2, … (solid, dashed, dotted, dash-dot, …), as
+#: a key writes them.
+SERIES_GLYPHS = ("━", "‒ ‒", "···", "‒·‒", "‒··")
+
+
+def series_entry(k: int, text: str) -> Entry:
+    """A key's entry for the theme's series ``k``: its colour and its dashes."""
+    return Entry(lambda th: th.series_color(k), SERIES_GLYPHS[k % len(SERIES_GLYPHS)], text)
 
 
 class TrainingCurves(QWidget):
     def __init__(self, clock, theme, parent=None):
         super().__init__(parent)
+        named(self, "playground-curves", "Loss and accuracy")
         self.theme = theme
         self.loss_plot = named(TimedPlotWidget(clock), "playground-loss-plot", "Loss against step",
                                description="Training and test loss against the step.")
         self.accuracy_plot = named(TimedPlotWidget(clock), "playground-accuracy-plot",
                                    "Accuracy against step",
                                    description="Training and test accuracy against the step.")
+        # the key in a column right of the plots: under them it took the height they
+        # need at zoom 1.6
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        self.key = KeyLabel("playground-curves-key", "Which line of the loss and accuracy is which",
+                            one_per_line=True)
         for p, ylabel in ((self.loss_plot, "loss"), (self.accuracy_plot, "accuracy")):
             p.setLabel("bottom", "step")
             p.setLabel("left", ylabel)
             p.setMenuEnabled(False)
-            # where the curves are not once training has gone a while: loss falls away
-            # from the top right, accuracy climbs away from the bottom right
-            p.addLegend(offset=(-4, 4) if ylabel == "loss" else (-4, -4))
+            # the ranges follow the curves (show_history): a drag or a wheel turn would
+            # leave them where no button explains how to get back (pyqtgraph's "A" says
+            # nothing to a learner), so the plots take neither and show no button
+            p.setMouseEnabled(False, False)
+            p.hideButtons()
             p.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
             layout.addWidget(p)
+        layout.addWidget(self.key, 0, Qt.AlignmentFlag.AlignTop)
         # ranges are set with the data: pyqtgraph's auto range runs when a plot paints and
         # changes the axes, which lays the plot out and paints it a second time
         for p in (self.loss_plot, self.accuracy_plot):
             p.getPlotItem().disableAutoRange()
         self.accuracy_plot.setYRange(-0.05, 1.08, padding=0)
         self._ranges = None
-        self.loss_train = self.loss_plot.plot(name="train")
-        self.loss_test = self.loss_plot.plot(name="test")
-        self.accuracy_train = self.accuracy_plot.plot(name="train")
-        self.accuracy_test = self.accuracy_plot.plot(name="test")
+        self.loss_train = self.loss_plot.plot()
+        self.loss_test = self.loss_plot.plot()
+        self.accuracy_train = self.accuracy_plot.plot()
+        self.accuracy_test = self.accuracy_plot.plot()
         # the run before a Replay, faint: the same start, other settings
         self.previous_train = self.accuracy_plot.plot()
         self.previous_loss = self.loss_plot.plot()
@@ -52,15 +73,16 @@ class TrainingCurves(QWidget):
     def show_previous(self, history: History | None) -> None:
         """The training curves of the run before the last Replay (None: none)."""
         self.previous = history if history is not None and len(history) else None
-        for plot, curve, key in ((self.accuracy_plot, self.previous_train, "train_accuracy"),
-                                 (self.loss_plot, self.previous_loss, "train_loss")):
-            legend = plot.getPlotItem().legend
-            legend.removeItem(curve)
+        entries = [series_entry(0, "train"), series_entry(1, "test")]
+        if self.previous is not None:
+            entries.append(Entry("muted", "···", "run before"))
+        self.key.set_entries(entries)
+        for curve, key in ((self.previous_train, "train_accuracy"),
+                           (self.previous_loss, "train_loss")):
             if self.previous is None:
                 curve.setData([], [])
                 curve.setVisible(False)
                 continue
-            legend.addItem(curve, "train, run before")
             values = getattr(self.previous, key)
             ok = np.isfinite(values)
             curve.setData(self.previous.step[ok], values[ok])
@@ -96,6 +118,7 @@ class TrainingCurves(QWidget):
     def apply_theme(self) -> None:
         for p in (self.loss_plot, self.accuracy_plot):
             self.theme.style_plot(p)
+            fit_left_label(p)
         for train, test in ((self.loss_train, self.loss_test),
                             (self.accuracy_train, self.accuracy_test)):
             train.setPen(self.theme.series_pen(0))

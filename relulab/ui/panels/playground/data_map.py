@@ -45,15 +45,14 @@ def class_palette(theme) -> np.ndarray:
 
 def key_entries(classes: int) -> list[Entry]:
     """The key under the map: each class's colour and marker, then what the hollow
-    markers, the lines, the shading and the diagram's edges mean."""
+    markers, the lines and the shading mean (the diagram's lines have their own key)."""
     entries = [Entry(lambda th, k=k: th.class_color(k), KEY_GLYPHS[SYMBOLS[k % len(SYMBOLS)]],
                      f"class {k}") for k in range(classes)]
-    entries += [Entry("foreground", "○", "hollow: test points"),
+    # short words: the key is as wide as the map, and each line of it is map height
+    entries += [Entry("foreground", "○", "test point"),
                 Entry("foreground", "━", "boundary"),
-                Entry("foreground", "╱", "thin lines: linear regions"),
-                Entry("muted", "▒", "shading: how sure the network is"),
-                Entry("approx", "—", "diagram: positive weight"),
-                Entry("accent", "‒ ‒", "negative")]
+                Entry("foreground", "╱", "linear regions"),
+                Entry("muted", "▒", "how sure")]
     return entries
 
 
@@ -166,7 +165,10 @@ class DataMap(TimedPlotWidget):
         self.getPlotItem().getViewBox().sigResized.connect(self._frame_the_box)
         self.setLabel("bottom", "x₁")
         self.setLabel("left", "x₂")
-        self.setMinimumSize(260, 260)
+        # at 1280 × 720 and zoom 1.6, beside the controls and over the regions against
+        # depth, the map gets this much (a data area of 120 px); more made the window
+        # taller than the screen
+        self.setMinimumSize(170, 170)
         self.heat = pg.ImageItem()
         self._rect = QRectF(box[0], box[2], box[1] - box[0], box[3] - box[2])
         self.addItem(self.heat)

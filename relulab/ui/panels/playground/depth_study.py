@@ -9,21 +9,23 @@ from functools import partial
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
 from relulab.model.lessons.playground import DEPTH_BUDGETS, DEPTH_MAX_SEEDS, DepthStudy
 from relulab.model.regions.depth import summarise
 from relulab.ui.panels.base import named, signals_blocked
 from relulab.ui.panels.playground.jobs import depth_samples
-from relulab.ui.readout import Note, Readout
+from relulab.ui.panels.playground.sizing import WholeNote, WholeReadout, fit_left_label
 from relulab.ui.worker import Worker
 
-CAPTION = (
-    "Random He-initialised ReLU networks with the same number of parameters, exact region "
-    "counts in the view box. The most regions a network can have grows exponentially with "
-    "depth; typical counts at initialisation follow the number of neurons instead "
-    "(Hanin & Rolnick 2019).")
+CAPTION = ("The most regions a network can have grows exponentially with depth; typical "
+           "counts follow the number of neurons (Hanin & Rolnick 2019).")
+#: What the plot shows, for its tooltip and screen readers.
+DESCRIPTION = (
+    "The exact number of linear regions in view of random He-initialised ReLU networks with "
+    "the same number of parameters, against their number of hidden layers: one dot per "
+    "network and a line through the means.")
 
 
 class DepthStudyView(QWidget):
@@ -40,39 +42,52 @@ class DepthStudyView(QWidget):
         self.worker = Worker("playground-depth", self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(self._build_row())
-        layout.addWidget(Note("playground-depth-caption", "About regions against depth", CAPTION))
+        # two rows: the study sits in the column beside the map; the status beside the
+        # button, the caption under them, each whole (a wrapped caption squeezed by the
+        # splitter was drawn over the plot)
+        layout.addLayout(self._build_settings())
+        layout.addLayout(self._build_run())
+        layout.addWidget(WholeNote("playground-depth-caption", "About regions against depth",
+                                   CAPTION))
         self.plot = named(pg.PlotWidget(), "playground-depth-plot", "Regions against depth",
-                          description=(
-                              "The exact number of linear regions in view of random networks "
-                              "with the same number of parameters, against their number of "
-                              "hidden layers, one dot per network and a line through the means."))
-        self.plot.setLabel("bottom", "hidden layers (same parameter budget)")
-        self.plot.setLabel("left", "linear regions in view")
+                          DESCRIPTION, DESCRIPTION)
+        # short labels: the left one stands along a plot that may be 120 px high
+        self.plot.setLabel("bottom", "hidden layers (same budget)")
+        self.plot.setLabel("left", "regions")
         self.plot.setMenuEnabled(False)
+        # the range is set with the samples (draw): no drag to undo, no "A" button
+        self.plot.setMouseEnabled(False, False)
+        self.plot.hideButtons()
         self.scatter = pg.ScatterPlotItem()
         self.mean = self.plot.plot()
         self.plot.addItem(self.scatter)
         layout.addWidget(self.plot, 1)
         self._connect()
 
-    def _build_row(self) -> QHBoxLayout:
+    def _build_settings(self) -> QHBoxLayout:
         row = QHBoxLayout()
-        row.addWidget(QLabel("Parameter budget"))
-        self.budget = named(QSpinBox(), "playground-depth-budget", "Parameter budget")
+        row.addWidget(QLabel("Parameters"))
+        self.budget = named(QSpinBox(), "playground-depth-budget", "Parameter budget",
+                            "Parameter budget: every network counted has this many parameters")
         self.budget.setRange(*DEPTH_BUDGETS)
         self.budget.setValue(self.study.budget)
         row.addWidget(self.budget)
-        row.addWidget(QLabel("Networks per depth"))
-        self.seeds = named(QSpinBox(), "playground-depth-seeds", "Random networks per depth")
+        row.addWidget(QLabel("Networks"))
+        self.seeds = named(QSpinBox(), "playground-depth-seeds", "Random networks per depth",
+                           "Random networks per depth")
         self.seeds.setRange(1, DEPTH_MAX_SEEDS)
         self.seeds.setValue(self.study.seeds)
         row.addWidget(self.seeds)
+        row.addStretch(1)
+        return row
+
+    def _build_run(self) -> QHBoxLayout:
+        row = QHBoxLayout()
         self.button = named(QPushButton("Count regions"), "playground-depth-run",
                             "Count the regions of random networks of this budget")
-        row.addWidget(self.button)
-        self.status = Readout("playground-depth-status", "Regions against depth status",
-                              "depth_status", wrap=True)
+        row.addWidget(self.button, 0, Qt.AlignmentFlag.AlignTop)
+        self.status = WholeReadout("playground-depth-status", "Regions against depth status",
+                                   "depth_status", wrap=True)
         row.addWidget(self.status, 1)
         return row
 
@@ -127,15 +142,17 @@ class DepthStudyView(QWidget):
 
     def _on_sample(self, sample) -> None:
         self._set_study(replace(self.study, samples=(*self.study.samples, sample)))
-        self.status.setText(f"{'-'.join(map(str, sample.sizes))} ({sample.params} parameters), "
-                            f"seed {sample.seed}: {sample.regions} regions")
+        self.status.setText(f"{'-'.join(map(str, sample.sizes))}, seed {sample.seed}: "
+                            f"{sample.regions} regions")
 
     def _on_finished(self, _result) -> None:
         self.button.setText("Count regions")
         if self.study.samples:
-            means = ", ".join(f"{d} layer{'s' if d > 1 else ''}: {m:.0f}"
-                              for d, m, _lo, _hi in summarise(self.study.samples))
-            self.status.setText(f"Mean regions in view — {means} (exact counts).")
+            summary = summarise(self.study.samples)
+            depths = f"{summary[0][0]} to {summary[-1][0]}" if len(summary) > 1 else f"{summary[0][0]}"
+            means = ", ".join(f"{m:.0f}" for _d, m, _lo, _hi in summary)
+            # short: at zoom 1.6 each line beside the button is the plot's height
+            self.status.setText(f"Mean regions, {depths} layers: {means}.")
 
     def _on_failed(self, exc: Exception) -> None:
         self.button.setText("Count regions")
@@ -162,5 +179,6 @@ class DepthStudyView(QWidget):
 
     def apply_theme(self) -> None:
         self.theme.style_plot(self.plot)
+        fit_left_label(self.plot)
         self.mean.setPen(self.theme.series_pen(1))
         self.draw()

@@ -15,6 +15,7 @@ from relulab.model.fitting.classify import DEFAULT_BOX, grid_layers
 from relulab.model.networks.activations import ACTIVATIONS, get_activation
 from relulab.model.networks.mlp import MLP
 from relulab.ui.driver import TimedPlotWidget
+from relulab.ui.legend import Entry, KeyLabel
 from relulab.ui.panels.base import named
 
 #: Weights smaller than this share of the layer's largest are not drawn.
@@ -24,7 +25,7 @@ WEIGHT_SHARE = 0.1
 MAX_EDGES = 200
 #: Lines come in this many widths, by the weight's share of its layer's largest.
 WIDTHS = 4
-HOVER_HINT = "Hover a neuron in the diagram, or the map, to see its affine map there."
+HOVER_HINT = "Hover the map, or a neuron in the diagram: its affine map there."
 #: Pixels per side of a neuron's picture, and of the gap between two in a column.
 THUMB = 24
 THUMB_GAP = 6
@@ -74,6 +75,7 @@ class NetworkDiagram(QWidget):
         self._hover: tuple[int, int] | None = None
         self.thumbnails = False
         self._net: MLP | None = None
+        self._widths = None  # the names and the biases' width the range was set for
         self.plot = named(TimedPlotWidget(clock), "playground-network",
                           "Network diagram: hover a neuron", description=(
                               "The network's layers from the 2 inputs to the outputs: each "
@@ -85,7 +87,7 @@ class NetworkDiagram(QWidget):
         self.plot.hideButtons()
         for ax in ("left", "bottom"):
             self.plot.getPlotItem().hideAxis(ax)
-        self.plot.setMinimumHeight(90)
+        self.plot.setMinimumHeight(120)
         self.tiles: list[pg.ImageItem] = []   # one per layer: its neurons' pictures, stacked
         # plain curves: far cheaper to update than data items, one per sign and width
         self.edges = {(sign, w): pg.PlotCurveItem(connect="pairs")
@@ -97,12 +99,18 @@ class NetworkDiagram(QWidget):
         self.plot.addItem(self.nodes)
         self.bias_labels: list[pg.TextItem] = []
         self.layer_labels: list[pg.TextItem] = []  # each layer's activation, over its column
+        # the lines' key under the diagram they explain, not under the map
+        self.key = KeyLabel("playground-diagram-key", "What the diagram's lines mean",
+                            [Entry("approx", "—", "positive weight"),
+                             Entry("accent", "‒ ‒", "negative weight")])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot, 1)
+        layout.addWidget(self.key)
         self.nodes.sigHovered.connect(self._on_hover)
         self.nodes.sigClicked.connect(self._on_click)
         vb = self.plot.getPlotItem().getViewBox()
+        vb.sigResized.connect(self._set_range)
         vb.sigResized.connect(self._place_tiles)
         vb.sigRangeChanged.connect(self._place_tiles)
 
@@ -148,6 +156,11 @@ class NetworkDiagram(QWidget):
             "σ" if net.n_out == 1 else "softmax"]
         for label, name in zip(self.layer_labels, names):
             label.setText(name)
+        # the range follows the texts' widths (to 8 px: not every new digit of a bias)
+        widths = (tuple(names), int(max(b.boundingRect().width() for b in self.bias_labels)) // 8)
+        if widths != self._widths:
+            self._widths = widths
+            self._set_range()
         if self.thumbnails:
             self._show_tiles(net)
 
@@ -240,14 +253,33 @@ class NetworkDiagram(QWidget):
         self._style_nodes()
         self._set_range()
 
-    def _set_range(self) -> None:
-        """All layers, and room on the right for the output biases (beside the pictures
-        when they are shown)."""
+    def _set_range(self, *_args) -> None:
+        """All layers, their names over them and the output biases right of them, in the
+        plot's pixels: the range reaches as far right as the widest bias (a margin in
+        layers cut it off in a narrow plot), and names wider than the space between two
+        columns take two rows, every other one up (they ran into each other)."""
+        if self._sizes is None:
+            return
         sizes = self._sizes
-        span = max(sizes)
-        right = len(sizes) - 0.5 + (1.1 if self.thumbnails else 0.75)
-        self.plot.setRange(xRange=(-0.5, right), yRange=(-span / 2, span / 2 + 0.15 * span + 0.3),
-                           padding=0.04)
+        span, layers = max(sizes), len(sizes)
+        vb = self.plot.getPlotItem().getViewBox()
+        width, height = vb.width(), vb.height()
+        start = layers - 1 + 0.1 + (0.45 if self.thumbnails else 0.0)  # where a bias begins
+        text = max((b.boundingRect().width() for b in self.bias_labels), default=0.0) + 4
+        # the units right of ``start`` that hold ``text`` pixels (a plot not laid out yet: 0.75)
+        extra = text * (start + 0.5) / (width - text) if width > 2 * text else 0.75
+        left, right = -0.5, start + extra
+        per_layer = width / (right - left) if width > 0 else 0.0
+        names = [label.boundingRect() for label in self.layer_labels]
+        rows = 2 if per_layer and max((r.width() for r in names), default=0) > per_layer - 4 else 1
+        bottom, names_at = -span / 2 - 0.4, span / 2 + 0.1
+        share = rows * max((r.height() for r in names), default=0.0) / height if height > 0 else 0
+        share = min(share, 0.5)
+        top = (names_at - share * bottom) / (1 - share)  # the names' rows fill ``share``
+        row = (top - bottom) * share / rows
+        for li, label in enumerate(self.layer_labels):
+            label.setPos(li, names_at + (row if rows == 2 and li % 2 else 0.0))
+        self.plot.setRange(xRange=(left, right), yRange=(bottom, top), padding=0)
 
     def _style_nodes(self) -> None:
         th = self.theme
@@ -269,6 +301,7 @@ class NetworkDiagram(QWidget):
         for label in self.bias_labels + self.layer_labels:
             label.setColor(th.color("foreground"))
             label.setFont(th.font(8))
+        self._widths = None  # another size of type: the range again
 
     def _on_click(self, _item, points, _ev) -> None:
         if len(points):

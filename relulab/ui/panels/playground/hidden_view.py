@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QBoxLayout, QComboBox, QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from relulab.model.lessons.playground import Points
 from relulab.model.networks.hidden import HiddenSpace, hidden_space, separating_map
@@ -20,7 +20,11 @@ from relulab.model.regions.decisions import affine_decisions
 from relulab.ui.driver import TimedPlotWidget
 from relulab.ui.panels.base import named, signals_blocked
 from relulab.ui.panels.playground.data_map import SYMBOLS, point_items, style_point_items
-from relulab.ui.readout import Readout
+from relulab.ui.panels.playground.sizing import WholeReadout, fit_left_label
+
+#: The note goes beside the plot where the view holds this many characters a line:
+#: two columns of about 28, the plot's and the note's.
+BESIDE_CHARACTERS = 56
 
 
 class HiddenSpaceView(QWidget):
@@ -34,7 +38,7 @@ class HiddenSpaceView(QWidget):
         self.theme = theme
         self.space: HiddenSpace | None = None
         self._sizes: tuple[int, ...] = ()
-        # two rows: the side column is narrow, and a squeezed box hides its choice
+        # one row of boxes as wide as their numbers: the plot and the note need the height
         row = QGridLayout()
         row.setContentsMargins(0, 0, 0, 0)
         self.layer_combo = named(QComboBox(), "playground-hidden-layer", "Hidden layer shown",
@@ -43,14 +47,15 @@ class HiddenSpaceView(QWidget):
                              "Neuron on the horizontal axis")
         self.y_combo = named(QComboBox(), "playground-hidden-y", "Neuron on the vertical axis",
                              "Neuron on the vertical axis")
-        for (r, c), (label, w) in zip(((0, 0), (1, 0), (1, 2)), (
-                ("Layer", self.layer_combo), ("x", self.x_combo), ("y", self.y_combo))):
+        for c, (label, w) in enumerate((("Layer", self.layer_combo), ("x", self.x_combo),
+                                        ("y", self.y_combo))):
+            w.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            w.setMinimumContentsLength(2)  # up to MAX_WIDTH = 16 neurons: two digits
             tip = QLabel(label)
             tip.setToolTip(w.toolTip())
-            row.addWidget(tip, r, c)
-            row.addWidget(w, r, c + 1)
-        row.setColumnStretch(1, 1)
-        row.setColumnStretch(3, 1)
+            row.addWidget(tip, 0, 2 * c)
+            row.addWidget(w, 0, 2 * c + 1)
+            row.setColumnStretch(2 * c + 1, 1)
         self.plot = named(TimedPlotWidget(clock), "playground-hidden-plot",
                           "The points in the hidden layer's coordinates", description=(
                               "The points as a hidden layer sees them: one neuron's value "
@@ -59,23 +64,35 @@ class HiddenSpaceView(QWidget):
         self.plot.hideButtons()
         self.plot.setMouseEnabled(False, False)
         self.plot.getPlotItem().disableAutoRange()
-        self.plot.setMinimumHeight(120)
         self.boundary_item = pg.PlotDataItem(connect="pairs")
         self.plot.addItem(self.boundary_item)
         self.point_items = point_items()
         for item in self.point_items.values():
             self.plot.addItem(item)
-        self.note = Readout("playground-hidden-note", "What the hidden space shows", "hidden_note",
-                            wrap=True)
+        self.note = WholeReadout("playground-hidden-note", "What the hidden space shows",
+                                 "hidden_note", wrap=True)
+        self.note.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        # the note under the plot, or beside it where the column is wide (a lecture's
+        # projector: under it, its lines took the plot's height)
+        self.body = QBoxLayout(QBoxLayout.Direction.TopToBottom)
+        self.body.addWidget(self.plot, 1)
+        self.body.addWidget(self.note, 0)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(row)
-        layout.addWidget(self.plot, 1)
-        layout.addWidget(self.note)
+        layout.addLayout(self.body, 1)
         self.layer_combo.activated.connect(self._on_layer)
         self.x_combo.activated.connect(self._on_neurons)
         self.y_combo.activated.connect(self._on_neurons)
         self._range = None
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        wide = self.width() >= BESIDE_CHARACTERS * self.fontMetrics().averageCharWidth()
+        direction = QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom
+        if self.body.direction() != direction:
+            self.body.setDirection(direction)
+            self.body.setStretch(1, 1 if wide else 0)  # beside: the plot and the note halve it
 
     # -- the choice ------------------------------------------------------------------------
     def show_choice(self, hidden: tuple[int, ...], choice) -> None:
@@ -159,8 +176,13 @@ class HiddenSpaceView(QWidget):
             self._range = box
             self.plot.setXRange(box[0], box[1], padding=0)
             self.plot.setYRange(box[2], box[3], padding=0)
-        self.plot.setLabel("bottom", f"layer {layer}, neuron {i + 1}")
-        self.plot.setLabel("left", f"layer {layer}, neuron {j + 1}")
+        # the layer is in its box above: short labels fit a short plot's side
+        if self.plot.getPlotItem().getAxis("left").labelText != f"neuron {j + 1}":
+            self.plot.setLabel("bottom", f"neuron {i + 1}")
+            self.plot.setLabel("left", f"neuron {j + 1}")
+            fit_left_label(self.plot)
+        elif self.plot.getPlotItem().getAxis("bottom").labelText != f"neuron {i + 1}":
+            self.plot.setLabel("bottom", f"neuron {i + 1}")
         text = space.note
         if check:
             train = ~points.test & finite
@@ -174,5 +196,6 @@ class HiddenSpaceView(QWidget):
     def apply_theme(self) -> None:
         th = self.theme
         th.style_plot(self.plot)
+        fit_left_label(self.plot)
         self.boundary_item.setPen(th.pen("foreground", 2.5))
         style_point_items(self.point_items, th, outline=1.6)

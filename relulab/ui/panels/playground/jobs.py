@@ -224,9 +224,13 @@ def affine_map_text(net: MLP, point, neuron) -> str:
             A, c, exact = local_affine_map(net, x)
             if net.n_out == 1:
                 maps = [f"z = {format_affine(A[0], float(c[0]))}"]
+                what = "the output"
             else:
-                maps = [f"s{k} = {format_affine(A[k], float(c[k]))}" for k in range(min(len(c), 6))]
-            what = "the output" if net.n_out == 1 else "the class scores"
+                # the two highest scores here, whose tie is the boundary nearby: all six
+                # maps were six lines at zoom 1.6, and pushed the controls off the screen
+                first, second = np.argsort(-(A @ x + c), kind="stable")[:2]
+                maps = [f"s{k} = {format_affine(A[k], float(c[k]))}" for k in (first, second)]
+                what = f"the class scores (the two highest of {net.n_out})"
         else:
             layer, i = neuron
             A, c, exact = local_affine_map(net, x, layer, i)

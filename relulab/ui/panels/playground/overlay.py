@@ -138,7 +138,7 @@ class RegionOverlay:
             self.decisions = decisions
             self.data_map.show_boundary(decisions.boundary)
             self.strip.decision_label.setText(
-                "Decision boundary: where classes tie on each region's affine map, not sampled.")
+                "Decision boundary: exact, from each region's affine map.")
         else:
             self.decisions = None
             self.strip.decision_label.setText(GRID_BOUNDARY)

@@ -1,13 +1,15 @@
 """The Playground panel: classify points in the plane, two classes or up to six, with
 any small network.
 
-Left, Play, Step, Reset and Replay, and the controls in tabs (data, network, training,
-view). Right, the data map (the network's picture, its boundary, the points, and for
+Left, Play, Step, Reset and Replay, the controls in tabs (data, network, training,
+view), and under them the readouts and what the map or a neuron computes under the
+mouse. Right, the data map (the network's picture, its boundary, the points, and for
 ReLU networks the exact linear regions and the decision boundary from their maps);
-beside it the network diagram (weights, output biases, each neuron's map) or the
-hidden space (the points as a hidden layer sees them); the readouts; and below, the
-loss and accuracy curves and the regions-against-depth study. This module builds the
-panel from them and wires them to the state, a
+beside it, in tabs, the network diagram (weights, output biases, each neuron's map),
+the hidden space (the points as a hidden layer sees them) or the regions-against-depth
+study; and below, the loss and accuracy curves. How each asks for room, so that every
+plot keeps its height on a laptop and on a projector at zoom 1.6, is in ``sizing``.
+This module builds the panel from them and wires them to the state, a
 :class:`~relulab.model.lessons.playground.PlaygroundState`: every edit makes a new state
 and pushes one undo step (``edits``); the shared training driver plays the classifier's
 trainer (``training``); workers picture large networks (``picture``) and find their
@@ -20,6 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QSplitter,
@@ -43,7 +46,6 @@ from relulab.model.networks.mlp import MLP
 from relulab.model.regions.engine import start_warm_up
 from relulab.ui import dialogs
 from relulab.ui.driver import TrainingDriver
-from relulab.ui.legend import KeyLabel
 from relulab.ui.panels.base import Key, Panel, named
 from relulab.ui.panels.playground.controls import PlaygroundControls
 from relulab.ui.panels.playground.curves import TrainingCurves
@@ -56,10 +58,12 @@ from relulab.ui.panels.playground.jobs import MapPicture, affine_map_text, regio
 from relulab.ui.panels.playground.overlay import RegionOverlay
 from relulab.ui.panels.playground.picture import PicturePacer
 from relulab.ui.panels.playground.readouts import Readouts
+from relulab.ui.panels.playground.sizing import WholeKey, WholeReadout, size_to_current_page
 from relulab.ui.panels.playground.training import PlaygroundTraining
-from relulab.ui.readout import Readout
 from relulab.ui.worker import Worker
 
+#: The column beside the map holds at least this many characters a line.
+SIDE_CHARACTERS = 44
 #: The network file formats the export offers.
 NETWORK_FILTER = "JSON network (*.json);;NumPy arrays (*.npz);;ONNX (*.onnx)"
 
@@ -77,7 +81,7 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
     primary_controls = ("playground-play", "playground-step", "playground-reset")
     # on a projector the map needs the height: the caption says what the key and the
     # hover hint would, and the curves are left to it too
-    lecture_hidden = ("playground-lower-tabs", "playground-key", "playground-neuron-info")
+    lecture_hidden = ("playground-curves", "playground-key", "playground-neuron-info")
 
     def __init__(self, host=None, parent=None):
         super().__init__(host, parent)
@@ -113,44 +117,56 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
         self.depth_study = DepthStudyView(self.theme, self.box)
         self.overlay = RegionOverlay(self.data_map, self.strip, self.box, self._regions_worker,
                                      self._plane_worker, self.finished.emit)
-        self.side_tabs = named(QTabWidget(), "playground-side-tabs", "Network diagram or hidden space")
+        self.side_tabs = named(QTabWidget(), "playground-side-tabs",
+                               "Network diagram, hidden space or regions against depth")
         self.side_tabs.setDocumentMode(True)
         self.side_tabs.addTab(self.diagram, "Network")
         self.side_tabs.addTab(self.hidden_view, "Hidden space")
-        self.info_label = Readout("playground-neuron-info", "The shown neuron's map",
-                                  "neuron_info", text=HOVER_HINT, wrap=True, selectable=True)
-        # The map takes the whole height on the left, its key under it; the diagram,
-        # the hover note and the readouts share the column beside it (the map is
-        # square: a strip across both columns took its height and left width unused).
-        side = QVBoxLayout()
-        side.setContentsMargins(0, 0, 0, 0)
-        side.addWidget(self.side_tabs, 1)
-        side.addWidget(self.info_label)
-        side.addWidget(self.strip, 0)
+        self.side_tabs.addTab(self.depth_study, "Depth study")
+        self.info_label = WholeReadout("playground-neuron-info", "The shown neuron's map",
+                                       "neuron_info", text=HOVER_HINT, wrap=True,
+                                       selectable=True)
+        # The map takes the whole height of its column, its key under it; the tabs the
+        # column beside it (the map is square: a strip across both columns took its
+        # height and left width unused). The readouts and the
+        # hover note sit under the controls, just left of the map: beside it they took
+        # the height the diagram and the hidden space need at zoom 1.6. In the lecture
+        # layout, where the controls are hidden, the readouts come under the diagram
+        # (set_lecture_layout; the hover note is hidden there).
+        self.side_column = QVBoxLayout()
+        self.side_column.setContentsMargins(0, 0, 0, 0)
+        self.side_column.addWidget(self.side_tabs, 1)
         self.side = QWidget()
-        self.side.setLayout(side)
+        self.side.setLayout(self.side_column)
         upper = QWidget()
         top = QHBoxLayout(upper)
         top.setContentsMargins(0, 0, 0, 0)
         left = QVBoxLayout()
         left.addWidget(self.data_map, 1)
-        self.key = KeyLabel("playground-key", "What the colours and markers of the map mean")
+        self.key = WholeKey("playground-key", "What the colours and markers of the map mean",
+                            tip="Filled markers train the network, hollow ones test it; the "
+                                "thick line is the decision boundary, the thin lines the linear "
+                                "regions; the stronger the shading, the surer the network.")
         left.addWidget(self.key, 0)
         top.addLayout(left, 3)
         top.addWidget(self.side, 2)
-        self.lower_tabs = named(QTabWidget(), "playground-lower-tabs", "Curves and experiments")
-        self.lower_tabs.addTab(self.curves, "Loss and accuracy")
-        self.lower_tabs.addTab(self.depth_study, "Regions against depth")
+        # the column's width first, then the page's height at that width
+        self.side_tabs.currentChanged.connect(lambda _i: self._fit_side())
+        size_to_current_page(self.side_tabs)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
-        named(self.splitter, "playground-splitter", "Map and readouts above, curves below")
+        named(self.splitter, "playground-splitter", "Map and the network above, curves below")
         self.splitter.setChildrenCollapsible(False)
         self.splitter.addWidget(upper)
-        self.splitter.addWidget(self.lower_tabs)
+        self.splitter.addWidget(self.curves)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 1)
+        self.control_column = QVBoxLayout()
+        self.control_column.addWidget(self.controls, 1)
+        self.control_column.addWidget(self.strip, 0)
+        self.control_column.addWidget(self.info_label, 0)
         outer = QHBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
-        outer.addWidget(self.controls, 0)
+        outer.addLayout(self.control_column, 0)
         outer.addWidget(self.splitter, 1)
         self.make_keys()
 
@@ -205,6 +221,22 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
         self._plane_worker.finished.connect(self.overlay.show_plane_count)
         self._plane_worker.failed.connect(self.overlay.show_plane_failure)
         self.depth_study.worker.idle.connect(lambda: self.finished.emit("depth_study"))
+
+    def set_lecture_layout(self, on: bool) -> None:
+        """The readouts go beside the map, under the diagram, while the controls they
+        sit under are hidden; and the depth study, an experiment with controls of its own
+        that no scene shows, is hidden with them (on a projector at zoom 1.6, under a
+        caption, its plot had no room)."""
+        super().set_lecture_layout(on)
+        depth = self.side_tabs.indexOf(self.depth_study)
+        if on and self.side_tabs.currentIndex() == depth:
+            self.side_tabs.setCurrentIndex(0)
+        self.side_tabs.setTabVisible(depth, not on)
+        if on:
+            self.side_column.addWidget(self.strip, 0)
+        else:
+            self.control_column.insertWidget(1, self.strip, 0)
+        self.strip.show()  # a widget moved to another parent is hidden until shown again
 
     # -- state -------------------------------------------------------------------------
     @property
@@ -286,6 +318,7 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
     def _draw_map(self, net: MLP, final: bool) -> None:
         self._draw_picture(net)
         self._draw_regions(net, final)
+        self._show_hover(net)
 
     def _draw_numbers(self, snap) -> None:
         self.curves.show_history(self._history)
@@ -293,7 +326,10 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
         self.strip.show_collapse(snap.net, self.points.x, self.box)
 
     def _draw_side(self, net: MLP, final: bool) -> None:
-        """The diagram, or the hidden space: whichever tab is in sight."""
+        """The diagram, or the hidden space: whichever tab is in sight (the depth study
+        draws no network)."""
+        if self.side_tabs.currentWidget() is self.depth_study:
+            return
         if self.side_tabs.currentWidget() is self.hidden_view:
             s = self._state
             self.hidden_view.show_space(net, s.points, self._shown_labels(),
@@ -351,7 +387,14 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
             picture = self.data_map.picture
             self.info_label.setText((picture.text if picture is not None else "") or HOVER_HINT)
             return
-        self.info_label.setText(affine_map_text(self.net, point, self.shown_neuron()))
+        self._show_hover(self.net)
+
+    def _show_hover(self, net: MLP) -> None:
+        """The map under the last hover position, for ``net``: each frame says it again
+        for the network that frame draws, so that it follows training (one forward
+        pass of one point, a few microseconds)."""
+        if self._hover_point is not None:
+            self.info_label.setText(affine_map_text(net, self._hover_point, self.shown_neuron()))
 
     def _draw_regions(self, net: MLP, final: bool) -> None:
         self.overlay.draw(net, final, self._state.view.show_regions, self.trainer.step)
@@ -460,12 +503,22 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
                      self.depth_study):
             part.apply_theme()
         grow = self.theme.zoom ** 0.5
-        # the map is as wide as it is tall (see DataMap.resizeEvent); the diagram and the
-        # hidden space take what is left, up to a width where they still read as one
+        # the map is as wide as it is tall (see DataMap.resizeEvent); the diagram, the
+        # hidden space and the depth study take what is left, up to a width where they
+        # still read as one
         self.side.setMaximumWidth(int(520 * grow))
-        self.lower_tabs.setMinimumHeight(int(150 * grow))  # the curves keep their keys whole
+        self._fit_side()
         if self.trainer is not None:
             self.redraw()
+
+    def _fit_side(self) -> None:
+        """The column beside the map shows its tabs whole, and for the hidden space at
+        least SIDE_CHARACTERS of text a line: narrower, the note took the plot's height
+        at zoom 1.6. The diagram and the depth study leave the map that width."""
+        least = self.side_tabs.tabBar().sizeHint().width()
+        if self.side_tabs.currentWidget() is self.hidden_view:
+            least = max(least, QFontMetrics(self.theme.font()).averageCharWidth() * SIDE_CHARACTERS)
+        self.side.setMinimumWidth(min(least, self.side.maximumWidth()))
 
     def shutdown(self) -> None:
         self.driver.shutdown()

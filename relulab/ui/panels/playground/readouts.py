@@ -1,5 +1,6 @@
-"""The strip under the map: training status, region counts, the collapsed map of an
-identity network, and messages. It stays in the lecture layout."""
+"""The strip of readouts: training status, region counts, the collapsed map of an
+identity network, and messages. It sits under the controls, and beside the map in the
+lecture layout, where the controls are hidden and it stays."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from relulab.model.networks.collapse import (
 )
 from relulab.model.networks.mlp import MLP
 from relulab.ui.panels.base import named
+from relulab.ui.panels.playground.sizing import Line
 from relulab.ui.readout import Readout
 
 
@@ -28,15 +30,6 @@ def _percent(v: float) -> str:
 
 def _number(v: float) -> str:
     return "—" if not math.isfinite(v) else f"{v:.3g}"
-
-
-class _Line(Readout):
-    """A line of the strip that takes no room while it has nothing to say (on a
-    short screen the map keeps those lines' height)."""
-
-    def _show(self, text: str, spoken: str | None = None) -> None:
-        super()._show(text, spoken)
-        self.setVisible(bool(text))
 
 
 class Readouts(QWidget):
@@ -53,15 +46,15 @@ class Readouts(QWidget):
         self.status_label = Readout("playground-status", "Training status", "status",
                                     text_format=Qt.TextFormat.PlainText)
         column.addWidget(self.status_label)
-        self.region_label = _Line("playground-region-count", "Number of linear regions",
+        self.region_label = Line("playground-region-count", "Number of linear regions",
                                   "regions")
-        self.plane_label = _Line("playground-region-count-plane",
+        self.plane_label = Line("playground-region-count-plane",
                                  "Number of linear regions in the whole plane", "plane_regions")
-        self.decision_label = _Line("playground-decision", "How the decision boundary is drawn",
+        self.decision_label = Line("playground-decision", "How the decision boundary is drawn",
                                     "decision")
-        self.collapse_label = _Line("playground-collapse", "Collapsed affine map", "collapse",
+        self.collapse_label = Line("playground-collapse", "Collapsed affine map", "collapse",
                                     selectable=True)
-        self.message_label = _Line("playground-message", "Messages", "message")
+        self.message_label = Line("playground-message", "Messages", "message")
         for label in (self.region_label, self.plane_label, self.decision_label,
                       self.collapse_label, self.message_label):
             label.setWordWrap(True)
