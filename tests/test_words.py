@@ -40,7 +40,6 @@ SPACES = (" ", "\u00a0", "\u2009", "\u202f")
 KNOWN = {
     "relulab/resources/guides/converter.md": "Deep → shallow guide: '3 000 regions'",
     "relulab/resources/guides/folding.md": "Folding guide: '16 777 216'",
-    "relulab/resources/guides/playground.md": "Playground guide: 'Σ (n_{l−1} + 1)·n_l' in LaTeX",
     "relulab/ui/panels/folding/jobs.py": "Folding: plain_count groups digits with thin spaces",
 }
 

@@ -65,13 +65,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("projector", "converter:tent"): "Deep → shallow: converter-difference-plot 101 px high",
     ("projector-lecture", "converter:tent"): "Deep → shallow: the numbers of "
                                              "converter-difference-plot's left axis overprint",
-    ("laptop", "playground"): "Playground: on the 'Regions against depth' page "
-                              "playground-depth-plot is 43 px high and playground-depth-caption "
-                              "is cut",
-    ("projector", "playground"): "Playground: the panel needs a window over 680 px high; "
-                                 "playground-status, -depth-caption and -hidden-note cut; "
-                                 "playground-depth-plot 53 px high; the numbers of "
-                                 "playground-hidden-plot's left axis overprint",
 }
 
 
@@ -82,8 +75,6 @@ SHOWS_A: dict[str, str] = {
                       "pyqtgraph's 'A' button",
     "converter:file": "Deep → shallow: converter-main-plot shows pyqtgraph's 'A' button",
     "converter:example": "Deep → shallow: converter-main-plot shows pyqtgraph's 'A' button",
-    "playground": "Playground: playground-loss-plot and playground-accuracy-plot show "
-                  "pyqtgraph's 'A' button",
 }
 
 
