@@ -1,7 +1,8 @@
 """The Hinges panel, in files by what they show: ``controls`` (the column on the
 right, and the keys on the plot), ``readouts`` (the errors above the plot), ``plots``
 (the target and the sum of hinges, the residual, the convergence study),
-``jobs`` (what the worker runs, without Qt) and ``panel`` (the state and the wiring
+``drags`` (a handle's drag, start to finish), ``jobs`` (what the worker runs,
+without Qt) and ``panel`` (the state and the wiring
 between them). ``python -m relulab.ui.panels.hinges`` runs it alone.
 
 The panel class is imported on first use (PEP 562), so that the registry's

@@ -16,7 +16,7 @@ import contextlib
 from dataclasses import replace
 
 import numpy as np
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from relulab.model.data.targets import PRESETS, target_from_text
@@ -32,6 +32,7 @@ from relulab.model.fitting.hinges import (
 from relulab.model.lessons.hinges import HingesState
 from relulab.ui.panels.base import Panel
 from relulab.ui.panels.hinges.controls import CUSTOM, MODE_LABELS, PLOT_KEYS, HingesControls
+from relulab.ui.panels.hinges.drags import HandleDrags
 from relulab.ui.panels.hinges.jobs import convergence_job
 from relulab.ui.panels.hinges.plots import HingesPlots, plot_tables
 from relulab.ui.panels.hinges.readouts import HingesReadouts
@@ -41,7 +42,7 @@ from relulab.ui.worker import Worker
 CURVE_POINTS = 2001
 
 
-class HingesPanel(Panel):
+class HingesPanel(HandleDrags, Panel):
     name = "hinges"
     title = "Hinges"
     state_class = HingesState
@@ -443,47 +444,6 @@ class HingesPanel(Panel):
             return
         p = vb.mapSceneToView(ev.scenePos())
         self.add_hinge(p.x())
-
-    def _on_drag_start(self, i: int, pos: QPointF) -> None:
-        s = self._state
-        self.plot.setFocus(Qt.FocusReason.MouseFocusReason)
-        height = s.height(s.kinks[i]) if s.mode == "free" else 0.0
-        self._drag = (i, s, QPointF(pos), s.kinks[i], height)
-        self._state = replace(s, selected=i)
-        self._sync_widgets()
-
-    def _on_drag_move(self, i: int, pos: QPointF) -> None:
-        if self._drag is None:
-            return
-        _, before, press, k0, y0 = self._drag
-        k = k0 + (pos.x() - press.x())
-        if before.mode == "free":
-            # the corner follows the pointer both ways, from the state the drag began
-            # in: the handle stays under the pointer
-            s = replace(before, selected=i).move_kink(i, k)
-            s = s.raise_kink(i, y0 + (pos.y() - press.y()) - s.height(s.kinks[i]))
-        else:  # least squares puts the corner on the fit: only the kink follows
-            s = self._state.move_kink(i, k)
-        self._state = s
-        self._refresh()
-
-    def _on_drag_finish(self, i: int) -> None:
-        if self._drag is None:
-            return
-        before = self._drag[1]
-        self._drag = None
-        after = self._state
-        self._state = before
-        self.commit(after, "Drag hinge")
-        if after == before:
-            self.apply_state(after)
-
-    def _on_drag_cancel(self, i: int) -> None:
-        if self._drag is None:
-            return
-        before = self._drag[1]
-        self._drag = None
-        self.apply_state(before)
 
     # -- panel hooks -------------------------------------------------------------------
     def receive(self, kind: str, payload) -> bool:
