@@ -84,6 +84,9 @@ class ConverterPanel(Panel):
         self._staged = StagedDrawing(self)
         self.slice_view: SliceView | None = None
         self._lecture_layout = False
+        # the labels coloured by a style sheet, with their theme role and weight: a
+        # theme switch colours them again (the palette does not reach a style sheet)
+        self._coloured: dict = {}
         self._build()
         self._connect()
         self.setAcceptDrops(True)
@@ -205,11 +208,15 @@ class ConverterPanel(Panel):
 
     def _show_message(self, text: str, error: bool = False) -> None:
         self.message.setText(text)
-        role = "error_text" if error else "foreground"
-        self.message.setStyleSheet(f"color: {self.theme.color(role).name()};"
-                                   + (" font-weight: bold;" if error else ""))
+        self._colour(self.message, "error_text" if error else "foreground", bold=error)
         if text:
             self.show_status(text)
+
+    def _colour(self, label, role: str, bold: bool = False) -> None:
+        """Colour ``label`` by the theme's ``role`` now and after every theme switch."""
+        self._coloured[label] = (role, bold)
+        label.setStyleSheet(f"color: {self.theme.color(role).name()};"
+                            + (" font-weight: bold;" if bold else ""))
 
     # -- where the network comes from (self.sources) and its slice (self.slicing) ------
     new_random = _forward("sources", SourceChoice.new_random)
@@ -366,8 +373,7 @@ class ConverterPanel(Panel):
             self.kinks.set_rows(np.zeros((0, 5)))
             self.diff_curve.setData([], [])
             self.verdict.setText(f"The shallow network is not built here: {res.problem}")
-            self.verdict.setStyleSheet(f"color: {self.theme.color('foreground').name()};"
-                                       " font-weight: bold;")
+            self._colour(self.verdict, "foreground", bold=True)
             self.summary_label.setText(words.slice_summary(res, self._state.slice))
             self.explain.setText(words.explanation(res, self.net.n_in))
             return
@@ -375,7 +381,7 @@ class ConverterPanel(Panel):
         self._draw_verdict(res)
         if conv.one_d is not None:
             self.kinks.set_rows(res.kink_rows)
-            self.plot_area.draw_line_difference(res)
+            self.plot_area.draw_line_difference(res, self.theme)
             self.layers_label.setText(words.layers_1d(conv, of_slice=True))
         else:
             self.layers_label.setText(words.layers_nd(conv))
@@ -394,8 +400,7 @@ class ConverterPanel(Panel):
         self.verdict.set_value("equal" if ok else "not equal", text)
         self.summary_label.setText(summary)
         self.explain.setText(words.explanation(res, self.net.n_in))
-        self.verdict.setStyleSheet(f"color: {self.theme.color('foreground' if ok else 'error_text').name()};"
-                                   " font-weight: bold;")
+        self._colour(self.verdict, "foreground" if ok else "error_text", bold=True)
 
     def _draw_1d(self, res: Result) -> list:
         """The words and the kink table now; returns the next two stages, the curves
@@ -534,8 +539,8 @@ class ConverterPanel(Panel):
             else:
                 self.slice_drawing.draw(self.slice_view, image_shape=self._state.slice.image_shape)
                 self.slice_drawing.select(self.selected_region)
-        if self.result is not None and self.result.conversion is not None:
-            self._draw_verdict(self.result)
+        for label, (role, bold) in self._coloured.items():
+            self._colour(label, role, bold)
 
     def set_lecture_layout(self, on: bool) -> None:
         """The slice bar is a control too: hidden in the lecture layout."""

@@ -143,7 +143,7 @@ class ConverterPlots(QSplitter):
         span = max(1e-15, float(np.abs(diff).max()) * 1.2)
         self.diff_plot.setYRange(-span, span, padding=0)
 
-    def draw_line_difference(self, res: Result) -> None:
+    def draw_line_difference(self, res: Result, theme) -> None:
         """A line slice's difference: the output where deep and shallow differ most."""
         diff = res.deep_y - res.shallow_y
         worst = np.abs(diff).max(axis=0)
@@ -151,7 +151,8 @@ class ConverterPlots(QSplitter):
         self.diff_curve.setData(res.curve_x, diff[:, o])
         item = self.diff_plot.getPlotItem()
         item.setLabel("left", "deep − shallow")
-        item.setTitle(f"output {o}, the largest difference" if diff.shape[1] > 1 else None)
+        theme.set_title(item, f"output {o}, the largest difference" if diff.shape[1] > 1 else "",
+                        9.5)
         item.setLabel("bottom", "t")
         span = max(1e-15, float(np.abs(diff[:, o]).max()) * 1.2)
         self.diff_plot.setYRange(-span, span, padding=0)

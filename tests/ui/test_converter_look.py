@@ -1,0 +1,157 @@
+"""What the Deep → shallow panel looks like: every label and plot item in the colours
+of the theme in use after a switch at run time, the key under the plot, the autorange
+button hidden, exports without on-screen hints, and one number format."""
+
+from __future__ import annotations
+
+import re
+
+import pyqtgraph as pg
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QApplication, QLabel
+
+from relulab.ui.items.path_item import PathItem
+from relulab.ui.panels.converter import ConverterPanel
+from relulab.ui.panels.converter.slices import SLICE_CLASS_COLOURS
+
+#: The theme's roles a label or a plot item of the panel may be drawn in.
+ROLES = ("background", "foreground", "grid", "target", "approx", "accent", "second", "muted",
+         "handle", "selected", "error", "error_text")
+THEME_ORDER = ("dark", "high-contrast", "light")
+
+
+def _wait(panel):
+    assert panel.wait_until_idle(60)
+
+
+@pytest.fixture
+def panel(qtbot, theme):
+    theme.apply_to_application()  # the palette of a fresh light theme, whatever ran before
+    p = ConverterPanel()
+    qtbot.addWidget(p)
+    p.resize(1366, 740)
+    p.show()
+    _wait(p)
+    yield p
+    p.shutdown()
+
+
+def _rgb(colour) -> str:
+    return QColor(colour).name()
+
+
+def _allowed(theme) -> set[str]:
+    colours = {_rgb(theme.color(r)) for r in ROLES}
+    colours |= {_rgb(theme.series_color(i)) for i in range(7)}
+    colours |= {_rgb(theme.class_color(k)) for k in range(6)}
+    return colours | {_rgb(c) for c in SLICE_CLASS_COLOURS}
+
+
+def label_colour(label: QLabel) -> QColor:
+    """The colour a label's text is drawn in: its style sheet's, else its palette's."""
+    found = re.search(r"color:\s*(#[0-9a-fA-F]{6})", label.styleSheet())
+    return QColor(found.group(1)) if found else label.palette().color(label.foregroundRole())
+
+
+def label_problems(panel, theme) -> list[str]:
+    """Every label of the panel in the theme's text colours (errors in its error colour),
+    and every colour a rich-text label writes one of the theme's."""
+    text = {_rgb(theme.color("foreground")), _rgb(theme.color("error_text"))}
+    found = []
+    for label in panel.findChildren(QLabel):
+        name = label.objectName() or f"{type(label).__name__} '{label.text()[:20]}'"
+        if _rgb(label_colour(label)) not in text:
+            found.append(f"{theme.name}: {name} in {_rgb(label_colour(label))}")
+        for colour in re.findall(r"color:\s*(#[0-9a-fA-F]{6})", label.text()):
+            if _rgb(colour) not in _allowed(theme):
+                found.append(f"{theme.name}: {name} writes in {colour}")
+    return found
+
+
+def _item_colours(item) -> list[QColor]:
+    if isinstance(item, pg.PlotDataItem):
+        pen = item.opts["pen"]
+        return [] if pen is None else [pg.mkPen(pen).color()]
+    if isinstance(item, pg.ScatterPlotItem):
+        return [pg.mkPen(item.opts["pen"]).color(), pg.mkBrush(item.opts["brush"]).color()]
+    if isinstance(item, pg.TextItem):
+        return [QColor(item.color)]
+    if isinstance(item, pg.InfiniteLine):
+        return [item.pen.color(), QColor(item.label.color)] if item.label else [item.pen.color()]
+    if isinstance(item, PathItem):
+        drawn = []
+        if item.pen().style() != Qt.PenStyle.NoPen:
+            drawn.append(item.pen().color())
+        if item.brush().style() != Qt.BrushStyle.NoBrush:
+            drawn.append(item.brush().color())
+        return drawn
+    return []
+
+
+def plot_problems(panel, theme) -> list[str]:
+    """The plots' backgrounds, axes and titles in the theme's colours, the curves in
+    their roles', and every item drawn on them in one of the theme's colours."""
+    fg, bg = _rgb(theme.color("foreground")), _rgb(theme.color("background"))
+    allowed = _allowed(theme)
+    found = []
+    for plot in (panel.main_plot, panel.diff_plot):
+        name, item = plot.objectName(), plot.getPlotItem()
+        if _rgb(plot.backgroundBrush().color()) != bg:
+            found.append(f"{theme.name}: {name}'s background")
+        for side in ("left", "bottom"):
+            axis = item.getAxis(side)
+            if _rgb(axis.pen().color()) != fg or _rgb(axis.textPen().color()) != fg:
+                found.append(f"{theme.name}: {name}'s {side} axis")
+        title = item.titleLabel
+        if title.text and _rgb(title.opts.get("color")) != fg:
+            found.append(f"{theme.name}: {name}'s title in {title.opts.get('color')}")
+        for gi in item.getViewBox().addedItems:
+            for colour in _item_colours(gi):
+                if colour.alpha() and _rgb(colour) not in allowed:
+                    found.append(f"{theme.name}: {name}: {type(gi).__name__} in {_rgb(colour)}")
+    for curve, role in ((panel.deep_curve, "target"), (panel.shallow_curve, "approx"),
+                        (panel.diff_curve, "error")):
+        if _rgb(_item_colours(curve)[0]) != _rgb(theme.color(role)):
+            found.append(f"{theme.name}: a curve not in {role}")
+    for gi in panel.slice_drawing.items:
+        if (isinstance(gi, pg.TextItem) and panel.slice_view.cut.kind != "line"
+                and _rgb(gi.color) != fg):
+            found.append(f"{theme.name}: the map's label {gi.toPlainText()!r} in {_rgb(gi.color)}")
+    return found
+
+
+def _cycle(panel, theme) -> list[str]:
+    problems = label_problems(panel, theme) + plot_problems(panel, theme)
+    for name in THEME_ORDER:
+        theme.set_name(name)
+        QApplication.processEvents()  # the application's palette reaches the widgets
+        _wait(panel)
+        problems += label_problems(panel, theme) + plot_problems(panel, theme)
+    return problems
+
+
+def test_a_theme_switch_restyles_the_region_map(panel, theme):
+    assert not _cycle(panel, theme)
+
+
+def test_a_theme_switch_restyles_the_curves_and_an_error(panel, theme):
+    panel.set_tent_depth(4)
+    _wait(panel)
+    panel.load_file("no-such-file.json")  # an error message, in the error colour
+    assert panel.message.text()
+    assert not _cycle(panel, theme)
+
+
+def test_a_theme_switch_restyles_the_digits_slice_and_its_words(panel, theme):
+    """Seen: after a switch the verdict ("The shallow network is not built here: …")
+    and the example's caption kept the old theme's text colour, black on dark."""
+    assert panel.open_example()
+    _wait(panel)
+    assert "not built here" in panel.verdict.text() and "digits" in panel.message.text()
+    assert not _cycle(panel, theme)
+    panel.slicing.choose_kind("line")  # the kinks of the ten outputs along A → B
+    _wait(panel)
+    assert panel.state.slice.kind == "line"
+    assert not _cycle(panel, theme)
