@@ -155,3 +155,75 @@ def test_a_theme_switch_restyles_the_digits_slice_and_its_words(panel, theme):
     _wait(panel)
     assert panel.state.slice.kind == "line"
     assert not _cycle(panel, theme)
+
+
+def _points_under(rect, plot, items) -> int:
+    """How many data points of ``items`` (curves, markers) are drawn inside ``rect``
+    (scene coordinates) of ``plot``."""
+    vb = plot.getPlotItem().getViewBox()
+    under = 0
+    for item in items:
+        x, y = item.getData()
+        for xi, yi in zip(x[::7], y[::7]):
+            if rect.contains(vb.mapViewToScene(pg.Point(float(xi), float(yi)))):
+                under += 1
+    return under
+
+
+def test_the_key_of_the_curves_lies_under_the_plot_and_covers_no_data(qtbot, panel):
+    """Seen: the legend in the plot's corner covered the kinks of the tent map."""
+    panel.set_tent_depth(4)
+    _wait(panel)
+    plot = panel.main_plot
+    legends = [gi for gi in plot.scene().items()
+               if isinstance(gi, pg.LegendItem) and gi.isVisible()]
+    data = (panel.deep_curve, panel.shallow_curve, panel.kink_marks)
+    for legend in legends:
+        assert _points_under(legend.sceneBoundingRect(), plot, data) == 0
+    key = panel.key
+    assert key.isVisible() and key.y() >= plot.y() + plot.height()
+    assert key.x() < plot.x() + plot.width() and key.width() > 0
+    assert "deep network" in key.plain_text() and "kinks" in key.plain_text()
+    for colour in ("target", "approx", "accent"):
+        assert panel.theme.color(colour).name() in key.text().lower()
+    panel.arch_edit.setText("2-4-1")
+    panel._on_architecture()
+    _wait(panel)
+    assert not key.isVisible()  # a map's colours are explained in words
+
+
+def test_the_autorange_button_never_shows(qtbot, panel):
+    """pyqtgraph's "A" button appears after a drag, over the plot's corner."""
+    panel.set_tent_depth(2)
+    _wait(panel)
+    for plot in (panel.main_plot, panel.diff_plot):
+        item = plot.getPlotItem()
+        item.getViewBox().translateBy(x=0.5)  # a drag: auto-range is off
+        item.mouseHovering = True
+        item.updateButtons()
+        assert not all(item.getViewBox().autoRangeEnabled())
+        assert not item.autoBtn.isVisible(), plot.objectName()
+
+
+def _svg_text(plot, tmp_path) -> str:
+    from relulab.ui.export import export_svg
+
+    path = export_svg(plot, tmp_path / f"{plot.objectName()}.svg")
+    return re.sub(r"<[^>]+>", " ", path.read_text(encoding="utf-8"))
+
+
+def test_exported_pictures_keep_no_instructions(qtbot, panel, tmp_path):
+    """File ▸ Export of the map, the curves and the digits plane: what a click or the
+    keys do is said beside the plot on screen, never in the picture."""
+    hints = re.compile(r"click|scroll|press|drag", re.IGNORECASE)
+    assert panel.result.conversion.n_in == 2
+    pictures = [_svg_text(panel.main_plot, tmp_path)]
+    panel.set_tent_depth(3)
+    _wait(panel)
+    pictures += [_svg_text(panel.main_plot, tmp_path), _svg_text(panel.diff_plot, tmp_path)]
+    assert panel.open_example()
+    _wait(panel)
+    pictures.append(_svg_text(panel.main_plot, tmp_path))
+    assert "regions" in pictures[0] and "deep" in pictures[1]
+    for text in pictures:
+        assert not hints.search(text), hints.search(text).group(0)

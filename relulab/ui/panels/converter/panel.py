@@ -159,7 +159,7 @@ class ConverterPanel(Panel):
         self.source_box, self.random_button, self.arch_edit = c.source_box, c.random_button, c.arch_edit
         self.seed_spin, self.tent_spin, self.message = c.seed_spin, c.tent_spin, c.message
         self.open_button, self.export_button = c.open_button, c.export_button
-        self.main_plot, self.diff_plot, self.legend = p.main_plot, p.diff_plot, p.legend
+        self.main_plot, self.diff_plot, self.key = p.main_plot, p.diff_plot, p.key
         self.deep_curve, self.shallow_curve = p.deep_curve, p.shallow_curve
         self.kink_marks, self.diff_curve = p.kink_marks, p.diff_curve
         self.summary_label, self.layers_label = d.summary_label, d.layers_label

@@ -16,6 +16,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QHeaderView, QScrollArea, QSplitter, QTableView, QVBoxLayout, QWidget
 
 from relulab.ui.items.path_item import PathItem
+from relulab.ui.legend import Entry, KeyLabel
 from relulab.ui.panels.base import named
 from relulab.ui.panels.converter.jobs import Result
 from relulab.ui.panels.converter.slices import polygons_path
@@ -63,8 +64,14 @@ class KinkTable(QAbstractTableModel):
         return None
 
 
+#: The key under the 1-D plot: what each line and marker is.
+KEY = (Entry("target", "—", "deep network"), Entry("approx", "‒ ‒", "shallow network"),
+       Entry("accent", "●", "kinks, one hidden neuron each"))
+
+
 class ConverterPlots(QSplitter):
-    """The main plot above the difference plot, and what is drawn on them."""
+    """The main plot, with its key under it, above the difference plot, and what is
+    drawn on them."""
 
     def __init__(self, parent=None):
         super().__init__(Qt.Orientation.Vertical, parent)
@@ -73,19 +80,30 @@ class ConverterPlots(QSplitter):
             description="1-D input: the deep network (solid) and the shallow one (dashed) "
             "against x, with a marker at each kink. 2-D input: the map of the deep network's "
             "activation regions; click one for its affine map and constraints.")
-        self.main_plot.getPlotItem().setMenuEnabled(False)
         self.diff_plot = named(pg.PlotWidget(), "converter-difference-plot",
                                "Difference deep minus shallow",
                                description="The difference deep − shallow against x (1-D "
                                "input): zero up to rounding when the two are equal.")
-        self.diff_plot.getPlotItem().setMenuEnabled(False)
-        self.legend = self.main_plot.getPlotItem().addLegend(offset=(10, 10))
-        self.deep_curve = self.main_plot.plot([], [], name="deep network")
-        self.shallow_curve = self.main_plot.plot([], [], name="shallow network (one hidden layer)")
-        self.kink_marks = pg.ScatterPlotItem(name="kinks: one hidden neuron each")
+        for plot in (self.main_plot, self.diff_plot):
+            plot.getPlotItem().setMenuEnabled(False)
+            # pyqtgraph's "A" (auto-range) button, after a drag: the panel shows the
+            # whole result again with each new one
+            plot.getPlotItem().hideButtons()
+        # the key sits under the plot: a legend on it would hide the kinks it explains
+        self.key = KeyLabel("converter-key", "What the curves and markers mean", KEY)
+        self.key.setVisible(False)  # until curves are drawn
+        self.deep_curve = self.main_plot.plot([], [])
+        self.shallow_curve = self.main_plot.plot([], [])
+        self.kink_marks = pg.ScatterPlotItem()
         self.main_plot.addItem(self.kink_marks)
         self.diff_curve = self.diff_plot.plot([], [])
-        self.addWidget(self.main_plot)
+        top = QWidget()
+        column = QVBoxLayout(top)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        column.addWidget(self.main_plot, 1)
+        column.addWidget(self.key)
+        self.addWidget(top)
         self.addWidget(self.diff_plot)
         self.setSizes([600, 220])
         # the 2-D map: one path per colour, and the selected region on top
@@ -122,7 +140,7 @@ class ConverterPlots(QSplitter):
         else:
             self.kink_marks.setData([], [])
         self.kink_marks.setVisible(True)
-        self.legend.setVisible(True)
+        self.key.setVisible(True)
         self.main_plot.getPlotItem().getViewBox().setAspectLocked(False)
         item.enableAutoRange()
 
@@ -132,7 +150,7 @@ class ConverterPlots(QSplitter):
         self.kink_marks.setVisible(False)
         # its entries are the deep and shallow curves (the regions' colours are
         # explained in words)
-        self.legend.setVisible(False)
+        self.key.setVisible(False)
 
     def draw_difference(self, res: Result, theme) -> None:
         diff = res.deep_y - res.shallow_y
@@ -164,9 +182,11 @@ class ConverterPlots(QSplitter):
         item = self.main_plot.getPlotItem()
         n = conv.n_in
         if n != 2:
-            theme.set_title(item, f"{n}-D input: no map (regions: {conv.p})")
+            theme.set_title(item, f"{n}-D input: no map (regions: {conv.p:,})")
             return False
-        theme.set_title(item, f"{conv.p} activation regions on R² (click one)")
+        # what a click does is said beside the plot (the region's details), not in
+        # the title: an exported picture keeps no instructions
+        theme.set_title(item, f"{conv.p:,} activation regions on R²")
         item.setLabel("bottom", "x1")
         item.setLabel("left", "x2")
         return True
