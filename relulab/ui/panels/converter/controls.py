@@ -73,6 +73,7 @@ class ConverterControls(QWidget):
         form.addRow(self.export_button)
         self.message = Readout("converter-message", "Messages", "message", wrap=True)
         form.addRow(self.message)
+        self._form = form
 
     def show_state(self, s: ConverterState) -> None:
         with signals_blocked(self.source_box, self.arch_edit, self.seed_spin, self.tent_spin):
@@ -80,6 +81,15 @@ class ConverterControls(QWidget):
             self.arch_edit.setText("-".join(map(str, s.architecture)))
             self.seed_spin.setValue(s.seed)
             self.tent_spin.setValue(s.tent_depth)
+        # only what shapes the network on screen: a random network's architecture and
+        # seed, the tent's depth (N and the file button choose another source)
+        self._form.setRowVisible(self.arch_edit, s.source == "random")
+        self._form.setRowVisible(self.seed_spin, s.source == "random")
+        self._form.setRowVisible(self.tent_spin, s.source == "tent")
+
+    def show_export(self, possible: bool) -> None:
+        """The export button, when there is a shallow network to export."""
+        self._form.setRowVisible(self.export_button, possible)
 
 
 def save_path(parent: QWidget, caption: str, start: str, filters: str, *, instead: str) -> str:

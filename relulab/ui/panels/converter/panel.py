@@ -319,6 +319,7 @@ class ConverterPanel(Panel):
     def _on_failed(self, exc: Exception) -> None:
         # shown in the panel; the previous picture stays
         self._show_message(f"Conversion failed: {exc}", error=True)
+        self.controls.show_export(False)
         self.verdict.set_value("failed", "conversion failed")
         self.finished.emit("conversion")
 
@@ -334,6 +335,7 @@ class ConverterPanel(Panel):
         conv = res.conversion
         one_d = conv.one_d is not None
         self.plot_area.clear_regions()
+        self.controls.show_export(True)
         self._draw_sizes(conv)
         self._draw_verdict(res)
         # Between a 1-D and a 2-D result the layout changes (the kink table and the
@@ -367,6 +369,7 @@ class ConverterPanel(Panel):
         if view is not self.slice_drawing.view:
             self._show_slice_picture(view)
         conv = res.conversion
+        self.controls.show_export(conv is not None)
         if conv is None:
             self.sizes_label.setText(words.unbuilt_sizes(res))
             self.layers_label.setText("")
