@@ -5,9 +5,11 @@ zoom 1.6, with and without the lecture layout."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QPoint, QRect, QSize, Qt
+from PySide6.QtWidgets import QApplication, QLabel, QScrollArea, QWidget
 
 from relulab.model.networks.mlp import MLP
+from relulab.ui.main_window import default_size
 from relulab.ui.panels.converter import ConverterPanel
 
 
@@ -68,3 +70,120 @@ def test_only_the_controls_of_the_source_on_screen_are_shown(qtbot, panel, tmp_p
     assert _shown(panel, "converter-export")
     panel.undo_stack.undo()  # back to the example
     check("example")
+
+
+# -- sizes: a laptop, and a projector at zoom 1.6 ------------------------------------
+SCREENS = {"laptop": (QSize(1366, 768), 1.0), "projector at zoom 1.6": (QSize(1280, 720), 1.6)}
+#: The least height of a plot's data area, in pixels.
+LEAST_VIEW = 120
+
+
+@pytest.fixture
+def window(qtbot, theme):
+    from relulab.app import build_main_window
+
+    w = build_main_window()
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    yield w
+    w.close()
+
+
+def needed_height(label: QLabel) -> int:
+    """The height ``label`` needs to show all its lines at its width."""
+    if label.wordWrap():
+        need = label.heightForWidth(label.width())
+        if need >= 0:
+            return need
+    flags = int(Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap) if label.wordWrap() else 0
+    rect = label.fontMetrics().boundingRect(QRect(0, 0, label.contentsRect().width(), 100000),
+                                            flags, label.text())
+    return rect.height() + label.height() - label.contentsRect().height()
+
+
+def _ancestors(widget):
+    while widget.parentWidget() is not None:
+        widget = widget.parentWidget()
+        yield widget
+
+
+def _title_problems(plot) -> list[str]:
+    item = plot.getPlotItem()
+    title = item.titleLabel
+    if not title.text or not plot.isVisible():
+        return []
+    text = title.item.boundingRect()
+    if text.width() > item.width() or text.height() > title.height() + 1:
+        return [f"{plot.objectName()}'s title {text.width():.0f}×{text.height():.0f} px "
+                f"in {item.width():.0f}×{title.height():.0f}"]
+    return []
+
+
+def size_problems(window, panel, where: str) -> list[str]:
+    """Every plot of the panel with LEAST_VIEW px of data height and its title whole,
+    every caption and readout with the height its lines need and inside the window,
+    the plots wider than the details beside them, and the window as large as asked."""
+    found = []
+    for plot in (panel.main_plot, panel.diff_plot):
+        if not plot.isVisible():
+            continue
+        view = plot.getPlotItem().getViewBox()
+        if view.height() < LEAST_VIEW:
+            found.append(f"{plot.objectName()} only {view.height():.0f} px high")
+        found += _title_problems(plot)
+    for label in panel.findChildren(QLabel):
+        if not label.isVisible() or not label.objectName().startswith("converter-"):
+            continue
+        if label.height() + 1 < needed_height(label):
+            found.append(f"{label.objectName()} {label.height()} px high, its text needs "
+                         f"{needed_height(label)}")
+        # in sight: in the window, or in a scrolled column's width (its height scrolls)
+        scroll = next((a for a in _ancestors(label) if isinstance(a, QScrollArea)), None)
+        frame = window if scroll is None else scroll.viewport()
+        box = QRect(label.mapTo(frame, QPoint(0, 0)), label.size())
+        inside = frame.rect() if scroll is None else QRect(0, box.top(), frame.width(), box.height())
+        if not inside.contains(box):
+            found.append(f"{label.objectName()} outside {frame.objectName()} at {box.getRect()}")
+    message = panel.message
+    if message.isVisible() and message.text():  # the source's caption: at the column's top
+        scroll = next((a for a in _ancestors(message) if isinstance(a, QScrollArea)), None)
+        viewport = window if scroll is None else scroll.viewport()
+        box = QRect(message.mapTo(viewport, QPoint(0, 0)), message.size())
+        if not viewport.rect().contains(box):
+            found.append(f"the message at {box.getRect()}, out of sight")
+    if panel.details.isVisible() and panel.details.width() > 0.3 * window.width():
+        found.append(f"the details take {panel.details.width()} px of {window.width()}")
+    if panel.main_plot.width() < 0.4 * window.width():
+        found.append(f"the main plot only {panel.main_plot.width()} px wide")
+    return [f"{where}: {p}" for p in found]
+
+
+@pytest.mark.parametrize("screen", SCREENS, ids=SCREENS.keys())
+def test_every_plot_and_caption_fits_a_laptop_and_a_projector(window, theme, screen):
+    """Seen at 1280 × 720, zoom 1.6: the details took 40% of the width, the main plot's
+    title was cut, the difference plot had 19 px of data; with the digits example the
+    window grew past the screen and its caption was cut to one line."""
+    size, zoom = SCREENS[screen]
+    size = default_size(size)
+    theme.set_zoom(zoom)
+    window.resize(size)
+    panel = window.show_panel("converter")
+    problems = []
+    for state in ("tent", "map", "digits"):
+        if state == "tent":
+            panel.set_tent_depth(4)
+        elif state == "map":
+            panel.new_random()
+        else:
+            assert panel.open_example()
+        _wait(panel)
+        for lecture in (False, True):
+            window.set_lecture_layout(lecture)
+            QApplication.processEvents()
+            where = f"{state}{', lecture layout' if lecture else ''}"
+            if window.size() != size:
+                problems.append(f"{where}: the window grew to {window.size().toTuple()}")
+            problems += size_problems(window, panel, where)
+        window.set_lecture_layout(False)
+    assert not problems, "\n".join(problems)

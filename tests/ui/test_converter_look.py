@@ -183,7 +183,7 @@ def test_the_key_of_the_curves_lies_under_the_plot_and_covers_no_data(qtbot, pan
     key = panel.key
     assert key.isVisible() and key.y() >= plot.y() + plot.height()
     assert key.x() < plot.x() + plot.width() and key.width() > 0
-    assert "deep network" in key.plain_text() and "kinks" in key.plain_text()
+    assert "deep" in key.plain_text() and "shallow" in key.plain_text() and "kinks" in key.plain_text()
     for colour in ("target", "approx", "accent"):
         assert panel.theme.color(colour).name() in key.text().lower()
     panel.arch_edit.setText("2-4-1")

@@ -22,12 +22,12 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from relulab.model.lessons.converter import ConverterState
 from relulab.model.regions.engine import engine_ready, start_warm_up
 from relulab.model.regions.slices import SliceState
-from relulab.ui.panels.base import Key, Panel, named
+from relulab.ui.panels.base import Key, Panel, fit_controls_width, named
 from relulab.ui.panels.converter import jobs, words
 from relulab.ui.panels.converter.controls import ConverterControls, save_path
 from relulab.ui.panels.converter.jobs import Result, SliceView
@@ -38,6 +38,10 @@ from relulab.ui.panels.converter.sources import NETWORK_SUFFIXES, SourceChoice, 
 from relulab.ui.readout import Readout
 from relulab.ui.staged import StagedDrawing
 from relulab.ui.worker import Worker
+
+#: The controls' column is 330 px wide at zoom 1, growing with the zoom up to this
+#: (more if its content needs it): at 1.6 on a 1280 px projector the plots keep the rest.
+MOST_CONTROLS_WIDTH = 400
 
 
 def _forward(part: str, method):
@@ -120,8 +124,14 @@ class ConverterPanel(Panel):
     # -- building -------------------------------------------------------------
     def _build(self) -> None:
         outer = QHBoxLayout(self)
-        self._left = named(QWidget(self), "converter-left", "Converter controls and sizes")
-        column = QVBoxLayout(self._left)
+        # The column scrolls rather than squeezing its labels (the example's caption
+        # was cut to one line when a slice's bar joined the controls).
+        self._left = named(QScrollArea(self), "converter-left", "Converter controls and sizes")
+        self._left.setWidgetResizable(True)
+        self._left.setFrameShape(QScrollArea.Shape.NoFrame)
+        self._left.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        inner = QWidget()
+        column = QVBoxLayout(inner)
         column.setContentsMargins(0, 0, 0, 0)
         self.controls = c = ConverterControls()
         column.addWidget(c)
@@ -134,23 +144,24 @@ class ConverterPanel(Panel):
         self.sizes_label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         column.addWidget(self.sizes_label)
         column.addStretch(1)
+        self._left.setWidget(inner)
         outer.addWidget(self._left)
         right = QVBoxLayout()
-        self.explain = Readout("converter-explain", "What the panel shows, in words",
-                               "explanation", wrap=True)
         self.verdict = Readout("converter-verdict", "Verdict", "verdict", wrap=True)
         self.verdict.set_value(None, "converting…")
-        right.addWidget(self.explain)
         right.addWidget(self.verdict)
         split = QSplitter(Qt.Orientation.Horizontal)
         self.plot_area = p = ConverterPlots()
         self.details = d = Details()
+        # the words go beside the plots, with the details: above them, they took the
+        # height the difference plot needs on a projector
+        self.explain = d.explain
         split.addWidget(p)
         split.addWidget(d)
         split.setChildrenCollapsible(False)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        split.setSizes([640, 360])
+        split.setStretchFactor(0, 7)
+        split.setStretchFactor(1, 3)
+        split.setSizes([700, 300])
         right.addWidget(split, 1)
         outer.addLayout(right, 1)
         self.make_keys()
@@ -358,6 +369,7 @@ class ConverterPanel(Panel):
         self.slice_drawing.theme = self.theme
         cut = self._state.slice
         self.slice_drawing.draw(view, image_shape=cut.image_shape if cut is not None else None)
+        self.plot_area.keep_heights()
         self._show_parts(view.cut.kind == "line")
         if not 0 <= self.selected_region < len(view.polygons):
             self._state = replace(self._state, selected_region=-1)
@@ -526,14 +538,13 @@ class ConverterPanel(Panel):
 
     def apply_theme(self) -> None:
         t = self.theme
-        self._left.setFixedWidth(int(330 * t.zoom))
+        fit_controls_width(self._left, int(min(330 * t.zoom, MOST_CONTROLS_WIDTH)))
         self.plot_area.apply_theme(t)
         self.explain.setFont(t.font(10))
         self.summary_label.setFont(t.font(9))
-        # two lines kept for the explanation and the verdict, which take one or two: a
-        # new result does not move (and repaint twice over) the plots below them
-        for label in (self.explain, self.verdict):
-            label.setMinimumHeight(2 * label.fontMetrics().lineSpacing())
+        # two lines kept for the verdict, which takes one or two: a new result does not
+        # move (and repaint twice over) the plots below it
+        self.verdict.setMinimumHeight(2 * self.verdict.fontMetrics().lineSpacing())
         self.plot_area.style_regions(t, self.selected_region)
         if self.slice_view is not None and self._state.sliced:
             self.slice_drawing.theme = t
@@ -542,8 +553,9 @@ class ConverterPanel(Panel):
             else:
                 self.slice_drawing.draw(self.slice_view, image_shape=self._state.slice.image_shape)
                 self.slice_drawing.select(self.selected_region)
-        for label, (role, bold) in self._coloured.items():
+        for label, (role, bold) in list(self._coloured.items()):
             self._colour(label, role, bold)
+        self.plot_area.keep_heights()  # the titles and axes at the new size
 
     def set_lecture_layout(self, on: bool) -> None:
         """The slice bar is a control too: hidden in the lecture layout."""

@@ -9,10 +9,12 @@ network's layers, the kink list and the selected region.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QFontMetricsF
 from PySide6.QtWidgets import QHeaderView, QScrollArea, QSplitter, QTableView, QVBoxLayout, QWidget
 
 from relulab.ui.items.path_item import PathItem
@@ -65,8 +67,28 @@ class KinkTable(QAbstractTableModel):
 
 
 #: The key under the 1-D plot: what each line and marker is.
-KEY = (Entry("target", "—", "deep network"), Entry("approx", "‒ ‒", "shallow network"),
+KEY = (Entry("target", "—", "deep"), Entry("approx", "‒ ‒", "shallow"),
        Entry("accent", "●", "kinks, one hidden neuron each"))
+#: The least height of a plot's data area, in pixels, whatever the zoom: its title and
+#: axis take their height on top (a projector's zoom left the difference 19 px).
+LEAST_VIEW = 120
+#: pyqtgraph's row of a plot's title, in pixels: the least it is given.
+TITLE_ROW = 30
+
+
+def keep_view_height(plot: pg.PlotWidget) -> None:
+    """Keep LEAST_VIEW pixels of ``plot``'s height for its data: beyond it, the title's
+    row (as high as its text: pyqtgraph's 30 px cut it at zoom 1.6) and the bottom axis,
+    its numbers and its label (counted when not shown yet)."""
+    item = plot.getPlotItem()
+    row = 0
+    if item.titleLabel.text:
+        row = max(TITLE_ROW, math.ceil(item.titleLabel.item.boundingRect().height()))
+        item.titleLabel.setMaximumHeight(row)
+        item.layout.setRowFixedHeight(0, row)
+    axis = item.getAxis("bottom")
+    label = 0.0 if axis.label.isVisible() else QFontMetricsF(axis.label.font()).height()
+    plot.setMinimumHeight(int(LEAST_VIEW + max(row, TITLE_ROW) + axis.minimumHeight() + label + 6))
 
 
 class ConverterPlots(QSplitter):
@@ -105,7 +127,8 @@ class ConverterPlots(QSplitter):
         column.addWidget(self.key)
         self.addWidget(top)
         self.addWidget(self.diff_plot)
-        self.setSizes([600, 220])
+        self.setChildrenCollapsible(False)
+        self.setSizes([600, 260])
         # the 2-D map: one path per colour, and the selected region on top
         self.region_items: list[PathItem] = []
         self.region_polygons: list = []     # the polygons they draw
@@ -120,6 +143,11 @@ class ConverterPlots(QSplitter):
         self.kink_marks.setBrush(pg.mkBrush(t.color("accent")))
         self.kink_marks.setSize(t.point_size(7))
         self.diff_curve.setPen(t.pen("error", 2.0))
+        self.keep_heights()
+
+    def keep_heights(self) -> None:
+        for plot in (self.main_plot, self.diff_plot):
+            keep_view_height(plot)
 
     # -- 1-D input --------------------------------------------------------------
     def draw_curves(self, res: Result, theme) -> None:
@@ -143,6 +171,7 @@ class ConverterPlots(QSplitter):
         self.key.setVisible(True)
         self.main_plot.getPlotItem().getViewBox().setAspectLocked(False)
         item.enableAutoRange()
+        self.keep_heights()
 
     def hide_curves(self) -> None:
         self.deep_curve.setVisible(False)
@@ -155,11 +184,13 @@ class ConverterPlots(QSplitter):
     def draw_difference(self, res: Result, theme) -> None:
         diff = res.deep_y - res.shallow_y
         self.diff_curve.setData(res.curve_x, diff)
-        self.diff_plot.getPlotItem().setLabel("left", "deep − shallow")
+        # a short axis label: "deep − shallow" is longer than the plot is high at zoom 1.6
+        self.diff_plot.getPlotItem().setLabel("left", "Δ")
         self.diff_plot.getPlotItem().setLabel("bottom", "x")
-        theme.set_title(self.diff_plot, "their difference: zero up to rounding", 9.5)
+        theme.set_title(self.diff_plot, "Δ = deep − shallow: zero up to rounding", 9.5)
         span = max(1e-15, float(np.abs(diff).max()) * 1.2)
         self.diff_plot.setYRange(-span, span, padding=0)
+        self.keep_heights()
 
     def draw_line_difference(self, res: Result, theme) -> None:
         """A line slice's difference: the output where deep and shallow differ most."""
@@ -168,10 +199,11 @@ class ConverterPlots(QSplitter):
         o = int(np.argmax(worst)) if len(worst) else 0
         self.diff_curve.setData(res.curve_x, diff[:, o])
         item = self.diff_plot.getPlotItem()
-        item.setLabel("left", "deep − shallow")
-        theme.set_title(item, f"output {o}, the largest difference" if diff.shape[1] > 1 else "",
-                        9.5)
+        item.setLabel("left", "Δ")
+        theme.set_title(item, "Δ = deep − shallow" + (f", output {o}: the largest"
+                                                      if diff.shape[1] > 1 else ""), 9.5)
         item.setLabel("bottom", "t")
+        self.keep_heights()
         span = max(1e-15, float(np.abs(diff[:, o]).max()) * 1.2)
         self.diff_plot.setYRange(-span, span, padding=0)
 
@@ -189,6 +221,7 @@ class ConverterPlots(QSplitter):
         theme.set_title(item, f"{conv.p:,} activation regions on R²")
         item.setLabel("bottom", "x1")
         item.setLabel("left", "x2")
+        self.keep_heights()
         return True
 
     def draw_map(self, polygons: list, theme, selected: int) -> None:
@@ -252,6 +285,8 @@ class Details(QScrollArea):
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        self.explain = Readout("converter-explain", "What the panel shows, in words",
+                               "explanation", wrap=True)
         # the technical account (counts, the certificate, the rule) goes with the details
         self.summary_label = Readout("converter-summary", "What was converted", "summary",
                                      wrap=True)
@@ -263,13 +298,18 @@ class Details(QScrollArea):
         self.kinks = KinkTable(self)
         self.kink_table = named(QTableView(), "converter-kinks", "Kink list")
         self.kink_table.setModel(self.kinks)
-        self.kink_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        # columns as wide as their numbers (the column scrolls sideways when narrow):
+        # stretched to a narrow column they were cut to "0…"
+        header = self.kink_table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
         self.kink_table.setEditTriggers(QTableView.EditTrigger.NoEditTriggers)
         self.kink_table.verticalHeader().setVisible(False)
         self.region_info = Readout("converter-region-info", "Selected region", "selected_region",
                                    text="Click a region to see its affine map and constraints.",
                                    wrap=True, selectable=True)
         self.region_info.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        column.addWidget(self.explain)
         column.addWidget(self.summary_label)
         column.addWidget(self.layers_label)
         column.addWidget(self.kink_table, 1)
