@@ -227,3 +227,65 @@ def test_exported_pictures_keep_no_instructions(qtbot, panel, tmp_path):
     assert "regions" in pictures[0] and "deep" in pictures[1]
     for text in pictures:
         assert not hints.search(text), hints.search(text).group(0)
+
+
+# -- one number format: thousands with a comma ---------------------------------------
+#: Digits grouped by a space (of any width): "16 777 216", "3 000".
+SPACED = re.compile(r"\d[ \u00a0\u2009\u202f]\d{3}(?!\d)")
+#: A count of four digits or more written without its comma (not a decimal's digits,
+#: not part of a name).
+BARE = re.compile(r"(?<![\d.,\w])\d{4,}(?![\d.,])")
+
+
+def shown_texts(panel) -> list[str]:
+    """Every text the panel shows: labels (and the verdict's tooltip), plot titles and
+    axis labels, the map's labels, the kink table."""
+    from relulab.ui.readout import plain_text
+
+    texts = [plain_text(label.text(), label.textFormat()) for label in panel.findChildren(QLabel)
+             if label.isVisibleTo(panel)]
+    texts.append(panel.verdict.toolTip())
+    for plot in (panel.main_plot, panel.diff_plot):
+        item = plot.getPlotItem()
+        texts.append(plain_text(item.titleLabel.text))
+        texts += [plain_text(item.getAxis(side).labelText) for side in ("left", "bottom")]
+    texts += [gi.toPlainText() for gi in panel.slice_drawing.items if isinstance(gi, pg.TextItem)]
+    model = panel.kinks
+    texts += [model.data(model.index(r, c)) for r in range(model.rowCount())
+              for c in range(model.columnCount())]
+    return texts
+
+
+def number_problems(texts) -> list[str]:
+    found = []
+    for text in texts:
+        text = re.sub(r"pattern [01|]+", "pattern", text)  # a region's on/off bits
+        for pattern in (SPACED, BARE):
+            found += [f"{m.group(0)!r} in {text[:70]!r}" for m in pattern.finditer(text)]
+    return found
+
+
+def test_the_panel_writes_thousands_with_a_comma(panel):
+    """One format for the app's numbers (16,777,216; 20,000): seen, "at 1263 region
+    witnesses … 2000 random points", "widths 1840, 1755, 35020", "p = 1751"."""
+    problems = []
+    assert panel.result.verification.n_random >= 1000
+    panel.select_region(0)
+    problems += number_problems(shown_texts(panel))
+    panel.arch_edit.setText("1-40-40-1")  # more than a thousand parameters
+    panel._on_architecture()
+    _wait(panel)
+    problems += number_problems(shown_texts(panel))
+    assert panel.open_example()
+    _wait(panel)
+    panel.select_region(0)
+    texts = shown_texts(panel)
+    assert any("1,751" in t for t in texts) and any("68,310,819" in t for t in texts)
+    problems += number_problems(texts)
+    assert not problems, "\n".join(problems)
+
+
+def test_the_guide_writes_thousands_with_a_comma():
+    from relulab.ui.help import guide_markdown
+
+    assert not number_problems(guide_markdown("converter").splitlines())

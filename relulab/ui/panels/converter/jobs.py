@@ -123,10 +123,10 @@ def compute_sliced(net: MLP, cut: SliceState, should_stop=None, palette=None, pa
             size = shallow_parameters(2, k, p, r.n_out, int(strict.sum()))
             if size > MAX_SLICE_SHALLOW_PARAMETERS:
                 w = corollary_terms(2, k, p, r.n_out)
+                # short: the verdict says it in a line; the widths are in the sizes
                 return Result(None, None, slice_view=view, terms=(w, p, k), problem=(
-                    f"{size:,} parameters (widths {', '.join(map(str, w))}), more than the "
-                    f"{MAX_SLICE_SHALLOW_PARAMETERS:,} built here; relulab slice, then relulab "
-                    "convert, build it"))
+                    f"{size:,} parameters, more than the {MAX_SLICE_SHALLOW_PARAMETERS:,} "
+                    "built here"))
         conv = convert(r, regions=regions, should_stop=should_stop)
     except (RegionLimit, ValueError) as e:
         return Result(None, None, slice_view=view, problem=str(e))

@@ -387,7 +387,9 @@ class ConverterPanel(Panel):
             self.layers_label.setText("")
             self.kinks.set_rows(np.zeros((0, 5)))
             self.diff_curve.setData([], [])
-            self.verdict.setText(f"The shallow network is not built here: {res.problem}")
+            text, more = words.unbuilt(res)
+            self.verdict.setText(text)
+            self.verdict.setToolTip(more)
             self._colour(self.verdict, "foreground", bold=True)
             self.summary_label.setText(words.slice_summary(res, self._state.slice))
             self.explain.setText(words.explanation(res, self.net.n_in))
@@ -413,6 +415,7 @@ class ConverterPanel(Panel):
     def _draw_verdict(self, res: Result) -> None:
         ok, text, summary = words.verdict(res, self._state.slice)
         self.verdict.set_value("equal" if ok else "not equal", text)
+        self.verdict.setToolTip("")
         self.summary_label.setText(summary)
         self.explain.setText(words.explanation(res, self.net.n_in))
         self._colour(self.verdict, "foreground" if ok else "error_text", bold=True)

@@ -38,7 +38,7 @@ class KinkTable(QAbstractTableModel):
     network with thousands of kinks fills the table at once."""
 
     HEADERS = ("#", "t", "f(t)", "jump", "|Δ| at t")
-    FORMATS = ("{:.0f}", "{:.5g}", "{:.4g}", "{:.3g}", "{:.0e}")
+    FORMATS = ("{:,.0f}", "{:.5g}", "{:.4g}", "{:.3g}", "{:.0e}")
 
     def __init__(self, parent=None):
         super().__init__(parent)

@@ -172,7 +172,7 @@ class SliceDrawing:
         self._draw_points(view, image_shape)
         # short: a title wider than the plot widens the plot item beyond its view
         n = len(view.polygons)
-        t.set_title(item, f"{n} exact regions in the box" +
+        t.set_title(item, f"{n:,} exact regions in the box" +
                       (f", {view.restricted.n_out} classes" if dec is not None else ""))
         item.setLabel("bottom", "t₁ (along A → B)")
         item.setLabel("left", "t₂")
@@ -268,7 +268,7 @@ class SliceDrawing:
                                    label=text, labelOpts={"position": 0.95,
                                                           "color": t.color("foreground")})
             self._add(line, 2)
-        t.set_title(item, f"{m} output{'s' if m > 1 else ''}, {len(view.pieces.kinks)} exact "
+        t.set_title(item, f"{m} output{'s' if m > 1 else ''}, {len(view.pieces.kinks):,} exact "
                       "kinks on the line")
         item.setLabel("bottom", "t (along A → B)")
         item.setLabel("left", "outputs")
