@@ -188,6 +188,7 @@ class ConverterPanel(Panel):
         self.sources.said.connect(self._show_message)
         self.sources.restore.connect(self._sync_controls)
         self.sources.seed_kept.connect(self._keep_seed)
+        self.sources.typed.connect(self.take_focus)  # Enter applies; then N, ] and [ work
 
     # -- state ----------------------------------------------------------------
     def apply_state(self, state: ConverterState) -> None:
