@@ -4,8 +4,11 @@ zoom 1.6, with and without the lecture layout."""
 
 from __future__ import annotations
 
+import numpy as np
+import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import QPoint, QRect, QSize, Qt
+from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, QSize, Qt
+from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QApplication, QLabel, QScrollArea, QWidget
 
 from relulab.model.networks.mlp import MLP
@@ -187,3 +190,86 @@ def test_every_plot_and_caption_fits_a_laptop_and_a_projector(window, theme, scr
             problems += size_problems(window, panel, where)
         window.set_lecture_layout(False)
     assert not problems, "\n".join(problems)
+
+
+# -- the digits plane: lecture scene 10 on a projector ------------------------------------
+def _map_rect(panel) -> QRectF:
+    """The box of the plane's map, in the scene's pixels."""
+    vb = panel.main_plot.getPlotItem().getViewBox()
+    x0, x1, y0, y1 = panel.slice_view.box
+    return QRectF(vb.mapViewToScene(pg.Point(x0, y1)), vb.mapViewToScene(pg.Point(x1, y0)))
+
+
+def class_label_problems(panel) -> list[str]:
+    """Every class named on the map lies inside its class, away from the decision
+    boundary: the network picks that class at every point of the name's glyphs and a
+    margin of 2 px round them; and the largest classes are named."""
+    view = panel.slice_view
+    vb = panel.main_plot.getPlotItem().getViewBox()
+    found, named = [], set()
+    names = [gi for gi in panel.slice_drawing.items
+             if isinstance(gi, pg.TextItem) and gi.toPlainText().isdigit()]
+    for label in names:
+        if not label.isVisible():
+            continue
+        k = int(label.toPlainText())
+        named.add(k)
+        glyphs = QFontMetricsF(label.textItem.font()).tightBoundingRect(label.toPlainText())
+        centre = label.sceneBoundingRect().center()
+        w, h = glyphs.width() / 2 + 2, glyphs.height() / 2 + 2
+        points = [vb.mapSceneToView(QPointF(centre.x() + a * w, centre.y() + b * h))
+                  for a in np.linspace(-1, 1, 7) for b in np.linspace(-1, 1, 7)]
+        xy = np.array([[p.x(), p.y()] for p in points])
+        picked = np.argmax(view.restricted(xy), axis=1)
+        if not np.all(picked == k):
+            found.append(f"class {k}'s name over class(es) {sorted(set(picked) - {k})}")
+        x0, x1, y0, y1 = view.box
+        if not (np.all((x0 <= xy[:, 0]) & (xy[:, 0] <= x1))
+                and np.all((y0 <= xy[:, 1]) & (xy[:, 1] <= y1))):
+            found.append(f"class {k}'s name beyond the map")
+    area = view.decisions.area_by_class()
+    largest = set(np.argsort(area)[-3:].tolist())
+    if not largest <= named:
+        found.append(f"the largest classes {sorted(largest)} not all named: {sorted(named)}")
+    return found
+
+
+def test_lecture_scene_10_keeps_its_map_large_and_its_names_inside_their_classes(window, theme):
+    """Seen at 1280 × 720, zoom 1.6, in the lecture: the digits plane drawn in a third of
+    the plot's height under the pictures' labels, and the names 8 and 6 of the narrow
+    classes across the decision boundary."""
+    window.resize(default_size(QSize(1280, 720)))
+    theme.set_zoom(1.6)
+    assert window.lecture.start_builtin()
+    window.lecture.go(9)
+    panel = window.current_panel()
+    assert panel.name == "converter" and panel.wait_until_idle(60)
+    QApplication.processEvents()
+    assert panel.state.source == "example" and panel.slice_view.cut.kind == "plane"
+    vb = panel.main_plot.getPlotItem().getViewBox()
+    view_rect = vb.sceneBoundingRect()
+    map_rect = _map_rect(panel)
+    # the map takes the plot's whole height (its padding aside)
+    assert map_rect.height() >= 0.9 * view_rect.height(), (map_rect, view_rect)
+    assert map_rect.height() >= 280
+    # the points' pictures and labels beside it, whole, none over another
+    cards = []
+    for card in panel.slice_drawing.cards.cards:
+        cards.append(card["label"].sceneBoundingRect())
+        if card["picture"] is not None:
+            cards.append(card["picture"].sceneBoundingRect())
+    assert len(cards) == 6
+    for i, rect in enumerate(cards):
+        assert not rect.intersects(map_rect), f"a point's picture or label over the map: {rect}"
+        assert view_rect.contains(rect), f"cut off by the plot: {rect}"
+        for other in cards[i + 1:]:
+            assert not rect.intersects(other)
+    assert not class_label_problems(panel)
+    window.lecture.end()
+
+
+def test_class_names_stay_inside_their_classes_on_a_laptop(panel):
+    assert panel.open_example()
+    _wait(panel)
+    QApplication.processEvents()
+    assert not class_label_problems(panel)
