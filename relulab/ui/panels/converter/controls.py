@@ -11,14 +11,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QHBoxLayout,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSpinBox,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -92,6 +94,24 @@ class ConverterControls(QWidget):
         self._form.setRowVisible(self.export_button, possible)
 
 
+def scrolled_column(name: str, accessible: str, widgets) -> QScrollArea:
+    """``widgets`` one under the other in a column that scrolls rather than squeezing
+    them (the example's caption was cut to one line when a slice's bar joined the
+    controls)."""
+    area = named(QScrollArea(), name, accessible)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QScrollArea.Shape.NoFrame)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    inner = QWidget()
+    column = QVBoxLayout(inner)
+    column.setContentsMargins(0, 0, 0, 0)
+    for widget in widgets:
+        column.addWidget(widget)
+    column.addStretch(1)
+    area.setWidget(inner)
+    return area
+
+
 def save_path(parent: QWidget, caption: str, start: str, filters: str, *, instead: str) -> str:
     """A file name from the save dialog, with the chosen filter's suffix when none was
     typed ("" when cancelled); ``instead`` is the call that saves without the dialog."""
@@ -99,6 +119,33 @@ def save_path(parent: QWidget, caption: str, start: str, filters: str, *, instea
     if path and not Path(path).suffix:
         path += "." + chosen.split("*.")[1].rstrip(")")
     return path
+
+
+def save_shallow(result, busy: bool, path) -> tuple[bool, str]:
+    """Write ``result``'s shallow network to ``path`` (format by extension):
+    (saved, what to say)."""
+    from relulab.io.networks import NetworkFileError, save_network
+    from relulab.ui.panels.converter.words import nothing_to_export
+
+    refused = nothing_to_export(result, busy)
+    if refused:
+        return False, refused
+    try:
+        save_network(result.conversion.shallow, path)
+    except NetworkFileError as e:
+        return False, str(e)
+    return True, f"Saved the shallow network to {Path(path).name}."
+
+
+def shallow_path(parent: QWidget, result) -> str:
+    """Where to export ``result``'s shallow network, from the save dialog ("": cancelled);
+    ONNX only for finite weights (1-D input)."""
+    finite = (result is not None and result.conversion is not None
+              and result.conversion.one_d is not None)
+    filters = ("JSON (*.json);;NumPy (*.npz);;ONNX (*.onnx)" if finite
+               else "JSON (*.json);;NumPy (*.npz)")
+    return save_path(parent, "Export the shallow network", "shallow.json", filters,
+                     instead="window.panel('converter').export_shallow(path)")
 
 
 class SliceBar(QWidget):

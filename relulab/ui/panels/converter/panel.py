@@ -22,14 +22,19 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QSplitter, QVBoxLayout
 
 from relulab.model.lessons.converter import ConverterState
 from relulab.model.regions.engine import engine_ready, start_warm_up
 from relulab.model.regions.slices import SliceState
-from relulab.ui.panels.base import Key, Panel, fit_controls_width, named
+from relulab.ui.panels.base import Key, Panel, fit_controls_width
 from relulab.ui.panels.converter import jobs, words
-from relulab.ui.panels.converter.controls import ConverterControls, save_path
+from relulab.ui.panels.converter.controls import (
+    ConverterControls,
+    save_shallow,
+    scrolled_column,
+    shallow_path,
+)
 from relulab.ui.panels.converter.jobs import Result, SliceView
 from relulab.ui.panels.converter.plots import ConverterPlots, Details
 from relulab.ui.panels.converter.slices import PAINTER_PATHS, SliceDrawing
@@ -124,27 +129,15 @@ class ConverterPanel(Panel):
     # -- building -------------------------------------------------------------
     def _build(self) -> None:
         outer = QHBoxLayout(self)
-        # The column scrolls rather than squeezing its labels (the example's caption
-        # was cut to one line when a slice's bar joined the controls).
-        self._left = named(QScrollArea(self), "converter-left", "Converter controls and sizes")
-        self._left.setWidgetResizable(True)
-        self._left.setFrameShape(QScrollArea.Shape.NoFrame)
-        self._left.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        inner = QWidget()
-        column = QVBoxLayout(inner)
-        column.setContentsMargins(0, 0, 0, 0)
         self.controls = c = ConverterControls()
-        column.addWidget(c)
         self.slicing = SliceChoice(self, lambda: self._state)
         self.sources = SourceChoice(self, c, self.slicing, lambda: self._state)
         self.slice_bar = self.slicing.bar
-        column.addWidget(self.slice_bar)
         self.sizes_label = Readout("converter-sizes", "Sizes: deep, shallow, bound", "sizes",
                                    wrap=True, text_format=Qt.TextFormat.RichText)
         self.sizes_label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        column.addWidget(self.sizes_label)
-        column.addStretch(1)
-        self._left.setWidget(inner)
+        self._left = scrolled_column("converter-left", "Converter controls and sizes",
+                                     (c, self.slice_bar, self.sizes_label))
         outer.addWidget(self._left)
         right = QVBoxLayout()
         self.verdict = Readout("converter-verdict", "Verdict", "verdict", wrap=True)
@@ -266,27 +259,12 @@ class ConverterPanel(Panel):
     # -- export ---------------------------------------------------------------
     def export_shallow(self, path) -> bool:
         """Write the shallow network (format by extension); errors are shown, not raised."""
-        from relulab.io.networks import NetworkFileError, save_network
-
-        refused = words.nothing_to_export(self.result, self.busy)
-        if refused:
-            self._show_message(refused, error=True)
-            return False
-        try:
-            save_network(self.result.conversion.shallow, path)
-        except NetworkFileError as e:
-            self._show_message(str(e), error=True)
-            return False
-        self._show_message(f"Saved the shallow network to {Path(path).name}.")
-        return True
+        saved, said = save_shallow(self.result, self.busy, path)
+        self._show_message(said, error=not saved)
+        return saved
 
     def _export_dialog(self) -> None:
-        finite = (self.result is not None and self.result.conversion is not None
-                  and self.result.conversion.one_d is not None)
-        filters = ("JSON (*.json);;NumPy (*.npz);;ONNX (*.onnx)" if finite
-                   else "JSON (*.json);;NumPy (*.npz)")
-        path = save_path(self, "Export the shallow network", "shallow.json", filters,
-                         instead="window.panel('converter').export_shallow(path)")
+        path = shallow_path(self, self.result)
         if path:
             self.export_shallow(path)
 
