@@ -9,7 +9,16 @@ import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QFontMetricsF
-from PySide6.QtWidgets import QApplication, QLabel, QScrollArea, QWidget
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QLabel,
+    QLineEdit,
+    QScrollArea,
+    QWidget,
+)
 
 from relulab.model.networks.mlp import MLP
 from relulab.ui.main_window import default_size
@@ -148,6 +157,14 @@ def size_problems(window, panel, where: str) -> list[str]:
         inside = frame.rect() if scroll is None else QRect(0, box.top(), frame.width(), box.height())
         if not inside.contains(box):
             found.append(f"{label.objectName()} outside {frame.objectName()} at {box.getRect()}")
+    left = panel.findChild(QWidget, "converter-left")
+    for widget in left.findChildren(QWidget):  # no control cut at the column's right edge
+        if widget.isVisible() and isinstance(widget, (QLabel, QAbstractButton, QComboBox,
+                                                      QAbstractSpinBox, QLineEdit)):
+            right = widget.mapTo(left, QPoint(widget.width(), 0)).x()
+            if right > left.width():
+                found.append(f"{widget.objectName() or type(widget).__name__} cut at the "
+                             f"controls' edge ({right} > {left.width()})")
     message = panel.message
     if message.isVisible() and message.text():  # the source's caption: at the column's top
         scroll = next((a for a in _ancestors(message) if isinstance(a, QScrollArea)), None)
@@ -169,9 +186,11 @@ def test_every_plot_and_caption_fits_a_laptop_and_a_projector(window, theme, scr
     window grew past the screen and its caption was cut to one line."""
     size, zoom = SCREENS[screen]
     size = default_size(size)
-    theme.set_zoom(zoom)
     window.resize(size)
     panel = window.show_panel("converter")
+    _wait(panel)
+    theme.set_zoom(zoom)  # at run time, the panel open
+    QApplication.processEvents()
     problems = []
     for state in ("tent", "map", "digits"):
         if state == "tent":

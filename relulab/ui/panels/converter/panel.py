@@ -21,7 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QSplitter, QVBoxLayout
 
 from relulab.model.lessons.converter import ConverterState
@@ -210,6 +210,7 @@ class ConverterPanel(Panel):
         # a slice's picture needs the width the sizes column takes (on a projector)
         self._left.setVisible(not (s.sliced and self._lecture_layout))
         self.slicing.show()
+        self._fit_left()  # the slice's bar may need more width than the controls
 
     def _show_message(self, text: str, error: bool = False) -> None:
         self.message.setText(text)
@@ -520,7 +521,9 @@ class ConverterPanel(Panel):
 
     def apply_theme(self) -> None:
         t = self.theme
-        fit_controls_width(self._left, int(min(330 * t.zoom, MOST_CONTROLS_WIDTH)))
+        self._fit_left()
+        # the new fonts reach the controls' size hints only after this event: fit then
+        QTimer.singleShot(0, self._fit_left)
         self.plot_area.apply_theme(t)
         self.explain.setFont(t.font(10))
         self.summary_label.setFont(t.font(9))
@@ -538,6 +541,9 @@ class ConverterPanel(Panel):
         for label, (role, bold) in list(self._coloured.items()):
             self._colour(label, role, bold)
         self.plot_area.keep_heights()  # the titles and axes at the new size
+
+    def _fit_left(self) -> None:
+        fit_controls_width(self._left, int(min(330 * self.theme.zoom, MOST_CONTROLS_WIDTH)))
 
     def set_lecture_layout(self, on: bool) -> None:
         """The slice bar is a control too: hidden in the lecture layout."""
