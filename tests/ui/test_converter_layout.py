@@ -292,3 +292,34 @@ def test_class_names_stay_inside_their_classes_on_a_laptop(panel):
     _wait(panel)
     QApplication.processEvents()
     assert not class_label_problems(panel)
+
+
+def test_a_line_slice_names_its_points_and_curves_without_overprinting(window, theme):
+    """Seen at 1280 × 720, zoom 1.6: the names of A and B, centred on their lines, printed
+    over each other, and the numbers of the ten outputs over each other where the
+    curves end close together."""
+    window.resize(default_size(QSize(1280, 720)))
+    theme.set_zoom(1.6)
+    panel = window.show_panel("converter")
+    assert panel.open_example()
+    _wait(panel)
+    panel.slicing.choose_kind("line")
+    _wait(panel)
+    QApplication.processEvents()
+    plot = panel.main_plot
+    inside = plot.getPlotItem().getViewBox().sceneBoundingRect()
+    labels = [gi for gi in plot.scene().items() if isinstance(gi, pg.TextItem) and gi.isVisible()]
+    assert len(labels) == 12  # A and B, and the ten outputs
+    rects = []
+    for gi in labels:  # the glyphs, centred in the label's box (its margins aside)
+        tight = QFontMetricsF(gi.textItem.font()).tightBoundingRect(gi.toPlainText())
+        centre = gi.sceneBoundingRect().center()
+        rects.append(QRectF(centre.x() - tight.width() / 2, centre.y() - tight.height() / 2,
+                            tight.width(), tight.height()))
+    problems = []
+    for i, (gi, rect) in enumerate(zip(labels, rects)):
+        if not inside.contains(rect):
+            problems.append(f"{gi.toPlainText()!r} cut off by the plot")
+        problems += [f"{gi.toPlainText()!r} over {other.toPlainText()!r}"
+                     for other, r in zip(labels[i + 1:], rects[i + 1:]) if rect.intersects(r)]
+    assert not problems, "\n".join(problems)

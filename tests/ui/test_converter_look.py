@@ -79,7 +79,8 @@ def _item_colours(item) -> list[QColor]:
     if isinstance(item, pg.TextItem):
         return [QColor(item.color)]
     if isinstance(item, pg.InfiniteLine):
-        return [item.pen.color(), QColor(item.label.color)] if item.label else [item.pen.color()]
+        label = getattr(item, "label", None)
+        return [item.pen.color()] + ([QColor(label.color)] if label is not None else [])
     if isinstance(item, PathItem):
         drawn = []
         if item.pen().style() != Qt.PenStyle.NoPen:

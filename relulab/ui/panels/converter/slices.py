@@ -81,7 +81,8 @@ class SliceDrawing:
         self.class_labels: list[tuple[pg.TextItem, float]] = []
         vb = plot.getPlotItem().getViewBox()
         vb.sigResized.connect(self._resized)
-        vb.sigRangeChanged.connect(lambda *_: self.fit_class_labels())
+        vb.sigRangeChanged.connect(lambda *_: self._range_changed())
+        self.line_labels: tuple[list, list] = ([], [])
 
     def clear(self) -> None:
         vb = self.plot.getPlotItem().getViewBox()
@@ -93,6 +94,7 @@ class SliceDrawing:
         self.selected = None
         self.view = None
         self.cards.view, self.cards.cards, self.class_labels = None, [], []
+        self.line_labels = ([], [])
 
     def add(self, item, z: float = 0.0):
         item.setZValue(z)
@@ -101,10 +103,14 @@ class SliceDrawing:
         return item
 
 
+    def _range_changed(self) -> None:
+        self.fit_class_labels()
+        self.place_line_labels()
+
     def _resized(self, *_) -> None:
         if self.view is not None and self.view.cut.kind == "plane":
             self.cards.place()
-        self.fit_class_labels()
+        self._range_changed()
 
     def _name_classes(self, view: SliceView) -> None:
         """Each class's name where it is widest (see jobs._class_label_places)."""
@@ -207,36 +213,86 @@ class SliceDrawing:
         t = self.theme
         item = self.plot.getPlotItem()
         m = len(view.curves)
+        ends = []
         for o, ((x, y), (kx, ky)) in enumerate(zip(view.curves, view.kinks)):
             colour = self.class_colour(o, m) if m > 1 else t.color("target")
-            curve = pg.PlotDataItem(x, y, pen=pg.mkPen(colour, width=t.width(2.0)),
-                                    name=f"output {o}")
-            self.add(curve, 3)
+            self.add(pg.PlotDataItem(x, y, pen=pg.mkPen(colour, width=t.width(2.0))), 3)
             if m > 1:  # each curve named at its right end (colour is not the only cue)
                 label = pg.TextItem(str(o), color=colour, anchor=(0.0, 0.5))
                 label.setFont(t.font(9.5, bold=True))
-                label.setPos(float(x[-1]), float(y[-1]))
-                self.add(label, 4)
+                ends.append((self.add(label, 4), float(x[-1]), float(y[-1])))
             marks = pg.ScatterPlotItem(kx, ky, size=t.point_size(6), pen=pg.mkPen(colour),
                                        brush=pg.mkBrush(colour))
             self.add(marks, 4)
+        points = []
         for i, (tc,) in enumerate(view.cut.coords):
             text = view.cut.labels[i] if i < len(view.cut.labels) else POINT_NAMES[i]
             if view.winners is not None and view.restricted.n_out > 1:
                 text += f" → class {int(view.winners[i])}"
             line = pg.InfiniteLine(float(tc), angle=90, movable=False,
                                    pen=pg.mkPen(t.color("muted"), width=t.width(1.5),
-                                                style=Qt.PenStyle.DashLine),
-                                   label=text, labelOpts={"position": 0.95,
-                                                          "color": t.color("foreground")})
+                                                style=Qt.PenStyle.DashLine))
             self.add(line, 2)
+            label = pg.TextItem(text, color=t.color("foreground"))
+            label.setFont(t.font(9.5))
+            points.append((self.add(label, 4), float(tc)))
+        self.line_labels = (ends, points)
         t.set_title(item, f"{m} output{'s' if m > 1 else ''}, {len(view.pieces.kinks):,} exact "
                       "kinks on the line")
         item.setLabel("bottom", "t (along A → B)")
         item.setLabel("left", "outputs")
+        # the range from the curves, with a row above them for the points' names (a
+        # range that followed the labels would grow each time they move)
         vb = item.getViewBox()
         vb.setAspectLocked(False)
-        vb.enableAutoRange()
+        vb.disableAutoRange()
+        ys = np.concatenate([np.asarray(y, float) for _, y in view.curves])
+        lo, hi = (float(ys.min()), float(ys.max())) if ys.size else (-1.0, 1.0)
+        span = max(hi - lo, 1e-9)
+        height, width = max(vb.height(), 1.0), max(vb.width(), 1.0)
+        row = min(0.4, 2.2 * QFontMetricsF(t.font(9.5)).lineSpacing() / height)
+        # and a column right of the curves for their numbers
+        column = min(0.3, (max((e[0].boundingRect().width() for e in ends), default=0) + 6)
+                     / width)
+        (a, b) = view.box[:2]
+        vb.setRange(xRange=(a, b + (b - a) * column / (1 - column)),
+                    yRange=(lo - 0.05 * span, hi + span * (0.05 + row) / (1 - row)), padding=0.02)
+        self.place_line_labels()
+
+    def place_line_labels(self) -> None:
+        """The points' names at the top of the view, each opening towards the middle,
+        one a row lower where it would meet the one before; the curves' numbers at their
+        right ends, pushed apart where they would overprint."""
+        ends, points = self.line_labels
+        if not (ends or points):
+            return
+        vb = self.plot.getPlotItem().getViewBox()
+        (x0, x1), (_, y1) = vb.viewRange()
+        px, py = vb.viewPixelSize()
+        if px <= 0 or py <= 0:
+            return
+        middle, gap = (x0 + x1) / 2, 4.0
+        row, last_right = 0, -np.inf
+        for label, tc in sorted(points, key=lambda p: p[1]):
+            width = label.boundingRect().width()
+            left = tc + gap * px if tc < middle else tc - (gap + width) * px
+            row = row + 1 if left < last_right else 0
+            label.setAnchor((0.0, 0.0))
+            label.setPos(left, y1 - row * label.boundingRect().height() * py)
+            last_right = left + width * px
+        if ends:
+            ends = sorted(ends, key=lambda e: e[2])
+            # a digit's height and a little: the labels' own boxes have margins
+            digits = QFontMetricsF(ends[0][0].textItem.font()).tightBoundingRect("0123456789")
+            step = (digits.height() + 3) * py
+            ys = [y for _, _, y in ends]
+            for i in range(1, len(ys)):       # upwards, each at least a step above
+                ys[i] = max(ys[i], ys[i - 1] + step)
+            ys[-1] = min(ys[-1], y1 - step / 2)  # then down from the top of the view
+            for i in range(len(ys) - 2, -1, -1):
+                ys[i] = min(ys[i], ys[i + 1] - step)
+            for (label, x, _), y in zip(ends, ys):
+                label.setPos(x, y)
 
     def select(self, index: int) -> None:
         """Outline region ``index`` of the plane's polygons (−1: none)."""
