@@ -134,7 +134,7 @@ def test_many_regions_are_painted_into_a_picture_with_the_palette(monkeypatch):
     assert len(view.polygons) > 3 and view.raster.shape == (64, 64, 4)
     assert view.region_paths == [] and view.class_paths == []  # a picture instead of paths
     assert view.decisions is not None and view.class_labels  # each class still named
-    assert {k for k, _, _ in view.class_labels} <= {p.label for p in view.decisions.pieces}
+    assert {k for k, _, _, _ in view.class_labels} <= {p.label for p in view.decisions.pieces}
 
 
 def test_a_shallow_network_too_large_to_build_is_said_with_its_sizes(monkeypatch):

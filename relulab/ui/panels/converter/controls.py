@@ -11,14 +11,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QHBoxLayout,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSpinBox,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -73,6 +75,7 @@ class ConverterControls(QWidget):
         form.addRow(self.export_button)
         self.message = Readout("converter-message", "Messages", "message", wrap=True)
         form.addRow(self.message)
+        self._form = form
 
     def show_state(self, s: ConverterState) -> None:
         with signals_blocked(self.source_box, self.arch_edit, self.seed_spin, self.tent_spin):
@@ -80,6 +83,33 @@ class ConverterControls(QWidget):
             self.arch_edit.setText("-".join(map(str, s.architecture)))
             self.seed_spin.setValue(s.seed)
             self.tent_spin.setValue(s.tent_depth)
+        # only what shapes the network on screen: a random network's architecture and
+        # seed, the tent's depth (N and the file button choose another source)
+        self._form.setRowVisible(self.arch_edit, s.source == "random")
+        self._form.setRowVisible(self.seed_spin, s.source == "random")
+        self._form.setRowVisible(self.tent_spin, s.source == "tent")
+
+    def show_export(self, possible: bool) -> None:
+        """The export button, when there is a shallow network to export."""
+        self._form.setRowVisible(self.export_button, possible)
+
+
+def scrolled_column(name: str, accessible: str, widgets) -> QScrollArea:
+    """``widgets`` one under the other in a column that scrolls rather than squeezing
+    them (the example's caption was cut to one line when a slice's bar joined the
+    controls)."""
+    area = named(QScrollArea(), name, accessible)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QScrollArea.Shape.NoFrame)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    inner = QWidget()
+    column = QVBoxLayout(inner)
+    column.setContentsMargins(0, 0, 0, 0)
+    for widget in widgets:
+        column.addWidget(widget)
+    column.addStretch(1)
+    area.setWidget(inner)
+    return area
 
 
 def save_path(parent: QWidget, caption: str, start: str, filters: str, *, instead: str) -> str:
@@ -89,6 +119,33 @@ def save_path(parent: QWidget, caption: str, start: str, filters: str, *, instea
     if path and not Path(path).suffix:
         path += "." + chosen.split("*.")[1].rstrip(")")
     return path
+
+
+def save_shallow(result, busy: bool, path) -> tuple[bool, str]:
+    """Write ``result``'s shallow network to ``path`` (format by extension):
+    (saved, what to say)."""
+    from relulab.io.networks import NetworkFileError, save_network
+    from relulab.ui.panels.converter.words import nothing_to_export
+
+    refused = nothing_to_export(result, busy)
+    if refused:
+        return False, refused
+    try:
+        save_network(result.conversion.shallow, path)
+    except NetworkFileError as e:
+        return False, str(e)
+    return True, f"Saved the shallow network to {Path(path).name}."
+
+
+def shallow_path(parent: QWidget, result) -> str:
+    """Where to export ``result``'s shallow network, from the save dialog ("": cancelled);
+    ONNX only for finite weights (1-D input)."""
+    finite = (result is not None and result.conversion is not None
+              and result.conversion.one_d is not None)
+    filters = ("JSON (*.json);;NumPy (*.npz);;ONNX (*.onnx)" if finite
+               else "JSON (*.json);;NumPy (*.npz)")
+    return save_path(parent, "Export the shallow network", "shallow.json", filters,
+                     instead="window.panel('converter').export_shallow(path)")
 
 
 class SliceBar(QWidget):

@@ -123,10 +123,10 @@ def compute_sliced(net: MLP, cut: SliceState, should_stop=None, palette=None, pa
             size = shallow_parameters(2, k, p, r.n_out, int(strict.sum()))
             if size > MAX_SLICE_SHALLOW_PARAMETERS:
                 w = corollary_terms(2, k, p, r.n_out)
+                # short: the verdict says it in a line; the widths are in the sizes
                 return Result(None, None, slice_view=view, terms=(w, p, k), problem=(
-                    f"{size:,} parameters (widths {', '.join(map(str, w))}), more than the "
-                    f"{MAX_SLICE_SHALLOW_PARAMETERS:,} built here; relulab slice, then relulab "
-                    "convert, build it"))
+                    f"{size:,} parameters, more than the {MAX_SLICE_SHALLOW_PARAMETERS:,} "
+                    "built here"))
         conv = convert(r, regions=regions, should_stop=should_stop)
     except (RegionLimit, ValueError) as e:
         return Result(None, None, slice_view=view, problem=str(e))
@@ -196,7 +196,7 @@ class SliceView:
     edges: object = None                              # plane: every region's outline, a path
     decisions: object = None                          # plane, classifier: DecisionRegions
     class_paths: list = field(default_factory=list)   # (class, path)
-    class_labels: list = field(default_factory=list)  # (class, x, y): where to write it
+    class_labels: list = field(default_factory=list)  # (class, x, y, room): where to write it
     boundary: object = None                           # the decision boundary, a path
     pieces: object = None                             # line: LinePieces of every output
     curves: list = field(default_factory=list)        # line: (t, y) per output, exact
@@ -329,35 +329,53 @@ def rasterize(view: SliceView, palette: Palette, pixels: int = RASTER_PIXELS) ->
     return np.ascontiguousarray(rgba)
 
 
-def _class_label_places(pieces, points: np.ndarray, near: float) -> list[tuple]:
-    """(class, x, y): where each class is named, the centre of its largest piece whose
-    centre is farther than ``near`` from every chosen point (else its largest). In
-    whole-array steps: one small numpy call per piece (20,000 of them) kept the GIL
-    busy enough to stall the window for 0.1 s."""
+#: A picture at a point of a plane is this fraction of the box's width (inside the map).
+PICTURE_SIZE = 0.16
+#: The grid on which each class's label place is found, cells a side.
+LABEL_GRID = 240
+
+
+def _keep_clear(points: np.ndarray, box) -> list[tuple]:
+    """Rectangles (x0, x1, y0, y1) around the chosen points where a picture and the
+    point's label may be drawn inside the map (above the point, and centred under it)."""
+    size = PICTURE_SIZE * (box[1] - box[0])
+    return [(x - 1.2 * size, x + 1.2 * size, y - 0.9 * size, y + 1.3 * size)
+            for x, y in np.asarray(points, float)]
+
+
+def _class_label_places(pieces, box, keep_clear) -> list[tuple]:
+    """(class, x, y, clearance): where each class is named, the point of its area
+    farthest from the decision boundary, from the box's edge and from the rectangles
+    ``keep_clear`` (where the points' pictures and labels go; only if the class has
+    room elsewhere), and that distance in the box's units, so that the drawing names
+    the classes whose label fits there. On a grid of LABEL_GRID² cells (numpy and
+    scipy's distance transform; one call per class)."""
+    from scipy.ndimage import distance_transform_edt
+
     if not pieces:
         return []
-    lengths = np.array([len(p.vertices) for p in pieces])
-    V = np.concatenate([np.asarray(p.vertices, float).reshape(-1, 2) for p in pieces])
-    starts = np.cumsum(lengths) - lengths
-    centres = np.add.reduceat(V, starts, axis=0) / lengths[:, None]
-    # the shoelace formula around each polygon's first vertex (far from the origin the
-    # terms would cancel)
-    piece_of = np.repeat(np.arange(len(pieces)), lengths)
-    local = V - V[starts][piece_of]
-    following = np.arange(len(V)) + 1
-    following[starts + lengths - 1] = starts
-    cross = local[:, 0] * local[following, 1] - local[:, 1] * local[following, 0]
-    areas = 0.5 * np.abs(np.add.reduceat(cross, starts))
-    distance = np.linalg.norm(centres[:, None, :] - np.asarray(points)[None, :, :], axis=2)
-    clear = distance.min(axis=1) > near
-    labels = np.array([p.label for p in pieces])
+    x0, x1, y0, y1 = box
+    g = LABEL_GRID
+    dx, dy = (x1 - x0) / g, (y1 - y0) / g
+    owner = raster_labels([p.vertices for p in pieces], box, g)   # rows from the top
+    labels = np.array([p.label for p in pieces] + [-1])
+    classes = labels[owner]                                        # −1: outside every piece
+    cx = x0 + (np.arange(g) + 0.5) * dx
+    cy = y1 - (np.arange(g) + 0.5) * dy
+    blocked = np.zeros((g, g), dtype=bool)
+    for a, b, c, d in keep_clear:
+        blocked |= ((cx[None, :] >= a) & (cx[None, :] <= b)
+                    & (cy[:, None] >= c) & (cy[:, None] <= d))
     places = []
-    for k in np.unique(labels):
-        mine = np.flatnonzero(labels == k)
-        # the largest clear piece, else the largest; the first of equals
-        best = mine[np.lexsort((-mine, areas[mine], clear[mine]))[-1]]
-        if clear[best] or areas[best] > 0:
-            places.append((int(k), float(centres[best, 0]), float(centres[best, 1])))
+    for k in np.unique(classes[classes >= 0]):
+        mine = classes == k
+        free = mine & ~blocked
+        # the box's edge is a boundary too: one cell of "not this class" around it
+        dist = distance_transform_edt(np.pad(free if free.any() else mine, 1),
+                                      sampling=(dy, dx))[1:-1, 1:-1]
+        row, col = np.unravel_index(int(np.argmax(dist)), dist.shape)
+        clearance = float(dist[row, col]) - 0.5 * max(dx, dy)   # to the cell's edge
+        places.append((int(k), float(cx[col]), float(cy[row]), max(0.0, clearance)))
     return places
 
 
@@ -399,10 +417,10 @@ def compute_slice(net, cut_state: SliceState, should_stop=None, palette: Palette
 
         dec = decision_regions(restricted, box, should_stop=should_stop, regions=polys)
         view.decisions = dec
-        # each class is named once, in its largest piece away from the chosen points
-        # (their markers and labels would hide it)
-        view.class_labels = _class_label_places(dec.pieces, cut.coords,
-                                                0.06 * (box[1] - box[0]))
+        # each class is named once, where it is widest: away from the decision
+        # boundary (a label on it reads as the other class's), the box's edge and the
+        # chosen points' pictures and labels
+        view.class_labels = _class_label_places(dec.pieces, box, _keep_clear(cut.coords, box))
         if vector and paths is not None:
             by_class: dict[int, list] = {}
             for piece in dec.pieces:

@@ -21,15 +21,20 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QHBoxLayout, QSplitter, QVBoxLayout
 
 from relulab.model.lessons.converter import ConverterState
 from relulab.model.regions.engine import engine_ready, start_warm_up
 from relulab.model.regions.slices import SliceState
-from relulab.ui.panels.base import Key, Panel, named
+from relulab.ui.panels.base import Key, Panel, fit_controls_width
 from relulab.ui.panels.converter import jobs, words
-from relulab.ui.panels.converter.controls import ConverterControls, save_path
+from relulab.ui.panels.converter.controls import (
+    ConverterControls,
+    save_shallow,
+    scrolled_column,
+    shallow_path,
+)
 from relulab.ui.panels.converter.jobs import Result, SliceView
 from relulab.ui.panels.converter.plots import ConverterPlots, Details
 from relulab.ui.panels.converter.slices import PAINTER_PATHS, SliceDrawing
@@ -38,6 +43,10 @@ from relulab.ui.panels.converter.sources import NETWORK_SUFFIXES, SourceChoice, 
 from relulab.ui.readout import Readout
 from relulab.ui.staged import StagedDrawing
 from relulab.ui.worker import Worker
+
+#: The controls' column is 330 px wide at zoom 1, growing with the zoom up to this
+#: (more if its content needs it): at 1.6 on a 1280 px projector the plots keep the rest.
+MOST_CONTROLS_WIDTH = 400
 
 
 def _forward(part: str, method):
@@ -84,6 +93,9 @@ class ConverterPanel(Panel):
         self._staged = StagedDrawing(self)
         self.slice_view: SliceView | None = None
         self._lecture_layout = False
+        # the labels coloured by a style sheet, with their theme role and weight: a
+        # theme switch colours them again (the palette does not reach a style sheet)
+        self._coloured: dict = {}
         self._build()
         self._connect()
         self.setAcceptDrops(True)
@@ -117,37 +129,32 @@ class ConverterPanel(Panel):
     # -- building -------------------------------------------------------------
     def _build(self) -> None:
         outer = QHBoxLayout(self)
-        self._left = named(QWidget(self), "converter-left", "Converter controls and sizes")
-        column = QVBoxLayout(self._left)
-        column.setContentsMargins(0, 0, 0, 0)
         self.controls = c = ConverterControls()
-        column.addWidget(c)
         self.slicing = SliceChoice(self, lambda: self._state)
         self.sources = SourceChoice(self, c, self.slicing, lambda: self._state)
         self.slice_bar = self.slicing.bar
-        column.addWidget(self.slice_bar)
         self.sizes_label = Readout("converter-sizes", "Sizes: deep, shallow, bound", "sizes",
                                    wrap=True, text_format=Qt.TextFormat.RichText)
         self.sizes_label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        column.addWidget(self.sizes_label)
-        column.addStretch(1)
+        self._left = scrolled_column("converter-left", "Converter controls and sizes",
+                                     (c, self.slice_bar, self.sizes_label))
         outer.addWidget(self._left)
         right = QVBoxLayout()
-        self.explain = Readout("converter-explain", "What the panel shows, in words",
-                               "explanation", wrap=True)
         self.verdict = Readout("converter-verdict", "Verdict", "verdict", wrap=True)
         self.verdict.set_value(None, "converting…")
-        right.addWidget(self.explain)
         right.addWidget(self.verdict)
         split = QSplitter(Qt.Orientation.Horizontal)
         self.plot_area = p = ConverterPlots()
         self.details = d = Details()
+        # the words go beside the plots, with the details: above them, they took the
+        # height the difference plot needs on a projector
+        self.explain = d.explain
         split.addWidget(p)
         split.addWidget(d)
         split.setChildrenCollapsible(False)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        split.setSizes([640, 360])
+        split.setStretchFactor(0, 7)
+        split.setStretchFactor(1, 3)
+        split.setSizes([700, 300])
         right.addWidget(split, 1)
         outer.addLayout(right, 1)
         self.make_keys()
@@ -156,7 +163,7 @@ class ConverterPanel(Panel):
         self.source_box, self.random_button, self.arch_edit = c.source_box, c.random_button, c.arch_edit
         self.seed_spin, self.tent_spin, self.message = c.seed_spin, c.tent_spin, c.message
         self.open_button, self.export_button = c.open_button, c.export_button
-        self.main_plot, self.diff_plot, self.legend = p.main_plot, p.diff_plot, p.legend
+        self.main_plot, self.diff_plot, self.key = p.main_plot, p.diff_plot, p.key
         self.deep_curve, self.shallow_curve = p.deep_curve, p.shallow_curve
         self.kink_marks, self.diff_curve = p.kink_marks, p.diff_curve
         self.summary_label, self.layers_label = d.summary_label, d.layers_label
@@ -174,6 +181,7 @@ class ConverterPanel(Panel):
         self.sources.said.connect(self._show_message)
         self.sources.restore.connect(self._sync_controls)
         self.sources.seed_kept.connect(self._keep_seed)
+        self.sources.typed.connect(self.take_focus)  # Enter applies; then N, ] and [ work
 
     # -- state ----------------------------------------------------------------
     def apply_state(self, state: ConverterState) -> None:
@@ -202,14 +210,19 @@ class ConverterPanel(Panel):
         # a slice's picture needs the width the sizes column takes (on a projector)
         self._left.setVisible(not (s.sliced and self._lecture_layout))
         self.slicing.show()
+        self._fit_left()  # the slice's bar may need more width than the controls
 
     def _show_message(self, text: str, error: bool = False) -> None:
         self.message.setText(text)
-        role = "error_text" if error else "foreground"
-        self.message.setStyleSheet(f"color: {self.theme.color(role).name()};"
-                                   + (" font-weight: bold;" if error else ""))
+        self._colour(self.message, "error_text" if error else "foreground", bold=error)
         if text:
             self.show_status(text)
+
+    def _colour(self, label, role: str, bold: bool = False) -> None:
+        """Colour ``label`` by the theme's ``role`` now and after every theme switch."""
+        self._coloured[label] = (role, bold)
+        label.setStyleSheet(f"color: {self.theme.color(role).name()};"
+                            + (" font-weight: bold;" if bold else ""))
 
     # -- where the network comes from (self.sources) and its slice (self.slicing) ------
     new_random = _forward("sources", SourceChoice.new_random)
@@ -247,27 +260,12 @@ class ConverterPanel(Panel):
     # -- export ---------------------------------------------------------------
     def export_shallow(self, path) -> bool:
         """Write the shallow network (format by extension); errors are shown, not raised."""
-        from relulab.io.networks import NetworkFileError, save_network
-
-        refused = words.nothing_to_export(self.result, self.busy)
-        if refused:
-            self._show_message(refused, error=True)
-            return False
-        try:
-            save_network(self.result.conversion.shallow, path)
-        except NetworkFileError as e:
-            self._show_message(str(e), error=True)
-            return False
-        self._show_message(f"Saved the shallow network to {Path(path).name}.")
-        return True
+        saved, said = save_shallow(self.result, self.busy, path)
+        self._show_message(said, error=not saved)
+        return saved
 
     def _export_dialog(self) -> None:
-        finite = (self.result is not None and self.result.conversion is not None
-                  and self.result.conversion.one_d is not None)
-        filters = ("JSON (*.json);;NumPy (*.npz);;ONNX (*.onnx)" if finite
-                   else "JSON (*.json);;NumPy (*.npz)")
-        path = save_path(self, "Export the shallow network", "shallow.json", filters,
-                         instead="window.panel('converter').export_shallow(path)")
+        path = shallow_path(self, self.result)
         if path:
             self.export_shallow(path)
 
@@ -312,6 +310,7 @@ class ConverterPanel(Panel):
     def _on_failed(self, exc: Exception) -> None:
         # shown in the panel; the previous picture stays
         self._show_message(f"Conversion failed: {exc}", error=True)
+        self.controls.show_export(False)
         self.verdict.set_value("failed", "conversion failed")
         self.finished.emit("conversion")
 
@@ -327,6 +326,7 @@ class ConverterPanel(Panel):
         conv = res.conversion
         one_d = conv.one_d is not None
         self.plot_area.clear_regions()
+        self.controls.show_export(True)
         self._draw_sizes(conv)
         self._draw_verdict(res)
         # Between a 1-D and a 2-D result the layout changes (the kink table and the
@@ -349,6 +349,7 @@ class ConverterPanel(Panel):
         self.slice_drawing.theme = self.theme
         cut = self._state.slice
         self.slice_drawing.draw(view, image_shape=cut.image_shape if cut is not None else None)
+        self.plot_area.keep_heights()
         self._show_parts(view.cut.kind == "line")
         if not 0 <= self.selected_region < len(view.polygons):
             self._state = replace(self._state, selected_region=-1)
@@ -360,14 +361,16 @@ class ConverterPanel(Panel):
         if view is not self.slice_drawing.view:
             self._show_slice_picture(view)
         conv = res.conversion
+        self.controls.show_export(conv is not None)
         if conv is None:
             self.sizes_label.setText(words.unbuilt_sizes(res))
             self.layers_label.setText("")
             self.kinks.set_rows(np.zeros((0, 5)))
             self.diff_curve.setData([], [])
-            self.verdict.setText(f"The shallow network is not built here: {res.problem}")
-            self.verdict.setStyleSheet(f"color: {self.theme.color('foreground').name()};"
-                                       " font-weight: bold;")
+            text, more = words.unbuilt(res)
+            self.verdict.setText(text)
+            self.verdict.setToolTip(more)
+            self._colour(self.verdict, "foreground", bold=True)
             self.summary_label.setText(words.slice_summary(res, self._state.slice))
             self.explain.setText(words.explanation(res, self.net.n_in))
             return
@@ -375,7 +378,7 @@ class ConverterPanel(Panel):
         self._draw_verdict(res)
         if conv.one_d is not None:
             self.kinks.set_rows(res.kink_rows)
-            self.plot_area.draw_line_difference(res)
+            self.plot_area.draw_line_difference(res, self.theme)
             self.layers_label.setText(words.layers_1d(conv, of_slice=True))
         else:
             self.layers_label.setText(words.layers_nd(conv))
@@ -392,10 +395,10 @@ class ConverterPanel(Panel):
     def _draw_verdict(self, res: Result) -> None:
         ok, text, summary = words.verdict(res, self._state.slice)
         self.verdict.set_value("equal" if ok else "not equal", text)
+        self.verdict.setToolTip("")
         self.summary_label.setText(summary)
         self.explain.setText(words.explanation(res, self.net.n_in))
-        self.verdict.setStyleSheet(f"color: {self.theme.color('foreground' if ok else 'error_text').name()};"
-                                   " font-weight: bold;")
+        self._colour(self.verdict, "foreground" if ok else "error_text", bold=True)
 
     def _draw_1d(self, res: Result) -> list:
         """The words and the kink table now; returns the next two stages, the curves
@@ -518,14 +521,15 @@ class ConverterPanel(Panel):
 
     def apply_theme(self) -> None:
         t = self.theme
-        self._left.setFixedWidth(int(330 * t.zoom))
+        self._fit_left()
+        # the new fonts reach the controls' size hints only after this event: fit then
+        QTimer.singleShot(0, self._fit_left)
         self.plot_area.apply_theme(t)
         self.explain.setFont(t.font(10))
         self.summary_label.setFont(t.font(9))
-        # two lines kept for the explanation and the verdict, which take one or two: a
-        # new result does not move (and repaint twice over) the plots below them
-        for label in (self.explain, self.verdict):
-            label.setMinimumHeight(2 * label.fontMetrics().lineSpacing())
+        # two lines kept for the verdict, which takes one or two: a new result does not
+        # move (and repaint twice over) the plots below it
+        self.verdict.setMinimumHeight(2 * self.verdict.fontMetrics().lineSpacing())
         self.plot_area.style_regions(t, self.selected_region)
         if self.slice_view is not None and self._state.sliced:
             self.slice_drawing.theme = t
@@ -534,8 +538,12 @@ class ConverterPanel(Panel):
             else:
                 self.slice_drawing.draw(self.slice_view, image_shape=self._state.slice.image_shape)
                 self.slice_drawing.select(self.selected_region)
-        if self.result is not None and self.result.conversion is not None:
-            self._draw_verdict(self.result)
+        for label, (role, bold) in list(self._coloured.items()):
+            self._colour(label, role, bold)
+        self.plot_area.keep_heights()  # the titles and axes at the new size
+
+    def _fit_left(self) -> None:
+        fit_controls_width(self._left, int(min(330 * self.theme.zoom, MOST_CONTROLS_WIDTH)))
 
     def set_lecture_layout(self, on: bool) -> None:
         """The slice bar is a control too: hidden in the lecture layout."""

@@ -9,13 +9,16 @@ network's layers, the kink list and the selected region.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QFontMetricsF
 from PySide6.QtWidgets import QHeaderView, QScrollArea, QSplitter, QTableView, QVBoxLayout, QWidget
 
 from relulab.ui.items.path_item import PathItem
+from relulab.ui.legend import Entry, KeyLabel
 from relulab.ui.panels.base import named
 from relulab.ui.panels.converter.jobs import Result
 from relulab.ui.panels.converter.slices import polygons_path
@@ -35,7 +38,7 @@ class KinkTable(QAbstractTableModel):
     network with thousands of kinks fills the table at once."""
 
     HEADERS = ("#", "t", "f(t)", "jump", "|Δ| at t")
-    FORMATS = ("{:.0f}", "{:.5g}", "{:.4g}", "{:.3g}", "{:.0e}")
+    FORMATS = ("{:,.0f}", "{:.5g}", "{:.4g}", "{:.3g}", "{:.0e}")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -63,8 +66,34 @@ class KinkTable(QAbstractTableModel):
         return None
 
 
+#: The key under the 1-D plot: what each line and marker is.
+KEY = (Entry("target", "—", "deep"), Entry("approx", "‒ ‒", "shallow"),
+       Entry("accent", "●", "kinks, one hidden neuron each"))
+#: The least height of a plot's data area, in pixels, whatever the zoom: its title and
+#: axis take their height on top (a projector's zoom left the difference 19 px).
+LEAST_VIEW = 120
+#: pyqtgraph's row of a plot's title, in pixels: the least it is given.
+TITLE_ROW = 30
+
+
+def keep_view_height(plot: pg.PlotWidget) -> None:
+    """Keep LEAST_VIEW pixels of ``plot``'s height for its data: beyond it, the title's
+    row (as high as its text: pyqtgraph's 30 px cut it at zoom 1.6) and the bottom axis,
+    its numbers and its label (counted when not shown yet)."""
+    item = plot.getPlotItem()
+    row = 0
+    if item.titleLabel.text:
+        row = max(TITLE_ROW, math.ceil(item.titleLabel.item.boundingRect().height()))
+        item.titleLabel.setMaximumHeight(row)
+        item.layout.setRowFixedHeight(0, row)
+    axis = item.getAxis("bottom")
+    label = 0.0 if axis.label.isVisible() else QFontMetricsF(axis.label.font()).height()
+    plot.setMinimumHeight(int(LEAST_VIEW + max(row, TITLE_ROW) + axis.minimumHeight() + label + 6))
+
+
 class ConverterPlots(QSplitter):
-    """The main plot above the difference plot, and what is drawn on them."""
+    """The main plot, with its key under it, above the difference plot, and what is
+    drawn on them."""
 
     def __init__(self, parent=None):
         super().__init__(Qt.Orientation.Vertical, parent)
@@ -73,21 +102,33 @@ class ConverterPlots(QSplitter):
             description="1-D input: the deep network (solid) and the shallow one (dashed) "
             "against x, with a marker at each kink. 2-D input: the map of the deep network's "
             "activation regions; click one for its affine map and constraints.")
-        self.main_plot.getPlotItem().setMenuEnabled(False)
         self.diff_plot = named(pg.PlotWidget(), "converter-difference-plot",
                                "Difference deep minus shallow",
                                description="The difference deep − shallow against x (1-D "
                                "input): zero up to rounding when the two are equal.")
-        self.diff_plot.getPlotItem().setMenuEnabled(False)
-        self.legend = self.main_plot.getPlotItem().addLegend(offset=(10, 10))
-        self.deep_curve = self.main_plot.plot([], [], name="deep network")
-        self.shallow_curve = self.main_plot.plot([], [], name="shallow network (one hidden layer)")
-        self.kink_marks = pg.ScatterPlotItem(name="kinks: one hidden neuron each")
+        for plot in (self.main_plot, self.diff_plot):
+            plot.getPlotItem().setMenuEnabled(False)
+            # pyqtgraph's "A" (auto-range) button, after a drag: the panel shows the
+            # whole result again with each new one
+            plot.getPlotItem().hideButtons()
+        # the key sits under the plot: a legend on it would hide the kinks it explains
+        self.key = KeyLabel("converter-key", "What the curves and markers mean", KEY)
+        self.key.setVisible(False)  # until curves are drawn
+        self.deep_curve = self.main_plot.plot([], [])
+        self.shallow_curve = self.main_plot.plot([], [])
+        self.kink_marks = pg.ScatterPlotItem()
         self.main_plot.addItem(self.kink_marks)
         self.diff_curve = self.diff_plot.plot([], [])
-        self.addWidget(self.main_plot)
+        top = QWidget()
+        column = QVBoxLayout(top)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        column.addWidget(self.main_plot, 1)
+        column.addWidget(self.key)
+        self.addWidget(top)
         self.addWidget(self.diff_plot)
-        self.setSizes([600, 220])
+        self.setChildrenCollapsible(False)
+        self.setSizes([600, 260])
         # the 2-D map: one path per colour, and the selected region on top
         self.region_items: list[PathItem] = []
         self.region_polygons: list = []     # the polygons they draw
@@ -102,6 +143,11 @@ class ConverterPlots(QSplitter):
         self.kink_marks.setBrush(pg.mkBrush(t.color("accent")))
         self.kink_marks.setSize(t.point_size(7))
         self.diff_curve.setPen(t.pen("error", 2.0))
+        self.keep_heights()
+
+    def keep_heights(self) -> None:
+        for plot in (self.main_plot, self.diff_plot):
+            keep_view_height(plot)
 
     # -- 1-D input --------------------------------------------------------------
     def draw_curves(self, res: Result, theme) -> None:
@@ -122,9 +168,10 @@ class ConverterPlots(QSplitter):
         else:
             self.kink_marks.setData([], [])
         self.kink_marks.setVisible(True)
-        self.legend.setVisible(True)
+        self.key.setVisible(True)
         self.main_plot.getPlotItem().getViewBox().setAspectLocked(False)
         item.enableAutoRange()
+        self.keep_heights()
 
     def hide_curves(self) -> None:
         self.deep_curve.setVisible(False)
@@ -132,27 +179,31 @@ class ConverterPlots(QSplitter):
         self.kink_marks.setVisible(False)
         # its entries are the deep and shallow curves (the regions' colours are
         # explained in words)
-        self.legend.setVisible(False)
+        self.key.setVisible(False)
 
     def draw_difference(self, res: Result, theme) -> None:
         diff = res.deep_y - res.shallow_y
         self.diff_curve.setData(res.curve_x, diff)
-        self.diff_plot.getPlotItem().setLabel("left", "deep − shallow")
+        # a short axis label: "deep − shallow" is longer than the plot is high at zoom 1.6
+        self.diff_plot.getPlotItem().setLabel("left", "Δ")
         self.diff_plot.getPlotItem().setLabel("bottom", "x")
-        theme.set_title(self.diff_plot, "their difference: zero up to rounding", 9.5)
+        theme.set_title(self.diff_plot, "Δ = deep − shallow: zero up to rounding", 9.5)
         span = max(1e-15, float(np.abs(diff).max()) * 1.2)
         self.diff_plot.setYRange(-span, span, padding=0)
+        self.keep_heights()
 
-    def draw_line_difference(self, res: Result) -> None:
+    def draw_line_difference(self, res: Result, theme) -> None:
         """A line slice's difference: the output where deep and shallow differ most."""
         diff = res.deep_y - res.shallow_y
         worst = np.abs(diff).max(axis=0)
         o = int(np.argmax(worst)) if len(worst) else 0
         self.diff_curve.setData(res.curve_x, diff[:, o])
         item = self.diff_plot.getPlotItem()
-        item.setLabel("left", "deep − shallow")
-        item.setTitle(f"output {o}, the largest difference" if diff.shape[1] > 1 else None)
+        item.setLabel("left", "Δ")
+        theme.set_title(item, "Δ = deep − shallow" + (f", output {o}: the largest"
+                                                      if diff.shape[1] > 1 else ""), 9.5)
         item.setLabel("bottom", "t")
+        self.keep_heights()
         span = max(1e-15, float(np.abs(diff[:, o]).max()) * 1.2)
         self.diff_plot.setYRange(-span, span, padding=0)
 
@@ -163,11 +214,14 @@ class ConverterPlots(QSplitter):
         item = self.main_plot.getPlotItem()
         n = conv.n_in
         if n != 2:
-            theme.set_title(item, f"{n}-D input: no map (regions: {conv.p})")
+            theme.set_title(item, f"{n}-D input: no map (regions: {conv.p:,})")
             return False
-        theme.set_title(item, f"{conv.p} activation regions on R² (click one)")
+        # what a click does is said beside the plot (the region's details), not in
+        # the title: an exported picture keeps no instructions
+        theme.set_title(item, f"{conv.p:,} activation regions on R²")
         item.setLabel("bottom", "x1")
         item.setLabel("left", "x2")
+        self.keep_heights()
         return True
 
     def draw_map(self, polygons: list, theme, selected: int) -> None:
@@ -231,6 +285,8 @@ class Details(QScrollArea):
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        self.explain = Readout("converter-explain", "What the panel shows, in words",
+                               "explanation", wrap=True)
         # the technical account (counts, the certificate, the rule) goes with the details
         self.summary_label = Readout("converter-summary", "What was converted", "summary",
                                      wrap=True)
@@ -242,13 +298,18 @@ class Details(QScrollArea):
         self.kinks = KinkTable(self)
         self.kink_table = named(QTableView(), "converter-kinks", "Kink list")
         self.kink_table.setModel(self.kinks)
-        self.kink_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        # columns as wide as their numbers (the column scrolls sideways when narrow):
+        # stretched to a narrow column they were cut to "0…"
+        header = self.kink_table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
         self.kink_table.setEditTriggers(QTableView.EditTrigger.NoEditTriggers)
         self.kink_table.verticalHeader().setVisible(False)
         self.region_info = Readout("converter-region-info", "Selected region", "selected_region",
                                    text="Click a region to see its affine map and constraints.",
                                    wrap=True, selectable=True)
         self.region_info.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        column.addWidget(self.explain)
         column.addWidget(self.summary_label)
         column.addWidget(self.layers_label)
         column.addWidget(self.kink_table, 1)

@@ -26,12 +26,11 @@ from relulab.ui.panels.converter.jobs import (
     PathMakers,
     SliceView,
 )
+from relulab.ui.panels.converter.points import PointCards
 from relulab.ui.theme import N_CLASS_COLOURS
 
 #: The fill of a region or decision piece (0–255).
 FILL_ALPHA = 120
-#: A picture at a point is this fraction of the box's width.
-PICTURE_SIZE = 0.16
 #: Colours of up to ten classes (Paul Tol's "muted" scheme, told apart by colour-blind
 #: viewers; every piece's class is also written on the map).
 SLICE_CLASS_COLOURS = ("#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677",
@@ -77,6 +76,13 @@ class SliceDrawing:
         self.items: list = []
         self.view: SliceView | None = None
         self.selected: QGraphicsPathItem | None = None
+        self.cards = PointCards(self)
+        #: the classes' names on a plane's map, with the room each has there (units)
+        self.class_labels: list[tuple[pg.TextItem, float]] = []
+        vb = plot.getPlotItem().getViewBox()
+        vb.sigResized.connect(self._resized)
+        vb.sigRangeChanged.connect(lambda *_: self._range_changed())
+        self.line_labels: tuple[list, list] = ([], [])
 
     def clear(self) -> None:
         vb = self.plot.getPlotItem().getViewBox()
@@ -87,12 +93,47 @@ class SliceDrawing:
         self.items = []
         self.selected = None
         self.view = None
+        self.cards.view, self.cards.cards, self.class_labels = None, [], []
+        self.line_labels = ([], [])
 
-    def _add(self, item, z: float = 0.0):
+    def add(self, item, z: float = 0.0):
         item.setZValue(z)
         self.plot.getPlotItem().getViewBox().addItem(item)
         self.items.append(item)
         return item
+
+
+    def _range_changed(self) -> None:
+        self.fit_class_labels()
+        self.place_line_labels()
+
+    def _resized(self, *_) -> None:
+        if self.view is not None and self.view.cut.kind == "plane":
+            self.cards.place()
+        self._range_changed()
+
+    def _name_classes(self, view: SliceView) -> None:
+        """Each class's name where it is widest (see jobs._class_label_places)."""
+        t = self.theme
+        for k, x, y, room in view.class_labels:
+            label = pg.TextItem(str(k), color=t.color("foreground"), anchor=(0.5, 0.5))
+            label.setFont(t.font(11, bold=True))
+            label.setPos(x, y)
+            self.class_labels.append((self.add(label, 4), room))
+        self.fit_class_labels()
+
+    def fit_class_labels(self) -> None:
+        """Show a class's name only where it fits inside the class at the scale shown:
+        a name across the decision boundary reads as the other class's."""
+        if not self.class_labels:
+            return
+        vb = self.plot.getPlotItem().getViewBox()
+        px, py = vb.viewPixelSize()
+        unit = max(px, py)  # units per pixel
+        for label, room in self.class_labels:
+            glyphs = QFontMetricsF(label.textItem.font()).tightBoundingRect(label.toPlainText())
+            need = 0.5 * float(np.hypot(glyphs.width(), glyphs.height())) + 3
+            label.setVisible(bool(unit > 0 and room / unit >= need))
 
     def class_colour(self, k: int, n_classes: int) -> QColor:
         if n_classes <= N_CLASS_COLOURS and hasattr(self.theme, "class_color"):
@@ -114,7 +155,7 @@ class SliceDrawing:
             item.setPen(pg.mkPen(None))
         else:
             item.setPen(pen)
-        return self._add(item, z)
+        return self.add(item, z)
 
     def palette(self, n_out: int) -> Palette:
         """The theme's colours for a worker that paints a map (see :func:`rasterize`),
@@ -137,12 +178,7 @@ class SliceDrawing:
             # ImageItem indexes [x, y] with y upwards: the picture's rows run downwards
             picture = pg.ImageItem(view.raster[::-1].transpose(1, 0, 2))
             picture.setRect(QRectF(x0, y0, x1 - x0, y1 - y0))
-            self._add(picture, 1)
-            for k, x, y in view.class_labels:
-                label = pg.TextItem(str(k), color=t.color("foreground"), anchor=(0.5, 0.5))
-                label.setFont(t.font(11, bold=True))
-                label.setPos(x, y)
-                self._add(label, 4)
+            self.add(picture, 1)
         elif dec is not None:
             for k, path in view.class_paths:
                 c = self.class_colour(k, dec.classes)
@@ -156,11 +192,6 @@ class SliceDrawing:
             bpen = pg.mkPen(t.color("foreground"), width=t.width(2.5))
             bpen.setCosmetic(True)
             self._path_item(view.boundary, pen=bpen, z=3)
-            for k, x, y in view.class_labels:
-                label = pg.TextItem(str(k), color=t.color("foreground"), anchor=(0.5, 0.5))
-                label.setFont(t.font(11, bold=True))
-                label.setPos(x, y)
-                self._add(label, 4)
         else:
             for k, path in view.region_paths:
                 c = QColor(t.series_color(k))
@@ -169,112 +200,99 @@ class SliceDrawing:
             pen = pg.mkPen(t.color("background"), width=t.width(1.0))
             pen.setCosmetic(True)
             self._path_item(view.edges, pen=pen, z=2)
-        self._draw_points(view, image_shape)
         # short: a title wider than the plot widens the plot item beyond its view
         n = len(view.polygons)
-        t.set_title(item, f"{n} exact regions in the box" +
+        t.set_title(item, f"{n:,} exact regions in the box" +
                       (f", {view.restricted.n_out} classes" if dec is not None else ""))
         item.setLabel("bottom", "t₁ (along A → B)")
         item.setLabel("left", "t₂")
-        vb = item.getViewBox()
-        vb.setAspectLocked(True)
-        x0, x1, y0, y1 = view.box
-        vb.setRange(xRange=(x0, x1), yRange=(min(y0, self._room_below(view, y1)), y1),
-                    padding=0.02)
-
-    def _room_below(self, view: SliceView, top: float) -> float:
-        """The lowest y that keeps the labels under the lowest point in view: their
-        height is fixed in pixels, so the range grows by its share of the plot
-        (the aspect lock can only make a data unit longer, which needs less)."""
-        lines = 1 + (view.winners is not None and view.restricted.n_out > 1) + max(
-            (label.count(", ") for label in view.cut.labels), default=0)
-        need = lines * QFontMetricsF(self.theme.font(9.5, bold=True)).lineSpacing() + 8
-        height = self.plot.getPlotItem().getViewBox().height()
-        lowest = float(view.cut.coords[:, 1].min())
-        if height <= 2 * need:  # not laid out yet, or too small to keep them all
-            return lowest
-        a = need / height
-        return (lowest - a * top) / (1 - a)
-
-    def _draw_points(self, view: SliceView, image_shape) -> None:
-        t = self.theme
-        cut = view.cut
-        x0, x1, _, _ = view.box
-        size = PICTURE_SIZE * (x1 - x0)
-        marks = pg.ScatterPlotItem(cut.coords[:, 0], cut.coords[:, 1], size=t.point_size(9),
-                                   pen=pg.mkPen(t.color("background"), width=t.width(1.5)),
-                                   brush=pg.mkBrush(t.color("foreground")))
-        self._add(marks, 6)
-        for i, (x, y) in enumerate(cut.coords):
-            # one short line each (name and row, the file's label, the class): narrow
-            # enough that labels centred under points as close as A and B do not meet
-            text = (cut.labels[i] if i < len(cut.labels) else POINT_NAMES[i]).replace(", ", "\n")
-            if view.winners is not None and view.restricted.n_out > 1:
-                text += f"\n→ class {int(view.winners[i])}"
-            x0, x1 = view.box[0], view.box[1]
-            right = x > (x0 + x1) / 2  # pictures and labels open towards the middle
-            if image_shape is not None:
-                h, w = image_shape
-                picture = np.asarray(cut.points[i], dtype=float).reshape(h, w)
-                img = pg.ImageItem(picture[::-1].T)
-                lo, hi = float(picture.min()), float(picture.max())
-                # dark ink on a light card whatever the theme: a picture reads as a picture
-                img.setLevels((hi, lo) if hi > lo else (lo + 1, lo))
-                scale = size / max(h, w)
-                left = x - 0.15 * size - w * scale if right else x + 0.15 * size
-                rect = QRectF(left, y + 0.15 * size, w * scale, h * scale)
-                img.setRect(rect)
-                frame = QGraphicsPathItem()
-                path = QPainterPath()
-                path.addRect(rect)
-                frame.setPath(path)
-                pen = pg.mkPen(t.color("foreground"), width=t.width(1.0))
-                pen.setCosmetic(True)
-                frame.setPen(pen)
-                self._add(img, 5)
-                self._add(frame, 5.5)
-            # the label centred under the point, the picture above it: they never overlap
-            anchor, pos = (0.5, -0.12), (x, y)
-            label = pg.TextItem(text, color=t.color("foreground"), anchor=anchor,
-                                fill=pg.mkBrush(_with_alpha(t.color("background"), 200)))
-            label.setFont(t.font(9.5, bold=True))
-            label.setPos(*pos)
-            self._add(label, 7)
+        self.cards.draw(view, image_shape)   # and the view's range
+        self._name_classes(view)
 
     def _draw_line(self, view: SliceView) -> None:
         t = self.theme
         item = self.plot.getPlotItem()
         m = len(view.curves)
+        ends = []
         for o, ((x, y), (kx, ky)) in enumerate(zip(view.curves, view.kinks)):
             colour = self.class_colour(o, m) if m > 1 else t.color("target")
-            curve = pg.PlotDataItem(x, y, pen=pg.mkPen(colour, width=t.width(2.0)),
-                                    name=f"output {o}")
-            self._add(curve, 3)
+            self.add(pg.PlotDataItem(x, y, pen=pg.mkPen(colour, width=t.width(2.0))), 3)
             if m > 1:  # each curve named at its right end (colour is not the only cue)
                 label = pg.TextItem(str(o), color=colour, anchor=(0.0, 0.5))
                 label.setFont(t.font(9.5, bold=True))
-                label.setPos(float(x[-1]), float(y[-1]))
-                self._add(label, 4)
+                ends.append((self.add(label, 4), float(x[-1]), float(y[-1])))
             marks = pg.ScatterPlotItem(kx, ky, size=t.point_size(6), pen=pg.mkPen(colour),
                                        brush=pg.mkBrush(colour))
-            self._add(marks, 4)
+            self.add(marks, 4)
+        points = []
         for i, (tc,) in enumerate(view.cut.coords):
             text = view.cut.labels[i] if i < len(view.cut.labels) else POINT_NAMES[i]
             if view.winners is not None and view.restricted.n_out > 1:
                 text += f" → class {int(view.winners[i])}"
             line = pg.InfiniteLine(float(tc), angle=90, movable=False,
                                    pen=pg.mkPen(t.color("muted"), width=t.width(1.5),
-                                                style=Qt.PenStyle.DashLine),
-                                   label=text, labelOpts={"position": 0.95,
-                                                          "color": t.color("foreground")})
-            self._add(line, 2)
-        t.set_title(item, f"{m} output{'s' if m > 1 else ''}, {len(view.pieces.kinks)} exact "
+                                                style=Qt.PenStyle.DashLine))
+            self.add(line, 2)
+            label = pg.TextItem(text, color=t.color("foreground"))
+            label.setFont(t.font(9.5))
+            points.append((self.add(label, 4), float(tc)))
+        self.line_labels = (ends, points)
+        t.set_title(item, f"{m} output{'s' if m > 1 else ''}, {len(view.pieces.kinks):,} exact "
                       "kinks on the line")
         item.setLabel("bottom", "t (along A → B)")
         item.setLabel("left", "outputs")
+        # the range from the curves, with a row above them for the points' names (a
+        # range that followed the labels would grow each time they move)
         vb = item.getViewBox()
         vb.setAspectLocked(False)
-        vb.enableAutoRange()
+        vb.disableAutoRange()
+        ys = np.concatenate([np.asarray(y, float) for _, y in view.curves])
+        lo, hi = (float(ys.min()), float(ys.max())) if ys.size else (-1.0, 1.0)
+        span = max(hi - lo, 1e-9)
+        height, width = max(vb.height(), 1.0), max(vb.width(), 1.0)
+        row = min(0.4, 2.2 * QFontMetricsF(t.font(9.5)).lineSpacing() / height)
+        # and a column right of the curves for their numbers
+        column = min(0.3, (max((e[0].boundingRect().width() for e in ends), default=0) + 6)
+                     / width)
+        (a, b) = view.box[:2]
+        vb.setRange(xRange=(a, b + (b - a) * column / (1 - column)),
+                    yRange=(lo - 0.05 * span, hi + span * (0.05 + row) / (1 - row)), padding=0.02)
+        self.place_line_labels()
+
+    def place_line_labels(self) -> None:
+        """The points' names at the top of the view, each opening towards the middle,
+        one a row lower where it would meet the one before; the curves' numbers at their
+        right ends, pushed apart where they would overprint."""
+        ends, points = self.line_labels
+        if not (ends or points):
+            return
+        vb = self.plot.getPlotItem().getViewBox()
+        (x0, x1), (_, y1) = vb.viewRange()
+        px, py = vb.viewPixelSize()
+        if px <= 0 or py <= 0:
+            return
+        middle, gap = (x0 + x1) / 2, 4.0
+        row, last_right = 0, -np.inf
+        for label, tc in sorted(points, key=lambda p: p[1]):
+            width = label.boundingRect().width()
+            left = tc + gap * px if tc < middle else tc - (gap + width) * px
+            row = row + 1 if left < last_right else 0
+            label.setAnchor((0.0, 0.0))
+            label.setPos(left, y1 - row * label.boundingRect().height() * py)
+            last_right = left + width * px
+        if ends:
+            ends = sorted(ends, key=lambda e: e[2])
+            # a digit's height and a little: the labels' own boxes have margins
+            digits = QFontMetricsF(ends[0][0].textItem.font()).tightBoundingRect("0123456789")
+            step = (digits.height() + 3) * py
+            ys = [y for _, _, y in ends]
+            for i in range(1, len(ys)):       # upwards, each at least a step above
+                ys[i] = max(ys[i], ys[i - 1] + step)
+            ys[-1] = min(ys[-1], y1 - step / 2)  # then down from the top of the view
+            for i in range(len(ys) - 2, -1, -1):
+                ys[i] = min(ys[i], ys[i + 1] - step)
+            for (label, x, _), y in zip(ends, ys):
+                label.setPos(x, y)
 
     def select(self, index: int) -> None:
         """Outline region ``index`` of the plane's polygons (−1: none)."""
@@ -289,9 +307,3 @@ class SliceDrawing:
         pen.setCosmetic(True)
         self.selected = self._path_item(polygons_path([self.view.polygons[index].vertices]),
                                         pen=pen, z=8)
-
-
-def _with_alpha(c: QColor, alpha: int) -> QColor:
-    c = QColor(c)
-    c.setAlpha(alpha)
-    return c

@@ -8,7 +8,9 @@ requests from scripts and other panels. It turns each into the changes of one un
 step, ``chosen(text, changes)`` (the panel commits ``replace(state, **changes)``),
 and says why when it refuses one, ``said(text, error)``; ``restore()`` asks the panel
 to put its state back on the controls (a refused choice left them showing it), and
-``seed_kept(seed)`` keeps a seed for the next random network without an undo step.
+``seed_kept(seed)`` keeps a seed for the next random network without an undo step;
+``typed()`` says a typed architecture was taken (the panel's keys may have the focus
+back: N typed after Enter went into the box).
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ class SourceChoice(QObject):
     said = Signal(str, bool)       # (a message, whether it is an error)
     restore = Signal()
     seed_kept = Signal(int)
+    typed = Signal()
 
     def __init__(self, parent: QWidget, controls: ConverterControls, slicing: SliceChoice,
                  state: Callable[[], ConverterState]):
@@ -106,6 +109,7 @@ class SourceChoice(QObject):
             self.said.emit(f"Architecture: {e}", True)
             return
         self._use_random(sizes, self._panel_state().seed, f"architecture {'-'.join(map(str, sizes))}")
+        self.typed.emit()
 
     def _on_seed(self, value: int) -> None:
         if self._panel_state().source == "random":

@@ -11,10 +11,31 @@ from relulab.model.regions.slices import SliceState
 from relulab.ui.panels.converter.jobs import Result
 
 _CELL = 'style="padding: 2px 6px;"'
+#: How the relulab commands build a shallow network too large for the panel.
+BUILD_ELSEWHERE = "relulab slice, then relulab convert, build it"
+
+
+def n(value) -> str:
+    """A count as the app writes numbers: thousands with a comma (16,777,216)."""
+    return f"{int(value):,}"
+
+
+def counts(values) -> str:
+    """Counts separated by commas and spaces: 1,840, 1,755, 35,020."""
+    return ", ".join(map(n, values))
+
+
+def bound_text(conv) -> str:
+    """"max{2n + k, 2n + p, 2pm} = max{…} = bound", with the 1-D reading of k."""
+    from relulab.model.shallow.construction import COROLLARY_TERMS
+
+    return (f"max{{{', '.join(COROLLARY_TERMS)}}} = max{{{counts(conv.terms)}}} = {n(conv.bound)}"
+            + (" (k = 2(p − 1) in 1-D)" if conv.one_d is not None else ""))
 
 
 def size_rows(conv) -> list[list[str]]:
-    """[row name, hidden layers, widths, neurons, parameters] for deep, shallow, bound."""
+    """[row name, hidden layers, widths, neurons, parameters] for deep, shallow, bound
+    (the numbers as plain digits: the table exported as CSV)."""
     deep, shallow = conv.deep, conv.shallow
     return [
         ["deep", str(len(deep.hidden_sizes)), "-".join(map(str, deep.hidden_sizes)),
@@ -29,20 +50,25 @@ def size_rows(conv) -> list[list[str]]:
 
 def sizes(conv) -> tuple[str, str]:
     """The sizes of the deep and the shallow network beside the bound: (spoken, HTML)."""
-    rows = size_rows(conv)
+    deep, shallow = conv.deep, conv.shallow
+    rows = [["deep", n(len(deep.hidden_sizes)), "-".join(map(str, deep.hidden_sizes)),
+             n(deep.n_hidden_neurons), n(deep.n_params)],
+            ["shallow", n(len(shallow.hidden_sizes)),
+             "-".join(map(str, shallow.hidden_sizes)) or "0", n(sum(shallow.hidden_sizes)),
+             n(shallow.n_params)]]
     names = ["layers", "widths", "neurons", "parameters"]
     heads = ["deep", "shallow", "bound"]
     html = ["<table>", "<tr><th></th>" + "".join(f"<th {_CELL}>{h}</th>" for h in heads) + "</tr>"]
-    bound = [rows[2][1], f"≤ {conv.bound} each", rows[2][3], ""]
+    bound = ["3", f"≤ {n(conv.bound)} each", f"≤ {n(3 * conv.bound)}", ""]
     for i, name in enumerate(names):
         vals = [rows[0][i + 1], rows[1][i + 1], bound[i]]
         html.append(f"<tr><th {_CELL} align='left'>{name}</th>"
                     + "".join(f"<td {_CELL} align='center'>{v}</td>" for v in vals) + "</tr>")
     html.append("</table>")
-    html.append(f"<p>Corollary 1: width ≤ {conv.bound_text()}</p>")
+    html.append(f"<p>Corollary 1: width ≤ {bound_text(conv)}</p>")
     spoken = "; ".join(f"{r[0]}: {r[1]} hidden layers, widths {r[2]}, {r[3]} neurons, "
-                       f"{r[4]} parameters" for r in rows[:2])
-    spoken += f"; Corollary 1: width ≤ {conv.bound_text()}"
+                       f"{r[4]} parameters" for r in rows)
+    spoken += f"; Corollary 1: width ≤ {bound_text(conv)}"
     return spoken, "".join(html)
 
 
@@ -51,17 +77,28 @@ def unbuilt_sizes(res: Result) -> str:
     is not built (the widths are what it would have)."""
     r = res.slice_view.restricted
     hidden = r.hidden_sizes
-    rows = [("hidden layers", len(hidden)), ("widths", "-".join(map(str, hidden))),
-            ("neurons", sum(hidden)), ("parameters", r.n_params)]
+    rows = [("hidden layers", n(len(hidden))), ("widths", "-".join(map(str, hidden))),
+            ("neurons", n(sum(hidden))), ("parameters", n(r.n_params))]
     html = ["<table>", f"<tr><th></th><th {_CELL}>deep (slice)</th></tr>"]
     html += [f"<tr><th {_CELL} align='left'>{a}</th><td {_CELL} align='center'>{b}</td></tr>"
              for a, b in rows]
     html.append("</table>")
     if res.terms is not None:
         w, p, k = res.terms
-        html.append(f"<p>Corollary 1: width ≤ max{{{', '.join(map(str, w))}}} = {max(w)} "
-                    f"(p = {p}, k = {k})</p>")
+        html.append(f"<p>Corollary 1: width ≤ max{{{counts(w)}}} = {n(max(w))} "
+                    f"(p = {n(p)}, k = {n(k)})</p>")
     return "".join(html)
+
+
+def unbuilt(res: Result) -> tuple[str, str]:
+    """(the verdict, what else to know) of a slice whose shallow network is not built:
+    one line for the verdict, the widths it would have and how to build it beside."""
+    text = f"The shallow network is not built here: {res.problem}."
+    more = ""
+    if res.terms is not None:
+        more = (f"Its widths would be {counts(res.terms[0])} (Corollary 1); "
+                f"{BUILD_ELSEWHERE}.")
+    return text, more
 
 
 def verdict(res: Result, cut: SliceState | None) -> tuple[bool, str, str]:
@@ -77,20 +114,20 @@ def verdict(res: Result, cut: SliceState | None) -> tuple[bool, str, str]:
         text = (f"{'Equal up to rounding' if ok else 'NOT equal'}: largest |deep − shallow| "
                 f"{max(v.max_error_exact_points, v.max_error_random):.2g} "
                 f"({v.max_rounding_ratio:.2g} of the rounding bound); at every kink "
-                f"{at_kinks:.2g} ({len(conv.one_d.kinks)} kinks, and between them); end "
+                f"{at_kinks:.2g} ({n(len(conv.one_d.kinks))} kinks, and between them); end "
                 f"slopes {'agree' if v.end_slopes_agree else 'DIFFER'}.")
-        summary = (f"1-D: K = {len(conv.one_d.kinks)} kinks ({conv.one_d.certificate}) → one "
-                   f"hidden layer of width {conv.one_d.width} with finite weights. "
+        summary = (f"1-D: K = {n(len(conv.one_d.kinks))} kinks ({conv.one_d.certificate}) → "
+                   f"one hidden layer of width {n(conv.one_d.width)} with finite weights. "
                    f"{conv.one_d.rule}.")
     else:
         text = (f"{'Equal' if ok else 'NOT equal'}{within}: largest |deep − shallow| "
-                f"{v.max_error_exact_points:.2g} at {v.n_exact_points} region witnesses and "
-                f"boundary points, {v.max_error_random:.2g} at {v.n_random} random points.")
-        shown = f", {len(res.polygons)} drawn" if conv.n_in == 2 else \
+                f"{v.max_error_exact_points:.2g} at {n(v.n_exact_points)} region witnesses and "
+                f"boundary points, {v.max_error_random:.2g} at {n(v.n_random)} random points.")
+        shown = f", {n(len(res.polygons))} drawn" if conv.n_in == 2 else \
             " (the map is drawn for 2-D input only)"
         space = "R" + "²³⁴"[conv.n_in - 2]
-        summary = (f"{conv.n_in}-D: p = {conv.p} activation regions on all of {space} "
-                   f"({res.lower_dimensional} lower-dimensional{shown}), k = {conv.k} "
+        summary = (f"{conv.n_in}-D: p = {n(conv.p)} activation regions on all of {space} "
+                   f"({n(res.lower_dimensional)} lower-dimensional{shown}), k = {n(conv.k)} "
                    "constraints. Regions are not pieces: neighbours may share one affine map.")
     if res.slice_view is not None:
         summary = slice_summary(res, cut)
@@ -111,23 +148,26 @@ def slice_summary(res: Result, state_cut: SliceState | None) -> str:
     conv = res.conversion
     if cut.kind == "line":
         lp = view.pieces
-        counts = [o.n_kinks for o in lp.outputs]
-        text += (f"{len(lp.kinks)} exact kinks on the whole line ({lp.certificate})"
-                 + (f", per output {', '.join(map(str, counts))}"
-                    if len(set(counts)) > 1 else
-                    (" where every output bends" if len(counts) > 1 else "")) + ".")
+        kinks = [o.n_kinks for o in lp.outputs]
+        text += (f"{n(len(lp.kinks))} exact kinks on the whole line ({lp.certificate})"
+                 + (f", per output {', '.join(map(n, kinks))}"
+                    if len(set(kinks)) > 1 else
+                    (" where every output bends" if len(kinks) > 1 else "")) + ".")
         if conv is not None:
-            text += f" One hidden layer of width {conv.one_d.width}: {conv.one_d.rule}."
+            text += f" One hidden layer of width {n(conv.one_d.width)}: {conv.one_d.rule}."
     else:
-        text += f"{len(view.polygons)} exact regions in the box"
+        text += f"{n(len(view.polygons))} exact regions in the box"
         if conv is not None:
-            text += (f"; p = {conv.p} on the whole plane ({res.lower_dimensional} "
-                     f"lower-dimensional), k = {conv.k} constraints")
+            text += (f"; p = {n(conv.p)} on the whole plane ({n(res.lower_dimensional)} "
+                     f"lower-dimensional), k = {n(conv.k)} constraints")
         elif res.terms is not None:
-            text += f"; p = {res.terms[1]} on the whole plane, k = {res.terms[2]} constraints"
+            text += (f"; p = {n(res.terms[1])} on the whole plane, k = {n(res.terms[2])} "
+                     "constraints")
         text += "."
         if view.decisions is not None:
             text += " Colours: the class each region's affine map gives (argmax)."
+    if conv is None and res.problem:
+        text += " " + " ".join(filter(None, unbuilt(res)))
     return text
 
 
@@ -149,17 +189,17 @@ def explanation(res: Result, n_in: int) -> str:
     if conv.one_d is not None:
         k, width = len(conv.one_d.kinks), conv.one_d.width
         return (f"<b>One hidden layer computes the same function.</b> The deep network "
-                f"{deep} is a line that bends at {k} kink{'s' if k != 1 else ''}; one hidden "
-                f"layer of {width} neuron{'s' if width != 1 else ''}, one per kink, draws the "
+                f"{deep} is a line that bends at {n(k)} kink{'s' if k != 1 else ''}; one hidden "
+                f"layer of {n(width)} neuron{'s' if width != 1 else ''}, one per kink, draws the "
                 "same line: deep solid, shallow dashed. Below, their difference: zero up "
                 "to rounding.")
     if conv.n_in == 2:
         return (f"<b>The same function, region by region.</b> The deep network {deep} cuts "
-                f"the plane into {conv.p} regions (each colour one region; colours repeat); "
+                f"the plane into {n(conv.p)} regions (each colour one region; colours repeat); "
                 "in each it is one flat, affine map. The shallow network, three hidden "
                 "layers, rebuilds every region. Click one to see its map.")
     return (f"<b>The same function, region by region.</b> The deep network {deep} cuts "
-            f"R{'²³⁴'[conv.n_in - 2]} into {conv.p} regions, in each of which it is one affine "
+            f"R{'²³⁴'[conv.n_in - 2]} into {n(conv.p)} regions, in each of which it is one affine "
             "map; the shallow network, three hidden layers, rebuilds every one.")
 
 
@@ -167,9 +207,9 @@ def layers_1d(conv, of_slice: bool = False) -> str:
     """The shallow network of a 1-D conversion: one hidden layer of finite weights."""
     widths = conv.shallow.hidden_sizes
     if of_slice:
-        return (f"Shallow network of the slice: 1 → {widths[0] if widths else 0} → {conv.n_out}, "
-                "every weight finite; exportable as JSON, NPZ and ONNX.")
-    return (f"Shallow network: {conv.n_in} → {widths[0] if widths else 0} → "
+        return (f"Shallow network of the slice: 1 → {n(widths[0] if widths else 0)} → "
+                f"{conv.n_out}, every weight finite; exportable as JSON, NPZ and ONNX.")
+    return (f"Shallow network: {conv.n_in} → {n(widths[0] if widths else 0)} → "
             f"{conv.n_out}, every weight finite; exportable as JSON, NPZ and ONNX.")
 
 
@@ -180,7 +220,7 @@ def layers_nd(conv) -> str:
     what = ("x⁺, x⁻ and one detector per constraint",
             "x⁺, x⁻ and o_r (0 inside region r, ∞ outside)", "ReLU(±(A_r x + c_r) − o_r)")
     return ("Shallow network (3 hidden layers, ±∞ rows):\n"
-            + "".join(f"  {i + 1}. {width} = {words}: {does}\n" for i, (width, words, does)
+            + "".join(f"  {i + 1}. {n(width)} = {words}: {does}\n" for i, (width, words, does)
                       in enumerate(zip(conv.terms, COROLLARY_TERMS, what)))
             + "Export as JSON or NPZ (ONNX cannot hold ∞). This follows a reconstruction of "
             "Villani & Schoots' construction; the paper's count of k and its treatment of "
@@ -189,14 +229,14 @@ def layers_nd(conv) -> str:
 
 def region_text(regions, index: int) -> str:
     """Region ``index`` of the conversion: its affine map and constraints."""
-    return f"Region {index + 1} of {len(regions)}\n" + regions[index].describe(digits=3)
+    return f"Region {n(index + 1)} of {n(len(regions))}\n" + regions[index].describe(digits=3)
 
 
 def slice_region_text(view, conv, index: int) -> str:
     """Region ``index`` of a plane slice's box: the conversion's region of the same
     pattern, or its pattern and affine map in the slice's coordinates."""
     poly = view.polygons[index]
-    head = (f"Region {index + 1} of the {len(view.polygons)} in the box, on the plane "
+    head = (f"Region {n(index + 1)} of the {n(len(view.polygons))} in the box, on the plane "
             "x = A + t₁·d₁ + t₂·d₂ (coordinates t1, t2)\n")
     if conv is not None and conv.regions:
         key = poly.pattern.tobytes()
