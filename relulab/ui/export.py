@@ -68,9 +68,26 @@ def _items_uncached(widget: QWidget):
             gi.setCacheMode(mode)
 
 
+@contextmanager
+def _hints_hidden(widget: QWidget):
+    """The on-screen instructions of the widget's panel (``Panel.export_hints()``, such
+    as "press Space to train") hidden while it is drawn for a file."""
+    owner = widget
+    while owner is not None and not hasattr(owner, "export_hints"):
+        owner = owner.parentWidget()
+    hints = [h for h in (owner.export_hints() if owner is not None else []) if h.isVisible()]
+    for hint in hints:
+        hint.setVisible(False)
+    try:
+        yield
+    finally:
+        for hint in hints:
+            hint.setVisible(True)
+
+
 def render_image(widget: QWidget, scale: float = 1.0) -> QImage:
     """The widget drawn at ``scale`` times its size on screen."""
-    with _items_uncached(widget):
+    with _items_uncached(widget), _hints_hidden(widget):
         return _render_image(widget, scale)
 
 
@@ -121,7 +138,7 @@ def export_svg(widget: QWidget, path) -> Path:
     path = Path(path)
     data = None
     item = _graphics_item(widget)
-    with _items_uncached(widget):
+    with _items_uncached(widget), _hints_hidden(widget):
         if item is not None:
             try:
                 data = pg.exporters.SVGExporter(item).export(toBytes=True)

@@ -19,7 +19,7 @@ from relulab.model.fitting.hinges import (
     interpolation_bound,
     log_log_slope,
 )
-from relulab.model.lessons.hinges import HingesState
+from relulab.model.lessons.hinges import HingesState, by_position, position_of
 
 SEED_CURVE = PRESETS["sin(2x) + 0.3x²"]
 
@@ -307,3 +307,44 @@ def test_crowded_random_kinks_stay_off_the_dense_path():
     np.testing.assert_allclose(A.T @ (A @ params - y), 0, atol=1e-7)
     dense_params = np.r_[dense.intercept, dense.slope, dense.coefficients]
     assert np.linalg.norm(params) <= np.linalg.norm(dense_params) * (1 + 1e-6)
+
+
+# -- the panel's state: a new domain, the numbering, the corner raised -----------------
+def test_a_new_domain_maps_the_kinks_onto_it():
+
+
+    s = HingesState().spread_evenly(24).with_domain(-1.0, 1.0)
+    assert (s.a, s.b) == (-1.0, 1.0)
+    np.testing.assert_allclose(s.kinks, evenly_spaced_kinks(-1, 1, 24), atol=1e-12)
+    odd = HingesState().with_kinks((-3.0, 0.0, 1.5, 3.0)).with_domain(0.0, 12.0)
+    np.testing.assert_allclose(odd.kinks, (0.0, 6.0, 9.0, 12.0))
+    assert HingesState().with_domain(-3.0, 3.0) == HingesState()
+
+
+def test_hinges_are_numbered_by_position():
+
+    kinks = (0.5, -1.0, 2.0, 0.5)
+    assert by_position(kinks) == [1, 0, 3, 2]
+    assert [position_of(kinks, i) for i in range(4)] == [1, 0, 3, 2]
+
+
+@pytest.mark.parametrize("i", [0, 1, 2])
+def test_raising_a_corner_moves_only_it(i):
+    """Free mode's vertical drag: f̂(kᵢ) rises by dy; f̂ at the other kinks and at the
+    domain's ends does not move; only the slope changes next to kᵢ change."""
+
+
+    s = HingesState(mode="free").with_kinks((-1.0, 0.5, 2.0), (0.3, -0.7, 1.1))
+    s = s.with_line(0.2, -0.4)
+    points = np.array([s.a, *s.kinks, s.b])
+    before = [s.height(x) for x in points]
+    r = s.raise_kink(i, 0.75)
+    after = [r.height(x) for x in points]
+    expected = list(before)
+    expected[1 + i] += 0.75
+    np.testing.assert_allclose(after, expected, atol=1e-12)
+    fit = hinge_sum([0.0], [0.0], r.intercept, r.slope, r.kinks, r.coefficients)
+    assert fit.slope_change(i) < s.coefficients[i]  # a sharper bend down at a raised corner
+    # on a neighbour's kink, or outside (a, b): nothing to raise
+    assert s.with_kinks((0.5, 0.5)).raise_kink(0, 1.0) == s.with_kinks((0.5, 0.5))
+    assert s.with_kinks((s.a,)).raise_kink(0, 1.0) == s.with_kinks((s.a,))

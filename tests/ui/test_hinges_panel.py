@@ -89,15 +89,37 @@ def test_free_mode_drag_up_changes_the_slope_change(panel):
     rmse_ls = panel.fit.rmse
     assert rmse_ls == pytest.approx(0.1022, abs=5e-5)  # switching keeps the picture
     c0 = panel.state.coefficients[3]
+    _hx, hy0 = panel.handles.getData()
     start = handle_pos(panel, 3)
     a = mouse.data_to_viewport(panel.plot, 0.0, 0.0)
     b = mouse.data_to_viewport(panel.plot, 0.0, 0.75)
     mouse.drag(panel.plot, start, start + (b - a), steps=4)
-    lever = (panel.state.b - panel.state.a) / 8
-    assert panel.state.coefficients[3] == pytest.approx(c0 + 0.75 / lever, abs=0.02)
+    _hx, hy = panel.handles.getData()
+    assert hy[3] == pytest.approx(hy0[3] + 0.75, abs=0.02)  # the corner went up with it
+    np.testing.assert_allclose(np.delete(hy, 3), np.delete(hy0, 3), atol=1e-9)
+    assert panel.state.coefficients[3] < c0 - 1  # a sharper bend down: its slope change fell
     assert panel.fit.slope_change(3) == pytest.approx(panel.state.coefficients[3], abs=1e-6)
     assert panel.fit.rmse > rmse_ls
     assert "slope change" in panel.selected_label.text()
+
+
+@pytest.mark.parametrize("i", [0, 3, 5])
+def test_free_mode_handle_stays_under_the_pointer_during_a_drag(panel, i):
+    """Seen: dragging up in Free mode, the pointer went up and the handle stayed on
+    the axis. At every move of a drag (up, sideways, diagonal) the handle is where the
+    pointer is, the leftmost and rightmost hinges too."""
+    panel.set_mode("free")
+    start = handle_pos(panel, i)
+    offsets = [(0, -40), (0, -80), (25, -60), (-30, 20), (10, 50)]
+    mouse.press(panel.plot, start)
+    for dx, dy in offsets:
+        pointer = start + type(start)(dx, dy)
+        mouse.move(panel.plot, pointer, buttons=mouse.LEFT)
+        hx, hy = panel.handles.getData()
+        at = mouse.data_to_viewport(panel.plot, hx[i], hy[i])
+        assert abs(at.x() - pointer.x()) <= 1.5 and abs(at.y() - pointer.y()) <= 1.5, (dx, dy)
+    mouse.release(panel.plot, pointer)
+    assert panel.undo_stack.count() == 2  # the mode switch and the drag
 
 
 def test_free_mode_line_is_editable(panel, qtbot):
@@ -219,7 +241,8 @@ def test_convergence_view_has_slope_minus_two(panel, qtbot):
     n, _e = panel.conv_ls_rmse.getData()
     assert len(n) == len(panel.convergence_rows) == 15
     title = panel.convergence_plot.getPlotItem().titleLabel.text
-    assert "error ÷4" in title and "slope here −1.9" in title
+    assert "measured slope −1.9" in title
+    assert "slope −2: ×2 hinges → error ÷4" in panel.convergence_key.text().replace("&nbsp;", " ")
     gx, gy = panel.conv_guide.getData()  # log10 values: the plot is log-log
     assert (gy[1] - gy[0]) / (gx[1] - gx[0]) == pytest.approx(-2)
 
@@ -365,7 +388,7 @@ def test_twenty_thousand_points_study_converges_off_the_gui_thread(panel, qtbot)
     panel.points_spin.setValue(20000)
     qtbot.waitUntil(lambda: panel.convergence_done, timeout=60000)
     assert len(panel.convergence_rows) == 15
-    assert panel.max_label.text().endswith("on 20000 samples")
+    assert panel.max_label.text().endswith("on 20,000 samples")
 
 
 def test_a_state_the_panel_makes_is_one_a_scene_can_hold(panel):

@@ -121,7 +121,7 @@ def test_curves_of_diverged_restarts_are_not_drawn(some_diverged):
 def test_ranges_follow_the_target():
     y = np.array([-1.0, 0.0, 3.0])  # span 4
     assert jobs.finite_range(y) == (-9.0, 11.0)
-    assert jobs.curve_y_range(y) == pytest.approx((-1.6, 4.2))
+    assert jobs.curve_y_range(y) == pytest.approx((-1.6, 3.6))  # no key on the plot
     assert jobs.finite_range(np.zeros(3)) == (-2.0, 2.0)  # a flat target spans 1
 
 
@@ -184,12 +184,17 @@ def test_final_bars_sorted_best_first(some_diverged):
     bars = jobs.final_bars(snap, "sorted", ghost=0.1)
     order = snap.rmse_order()
     assert bars.best is not None and bars.best[0] and bars.best.sum() == 1
-    expected = np.where(np.isfinite(snap.rmse[order]), snap.rmse[order], 0.0)
-    np.testing.assert_array_equal(bars.height, expected)
+    lost = snap.diverged[order]
+    assert lost.any() and not lost[0]
+    finite = np.where(lost, 0.0, snap.rmse[order])
+    assert bars.top == pytest.approx(max(finite.max(), 0.1)) and bars.hint == ""
+    # a diverged restart is a full-height bar marked as such, never a low (good) one
+    np.testing.assert_array_equal(bars.height, np.where(lost, bars.top, finite))
+    np.testing.assert_array_equal(bars.diverged, lost)
     np.testing.assert_array_equal(bars.x, np.arange(snap.restarts) + 1)
-    assert bars.labels == ("restarts, best first", "RMSE") and bars.angle == 0
+    assert bars.ticks == [(i + 1.0, str(r + 1)) for i, r in enumerate(order)]
+    assert bars.labels == ("restart, best first", "") and bars.angle == 0
     assert bars.x_range == (0.5, snap.restarts + 0.5)
-    assert bars.top == pytest.approx(max(expected.max(), 0.1)) and bars.hint == ""
 
 
 def test_final_bars_as_a_histogram_count_every_finite_restart(trained):
@@ -215,7 +220,7 @@ def test_status_says_what_training_does(some_diverged):
     text = jobs.status_text(snap, steps=300, replaying=None, running=False)
     assert text.startswith("Finished 300 steps.")
     for r, at in enumerate(snap.diverged_at):
-        assert (f"restart {r + 1} at step {int(at):,}" in text) == bool(at >= 0)
+        assert (f"restart {r + 1} of {snap.restarts} at step {int(at):,}" in text) == bool(at >= 0)
     assert jobs.status_text(snap, 3000, replaying=3000, running=False).startswith("Replaying the 3,000")
     assert jobs.status_text(snap, 3000, None, running=True).startswith("Training…")
 

@@ -455,8 +455,8 @@ def test_no_rmse_bars_before_training_and_words_for_what_is_shown(qtbot, panel):
     assert "Space" in panel.final_hint.textItem.toPlainText()
     assert "4 networks of 8 ReLU neurons" in panel.explain.text()
     assert "least squares with 8" in panel.explain.text()
-    legend = [label.text for _sample, label in panel.legend.items]
-    assert {"target", "best restart", "other restarts", "kinks"} <= set(legend)
+    key = [entry.text for entry in panel.key.entries]  # one key, under the plots
+    assert {"target", "other restarts", "kinks now"} <= set(key)
     assert "best restart" in panel.key.plain_text() and "ghost" in panel.key.plain_text()
     panel.step_once()
     settled(qtbot, panel)

@@ -399,12 +399,33 @@ def rmse_histogram(rmse, bins: int = 10) -> tuple[np.ndarray, np.ndarray]:
 # ---------------------------------------------------------------------------
 # what the Training panel offers (its state: relulab.model.lessons.training)
 # ---------------------------------------------------------------------------
+#: Speed labels as older scene files spell them (thousands grouped by a space), and the
+#: label each reads as: the app's numbers group thousands with a comma.
+OLD_SPEED_LABELS = {"1 000 steps/s": "1,000 steps/s", "10 000 steps/s": "10,000 steps/s"}
+
+
+class _Speeds(dict):
+    """label → steps per second; a label of an older file finds its speed too."""
+
+    def __missing__(self, label: str) -> int | None:
+        if label in OLD_SPEED_LABELS:
+            return self[OLD_SPEED_LABELS[label]]
+        raise KeyError(label)
+
+
 #: Training speeds the panels offer: label → steps per second (None: as many as the
 #: time budget of each tick allows). Scene files store the label.
-SPEEDS: dict[str, int | None] = {
-    "10 steps/s": 10, "100 steps/s": 100, "1 000 steps/s": 1000, "10 000 steps/s": 10_000,
+SPEEDS: dict[str, int | None] = _Speeds({
+    "10 steps/s": 10, "100 steps/s": 100, "1,000 steps/s": 1000, "10,000 steps/s": 10_000,
     "as fast as possible": None,
-}
+})
+#: Every label a scene file may hold for a speed (read with :func:`speed_label`).
+SPEED_LABELS_READ = (*SPEEDS, *OLD_SPEED_LABELS)
+
+
+def speed_label(label: str) -> str:
+    """The label a stored speed label reads as (an older spelling becomes today's)."""
+    return OLD_SPEED_LABELS.get(label, label)
 FINAL_VIEWS = ("sorted", "histogram")
 #: What the Training panel lets a user set, in its controls and in scene files. The
 #: largest run (32 restarts × 256 neurons × 4000 points) still trains in steps that fit

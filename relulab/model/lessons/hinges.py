@@ -20,12 +20,24 @@ from relulab.model.fitting.hinges import (
     MIN_WIDTH,
     MODES,
     TARGET_LIMIT,
+    evaluate_hinges,
     evenly_spaced_kinks,
 )
 
 
 def _clamp(v: float, limit: float = COEFFICIENT_LIMIT) -> float:
     return min(max(float(v), -limit), limit)
+
+
+def by_position(kinks) -> list[int]:
+    """The hinges' indices left to right (equal kinks in the order given): the one
+    numbering a learner sees, in the readout, the table and the Tab order."""
+    return sorted(range(len(kinks)), key=lambda i: (float(kinks[i]), i))
+
+
+def position_of(kinks, i: int) -> int:
+    """Hinge i's place from the left, 0 for the leftmost (see :func:`by_position`)."""
+    return by_position(kinks).index(i)
 
 
 @dataclass(frozen=True)
@@ -106,6 +118,18 @@ class HingesState:
             selected = None
         return replace(self, kinks=kinks, coefficients=coefficients, selected=selected)
 
+    def with_domain(self, a: float, b: float) -> HingesState:
+        """The same hinges on the domain [a, b]: each kink mapped by the affine map that
+        takes the old domain onto the new one, so kinks inside the old domain land
+        inside the new one (evenly spaced ones stay evenly spaced) and the handles, the
+        errors and the convergence study speak of the same hinges."""
+        a, b = float(a), float(b)
+        if (a, b) == (self.a, self.b):
+            return self
+        ratio = (b - a) / (self.b - self.a)
+        kinks = tuple(_clamp(a + (k - self.a) * ratio) for k in self.kinks)
+        return replace(self, a=a, b=b, kinks=kinks)
+
     def spread_evenly(self, n: int | None = None) -> HingesState:
         n = len(self.kinks) if n is None else int(n)
         n = min(max(n, 1), MAX_HINGES)
@@ -138,6 +162,43 @@ class HingesState:
         cs[i] = _clamp(c)
         return replace(self, coefficients=tuple(cs))
 
+    def raise_kink(self, i: int, dy: float) -> HingesState:
+        """Free mode: the corner of f̂ at kink i raised by ``dy``, the sum at the
+        neighbouring kinks (or the domain's ends, where it has no neighbour inside
+        [a, b]) unchanged. It adds dy times the hat that is 1 at kᵢ and 0 at those
+        neighbours L and R: the slope changes at L, kᵢ and R change (at an end, the
+        line a + s·x takes L's part), so a handle dragged up or down stays under the
+        pointer. Unchanged where kᵢ sits on a neighbour or outside (a, b): no corner
+        of its own to raise there."""
+        k = self.kinks[i]
+        others = [j for j in range(len(self.kinks)) if j != i]
+        left = [j for j in others if self.a <= self.kinks[j] <= k]
+        right = [j for j in others if k <= self.kinks[j] <= self.b]
+        lo = max((self.kinks[j] for j in left), default=self.a)
+        hi = min((self.kinks[j] for j in right), default=self.b)
+        if not (self.a <= lo < k < hi <= self.b) or dy == 0:
+            return self
+        up, down = dy / (k - lo), dy / (hi - k)
+        cs = list(self.coefficients)
+        cs[i] -= up + down
+        intercept, slope = self.intercept, self.slope
+        if left:
+            j = max(left, key=lambda j: (self.kinks[j], j))
+            cs[j] += up
+        else:  # ReLU(x − a) = x − a on the domain: the line takes the left ramp
+            slope += up
+            intercept -= up * self.a
+        if right:
+            j = min(right, key=lambda j: (self.kinks[j], -j))
+            cs[j] += down
+        return replace(self, coefficients=tuple(_clamp(c) for c in cs),
+                       intercept=_clamp(intercept), slope=_clamp(slope))
+
+    def height(self, x: float) -> float:
+        """The hand-set sum of hinges of Free mode at x."""
+        return float(evaluate_hinges(x, self.intercept, self.slope, self.kinks,
+                                     self.coefficients))
+
     def with_line(self, intercept: float, slope: float) -> HingesState:
         """The hand-set line a + s·x of Free mode."""
         return replace(self, intercept=_clamp(intercept), slope=_clamp(slope))
@@ -146,7 +207,7 @@ class HingesState:
         """Select the next (step = 1) or previous (−1) hinge in order along x."""
         if not self.kinks:
             return replace(self, selected=None)
-        order = sorted(range(len(self.kinks)), key=lambda i: (self.kinks[i], i))
+        order = by_position(self.kinks)
         if self.selected is None:
             pos = 0 if step > 0 else len(order) - 1
         else:

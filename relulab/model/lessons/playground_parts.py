@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from relulab.model.core.arrays import readonly
 from relulab.model.core.fields import Fields
 from relulab.model.data.datasets import (
     DATASETS,
@@ -31,7 +32,7 @@ from relulab.model.data.datasets import (
 from relulab.model.data.expression import MAX_LENGTH as MAX_EXPRESSION
 from relulab.model.data.expression import parse_expression
 from relulab.model.fitting.classify import LOSSES, OPTIMIZERS, TrainConfig
-from relulab.model.fitting.training import SPEEDS
+from relulab.model.fitting.training import SPEED_LABELS_READ, SPEEDS, speed_label
 from relulab.model.networks.mlp import MLP, activation_field, normalise_activation
 from relulab.model.regions.depth import DepthSample, parameter_count
 
@@ -68,11 +69,6 @@ ARCHITECTURE_PRESETS = {
     "2-2-1 (XOR's hidden space)": (2,),
     "2-1 (no hidden layer)": (),
 }
-
-
-def _readonly(a: np.ndarray) -> np.ndarray:
-    a.setflags(write=False)
-    return a
 
 
 def outputs_for(classes: int) -> int:
@@ -175,9 +171,9 @@ class Points:
                              f"{MAX_COORDINATE:g} in size")
         if not np.all(np.isin(label, np.arange(MAX_CLASSES))):
             raise ValueError(f"points.label: labels must be classes 0 to {MAX_CLASSES - 1}")
-        object.__setattr__(self, "x", _readonly(x))
-        object.__setattr__(self, "label", _readonly(label))
-        object.__setattr__(self, "test", _readonly(test))
+        object.__setattr__(self, "x", readonly(x))
+        object.__setattr__(self, "label", readonly(label))
+        object.__setattr__(self, "test", readonly(test))
 
     def __len__(self) -> int:
         return len(self.label)
@@ -395,7 +391,7 @@ class TrainingSettings:
         f = Fields(d, cls().to_dict(), "training")
         out = cls(f.choice("optimizer", list(OPTIMIZERS)), f.number("learning_rate", 1e-4, 1000.0),
                   f.choice("loss", list(LOSSES)), f.integer("batch_size", 0, MAX_POINTS),
-                  f.choice("speed", list(SPEEDS)),
+                  speed_label(f.choice("speed", SPEED_LABELS_READ)),
                   f.integer("steps_per_press", 1, MAX_STEPS_PER_PRESS),
                   f.integer("max_steps", 0, MAX_STOP_STEP), f.integer("step", 0, 10 ** 12))
         f.done()
@@ -433,7 +429,7 @@ class History:
         if len({len(c) for c in cols}) != 1:
             raise ValueError("history: the lists must have the same length")
         for k, c in zip(HISTORY_KEYS, cols):
-            object.__setattr__(self, k, _readonly(c))
+            object.__setattr__(self, k, readonly(c))
 
     def __len__(self) -> int:
         return len(self.step)

@@ -24,8 +24,9 @@ from relulab.model.fitting.training import (
     MAX_WIDTH,
     MIN_POINTS,
     OPTIMIZERS,
-    SPEEDS,
+    SPEED_LABELS_READ,
     HingeNetTrainer,
+    speed_label,
 )
 
 
@@ -48,7 +49,7 @@ class TrainingState:
     optimizer: str = "adam"
     batch_size: int = 0
     init: str = "spread"
-    speed: str = "1 000 steps/s"  # 20 000 steps in 20 s: the kinks can be watched moving
+    speed: str = "1,000 steps/s"  # 20,000 steps in 20 s: the kinks can be watched moving
     final_view: str = "sorted"
     selected: int = -1
     step: int = 0
@@ -76,7 +77,8 @@ class TrainingState:
             hidden=f.integer("hidden", 1, MAX_WIDTH), lr=f.number("lr", *LR_RANGE), steps=steps,
             restarts=restarts, optimizer=f.choice("optimizer", OPTIMIZERS),
             batch_size=f.integer("batch_size", 0, MAX_POINTS), init=f.choice("init", INITS),
-            speed=f.choice("speed", list(SPEEDS)), final_view=f.choice("final_view", FINAL_VIEWS),
+            speed=speed_label(f.choice("speed", SPEED_LABELS_READ)),
+            final_view=f.choice("final_view", FINAL_VIEWS),
             selected=f.integer("selected", -1, restarts - 1), step=f.integer("step", 0, steps))
         f.done()
         try:

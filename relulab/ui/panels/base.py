@@ -227,6 +227,11 @@ class Panel(QWidget):
         """The panel's plots by name, main one first (for PNG/SVG export)."""
         return {}
 
+    def export_hints(self) -> list:
+        """The widgets and plot items that instruct the user on screen ("press Space
+        to train"): hidden while a picture of the panel is exported."""
+        return []
+
     def data_tables(self) -> dict[str, tuple[list[str], list[list]]]:
         """Data behind the plots as {name: (column headers, rows)} (for CSV export)."""
         return {}

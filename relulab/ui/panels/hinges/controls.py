@@ -9,7 +9,7 @@ user asked for into edits of its state.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QLocale, Qt, QTimer
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -55,6 +55,10 @@ MODE_TIPS = {
 }
 #: The preset box's entry for a target typed as an expression.
 CUSTOM = "Typed expression"
+#: What the slope-change box shows while no hinge is selected.
+NO_HINGE = "no hinge selected"
+#: Numbers in boxes as in the app's text: a point for decimals, thousands with a comma.
+NUMBER_LOCALE = QLocale(QLocale.Language.English, QLocale.Country.UnitedStates)
 
 #: The keys on the plot (it has the focus after a click on it): the panel makes them
 #: (``Panel.make_keys``) and Help lists them; the note under the controls says the same.
@@ -88,6 +92,7 @@ def _number_box(name: str, accessible: str, lo: float, hi: float, decimals: int,
     w.setDecimals(decimals)
     w.setSingleStep(step)
     w.setKeyboardTracking(False)
+    w.setLocale(NUMBER_LOCALE)
     w.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
     return w
 
@@ -150,6 +155,8 @@ class HingesControls(QScrollArea):
                                  "Number of sample points")
         self.points_spin.setRange(MIN_POINTS, MAX_POINTS)
         self.points_spin.setKeyboardTracking(False)
+        self.points_spin.setLocale(NUMBER_LOCALE)
+        self.points_spin.setGroupSeparatorShown(True)
         form.addRow("Sample points", self.points_spin)
         return group
 
@@ -180,8 +187,11 @@ class HingesControls(QScrollArea):
         self.intercept_spin = _number_box("hinges-intercept", "Intercept a of the line a + s·x",
                                           -c, c, 4, 0.1)
         self.slope_spin = _number_box("hinges-slope", "Slope s of the line a + s·x", -c, c, 4, 0.1)
+        # one step below the least slope change a state holds: the box's "no hinge" value
         self.coefficient_spin = _number_box("hinges-coefficient",
-                                            "Slope change c of the selected hinge", -c, c, 4, 0.1)
+                                            "Slope change c of the selected hinge", -c - 1, c, 4,
+                                            0.1)
+        self.coefficient_spin.setSpecialValueText(NO_HINGE)
         # short labels, the words in their tooltips: the line a + s·x, then the selected
         # hinge's slope change c beside the button that deletes it
         for row, (text, box) in enumerate((("line a", self.intercept_spin),
@@ -246,6 +256,8 @@ class HingesControls(QScrollArea):
             self.slope_spin.setValue(fit.slope)
             if sel is not None and sel < fit.coefficients.size and s.mode != "interpolation":
                 self.coefficient_spin.setValue(float(fit.coefficients[sel]))
+            else:
+                self.coefficient_spin.setValue(self.coefficient_spin.minimum())  # NO_HINGE
 
     def show_error(self, text: str) -> None:
         """Say what is wrong with the typed target or domain next to the box ("": nothing)."""

@@ -348,12 +348,13 @@ class HingesPanel(Panel):
         else:
             self.commit(self._with_free_coefficients(s.spread_evenly(n)), "Number of hinges")
 
-    def _with_free_coefficients(self, s: HingesState) -> HingesState:
+    def _with_free_coefficients(self, s: HingesState, x=None, y=None) -> HingesState:
         """In Free mode new kinks start from their least-squares slopes (a sensible
-        shape to edit from) instead of a flat line."""
+        shape to edit from) instead of a flat line; (x, y) are the samples to fit
+        (default: the target's on screen)."""
         if s.mode != "free":
             return s
-        f = fit_hinges(self._x, self._y, s.kinks)
+        f = fit_hinges(self._x if x is None else x, self._y if y is None else y, s.kinks)
         return s.with_kinks(s.kinks, f.coefficients, None).with_line(f.intercept, f.slope)
 
     def set_target(self, text: str, a: float | None = None, b: float | None = None) -> bool:
@@ -369,6 +370,14 @@ class HingesPanel(Panel):
             self._sync_widgets()
             self.expression_edit.setText(text)
             return False
+        if (new.a, new.b) != (s.a, s.b):
+            # the kinks go with the domain (mapped onto it), so that the handles, the
+            # errors and the convergence study speak of the same hinges
+            new = replace(s, target=new.target).with_domain(new.a, new.b)
+            if new.mode == "free":
+                x = np.linspace(new.a, new.b, new.points)
+                new = self._with_free_coefficients(new, x, target_from_text(new.target, new.a,
+                                                                            new.b)(x))
         self.controls.show_error("")
         self.commit(new, "Change target")
         return True
@@ -438,20 +447,23 @@ class HingesPanel(Panel):
     def _on_drag_start(self, i: int, pos: QPointF) -> None:
         s = self._state
         self.plot.setFocus(Qt.FocusReason.MouseFocusReason)
-        coefficient = s.coefficients[i] if s.mode == "free" else 0.0
-        self._drag = (i, s, QPointF(pos), s.kinks[i], coefficient)
+        height = s.height(s.kinks[i]) if s.mode == "free" else 0.0
+        self._drag = (i, s, QPointF(pos), s.kinks[i], height)
         self._state = replace(s, selected=i)
         self._sync_widgets()
 
     def _on_drag_move(self, i: int, pos: QPointF) -> None:
         if self._drag is None:
             return
-        _, _before, press, k0, c0 = self._drag
-        s = self._state.move_kink(i, k0 + (pos.x() - press.x()))
-        if s.mode == "free":
-            # up/down: the curve a lever length L right of the kink follows the mouse
-            lever = (s.b - s.a) / 8.0
-            s = s.set_coefficient(i, c0 + (pos.y() - press.y()) / lever)
+        _, before, press, k0, y0 = self._drag
+        k = k0 + (pos.x() - press.x())
+        if before.mode == "free":
+            # the corner follows the pointer both ways, from the state the drag began
+            # in: the handle stays under the pointer
+            s = replace(before, selected=i).move_kink(i, k)
+            s = s.raise_kink(i, y0 + (pos.y() - press.y()) - s.height(s.kinks[i]))
+        else:  # least squares puts the corner on the fit: only the kink follows
+            s = self._state.move_kink(i, k)
         self._state = s
         self._refresh()
 

@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGraphicsItem, QSplitter, QVBoxLayout, QWidget
 
 from relulab.model.fitting.hinges import ConvergenceRow, HingeFit, log_log_slope
-from relulab.model.lessons.hinges import HingesState
+from relulab.model.lessons.hinges import HingesState, by_position
 from relulab.ui.items.hinges_handles import HandlesItem, SelectedMarker
 from relulab.ui.legend import key_html
 from relulab.ui.panels.base import named
@@ -25,20 +25,29 @@ from relulab.ui.panels.hinges.readouts import signed
 from relulab.ui.readout import Note
 from relulab.ui.theme import Theme
 
+#: The least height of every plot's data area, in pixels: below it the axes and the
+#: title leave the data a strip (seen: 40 px at 1280 × 720, zoom 1.6).
+MIN_PLOT_HEIGHT = 120
+#: What a plot's axis (numbers and label) and title take of its height, in pixels at
+#: zoom 1 (measured: 33 and 19 at zoom 1.6, over 1.6); they grow with the zoom.
+AXIS_HEIGHT, TITLE_HEIGHT = 33, 19
+
 
 def _plot(name: str, accessible: str, description: str) -> pg.PlotWidget:
     pw = named(pg.PlotWidget(), name, accessible, description=description)
     pw.setMenuEnabled(False)
+    pw.getPlotItem().hideButtons()  # the "A" (auto-range) button: the panel sets the ranges
     return pw
 
 
 def plot_tables(fit: HingeFit, x: np.ndarray, y: np.ndarray,
                 rows: list[ConvergenceRow]) -> dict:
     """The data behind the plots as {name: (column headers, rows)}, for CSV export: the
-    hinges of ``fit``, the samples (x, y) with the fit's residual, the study's rows."""
+    hinges of ``fit`` (numbered left to right, as the readout numbers them), the samples
+    (x, y) with the fit's residual, the study's rows."""
     hinges = [["intercept a", "", fit.intercept], ["slope s", "", fit.slope]]
-    hinges += [[f"hinge {i + 1}", float(k), float(c)]
-               for i, (k, c) in enumerate(zip(fit.kinks, fit.coefficients))]
+    hinges += [[f"hinge {n + 1}", float(fit.kinks[i]), float(fit.coefficients[i])]
+               for n, i in enumerate(by_position(fit.kinks))]
     samples = [[float(xi), float(yi), float(yi + r), float(r)]
                for xi, yi, r in zip(x, y, fit.residual)]
     conv = [[r.n, r.ls_rmse, r.ls_max_error, r.ls_sup_error, r.interp_max_error,
@@ -52,6 +61,33 @@ def plot_tables(fit: HingeFit, x: np.ndarray, y: np.ndarray,
     }
 
 
+class KeyedPlot(QWidget):
+    """A plot with its key under it. Its least height is the plot's and the key's at
+    the width it has (a splitter asks for the least height, not for the height at a
+    width: without this a wrapped key of three lines lay over the plot's axis)."""
+
+    def __init__(self, plot: pg.PlotWidget, key: Note):
+        super().__init__()
+        self.plot, self.key = plot, key
+        v = QVBoxLayout(self)
+        v.setContentsMargins(0, 0, 0, 0)
+        v.setSpacing(0)
+        v.addWidget(plot, 1)
+        v.addWidget(key)
+
+    def fit_key(self) -> None:
+        """Ask for the plot's least height and the key's lines at this width."""
+        width = max(self.width(), 1)
+        need = self.plot.minimumHeight() + max(self.key.heightForWidth(width), 0)
+        if self.minimumHeight() != need:
+            self.setMinimumHeight(need)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.fit_key()
+
+
 class HingesPlots(QSplitter):
     """The main plot above, the residual and the convergence plot below it. The plots
     and their items are attributes, listed in ``PARTS``."""
@@ -61,7 +97,8 @@ class HingesPlots(QSplitter):
     PARTS = ("plot", "residual_plot", "convergence_plot", "target_curve", "approx_curve",
              "components_curve", "handles", "selected_marker", "slope_text", "residual_curve",
              "residual_zero", "conv_ls_rmse", "conv_ls_max", "conv_interp", "conv_bound",
-             "conv_guide", "conv_now", "convergence_box", "convergence_key")
+             "conv_guide", "conv_now", "convergence_box", "convergence_key", "main_box",
+             "main_key")
 
     def __init__(self, theme: Theme, parent: QWidget | None = None):
         super().__init__(Qt.Orientation.Vertical, parent)
@@ -81,14 +118,15 @@ class HingesPlots(QSplitter):
     # -- building ----------------------------------------------------------------------
     def _build_main_plot(self) -> None:
         self.plot = _plot(
-            "hinges-plot", "Target and sum of hinges; drag the handles",
+            "hinges-plot", "Target and sum of hinges",
             "The target f(x), solid, and the sum of hinges f̂(x), dashed, over the domain "
             "[a, b]. A round handle sits on the sum at each kink: drag it sideways to move the "
             "kink, up or down (Free mode) to change its slope change; double-click adds a hinge.")
         self.plot.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         pi = self.plot.getPlotItem()
         pi.setLabel("bottom", "x")
-        self.legend = pi.addLegend(offset=(-10, -10))
+        # no legend on the plot: every corner holds the curve for one target or
+        # another; the key is under the plot (main_key)
         self.target_curve = pi.plot(name="target f(x)", antialias=True)
         self.approx_curve = pi.plot(name="sum of hinges f̂(x)", antialias=True)
         # Thin, solid and not antialiased: 200 hinges are 200 lines across the plot;
@@ -126,32 +164,31 @@ class HingesPlots(QSplitter):
             "the n on screen.")
         cp = self.convergence_plot.getPlotItem()
         cp.setLogMode(True, True)
-        cp.setLabel("bottom", "number of hinges n")
+        cp.setLabel("bottom", "hinges n")
         cp.setLabel("left", "error")
         self.conv_ls_rmse = cp.plot(name="least squares: RMSE", symbol="o")
         self.conv_ls_max = cp.plot(name="least squares: largest", symbol="s")
         self.conv_interp = cp.plot(name="interpolation: largest", symbol="t")
         self.conv_bound = cp.plot(name="bound")
         self.conv_guide = cp.plot(name="slope −2")
-        cp.getAxis("bottom").setTicks([[(np.log10(n), str(n)) for n in (1, 2, 4, 8, 16, 32, 64, 128)],
-                                       []])
+        # the powers of four always, those of two between them where there is room: at
+        # zoom 1.6 the eight numbers ran into each other ("64128")
+        cp.getAxis("bottom").setTicks([[(np.log10(n), str(n)) for n in (1, 4, 16, 64)],
+                                       [(np.log10(n), str(n)) for n in (2, 8, 32, 128)]])
         self.conv_now = pg.InfiniteLine(angle=90)
         cp.addItem(self.conv_now)
 
     def _build_layout(self) -> None:
         """The main plot above; the residual and the convergence plot below it."""
-        self.addWidget(self.plot)
+        self.main_key = Note("hinges-key", "Key of the main plot")
+        self.main_box = KeyedPlot(self.plot, self.main_key)
+        self.addWidget(self.main_box)
         self.bottom = QSplitter(Qt.Orientation.Horizontal)
         self.bottom.addWidget(self.residual_plot)
-        self.convergence_box = QWidget()
-        cv = QVBoxLayout(self.convergence_box)
-        cv.setContentsMargins(0, 0, 0, 0)
-        cv.setSpacing(0)
-        cv.addWidget(self.convergence_plot, 1)
         # the key sits under the plot, not over it: the plot is small and every corner
         # of it holds data for one target or another
         self.convergence_key = Note("hinges-convergence-key", "Key of the convergence plot")
-        cv.addWidget(self.convergence_key)
+        self.convergence_box = KeyedPlot(self.convergence_plot, self.convergence_key)
         self.bottom.addWidget(self.convergence_box)
         self.addWidget(self.bottom)
         self.setStretchFactor(0, 3)
@@ -291,7 +328,7 @@ class HingesPlots(QSplitter):
             slope = log_log_slope(n[n >= 6], [r.ls_rmse for r in rows if r.n >= 6])
             self.theme.set_title(
                 self.convergence_plot,
-                f"×2 hinges → error ÷4 · slope here {slope:.2f}".replace("-", "−"), 9)
+                f"measured slope {slope:.2f}".replace("-", "−"), 9)
 
     def mark_n(self, n: int) -> None:
         """The vertical line at the number of hinges on screen."""
@@ -304,6 +341,16 @@ class HingesPlots(QSplitter):
         for pw, title in ((self.plot, None), (self.residual_plot, None),
                           (self.convergence_plot, None)):
             th.style_plot(pw, title)
+        # the data area keeps MIN_PLOT_HEIGHT whatever the zoom makes the axes and title
+        decoration = AXIS_HEIGHT * th.zoom
+        for pw in (self.plot, self.residual_plot):
+            pw.setMinimumHeight(round(MIN_PLOT_HEIGHT + decoration))
+        self.convergence_plot.setMinimumHeight(
+            round(MIN_PLOT_HEIGHT + decoration + TITLE_HEIGHT * th.zoom))
+        self.main_key.setFont(th.font(8.5))
+        self.main_key.setText(key_html([(th.color("target"), "━", "target f(x)"),
+                                        (th.color("approx"), "‒ ‒", "sum of hinges f̂(x)"),
+                                        (th.color("handle"), "●", "kink")]))
         self.target_curve.setPen(th.pen("target", 4.0))
         self.approx_curve.setPen(th.pen("approx", 2.5, Qt.PenStyle.DashLine))
         self.components_curve.setPen(th.pen("muted", 1.0))
@@ -326,9 +373,10 @@ class HingesPlots(QSplitter):
                (th.series_color(1), "■", "LS largest error"),
                (th.series_color(2), "▼", "interpolation largest"),
                (th.color("muted"), "‒ ‒", "bound"),
-               (th.color("foreground"), "···",
-                "slope −2: doubling the hinges divides the error by four")]
+               (th.color("foreground"), "···", "slope −2: ×2 hinges → error ÷4")]
         self.convergence_key.setFont(th.font(8.5))
         self.convergence_key.setToolTip("LS = least squares with evenly spaced kinks; "
                                         "bound = (b − a)²M/(8n²) for the interpolation")
         self.convergence_key.setText(key_html(key))
+        for box in (self.main_box, self.convergence_box):
+            box.fit_key()

@@ -8,7 +8,7 @@ import numpy as np
 from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QVBoxLayout, QWidget
 
 from relulab.model.fitting.hinges import ConvergenceRow, HingeFit, Interpolation
-from relulab.model.lessons.hinges import HingesState
+from relulab.model.lessons.hinges import HingesState, position_of
 from relulab.ui.panels.base import named
 from relulab.ui.readout import Readout
 
@@ -48,8 +48,12 @@ class HingesReadouts(QWidget):
         self.selected_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         row.addWidget(self.rmse_label)
         row.addWidget(self.max_label)
-        row.addWidget(self.selected_label, 1)
+        row.addStretch(1)
         v.addWidget(self.readout_row)
+        # a line of its own: squeezed beside the errors it wrapped into five lines at
+        # zoom 1.6 and took the plots' height
+        self.selected_label.setContentsMargins(4, 0, 4, 0)
+        v.addWidget(self.selected_label)
         self.bound_label = readout("hinges-bound", "Interpolation error and bound", wrap=True,
                                    key="interpolation_error")
         self.caveat_label = readout("hinges-caveat", "Jump caveat", wrap=True)
@@ -59,15 +63,17 @@ class HingesReadouts(QWidget):
     def show_fit(self, s: HingesState, fit: HingeFit, selected: int | None,
                  interpolation: Interpolation | None) -> None:
         """The errors of ``fit`` on the samples, hinge ``selected`` (None:
-        none, or Interpolation mode) and, in Interpolation mode, its error and bound."""
-        where = f"on {s.points} samples"
+        none, or Interpolation mode; numbered by position, left to right) and, in
+        Interpolation mode, its error and bound."""
+        where = f"on {s.points:,} samples"
         self.rmse_label.set_value(float(fit.rmse), f"RMSE <b>{_fmt(fit.rmse)}</b>")
         self.max_label.set_value(float(fit.max_error),
                                  f"Largest error <b>{_fmt(fit.max_error)}</b> {where}")
         if selected is not None:
             change = fit.slope_change(selected)
+            number = position_of(fit.kinks, selected) + 1
             self.selected_label.set_value(
-                selected + 1, f"Hinge {selected + 1} of {fit.kinks.size}: kink "
+                number, f"Hinge {number} of {fit.kinks.size}: kink "
                 f"{fit.kinks[selected]:.3f}, slope change <b>{signed(change)}</b>")
         else:
             self.selected_label.set_value(None, "No hinge selected (click one or press Tab on the "

@@ -42,7 +42,7 @@ from relulab.model.fitting.training import (
 )
 from relulab.model.lessons.training import TrainingState
 from relulab.ui.panels.base import fit_controls_width, named, signals_blocked
-from relulab.ui.panels.training.jobs import explanation
+from relulab.ui.panels.training.jobs import explanation, restart_name
 from relulab.ui.readout import Note, Readout
 
 OPTIMIZER_LABELS = {"adam": "Adam", "gd": "gradient descent", "momentum": "momentum"}
@@ -198,13 +198,14 @@ class TrainingControls(QScrollArea):
             self.domain_b.setValue(b)
 
     def fill_selected(self, seeds, selected: int) -> None:
-        """The restarts to show the kinks of ("best restart", then each with its seed),
+        """The restarts to show the kinks of ("best restart", then each as "restart 3 of
+        6 (random seed 2)": restarts count from 1, the seeds they start from from 0),
         ``selected`` chosen (−1: the best)."""
         with signals_blocked(self.selected):
             self.selected.clear()
             self.selected.addItem("best restart", -1)
             for r, s in enumerate(seeds):
-                self.selected.addItem(f"restart {r + 1} (seed {s})", r)
+                self.selected.addItem(f"{restart_name(r, len(seeds))} (random seed {s})", r)
             self.selected.setCurrentIndex(_item_index(self.selected, selected))
 
     def fit_width(self) -> None:
@@ -212,6 +213,7 @@ class TrainingControls(QScrollArea):
         fit_controls_width(self, int(self.theme.width(220)), int(self.theme.width(330)))
 
     def apply_theme(self) -> None:
+        self.target_error.setStyleSheet(f"color: {self.theme.color('error_text').name()};")
         self.setMinimumWidth(int(self.theme.width(220)))
         self.setMaximumWidth(int(self.theme.width(330)))
         # the new fonts reach the form's size hint only after this event, so fit then
@@ -262,19 +264,19 @@ class TrainingReadouts:
         else:
             self.rate.set_value(float(rate), f"{rate:,.0f} steps/s")
         self.best.set_value(
-            best + 1, f"best: restart {best + 1} (seed {snap.seeds[best]}) RMSE {snap.rmse[best]:.4f}")
+            best + 1, f"best: {restart_name(best, snap.restarts)}, RMSE {snap.rmse[best]:.4f}")
         self.ghost.set_value(
             float(ghost_rmse), f"{snap.hidden} even kinks, least squares: {ghost_rmse:.4f}")
 
-    def show_refit(self, r: int, rmse: float, refit: float | str) -> None:
+    def show_refit(self, r: int, restarts: int, rmse: float, refit: float | str) -> None:
         """Restart r's RMSE beside the best output layer for its kinks, or a word on that
         refit ("computing…", "when paused")."""
         shown = refit if isinstance(refit, str) else f"{refit:.4f}"
         self.refit.set_value(None if isinstance(refit, str) else float(refit),
-                             f"restart {r + 1}: {rmse:.4f}; output layer refit: {shown}")
+                             f"{restart_name(r, restarts)}: {rmse:.4f}; output layer refit: {shown}")
 
-    def show_diverged(self, r: int) -> None:
-        self.refit.set_value(None, f"restart {r + 1}: diverged")
+    def show_diverged(self, r: int, restarts: int) -> None:
+        self.refit.set_value(None, f"{restart_name(r, restarts)}: diverged")
 
     def explain_run(self, restarts: int, hidden: int) -> None:
         """What the plots show, in words, for these settings (the words name the colours

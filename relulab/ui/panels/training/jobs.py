@@ -17,7 +17,7 @@ import numpy as np
 
 from relulab.model.core.cancel import ShouldStop
 from relulab.model.fitting import _training_kernels as kernels
-from relulab.model.fitting.hinges import HingeFit
+from relulab.model.fitting.hinges import MAX_HINGES, HingeFit
 from relulab.model.fitting.training import (
     HingeNetTrainer,
     RestartsSnapshot,
@@ -96,10 +96,10 @@ def finite_range(target_on_grid: np.ndarray) -> tuple[float, float]:
 
 
 def curve_y_range(target_on_grid: np.ndarray) -> tuple[float, float]:
-    """The main plot's fixed vertical range: the target, with room above for the key."""
+    """The main plot's fixed vertical range: the target, with a margin (its key is under the plots)."""
     y = target_on_grid
     span = float(np.ptp(y)) or 1.0
-    return float(y.min()) - 0.15 * span, float(y.max()) + 0.3 * span
+    return float(y.min()) - 0.15 * span, float(y.max()) + 0.15 * span
 
 
 class Curves(NamedTuple):
@@ -151,7 +151,10 @@ def losses(snap: RestartsSnapshot, ghost_rmse: float) -> Losses:
         xs.append((idx + 1)[ok])
         ys.append(vals[ok])
         if ok.any():
-            lo, hi = min(lo, vals[ok].min()), max(hi, vals[ok].max())
+            # a diverged restart's losses run up to 10³⁰⁰ on its way out: the range
+            # holds its start, not its blow-up, so that the others stay readable
+            seen = vals[ok][:1] if snap.diverged[r] else vals[ok]
+            lo, hi = min(lo, seen.min()), max(hi, seen.max())
     if not hi > 0:
         # nothing trained yet: the decades the curves will cross, from the starts'
         # errors down to the ghost's (an empty log axis shows 1 … 10 as a crowd of
@@ -194,13 +197,20 @@ def kink_paths(snap: RestartsSnapshot, selected: int) -> KinkPaths:
 
 
 UNTRAINED_HINT = "press Space to train:\neach restart's RMSE comes here"
+DIVERGED_WORD = "diverged"
 
 
 class FinalBars(NamedTuple):
     """The RMSE plot: bars (``best`` says per bar whether it is the best restart's, for
     the sorted view; None for one colour), axis labels (bottom, left), the angle of the
     ghost's line (0 across, 90 upright) at ``ghost``, the view ranges, and the hint
-    shown before training with its place (``hint`` empty and ``hint_pos`` None after)."""
+    shown before training with its place (``hint`` empty and ``hint_pos`` None after).
+
+    A diverged restart has no RMSE: its bar (``diverged`` true) is full height, to be
+    drawn hatched and marked "diverged", never as a low (good) bar; the histogram
+    counts only finite RMSEs and its hint says how many diverged. ``ticks`` name the
+    bars of the sorted view by restart number (bar 1 is the best restart, whichever
+    it is)."""
 
     x: np.ndarray
     height: np.ndarray
@@ -213,6 +223,8 @@ class FinalBars(NamedTuple):
     top: float
     hint: str
     hint_pos: tuple[float, float] | None
+    diverged: np.ndarray
+    ticks: list[tuple[float, str]] | None
 
 
 def final_bars(snap: RestartsSnapshot, view: str, ghost: float) -> FinalBars:
@@ -222,11 +234,13 @@ def final_bars(snap: RestartsSnapshot, view: str, ghost: float) -> FinalBars:
     x: np.ndarray
     width: float | np.ndarray
     hint, hint_pos = "", None
+    diverged, ticks = np.zeros(0, dtype=bool), None
+    lost = int(np.sum(snap.diverged | ~np.isfinite(snap.rmse)))
     if snap.step == 0:  # the random starts' errors are no result to rank
         hint = UNTRAINED_HINT
         x, height, width, best = empty, empty, 1.0, None
         histogram = view == "histogram"
-        labels = ("RMSE", "restarts") if histogram else ("restarts, best first", "RMSE")
+        labels = ("RMSE", "restarts") if histogram else ("restart, best first", "")
         angle = 90 if histogram else 0
         # the ghost's line an eighth of the way up (across): the hint in the room
         # beyond it, never written over the line, even in a small plot at zoom 1.6
@@ -237,7 +251,7 @@ def final_bars(snap: RestartsSnapshot, view: str, ghost: float) -> FinalBars:
             top = 1.0
             hint_pos = (0.58 * x_range[1], 0.5)
     elif view == "histogram":
-        counts, edges = rmse_histogram(snap.rmse)
+        counts, edges = rmse_histogram(np.where(snap.diverged, np.inf, snap.rmse))
         if counts.size:
             x, height, width = 0.5 * (edges[:-1] + edges[1:]), counts, np.diff(edges) * 0.9
         else:
@@ -248,27 +262,41 @@ def final_bars(snap: RestartsSnapshot, view: str, ghost: float) -> FinalBars:
         xs = [edges[0], edges[-1], ghost] if counts.size else [ghost]
         xs = [v for v in xs if np.isfinite(v)] or [0.0, 1.0]
         x_range, top = (min(xs), max(xs)), max(1, int(counts.max()) if counts.size else 1)
+        if lost:
+            hint = f"{lost} of {snap.restarts} {DIVERGED_WORD}: not counted"
+            hint_pos = (0.5 * (x_range[0] + x_range[1]), 0.9 * top)
     else:
         order = snap.rmse_order()
-        height = np.where(np.isfinite(snap.rmse[order]), snap.rmse[order], 0.0)
-        x, width, best = np.arange(len(order)) + 1, 0.8, order == snap.best
-        labels = ("restarts, best first", "RMSE")
+        diverged = snap.diverged[order] | ~np.isfinite(snap.rmse[order])
+        finite = np.where(diverged, 0.0, snap.rmse[order])
+        x, width, best = np.arange(len(order)) + 1.0, 0.8, order == snap.best
+        labels = ("restart, best first", "")  # the title says RMSE
         angle = 0
         x_range = (0.5, len(order) + 0.5)
-        top = max([float(height.max()) if height.size else 0.0]
+        top = max([float(finite.max()) if finite.size else 0.0]
                   + ([ghost] if np.isfinite(ghost) else [])) or 1.0
+        height = np.where(diverged, top, finite)
+        ticks = [(float(i + 1), str(int(r) + 1)) for i, r in enumerate(order)]
     if x_range[1] <= x_range[0]:
         x_range = (x_range[0] - 0.5, x_range[0] + 0.5)
-    return FinalBars(x, height, width, best, labels, angle, ghost, x_range, top, hint, hint_pos)
+    return FinalBars(x, height, width, best, labels, angle, ghost, x_range, top, hint, hint_pos,
+                     diverged, ticks)
 
 
 # -- readouts and tables -------------------------------------------------------------
 
 
+def restart_name(r: int, restarts: int) -> str:
+    """Restart r (from 0) as every text names it: "restart 3 of 6", counted from 1."""
+    return f"restart {r + 1} of {restarts}"
+
+
 def status_text(snap: RestartsSnapshot, steps: int, replaying: int | None,
                 running: bool) -> str:
     """What training is doing, and which restarts diverged and where."""
-    diverged = [f"restart {r + 1} at step {int(d):,}" for r, d in enumerate(snap.diverged_at) if d >= 0]
+    R = snap.restarts
+    diverged = [f"{restart_name(r, R)} at step {int(d):,}"
+                for r, d in enumerate(snap.diverged_at) if d >= 0]
     parts = []
     if replaying is not None:
         parts.append(f"Replaying the {replaying:,} steps made with these settings…")
@@ -282,6 +310,54 @@ def status_text(snap: RestartsSnapshot, steps: int, replaying: int | None,
     return " ".join(parts)
 
 
+#: Kinks closer than this share of the domain are one kink to the Hinges panel: its
+#: least squares gives two hinges at one place the fit of one.
+SAME_KINK = 1e-6
+
+
+class SentKinks(NamedTuple):
+    """The kinks a restart sends to the Hinges panel, and a line that says how many of
+    its neurons' kinks were left out and why ("" when none was)."""
+
+    kinks: list[float]
+    note: str
+
+
+def hinges_kinks(snap: RestartsSnapshot, r: int, limit: int = MAX_HINGES) -> SentKinks:
+    """Restart r's kinks as the Hinges panel can take them: inside the domain (a kink
+    outside bends nothing there; a neuron with w = 0 has none), one per place (kinks
+    closer than SAME_KINK of the domain merged), at most ``limit`` (those that bend
+    the curve most, |aᵢ·wᵢ|, kept). Each kink left out is counted in ``note``."""
+    lo, hi = snap.domain
+    k = snap.kinks[r]
+    bend = np.abs(snap.a[r] * snap.w[r])
+    inside = np.isfinite(k) & (k > lo) & (k < hi)
+    outside = int(np.sum(~inside))
+    order = np.argsort(k[inside], kind="stable")
+    kinks, bends = k[inside][order], bend[inside][order]
+    same = np.diff(kinks) <= SAME_KINK * (hi - lo)
+    keep = np.append(True, ~same) if kinks.size else np.zeros(0, dtype=bool)
+    merged = int(np.sum(~keep))
+    kinks, bends = kinks[keep], bends[keep]
+    over = max(0, kinks.size - limit)
+    if over:
+        strongest = np.sort(np.argsort(-bends, kind="stable")[:limit])
+        kinks = kinks[strongest]
+    parts = []
+    if outside:
+        parts.append(f"{outside} outside [{lo:g}, {hi:g}]")
+    if merged:
+        parts.append(f"{merged} at the same place as another")
+    if over:
+        parts.append(f"{over} beyond the Hinges panel's {limit} (the least bent)")
+    dropped = outside + merged + over
+    note = ""
+    if dropped:
+        note = (f"Sent {kinks.size} of the {snap.hidden} kinks of restart {r + 1} of "
+                f"{snap.restarts} to Hinges; left out {dropped}: " + ", ".join(parts) + ".")
+    return SentKinks([float(v) for v in kinks], note)
+
+
 def explanation(restarts: int, hidden: int, word: Callable[[str], str]) -> str:
     """What the plots show, in words, for these settings; ``word(role)`` names the
     colour of a role ("target", "approx", "second") in the theme in use."""
@@ -289,7 +365,8 @@ def explanation(restarts: int, hidden: int, word: Callable[[str], str]) -> str:
     return (
         f"{nets} of {hidden} ReLU neurons learn{'s' if restarts == 1 else ''} the "
         f"{word('target')} curve, "
-        f"{'from a random start' if restarts == 1 else 'each from its own random start (thin lines)'}"
+        f"{'from a random start' if restarts == 1 else 'each from its own random start'}"
+        f"{'' if restarts == 1 else ' (thin ' + word('muted') + ' lines)'}"
         f"; the best is thick {word('approx')}, its kinks ◆. Dashed {word('second')}: "
         f"least squares with {hidden} evenly spaced kinks, the best that fixed kinks can do. "
         "Can training beat it?")

@@ -23,7 +23,7 @@ from dataclasses import replace
 from functools import partial
 
 import numpy as np
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QVBoxLayout
 
 from relulab.model.data.expression import ExpressionError
@@ -36,6 +36,7 @@ from relulab.ui.panels.base import Key, Panel, signals_blocked
 from relulab.ui.panels.training import jobs
 from relulab.ui.panels.training.controls import TrainingControls, TrainingReadouts
 from relulab.ui.panels.training.plots import TrainingPlots
+from relulab.ui.panels.training.room import MIN_PLOT_HEIGHT, NoteGivesWay
 from relulab.ui.worker import Worker
 
 REFIT_EVERY = 0.5     # seconds between least-squares refits while training runs
@@ -85,6 +86,8 @@ class TrainingPanel(Panel):
         if not kernels.compiled_ready():  # compile (or load from cache) off the GUI thread
             self._compile_worker.submit(jobs.compile_training_loop)
         self.controls.show_state(self._state)
+        # the driver plays at the speed the box shows from the first Play on
+        self.driver.set_speed(SPEEDS[self._state.speed])
         self._new_run(self._state)
         self.apply_theme()
 
@@ -102,12 +105,12 @@ class TrainingPanel(Panel):
         self.step_readout, self.rate_readout, self.best_readout = r.step, r.rate, r.best
         self.refit_readout, self.ghost_readout, self.explain = r.refit, r.ghost, r.explain
         self.curve_plot, self.loss_plot, self.kink_plot = v.curve_plot, v.loss_plot, v.kink_plot
-        self.final_plot, self.legend, self.key, self.zero_line = v.final_plot, v.legend, v.key, v.zero_line
+        self.final_plot, self.key, self.zero_line = v.final_plot, v.key, v.zero_line
         self.target_curve, self.ghost_curve, self.best_curve = v.target_curve, v.ghost_curve, v.best_curve
         self.restart_curves, self.loss_curves = v.restart_curves, v.loss_curves  # grown in place
-        self.others_sample, self.kink_markers, self.kink_paths = v.others_sample, v.kink_markers, v.kink_paths
+        self.kink_markers, self.kink_paths = v.kink_markers, v.kink_paths
         self.kink_now, self.final_bars, self.final_ghost_line = v.kink_now, v.final_bars, v.final_ghost_line
-        self.final_hint = v.final_hint
+        self.final_hint, self.diverged_label = v.final_hint, v.diverged_label
 
     def _build_layout(self) -> None:
         plots = QGridLayout()
@@ -118,10 +121,14 @@ class TrainingPanel(Panel):
         plots.addWidget(self.key, 2, 0, 1, 3)
         plots.setRowStretch(0, 3)
         plots.setRowStretch(1, 2)
+        for plot in self.plots().values():
+            plot.setMinimumHeight(MIN_PLOT_HEIGHT)
         right = QVBoxLayout()
         right.addLayout(self.readings.grid())
         right.addWidget(self.explain)
         right.addLayout(plots, 1)
+        self._room = NoteGivesWay(self, self.explain, self.curve_plot, self.loss_plot,
+                                  right.spacing(), self.theme)
         outer = QHBoxLayout(self)
         outer.addWidget(self.controls)
         outer.addLayout(right, 1)
@@ -235,7 +242,7 @@ class TrainingPanel(Panel):
         self._set_ranges()
         self.view.show_target(self._grid, self._target_on_grid, self._ghost.predict(self._grid))
         self.controls.fill_selected(trainer.seeds, self._state.selected)
-        self.readings.explain_run(len(trainer.seeds), trainer.hidden)
+        self._explain()
         self.play_button.setEnabled(self._replaying is None)
         self.step_button.setEnabled(self._replaying is None)
         self._redraw()
@@ -265,8 +272,7 @@ class TrainingPanel(Panel):
         try:
             after.target_function()
         except ExpressionError as exc:
-            self.target_error.setText(str(exc))
-            self.target_error.setStyleSheet(f"color: {self.theme.color('error_text').name()};")
+            self.target_error.setText(str(exc))  # in the theme's error colour
             return
         if after.selected >= after.restarts:
             after = replace(after, selected=-1)
@@ -369,6 +375,16 @@ class TrainingPanel(Panel):
     def _set_status(self, text: str) -> None:
         self.status.setText(text)
 
+    def set_lecture_layout(self, on: bool) -> None:
+        super().set_lecture_layout(on)
+        self._room.lecture = on
+        self._room.fit()
+
+    def _explain(self) -> None:
+        """The note on the plots, also the main plot's tooltip (when the note gives way)."""
+        self.readings.explain_run(len(self._trainer.seeds), self._trainer.hidden)
+        self.curve_plot.setToolTip(self.explain.text())
+
     # -- drawing -----------------------------------------------------------------------
     def _redraw(self) -> None:
         """Show the current snapshot in every view (after a pause, a step, a reset or a
@@ -398,7 +414,8 @@ class TrainingPanel(Panel):
         self.view.draw_losses(jobs.losses(self._snap, self._ghost_rmse()))
 
     def _draw_kink_paths(self) -> None:
-        self.view.draw_kink_paths(jobs.kink_paths(self._snap, self.selected_restart()))
+        sel, snap = self.selected_restart(), self._snap
+        self.view.draw_kink_paths(jobs.kink_paths(snap, sel), sel, snap.best, snap.restarts)
 
     def _draw_final(self) -> None:
         self.view.draw_final(jobs.final_bars(self._snap, self._state.final_view, self._ghost_rmse()))
@@ -423,29 +440,29 @@ class TrainingPanel(Panel):
         now = time.perf_counter()
         if snap.diverged[sel]:
             self._refit_key = None
-            self.readings.show_diverged(sel)
+            self.readings.show_diverged(sel, snap.restarts)
         elif self._refit_key == key:
             pass  # shown, or on its way from the worker
         elif small and (not self.running or now - self._last_refit > REFIT_EVERY):
             self._last_refit = now
             self._refit_key = key
             _, _, refit = refit_output_layer(self._trainer.x, self._trainer.y, snap.w[sel], snap.b[sel])
-            self.readings.show_refit(sel, snap.rmse[sel], refit)
+            self.readings.show_refit(sel, snap.restarts, snap.rmse[sel], refit)
         elif not small and not self.running:
             self._refit_key = key
-            self.readings.show_refit(sel, snap.rmse[sel], "computing…")
+            self.readings.show_refit(sel, snap.restarts, snap.rmse[sel], "computing…")
             x, y, w, b = self._trainer.x, self._trainer.y, snap.w[sel], snap.b[sel]
             self._refit_worker.submit(partial(jobs.refit_rmse, key, x, y, w, b))
         elif not small:
             self._refit_key = None
             self._refit_worker.cancel()
-            self.readings.show_refit(sel, snap.rmse[sel], "when paused")
+            self.readings.show_refit(sel, snap.restarts, snap.rmse[sel], "when paused")
 
     def _on_refit_done(self, result) -> None:
         key, refit = result
         snap = self._snap
         if key == self._refit_key and key == (snap.step, self.selected_restart(), id(snap)):
-            self.readings.show_refit(key[1], snap.rmse[key[1]], refit)
+            self.readings.show_refit(key[1], snap.restarts, snap.rmse[key[1]], refit)
 
     def _style_series(self, full: bool = False) -> None:
         self.view.style_series(self._snap.best, self._snap.restarts, full)
@@ -453,7 +470,8 @@ class TrainingPanel(Panel):
     def apply_theme(self) -> None:
         if getattr(self, "_trainer", None) is not None:
             # its words name the theme's colours
-            self.readings.explain_run(len(self._trainer.seeds), self._trainer.hidden)
+            self._explain()
+            QTimer.singleShot(0, self._room.fit)  # the fonts changed its lines
         self.view.apply_theme()
         self.controls.apply_theme()
         self.readings.apply_theme()
@@ -461,6 +479,7 @@ class TrainingPanel(Panel):
             self._style_series(full=True)
             self._draw_final()
             self._draw_losses()
+            self._draw_kink_paths()
 
     # -- sending ------------------------------------------------------------------------
     def selected_network(self):
@@ -469,13 +488,16 @@ class TrainingPanel(Panel):
     def send_selected_to_converter(self) -> bool:
         return self.send_to("converter", "network", self.selected_network())
 
-    def hinges_payload(self) -> dict:
-        r = self.selected_restart()
-        return {"kinks": [float(k) for k in self._snap.kinks_inside(r)], "target": self._target.text,
-                "a": float(self._target.a), "b": float(self._target.b)}
-
     def send_selected_to_hinges(self) -> bool:
-        return self.send_to("hinges", "hinges", self.hinges_payload())
+        """Send the selected restart's kinks to Hinges; no kink is left out without a
+        word: the status bar says how many and why (``jobs.hinges_kinks``)."""
+        sent_kinks = jobs.hinges_kinks(self._snap, self.selected_restart())
+        t, note = self._target, sent_kinks.note
+        payload = {"kinks": sent_kinks.kinks, "target": t.text, "a": float(t.a), "b": float(t.b)}
+        sent = self.send_to("hinges", "hinges", payload)
+        if sent and note:
+            self.show_status(note, 15000)
+        return sent
 
     # -- hooks ---------------------------------------------------------------------------
     def readouts(self) -> dict:
@@ -491,6 +513,10 @@ class TrainingPanel(Panel):
 
     def plots(self) -> dict:
         return self.view.plots()
+
+    def export_hints(self) -> list:
+        """The RMSE plot's "press Space to train" (a note on diverged restarts stays)."""
+        return [self.final_hint] if self.final_hint.toPlainText() == jobs.UNTRAINED_HINT else []
 
     def data_tables(self) -> dict:
         return jobs.data_tables(self._snap, self._grid, self._target_on_grid, self._ghost)

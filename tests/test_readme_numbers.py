@@ -1,0 +1,91 @@
+"""Every number the README quotes about the app's own results, against the model.
+
+Each entry finds the number in the README's text (a pattern with one group per
+number) and computes it: editing the README or changing the model without the other
+fails here."""
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+
+
+def quoted(pattern: str) -> tuple[str, ...]:
+    match = re.search(pattern, README.replace("\n", " "))
+    assert match, f"the README no longer says {pattern!r}"
+    return match.groups()
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def test_hinges_opening_numbers():
+    from relulab.model.fitting.hinges import fit_hinges
+    from relulab.model.lessons.hinges import HingesState
+
+    n, rmse = quoted(r"opens at (\d+) hinges, RMSE ([\d.]+)")
+    s = HingesState()
+    x = np.linspace(s.a, s.b, s.points)
+    y = np.sin(2 * x) + 0.3 * x ** 2
+    assert len(s.kinks) == int(n)
+    assert f"{fit_hinges(x, y, np.array(s.kinks)).rmse:.4f}" == rmse
+
+
+def test_training_ghost_best_and_stuck():
+    from relulab.model.fitting.training import MAX_RESTARTS, HingeNetTrainer, fit_even_hinges
+    from relulab.model.lessons.training import TrainingState
+
+    (most,) = quoted(r"Up to (\d+) random restarts")
+    assert int(most) == MAX_RESTARTS
+    ghost, best, stuck = quoted(r"the ghost reaches ([\d.]+) while the best of six trained "
+                                r"networks gets ([\d.]+) and one gets stuck at ([\d.]+)")
+    s = TrainingState()
+    assert s.restarts == 6
+    x = np.linspace(s.a, s.b, s.points)
+    y = np.sin(2 * x) + 0.3 * x ** 2
+    assert f"{fit_even_hinges(x, y, s.hidden, s.a, s.b).rmse:.3f}" == ghost
+    trainer = HingeNetTrainer(x, y, hidden=s.hidden, seeds=range(s.restarts), lr=s.lr,
+                              optimizer=s.optimizer, init=s.init)
+    rmse = np.sort(trainer.advance(s.steps).rmse)
+    assert (f"{rmse[0]:.3f}", f"{rmse[-1]:.3f}") == (best, stuck)
+
+
+def test_folding_depths_and_counts():
+    from relulab.model.pieces.folding import MAX_DEPTH, exact_tent_depth, grid_piece_count
+
+    (pieces,) = quoted(r"([\d,]+) pieces at depth 24")
+    assert MAX_DEPTH == 24 and _number(pieces) == 2 ** 24
+    (grid, past) = quoted(r"notebook's (\d+)-point grid goes wrong past depth (\d+)")
+    k = int(past)
+    assert grid_piece_count(k, int(grid)) == 2 ** k
+    assert grid_piece_count(k + 1, int(grid)) != 2 ** (k + 1)
+    (rational,) = quoted(r"counted in exact rationals to depth (\d+)")
+    assert exact_tent_depth(0.4) == int(rational)
+
+
+def test_deep_to_shallow_limits():
+    from relulab.model.shallow.construction import EXHAUSTIVE_KINKS, MAX_REGIONS, MAX_SECONDS
+
+    (kinks,) = quoted(r"proven by exact subset sums up to (\d+) kinks")
+    assert int(kinks) == EXHAUSTIVE_KINKS
+    regions, seconds = quoted(r"Beyond ([\d,]+) regions or (\d+) s a conversion stops")
+    assert (_number(regions), _number(seconds)) == (MAX_REGIONS, MAX_SECONDS)
+
+
+def test_playground_limits():
+    from relulab.model.lessons.playground import MAX_HIDDEN_LAYERS, MAX_POINTS, MAX_WIDTH
+
+    layers, width, points = quoted(r"up to (\d+) hidden layers of (\d+) neurons on up to "
+                                   r"([\d,]+) points")
+    assert (int(layers), int(width), _number(points)) == (MAX_HIDDEN_LAYERS, MAX_WIDTH,
+                                                           MAX_POINTS)
+
+
+def test_parameter_count_of_the_lessons_network():
+    from relulab.model.networks.mlp import MLP
+
+    assert "net.n_params                                           # 177" in README
+    assert MLP.random([2, 8, 8, 8, 1], seed=0).n_params == 177

@@ -1,0 +1,284 @@
+"""Every number the built-in lecture's captions, the Hinges guide and the welcome
+quote comes from the model.
+
+Seen: scene 7's caption said 17 neurons get below 0.05 and 24 give bound 0.026 /
+error 0.025, while the readout under it showed 0.0702 ≤ 0.0716 at 17 (0.0358 ≤ 0.0359
+at 24), and the guide repeated the wrong numbers; the welcome spoke of nine scenes
+when there are ten.
+
+Each text is read as a whole: every number written in it (digits, "0.0702", "−1") is
+either checked here against what the panel shows for that scene or what the model
+computes, or part of a formula checked here; a number added to a caption, a guide or
+the welcome without a check here fails, and so does one the model no longer gives.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from relulab.io.scenes import builtin_lecture_path, read_playlist
+from relulab.model.data.targets import target_from_text
+from relulab.model.fitting.hinges import (
+    convergence_study,
+    estimate_curvature,
+    evenly_spaced_kinks,
+    fit_hinges,
+    interpolate_hinges,
+    log_log_slope,
+)
+from relulab.ui.help import guide_markdown
+from relulab.ui.panels import PANEL_NAMES
+
+#: A number as the texts write it: "3", "0.0702", "−1" (a true minus sign).
+NUMBER = re.compile(r"−?\d+(?:\.\d+)?")
+CURVE = "sin(2x) + 0.3x²"
+
+
+class Claims:
+    """The numbers of ``text`` checked one by one; ``done`` fails on any left over."""
+
+    def __init__(self, where: str, text: str):
+        self.where, self.text, self.rest, self.checked = where, text, text, set()
+
+    def number(self, shown: str, value: float) -> None:
+        """``shown`` (as written) is in the text and is ``value`` to its last digit."""
+        assert re.search(rf"(?<![\d.]){re.escape(shown)}(?!\d|\.\d)", self.text), (self.where, shown)
+        decimals = len(shown.partition(".")[2])
+        written = float(shown.replace("−", "-"))
+        assert abs(value - written) <= 0.5 * 10.0 ** -decimals + 1e-12, (self.where, shown, value)
+        self.checked.add(shown)
+
+    def formula(self, shown: str, holds: bool) -> None:
+        """``shown`` is in the text and what it says ``holds``; its digits are checked."""
+        assert shown in self.text, (self.where, shown)
+        assert holds, (self.where, shown)
+        self.rest = self.rest.replace(shown, " ")
+
+    def done(self) -> None:
+        left = [n for n in NUMBER.findall(self.rest) if n not in self.checked]
+        assert not left, f"{self.where}: numbers not checked against the model: {left}"
+
+
+# -- the model's numbers ---------------------------------------------------------------
+X = np.linspace(-3.0, 3.0, 400)
+CURVE_F = target_from_text(CURVE, -3.0, 3.0)
+
+
+def least_squares_rmse(n: int) -> float:
+    return fit_hinges(X, CURVE_F(X), evenly_spaced_kinks(-3.0, 3.0, n)).rmse
+
+
+def interpolation(n: int):
+    return interpolate_hinges(CURVE_F, -3.0, 3.0, n, estimate_curvature(CURVE_F, -3.0, 3.0))
+
+
+def tent_holds(k: int) -> bool:
+    """2ᵏ pieces on [0, 1] from 2k neurons, counted exactly on the model's tent network."""
+    from relulab.model.pieces.folding import tent_network, tent_pieces
+
+    neurons = sum(W.shape[0] for W, _ in tent_network(k).layers[:-1])
+    return tent_pieces(k).restrict(0.0, 1.0).n_pieces == 2 ** k and neurons == 2 * k
+
+
+# -- the lecture -------------------------------------------------------------------------
+def _hinges_scene(c: Claims, panel, scene_index: int) -> None:
+    s = panel.state
+    if CURVE in c.text:
+        c.formula(CURVE, s.target == CURVE)
+    readouts = panel.readouts()
+    if scene_index == 0:
+        c.number("−1", s.kinks[0])
+        c.number("0.75", s.coefficients[0])
+        c.formula("c·ReLU(x − b)", s.mode == "free" and len(s.kinks) == 1)
+    elif scene_index == 1:
+        c.formula("[−3, 3]", (s.a, s.b) == (-3.0, 3.0))
+        c.number("3", len(s.kinks))
+        c.number("0.52", readouts["rmse"])
+    elif scene_index == 2:
+        rows = {r.n: r.ls_rmse for r in panel.convergence_rows}
+        for shown, n in (("0.52", 3), ("0.10", 6), ("0.025", 12), ("0.0065", 24)):
+            c.number(str(n), n)
+            c.number(shown, rows[n])
+        c.number("0.0065", readouts["rmse"])
+        c.number("24", len(s.kinks))
+    elif scene_index == 6:
+        c.formula("(b − a)²M/(8n²)", "(b − a)²M/(8n²)" in panel.bound_label.text())
+        c.number("17", s.interpolation_n)
+        c.number("0.0702", readouts["interpolation_error"])
+        c.number("0.0716", readouts["bound"])
+        errors = {n: interpolation(n).max_error for n in range(17, 25)}
+        first = min(n for n in errors if all(errors[m] < 0.05 for m in range(n, 25)))
+        c.number("0.05", 0.05)
+        c.number("21", first)
+        c.number("24", 24)
+        c.number("0.0358", errors[24])
+        c.number("0.0359", interpolation(24).bound)
+
+
+def _training_scene(c: Claims, panel, _i) -> None:
+    from relulab.model.lessons.training import TrainingState
+
+    state = TrainingState.from_dict(panel.state_dict())
+    c.number("12", state.hidden)
+    trainer = state.trainer()
+    trainer.run(state.steps)
+    rmse = np.sort(trainer.snapshot().rmse)
+    assert state.restarts == 6 and "six random starts" in c.text
+    c.number("0.033", rmse[0])
+    c.number("0.051", rmse[4])
+    c.number("0.16", rmse[5])
+    c.number("0.025", panel.readouts()["even_kinks_rmse"])
+
+
+def _folding_scene(c: Claims, panel, i) -> None:
+    from relulab.model.pieces.folding import Fold
+
+    r = panel.readouts()
+    if i == 4:
+        tent = Fold.tent(0.5)
+        c.formula("t(x) = 2·ReLU(x) − 4·ReLU(x − ½)", tent.a == (2.0, -4.0) and tent.b == (0.0, -0.5))
+        c.formula("[0, 1]", tent(np.array([0.0, 1.0])).tolist() == [0.0, 0.0])
+        c.number("1", float(tent(np.array([0.5]))[0]))
+        c.number("8", r["pieces"])
+        assert r["depth"] == 3 and "three layers" in c.text
+        c.formula("8 layers (16 neurons) give 256 pieces", tent_holds(8))
+        c.number("255", 2 ** 8 - 1)
+        assert r["shallow_neurons"] == r["pieces"] - 1  # a shallow network: pieces − 1
+    else:
+        c.formula("2ᵏ straight pieces from only 2k neurons", all(tent_holds(k) for k in range(1, 9)))
+        c.formula("m + 1 pieces", r["pieces"] == r["shallow_neurons"] + 1)
+        c.formula("2ᵏ − 1 neurons", r["shallow_neurons"] == 2 ** r["depth"] - 1)
+
+
+def _playground_scene(c: Claims, panel, i) -> None:
+    state = panel.state_dict()
+    if i == 5:
+        from relulab.model.networks.collapse import LESSON_W1, LESSON_W2, lesson_network
+
+        c.formula("W₁ = [[1, 2], [3, −1]]", LESSON_W1.tolist() == [[1, 2], [3, -1]])
+        c.formula("W₂ = [2, 1]", LESSON_W2.tolist() == [[2, 1]])
+        c.formula("[5, 3]", (LESSON_W2 @ LESSON_W1).tolist() == [[5, 3]]
+                  and "z = 5·x₁ + 3·x₂" in panel.readouts()["collapse"])
+        point = np.array([[0.0, 1.0]])
+        relu, identity = (float(lesson_network(a)(point)[0, 0]) for a in ("relu", "identity"))
+        c.formula("(0, 1) gives 4 instead of 3", (relu, identity) == (4.0, 3.0))
+    else:
+        layers = state["network"]["layers"]
+        sizes = [len(layers[0]["weights"][0])] + [len(layer["weights"]) for layer in layers]
+        c.formula("2-6-1", sizes == [2, 6, 1])
+        c.number("2000", panel.readouts()["step"])
+        c.number("0.5", state["training"]["learning_rate"])
+        c.number("1.0", panel.readouts()["train_accuracy"])
+        c.number("180", len(state["points"]["x"]))
+
+
+def _converter_scene(c: Claims, panel, _i) -> None:
+    r = panel.readouts()
+    widths = [int(v) for v in r["slice_title"].split(":")[0].split("-")]
+    c.number("64", widths[0])
+    c.formula("8×8", widths[0] == 8 * 8)
+    c.number("10", widths[-1])
+    c.formula("a 0, a 1 and a 7", "rows 0, 1, 7" in r["summary"])
+
+
+CHECKS = {"hinges": _hinges_scene, "training": _training_scene, "folding": _folding_scene,
+          "playground": _playground_scene, "converter": _converter_scene}
+
+
+def test_every_number_in_every_caption_is_what_the_scene_shows(main_window):
+    w = main_window
+    assert w.lecture.start_builtin(), w.session.last_error
+    for i, scene in enumerate(w.lecture.playlist.scenes):
+        w.lecture.go(i)
+        panel = w.current_panel()
+        panel.wait_until_idle(60)
+        if panel.name == "hinges" and panel.state.show_convergence:
+            from pytestqt.qtbot import QtBot
+
+            QtBot(w).waitUntil(lambda p=panel: p.convergence_done, timeout=30000)
+        QApplication.processEvents()
+        assert w.lecture.bar.caption.text() == scene.caption
+        claims = Claims(f"scene {i + 1}", scene.caption)
+        CHECKS[panel.name](claims, panel, i)
+        claims.done()
+    w.lecture.end()
+
+
+def test_the_lecture_script_writes_the_captions_the_scenes_hold():
+    """build_lecture.py makes the scene files: its captions are the shipped ones."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "resources" / "lectures" / "build_lecture.py"
+    spec = importlib.util.spec_from_file_location("build_lecture", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    shipped = {s.title: s.caption for s in read_playlist(builtin_lecture_path(), PANEL_NAMES).scenes}
+    for _stem, title, _current, _setups, caption in module.SCENES:
+        assert shipped[title] == caption, title
+
+
+# -- the Hinges guide and the welcome ----------------------------------------------------------
+def _strip_list_markers(text: str) -> str:
+    return re.sub(r"^\d\. ", "", text, flags=re.M)
+
+
+def test_every_number_in_the_hinges_guide_comes_from_the_model():
+    text = guide_markdown("hinges")
+    c = Claims("hinges guide", _strip_list_markers(text))
+    c.formula("(b − a)²M/(8n²)", True)  # the bound's formula: checked against the panel above
+    c.formula(CURVE, True)
+    c.formula("[−3, 3]", True)
+    c.formula("ReLU(x − k) is 0 left of k", float(np.maximum(-1.0, 0.0)) == 0.0)
+    for shown, n in (("0.5228", 3), ("0.1022", 6), ("0.0254", 12), ("0.0065", 24)):
+        c.number(str(n), n)
+        c.number(shown, least_squares_rmse(n))
+    six = fit_hinges(X, CURVE_F(X), evenly_spaced_kinks(-3.0, 3.0, 6))
+    c.number("0.2371", six.max_error)
+    rows = list(convergence_study(CURVE_F, -3.0, 3.0))
+    c.number("−2", log_log_slope([r.n for r in rows if r.n >= 6],
+                                 [r.ls_rmse for r in rows if r.n >= 6]))
+    errors = {n: interpolation(n).max_error for n in range(17, 25)}
+    c.number("0.05", 0.05)
+    c.number("21", min(n for n in errors if all(errors[m] < 0.05 for m in range(n, 25))))
+    c.number("0.0358", errors[24])
+    c.number("0.0359", interpolation(24).bound)
+    c.done()
+
+
+NUMBER_WORDS = {w: i for i, w in enumerate(
+    ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+     "eleven", "twelve"])}
+
+
+def test_every_number_in_the_welcome_comes_from_the_app(main_window):
+    from PySide6.QtGui import QAction, QKeySequence
+
+    text = guide_markdown("welcome")
+    c = Claims("welcome", _strip_list_markers(text))
+    scenes = len(read_playlist(builtin_lecture_path(), PANEL_NAMES).scenes)
+    [count] = re.findall(r"in (\w+)\s+scenes", text)
+    assert NUMBER_WORDS[count] == scenes, f"the welcome says {count} scenes, the lecture has {scenes}"
+    keys = {QKeySequence(k).toString() for a in main_window.findChildren(QAction)
+            for k in a.shortcuts()}
+    for key in sorted(set(re.findall(r"Ctrl\+F?\d+|\bF1\b", text))):
+        c.formula(key, key in keys)
+    c.formula("2ᵏ pieces from 2k neurons", all(tent_holds(k) for k in range(1, 9)))
+    c.number("12", 12)
+    c.number("6", 6)
+    c.number("0.1022", least_squares_rmse(6))
+    c.number("0.0254", least_squares_rmse(12))
+    c.done()
+
+
+@pytest.mark.parametrize("name", ["hinges", "welcome"])
+def test_the_words_about_colours_hold_in_every_theme(name):
+    """The target is black in the light theme and white in the dark ones: the texts
+    name curves by their line, not their colour."""
+    text = guide_markdown(name).lower()
+    for colour in ("black", "white", "blue", "orange", "yellow"):
+        assert f"{colour} curve" not in text and f"{colour} handle" not in text, colour
