@@ -2,7 +2,9 @@
 animation to GIF (Pillow) or MP4 (PyAV, when installed).
 
 Plots go through pyqtgraph's exporters, so a 4× PNG is drawn at 4× (sharp text
-and lines), not a blown-up screenshot. Every file is written atomically.
+and lines), not a blown-up screenshot. Every file is written atomically. What a panel
+says only to the one at the screen ("(click one)"; its ``export_hints()``) is hidden
+while a picture is drawn.
 """
 
 from __future__ import annotations
@@ -69,25 +71,49 @@ def _items_uncached(widget: QWidget):
 
 
 @contextmanager
-def _hints_hidden(widget: QWidget):
-    """The on-screen instructions of the widget's panel (``Panel.export_hints()``, such
-    as "press Space to train") hidden while it is drawn for a file."""
+def hints_hidden(hints=()):
+    """Hide ``hints`` (widgets and graphics items: a panel's ``export_hints()``) for the
+    duration and show again those that were shown, also when the block fails. A hidden
+    widget keeps its room, so nothing beside it moves while the export draws."""
+    hidden = []
+    try:
+        for hint in hints:
+            if isinstance(hint, QWidget):
+                if hint.isHidden():
+                    continue
+                policy = hint.sizePolicy()
+                kept = policy.retainSizeWhenHidden()
+                policy.setRetainSizeWhenHidden(True)
+                hint.setSizePolicy(policy)
+                hint.hide()
+                hidden.append((hint, kept))
+            elif hint.isVisible():
+                hint.hide()
+                hidden.append((hint, None))
+        yield
+    finally:
+        for hint, kept in reversed(hidden):
+            hint.show()
+            if kept is not None:
+                policy = hint.sizePolicy()
+                policy.setRetainSizeWhenHidden(kept)
+                hint.setSizePolicy(policy)
+
+
+def _panel_hints(widget: QWidget, hide):
+    """``hide``, or when None the ``export_hints()`` of the panel the widget is in."""
+    if hide is not None:
+        return hide
     owner = widget
     while owner is not None and not hasattr(owner, "export_hints"):
         owner = owner.parentWidget()
-    hints = [h for h in (owner.export_hints() if owner is not None else []) if h.isVisible()]
-    for hint in hints:
-        hint.setVisible(False)
-    try:
-        yield
-    finally:
-        for hint in hints:
-            hint.setVisible(True)
+    return owner.export_hints() if owner is not None else ()
 
 
-def render_image(widget: QWidget, scale: float = 1.0) -> QImage:
-    """The widget drawn at ``scale`` times its size on screen."""
-    with _items_uncached(widget), _hints_hidden(widget):
+def render_image(widget: QWidget, scale: float = 1.0, hide=None) -> QImage:
+    """The widget drawn at ``scale`` times its size on screen, without ``hide`` (by
+    default the hints of the panel it belongs to)."""
+    with hints_hidden(_panel_hints(widget, hide)), _items_uncached(widget):
         return _render_image(widget, scale)
 
 
@@ -111,10 +137,11 @@ def _render_image(widget: QWidget, scale: float) -> QImage:
     return image
 
 
-def export_png(widget: QWidget, path, scale: float = 1.0) -> Path:
-    """Save the plot (or any widget) as a PNG at ``scale`` × its size on screen."""
+def export_png(widget: QWidget, path, scale: float = 1.0, hide=None) -> Path:
+    """Save the plot (or any widget) as a PNG at ``scale`` × its size on screen, without
+    the hints ``hide`` (a panel's ``export_hints()``)."""
     path = Path(path)
-    write_bytes_atomic(path, _png_bytes(render_image(widget, scale)))
+    write_bytes_atomic(path, _png_bytes(render_image(widget, scale, hide)))
     return path
 
 
@@ -133,12 +160,12 @@ def _svg_by_painting(widget: QWidget) -> bytes:
     return bytes(buffer.data())
 
 
-def export_svg(widget: QWidget, path) -> Path:
-    """Save the plot (or any widget) as an SVG drawing."""
+def export_svg(widget: QWidget, path, hide=None) -> Path:
+    """Save the plot (or any widget) as an SVG drawing, without the hints ``hide``."""
     path = Path(path)
     data = None
     item = _graphics_item(widget)
-    with _items_uncached(widget), _hints_hidden(widget):
+    with hints_hidden(_panel_hints(widget, hide)), _items_uncached(widget):
         if item is not None:
             try:
                 data = pg.exporters.SVGExporter(item).export(toBytes=True)
@@ -186,11 +213,21 @@ def export_csv(tables: dict, path) -> list[Path]:
 # -- animations ----------------------------------------------------------------
 def record_frames(panel, widget: QWidget, max_frames: int = MAX_ANIMATION_FRAMES,
                   progress=None) -> list[QImage]:
-    """Step the panel's animation and grab ``widget`` after each frame. The generator
-    is closed at the end, so the panel returns to what it showed before.
-    ``progress(frames_so_far, max_frames)`` may return False to stop early."""
+    """Step the panel's animation and grab ``widget`` after each frame, the panel's
+    ``export_hints()`` hidden. The generator is closed at the end, so the panel returns
+    to what it showed before. ``progress(frames_so_far, max_frames)`` may return False
+    to stop early."""
     frames: list[QImage] = []
     steps = panel.animation_frames(max_frames)
+    hints = getattr(panel, "export_hints", tuple)()
+    with hints_hidden(hints):
+        _record(steps, widget, frames, max_frames, progress)
+    if not frames:
+        raise ExportError(f"the {panel.title} panel has no animation to record")
+    return frames
+
+
+def _record(steps, widget: QWidget, frames: list[QImage], max_frames: int, progress) -> None:
     try:
         for _ in steps:
             QApplication.processEvents()
@@ -204,9 +241,6 @@ def record_frames(panel, widget: QWidget, max_frames: int = MAX_ANIMATION_FRAMES
         if close is not None:
             close()
         QApplication.processEvents()
-    if not frames:
-        raise ExportError(f"the {panel.title} panel has no animation to record")
-    return frames
 
 
 def _rgb_array(image: QImage, even: bool = False) -> np.ndarray:

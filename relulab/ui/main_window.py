@@ -214,6 +214,7 @@ class MainWindow(QMainWindow):
         self.close_prompt: QMessageBox | None = None
         self.session.mark_clean()  # the panels' start-up state is the unmodified document
         self.session.document_changed.connect(self._update_title)
+        self.session.recent_changed.connect(self._fill_recent_menu)
         self.undo_group.indexChanged.connect(self._update_title)
         self.lecture.running_changed.connect(self._on_lecture_running)
         self._on_lecture_running(False)
@@ -467,13 +468,25 @@ class MainWindow(QMainWindow):
         return self.save_as(path) if path else False
 
     def _fill_recent_menu(self) -> None:
+        """Open recent lists the recent files, and is greyed only while there are none.
+        Its entries are updated in place, never deleted and made again: the list
+        changes while an entry's own ``triggered`` runs (opening a file moves it to the
+        top), and deleting the action being triggered would crash."""
         menu = self.menus["menu-recent"]
-        menu.clear()
         recent = settings.get("files/recent")
+        actions = menu.actions()
+        for extra in actions[len(recent):]:
+            menu.removeAction(extra)
+            extra.deleteLater()
         for i, path in enumerate(recent):
-            a = menu.addAction(f"&{i + 1} {Path(path).name}  ({Path(path).parent})")
-            a.setObjectName(f"action-recent-{i + 1}")
-            a.triggered.connect(lambda _=False, p=path: self.open_scene(p))
+            if i < len(actions):
+                a = actions[i]
+            else:
+                a = menu.addAction("")
+                a.setObjectName(f"action-recent-{i + 1}")
+                a.triggered.connect(lambda _=False, a=a: self.open_scene(a.data()))
+            a.setText(f"&{i + 1} {Path(path).name}  ({Path(path).parent})")
+            a.setData(path)
         menu.setEnabled(bool(recent))
 
     def _update_title(self, *_) -> None:
@@ -524,9 +537,9 @@ class MainWindow(QMainWindow):
         if plot is None:
             raise export.ExportError(f"the {panel.title} panel has no plot to export")
         if kind == "png":
-            return [export.export_png(plot, path, scale)]
+            return [export.export_png(plot, path, scale, hide=panel.export_hints())]
         if kind == "svg":
-            return [export.export_svg(plot, path)]
+            return [export.export_svg(plot, path, hide=panel.export_hints())]
         if kind in ("gif", "mp4"):
             return [export.export_animation(panel, plot, path, progress=progress)]
         raise ValueError(f"unknown export kind {kind!r}")

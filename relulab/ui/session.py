@@ -141,6 +141,9 @@ class Session(QObject):
 
     #: after a scene was opened, restored or saved (the window updates its title)
     document_changed = Signal()
+    #: after the list of recent files changed (the window refills Open recent: a menu
+    #: greyed while the list was empty never opens, so it cannot refill itself)
+    recent_changed = Signal()
 
     def __init__(self, window):
         super().__init__(window)
@@ -236,7 +239,7 @@ class Session(QObject):
             if isinstance(doc, Playlist):
                 if not self.window.lecture.start(doc, source=path):
                     return False  # the lecture said why
-                settings.add_recent(str(path))
+                self._add_recent(path)
                 return True
             if self.window.lecture.running:
                 # try the scene on the lecture's screen first: a refusal then changes
@@ -248,6 +251,7 @@ class Session(QObject):
         except SceneError as exc:
             if not path.exists():
                 settings.remove_recent(str(path))
+                self.recent_changed.emit()
             self.report_error(f"Could not open {path.name}", exc)
             return False
         except Exception as exc:  # the edge of the open command: a bug is still one line
@@ -258,11 +262,15 @@ class Session(QObject):
             return False
         self.path = path
         self.mark_clean()
-        settings.add_recent(str(path))
+        self._add_recent(path)
         settings.set("files/last_folder", str(path.parent))
         self.document_changed.emit()
         self.window.statusBar().showMessage(f"Opened {path.name}", 5000)
         return True
+
+    def _add_recent(self, path: Path) -> None:
+        settings.add_recent(str(path))
+        self.recent_changed.emit()
 
     def report_error(self, title: str, exc: SceneError) -> QMessageBox:
         """Show a problem with a file next to the work (non-blocking) and in the status bar,
@@ -294,7 +302,7 @@ class Session(QObject):
             return False
         self.path = target
         self.mark_clean()
-        settings.add_recent(str(target))
+        self._add_recent(target)
         settings.set("files/last_folder", str(target.parent))
         self.document_changed.emit()
         self.window.statusBar().showMessage(f"Saved {target}", 5000)

@@ -2,8 +2,10 @@
 
 import csv
 
+import pyqtgraph as pg
 import pytest
 from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QApplication, QLabel
 
 from relulab.ui import export
 
@@ -175,3 +177,110 @@ def test_cached_axes_are_drawn_afresh_in_an_export(qtbot, theme, tmp_path):
     theme.style_plot(plot)
     big = export.render_image(plot, 3)
     assert big.width() == 1200 and axis.cacheMode() == cached
+
+
+# -- hints for the screen only are left out of exports -----------------------------------
+class CountedHint(pg.TextItem):
+    """A hint drawn in the plot that counts the times it is painted."""
+
+    def __init__(self, text):
+        super().__init__(text)
+        self.painted = 0
+
+    def paint(self, painter, option, widget=None):
+        self.painted += 1
+        super().paint(painter, option, widget)
+
+
+@pytest.fixture
+def hinted_panels(monkeypatch):
+    """Every panel a stand-in whose plot holds the hint "(click one)" and whose readout
+    row holds "Scroll on the plot to zoom in"; both are its export hints."""
+    from relulab.ui.panels import PANELS, PanelSpec
+    from tests.ui.fakes import FakePanel
+
+    class HintedPanel(FakePanel):
+        def __init__(self, host=None, parent=None):
+            super().__init__(host, parent)
+            self.click_hint = CountedHint("(click one)")
+            self.plot.addItem(self.click_hint)
+            self.zoom_hint = QLabel("Scroll on the plot to zoom in", self)
+            self.zoom_hint.setObjectName(f"{self.name}-zoom-hint")
+            self.layout().insertWidget(1, self.zoom_hint)
+
+        def export_hints(self):
+            return (self.click_hint, self.zoom_hint)
+
+    classes = {p.name: type(f"Hinted_{p.name}", (HintedPanel,), {"name": p.name, "title": p.title})
+               for p in PANELS}
+    monkeypatch.setattr(PanelSpec, "load", lambda self: classes[self.name])
+    return classes
+
+
+@pytest.fixture
+def hinted_window(hinted_panels, data_dir, relulab_window):
+    """relulab.testing's window, built while every panel is the hinted stand-in."""
+    return relulab_window
+
+
+def _shown(panel) -> bool:
+    return panel.click_hint.isVisible() and panel.zoom_hint.isVisible()
+
+
+def test_the_base_panel_has_no_hints(qtbot, theme):
+    from relulab.ui.panels.base import Panel
+
+    panel = Panel()
+    qtbot.addWidget(panel)
+    assert panel.export_hints() == ()
+
+
+def test_png_and_svg_leave_the_hints_out_and_show_them_again(hinted_window, tmp_path):
+    panel = hinted_window.current_panel()
+    QApplication.processEvents()
+    assert _shown(panel) and panel.click_hint.painted > 0  # on screen, it is drawn
+    plot_size = panel.plot.size()
+    panel.click_hint.painted = 0
+    hinted_window.export_current("png", tmp_path / "p.png", 2)
+    assert panel.click_hint.painted == 0
+    [svg] = hinted_window.export_current("svg", tmp_path / "p.svg")
+    assert "click one" not in svg.read_text() and panel.click_hint.painted == 0
+    assert _shown(panel)
+    assert panel.plot.size() == plot_size  # nothing moved while the label was hidden
+    assert not panel.zoom_hint.sizePolicy().retainSizeWhenHidden()
+
+
+def test_the_hints_come_back_when_an_export_fails(hinted_window, tmp_path, monkeypatch):
+    """pyqtgraph's exporter failing halfway through drawing: the hints were hidden for
+    it, and are shown again."""
+    panel = hinted_window.current_panel()
+    seen = []
+
+    def fail(*_args, **_kwargs):
+        seen.append(_shown(panel) or panel.zoom_hint.isVisible())
+        raise RuntimeError("the exporter failed")
+
+    monkeypatch.setattr(pg.exporters.ImageExporter, "export", fail)
+    monkeypatch.setattr(pg.exporters.SVGExporter, "export", fail)
+    for kind in ("png", "svg"):
+        with pytest.raises(RuntimeError):
+            hinted_window.export_current(kind, tmp_path / f"p.{kind}")
+        assert _shown(panel), kind
+    assert seen == [False, False]
+
+
+@pytest.mark.skipif(not export.gif_available(), reason="Pillow is not installed")
+def test_an_animation_is_recorded_without_the_hints(hinted_window, tmp_path):
+    panel = hinted_window.current_panel()
+    seen = []
+    original = panel.animation_frames
+
+    def frames(max_frames=120):
+        for frame in original(max_frames):
+            seen.append(_shown(panel) or panel.zoom_hint.isVisible())
+            yield frame
+
+    panel.animation_frames = frames
+    hinted_window.export_current("gif", tmp_path / "a.gif")
+    assert seen and not any(seen)
+    assert _shown(panel)

@@ -13,7 +13,7 @@ import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from relulab.io.scenes import SCENE_FORMAT, Scene, SceneError, dump_scene, read_scene
 from relulab.ui import settings
@@ -295,6 +295,31 @@ def test_open_recent(fake_window, tmp_path):
     assert "does not exist" in w.session.last_error.problem
     assert str(path) not in settings.get("files/recent")
     w.findChild(QMessageBox, "scene-error-dialog").close()
+
+
+def _recent_entries(window) -> list[str]:
+    """What Open recent lists now, without opening it (a greyed menu never opens, so
+    it would never fill itself)."""
+    menu = window.menus["menu-recent"]
+    return [a.text() for a in menu.actions() if a.objectName().startswith("action-recent-")]
+
+
+def test_open_recent_lists_the_file_saved_and_is_enabled(fake_window, tmp_path, monkeypatch):
+    w = fake_window
+    menu = w.menus["menu-recent"]
+    assert not menu.menuAction().isEnabled()  # a first launch: nothing to list yet
+    first, second = tmp_path / "first.relulab.json", tmp_path / "second.relulab.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(first), ""))
+    w.menu_actions["action-save-as"].trigger()  # File ▸ Save as…
+    assert first.exists()
+    assert menu.menuAction().isEnabled() and menu.isEnabled()
+    assert len(_recent_entries(w)) == 1 and "first.relulab.json" in _recent_entries(w)[0]
+    w.save_as(second)
+    w.panel("hinges").set_value(4)
+    w.menu_actions["action-save"].trigger()  # File ▸ Save, to the file of the last Save as
+    entries = _recent_entries(w)
+    assert [("second" in e, "first" in e) for e in entries] == [(True, False), (False, True)]
+    assert menu.menuAction().isEnabled()
 
 
 def test_drag_enter_accepts_scene_files_only(fake_window, tmp_path):

@@ -227,14 +227,17 @@ class Panel(QWidget):
         """The panel's plots by name, main one first (for PNG/SVG export)."""
         return {}
 
-    def export_hints(self) -> list:
-        """The widgets and plot items that instruct the user on screen ("press Space
-        to train"): hidden while a picture of the panel is exported."""
-        return []
-
     def data_tables(self) -> dict[str, tuple[list[str], list[list]]]:
         """Data behind the plots as {name: (column headers, rows)} (for CSV export)."""
         return {}
+
+    def export_hints(self) -> tuple:
+        """What File ▸ Export leaves out of its pictures: widgets and plot items that say
+        how to use the screen ("(click one)", "Scroll on the plot to zoom in") rather
+        than what it shows. relulab.ui.export hides them while it draws a plot or
+        records an animation and shows them again after, also when the export fails.
+        A hint is best an item of its own: one hidden takes nothing else with it."""
+        return ()
 
     def animation_frames(self, max_frames: int = 120):
         """A generator that advances what the panel shows by one frame per ``yield``
