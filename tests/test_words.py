@@ -39,13 +39,11 @@ SPACES = (" ", "\u00a0", "\u2009", "\u202f")
 #: Findings in files others are fixing: path → reason.
 KNOWN = {
     "relulab/resources/guides/converter.md": "Deep → shallow guide: '3 000 regions'",
-    "relulab/resources/guides/folding.md": "Folding guide: '16 777 216'",
     "relulab/resources/guides/playground.md": "Playground guide: 'Σ (n_{l−1} + 1)·n_l' in LaTeX",
     "relulab/resources/guides/training.md": "Training guide: '20 000 steps'",
     "relulab/model/lessons/training.py": "Training: the speed '1 000 steps/s' (state default)",
     "relulab/model/fitting/training.py": "Training: the speeds '1 000 steps/s' and "
                                          "'10 000 steps/s'",
-    "relulab/ui/panels/folding/jobs.py": "Folding: plain_count groups digits with thin spaces",
 }
 
 

@@ -50,13 +50,6 @@ SLACK = 1
 
 #: Findings in the panels, fixed in the panels' own branches: (screen, case) → reason.
 KNOWN: dict[tuple[str, str], str] = {
-    ("laptop", "folding"): "Folding: the layer plots folding-layer-1 … 8 are 92 px high",
-    ("laptop-lecture", "folding"): "Folding: the layer plots folding-layer-1 … 8 are 115 px high",
-    ("projector", "folding"): "Folding: the panel needs a window over 680 px high, the "
-                              "layer plots are 60 px high and folding-chart's left axis "
-                              "numbers overprint",
-    ("projector-lecture", "folding"): "Folding: the layer plots folding-layer-1 … 8 are 94 px "
-                                      "high",
     ("laptop", "converter:example"): "Deep → shallow: converter-message cut (needs 32 px of "
                                      "height, has 23)",
     ("projector", "converter:example"): "Deep → shallow: the panel needs a window over 680 px "

@@ -548,10 +548,10 @@ class FoldingPanel(Panel):
         self._lecture_layout = on
         self._reserve_lines()
 
-    def export_hints(self) -> list:
+    def export_hints(self) -> tuple:
         """What tells the user what to do on screen, hidden in an exported picture:
         "Scroll on the plot to zoom in" under a dense curve's band."""
-        return [self.figures.tent_view.hint, self.figures.fold_view.hint]
+        return self.figures.tent_view.hint, self.figures.fold_view.hint
 
     def apply_theme(self) -> None:
         t = self.theme
