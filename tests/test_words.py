@@ -36,14 +36,6 @@ LATEX = re.compile(r"_\{|\^\{|\\frac|\$[^\s$](?:[^$\n]*[^\s$])?\$")
 #: Spaces a thousands separator may have been turned into.
 SPACES = (" ", "\u00a0", "\u2009", "\u202f")
 
-#: Findings in files others are fixing: path → reason.
-KNOWN = {
-    "relulab/resources/guides/converter.md": "Deep → shallow guide: '3 000 regions'",
-    "relulab/resources/guides/folding.md": "Folding guide: '16 777 216'",
-    "relulab/ui/panels/folding/jobs.py": "Folding: plain_count groups digits with thin spaces",
-}
-
-
 def _problems(text: str) -> list[str]:
     found = [f"number grouped with a space: {m.group()!r}" for m in SPACE_GROUPED.finditer(text)]
     found += [f"LaTeX: {m.group()!r}" for m in LATEX.finditer(text)]
@@ -123,12 +115,7 @@ def texts() -> list[Path]:
 
 
 def _params():
-    out = []
-    for path in texts():
-        name = path.relative_to(ROOT).as_posix()
-        marks = ([pytest.mark.xfail(strict=True, reason=KNOWN[name])] if name in KNOWN else [])
-        out.append(pytest.param(path, marks=marks, id=name))
-    return out
+    return [pytest.param(path, id=path.relative_to(ROOT).as_posix()) for path in texts()]
 
 
 def test_the_rules_see_what_they_are_for():
@@ -147,7 +134,6 @@ def test_every_text_is_read():
     names = {p.relative_to(ROOT).as_posix() for p in texts()}
     assert {"README.md", "relulab/resources/guides/welcome.md",
             "relulab/resources/lectures/playlist.json", "relulab/ui/main_window.py"} <= names
-    assert set(KNOWN) <= names, "a finding names a file that is gone"
 
 
 @pytest.mark.parametrize("path", _params())

@@ -1,11 +1,15 @@
 """The tent map and other folds composed with themselves: exact piece counts."""
 
+from itertools import pairwise
+
 import numpy as np
 import pytest
 
 from relulab.model.networks.exact import BeyondExact
 from relulab.model.pieces.folding import (
     FOLD_PRESETS,
+    PEAK_RANGE,
+    SLIVER_SHARE,
     Fold,
     exact_tent_depth,
     fold_counts,
@@ -15,6 +19,7 @@ from relulab.model.pieces.folding import (
     tent_network,
     tent_peak_value,
     tent_pieces,
+    tent_slivers,
 )
 from relulab.model.pieces.piecewise import piecewise_linear
 
@@ -92,6 +97,60 @@ def test_an_asymmetric_tent_is_counted_exactly(peak):
     top = piecewise_linear(tent_network(1, peak))
     np.testing.assert_allclose(top.kinks, [0.0, peak])
     assert top(peak) == pytest.approx(1.0)
+
+
+def _pieces_on_the_unit_interval(pl):
+    """The exact widths and slopes of the pieces of ``pl`` on [0, 1] (from its exact
+    rational walk)."""
+    from fractions import Fraction
+
+    ex = pl.exact
+    jumps = ex.jumps(pl.output)
+    kinks = [(k, t) for k, (t, c) in enumerate(zip(ex.knots, jumps)) if c != 0 and 0 < t < 1]
+    ends = [Fraction(0), *(t for _, t in kinks), Fraction(1)]
+    first = next((k for k, t in enumerate(ex.knots) if t > 0), len(ex.knots))
+    slopes = [ex.slopes[first][pl.output], *(ex.slopes[k + 1][pl.output] for k, _ in kinks)]
+    return [b - a for a, b in pairwise(ends)], slopes
+
+
+PEAKS = [round(i / 100, 2) for i in range(round(PEAK_RANGE[0] * 100), round(PEAK_RANGE[1] * 100) + 1)]
+
+
+@pytest.mark.parametrize("peak", PEAKS)
+def test_every_piece_past_the_ideal_tents_is_a_flat_sliver(peak):
+    """At every peak the panel offers and every depth to 8: the pieces wider than
+    SLIVER_SHARE × min(p, 1 − p)^k are exactly the ideal tent's 2^k, at least that
+    narrowest ideal width; the others are flat (a ReLU cut a dip below 0) and narrower
+    than 1e-9 of it, so the share cannot misplace a piece."""
+    for depth in range(1, 9):
+        pl = tent_pieces(depth, peak)
+        counts = fold_counts(pl, depth, 2, tent_network(depth, peak))
+        slivers = tent_slivers(pl, depth, peak)
+        assert counts.pieces_unit - slivers.count == 2 ** depth, (peak, depth)
+        smallest = min(peak, 1 - peak) ** depth
+        exact = pl if pl.exact is not None else piecewise_linear(tent_network(depth, peak),
+                                                                  exact=True)
+        widths, slopes = _pieces_on_the_unit_interval(exact)
+        thin = [(w, s) for w, s in zip(widths, slopes) if w < SLIVER_SHARE * smallest]
+        assert len(thin) == slivers.count
+        assert all(s == 0 for _, s in thin), (peak, depth)
+        assert all(w < 1e-9 * smallest for w, _ in thin), (peak, depth)
+        assert all(w >= (1 - 1e-9) * smallest for w in widths if w >= SLIVER_SHARE * smallest)
+        if thin:
+            assert slivers.narrowest == float(min(w for w, _ in thin))
+            assert slivers.widest == float(max(w for w, _ in thin))
+
+
+def test_the_slivers_at_peak_0_38():
+    """The panel's example: g^(3) at peak 0.38 has 10 pieces on [0, 1], the ideal 8 and
+    two slivers 7.6e-17 and 1.6e-16 wide; at peak ½ the network is the ideal tent."""
+    pl = tent_pieces(3, 0.38)
+    assert fold_counts(pl, 3, 2, tent_network(3, 0.38)).pieces_unit == 10
+    slivers = tent_slivers(pl, 3, 0.38)
+    assert slivers.count == 2
+    assert f"{slivers.narrowest:.1e}" == "7.6e-17" and f"{slivers.widest:.1e}" == "1.6e-16"
+    assert tent_slivers(tent_pieces(20, 0.5), 20, 0.5).count == 0
+    assert tent_slivers(piecewise_linear(tent_network(17, 0.38), certify=False), 17, 0.38) is None
 
 
 @pytest.mark.parametrize("peak", [0.2, 0.5])

@@ -139,7 +139,7 @@ def test_readouts_stay_current_for_screen_readers(main_window, qtbot):
         folding.set_depth(10)
     count = folding.findChild(Readout, "folding-count")
     iface = QAccessible.queryAccessibleInterface(count)
-    assert iface.text(NAME) == "Piece count" and "1 024 pieces" in iface.text(DESCRIPTION)
+    assert iface.text(NAME) == "Piece count" and "1,024 pieces" in iface.text(DESCRIPTION)
     w.lecture.start_builtin()
     w.lecture.next()
     problems, _ = check_tree(w)

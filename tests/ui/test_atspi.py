@@ -113,7 +113,7 @@ def test_a_screen_reader_reads_names_and_values(tmp_path):
     assert by_name["ReLU Lab"]["role"] == "application"
     # readouts: the name says what it is, the description what it shows, value included
     assert by_name["Piece count"]["role"] == "label"
-    assert "1 024 pieces" in by_name["Piece count"]["description"]
+    assert "1,024 pieces" in by_name["Piece count"]["description"]
     assert by_name["RMSE"]["description"].startswith("RMSE 0.")
     assert by_name["Verdict"]["description"].startswith("Equal")
     assert "restart" in by_name["Best restart"]["description"]

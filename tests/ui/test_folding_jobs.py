@@ -111,8 +111,8 @@ def test_a_deep_tent_keeps_its_pictures_and_table_and_lets_its_pieces_go():
 
 
 def test_a_tent_beyond_exact_arithmetic_is_counted_in_floating_point():
-    """At peak 0.4 the counts are certified to depth 15; depth 16 is counted in
-    doubles and says so."""
+    """At peak 0.4 exact rationals are tried to depth 15 (they certify depth 14: its
+    slivers pass the budget at 15); depth 16 is counted in doubles and says so."""
     depth = exact_tent_depth(0.4) + 1
     result = compute_tent(depth, 0.4)
     assert not result.counts.exact
@@ -145,18 +145,23 @@ def test_the_tent_fold_composes_to_its_knot_budget_then_says_why_not():
         np.testing.assert_array_equal(pl.kinks, want.kinks)
         assert counts == fold_counts(want, depth, fold.n_neurons, net)
         assert counts.pieces_unit == 2 ** depth
-    reason = f"over {plain_count(FOLD_MAX_KNOTS)} kinks by depth 17, not computed"
+    reason = (f"not computed from u⁽¹⁷⁾ on: it has over {plain_count(FOLD_MAX_KNOTS)} kinks, "
+              "this panel's budget; u⁽¹⁾ to u⁽¹⁶⁾ are counted exactly")
     assert all(out[depth] == reason for depth in range(17, 25))
 
 
 def test_a_fold_beyond_exact_arithmetic_says_so_at_every_deeper_depth():
     """The zigzag's 3^8 kinks cannot be certified in doubles and pass the exact
-    walk's budget of this panel."""
+    walk's budget of this panel. The reason says which compositions it is about and
+    which are exact: "depth 8 is beyond exact arithmetic here" read as a contradiction
+    beside the tent's exact count at depth 8."""
     out = dict(fold_compositions(FOLD_PRESETS["zigzag: three folds (3 neurons)"]))
-    assert out[7][1].pieces_unit == 3 ** 7
+    assert out[7][1].pieces_unit == 3 ** 7 and out[7][1].exact
     reason = out[8]
-    assert isinstance(reason, str) and "depth 8 is beyond exact arithmetic" in reason
-    assert plain_count(FOLD_EXACT_KNOTS) in reason
+    assert reason == ("not computed from u⁽⁸⁾ on: doubles cannot certify its kinks, and this "
+                      f"panel stops exact rational arithmetic at {plain_count(FOLD_EXACT_KNOTS)} "
+                      "knots, fewer than it needs; u⁽¹⁾ to u⁽⁷⁾ are counted exactly")
+    assert "beyond exact arithmetic" not in reason
     assert all(out[depth] == reason for depth in range(8, 25))
 
 
@@ -168,6 +173,8 @@ def test_the_fold_messages_name_their_fold():
     assert all(pieces[1].pieces_unit == 1 for _, _, pieces in messages)
 
 
-def test_counts_are_written_with_thin_spaces():
-    assert plain_count(1_048_576) == "1\u2009048\u2009576"
+def test_counts_are_written_with_a_comma_for_thousands():
+    """One number format in the app's text: 1,048,576, never spaces."""
+    assert plain_count(1_048_576) == "1,048,576"
+    assert plain_count(2500) == "2,500"
     assert plain_count(999) == "999"

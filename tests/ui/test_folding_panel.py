@@ -20,7 +20,7 @@ def panel(shown_panel):
 
 
 def pieces_text(n: int) -> str:
-    return f"{n:,}".replace(",", "\u2009")
+    return f"{n:,}"
 
 
 def settle(panel, qtbot):
@@ -114,7 +114,7 @@ def test_peak_slider_moves_the_top_of_the_tent(panel, qtbot):
 
 def test_exact_only_where_certified(panel, qtbot):
     """Peak 0.2: exact rationals to depth 15, then the label says floating point and
-    the note names the depth and peak that are beyond exact arithmetic here."""
+    the note says what is floating point at that depth and peak, and why."""
     panel.set_peak(0.2)
     panel.set_depth(12)
     qtbot.waitUntil(lambda: not panel.computing(), timeout=20000)
@@ -125,8 +125,9 @@ def test_exact_only_where_certified(panel, qtbot):
     assert "(exact)" not in panel.count_label.text()
     assert "not certified" in panel.count_label.text()
     note = panel.precision_label.text()
-    assert "peak 0.20, depth 18 is beyond exact arithmetic here" in note
-    assert "Exact to depth 15" in note
+    assert "At peak 0.20, g<sup>(18)</sup> is counted in floating point only" in note
+    assert "exact rational arithmetic is tried only to depth 15 here" in note
+    assert "beyond exact arithmetic" not in note
     assert panel.data_tables()["counts"][1][-1][-1] == "floating point"
     panel.set_peak(0.5)
     panel.set_depth(20)
@@ -140,7 +141,7 @@ def test_a_top_above_one_is_explained(panel, qtbot):
     panel.set_depth(3)
     assert "(exact)" in panel.count_label.text()
     assert "<b>9</b> pieces" in panel.count_label.text()
-    assert "top is 1 + 6.9e-17" in panel.precision_label.text()
+    assert "tops out at 1 + 6.9e-17" in panel.precision_label.text()
 
 
 def test_whole_line_toggle(panel, qtbot):
@@ -190,9 +191,10 @@ def test_fold_presets_and_the_knot_budget(panel, qtbot):
     settle(panel, qtbot)
     assert f"<b>{2 ** panel.state.depth}</b> pieces on [0, 1]" in panel.fold_count_label.text()
     panel.set_fold(FOLD_PRESETS["zigzag: three folds (3 neurons)"])
-    panel.set_depth(12)  # 1/3 is not a double: exact rationals, which stop at 2 500 knots
+    panel.set_depth(12)  # 1/3 is not a double: exact rationals, which stop at 2,500 knots
     settle(panel, qtbot)
-    assert "beyond exact arithmetic here" in panel.fold_count_label.text()
+    assert "not computed from u⁽⁸⁾ on" in panel.fold_count_label.text()
+    assert "u⁽¹⁾ to u⁽⁷⁾ are counted exactly" in panel.fold_count_label.text()
     panel.set_fold(Fold(w=(1, 1), b=(0, -0.25), a=(4, -8)))  # dyadic: certified in doubles
     panel.set_depth(18)  # but 2^18 kinks are over the knot budget
     settle(panel, qtbot)

@@ -17,7 +17,7 @@ from relulab.ui.panels import PANELS
 GUIDE_FACTS = {
     "hinges": ["0.1022", "Σ cᵢ·ReLU(x − kᵢ)", "(b − a)²M/(8n²)", "0.0254"],
     "training": ["0.025", "0.033", "0.160", "L = (1/N) Σ"],
-    "folding": ["2ᵏ", "2ᵏ − 1", "16 777 216"],
+    "folding": ["2ᵏ", "2ᵏ − 1", "16,777,216"],
     "converter": ["N or N + 1", "max{2n + k, 2n + p, 2pm}"],
     "playground": ["177", "2-8-8-8-1", "φ(W·x + b)", "2000 steps"],
 }

@@ -19,9 +19,6 @@ The plots show nothing of pyqtgraph's own either: after a drag on any plot (a pa
 a panel's own drag) with the mouse still over it, pyqtgraph's auto-range button (the
 "A" in a corner, ``PlotItem.autoBtn``) must not be showing; a panel that wants its
 view reset offers that in its own words.
-
-A panel's finding is a strict xfail naming the panel and what was found (others are
-fixing the panels; the mark fails once a panel is fixed, so that it is taken away).
 """
 
 from __future__ import annotations
@@ -48,45 +45,13 @@ SCREENS = {
 #: A pixel of rounding between a size asked for and the size given.
 SLACK = 1
 
-#: Findings in the panels, fixed in the panels' own branches: (screen, case) → reason.
-KNOWN: dict[tuple[str, str], str] = {
-    ("laptop", "folding"): "Folding: the layer plots folding-layer-1 … 8 are 92 px high",
-    ("laptop-lecture", "folding"): "Folding: the layer plots folding-layer-1 … 8 are 115 px high",
-    ("projector", "folding"): "Folding: the panel needs a window over 680 px high, the "
-                              "layer plots are 60 px high and folding-chart's left axis "
-                              "numbers overprint",
-    ("projector-lecture", "folding"): "Folding: the layer plots folding-layer-1 … 8 are 94 px "
-                                      "high",
-    ("laptop", "converter:example"): "Deep → shallow: converter-message cut (needs 32 px of "
-                                     "height, has 23)",
-    ("projector", "converter:example"): "Deep → shallow: the panel needs a window over 680 px "
-                                        "high; converter-message and "
-                                        "converter-slice-info cut",
-    ("projector", "converter:tent"): "Deep → shallow: converter-difference-plot 101 px high",
-    ("projector-lecture", "converter:tent"): "Deep → shallow: the numbers of "
-                                             "converter-difference-plot's left axis overprint",
-}
-
-
-#: Panels whose plots still show pyqtgraph's "A" button after a drag: case → reason.
-SHOWS_A: dict[str, str] = {
-    "converter:random": "Deep → shallow: converter-main-plot shows pyqtgraph's 'A' button",
-    "converter:tent": "Deep → shallow: converter-main-plot and converter-difference-plot show "
-                      "pyqtgraph's 'A' button",
-    "converter:file": "Deep → shallow: converter-main-plot shows pyqtgraph's 'A' button",
-    "converter:example": "Deep → shallow: converter-main-plot shows pyqtgraph's 'A' button",
-}
-
-
 def params():
     out = []
     for screen in SCREENS:
         for case in CASES:
             if case == "lecture":
                 continue  # the lecture layout is a screen here
-            reason = KNOWN.get((screen, case))
-            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-            out.append(pytest.param(screen, case, marks=marks, id=f"{screen}-{case}"))
+            out.append(pytest.param(screen, case, id=f"{screen}-{case}"))
     return out
 
 
@@ -219,8 +184,7 @@ def button_params():
     for case in CASES:
         if case == "lecture":
             continue
-        marks = [pytest.mark.xfail(strict=True, reason=SHOWS_A[case])] if case in SHOWS_A else []
-        out.append(pytest.param(case, marks=marks, id=case))
+        out.append(pytest.param(case, id=case))
     return out
 
 

@@ -18,9 +18,6 @@ label drawn alone (``QLabel.grab``): alone, a label is drawn on its palette's wi
 colour, which is not what lies behind it on screen (a plot, a frame, a styled panel).
 Disabled labels are left out (WCAG exempts inactive controls; their dimming is checked
 in test_readability.py).
-
-A panel's finding is a strict xfail naming the panel and the labels: others are fixing
-the panels, and the mark fails as soon as a panel is fixed, so that it is taken away.
 """
 
 from __future__ import annotations
@@ -49,20 +46,9 @@ SWITCHES = ("dark", "high-contrast", "light")
 #: High contrast promises more than the 4.5:1 of the others (WCAG's enhanced 7:1).
 HIGH_CONTRAST = 7.0
 
-#: Findings in the panels, fixed in the panels' own branches: case → reason.
-KNOWN: dict[str, str] = {
-    "converter:file": "Deep → shallow: converter-message keeps the light theme's text colour "
-                      "(#1a1a1a) after a switch to dark or high contrast (1.04:1, 1.21:1)",
-    "converter:example": "Deep → shallow: converter-message and converter-verdict keep the "
-                         "light theme's text colour (#1a1a1a) after a switch to dark or high "
-                         "contrast (1.04:1, 1.21:1)",
-}
-
-
-def cases(known: dict[str, str] = KNOWN):
-    """CASES as parameters, each finding in ``known`` a strict xfail."""
-    return [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=known[c]))
-            if c in known else c for c in CASES]
+def cases():
+    """CASES as parameters."""
+    return list(CASES)
 
 
 def settle(panel: Panel) -> None:

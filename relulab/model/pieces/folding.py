@@ -198,9 +198,10 @@ def tent_pieces(depth: int, peak: float = 0.5, should_stop=None) -> PiecewiseLin
 
 
 def exact_tent_depth(peak: float) -> int:
-    """The deepest tent whose counts are certified here: every depth at peak ½ (its
-    arithmetic is exact in doubles), else the depths whose 2^k + 1 knots fit the
-    exact walk's budget."""
+    """The deepest tent the exact walk is tried on at ``peak``: every depth at peak ½
+    (its arithmetic is exact in doubles), else the depths whose 2^k + 1 knots fit the
+    exact walk's budget. A bound, not a promise: slivers (:func:`tent_slivers`) add
+    knots, so a tent this deep may still pass the budget."""
     p = _check_peak(peak)
     if p == 0.5:
         return 10 ** 9
@@ -214,6 +215,62 @@ def tent_peak_value(peak: float) -> tuple[Fraction, Fraction]:
     a1, a2 = Fraction(fold.a[0]), Fraction(fold.a[1])
     p = Fraction(-fold.b[1])
     return a1 * p - 1, a1 + a2 * (1 - p)
+
+
+#: A piece of a tent network on [0, 1] narrower than SLIVER_SHARE × min(p, 1 − p)^k is a
+#: sliver, made by rounding: every piece of the ideal tent is at least min(p, 1 − p)^k
+#: wide, and the slivers are narrower than 1e-9 of it at every peak the panel offers
+#: (tests/model/test_folding.py), so any share between the two tells them apart.
+SLIVER_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class Slivers:
+    """The pieces of a tent network on [0, 1] that the ideal tent does not have.
+
+    1/p is not a double (but at p = ½), so the network's weights are rounded and its
+    layers' outputs dip a hair below 0 here and there; the next layer's ReLU cuts each
+    dip flat, a piece far narrower than any of the ideal tent's. ``count`` of them, the
+    ``narrowest`` and ``widest`` widths (exact widths rounded to doubles; 0 when none)."""
+
+    count: int
+    narrowest: float = 0.0
+    widest: float = 0.0
+
+
+def tent_slivers(pl: PiecewiseLinear, depth: int, peak: float) -> Slivers | None:
+    """The slivers of the tent network composed ``depth`` times at ``peak``, from its
+    pieces ``pl`` on the whole line; None when ``pl`` is floating point only (doubles
+    cannot tell a piece 1e-17 wide from rounding)."""
+    if not pl.certified:
+        return None
+    depth, p = _check_depth(depth), _check_peak(peak)
+    limit = SLIVER_SHARE * min(p, 1.0 - p) ** depth
+    if pl.exact is None:
+        # certified in doubles: where no kink's error bound straddles 0 or 1, the
+        # widths' errors (1e-15 at most) are far below limit and find the slivers;
+        # their widths, and a kink at an end, come from the exact walk (16.7 million
+        # kinks at depth 24: a view and one array of widths, no copies)
+        if pl.kinks_inside(0.0, 1.0) is not None:
+            i = np.searchsorted(pl.kinks, 0.0, "right")
+            j = np.searchsorted(pl.kinks, 1.0, "left")
+            inside = pl.kinks[i:j]
+            ends = np.array([inside[0], 1.0 - inside[-1]] if inside.size else [1.0])
+            widths = np.diff(inside)
+            if not (np.any(widths < limit) or np.any(ends < limit)):
+                return Slivers(0)
+        pl = piecewise_linear(tent_network(depth, p), exact=True)
+    # pl.kinks are the exact kinks (slope changes) rounded, in the same order
+    exact = [t for t, c in zip(pl.exact.knots, pl.exact.jumps(pl.output)) if c != 0]
+    keep = [i for i, t in enumerate(exact) if 0 < t < 1]
+    ends = [Fraction(0), *(exact[i] for i in keep), Fraction(1)]
+    rough = np.diff(np.concatenate([[0.0], pl.kinks[keep], [1.0]]))
+    # the doubles pick the candidates (their errors are below 1e-15); widths exact
+    near = np.flatnonzero(rough < 2 * limit + 1e-15)
+    thin = np.array([w for w in (float(ends[i + 1] - ends[i]) for i in near) if w < limit])
+    if thin.size == 0:
+        return Slivers(0)
+    return Slivers(int(thin.size), float(thin.min()), float(thin.max()))
 
 
 def tent_counts_formula(depth: int) -> tuple[int, int]:

@@ -7,16 +7,18 @@ the user does into edits of its state.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QFrame,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QSlider,
     QTableWidget,
@@ -37,20 +39,19 @@ from relulab.model.pieces.folding import (
     tent_peak_value,
 )
 from relulab.model.pieces.piecewise import EXACT_KNOTS
-from relulab.ui.panels.base import named, signals_blocked
+from relulab.ui.panels.base import fit_controls_width, named, signals_blocked
 from relulab.ui.panels.folding.jobs import TentResult, plain_count
 from relulab.ui.panels.folding.plots import FoldPieces, sup
 from relulab.ui.readout import Note, Readout
 
 PEAK_STEPS = 100  # the peak slider moves in steps of 0.01
 
+#: What depth buys and what it does not, in two lines of a laptop's window (the counts
+#: above the plots and the chart already say 2k neurons, 2^k pieces, 2^k − 1 in one layer).
 TELGARSKY = (
-    "<b>Why depth helps here.</b> Each layer of two neurons folds [0, 1] onto itself, so "
-    "k layers (2k neurons) make 2<sup>k</sup> pieces; one hidden layer has at most one kink "
-    "per neuron and needs 2<sup>k</sup> − 1. Telgarsky (2016): such sawtooth functions "
-    "cannot even be <i>approximated</i> by shallow networks unless they are exponentially "
-    "wide. <b>But</b> it is a result about specific functions, not a law: it does not say "
-    "that every real task gains equally from depth."
+    "<b>Why depth helps here.</b> Telgarsky (2016): sawtooths like this one cannot even be "
+    "<i>approximated</i> by a shallow network unless it is exponentially wide. <b>But</b> "
+    "that is a result about these functions, not a law that every task gains from depth."
 )
 
 
@@ -77,13 +78,17 @@ def telgarsky_note() -> Note:
 
 
 class FoldingControls:
-    """The left column, in ``widget``: depth, peak, view and send buttons, then the
-    user's fold (hidden in the lecture layout)."""
+    """The left column, in ``widget`` (a scrolled column: at a projector's zoom it is
+    taller than the window, and the plots beside it keep their height): depth, peak,
+    view and send buttons, then the user's fold (hidden in the lecture layout)."""
 
     def __init__(self):
-        self.widget = controls = named(QWidget(), "folding-controls", "Folding controls")
-        controls.setMaximumWidth(340)
-        controls.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        self.widget = scroll = named(QScrollArea(), "folding-controls", "Folding controls")
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        controls = QWidget()
+        scroll.setWidget(controls)
         c = QVBoxLayout(controls)
         c.setContentsMargins(0, 0, 0, 0)
         self.depth_label = _readout("folding-depth-label", "Depth", "depth", wrap=False)
@@ -115,9 +120,13 @@ class FoldingControls:
         c.addStretch(1)
 
     def _build_fold_box(self) -> QGroupBox:
-        box = named(QGroupBox("Your own fold u(x) = Σ aᵢ ReLU(wᵢ x + bᵢ) + c"),
-                    "folding-fold-box", "Your own fold")
+        # the formula under the box's title, where it can wrap: as the title it set the
+        # column's width, 500 pixels at zoom 1.6
+        box = named(QGroupBox("Your own fold"), "folding-fold-box", "Your own fold")
         f = QVBoxLayout(box)
+        formula = QLabel("u(x) = Σ aᵢ ReLU(wᵢ x + bᵢ) + c")
+        formula.setWordWrap(True)
+        f.addWidget(formula)
         self.fold_preset = named(QComboBox(), "folding-fold-preset", "Fold preset")
         self.fold_preset.addItem("choose a preset…")
         self.fold_preset.addItems(list(FOLD_PRESETS))
@@ -128,9 +137,6 @@ class FoldingControls:
         for j, tip in enumerate(("input weight wᵢ", "bias bᵢ", "output weight aᵢ")):
             self.fold_table.horizontalHeaderItem(j).setToolTip(tip)
         self.fold_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.fold_table.verticalHeader().setDefaultSectionSize(24)
-        self.fold_table.setMinimumHeight(100)
-        self.fold_table.setMaximumHeight(170)
         f.addWidget(self.fold_table)
         row = QHBoxLayout()
         row.addWidget(QLabel("c (output bias)"))
@@ -138,7 +144,6 @@ class FoldingControls:
         self.fold_c.horizontalHeader().hide()
         self.fold_c.verticalHeader().hide()
         self.fold_c.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.fold_c.setFixedHeight(28)
         self.fold_c.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.fold_c.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         row.addWidget(self.fold_c)
@@ -159,6 +164,21 @@ class FoldingControls:
         for w in (self.fold_show, self.fold_error, self.fold_send):
             f.addWidget(w)
         return box
+
+    def apply_zoom(self, zoom: float) -> None:
+        """Rows as tall as the zoomed text, and the column as wide as 330 pixels at
+        zoom 1, at most 420 (or what its content needs): at a projector's zoom the
+        plots beside it keep the room."""
+        row = round(24 * zoom)
+        self.fold_table.verticalHeader().setDefaultSectionSize(row)
+        self.fold_table.setMinimumHeight(round(100 * zoom))
+        self.fold_table.setMaximumHeight(round(170 * zoom))
+        self.fold_c.verticalHeader().setDefaultSectionSize(row)
+        self.fold_c.setFixedHeight(row + 4)
+        width = int(min(330 * zoom, 420))
+        fit_controls_width(self.widget, width)
+        # the new fonts reach the controls' size hints only after this event: fit again
+        QTimer.singleShot(0, self.widget, lambda: fit_controls_width(self.widget, width))
 
     def edited_cell(self, item: QTableWidgetItem) -> tuple[str, int, str]:
         """(field, row, where) of an edited cell of your fold: w, b or a of a neuron
@@ -190,9 +210,31 @@ class FoldingControls:
         self.fold_remove.setEnabled(s.fold.n_neurons > 1)
 
 
+def _up(x: float) -> str:
+    """``x`` > 0 rounded up to two significant digits (1.6e-16 for 1.59e-16): a bound
+    that stays true as it is written."""
+    mantissa, exponent = f"{x:.1e}".split("e")
+    if float(f"{x:.1e}") < x:
+        mantissa = f"{float(mantissa) + 0.1:.1f}"
+    return f"{mantissa}e{exponent}"
+
+
+def _off_by(value) -> str:
+    """1 + 8.3e-17, 1 − 4.1e-17 or 1: one plus a rounding error, as words read it."""
+    v = float(value)
+    return "1" if v == 0 else f"1 {'+' if v > 0 else '−'} {abs(v):.1e}"
+
+
+def _signed(value) -> str:
+    v = float(value)
+    return "0" if v == 0 else f"{'−' if v < 0 else ''}{abs(v):.1e}"
+
+
 class CountReadouts:
-    """The counts above the plots in ``grid``: the tent's pieces, the neurons against
-    one hidden layer, your fold's counts, a precision note and the status line."""
+    """The counts above the plots in ``grid``, one under the other across the width
+    (at a projector's zoom half the width would wrap each into four lines): the
+    tent's pieces, the neurons against one hidden layer, your fold's counts, a
+    precision note and the status line (an animation's step, a send refused)."""
 
     def __init__(self):
         self.count_label = _readout("folding-count", "Piece count", "pieces")
@@ -202,56 +244,84 @@ class CountReadouts:
                                          "fold_pieces")
         self.precision_label = _readout("folding-precision", "Precision note", "precision_note")
         self.status_label = _readout("folding-status", "Computation status", "status", wrap=False)
-        # its line stays when it is empty (see reserve_lines): showing and hiding it
-        # moves the plots, which then repaint, and the band of a deep tent is computed
-        # again (16 million pieces: 40 ms on the GUI thread, as a deep result arrives)
+        self.status_label.setVisible(False)
         self.grid = grid = QGridLayout()
-        grid.addWidget(self.count_label, 0, 0)
-        grid.addWidget(self.neurons_label, 0, 1)
-        grid.addWidget(self.fold_count_label, 1, 0)
-        grid.addWidget(self.precision_label, 1, 1)
-        grid.addWidget(self.status_label, 2, 0, 1, 2)
-        grid.setColumnStretch(0, 1)
-        grid.setColumnStretch(1, 1)
-        grid.setHorizontalSpacing(24)  # the two columns' sentences must not run together
+        for row, label in enumerate((self.count_label, self.neurons_label, self.fold_count_label,
+                                     self.precision_label, self.status_label)):
+            grid.addWidget(label, row, 0)
+        grid.setVerticalSpacing(4)
 
     def set_status(self, text: str) -> None:
         self.status_label.setText(text)
         self.status_label.setVisible(bool(text))
 
     def show_tent(self, s: FoldingState, result: TentResult | None) -> None:
-        """The tent's counts at ``s`` (None while a worker computes them: theory's)."""
-        pieces, kinks = tent_counts_formula(s.depth)
+        """The tent's counts at ``s``, or that they are being computed (None: a worker
+        computes them; nothing of the depth shown before is left as if it were this
+        one's). Where the network's counts are not the formula's 2^k, the note says
+        why, in the model's numbers."""
+        pieces, _kinks = tent_counts_formula(s.depth)
         if result is None:
-            self.count_label.set_value(None, f"{sup(s.depth)}: computing… (theory: "
-                                     f"{plain_count(pieces)} pieces on [0, 1])")
+            self.count_label.set_value(
+                None, f"{sup(s.depth)}: computing depth {s.depth}… (the formula "
+                      f"2<sup>k</sup> gives {plain_count(pieces)} pieces on [0, 1])")
         else:
-            c = result.counts
+            c, slivers = result.counts, result.slivers
+            split = ""
+            if slivers is not None and slivers.count:
+                split = (f" ({plain_count(c.pieces_unit - slivers.count)} visible, "
+                         f"{plain_count(slivers.count)} sliver{'s' if slivers.count > 1 else ''} "
+                         f"narrower than {_up(slivers.widest)}: 1/p is rounded)")
             self.count_label.set_value(
                 int(c.pieces_unit),
-                f"{sup(s.depth)}: <b>{plain_count(c.pieces_unit)}</b> pieces on [0, 1]; "
+                f"{sup(s.depth)}: <b>{plain_count(c.pieces_unit)}</b> pieces on [0, 1]{split}; "
                 f"{plain_count(c.kinks_line)} kinks on the whole line "
                 + ("(exact)" if c.exact else "(floating point only, not certified)"))
         self.neurons_label.set_value(
             2 * s.depth,
             f"<b>{2 * s.depth}</b> neurons in {s.depth} layer{'s' if s.depth > 1 else ''}; "
             f"one hidden layer needs <b>{plain_count(2 ** s.depth - 1)}</b>")
-        notes = []
-        if result is not None and not result.counts.exact:
-            notes.append(f"At peak {s.peak:.2f}, depth {s.depth} is beyond exact arithmetic "
-                         f"here: 1/p is not a double, so doubles cannot certify the kinks, and "
-                         f"exact rationals would need more than {plain_count(EXACT_KNOTS)} "
-                         f"knots. Exact to depth {exact_tent_depth(s.peak)} at this peak.")
-        if (result is not None and result.counts.exact
-                and (result.counts.pieces_unit, result.counts.kinks_line) != (pieces, kinks)):
-            high, _ = tent_peak_value(s.peak)
-            why = (f"its weights are doubles, so its top is 1 {'+' if high > 0 else '−'} "
-                   f"{abs(float(high)):.1e} and values above 1 fold once more"
-                   if high != 0 else "its weights are doubles near 1/p")
-            notes.append(f"The ideal tent has {plain_count(pieces)} pieces on [0, 1] and "
-                         f"{plain_count(kinks)} kinks; this network differs: {why}.")
+        notes = [] if result is None else self._precision_notes(s, result)
         self.precision_label.setText(" ".join(notes))
         self.precision_label.setVisible(bool(notes))  # an empty row is room lost
+
+    @staticmethod
+    def _precision_notes(s: FoldingState, result: TentResult) -> list[str]:
+        """Why the counts are floating point, and why they are not the ideal tent's."""
+        c, slivers = result.counts, result.slivers
+        pieces, kinks = tent_counts_formula(s.depth)
+        ideal = (f"The formula 2<sup>k</sup> and the chart count the ideal tent: "
+                 f"{plain_count(pieces)} pieces on [0, 1], {plain_count(kinks)} kinks.")
+        notes = []
+        if not c.exact:
+            deepest = exact_tent_depth(s.peak)
+            budget = (f"exact rational arithmetic passed its budget of {plain_count(EXACT_KNOTS)} "
+                      "knots" if s.depth <= deepest else
+                      f"exact rational arithmetic is tried only to depth {deepest} here "
+                      f"(2<sup>k</sup> + 1 knots within {plain_count(EXACT_KNOTS)})")
+            notes.append(f"At peak {s.peak:.2f}, {sup(s.depth)} is counted in floating point "
+                         f"only: 1/p is not a double, so doubles cannot certify its kinks, and "
+                         f"{budget}. Its count and picture are floating point; the neuron counts "
+                         "are exact.")
+            if (c.pieces_unit, c.kinks_line) != (pieces, kinks):
+                notes.append(f"{ideal} The floating-point count differs from it by rounding "
+                             "it cannot bound.")
+            return notes
+        if (c.pieces_unit, c.kinks_line) == (pieces, kinks):
+            return notes
+        top, end = tent_peak_value(s.peak)
+        shape = (f"Here 1/p = 1/{s.peak:.2f} is rounded, so the tent tops out at "
+                 f"{_off_by(top)} and ends at {_signed(end)}")
+        if slivers is not None and slivers.count:
+            n = slivers.count
+            widths = (f"{slivers.widest:.1e}" if n == 1 else
+                      f"{slivers.narrowest:.1e} to {slivers.widest:.1e}")
+            notes.append(f"{ideal} {shape}; the next layer's ReLU cuts what dips below 0 flat: "
+                         f"{plain_count(n)} sliver{'s' if n > 1 else ''}, {widths} wide.")
+        else:
+            notes.append(f"{ideal} {shape}: this network has {plain_count(c.kinks_line)} kinks "
+                         "on the line.")
+        return notes
 
     def show_fold(self, s: FoldingState, fold: FoldPieces) -> None:
         """Your fold's counts at depth ``s.depth``, computing, or why not."""
@@ -266,18 +336,13 @@ class CountReadouts:
         self.fold_count_label.set_value(
             int(counts.pieces_unit),
             f"Your fold u<sup>({s.depth})</sup>: <b>{plain_count(counts.pieces_unit)}</b> pieces "
-            f"on [0, 1], {plain_count(counts.kinks_line)} kinks on the line; "
+            f"on [0, 1], {plain_count(counts.kinks_line)} kinks on the line (exact); "
             f"{counts.neurons} neurons")
 
     def reserve_lines(self, keep: bool) -> None:
-        """The counts (and what is said of your fold) wrap onto a second line at great
-        depths, and the status line comes and goes with deep computations: while
-        ``keep``, their room is kept, so a deep result does not move (and repaint)
-        every plot below."""
+        """The count wraps onto a second line at great depths and while it is computed:
+        while ``keep``, its room is kept, so a deep result does not move (and repaint)
+        every plot below (16 million pieces: 40 ms on the GUI thread to draw the band
+        again)."""
         two_lines = 2 * self.count_label.fontMetrics().lineSpacing() if keep else 0
-        for label in (self.count_label, self.neurons_label, self.fold_count_label):
-            label.setMinimumHeight(two_lines)
-        policy = self.status_label.sizePolicy()
-        policy.setRetainSizeWhenHidden(keep)
-        self.status_label.setSizePolicy(policy)
-
+        self.count_label.setMinimumHeight(two_lines)

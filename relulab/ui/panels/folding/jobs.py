@@ -20,9 +20,11 @@ from relulab.model.pieces.folding import (
     MAX_DEPTH,
     Fold,
     FoldCounts,
+    Slivers,
     fold_counts,
     tent_network,
     tent_pieces,
+    tent_slivers,
 )
 from relulab.model.pieces.piecewise import PiecewiseLinear, TooManyKnots, piecewise_linear
 
@@ -45,7 +47,17 @@ UNIT, LINE = (0.0, 1.0), (-0.5, 1.5)
 
 
 def plain_count(n: int) -> str:
-    return f"{n:,}".replace(",", "\u2009")  # thin spaces: 1 048 576
+    """A count as the app writes every number: thousands with a comma (1,048,576)."""
+    return f"{n:,}"
+
+
+_SUPERSCRIPTS = str.maketrans("0123456789()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁽⁾")
+
+
+def composed(name: str, depth: int) -> str:
+    """u⁽⁸⁾: ``name`` composed ``depth`` times, in plain text (the reasons below are
+    read as plain text too, by screen readers and in ``readouts()``)."""
+    return name + f"({depth})".translate(_SUPERSCRIPTS)
 
 
 def sync_depth(peak: float) -> int:
@@ -60,11 +72,13 @@ class TentResult:
     one keeps only its two pictures, computed on the worker, and lets the 16.7 million
     pieces of depth 24 go."""
 
-    __slots__ = ("_curves", "counts", "depth", "n_kinks", "peak", "pl", "table")
+    __slots__ = ("_curves", "counts", "depth", "n_kinks", "peak", "pl", "slivers", "table")
 
     def __init__(self, depth: int, peak: float, pl: PiecewiseLinear, should_stop=None):
         self.depth, self.peak = depth, peak
         self.counts: FoldCounts = fold_counts(pl, depth, 2, tent_network(depth, peak))
+        #: the pieces a rounded 1/p adds to the ideal tent's (None: floating point only)
+        self.slivers: Slivers | None = tent_slivers(pl, depth, peak)
         self.n_kinks = pl.n_kinks
         self.pl: PiecewiseLinear | None = pl
         self.table = None
@@ -109,7 +123,8 @@ def warm_tents(depths: Iterable[int], peak: float, should_stop=None) -> Iterator
 def fold_compositions(fold: Fold, should_stop=None):
     """(depth, (pieces, counts) or why not) for the user's fold composed 1, 2, …
     MAX_DEPTH times; past the knot budget, exact arithmetic or double precision every
-    deeper one says so too."""
+    deeper one says so too. Every count yielded is certified (exact); a reason names
+    the first depth not computed and why, and the depths before it that are exact."""
     reason = None
     for depth in range(1, MAX_DEPTH + 1):
         if reason is None:
@@ -122,13 +137,16 @@ def fold_compositions(fold: Fold, should_stop=None):
                 yield depth, (pl, counts)
                 continue
             except TooManyKnots:
-                reason = f"over {plain_count(FOLD_MAX_KNOTS)} kinks by depth {depth}, not computed"
+                why = f"it has over {plain_count(FOLD_MAX_KNOTS)} kinks, this panel's budget"
             except BeyondExact:
-                reason = (f"depth {depth} is beyond exact arithmetic here (doubles cannot "
-                          f"certify its kinks, and exact rationals stop at "
-                          f"{plain_count(FOLD_EXACT_KNOTS)} knots in this panel)")
+                why = ("doubles cannot certify its kinks, and this panel stops exact rational "
+                       f"arithmetic at {plain_count(FOLD_EXACT_KNOTS)} knots, fewer than it needs")
             except (FloatingPointError, ValueError):
-                reason = f"beyond double precision by depth {depth}, not computed"
+                why = "its numbers pass the range of doubles"
+            exact = (f"; {composed('u', 1)} to {composed('u', depth - 1)} are counted exactly"
+                     if depth > 2 else f"; {composed('u', 1)} is counted exactly" if depth == 2
+                     else "")
+            reason = f"not computed from {composed('u', depth)} on: {why}{exact}"
         yield depth, reason
 
 

@@ -48,7 +48,6 @@ from relulab.ui.panels.folding.jobs import (
     TentResult,
     compute_tent,
     fold_messages,
-    plain_count,
     sync_depth,
     warm_tents,
 )
@@ -422,9 +421,7 @@ class FoldingPanel(Panel):
             self._forget_deep_request()
         result = self._tent(s.depth, s.peak)
         view = self._view_range()
-        self._set_status("" if result is not None else
-                         f"Computing the exact kinks of {sup(s.depth)} "
-                         f"({plain_count(2 ** s.depth)} pieces)…")
+        self._set_status("")  # (the count and the plot's title say what is computed)
         self.figures.draw_tent(s, result, view)
         self._draw_fold(*view)
         self.count_readouts.show_tent(s, result)
@@ -551,9 +548,14 @@ class FoldingPanel(Panel):
         self._lecture_layout = on
         self._reserve_lines()
 
+    def export_hints(self) -> tuple:
+        """What tells the user what to do on screen, hidden in an exported picture:
+        "Scroll on the plot to zoom in" under a dense curve's band."""
+        return self.figures.tent_view.hint, self.figures.fold_view.hint
+
     def apply_theme(self) -> None:
         t = self.theme
-        self.controls.widget.setMaximumWidth(int(330 * t.zoom))
+        self.controls.apply_zoom(t.zoom)
         self._reserve_lines()
         self.telgarsky.setFont(t.font(9))
         self.figures.apply_theme()

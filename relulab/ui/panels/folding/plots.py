@@ -15,7 +15,7 @@ from collections.abc import Callable
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFont, QFontMetricsF
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QWidget
 
 from relulab.model.lessons.folding import FoldingState
@@ -28,8 +28,13 @@ from relulab.ui.panels.base import named
 from relulab.ui.panels.folding.jobs import COLUMNS, UNIT, TentResult, plain_count
 from relulab.ui.theme import Theme, current_theme
 
-#: Small plots of g^(1), g^(2), … (the last one always shows g^(k)).
-LAYER_PLOTS = 8
+#: Small plots of g^(1), g^(2), g^(3) and g^(k), in one row: four of them keep the
+#: height every plot needs (MIN_PLOT_HEIGHT) at a projector's zoom, and still show the
+#: pieces doubling from layer to layer.
+LAYER_PLOTS = 4
+#: No plot of the panel gets less height than this, at 1280 × 720 and zoom 1.6 too:
+#: below it the tick labels of a plot run into each other.
+MIN_PLOT_HEIGHT = 120
 
 #: The user's fold composed some times and its counts, why it was not computed, or
 #: None while the worker computes it.
@@ -48,11 +53,69 @@ def layer_depths(depth: int) -> list[int]:
     return [*list(range(1, LAYER_PLOTS)), depth]
 
 
+def nice_step(least: float) -> float:
+    """The smallest 1, 2 or 5 × 10ⁿ that is at least ``least`` (> 0)."""
+    power = 10.0 ** math.floor(math.log10(least))
+    return next((m * power for m in (1.0, 2.0, 5.0) if m * power >= least * (1 - 1e-9)),
+                10.0 * power)
+
+
+#: Steps between the numbered decades of a log axis.
+LOG_STEPS = (1, 2, 3, 6, 12, 24)
+#: An upright axis numbers about this many ticks at most, however tall.
+MAX_LABELS = 6
+
+
+class UprightAxis(pg.AxisItem):
+    """A vertical axis whose numbered ticks are 1.6 lines of its font apart at least
+    (and about MAX_LABELS of them at most): pyqtgraph spaces them by the axis's length
+    alone, and at a projector's zoom a plot 120 pixels high printed "0 0.2 0.4 0.6 0.8
+    1.0" over each other. On a log scale the step is whole decades. Minor ticks are
+    not numbered."""
+
+    def __init__(self, orientation: str = "left", **kwargs):
+        super().__init__(orientation, **kwargs)
+        self.setStyle(maxTextLevel=0)
+
+    def tickSpacing(self, minVal: float, maxVal: float, size: float):
+        span = abs(maxVal - minVal)
+        if self._tickSpacing is not None or span == 0 or size <= 0:
+            return super().tickSpacing(minVal, maxVal, size)
+        font = self.style.get("tickFont") or QFont()
+        room = 1.6 * QFontMetricsF(font).height()
+        least = max(span * room / size, span / MAX_LABELS)
+        if self.logMode:  # decades, a step that divides 6, 12, 24
+            step = next((float(n) for n in LOG_STEPS if n >= least), float(LOG_STEPS[-1]))
+            return [(step, 0.0), (1.0, 0.0)]
+        step = nice_step(least)
+        return [(step, 0.0), (step / 2, 0.0)]
+
+
 def _plot(name: str, accessible: str, description: str) -> pg.PlotWidget:
-    pw = named(pg.PlotWidget(), name, accessible, description=description)
+    """A plot without pyqtgraph's menu and "A" (auto-range) button, at least
+    MIN_PLOT_HEIGHT tall, its upright numbers never run into each other."""
+    pw = named(pg.PlotWidget(axisItems={"left": UprightAxis("left")}), name, accessible,
+               description=description)
     pw.setMenuEnabled(False)
     pw.hideButtons()
+    pw.setMinimumHeight(MIN_PLOT_HEIGHT)
     return pw
+
+
+def _zoom_x_only(pw: pg.PlotWidget) -> None:
+    """The wheel (and a drag) zooms and pans x only: the height stays the curve's,
+    [0, 1], so zooming in brings the teeth into sight instead of cutting their tops."""
+    pw.setMouseEnabled(x=True, y=False)
+
+
+def band_colour(theme: Theme, role: str) -> QColor:
+    """The shade of ``role`` a dense curve's band is drawn in: the colour at 43 % on
+    the plot's background, opaque (strokes that share a pixel column do not darken it)."""
+    fill, back = QColor(theme.color(role)), theme.color("background")
+    share = 110 / 255
+    fill.setRgbF(*(share * getattr(fill, c)() + (1 - share) * getattr(back, c)()
+                   for c in ("redF", "greenF", "blueF")))
+    return fill
 
 
 def _extremes_per_pixel(curve: pg.PlotDataItem) -> None:
@@ -110,8 +173,13 @@ class DenseCurve:
         self.band.setZValue(-1)
         for item in (self.low, self.high, self.band):
             plot.addItem(item)
-        self.note = pg.TextItem("", anchor=(0.5, 0.5))
-        plot.addItem(self.note, ignoreBounds=True)
+        # what the band is (above the middle), and how to see the teeth (below it: an
+        # instruction, hidden in exported pictures, see FoldingPanel.export_hints)
+        self.note = pg.TextItem("", anchor=(0.5, 1.0))
+        self.hint = pg.TextItem("Scroll on the plot to zoom in and see the teeth.",
+                                anchor=(0.5, 0.0))
+        for item in (self.note, self.hint):
+            plot.addItem(item, ignoreBounds=True)
         self.pieces = 0
         self.dense = False
         self._x = self._y = np.zeros(0)
@@ -149,8 +217,13 @@ class DenseCurve:
         self.curve.setVisible(not self.dense)
         for item in (self.band, self.low, self.high):
             item.setVisible(self.dense)
-        self.note.setVisible(self.dense and self.explain)
-        colour = theme.color(self.role)
+        background = theme.color("background")
+        background.setAlpha(225)
+        for item in (self.note, self.hint):
+            item.setVisible(self.dense and self.explain)
+            item.setColor(theme.color("foreground"))
+            item.setFont(theme.font(9))
+            item.fill = pg.mkBrush(background)
         if not self.dense:
             pen = theme.pen(self.role, self.width if px >= THIN_PIXELS else 1.0)
             self.curve.setPen(pen)
@@ -176,13 +249,7 @@ class DenseCurve:
         middles = 0.5 * (edges[:-1] + edges[1:])
         self.low.setData(middles, low)
         self.high.setData(middles, high)
-        # the shade of the colour at 43 % on the background, opaque: strokes that
-        # share a pixel column do not darken it
-        fill = QColor(colour)
-        back = theme.color("background")
-        share = 110 / 255
-        fill.setRgbF(*(share * getattr(fill, c)() + (1 - share) * getattr(back, c)()
-                       for c in ("redF", "greenF", "blueF")))
+        fill = band_colour(theme, self.role)
         # a stroke as wide as its column (cosmetic: in pixels), so columns meet; a
         # whole number of pixels (Qt's fast path: 1.002 pixels cost 100× more)
         column = max(1, round(vb.width() / columns)) if vb.width() > 10 else 1
@@ -192,15 +259,10 @@ class DenseCurve:
                           pen=pen, connect="pairs")
         per = 1.0 / px
         self.note.setText(f"{plain_count(self.pieces)} pieces: about {per:,.0f} in each pixel "
-                          "column, so the curve fills this band.\nScroll on the plot to zoom in "
-                          "and see the teeth.")
-        self.note.setColor(theme.color("foreground"))
-        self.note.setFont(theme.font(9))
-        background = theme.color("background")
-        background.setAlpha(225)
-        self.note.fill = pg.mkBrush(background)
-        self.note.setTextWidth(max(80.0, vb.width() - 16))  # wrapped inside the plot
-        self.note.setPos(0.5 * (x0 + x1), 0.5 * (y0 + y1))
+                          "column, so the curve fills this band.")
+        for item in (self.note, self.hint):
+            item.setTextWidth(max(80.0, vb.width() - 16))  # wrapped inside the plot
+            item.setPos(0.5 * (x0 + x1), 0.5 * (y0 + y1))
 
 
 class FoldingPlots:
@@ -218,6 +280,8 @@ class FoldingPlots:
 
     def title(self, pw: pg.PlotWidget, html: str, size: float = 11) -> None:
         self.theme.set_title(pw, html, size)
+        if not html:  # pyqtgraph hides a title it is told to drop but keeps its text,
+            pw.getPlotItem().titleLabel.text = ""  # which a theme's restyle showed again
 
     def _build_main_plots(self) -> QHBoxLayout:
         top = QHBoxLayout()
@@ -225,6 +289,7 @@ class FoldingPlots:
                           "The tent map composed k times, g^(k)(x), on [0, 1] or the whole line: "
                           "each layer of two neurons folds [0, 1] onto itself, so k layers make "
                           "2^k pieces. A deep tent is drawn from its extremes per pixel column.")
+        _zoom_x_only(self.plot)
         self.curve = self.plot.plot()
         _extremes_per_pixel(self.curve)
         self.curve.setClipToView(True)
@@ -233,6 +298,7 @@ class FoldingPlots:
         self.fold_plot = _plot("folding-fold-plot", "Your fold composed k times",
                                "Your fold u composed k times, u^(k)(x), on the same range as "
                                "the tent.")
+        _zoom_x_only(self.fold_plot)
         self.fold_curve = self.fold_plot.plot()
         _extremes_per_pixel(self.fold_curve)
         self.fold_curve.setClipToView(True)
@@ -252,7 +318,7 @@ class FoldingPlots:
         for i in range(LAYER_PLOTS):
             pw = _plot(f"folding-layer-{i + 1}", f"Small plot {i + 1} of the layers",
                        "The tent after one of the first layers on [0, 1].")
-            pw.setMinimumSize(60, 60)
+            pw.setMinimumWidth(60)
             pw.getPlotItem().hideAxis("left")
             pw.getPlotItem().hideAxis("bottom")
             pw.setMouseEnabled(False, False)
@@ -261,7 +327,7 @@ class FoldingPlots:
             self.layer_plots.append(pw)
             self.layer_curves.append(curve)
             self.layer_views.append(DenseCurve(pw, curve, "approx", 1.2, explain=False))
-            grid.addWidget(pw, i // 4, i % 4)
+            grid.addWidget(pw, 0, i)
         bottom.addWidget(strip, 3)
         self.chart = _plot("folding-chart", "Pieces against neurons, deep against shallow",
                            "Log-log chart of pieces against neurons: k tent layers (2k neurons, "
@@ -274,7 +340,7 @@ class FoldingPlots:
         # it, the key's line takes the height the chart needs
         self.chart_key = KeyLabel(
             "folding-chart-key", "Key of the pieces-against-neurons chart",
-            [Entry("approx", "●", "deep (k layers)"), Entry("accent", "‒ ‒", "one layer"),
+            [Entry("approx", "●", "k layers: 2ᵏ (ideal)"), Entry("accent", "‒ ‒", "one layer"),
              Entry("second", "■", "your fold"), Entry("muted", "○", "depth shown")],
             one_per_line=True)
         self.chart_key.setAlignment(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft)
@@ -291,11 +357,15 @@ class FoldingPlots:
     # -- drawing -----------------------------------------------------------------
     def draw_tent(self, s: FoldingState, result: TentResult | None, view: tuple[float, float]) -> None:
         """g^(k) on ``view``, and its title; while a worker computes it (``result``
-        None) the curve stays as it is."""
+        None) the plot is empty and its title says so: the curve of the depth shown
+        before, and its note's count, under this depth's title would pass for its own."""
         a, b = view
         where = "on the whole line" if s.whole_line else "on [0, 1]"
-        self.title(self.plot, f"{sup(s.depth)}(x) {where}, peak p = {s.peak:.2f}")
-        if result is not None:
+        computing = ": computing…" if result is None else ""
+        self.title(self.plot, f"{sup(s.depth)}(x) {where}, peak p = {s.peak:.2f}{computing}")
+        if result is None:
+            self.tent_view.clear()
+        else:
             x, y = result.curve(view)
             c = result.counts
             self.tent_view.show(x, y, c.kinks_line + 1 if s.whole_line else c.pieces_unit)
@@ -378,7 +448,6 @@ class FoldingPlots:
         self.deep_series.setData(2.0 * k, 2.0 ** k)
         m = np.unique(np.round(np.logspace(0, np.log10(2.0 ** MAX_DEPTH), 60)))
         self.shallow_series.setData(m, m + 1)
-        self.title(self.chart, "pieces against neurons", 10)
         top = np.log10(2.0 ** MAX_DEPTH)  # log-log: the view is in decades
         self.chart.setXRange(0, top, padding=0.03)
         self.chart.setYRange(0, top, padding=0.03)
