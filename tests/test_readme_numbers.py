@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
 
@@ -54,7 +55,13 @@ def test_training_ghost_best_and_stuck():
 
 
 def test_folding_depths_and_counts():
-    from relulab.model.pieces.folding import MAX_DEPTH, exact_tent_depth, grid_piece_count
+    from relulab.model.networks.exact import BeyondExact
+    from relulab.model.pieces.folding import (
+        MAX_DEPTH,
+        exact_tent_depth,
+        grid_piece_count,
+        tent_pieces,
+    )
 
     (pieces,) = quoted(r"([\d,]+) pieces at depth 24")
     assert MAX_DEPTH == 24 and _number(pieces) == 2 ** 24
@@ -62,8 +69,12 @@ def test_folding_depths_and_counts():
     k = int(past)
     assert grid_piece_count(k, int(grid)) == 2 ** k
     assert grid_piece_count(k + 1, int(grid)) != 2 ** (k + 1)
-    (rational,) = quoted(r"counted in exact rationals to depth (\d+)")
-    assert exact_tent_depth(0.4) == int(rational)
+    shallow, deep = quoted(r"counted in exact rationals to depth (\d+) or (\d+) \(by the peak\)")
+    assert exact_tent_depth(0.4) == int(deep)  # the budget's bound
+    assert tent_pieces(int(deep), 0.3).certified  # a peak whose deepest fits
+    assert tent_pieces(int(shallow), 0.38).certified
+    with pytest.raises(BeyondExact):  # slivers pass the budget one layer sooner
+        tent_pieces(int(deep), 0.38)
 
 
 def test_deep_to_shallow_limits():
