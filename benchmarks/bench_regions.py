@@ -130,6 +130,13 @@ def run() -> list[Row]:
                     max_seconds=0.01,
                     note="np.unique sorts rows as records, giving the interpreter up and "
                          "back at every comparison; a waiting thread never gets it"))
+    # the readout runs in the compiled pass, without the interpreter, and whole-array numpy
+    big = MLP.random([2, 32, 32, 32, 1], seed=0)
+    plane_wait = min(longest_wait_beside(lambda: linear_regions(big)) for _ in range(3))
+    count_wait = min(longest_wait_beside(lambda: count_linear_regions(big)) for _ in range(3))
+    rows.append(Row("whole-plane regions 2-32-32-32-1 with their readout on a worker: longest "
+                    "wait of the thread beside it", plane_wait, "the count alone on the worker",
+                    count_wait, max_seconds=0.01))
 
     # degenerate networks on all of R², against the same sizes in general position
     rng = np.random.default_rng(0)

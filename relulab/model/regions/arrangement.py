@@ -103,7 +103,7 @@ class _ExactLines:
     def __init__(self, hidden):
         self.hidden = hidden
         self.ints: list[tuple | None] = [None] * len(hidden)
-        self.first = np.cumsum([0] + [W.shape[0] for W, _ in hidden]).tolist()
+        self.first = [0, *itertools.accumulate(W.shape[0] for W, _ in hidden)]
         self.cache: dict = {}
 
     def _layer(self, l):
@@ -408,8 +408,8 @@ def _flat_weights(hidden):
         bf = np.concatenate([b for _, b in hidden]).astype(np.float64, copy=False)
     else:
         Wf = bf = np.zeros(0)
-    Wo = np.cumsum([0] + [W.size for W, _ in hidden], dtype=np.int64)
-    bo = np.cumsum([0] + [b.size for _, b in hidden], dtype=np.int64)
+    Wo = np.array([0, *itertools.accumulate(W.size for W, _ in hidden)], dtype=np.int64)
+    bo = np.array([0, *itertools.accumulate(b.size for _, b in hidden)], dtype=np.int64)
     return Wf, Wo, bf, bo
 
 
