@@ -7,9 +7,10 @@ Nothing here decides a region: the cells, their patterns and which constraints a
 stored are the enumeration's (every decision certified there); this copies vertices,
 gathers rows of the layers' maps, averages points and checks a witness with a
 rigorous error bound, in the same pass and without the interpreter (``run2`` holds
-no GIL), instead of a Python loop over the regions. Output arrays are made here at
-their final size: a large array made in a compiled loop is fresh memory (the system
-maps its pages in again at every run), so none is made that is not returned.
+no GIL), instead of a Python loop over the regions. A large array made in a compiled
+loop is fresh memory, its pages mapped in again at every run (a millisecond for the
+hidden maps of 2,000 cells): the output maps come straight from the last layer's maps
+on its roots, never through every cell's hidden maps.
 """
 
 from __future__ import annotations
