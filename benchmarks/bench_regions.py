@@ -5,6 +5,14 @@ regioncam (a Rust package, ``pip install regioncam``) is the peer: it partitions
 square in float32, the fastest region enumeration we know of. It is optional; its rows
 say "not installed" without it. It is not exact: where lines meet exactly it can leave
 zero-area slivers, and the counts differ (the rows say so).
+
+Besides the counts, what the panels and the converter read: ``region_polygons`` (every
+polygon in the box with its pattern and affine map) at most 2× regioncam's time, and
+``linear_regions`` of the whole plane (every region of R² with its map, stored
+constraints, pieces and a proven witness) at most 3×, regioncam's time being its
+partition of [−3, 3]² (it has no whole plane, and reads nothing out). Both return
+sequences kept as whole arrays, an object per region made when asked for; the notes
+give the time to read every one.
 """
 
 from __future__ import annotations
@@ -13,11 +21,11 @@ import importlib.util
 
 import numpy as np
 
-from benchmarks.common import Row, best_time, longest_wait_beside, median_time
+from benchmarks.common import Row, best_time, fmt_time, longest_wait_beside, median_time
 from benchmarks.lp_regions import lp_region_count
 from relulab.model.core.rows import unique_rows
 from relulab.model.networks.mlp import MLP
-from relulab.model.regions.activation import count_linear_regions, linear_regions
+from relulab.model.regions.activation import count_linear_regions, linear_regions, region_polygons
 from relulab.model.regions.arrangement import arrangement_2d
 
 BOX = (-3.0, 3.0, -3.0, 3.0)
@@ -70,6 +78,26 @@ def _grid_with_diagonals():
     return MLP([(np.array(rows, float), np.array(bias, float)), (np.ones((1, len(rows))), [0.0])])
 
 
+def _readout_rows(net, peer: str, peer_t: float, have: bool) -> list[Row]:
+    """region_polygons in [−3, 3]² (≤ 2× the peer) and linear_regions of the plane (≤ 3×)."""
+    n_poly = len(region_polygons(net, BOX))
+    poly_t = best_time(lambda: region_polygons(net, BOX), repeat=9)
+    read_poly = best_time(lambda: list(region_polygons(net, BOX)), repeat=3)
+    stats: dict = {}
+    n_plane = len(linear_regions(net, stats=stats))
+    plane_t = best_time(lambda: linear_regions(net), repeat=9)
+    read_plane = best_time(lambda: list(linear_regions(net)), repeat=3)
+    return [
+        Row(f"region polygons {_arch(net)} in [-3,3]²: {n_poly} polygons with their maps",
+            poly_t, peer, peer_t, min_ratio=0.5 if have else None,
+            note=f"reading every polygon as an object too: {fmt_time(read_poly)}"),
+        Row(f"whole-plane regions {_arch(net)} with maps, constraints and witnesses: {n_plane} "
+            f"regions of R², {stats['exact']} exact signs", plane_t, peer, peer_t,
+            min_ratio=1 / 3 if have else None,
+            note=f"reading every region as an object too: {fmt_time(read_plane)}"),
+    ]
+
+
 def run() -> list[Row]:
     rc = _regioncam()
     rows = []
@@ -89,6 +117,7 @@ def run() -> list[Row]:
         rows.append(Row(f"whole-plane count {_arch(net)}: {plane_n} regions of R² (lines and "
                         "points included)", plane_t, peer, peer_t,
                         min_ratio=0.5 if have else None))
+        rows += _readout_rows(net, peer, peer_t, have)
 
     # distinct activation keys on a worker, the GUI thread waiting beside it
     keys = np.random.default_rng(0).integers(0, 3, size=(200_000, 6))
@@ -101,6 +130,13 @@ def run() -> list[Row]:
                     max_seconds=0.01,
                     note="np.unique sorts rows as records, giving the interpreter up and "
                          "back at every comparison; a waiting thread never gets it"))
+    # the readout runs in the compiled pass, without the interpreter, and whole-array numpy
+    big = MLP.random([2, 32, 32, 32, 1], seed=0)
+    plane_wait = min(longest_wait_beside(lambda: linear_regions(big)) for _ in range(3))
+    count_wait = min(longest_wait_beside(lambda: count_linear_regions(big)) for _ in range(3))
+    rows.append(Row("whole-plane regions 2-32-32-32-1 with their readout on a worker: longest "
+                    "wait of the thread beside it", plane_wait, "the count alone on the worker",
+                    count_wait, max_seconds=0.01))
 
     # degenerate networks on all of R², against the same sizes in general position
     rng = np.random.default_rng(0)

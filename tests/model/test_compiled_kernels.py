@@ -10,6 +10,7 @@ from relulab.model.fitting import _training_kernels as training_kernels
 from relulab.model.fitting.training import HingeNetTrainer
 from relulab.model.networks.mlp import MLP
 from relulab.model.regions import _arrangement_kernels as kern
+from relulab.model.regions.activation import linear_regions, region_polygons
 from relulab.model.regions.arrangement import arrangement_2d, arrangement_nd, count_regions_2d, warm_up
 
 
@@ -167,23 +168,30 @@ _WITHOUT_NUMBA = """
 import json
 from relulab.model.networks.mlp import MLP
 from relulab.model.regions import _arrangement_kernels as kern
+from relulab.model.regions.activation import linear_regions, region_polygons
 from relulab.model.regions.arrangement import arrangement_nd, count_regions_2d, engine_status
 from relulab.model.fitting import _training_kernels as training_kernels
 
 net = MLP.random([2, 4, 3, 1], seed=5)
+polygons = region_polygons(net, (-3.0, 3.0, -3.0, 3.0))
+regions = linear_regions(net)
 print(json.dumps({
     "regions_2d": count_regions_2d(net),
     "regions_nd": len(arrangement_nd(MLP.random([3, 3, 2, 1], seed=2))),
     "status": engine_status(2),
     "compiled": len(kern.COMPILED),
     "training": training_kernels.compiled_available(),
+    "polygons": [polygons.points.tolist(), polygons.start.tolist(), polygons.A.tolist()],
+    "regions": [regions.rows.tolist(), regions.row_start.tolist(), regions.witness.tolist(),
+                regions.piece_points.tolist(), regions.A.tolist()],
 }))
 """
 
 
 def test_the_region_engine_runs_as_plain_python_without_numba():
     """RELULAB_NO_NUMBA turns numba off for every compiled loop: the region engine runs
-    its loops as plain Python, and counts the same regions."""
+    its loops as plain Python, and counts the same regions and reads the same polygons,
+    rows, witnesses and maps out of them."""
     import json
     import os
     import subprocess
@@ -197,6 +205,14 @@ def test_the_region_engine_runs_as_plain_python_without_numba():
     assert got["compiled"] == 0 and got["training"] is False
     assert got["regions_2d"] == count_regions_2d(MLP.random([2, 4, 3, 1], seed=5))
     assert got["regions_nd"] == len(arrangement_nd(MLP.random([3, 3, 2, 1], seed=2)))
+    net = MLP.random([2, 4, 3, 1], seed=5)
+    polygons = region_polygons(net, (-3.0, 3.0, -3.0, 3.0))
+    regions = linear_regions(net)
+    for plain, compiled in zip(got["polygons"] + got["regions"],
+                               (polygons.points, polygons.start, polygons.A, regions.rows,
+                                regions.row_start, regions.witness, regions.piece_points,
+                                regions.A)):
+        assert np.allclose(np.array(plain), compiled, rtol=1e-14, atol=0)
 
 
 def test_every_region_loop_is_cached_against_all_of_the_engines_sources():
@@ -209,7 +225,8 @@ def test_every_region_loop_is_cached_against_all_of_the_engines_sources():
     if not kern.disk_cached(kern.run2):
         pytest.skip("numba has no place for a disk cache here")
     files = sorted({fn.py_func.__code__.co_filename for fn in kern.COMPILED})
-    assert len(files) == 3
+    assert [Path(f).name for f in files] == ["_kernels_2d.py", "_kernels_nd.py",
+                                             "_kernels_readout.py", "_kernels_shared.py"]
     digest = hashlib.sha256()
     for path in files:
         digest.update(hashlib.sha256(Path(path).read_bytes()).digest())

@@ -2,12 +2,12 @@
 module the engine imports, which makes them ready.
 
 Only sign decisions and bookkeeping live in the loops; everything a decision rests on
-is explained in the engine's docstring. They are in three files: ``_kernels_shared``
+is explained in the engine's docstring. They are in four files: ``_kernels_shared``
 (the floating-point filter's numbers, flags, exact-sign and stop callbacks, growing
-tables), ``_kernels_2d`` (``run2``: two inputs, cells as polygons) and ``_kernels_nd``
-(``runnd``: any number of inputs, cells as cones of rays). One group, ``KERNELS``,
-compiles them all (:mod:`relulab.model.core.compiled`); ``RELULAB_NO_NUMBA`` leaves
-them plain Python.
+tables), ``_kernels_2d`` (``run2``: two inputs, cells as polygons), ``_kernels_readout``
+(what ``run2`` reads out of its cells for the callers) and ``_kernels_nd`` (``runnd``:
+any number of inputs, cells as cones of rays). One group, ``KERNELS``, compiles them
+all (:mod:`relulab.model.core.compiled`); ``RELULAB_NO_NUMBA`` leaves them plain Python.
 
 Compiling them is the expensive part of a first use (seconds; loading them from the
 disk cache takes a fraction of one), so each function is compiled for exactly the
@@ -24,14 +24,26 @@ from relulab.model.core.compiled import disk_cached
 from relulab.model.regions._kernels_2d import (
     _corner,
     _duplicate,
-    _filter,
     _new_vertex,
     _piece,
     _scaled,
     _split_layer,
     run2,
 )
-from relulab.model.regions._kernels_nd import _popcount, _split_layer_nd, runnd
+from relulab.model.regions._kernels_nd import _split_layer_nd, runnd
+from relulab.model.regions._kernels_readout import (
+    READ_MAPS,
+    READ_NOTHING,
+    READ_POLYGONS,
+    READ_REGIONS,
+    _append_rows,
+    _box_polygons,
+    _certify,
+    _output_maps,
+    _plane_pieces,
+    _readout,
+    _stored_rows,
+)
 from relulab.model.regions._kernels_shared import (
     CONTEXTS,
     EINC,
@@ -46,21 +58,25 @@ from relulab.model.regions._kernels_shared import (
     _add_bias,
     _exact_sign,
     _exact_sign_nd,
+    _filter,
     _grow1,
     _grow2,
     _grow_cells,
     _has_side,
     _next_maps,
     _off_child,
+    _popcount,
     _stop,
 )
 
 __all__ = [
     "COMPILED", "CONTEXTS", "EINC", "FINITE", "KERNELS", "LEXACT", "LTINY", "POLY", "PREPARED",
-    "TINY", "VINC", "VTINY", "_add_bias", "_compile", "_corner", "_duplicate", "_exact_sign",
-    "_exact_sign_nd", "_filter", "_grow1", "_grow2", "_grow_cells", "_has_side", "_new_vertex",
-    "_next_maps", "_off_child", "_piece", "_popcount", "_scaled", "_split_layer",
-    "_split_layer_nd", "_stop", "compile_for_cache", "disk_cached", "prepare", "run2", "runnd",
+    "READ_MAPS", "READ_NOTHING", "READ_POLYGONS", "READ_REGIONS", "TINY", "VINC", "VTINY",
+    "_add_bias", "_append_rows", "_box_polygons", "_certify", "_compile", "_corner", "_duplicate",
+    "_exact_sign", "_exact_sign_nd", "_filter", "_grow1", "_grow2", "_grow_cells", "_has_side",
+    "_new_vertex", "_next_maps", "_off_child", "_output_maps", "_piece", "_plane_pieces", "_popcount",
+    "_readout", "_scaled", "_split_layer", "_split_layer_nd", "_stop", "_stored_rows",
+    "compile_for_cache", "disk_cached", "prepare", "run2", "runnd",
 ]
 
 #: every compiled function -> the argument types it is compiled for

@@ -9,6 +9,12 @@ import math
 
 import numpy as np
 
+from relulab.model.regions._kernels_readout import (
+    READ_NOTHING,
+    READ_REGIONS,
+    _append_rows,
+    _readout,
+)
 from relulab.model.regions._kernels_shared import (
     EINC,
     F1,
@@ -32,6 +38,7 @@ from relulab.model.regions._kernels_shared import (
     U,
     _add_bias,
     _exact_sign,
+    _filter,
     _grow1,
     _grow2,
     _grow_cells,
@@ -52,31 +59,6 @@ from relulab.model.regions._kernels_shared import (
 # Helpers of the hot loops take and return scalars only: a compiled call with array
 # arguments costs ~75 ns (reference counting), more than the arithmetic.
 # ---------------------------------------------------------------------------
-@njit((f8,) * 12)
-def _filter(a0, a1, a2, ea0, ea1, ea2, x0, x1, x2, e0, e1, e2):
-    """sign(a · x) when the floating-point filter proves it, else 2.
-
-    |a·x − a*·x*| ≤ Σ |aᵢ| eᵢ + eaᵢ (|xᵢ| + eᵢ) for the true a*, x*, plus γ₃ Σ |aᵢ xᵢ| for
-    the rounding of the product; a zero bound means every product is exactly zero."""
-    p0 = a0 * x0
-    p1 = a1 * x1
-    p2 = a2 * x2
-    z = p0 + p1 + p2
-    ab = abs(p0) + abs(p1) + abs(p2)
-    err = (abs(a0) * e0 + abs(a1) * e1 + abs(a2) * e2
-           + ea0 * (abs(x0) + e0) + ea1 * (abs(x1) + e1) + ea2 * (abs(x2) + e2))
-    bound = (err + 4.0 * U * ab) * SLACK
-    if bound > 0.0:
-        bound += FLOOR
-    if z > bound:
-        return 1
-    if z < -bound:
-        return -1
-    if bound == 0.0:
-        return 0
-    return 2
-
-
 @njit((F2, I2, I2, i8, F2, F2, i8, i8, i8, f8, f8, f8, f8, f8, f8))
 def _new_vertex(V, VQ, VI, v, LX, LE, La, Lb, sg, b0, b1, b2, eb0, eb1, eb2):
     """Vertex v := sg·(a × b) for a = line La of the table and b = (b0, b1, b2) (line Lb,
@@ -533,24 +515,25 @@ def _split_layer(st, l, n, R, g0, KB, RB, C, nP, nK, nv, nL, Z, EZ,
 
 # The entry points release the GIL (a worker enumerating leaves the GUI thread free);
 # the object-mode callbacks inside take it back while they run.
-@njit((F1, I1, F1, I1, I1,                     # Wf Wo bf bo sizes
+@njit((F1, I1, F1, I1, I1, F2, F1,             # Wf Wo bf bo sizes Wout bout
        F2, F2, I1, I2, i8, F2, I2, I2, i8,         # LX0 LE0 LF0 LS0 nL V0 VQ0 VI0 nv
        I2, i8, I2, i8, i8,                         # K0 nK PK0 nP PW
-       b1, b1, b1, i8, b1, i8, I1), nogil=True)    # lower exact_only maps ctx check max_cells counters
-def run2(Wf, Wo, bf, bo, sizes, LX0, LE0, LF0, LS0, nL, V0, VQ0, VI0, nv,
-         K0, nK, PK0, nP, PW, lower, exact_only, maps, ctx, check, max_cells, counters):
+       b1, b1, i8, i8, b1, i8, I1), nogil=True)    # lower exact_only read ctx check max_cells counters
+def run2(Wf, Wo, bf, bo, sizes, Wout, bout, LX0, LE0, LF0, LS0, nL, V0, VQ0, VI0, nv,
+         K0, nK, PK0, nP, PW, lower, exact_only, read, ctx, check, max_cells, counters):
     """Enumerate the regions of a 2-input network whose hidden layer l has weights
-    ``Wf[Wo[l]:Wo[l+1]]`` (row-major, sizes[l] rows) and biases ``bf[bo[l]:bo[l+1]]``,
-    starting from one cell made of pieces 0 … nP − 1 (corners K0, vertices V0, base
-    lines L*0: exactly nK, nv, nL rows; read, not written).
+    ``Wf[Wo[l]:Wo[l+1]]`` (row-major, sizes[l] rows) and biases ``bf[bo[l]:bo[l+1]]``
+    (output layer Wout, bout), starting from one cell made of pieces 0 … nP − 1
+    (corners K0, vertices V0, base lines L*0: exactly nK, nv, nL rows; read, not
+    written).
 
     Layer by layer, each *root* (a cell when the layer starts) is split by the
     layer's neurons one after the other, root after root (its cells stay close in
     memory). A cut cell keeps its index for the on side (z > 0); the off side, and a
     touching lower-dimensional region, are appended. Vertices: V (x, y, w and their
     error bounds), VQ (the last line asked and its sign, flags), VI (the two lines and
-    σ). Returns a status (0 done, 3 overflow, else the context's stop code) and the
-    final state; ``maps``: the last layer's maps A too (else the first layer's)."""
+    σ). Returns a status (0 done, 3 overflow, else the context's stop code), the
+    final state and what ``read`` asks for (``_kernels_readout``)."""
     NL = max(1, sizes.shape[0])
     # the arrays grow (doubling) as the cells come: memory asked for up front but not
     # used costs page faults on every run, more than the few regrowths
@@ -586,6 +569,13 @@ def run2(Wf, Wo, bf, bo, sizes, LX0, LE0, LF0, LS0, nL, V0, VQ0, VI0, nv,
     LID = np.empty(cap, np.int64)      # line key (layer, root, neuron) → row of the table
     KBs = np.zeros(NL, np.int64)       # each layer's first key
     KB = 0
+    ZL = A                             # the last layer's maps on its roots
+    # READ_REGIONS: every layer's maps on its roots and their error bounds, for the
+    # stored constraints' rows and the witnesses' proofs
+    ZT = np.empty(0)
+    ET = np.empty(0)
+    ZO = np.zeros(NL, np.int64)        # where layer l's maps start in ZT
+    nz = 0
     g0 = 0
     for l in range(sizes.shape[0]):
         n = sizes[l]
@@ -607,7 +597,15 @@ def run2(Wf, Wo, bf, bo, sizes, LX0, LE0, LF0, LS0, nL, V0, VQ0, VI0, nv,
         gam = (m + 2) * U
         EZ = np.dot(np.abs(W), EA + gam * np.abs(A))
         if not _add_bias(Z, EZ, b, gam, 3, R):
-            return 3, C, CP, CS, CR, Cs, Cn, PK, nP, K, nK, V, VQ, nv, LX, LF, LS, nL, A, LID, KBs
+            return (3, C, CP, CS, CR, Cs, Cn, PK, nP, K, nK, V, VQ, nv, LX, LF, LS, nL, A, LID,
+                    KBs, _readout(READ_NOTHING, sizes, Wout, bout, ZL, V, K, PK, Cs, Cn, C,
+                                  ZT, ET, ZO, CP, CS, CR))
+        ZL = Z
+        if read == READ_REGIONS:
+            ZO[l] = nz
+            ZT = _append_rows(ZT, nz, Z)
+            ET = _append_rows(ET, nz, EZ)
+            nz += Z.size
         if KB + R * n > LID.shape[0]:
             LID = _grow1(LID, KB + R * n)
         LID[KB:KB + R * n] = -1
@@ -640,11 +638,13 @@ def run2(Wf, Wo, bf, bo, sizes, LX0, LE0, LF0, LS0, nL, V0, VQ0, VI0, nv,
                 xv = np.empty(2 * st[13], np.int64)
         if status != 0:
             return (status, C, CP, CS, CR, Cs, Cn, PK, nP, K, nK, V, VQ, nv, LX, LF, LS, nL, A,
-                    LID, KBs)
-        # the next layer's maps on today's cells: h_l = D_l Z(root) (after the last
-        # layer only when asked: the output maps)
-        if l + 1 < sizes.shape[0] or maps:
+                    LID, KBs, _readout(READ_NOTHING, sizes, Wout, bout, ZL, V, K, PK, Cs, Cn, C,
+                                       ZT, ET, ZO, CP, CS, CR))
+        # the next layer's maps on today's cells: h_l = D_l Z(root) (the output maps
+        # come from the last layer's Z, in the readout)
+        if l + 1 < sizes.shape[0]:
             A, EA = _next_maps(Z, EZ, CP, CR, C, l, g0, n, 3)
         g0 += n
         KB += R * n
-    return 0, C, CP, CS, CR, Cs, Cn, PK, nP, K, nK, V, VQ, nv, LX, LF, LS, nL, A, LID, KBs
+    return (0, C, CP, CS, CR, Cs, Cn, PK, nP, K, nK, V, VQ, nv, LX, LF, LS, nL, A, LID, KBs,
+            _readout(read, sizes, Wout, bout, ZL, V, K, PK, Cs, Cn, C, ZT, ET, ZO, CP, CS, CR))

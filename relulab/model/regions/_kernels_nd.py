@@ -41,20 +41,12 @@ from relulab.model.regions._kernels_shared import (
     _has_side,
     _next_maps,
     _off_child,
+    _popcount,
     _stop,
     b1,
     i8,
     njit,
-    u8,
 )
-
-
-@njit((u8,))
-def _popcount(x):
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
 
 
 @njit((I1,                                   # st

@@ -81,6 +81,43 @@ def _exact_sign_nd_cb(ctx, ray, tight, pattern, origin, la, j):
 
 
 # ---------------------------------------------------------------------------
+# The floating-point filter (2-D: lines and points as homogeneous triples)
+# ---------------------------------------------------------------------------
+@njit((f8,) * 12)
+def _filter(a0, a1, a2, ea0, ea1, ea2, x0, x1, x2, e0, e1, e2):
+    """sign(a · x) when the floating-point filter proves it, else 2.
+
+    |a·x − a*·x*| ≤ Σ |aᵢ| eᵢ + eaᵢ (|xᵢ| + eᵢ) for the true a*, x*, plus γ₃ Σ |aᵢ xᵢ| for
+    the rounding of the product; a zero bound means every product is exactly zero."""
+    p0 = a0 * x0
+    p1 = a1 * x1
+    p2 = a2 * x2
+    z = p0 + p1 + p2
+    ab = abs(p0) + abs(p1) + abs(p2)
+    err = (abs(a0) * e0 + abs(a1) * e1 + abs(a2) * e2
+           + ea0 * (abs(x0) + e0) + ea1 * (abs(x1) + e1) + ea2 * (abs(x2) + e2))
+    bound = (err + 4.0 * U * ab) * SLACK
+    if bound > 0.0:
+        bound += FLOOR
+    if z > bound:
+        return 1
+    if z < -bound:
+        return -1
+    if bound == 0.0:
+        return 0
+    return 2
+
+
+@njit((u8,))
+def _popcount(x):
+    """The number of bits set in x."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
+# ---------------------------------------------------------------------------
 # Exact signs and the stop check: object-mode blocks, one for every place that asks
 # ---------------------------------------------------------------------------
 @njit((i8, i8))

@@ -25,8 +25,9 @@ biases) get their exact counts, and no linear program is solved.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar, overload
 
 import numpy as np
 
@@ -166,12 +167,116 @@ class RegionPolygon:
         return self.vertices.mean(axis=0)
 
 
+_T = TypeVar("_T")
+
+
+class _Items(Sequence[_T], Generic[_T]):
+    """A sequence of results kept as whole arrays, item k made when first asked for
+    (and kept): an enumeration's readout costs no Python object per region until a
+    caller looks at one, as a list of them would."""
+
+    def __init__(self, count: int):
+        self._items: list[_T | None] = [None] * count
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, k: int) -> _T: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[_T]: ...
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        k = range(len(self._items))[k]  # an int; IndexError out of range
+        item = self._items[k]
+        if item is None:
+            item = self._items[k] = self._make(k, k + 1)[0]
+        return item
+
+    def __iter__(self) -> Iterator[_T]:
+        if None in self._items:  # every item at once: a third to two thirds of the time
+            made = self._make(0, len(self._items))
+            self._items = [old if old is not None else new for old, new in zip(self._items, made)]
+        return iter(self._items)  # type: ignore[arg-type]  # no None left
+
+    def __eq__(self, other) -> bool:
+        """Equal to a list (or another such sequence) of the same items, as a list is."""
+        if not isinstance(other, (list, _Items)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}: {len(self)}>"
+
+    def _make(self, lo: int, hi: int) -> list[_T]:
+        """Items lo … hi − 1."""
+        raise NotImplementedError
+
+
+class RegionPolygons(_Items[RegionPolygon]):
+    """The polygons of :func:`region_polygons` as whole arrays: ``points`` (T, 2), polygon
+    k's vertices being rows ``start[k]`` … ``start[k + 1] − 1``; ``pattern`` (P, N),
+    ``A`` (P, m, 2), ``c`` (P, m). Item k is polygon k as a :class:`RegionPolygon`."""
+
+    def __init__(self, points: np.ndarray, start: np.ndarray, pattern: np.ndarray,
+                 A: np.ndarray, c: np.ndarray):
+        super().__init__(len(pattern))
+        self.points, self.start, self.pattern, self.A, self.c = points, start, pattern, A, c
+
+    def _make(self, lo: int, hi: int) -> list[RegionPolygon]:
+        s = self.start[lo:hi + 1].tolist()
+        rows = zip(self.pattern[lo:hi], self.A[lo:hi], self.c[lo:hi])
+        return [RegionPolygon(self.points[s[j]:s[j + 1]], pattern, A, c, lo + j)
+                for j, (pattern, A, c) in enumerate(rows)]
+
+
+class Regions(_Items[Region]):
+    """The regions of :func:`linear_regions` as whole arrays: ``pattern`` (C, N),
+    ``full`` (C,), ``A`` (C, m, n), ``c`` (C, m), ``witness`` (C, n); region k's stored
+    constraints are rows ``row_start[k]`` … ``row_start[k + 1] − 1`` of ``rows`` (S,
+    n + 1: normal, offset) and ``on`` (S,); its polygon pieces (2-D) are pieces
+    ``cell_pieces[k]`` … ``cell_pieces[k + 1] − 1``, piece q being rows
+    ``piece_start[q]`` … ``piece_start[q + 1] − 1`` of ``piece_points`` (homogeneous).
+    Item k is region k as a :class:`Region`."""
+
+    piece_points: np.ndarray
+    piece_start: np.ndarray
+    cell_pieces: np.ndarray
+
+    def __init__(self, pattern, full, A, c, witness, rows, on, row_start, layer_sizes,
+                 pieces=None):
+        super().__init__(len(pattern))
+        self.pattern, self.full, self.A, self.c, self.witness = pattern, full, A, c, witness
+        self.rows, self.on, self.row_start = rows, on, row_start
+        self.layer_sizes = tuple(layer_sizes)
+        if pieces is None:  # n-D: none
+            pieces = (np.zeros((0, 3)), np.zeros(1, np.int64), np.zeros(len(pattern) + 1, np.int64))
+        self.piece_points, self.piece_start, self.cell_pieces = pieces
+
+    def _make(self, lo: int, hi: int) -> list[Region]:
+        n = self.A.shape[2]
+        normals, offsets, on, P = self.rows[:, :n], self.rows[:, n], self.on, self.piece_points
+        s = self.row_start[lo:hi + 1].tolist()
+        q = self.cell_pieces[lo:hi + 1].tolist()
+        ps = self.piece_start[q[0]:q[-1] + 1].tolist()      # piece q[0] + i: ps[i] …
+        q = [i - q[0] for i in q]
+        full = self.full[lo:hi].tolist()
+        rows = zip(self.pattern[lo:hi], self.A[lo:hi], self.c[lo:hi], self.witness[lo:hi])
+        return [Region(pattern, normals[s[j]:s[j + 1]], offsets[s[j]:s[j + 1]], on[s[j]:s[j + 1]],
+                       A, c, w, tuple(P[ps[i]:ps[i + 1]] for i in range(q[j], q[j + 1])),
+                       self.layer_sizes, full[j])
+                for j, (pattern, A, c, w) in enumerate(rows)]
+
+
 # ---------------------------------------------------------------------------
 # enumeration
 # ---------------------------------------------------------------------------
 def linear_regions(net: MLP, method: str = "auto", stats: dict | None = None,
                    should_stop=None, max_regions: int | None = None,
-                   max_seconds: float | None = None) -> list[Region]:
+                   max_seconds: float | None = None) -> Regions:
     """Every non-empty activation region of ``net`` on all of Rⁿ, lower-dimensional ones included.
 
     ``method``: ``"polygons"`` (2-D input: projective polygon clipping), ``"cones"``
@@ -182,9 +287,10 @@ def linear_regions(net: MLP, method: str = "auto", stats: dict | None = None,
     for a double inside them to be proven). ``should_stop`` is asked as the work goes
     (:class:`EnumerationStopped`); ``max_regions``/``max_seconds`` stop it with
     :class:`~relulab.model.regions.arrangement.RegionLimit` (a one-line message).
+    The regions come as a :class:`Regions` sequence (whole arrays; a :class:`Region`
+    each when asked for).
     """
     stats = {} if stats is None else stats
-    arrangement.hidden_layers(net)
     if method == "auto":
         method = "polygons" if net.n_in == 2 else "cones"
     arr: arrangement.Arrangement2D | arrangement.ArrangementND
@@ -217,27 +323,23 @@ def count_linear_regions(net: MLP, box=None, should_stop=None, max_regions: int 
 
 
 def region_polygons(net: MLP, box, should_stop=None,
-                    max_regions: int | None = None) -> list[RegionPolygon]:
+                    max_regions: int | None = None) -> RegionPolygons:
     """The full-dimensional activation regions of a 2-input network inside ``box``
     = (xmin, xmax, ymin, ymax), as convex polygons.
 
     Each polygon is {x ∈ box : pattern(x) = s}; together they tile the box. Regions
     that only touch the box on a line or at a point are not drawn; for the exact
     partition of R² use :func:`linear_regions`. ``max_regions``: stop with
-    :class:`~relulab.model.regions.arrangement.RegionLimit` beyond that many.
+    :class:`~relulab.model.regions.arrangement.RegionLimit` beyond that many. The
+    polygons come as a :class:`RegionPolygons` sequence (whole arrays; a
+    :class:`RegionPolygon` each when asked for), read out by the compiled pass.
     """
     if net.n_in != 2:
         raise ValueError(f"region polygons need 2-D input, the network has {net.n_in}")
-    arrangement.hidden_layers(net)
     arr = arrangement.arrangement_2d(net, box=box, should_stop=should_stop,
                                      max_regions=max_regions)
-    A, c = arr.maps
-    pattern = arr.pattern
-    out = []
-    for k in range(len(arr)):
-        (_, P), = arr.pieces(k)
-        out.append(RegionPolygon(P[:, :2] / P[:, 2:3], pattern[k], A[k], c[k], k))
-    return out
+    A, c, points, start = arr.readout[:4]
+    return RegionPolygons(points, start, arr.pattern, A, c)
 
 
 def regions_in_box(regions: Sequence[Region], box) -> list[RegionPolygon]:
@@ -313,35 +415,38 @@ def certified_patterns(net: MLP, X) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(pats, axis=1), np.concatenate(proven, axis=1)
 
 
-def _regions(net: MLP, arr, should_stop) -> list[Region]:
-    pattern, stored, full = arr.pattern, arr.stored, arr.full
-    n = net.n_in
-    Zs, A, c = _layer_maps(net, pattern)
-    rows = np.concatenate(Zs, axis=1) if Zs else np.zeros((len(arr), 0, n + 1))
-    norm = np.linalg.norm(rows[..., :n], axis=2)
-    norm[norm == 0] = 1.0  # a row that rounds to a constant: kept as computed
-    rows = rows / norm[..., None]
-    flat = arr.flat
-    witness = _witnesses(net, flat, pattern, full, arr.stats)
-    polys = [()] * len(arr)
+def _regions(net: MLP, arr, should_stop) -> Regions:
+    """The regions of an enumeration as whole arrays: in 2-D as the compiled pass read
+    them out (rows from each layer's maps on its roots, pieces, points to prove as
+    witnesses), in n-D from the patterns (:func:`_layer_maps`) and the cones' rays."""
+    pattern, full = arr.pattern, arr.full
+    pieces = proven = None
     if isinstance(arr, arrangement.Arrangement2D):
-        # the polygons of full cells, as drawn and clipped by regions_in_box
-        split = np.split(flat.points, flat.start[1:])
-        by_cell: dict = {}
-        for q in np.flatnonzero(flat.kind == 2):
-            by_cell.setdefault(int(flat.cell[q]), []).append(split[q])
-        for k, ps in by_cell.items():
-            polys[k] = tuple(ps)
-    sizes = tuple(arr.layer_sizes)
-    out = []
-    for k in range(len(arr)):
-        if should_stop is not None and k % 1024 == 0 and should_stop():
-            raise EnumerationStopped("building regions")
-        j = stored[k]
-        R = rows[k, j]
-        out.append(Region(pattern[k], R[:, :n], R[:, n], pattern[k, j], A[k], c[k], witness[k],
-                          polys[k], sizes, bool(full[k])))
-    return out
+        A, c, points, piece_start, cell_pieces, X, proven, rows, on, row_start = arr.readout
+        pieces = (points, piece_start, cell_pieces)
+    else:
+        Zs, A, c = _layer_maps(net, pattern)
+        rows, on, row_start = _stored_rows(Zs, pattern, arr.stored, net.n_in)
+        X = _cell_points(arr.flat, len(arr), net.n_in)
+    if should_stop is not None and should_stop():
+        raise EnumerationStopped("building regions")
+    witness = _witnesses(net, X, pattern, full, arr, proven)
+    return Regions(pattern, full, A, c, witness, rows, on, row_start, arr.layer_sizes, pieces)
+
+
+def _stored_rows(Zs, pattern, stored, n) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every cell's stored constraints in the order of the neurons: rows (S, n + 1)
+    (normal, offset) divided by the normal's length (a row that rounds to a constant:
+    kept as computed), whether the neuron is on (S,), and where each cell's rows start
+    (C + 1)."""
+    C = len(pattern)
+    cell, g = np.nonzero(stored)
+    rows = np.concatenate(Zs, axis=1)[cell, g] if Zs else np.zeros((0, n + 1))
+    norm = np.linalg.norm(rows[:, :n], axis=1)
+    norm[norm == 0] = 1.0
+    start = np.zeros(C + 1, dtype=np.int64)
+    np.cumsum(np.bincount(cell, minlength=C), out=start[1:])
+    return rows / norm[:, None], pattern[cell, g], start
 
 
 def _inner_points(flat) -> tuple[np.ndarray, np.ndarray]:
@@ -365,21 +470,28 @@ def _inner_points(flat) -> tuple[np.ndarray, np.ndarray]:
     return total / flat.length[:, None], weight / flat.length
 
 
-def _witnesses(net, flat, pattern, full, stats) -> np.ndarray:
-    """A point of every cell: the mean of its pieces' inner points, proven to have
-    the cell's pattern for full-dimensional cells (other candidates are tried when the
-    first is too close to a boundary to prove)."""
-    n = net.n_in
-    C = len(pattern)
+def _cell_points(flat, C: int, n: int) -> np.ndarray:
+    """A point of every cell: the mean of its pieces' inner points (see
+    :func:`_inner_points`), weighted by their finite points."""
     x, wt = _inner_points(flat)
     sx = np.zeros((C, n))
     sw = np.zeros(C)
     np.add.at(sx, flat.cell, x)
     np.add.at(sw, flat.cell, wt)
-    W = np.divide(sx, sw[:, None], out=np.zeros((C, n)), where=sw[:, None] > 0)
-    pat, proven = certified_patterns(net, W)
-    bad = np.flatnonzero(full & ~(proven.all(axis=1) & (pat == pattern).all(axis=1)))
+    return np.divide(sx, sw[:, None], out=np.zeros((C, n)), where=sw[:, None] > 0)
+
+
+def _witnesses(net, W, pattern, full, arr, proven=None) -> np.ndarray:
+    """The cells' points W as witnesses: proven to have the cell's pattern for
+    full-dimensional cells (``proven``: already checked so, by the compiled pass);
+    other candidates are tried when the first is too close to a boundary to prove,
+    and the number of cells left without one goes to ``arr.stats``."""
+    if proven is None:
+        pat, bits = certified_patterns(net, W)
+        proven = bits.all(axis=1) & (pat == pattern).all(axis=1)
+    bad = np.flatnonzero(full & ~proven)
     unproven = 0
+    flat = arr.flat if len(bad) else None
     for k in bad:
         for cand in _candidates(flat, k):
             p, ok = certified_patterns(net, cand[None])
@@ -388,7 +500,7 @@ def _witnesses(net, flat, pattern, full, stats) -> np.ndarray:
                 break
         else:
             unproven += 1
-    stats["unproven_witnesses"] = unproven
+    arr.stats["unproven_witnesses"] = unproven
     return W
 
 

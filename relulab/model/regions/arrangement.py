@@ -103,7 +103,7 @@ class _ExactLines:
     def __init__(self, hidden):
         self.hidden = hidden
         self.ints: list[tuple | None] = [None] * len(hidden)
-        self.first = np.cumsum([0] + [W.shape[0] for W, _ in hidden]).tolist()
+        self.first = [0, *itertools.accumulate(W.shape[0] for W, _ in hidden)]
         self.cache: dict = {}
 
     def _layer(self, l):
@@ -408,17 +408,11 @@ def _flat_weights(hidden):
         bf = np.concatenate([b for _, b in hidden]).astype(np.float64, copy=False)
     else:
         Wf = bf = np.zeros(0)
-    Wo = np.zeros(len(hidden) + 1, dtype=np.int64)
-    bo = np.zeros(len(hidden) + 1, dtype=np.int64)
-    for l, (W, b) in enumerate(hidden):
-        Wo[l + 1] = Wo[l] + W.size
-        bo[l + 1] = bo[l] + b.size
+    Wo = np.array([0, *itertools.accumulate(W.size for W, _ in hidden)], dtype=np.int64)
+    bo = np.array([0, *itertools.accumulate(b.size for _, b in hidden)], dtype=np.int64)
     return Wf, Wo, bf, bo
 
 
-# ---------------------------------------------------------------------------
-# lines of a layer, with error bounds
-# ---------------------------------------------------------------------------
 def unpack_bits(words: np.ndarray, n_bits: int) -> np.ndarray:
     """Bit g of row k (word g // 64, bit g % 64) as a bool array (rows, n_bits)."""
     if n_bits == 0:
@@ -482,12 +476,15 @@ class Arrangement2D(_Cells):
     ``len()`` is the number of regions (cheap); the rest is read out on demand:
     ``pattern``/``stored``, ``full`` (polygons, or segments and points), ``pieces(k)``
     (cell k's pieces as homogeneous vertices (x, y, w), w = 0 at infinity), ``flat``
-    (every piece at once) and ``maps`` (the network's affine map on each cell)."""
+    (every piece at once) and ``maps`` (the network's affine map on each cell).
+    ``readout``: what the compiled pass read out, (MA, Mc, PV, PS, CQ, WX, OK, SR, SO,
+    SS) (see ``_kernels_readout``): the maps, and in a box the polygons, on the plane
+    the pieces, witnesses and stored rows."""
 
-    def __init__(self, C, CP, CS, CR, Cs, Cn, PK, K, V, VQ, A, W_out, b_out, sizes, stats):
+    def __init__(self, C, CP, CS, CR, Cs, Cn, PK, K, V, VQ, readout, sizes, stats):
         super().__init__(C, CP, CS, Cs, Cn, PK, sizes, stats)
         self._K, self._VX, self._VQ = K, V[:, :3], VQ
-        self._A, self._W_out, self._b_out = A, W_out, b_out
+        self.readout = readout
 
     @cached_property
     def full(self) -> np.ndarray:
@@ -511,14 +508,11 @@ class Arrangement2D(_Cells):
         return Flat(pts, np.cumsum(m) - m, m, kind,
                     np.repeat(np.arange(self.n_cells), self._Cn))
 
-    @cached_property
+    @property
     def maps(self) -> tuple[np.ndarray, np.ndarray]:
         """(A (C, m, 2), c (C, m)): the network is x ↦ A[k] x + c[k] on cell k."""
-        H = self._A.reshape(self._A.shape[0], self.n_cells * 3)
-        # a matrix product (BLAS lets go of the GIL; einsum held it 0.1 s for 20,000
-        # cells, a stalled window while a worker counts)
-        A = (self._W_out @ H).reshape(-1, self.n_cells, 3).transpose(1, 0, 2)
-        return np.ascontiguousarray(A[..., :2]), A[..., 2] + self._b_out
+        return self.readout[0], self.readout[1]
+
 
 _Vertex = tuple[int, int, tuple[float, float, float]]
 _Corner = tuple[_Vertex, int, int, int, int]
@@ -575,12 +569,12 @@ def arrangement_2d(net: MLP, box=None, lower: bool = True, should_stop=None,
     every sign with integers (slow; the tests compare it with the filter).
     """
     t0 = time.perf_counter()
+    read = kern.READ_REGIONS if box is None else kern.READ_POLYGONS
     out, counters, sizes = _run_2d(net, box, lower, should_stop, max_regions, max_seconds,
-                                   exact_only, maps=True)
-    _status, C, CP, CS, CR, Cs, Cn, PK, _nP, K, _nK, V, VQ, _nv, _LX, _LF, _LS, _nL, A, _LID, _KBs = out
-    W_out, b_out = net.layers[-1]
+                                   exact_only, read)
+    _status, C, CP, CS, CR, Cs, Cn, PK, _nP, K, _nK, V, VQ, *_ = out
     stats = {"exact": int(counters[0]), "lps": 0, "seconds": time.perf_counter() - t0}
-    return Arrangement2D(C, CP, CS, CR, Cs, Cn, PK, K, V, VQ, A, W_out, b_out, sizes, stats)
+    return Arrangement2D(C, CP, CS, CR, Cs, Cn, PK, K, V, VQ, out[-1], sizes, stats)
 
 
 def count_regions_2d(net: MLP, box=None, should_stop=None, max_regions: int | None = None,
@@ -592,7 +586,7 @@ def count_regions_2d(net: MLP, box=None, should_stop=None, max_regions: int | No
 
 
 def _run_2d(net, box, lower, should_stop, max_regions, max_seconds, exact_only=False,
-            maps=False):
+            read=kern.READ_NOTHING):
     if net.activation != "relu":
         raise ValueError("activation regions are defined for ReLU networks, "
                          f"not {net.activation!r}")
@@ -617,8 +611,10 @@ def _run_2d(net, box, lower, should_stop, max_regions, max_seconds, exact_only=F
     try:
         counters = np.zeros(2, dtype=np.int64)
         check = should_stop is not None or deadline is not None or max_cells != _NO_LIMIT
-        out = kern.run2(Wf, Wo, bf, bo, np.array(sizes, dtype=np.int64), *start,
-                        max(1, -(-N // 64)), bool(lower), bool(exact_only), bool(maps),
+        out = kern.run2(Wf, Wo, bf, bo, np.array(sizes, dtype=np.int64),
+                        np.array(W_out, dtype=np.float64), np.array(b_out, dtype=np.float64),
+                        *start,
+                        max(1, -(-N // 64)), bool(lower), bool(exact_only), int(read),
                         run.id, check, max_cells, counters)
     finally:
         run.close()
