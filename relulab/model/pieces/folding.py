@@ -255,13 +255,16 @@ def tent_slivers(pl: PiecewiseLinear, depth: int, peak: float) -> Slivers | None
             i = np.searchsorted(pl.kinks, 0.0, "right")
             j = np.searchsorted(pl.kinks, 1.0, "left")
             inside = pl.kinks[i:j]
-            ends = np.array([inside[0], 1.0 - inside[-1]] if inside.size else [1.0])
+            margins = np.array([inside[0], 1.0 - inside[-1]] if inside.size else [1.0])
             widths = np.diff(inside)
-            if not (np.any(widths < limit) or np.any(ends < limit)):
+            if not (np.any(widths < limit) or np.any(margins < limit)):
                 return Slivers(0)
         pl = piecewise_linear(tent_network(depth, p), exact=True)
     # pl.kinks are the exact kinks (slope changes) rounded, in the same order
-    exact = [t for t, c in zip(pl.exact.knots, pl.exact.jumps(pl.output)) if c != 0]
+    walk = pl.exact
+    if walk is None:  # certified exactly asks for the exact walk: it is there
+        raise AssertionError("an exact walk was asked for and not made")
+    exact = [t for t, c in zip(walk.knots, walk.jumps(pl.output)) if c != 0]
     keep = [i for i, t in enumerate(exact) if 0 < t < 1]
     ends = [Fraction(0), *(exact[i] for i in keep), Fraction(1)]
     rough = np.diff(np.concatenate([[0.0], pl.kinks[keep], [1.0]]))
