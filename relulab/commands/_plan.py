@@ -6,9 +6,11 @@ Sizes are counted from the shapes the construction and the file formats use
 :func:`relulab.io.networks.network_to_bytes`): the parameters and an NPZ's bytes
 exactly, JSON's bytes as a bound below (no weight is shorter than ``0.0``, five bytes
 with its separator; no scale shorter than ``0``, three) and as an estimate.
-Times are rough: the costs per unit of work below were measured on the project's
-two-core machine while it was shared (load about 8), so they lean long; a row of
-``python -m benchmarks commands`` compares the estimate with the work itself.
+Times are rough: the costs per unit of work below are the CPU time the work took on
+the project's machine, what a quiet machine takes (a busy one takes longer: the
+README's plane, stated "about 60 s", took 44 s of CPU and 4.5 min of wall time on
+two cores shared at a load of 8); a row of ``python -m benchmarks commands`` compares
+the estimate with the work itself.
 """
 
 from __future__ import annotations
@@ -31,10 +33,10 @@ JSON_MIN_SCALE_BYTES = 3
 #: twenty bytes with its sign, point, exponent and separator.
 JSON_LONG_NUMBER_BYTES = 22
 #: Seconds per unit of work (see the module's docstring).
-SECONDS_PER_DENSE_ENTRY = 3e-7            # building the extended network's matrices
-SECONDS_PER_POINT_NEURON = 1.5e-7         # the check: one point through one neuron
-SECONDS_PER_NPZ_BYTE = 4e-9
-SECONDS_PER_JSON_NUMBER = 5e-7
+SECONDS_PER_DENSE_ENTRY = 1e-7            # building the extended network's matrices
+SECONDS_PER_POINT_NEURON = 5e-8           # the check: one point through one neuron
+SECONDS_PER_NPZ_BYTE = 1.5e-9
+SECONDS_PER_JSON_NUMBER = 2e-7
 
 
 @dataclass(frozen=True)

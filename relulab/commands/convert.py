@@ -206,13 +206,14 @@ def _convert(args, out: _output.Output, reading: list[str], progress: Progress) 
                                                 "limit)")
         except ValueError as e:
             raise _Failure(f"{name}: {e}") from None
-    t_build = time.perf_counter()
+    # started: when the conversion itself starts (the report's time leaves out the bound
+    # and the engine's loading or first compilation)
     if deep.n_in == 1:
-        conv, layout = _one_d(deep, args, progress)
+        conv, layout, started = _one_d(deep, args, out, progress)
     else:
-        conv, layout = _n_d(deep, args, out, name, progress)
+        conv, layout, started = _n_d(deep, args, out, name, progress)
     verification, rep, written = _check(conv, layout, args, progress)
-    seconds = time.perf_counter() - t_build
+    seconds = time.perf_counter() - started
     if args.report:
         print("\n".join(report_lines(conv, verification, seconds, rep)))
     # 1-D: within the scale-relative rounding bound (relulab.model.shallow.construction.ROUNDING);
@@ -229,18 +230,28 @@ def _convert(args, out: _output.Output, reading: list[str], progress: Progress) 
     return 0
 
 
-def _one_d(deep, args, progress: Progress):
-    """Kinks and the one finite hidden layer (quick: the sizes are said after)."""
+def _one_d(deep, args, out: _output.Output, progress: Progress):
+    """Kinks and the one finite hidden layer (quick: its size is said after, before the
+    check and the writing)."""
     from relulab.model.lessons.converter import MAX_SLICE_SHALLOW_PARAMETERS
     from relulab.model.shallow import construction
 
+    started = time.perf_counter()
     with progress.stage("finding the kinks and the shallow network"):
         conv = construction.convert(deep)
     layout = _plan.mlp_layout(conv.shallow.sizes)
     if not args.force and layout.parameters > MAX_SLICE_SHALLOW_PARAMETERS:
         raise _Failure(f"its shallow network has {layout.parameters:,} parameters, more than the "
                        f"{MAX_SLICE_SHALLOW_PARAMETERS:,} written without --force")
-    return conv, layout
+    fmt = out.predicted(layout)
+    out.check_json(layout)
+    if progress.loud:
+        hidden = (f"one hidden layer of width {layout.sizes[1]:,}" if len(layout.sizes) > 2
+                  else "affine, no hidden layer")
+        progress.say(f"shallow network: {hidden}, "
+                     f"{layout.parameters:,} parameters; {out.path(fmt).name} of about "
+                     f"{_plan.bytes_text(layout.bytes_about(fmt))}")
+    return conv, layout, started
 
 
 def _n_d(deep, args, out: _output.Output, name: str, progress: Progress):
@@ -269,6 +280,7 @@ def _n_d(deep, args, out: _output.Output, name: str, progress: Progress):
                            "panel's limit); --force builds it")
         out.check_json(_written_layout(least, args))
     prepare_engine(n, progress)
+    started = time.perf_counter()
     try:
         with progress.stage("listing the activation regions"):
             regions = linear_regions(deep, should_stop=_never,
@@ -301,7 +313,7 @@ def _n_d(deep, args, out: _output.Output, name: str, progress: Progress):
                      f"{points:,} points {duration(check)})")
     with progress.stage("building the shallow network", expected=build):
         conv = construction.convert(deep, regions=regions)
-    return conv, layout
+    return conv, layout, started
 
 
 def _written_layout(layout: _plan.Layout, args) -> _plan.Layout:
