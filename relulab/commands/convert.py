@@ -218,10 +218,10 @@ def _convert(args, out: _output.Output, reading: list[str], progress: Progress) 
         print("\n".join(report_lines(conv, verification, seconds, rep)))
     # 1-D: within the scale-relative rounding bound (relulab.model.shallow.construction.ROUNDING);
     # n-D: within 1e-9 of the size of the outputs' terms. Otherwise nothing is written.
-    if not verification.ok():
-        raise _Failure(_mismatch(verification) + f"; {out.path(out.predicted(layout)).name} not "
-                       "written", 3)
+    layout = _written_layout(layout, args)
     fmt = out.predicted(layout)
+    if not verification.ok():
+        raise _Failure(_mismatch(verification) + f"; {out.path(fmt).name} not written", 3)
     with progress.stage(f"writing {out.path(fmt).name}", expected=layout.write_seconds(fmt)):
         path, size = out.write(written, layout)
     if progress.loud:
