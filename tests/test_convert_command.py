@@ -348,4 +348,5 @@ def test_the_help_states_the_sizes_and_limits(capsys):
         main(["--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert f"JSON up to {_output.JSON_DEFAULT_BYTES / 2 ** 20:.1f} MB and NPZ beyond" in text
+    assert f"JSON is refused beyond the {_output.json_max_bytes() / 2 ** 20:.1f} MB" in text
     assert f"{MAX_SLICE_SHALLOW_PARAMETERS:,} parameters" in text and "--force" in text

@@ -30,6 +30,13 @@ def json_max_bytes() -> int:
     return MAX_JSON_BYTES
 
 
+def format_help() -> str:
+    """What ``--format`` says in a command's help: both sizes."""
+    return (f"the output's format (default: OUT's extension; without one, JSON up to "
+            f"{bytes_text(JSON_DEFAULT_BYTES)} and NPZ beyond; JSON is refused beyond the "
+            f"{bytes_text(json_max_bytes())} relulab reads back)")
+
+
 @dataclass(frozen=True)
 class Output:
     """Where to write: ``base`` (the path without the format's extension when the format

@@ -55,7 +55,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     from relulab.model.shallow.construction import MAX_REGIONS, MAX_SECONDS
 
-    mb = _plan.bytes_text(_output.JSON_DEFAULT_BYTES)
     p = _Parser(prog="relulab convert",
                 description="Convert a deep ReLU network into an exactly equal shallow one.",
                 epilog=f"Without --force, networks beyond the Deep → shallow panel's limits are "
@@ -70,8 +69,7 @@ def _parser() -> argparse.ArgumentParser:
                         "format's)")
     p.add_argument("-o", "--output", dest="output_option", metavar="OUT", help="the same as OUT")
     p.add_argument("--format", choices=_output.FORMATS,
-                   help=f"the output's format (default: OUT's extension; without one, JSON up "
-                        f"to {mb} and NPZ beyond)")
+                   help=_output.format_help())
     p.add_argument("--force", action="store_true",
                    help="convert beyond the panel's limits (see below): it may take hours "
                         "and gigabytes")

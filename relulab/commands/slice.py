@@ -53,8 +53,7 @@ def _parser() -> argparse.ArgumentParser:
                         "the format's)")
     p.add_argument("-o", "--output", dest="output_option", metavar="OUT", help="the same as OUT")
     p.add_argument("--format", choices=_output.FORMATS,
-                   help="the output's format (default: OUT's extension; without one, JSON up "
-                        f"to {_plan.bytes_text(_output.JSON_DEFAULT_BYTES)} and NPZ beyond)")
+                   help=_output.format_help())
     p.add_argument("--force", action="store_true",
                    help="slice a network beyond the Deep → shallow panel's limits for one "
                         "looked at on a slice (hidden neurons, outputs)")
