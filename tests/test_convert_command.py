@@ -135,9 +135,13 @@ def test_bad_input_gives_one_line(tmp_path, capsys, case):
     assert not (tmp_path / "o.json").exists()
 
 
-def test_usage_error_is_one_line(capsys):
-    code, _out, err = _run(capsys, "only-one.json")
-    assert code == 2 and err.count("\n") == 1 and "OUT" in err
+def test_usage_error_is_one_line(tmp_path, capsys):
+    code, _out, err = _run(capsys)
+    assert code == 2 and err.count("\n") == 1 and "IN" in err
+    code, _out, err = _run(capsys, "d.json", tmp_path / "a.json", "-o", tmp_path / "b.json")
+    assert code == 2 and err.count("\n") == 1 and "not both" in err
+    code, _out, err = _run(capsys, "d.json", tmp_path / "a.json", "--format", "npz")
+    assert code == 2 and err.count("\n") == 1 and "ends in .json but --format is npz" in err
 
 
 def test_the_command_edge_turns_any_exception_into_one_line(tmp_path, capsys, monkeypatch):
@@ -225,14 +229,124 @@ def test_3d_network_in_other_units_converts_exactly(tmp_path, capsys, s, shift):
     assert np.abs(shallow(X) - deep(X)).max() <= 1e-9 * max(1.0, terms.max())
 
 
-def test_too_many_regions_stop_with_one_line(tmp_path, capsys, monkeypatch):
-    import functools
-
+@pytest.mark.parametrize("bound", [True, False])
+def test_too_many_regions_stop_with_one_line(tmp_path, capsys, monkeypatch, bound):
+    """Beyond MAX_REGIONS the command refuses: at once when the regions found without
+    the engine are already too many, else when the enumeration passes the limit."""
     import relulab.model.shallow.construction as shallow
+    from relulab.commands import _plan
 
-    monkeypatch.setattr(shallow, "convert", functools.partial(shallow.convert, max_regions=50))
+    monkeypatch.setattr(shallow, "MAX_REGIONS", 50)
+    if not bound:
+        monkeypatch.setattr(_plan, "regions_at_least", lambda net, **kw: 1)
     save_network(MLP.random([3, 8, 8, 1], seed=0), tmp_path / "deep.json")
     code, out, err = _run(capsys, tmp_path / "deep.json", tmp_path / "shallow.json")
     assert code == 1 and out == ""
-    assert err.count("\n") == 1 and "more than 50 activation regions" in err
+    assert err.count("\n") == 1 and "activation regions" in err and " 50 " in err, err
+    assert ("at least" in err) == bound and "--force" in err
     assert not (tmp_path / "shallow.json").exists()
+
+
+# --- the panel's limits, the format by size, and what is said before building ----------
+def _limit(monkeypatch, value):
+    import relulab.model.lessons.converter as converter
+
+    monkeypatch.setattr(converter, "MAX_SLICE_SHALLOW_PARAMETERS", value)
+
+
+@pytest.mark.parametrize("limit", [2_000, 20_000])
+def test_a_shallow_network_beyond_the_limit_is_refused_in_one_line(tmp_path, capsys,
+                                                                  monkeypatch, limit):
+    """2-6-6-1 has 72 regions and a shallow network of 26,745 parameters. Past a limit of
+    2,000 the regions found without the engine prove it (none listed); past 20,000 the
+    regions listed do."""
+    from relulab.commands import _plan
+    from relulab.model.regions import arrangement
+
+    _limit(monkeypatch, limit)
+    listed = []
+    real = arrangement.arrangement_2d
+    monkeypatch.setattr(arrangement, "arrangement_2d",
+                        lambda *a, **kw: listed.append(1) or real(*a, **kw))
+    deep = MLP.random([2, 6, 6, 1], seed=1)
+    save_network(deep, tmp_path / "deep.json")
+    found = _plan.regions_at_least(deep)
+    least = _plan.extended_layout(2, 0, found, 1, 0).parameters
+    assert found <= 72 and 2_000 < least < 20_000
+    code, out, err = _run(capsys, tmp_path / "deep.json", tmp_path / "shallow.json")
+    assert code == 1 and out == ""
+    needle = (f"would have at least {least:,} parameters ({found} activation regions found"
+              if limit == 2_000 else "would have 26,745 parameters (widths")
+    assert err.count("\n") == 1 and needle in err, err
+    assert f"more than the {limit:,} built without --force" in err and "--force builds it" in err
+    assert bool(listed) == (limit == 20_000)
+    assert list(tmp_path.iterdir()) == [tmp_path / "deep.json"]
+    # --force builds and writes it
+    code, out, err = _run(capsys, tmp_path / "deep.json", tmp_path / "shallow.json", "--force")
+    assert code == 0 and err == "", err
+    assert load_network(tmp_path / "shallow.json").n_params == 26_745
+
+
+def test_a_deep_network_beyond_the_panels_limits_needs_force(tmp_path, capsys):
+    save_network(MLP.random([2, 3, 11], seed=0), tmp_path / "deep.json")
+    code, out, err = _run(capsys, tmp_path / "deep.json", tmp_path / "shallow.json")
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert "deep.json: 11 outputs: up to 10 without --force" in err
+    assert not (tmp_path / "shallow.json").exists()
+    code, _, err = _run(capsys, tmp_path / "deep.json", tmp_path / "shallow.json", "--force")
+    assert code == 0 and load_network(tmp_path / "shallow.json").n_out == 11
+
+
+def test_the_format_follows_the_size_when_none_is_named(tmp_path, capsys, monkeypatch):
+    """No OUT: IN's name with -shallow in this folder; no extension: JSON up to
+    JSON_DEFAULT_BYTES, NPZ beyond (its exact size decides); named JSON stays JSON."""
+    from relulab.commands import _output
+
+    monkeypatch.chdir(tmp_path)
+    deep = MLP.random([2, 5, 5, 1], seed=0)
+    save_network(deep, tmp_path / "deep.json")
+    assert _run(capsys, "deep.json")[0] == 0
+    assert isinstance(load_network(tmp_path / "deep-shallow.json"), ExtendedNetwork)
+    json_size = (tmp_path / "deep-shallow.json").stat().st_size
+    monkeypatch.setattr(_output, "JSON_DEFAULT_BYTES", json_size - 1)
+    for argv, written in ((["deep.json"], "deep-shallow.npz"), (["deep.json", "-o", "s"], "s.npz"),
+                          (["deep.json", "t.json"], "t.json"),
+                          (["deep.json", "u", "--format", "json"], "u.json")):
+        code, _, err = _run(capsys, *argv)
+        assert code == 0 and err == "", err
+        assert load_network(tmp_path / written).n_params == \
+            load_network(tmp_path / "deep-shallow.json").n_params
+    monkeypatch.setattr(_output, "JSON_DEFAULT_BYTES", json_size)
+    assert _run(capsys, "deep.json", "v")[0] == 0 and (tmp_path / "v.json").exists()
+
+
+@pytest.mark.parametrize("least", [True, False])
+def test_named_json_beyond_the_hard_limit_is_refused(tmp_path, capsys, monkeypatch, least):
+    """Refused in one line naming --format npz, before building when even the least size
+    of the JSON passes the limit, else once its exact size is known; nothing written."""
+    from relulab.commands import _output
+
+    save_network(MLP.random([2, 5, 5, 1], seed=0), tmp_path / "deep.json")
+    assert _run(capsys, tmp_path / "deep.json", tmp_path / "s.json")[0] == 0
+    size = (tmp_path / "s.json").stat().st_size
+    (tmp_path / "s.json").unlink()
+    monkeypatch.setattr(_output, "json_max_bytes", lambda: size // 3 if least else size - 1)
+    code, out, err = _run(capsys, tmp_path / "deep.json", tmp_path / "s.json", "--force")
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert "as JSON, more than the" in err and "write --format npz" in err
+    assert ("at least" in err) == least
+    assert not (tmp_path / "s.json").exists()
+    assert _run(capsys, tmp_path / "deep.json", tmp_path / "s", "--format", "npz")[0] == 0
+    assert (tmp_path / "s.npz").exists()
+
+
+def test_the_help_states_the_sizes_and_limits(capsys):
+    from relulab.commands import _output
+    from relulab.model.lessons.converter import MAX_SLICE_SHALLOW_PARAMETERS
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"JSON up to {_output.JSON_DEFAULT_BYTES / 2 ** 20:.1f} MB and NPZ beyond" in text
+    assert f"JSON is refused beyond the {_output.json_max_bytes() / 2 ** 20:.1f} MB" in text
+    assert f"{MAX_SLICE_SHALLOW_PARAMETERS:,} parameters" in text and "--force" in text

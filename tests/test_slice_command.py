@@ -132,3 +132,35 @@ def test_a_plane_needs_two_inputs_and_convert_points_to_slice(tmp_path, capsys):
     assert code == 1 and "at least 2 inputs" in err
     code, _, err = _run(capsys, convert_main, TORCH_ONNX, tmp_path / "s.json")
     assert code == 1 and "64 inputs" in err and "relulab slice" in err
+
+
+def test_a_network_beyond_the_panels_slice_limits_needs_force(tmp_path, capsys):
+    save_network(MLP.random([6, 3, 11], seed=0), tmp_path / "net.npz")
+    code, out, err = _run(capsys, main, tmp_path / "net.npz", tmp_path / "s.json", "--line",
+                          "zeros", "ones")
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert "net.npz: 11 outputs: up to 10 without --force" in err
+    assert not (tmp_path / "s.json").exists()
+    code, _, err = _run(capsys, main, tmp_path / "net.npz", tmp_path / "s.json", "--line",
+                        "zeros", "ones", "--force")
+    assert code == 0 and err == "" and load_network(tmp_path / "s.json").sizes == [1, 3, 11]
+
+
+def test_the_output_name_and_format_follow_the_input_and_the_size(tmp_path, capsys, monkeypatch):
+    from relulab.commands import _output
+
+    monkeypatch.chdir(tmp_path)
+    net = MLP.random([6, 40, 40, 3], seed=0)
+    save_network(net, tmp_path / "net.npz")
+    assert _run(capsys, main, "net.npz", "--plane", "zeros", "e0", "e1")[0] == 0
+    plane = load_network(tmp_path / "net-plane.json")
+    assert plane.sizes == [2, 40, 40, 3]
+    monkeypatch.setattr(_output, "JSON_DEFAULT_BYTES", 10_000)
+    code, _, err = _run(capsys, main, "net.npz", "--line", "zeros", "e0")
+    assert code == 0 and err == ""
+    assert load_network(tmp_path / "net-line.npz").sizes == [1, 40, 40, 3]
+    monkeypatch.setattr(_output, "json_max_bytes", lambda: 5_000)
+    code, out, err = _run(capsys, main, "net.npz", "big.json", "--line", "zeros", "e0")
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert "big.json: at least" in err and "write --format npz" in err
+    assert not (tmp_path / "big.json").exists()

@@ -11,6 +11,12 @@ starts with a minus sign is written in brackets, ``[-1,2,3]``, so that it is not
 read as an option), or ``zeros``, ``ones``, ``mean`` (of the points file) or
 ``e<i>``, the unit vector along input i (counting from 0). See relulab.model.regions.slices.
 
+The output's format is OUT's extension or ``--format``, else the size's (JSON, or NPZ
+for a large network: :mod:`relulab.commands._output`). On a terminal the command
+shows its stages and says what it writes (:mod:`relulab.commands._progress`). A network
+beyond the limits of one the Deep → shallow panel looks at on a slice
+(:func:`relulab.model.lessons.converter.check_sliced_size`) is refused unless ``--force``.
+
 Bad input (a file, a point, a dimension) exits with status 1 and one line on
 standard error; a usage mistake with status 2.
 """
@@ -19,10 +25,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
+from relulab.commands import _output, _plan
 from relulab.commands._edge import Failure as _Failure
 from relulab.commands._edge import run
+from relulab.commands._progress import Progress
 
 
 class _Parser(argparse.ArgumentParser):
@@ -38,7 +47,16 @@ def _parser() -> argparse.ArgumentParser:
                        "commas ([-1,2,3] in brackets when it starts with a minus sign), zeros, "
                        "ones, mean or e<i>.")
     p.add_argument("input", metavar="IN", help="network (.json, .npz or .onnx)")
-    p.add_argument("output", metavar="OUT", help="where to write the restricted network")
+    p.add_argument("output", metavar="OUT", nargs="?",
+                   help="where to write the restricted network (default: IN's name with "
+                        "-line or -plane, in this folder; a name without an extension gets "
+                        "the format's)")
+    p.add_argument("-o", "--output", dest="output_option", metavar="OUT", help="the same as OUT")
+    p.add_argument("--format", choices=_output.FORMATS,
+                   help=_output.format_help())
+    p.add_argument("--force", action="store_true",
+                   help="slice a network beyond the Deep → shallow panel's limits for one "
+                        "looked at on a slice (hidden neurons, outputs)")
     how = p.add_mutually_exclusive_group(required=True)
     how.add_argument("--line", nargs=2, metavar=("A", "B"), help="the line through A and B")
     how.add_argument("--plane", nargs=3, metavar=("A", "B", "C"),
@@ -73,32 +91,46 @@ def report_lines(net, cut, restricted, rows=None) -> list[str]:
 
 
 def _run(argv) -> int:
-    from relulab.io.networks import SUFFIXES, NetworkFileError, load_network, save_network
+    args = _parser().parse_args(argv)
+    if args.output is not None and args.output_option is not None:
+        raise _Failure("give OUT or -o OUT, not both (see relulab slice --help)", 2)
+    kind = "line" if args.line else "plane"
+    out = _output.resolve(args.output if args.output is not None else args.output_option,
+                          args.format, f"{Path(args.input).stem}-{kind}", "slice")
+    with Progress("slice") as progress:
+        return _slice(args, kind, out, progress)
+
+
+def _slice(args, kind: str, out: _output.Output, progress: Progress) -> int:
+    from relulab.io.networks import NetworkFileError, load_network
     from relulab.io.points import PointsFileError, load_input_rows
+    from relulab.model.lessons.converter import check_sliced_size
     from relulab.model.networks.mlp import MLP
     from relulab.model.regions.slices import parse_points, slice_state
 
-    args = _parser().parse_args(argv)
-    out = Path(args.output)
-    if out.suffix.lower() not in SUFFIXES:
-        raise _Failure(f"{out.name}: unknown output type {out.suffix or '(no extension)'!r}; "
-                       f"use {', '.join(SUFFIXES)}")
-    if not out.parent.exists():
-        raise _Failure(f"{out}: the folder {out.parent} does not exist")
+    t0 = time.perf_counter()
+    name = Path(args.input).name
     try:
-        net = load_network(args.input)
+        with progress.stage(f"reading {name}"):
+            net = load_network(args.input)
     except NetworkFileError as e:
         raise _Failure(str(e)) from None
     if not isinstance(net, MLP):
-        raise _Failure(f"{Path(args.input).name}: an extended (±∞) network cannot be sliced")
-    kind, texts = ("line", args.line) if args.line else ("plane", args.plane)
+        raise _Failure(f"{name}: an extended (±∞) network cannot be sliced")
+    texts = args.line if kind == "line" else args.plane
     if kind == "plane" and net.n_in < 2:
-        raise _Failure(f"{Path(args.input).name}: a plane needs a network with at least 2 "
-                       "inputs, this one has 1")
+        raise _Failure(f"{name}: a plane needs a network with at least 2 inputs, this one has 1")
+    if not args.force:
+        try:
+            check_sliced_size(net.sizes, where="without --force (the Deep → shallow panel's "
+                                               "limit for a network looked at on a slice)")
+        except ValueError as e:
+            raise _Failure(f"{name}: {e}") from None
     rows = None
     if args.points is not None:
         try:
-            rows = load_input_rows(args.points)
+            with progress.stage(f"reading {Path(args.points).name}"):
+                rows = load_input_rows(args.points)
         except PointsFileError as e:
             raise _Failure(str(e)) from None
         if rows.n_inputs != net.n_in:
@@ -109,16 +141,26 @@ def _run(argv) -> int:
         cut = slice_state(kind, points, "typed", text="; ".join(texts)).slice()
     except ValueError as e:
         raise _Failure(str(e)) from None
-    restricted = cut.restrict(net)
+    layout = _plan.mlp_layout([cut.directions.shape[0], *net.sizes[1:]])
+    fmt = out.predicted(layout)
+    out.check_json(layout)
+    progress.expect(layout.write_seconds(fmt))
+    if progress.loud:
+        progress.say(f"restricted network {'-'.join(map(str, layout.sizes))}: "
+                     f"{layout.parameters:,} parameters; {out.path(fmt).name} of about "
+                     f"{_plan.bytes_text(layout.bytes_about(fmt))}")
+    with progress.stage(f"restricting {name} to the {kind}"):
+        restricted = cut.restrict(net)
     if not restricted.is_finite():
         raise _Failure("the restricted network's first layer overflows (points or weights "
                        "beyond the range of doubles)")
     if args.report:
         print("\n".join(report_lines(net, cut, restricted, rows)))
-    try:
-        save_network(restricted, out)
-    except NetworkFileError as e:
-        raise _Failure(str(e)) from None
+    with progress.stage(f"writing {out.path(fmt).name}", expected=layout.write_seconds(fmt)):
+        path, size = out.write(restricted, layout)
+    if progress.loud:
+        progress.say(f"wrote {path} ({_plan.bytes_text(size)}) in "
+                     f"{time.perf_counter() - t0:.1f} s")
     return 0
 
 

@@ -39,7 +39,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -52,6 +52,31 @@ DISABLE_VARIABLE = "RELULAB_NO_NUMBA"
 LOADED = "loaded from the disk cache"
 APART = "compiled in a separate process"
 HERE = "compiled"
+
+#: Called with the target's name when a loop is about to be compiled because numba's
+#: disk cache does not hold it (a first run): the moment a command can truthfully say
+#: "first run". Loading from the cache, however slow on a busy machine, calls nothing.
+_compile_listeners: list[Callable[[str], None]] = []
+_listeners_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def compile_notice(listener: Callable[[str], None]) -> Iterator[None]:
+    """Within the block, ``listener(target)`` is called before any loop compiles."""
+    with _listeners_lock:
+        _compile_listeners.append(listener)
+    try:
+        yield
+    finally:
+        with _listeners_lock:
+            _compile_listeners.remove(listener)
+
+
+def _compiling(target: str) -> None:
+    with _listeners_lock:
+        listeners = list(_compile_listeners)
+    for listener in listeners:
+        listener(target)
 
 
 def numba_or_why() -> tuple[ModuleType | None, str]:
@@ -131,6 +156,7 @@ def make_ready(entry: Any, signatures: Sequence[tuple], target: str, apart: bool
     else by ``compile_here()``. Returns how (:data:`LOADED`, :data:`APART`, :data:`HERE`)."""
     if load_cached(entry, signatures):
         return LOADED
+    _compiling(target)
     if apart and disk_cached(entry) and _compile_apart.fill_disk_cache(target) \
             and load_cached(entry, signatures):
         return APART

@@ -44,6 +44,11 @@ MAX_TENT_DEPTH = 8
 MAX_SLICED_NEURONS = 4096
 MAX_SLICED_PARAMETERS = 4_000_000
 MAX_SLICED_OUTPUTS = 10
+#: The shallow network of 2 to 4 inputs is built up to this many parameters, by the
+#: panel and by ``relulab convert`` (which builds larger ones with --force). The
+#: construction is dense: 2pm·(2n + p) weights in its third layer, 68 million for the
+#: digits classifier's plane through a 0, a 1 and a 7 (1,751 regions, 10 outputs).
+MAX_SLICE_SHALLOW_PARAMETERS = 20_000_000
 #: Weights beyond this are refused: values of a few layers of them stay far inside
 #: double precision, and nothing a learner builds comes near.
 WEIGHT_LIMIT = 1e15
@@ -71,15 +76,7 @@ def check_network_size(sizes: Sequence[int]) -> None:
     (more than MAX_INPUTS inputs: on a slice, with the slices' limits)."""
     n, hidden = sizes[0], sum(sizes[1:-1])
     if n > MAX_INPUTS:
-        params = sum((a + 1) * b for a, b in pairwise(sizes))
-        if hidden > MAX_SLICED_NEURONS:
-            raise ValueError(f"{hidden} hidden neurons: up to {MAX_SLICED_NEURONS} for a network "
-                             "looked at on a slice")
-        if params > MAX_SLICED_PARAMETERS:
-            raise ValueError(f"{params:,} parameters: up to {MAX_SLICED_PARAMETERS:,} for a "
-                             "network looked at on a slice")
-        if sizes[-1] > MAX_SLICED_OUTPUTS:
-            raise ValueError(f"{sizes[-1]} outputs: up to {MAX_SLICED_OUTPUTS} on a slice")
+        check_sliced_size(sizes)
         return
     limit = MAX_NEURONS_1D if n == 1 else MAX_NEURONS_ND
     if hidden > limit:
@@ -87,6 +84,23 @@ def check_network_size(sizes: Sequence[int]) -> None:
                          "(use relulab convert for bigger ones)")
     if sizes[-1] > MAX_OUTPUTS:
         raise ValueError(f"{sizes[-1]} outputs: up to {MAX_OUTPUTS} here")
+
+
+def check_sliced_size(sizes: Sequence[int], where: str | None = None) -> None:
+    """ValueError unless a network of layer sizes ``sizes`` is within the limits of one
+    looked at on a slice (MAX_SLICED_*): the panel's largest, and what ``relulab slice``
+    and ``relulab convert`` take without --force. ``where`` ends the message (the
+    panel's words when not given)."""
+    hidden = sum(sizes[1:-1])
+    params = sum((a + 1) * b for a, b in pairwise(sizes))
+    if hidden > MAX_SLICED_NEURONS:
+        raise ValueError(f"{hidden} hidden neurons: up to {MAX_SLICED_NEURONS} "
+                         f"{where or 'for a network looked at on a slice'}")
+    if params > MAX_SLICED_PARAMETERS:
+        raise ValueError(f"{params:,} parameters: up to {MAX_SLICED_PARAMETERS:,} "
+                         f"{where or 'for a network looked at on a slice'}")
+    if sizes[-1] > MAX_SLICED_OUTPUTS:
+        raise ValueError(f"{sizes[-1]} outputs: up to {MAX_SLICED_OUTPUTS} {where or 'on a slice'}")
 
 
 def needs_slice(net: MLP) -> bool:

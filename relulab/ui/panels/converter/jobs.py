@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from relulab.model.core.cancel import check
+from relulab.model.lessons.converter import MAX_SLICE_SHALLOW_PARAMETERS
 from relulab.model.networks.mlp import MLP
 from relulab.model.regions.slices import Slice, SliceState
 
@@ -88,11 +89,9 @@ def compute(net: MLP, box=DRAW_BOX, should_stop=None) -> Result:
     return res
 
 
-#: A plane slice's shallow network is built in the panel up to this many parameters
-#: (the construction is dense: 2pm·(2n + p) weights in its third layer, 68 million
-#: for the digits classifier's 1,751 regions and 10 outputs); beyond, its sizes are
-#: shown and ``relulab slice`` + ``relulab convert`` build it.
-MAX_SLICE_SHALLOW_PARAMETERS = 20_000_000
+# A plane slice's shallow network is built here up to MAX_SLICE_SHALLOW_PARAMETERS (the
+# model's limit, which relulab convert keeps too); beyond, its sizes are shown and
+# ``relulab slice`` + ``relulab convert --force`` build it.
 
 
 def compute_sliced(net: MLP, cut: SliceState, should_stop=None, palette=None, paths=None):

@@ -12,7 +12,7 @@ from relulab.ui.panels.converter.jobs import Result
 
 _CELL = 'style="padding: 2px 6px;"'
 #: How the relulab commands build a shallow network too large for the panel.
-BUILD_ELSEWHERE = "relulab slice, then relulab convert, build it"
+BUILD_ELSEWHERE = "relulab slice, then relulab convert --force, build it"
 
 
 def n(value) -> str:
