@@ -34,3 +34,22 @@ def test_version_runs_without_a_window():
 
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == f"relulab {relulab.__version__}"
+
+
+def test_no_file_over_800_lines_and_no_class_over_500():
+    """A newcomer reads a module in one sitting: no file in relulab/ over 800 lines and
+    no class over 500 (a longer one is split by what its parts show or compute)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "relulab"
+    long_files, long_classes = [], []
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        name = str(path.relative_to(root.parent))
+        if text.count("\n") > 800:
+            long_files.append(f"{name}: {text.count(chr(10))} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ClassDef) and node.end_lineno - node.lineno + 1 > 500:
+                long_classes.append(f"{name}: {node.name} {node.end_lineno - node.lineno + 1} lines")
+    assert long_files == [] and long_classes == []
