@@ -100,3 +100,47 @@ def test_parameter_count_of_the_lessons_network():
 
     assert "net.n_params                                           # 177" in README
     assert MLP.random([2, 8, 8, 8, 1], seed=0).n_params == 177
+
+
+# -- the gallery (docs/screenshots.md) ---------------------------------------------------
+GALLERY = (Path(__file__).resolve().parents[1] / "docs" / "screenshots.md").read_text()
+
+
+def in_gallery(pattern: str) -> tuple[str, ...]:
+    match = re.search(pattern, GALLERY)
+    assert match, f"docs/screenshots.md no longer says {pattern!r}"
+    return match.groups()
+
+
+def test_the_gallerys_numbers():
+    """Each number a picture's caption quotes, from the model (the pictures are taken
+    from the same states by packaging/screenshots.py)."""
+    from relulab.model import circles_lesson_run, count_linear_regions, fit_hinges, linear_regions
+    from relulab.model.fitting.classify import DEFAULT_BOX
+    from relulab.model.fitting.hinges import evenly_spaced_kinks
+    from relulab.model.lessons.converter import ConverterState
+    from relulab.model.networks.mlp import MLP
+    from relulab.model.pieces.folding import tent_counts_formula
+
+    (regions,) = in_gallery(r"a random 2-8-8-1 network's (\d+) activation regions")
+    s = ConverterState()
+    assert s.architecture == (2, 8, 8, 1)
+    assert len(linear_regions(MLP.random(list(s.architecture), seed=s.seed))) == int(regions)
+
+    (depth, pieces) = in_gallery(r"the tent composed (\d+) times \((\d+) pieces, exact\)")
+    assert tent_counts_formula(int(depth))[0] == int(pieces)
+    (folds, pieces) = in_gallery(r"Why depth helps: (\w+) folds, (\d+) pieces")
+    assert tent_counts_formula({"three": 3}[folds])[0] == int(pieces)
+    (folds, pieces, neurons) = in_gallery(r"The sawtooth: (\w+) folds, (\d+) pieces from (\d+) "
+                                          r"neurons")
+    k = {"six": 6}[folds]
+    assert (tent_counts_formula(k)[0], 2 * k) == (int(pieces), int(neurons))
+
+    n, rmse = in_gallery(r"(\d+) hinges, RMSE ([\d.]+)")
+    x = np.linspace(-3, 3, 400)
+    y = np.sin(2 * x) + 0.3 * x ** 2
+    assert f"{fit_hinges(x, y, evenly_spaced_kinks(-3, 3, int(n))).rmse:.4f}" == rmse
+
+    (in_view,) = in_gallery(r"the lesson's 2-6-1 circles network after 2000 steps, (\d+) "
+                            r"regions in view")
+    assert count_linear_regions(circles_lesson_run(0, 6).net, box=DEFAULT_BOX) == int(in_view)
