@@ -57,7 +57,9 @@ class Region:
     ``pieces``: for 2-D input, convex polygons in homogeneous coordinates (rows
     (x, y, w), w = 0 a point at infinity) whose union is the closure of P_s; empty
     for lower-dimensional regions and in n-D. ``full_dimensional``: P_s has interior
-    points (decided by the enumeration, exactly).
+    points (decided by the enumeration, exactly). ``neurons``: which neuron (numbered
+    across the hidden layers) each stored row belongs to, in the rows' order (None
+    when not known); the rows are the splits on the way to P_s, in neuron order.
     """
 
     pattern: np.ndarray
@@ -70,6 +72,7 @@ class Region:
     pieces: tuple = ()
     layer_sizes: tuple = ()
     full_dimensional: bool = True
+    neurons: np.ndarray | None = None
 
     def __call__(self, x) -> np.ndarray:
         """A x + c for points x of shape (N, n) or (n,)."""
@@ -318,7 +321,13 @@ def _regions(net: MLP, arr, should_stop) -> list[Region]:
     n = net.n_in
     Zs, A, c = _layer_maps(net, pattern)
     rows = np.concatenate(Zs, axis=1) if Zs else np.zeros((len(arr), 0, n + 1))
-    norm = np.linalg.norm(rows[..., :n], axis=2)
+    with np.errstate(over="ignore"):
+        norm = np.linalg.norm(rows[..., :n], axis=2)
+    big = ~np.isfinite(norm)  # squares beyond the doubles (rows past about 1e154): scaled first
+    if big.any():
+        part = rows[..., :n][big]
+        top = np.abs(part).max(axis=1)
+        norm[big] = top * np.linalg.norm(part / top[:, None], axis=1)
     norm[norm == 0] = 1.0  # a row that rounds to a constant: kept as computed
     rows = rows / norm[..., None]
     flat = arr.flat
@@ -340,7 +349,7 @@ def _regions(net: MLP, arr, should_stop) -> list[Region]:
         j = stored[k]
         R = rows[k, j]
         out.append(Region(pattern[k], R[:, :n], R[:, n], pattern[k, j], A[k], c[k], witness[k],
-                          polys[k], sizes, bool(full[k])))
+                          polys[k], sizes, bool(full[k]), np.flatnonzero(j)))
     return out
 
 
