@@ -99,6 +99,16 @@ class RegionProof:
                 "switching surface may the ±∞ rows take a neighbouring region's map")
 
 
+    def short(self) -> str:
+        """The proof in a few words, for a verdict line."""
+        if not self.proven:
+            return f"not proven: {self.reason}"
+        if self.exact:
+            return f"proven everywhere in exact rationals ({self.regions} regions)"
+        return (f"proven region by region ({self.regions} regions; maps within "
+                f"{self.map_ratio:.2g} of the rounding bound)")
+
+
 def relative_bound(net: MLP) -> float:
     """τ = ROUNDING·(L + 2)·(n + 2)·u for the deep network (L layers, widest layer n)."""
     return ROUNDING * (len(net.layers) + 2) * (max(net.sizes) + 2) * U

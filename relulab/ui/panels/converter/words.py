@@ -83,8 +83,8 @@ def verdict(res: Result, cut: SliceState | None) -> tuple[bool, str, str]:
                    f"{conv.one_d.rule}.")
     else:
         head = ("NOT equal" if not ok else "Equal" if v.proof.exact else "Equal up to rounding")
-        text = (f"{head}: {v.proof.text()}. Largest |deep − shallow| at {v.n_random} random "
-                f"points: {v.max_error_random:.2g}.")
+        text = (f"{head}: {v.proof.short()}. At {v.n_random} random points the largest "
+                f"|deep − shallow| is {v.max_error_random:.2g}.")
         shown = f", {len(res.polygons)} drawn" if conv.n_in == 2 else \
             " (the map is drawn for 2-D input only)"
         space = "R" + "²³⁴"[conv.n_in - 2]
