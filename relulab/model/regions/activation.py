@@ -342,14 +342,16 @@ def _regions(net: MLP, arr, should_stop) -> list[Region]:
         for k, ps in by_cell.items():
             polys[k] = tuple(ps)
     sizes = tuple(arr.layer_sizes)
+    cell, neuron = np.nonzero(stored)
+    neurons = np.split(neuron, np.searchsorted(cell, np.arange(1, len(arr))))
     out = []
     for k in range(len(arr)):
         if should_stop is not None and k % 1024 == 0 and should_stop():
             raise EnumerationStopped("building regions")
-        j = stored[k]
+        j = neurons[k]
         R = rows[k, j]
         out.append(Region(pattern[k], R[:, :n], R[:, n], pattern[k, j], A[k], c[k], witness[k],
-                          polys[k], sizes, bool(full[k]), np.flatnonzero(j)))
+                          polys[k], sizes, bool(full[k]), j))
     return out
 
 
