@@ -44,7 +44,7 @@ def test_nd_to_json_with_report(tmp_path, capsys, sizes):
     X = np.random.default_rng(0).normal(size=(500, sizes[0]))
     assert np.allclose(shallow(X), deep(X), atol=1e-9)
     for needle in (f"input size n = {sizes[0]}", "activation regions: p =", "Corollary 1 bound",
-                   "random points", "region witnesses and boundary points", "parameters"):
+                   "random points", "region-by-region proof: proven on all", "parameters"):
         assert needle in out
     widths = [int(w) for w in out.split("widths ")[1].split(" (")[0].split(", ")]
     assert widths == shallow.hidden_sizes

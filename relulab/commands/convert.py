@@ -76,8 +76,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--report", action="store_true", help="print sizes, bound and the check")
     p.add_argument("--big-m", type=float, metavar="M",
                    help="n-D only: write the finite big-M version (∞ replaced by M)")
-    p.add_argument("--points", type=int, default=2000, metavar="N",
-                   help="random points for the check (default 2000)")
+    p.add_argument("--points", type=int, default=256, metavar="N",
+                   help="random points for the sanity check beside the proof (default 256)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random points")
     return p
 
@@ -130,10 +130,12 @@ def report_lines(conv, verification, seconds: float, big_m=None) -> list[str]:
                      f"{conv.shallow.n_nonzero} of them non-zero")
     widest = max(widths) if widths else 0
     lines.append(f"Corollary 1 bound: {conv.bound_text()}; widest shallow layer {widest}")
-    where = ("kinks, midpoints between them and beyond the ends" if conv.one_d is not None
-             else "region witnesses and boundary points")
-    lines.append(f"largest |deep − shallow| at {verification.n_exact_points} {where}: "
-                 f"{verification.max_error_exact_points:.3g}")
+    if verification.proof is not None:
+        lines.append(f"region-by-region proof: {verification.proof.text()}")
+    else:
+        lines.append(f"largest |deep − shallow| at {verification.n_exact_points} kinks, "
+                     f"midpoints between them and beyond the ends: "
+                     f"{verification.max_error_exact_points:.3g}")
     lines.append(f"largest |deep − shallow| at {verification.n_random} random points: "
                  f"{verification.max_error_random:.3g}")
     if verification.end_slopes_agree is not None:
@@ -141,6 +143,7 @@ def report_lines(conv, verification, seconds: float, big_m=None) -> list[str]:
     if verification.max_rounding_ratio is not None:
         lines.append(f"largest difference / rounding bound: {verification.max_rounding_ratio:.3g} "
                      "(≤ 1: equal up to rounding)")
+    if conv.one_d is not None:
         lines.append(f"kinks: {conv.one_d.certificate}; least width "
                      + ("proven" if conv.one_d.least_width_proven else "not proven"))
     if big_m is not None:
@@ -343,6 +346,8 @@ def _check(conv, layout: _plan.Layout, args, progress: Progress):
 def _mismatch(v) -> str:
     if not v.finite:
         return "deep or shallow network gives NaN or ±inf (values beyond double precision)"
+    if v.proof is not None and not v.proof.proven:
+        return f"deep and shallow are not proven equal ({v.proof.reason})"
     if v.end_slopes_agree is False:
         return "deep and shallow networks have different slopes on the rays"
     worst = max(v.max_error_exact_points, v.max_error_random)

@@ -270,9 +270,14 @@ def _stored_rows(sizes, ZT, ZO, CP, CS, CR, C):
                 b = 64 * w + np.int64(_popcount(low - one))   # the neuron
                 l = layer[b]
                 k = ZO[l] + 3 * (sizes[l] * CR[c, l] + index[b])
-                norm = math.sqrt(ZT[k] * ZT[k] + ZT[k + 1] * ZT[k + 1])
-                if norm == 0.0:
+                # the length scaled by the larger entry first: squares of rows past
+                # about 1e154 overflow, and a row divided by inf would become zeros
+                top = max(abs(ZT[k]), abs(ZT[k + 1]))
+                if top == 0.0:
                     norm = 1.0
+                else:
+                    a, b = ZT[k] / top, ZT[k + 1] / top
+                    norm = top * math.sqrt(a * a + b * b)
                 SR[s, 0] = ZT[k] / norm
                 SR[s, 1] = ZT[k + 1] / norm
                 SR[s, 2] = ZT[k + 2] / norm

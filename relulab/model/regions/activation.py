@@ -58,7 +58,9 @@ class Region:
     ``pieces``: for 2-D input, convex polygons in homogeneous coordinates (rows
     (x, y, w), w = 0 a point at infinity) whose union is the closure of P_s; empty
     for lower-dimensional regions and in n-D. ``full_dimensional``: P_s has interior
-    points (decided by the enumeration, exactly).
+    points (decided by the enumeration, exactly). ``neurons``: which neuron (numbered
+    across the hidden layers) each stored row belongs to, in the rows' order (None
+    when not known); the rows are the splits on the way to P_s, in neuron order.
     """
 
     pattern: np.ndarray
@@ -71,6 +73,7 @@ class Region:
     pieces: tuple = ()
     layer_sizes: tuple = ()
     full_dimensional: bool = True
+    neurons: np.ndarray | None = None
 
     def __call__(self, x) -> np.ndarray:
         """A x + c for points x of shape (N, n) or (n,)."""
@@ -239,7 +242,8 @@ class Regions(_Items[Region]):
     constraints are rows ``row_start[k]`` … ``row_start[k + 1] − 1`` of ``rows`` (S,
     n + 1: normal, offset) and ``on`` (S,); its polygon pieces (2-D) are pieces
     ``cell_pieces[k]`` … ``cell_pieces[k + 1] − 1``, piece q being rows
-    ``piece_start[q]`` … ``piece_start[q + 1] − 1`` of ``piece_points`` (homogeneous).
+    ``piece_start[q]`` … ``piece_start[q + 1] − 1`` of ``piece_points`` (homogeneous);
+    ``neuron`` (S,) is the neuron each stored row belongs to.
     Item k is region k as a :class:`Region`."""
 
     piece_points: np.ndarray
@@ -247,10 +251,11 @@ class Regions(_Items[Region]):
     cell_pieces: np.ndarray
 
     def __init__(self, pattern, full, A, c, witness, rows, on, row_start, layer_sizes,
-                 pieces=None):
+                 pieces=None, neuron=None):
         super().__init__(len(pattern))
         self.pattern, self.full, self.A, self.c, self.witness = pattern, full, A, c, witness
         self.rows, self.on, self.row_start = rows, on, row_start
+        self.neuron = neuron
         self.layer_sizes = tuple(layer_sizes)
         if pieces is None:  # n-D: none
             pieces = (np.zeros((0, 3)), np.zeros(1, np.int64), np.zeros(len(pattern) + 1, np.int64))
@@ -265,9 +270,11 @@ class Regions(_Items[Region]):
         q = [i - q[0] for i in q]
         full = self.full[lo:hi].tolist()
         rows = zip(self.pattern[lo:hi], self.A[lo:hi], self.c[lo:hi], self.witness[lo:hi])
+        neuron = self.neuron
         return [Region(pattern, normals[s[j]:s[j + 1]], offsets[s[j]:s[j + 1]], on[s[j]:s[j + 1]],
                        A, c, w, tuple(P[ps[i]:ps[i + 1]] for i in range(q[j], q[j + 1])),
-                       self.layer_sizes, full[j])
+                       self.layer_sizes, full[j],
+                       None if neuron is None else neuron[s[j]:s[j + 1]])
                 for j, (pattern, A, c, w) in enumerate(rows)]
 
 
@@ -431,7 +438,11 @@ def _regions(net: MLP, arr, should_stop) -> Regions:
     if should_stop is not None and should_stop():
         raise EnumerationStopped("building regions")
     witness = _witnesses(net, X, pattern, full, arr, proven)
-    return Regions(pattern, full, A, c, witness, rows, on, row_start, arr.layer_sizes, pieces)
+    _, neuron = np.nonzero(arr.stored)  # cell-major, in neuron order: the rows' order
+    if len(neuron) != len(rows):
+        raise AssertionError("the stored rows and the stored neurons disagree")
+    return Regions(pattern, full, A, c, witness, rows, on, row_start, arr.layer_sizes, pieces,
+                   neuron)
 
 
 def _stored_rows(Zs, pattern, stored, n) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -442,7 +453,13 @@ def _stored_rows(Zs, pattern, stored, n) -> tuple[np.ndarray, np.ndarray, np.nda
     C = len(pattern)
     cell, g = np.nonzero(stored)
     rows = np.concatenate(Zs, axis=1)[cell, g] if Zs else np.zeros((0, n + 1))
-    norm = np.linalg.norm(rows[:, :n], axis=1)
+    with np.errstate(over="ignore"):
+        norm = np.linalg.norm(rows[:, :n], axis=1)
+    big = ~np.isfinite(norm)  # squares beyond the doubles (rows past about 1e154): scaled first
+    if big.any():
+        part = rows[:, :n][big]
+        top = np.abs(part).max(axis=1)
+        norm[big] = top * np.linalg.norm(part / top[:, None], axis=1)
     norm[norm == 0] = 1.0
     start = np.zeros(C + 1, dtype=np.int64)
     np.cumsum(np.bincount(cell, minlength=C), out=start[1:])

@@ -52,8 +52,10 @@ from relulab.model.shallow.one_d import (
     _least_width,
     shallow_1d,
 )
+from relulab.model.shallow.proof import RegionProof, prove, relative_bound
 from relulab.model.shallow.verify import (
     ROUNDING,
+    SANITY_POINTS,
     Verification,
     _magnitude,
     magnitude,
@@ -62,11 +64,11 @@ from relulab.model.shallow.verify import (
 
 __all__ = [
     "COROLLARY_TERMS", "EXACT_KNOTS_FOR_WIDTH", "EXHAUSTIVE_KINKS", "MAX_REGIONS",
-    "MAX_SECONDS", "ROUNDING", "BigMReport", "Conversion", "ExtendedLayer", "ExtendedNetwork",
-    "OneDShallow", "Verification", "big_m_network", "big_m_report", "convert",
-    "corollary_bound", "corollary_terms", "magnitude", "region_constraints", "rounding_bound",
-    "shallow_1d", "shallow_from_regions", "shallow_parameters", "to_shallow",
-    "to_shallow_extended",
+    "MAX_SECONDS", "ROUNDING", "SANITY_POINTS", "BigMReport", "Conversion", "ExtendedLayer",
+    "ExtendedNetwork", "OneDShallow", "RegionProof", "Verification", "big_m_network",
+    "big_m_report", "convert", "corollary_bound", "corollary_terms", "magnitude",
+    "region_constraints", "rounding_bound", "shallow_1d", "shallow_from_regions",
+    "shallow_parameters", "to_shallow", "to_shallow_extended",
 ]
 
 
@@ -175,36 +177,42 @@ class Conversion:
         return float((t[0] + t[-1]) / 2), reach if reach > 0 else 1.0
 
     def exact_points(self) -> np.ndarray:
-        """Kinks, midpoints between neighbouring kinks and one point beyond each end
-        (1-D); witnesses and points on stored boundaries (n-D)."""
-        if self.one_d is not None:
-            t = self.one_d.kinks
-            if not len(t):
-                return np.array([[-1.0], [0.0], [1.0]])
-            _, reach = self._span_1d()
-            return np.concatenate([t, (t[1:] + t[:-1]) / 2, [t[0] - reach, t[-1] + reach]])[:, None]
-        pts = [r.witness for r in self.regions]
-        for r in self.regions:
-            for a, c in zip(r.normals, r.offsets):
-                pts.append(r.witness - (a @ r.witness + c) * a)  # on the boundary z = 0
-        return np.array(pts).reshape(-1, self.n_in)
+        """1-D: the kinks, midpoints between neighbouring kinks and one point beyond
+        each end (both networks are affine between kinks). n-D: none; the regions are
+        compared whole (:mod:`.proof`)."""
+        if self.one_d is None:
+            return np.zeros((0, self.n_in))
+        t = self.one_d.kinks
+        if not len(t):
+            return np.array([[-1.0], [0.0], [1.0]])
+        _, reach = self._span_1d()
+        return np.concatenate([t, (t[1:] + t[:-1]) / 2, [t[0] - reach, t[-1] + reach]])[:, None]
 
-    def verify(self, n_random: int = 2000, seed: int = 0, should_stop=None) -> Verification:
-        """Largest |deep − shallow| on the exact points and on random points; in 1-D
-        also measured against the rounding bound (see ROUNDING) and the end slopes. The
-        extended network checks ``should_stop`` as it goes (thousands of regions take
-        seconds)."""
+    def verify(self, n_random: int = SANITY_POINTS, seed: int = 0,
+               should_stop=None) -> Verification:
+        """n-D: the region-by-region proof (:func:`relulab.model.shallow.proof.prove`),
+        and ``n_random`` random points as a sanity check beside it. 1-D: |deep −
+        shallow| at the kinks, between them, beyond the ends and at ``n_random`` random
+        points, against the rounding bound (see ROUNDING), and the end slopes. The
+        extended network checks ``should_stop`` as it goes."""
         X = self.exact_points()
         shallow = self.shallow
 
         def d(P):
+            if not len(P):
+                return np.zeros((0, self.n_out))
             return np.asarray(self.deep(P), dtype=float).reshape(len(P), -1)
 
         def s(P):
+            if not len(P):
+                return np.zeros((0, self.n_out))
             return np.asarray(shallow(P, should_stop) if isinstance(shallow, ExtendedNetwork)
                               else shallow(P), dtype=float).reshape(len(P), -1)
 
         rng = np.random.default_rng(seed)
+        proof = None
+        if self.one_d is None:
+            proof = prove(self.deep, self.regions, shallow, should_stop)
         with np.errstate(over="ignore", invalid="ignore"):
             dX, sX = d(X), s(X)
             exact = float(np.abs(dX - sX).max()) if len(X) else 0.0
@@ -214,25 +222,28 @@ class Conversion:
             else:
                 R = rng.normal(0.0, 2.0 * self.scale(), (n_random, self.n_in))
             dR, sR = d(R), s(R)
-            rand = float(np.abs(dR - sR).max())
+            rand = float(np.abs(dR - sR).max()) if n_random else 0.0
         finite = bool(np.all(np.isfinite(dX)) and np.all(np.isfinite(sX))
                       and np.all(np.isfinite(dR)) and np.all(np.isfinite(sR)))
-        v = Verification(exact, len(X), rand, n_random, finite=finite)
-        if self.one_d is None:
-            with np.errstate(over="ignore", invalid="ignore"):
-                v.scale = _magnitude(self.deep, np.concatenate([X.reshape(-1, self.n_in), R]))
+        v = Verification(exact, len(X), rand, n_random, finite=finite, proof=proof)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            P = np.concatenate([X, R])
+            v.scale = _magnitude(self.deep, P)
+            diff = np.abs(np.concatenate([dX, dR]) - np.concatenate([sX, sR]))
+            if self.one_d is None:
+                # the proof's τ·M(x), and each evaluation's own rounding (within τ·M(x))
+                bound = 3 * relative_bound(self.deep) * magnitude(self.deep, P)
+            else:
+                assert isinstance(shallow, MLP)  # 1-D: one finite hidden layer
+                bound = (rounding_bound(self.deep, shallow, P)
+                         + self.one_d.representation_error(P))
+            ratio = np.where(diff == 0, 0.0, diff / bound)
+        v.max_rounding_ratio = (float(np.max(ratio, initial=0.0)) if np.all(np.isfinite(ratio))
+                                else np.inf)
         if self.one_d is not None:
-            assert isinstance(shallow, MLP)  # 1-D: one finite hidden layer
             t = self.one_d.kinks
             if len(t):
                 v.max_error_at_kinks = float(np.abs(d(t[:, None]) - s(t[:, None])).max())
-            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                P = np.concatenate([X, R])
-                diff = np.abs(np.concatenate([dX, dR]) - np.concatenate([sX, sR]))
-                bound = (rounding_bound(self.deep, shallow, P)
-                         + self.one_d.representation_error(P))
-                ratio = np.where(diff == 0, 0.0, diff / bound)
-            v.max_rounding_ratio = float(np.max(ratio)) if np.all(np.isfinite(ratio)) else np.inf
             v.end_slopes_agree = self._end_slopes_agree()
         return v
 
@@ -292,5 +303,5 @@ def convert(net: MLP, regions: Sequence[Region] | None = None, should_stop=None,
                                  max_seconds=max_seconds)
     regions = list(regions)
     shallow = shallow_from_regions(regions)
-    _G, g, _strict, _members = region_constraints(regions)
-    return Conversion(net, shallow, regions=regions, k=len(g), p=len(regions))
+    k = shallow.layers[0].n_out - 2 * net.n_in   # detectors: one per distinct constraint
+    return Conversion(net, shallow, regions=regions, k=k, p=len(regions))

@@ -12,7 +12,7 @@ network is a finite stand-in, exact only away from the region boundaries.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -57,44 +57,47 @@ class ExtendedLayer:
     S: np.ndarray
     V: np.ndarray
     v: np.ndarray
-    # made from the five above: the distinct affine forms, their matrix (sparse when
-    # mostly zeros), and where each row's finite part and bracket are among the forms
-    _forms: np.ndarray = field(init=False, repr=False, compare=False)
+    # made from the five above: the distinct affine forms (their coefficients, sparse
+    # when mostly zeros, and constants), and where each row's finite part and bracket
+    # are among them
     _F: Any = field(init=False, repr=False, compare=False)
+    _f: np.ndarray = field(init=False, repr=False, compare=False)
     _finite_idx: npt.NDArray[np.intp] = field(init=False, repr=False, compare=False)
     _scaled_idx: npt.NDArray[np.intp] = field(init=False, repr=False, compare=False)
+    _signs: Any = field(init=False, repr=False, compare=False)  # sparse F: (F > 0, F < 0)
+    #: the rows [W b], then [V v] of the ±∞ rows, as a scipy sparse matrix, when the
+    #: caller has them so (the construction): the dense arrays are then not scanned
+    sparse_rows: InitVar[Any] = None
 
-    def __post_init__(self):
+    def __post_init__(self, sparse_rows):
         for name in ("W", "b", "S", "V", "v"):
             object.__setattr__(self, name, _ro(getattr(self, name)))
         n_out, n_in = self.W.shape
         if self.b.shape != (n_out,) or self.S.shape != (n_out,) or self.V.shape != (n_out, n_in) \
                 or self.v.shape != (n_out,):
             raise ValueError("extended layer: W, b, S, V, v shapes do not agree")
-        if not all(np.all(np.isfinite(a)) for a in (self.W, self.b, self.V, self.v)):
-            raise ValueError("extended layer: W, b, V, v must be finite (∞ only in S)")
         if not np.all((self.S == 0) | np.isinf(self.S)):
             raise ValueError("extended layer: S must be 0, +inf or -inf")
         # Every distinct affine form is evaluated once, so two rows that share a
         # functional (both senses of one split) see bit-identical values.
-        forms = np.concatenate([np.column_stack([self.W, self.b]),
-                                np.column_stack([self.V[self.S != 0], self.v[self.S != 0]])])
-        # (−0.0 made 0.0: equal values give one form)
-        unique, _, inverse = unique_rows(forms + 0.0)
-        object.__setattr__(self, "_forms", unique)
-        # the construction's layers 2 and 3 are mostly zeros: kept sparse they cost
-        # their non-zeros, not rows × columns
-        F = unique[:, :-1]
-        sparse = F.size > 4096 and np.count_nonzero(F) < 0.1 * F.size
-        if sparse:
-            import scipy.sparse
-
-            F = scipy.sparse.csr_matrix(F)
+        scaled = np.flatnonzero(self.S != 0)
+        if sparse_rows is not None and _kept_sparse(sparse_rows.shape, sparse_rows.count_nonzero()):
+            F, f, inverse = _distinct_csr(sparse_rows, n_in)
+        else:
+            F, f, inverse = _distinct_forms(self.W, self.b, self.V[scaled], self.v[scaled])
         object.__setattr__(self, "_F", F)
+        object.__setattr__(self, "_f", f)
+        object.__setattr__(self, "_signs", None if isinstance(F, np.ndarray) else
+                           ((F > 0).astype(float).tocsr(), (F < 0).astype(float).tocsr()))
         object.__setattr__(self, "_finite_idx", inverse[:n_out])
-        scaled = np.full(n_out, -1)
-        scaled[self.S != 0] = inverse[n_out:]
-        object.__setattr__(self, "_scaled_idx", scaled)
+        where = np.full(n_out, -1)
+        where[scaled] = inverse[n_out:]
+        object.__setattr__(self, "_scaled_idx", where)
+
+    @property
+    def n_forms(self) -> int:
+        """How many distinct affine forms the layer evaluates (−0.0 and 0.0 one value)."""
+        return int(self._F.shape[0])
 
     @property
     def n_in(self) -> int:
@@ -116,7 +119,7 @@ class ExtendedLayer:
 
     def pre_activation(self, h: np.ndarray) -> np.ndarray:
         """W h + b + S ⊙ (V h + v) in extended reals, h of shape (N, n_in)."""
-        forms = _extended_affine(h, self._F, self._forms[:, -1])
+        forms = _extended_affine(h, self._F, self._f, self._signs)
         finite = forms[:, self._finite_idx]
         rows = np.nonzero(self.S != 0)[0]
         out = finite.copy() if rows.size else finite
@@ -131,10 +134,119 @@ class ExtendedLayer:
         return out
 
 
-def _extended_affine(h: np.ndarray, F, f: np.ndarray) -> np.ndarray:
-    """h Fᵀ + f with h possibly ±∞ and 0·∞ = 0; raises on ∞ − ∞. F: an array or a
-    scipy sparse matrix."""
+_FINITE = "extended layer: W, b, V, v must be finite (∞ only in S)"
+
+
+def _distinct_forms(W, b, V, v):
+    """The distinct affine forms among the rows [W b] and then [V v], −0.0 and 0.0 one
+    value: (their coefficients, a scipy sparse matrix when mostly zeros, their
+    constants, the form of each row).
+
+    The construction's layers 2 and 3 are mostly zeros (65 MB dense for two thousand
+    regions): kept sparse they cost their non-zeros, and their rows are told apart
+    by a hash of their non-zeros, confirmed entry by entry, instead of a sort of
+    every column."""
+    shape = (W.shape[0] + V.shape[0], W.shape[1] + 1)
+    if _kept_sparse(shape, None) and _kept_sparse(shape, sum(map(np.count_nonzero, (W, b, V, v)))):
+        return _distinct_sparse(W, b, V, v)
+    forms = np.concatenate([np.column_stack([W, b]), np.column_stack([V, v])])
+    if not np.all(np.isfinite(forms)):
+        raise ValueError(_FINITE)
+    unique, _, inverse = unique_rows(forms + 0.0)
+    return unique[:, :-1], unique[:, -1].copy(), inverse
+
+
+def _kept_sparse(shape, nonzero: int | None) -> bool:
+    """Whether forms of this shape with this many non-zeros are kept sparse (None: for
+    some count). One rule wherever the forms come from, so that the network read back
+    from a file sums in the same order as the one written."""
+    size = shape[0] * shape[1]
+    return size > 4096 and (nonzero is None or nonzero < 0.1 * size)
+
+
+def _distinct_sparse(W, b, V, v):
+    import scipy.sparse
+
+    A = scipy.sparse.vstack([scipy.sparse.hstack([scipy.sparse.csr_matrix(M),
+                                                  scipy.sparse.csr_matrix(c[:, None])])
+                             for M, c in ((W, b), (V, v))], format="csr")
+    return _distinct_csr(A, W.shape[1])
+
+
+def _distinct_csr(A, n: int):
+    """:func:`_distinct_forms` for the rows as a scipy sparse matrix of n + 1 columns."""
+    import scipy.sparse
+
+    A = scipy.sparse.csr_matrix(A, dtype=float)
+    A.sum_duplicates()   # canonical: sorted column indices, no repeats
+    A.eliminate_zeros()  # (−0.0 is a zero)
+    if not np.all(np.isfinite(A.data)):
+        raise ValueError(_FINITE)
+    ptr, count = A.indptr, np.diff(A.indptr)
+    bits = A.data.view(np.uint64)
+    col = A.indices.astype(np.uint64) + np.uint64(1)
+    keys = [count.astype(np.uint64)]
+    for k1, k2 in ((0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9), (0x94D049BB133111EB, 0x2545F4914F6CDD1D)):
+        e = bits * np.uint64(k1) + col * np.uint64(k2)
+        e ^= e >> np.uint64(31)
+        e *= np.uint64(k2)
+        h = np.zeros(len(count), dtype=np.uint64)
+        full = count > 0
+        if len(e):
+            h[full] = np.add.reduceat(e, ptr[:-1][full])
+        keys.append(h)
+    _, first, inverse = unique_rows(np.column_stack(keys).view(np.int64))
+    # the hash is the same for equal rows; rows it calls equal are confirmed equal
+    dup = np.flatnonzero(first[inverse] != np.arange(len(inverse)))
+    if len(dup):
+        rep = first[inverse[dup]]
+        a, c = _ranges(ptr[dup], count[dup]), _ranges(ptr[rep], count[rep])
+        if not (np.array_equal(A.indices[a], A.indices[c]) and np.array_equal(A.data[a], A.data[c])):
+            dense = np.asarray(A.todense())
+            unique, _, inverse = unique_rows(dense)
+            return scipy.sparse.csr_matrix(unique[:, :-1]), unique[:, -1].copy(), inverse
+    U = A[first]
+    return U[:, :n].tocsr(), np.asarray(U[:, n].todense()).ravel(), inverse
+
+
+def _csr(rows, cols, values, shape):
+    """A scipy sparse matrix with ``values`` at (rows, cols), zeros left out."""
+    import scipy.sparse
+
+    keep = values != 0
+    return scipy.sparse.csr_matrix((values[keep], (rows[keep], cols[keep])), shape=shape)
+
+
+def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The indices start … start + count − 1 of every (start, count), one after another."""
+    if not len(counts):
+        return np.zeros(0, dtype=np.intp)
+    total = int(counts.sum())
+    offsets = np.repeat(starts - np.cumsum(counts) + counts, counts)
+    return np.arange(total) + offsets
+
+
+def _extended_affine(h: np.ndarray, F, f: np.ndarray, signs=None) -> np.ndarray:
+    """h Fᵀ + f with h possibly ±∞ and 0·∞ = 0; raises on ∞ − ∞. F: an array, or a
+    scipy sparse matrix with ``signs`` = (F > 0, F < 0) as sparse matrices of 0 and 1
+    (then every product is sparse times dense and costs the non-zeros)."""
     inf = np.isinf(h)
+    if signs is not None:
+        if not inf.any():
+            return np.asarray(F @ h.T).T + f
+        out = np.asarray(F @ np.where(inf, 0.0, h).T).T + f
+        Fp, Fn = signs
+        plus = (h == INF).T.astype(float)
+        up, down = Fp @ plus, Fn @ plus       # how many terms are +∞, −∞ (0·∞ = 0)
+        if np.any(h == -INF):                 # (after a ReLU there is no −∞)
+            minus = (h == -INF).T.astype(float)
+            up, down = up + Fn @ minus, down + Fp @ minus
+        up, down = np.asarray(up).T > 0, np.asarray(down).T > 0
+        if np.any(up & down):
+            raise ArithmeticError("∞ − ∞ formed in an extended dot product")
+        out[up] = INF
+        out[down] = -INF
+        return out
     if not inf.any():
         return np.asarray(h @ F.T) + f
     finite = np.asarray(np.where(inf, 0.0, h) @ F.T) + f
@@ -142,15 +254,10 @@ def _extended_affine(h: np.ndarray, F, f: np.ndarray) -> np.ndarray:
     hc = h[:, cols]
     plus = (hc == INF).astype(float)
     minus = (hc == -INF).astype(float)
-    if not isinstance(F, np.ndarray):  # a scipy sparse matrix (see ExtendedLayer)
-        Fc = F[:, cols]
-        Fp = (Fc > 0).astype(float).T.tocsr()
-        Fn = (Fc < 0).astype(float).T.tocsr()
-    else:
-        Fp = np.ascontiguousarray((F[:, cols] > 0).T, dtype=float)
-        Fn = np.ascontiguousarray((F[:, cols] < 0).T, dtype=float)
-    up = np.asarray(plus @ Fp + minus @ Fn)    # how many terms are +∞ (0·∞ = 0: zeros skipped)
-    down = np.asarray(plus @ Fn + minus @ Fp)  # how many terms are −∞
+    Fp = np.ascontiguousarray((F[:, cols] > 0).T, dtype=float)
+    Fn = np.ascontiguousarray((F[:, cols] < 0).T, dtype=float)
+    up = plus @ Fp + minus @ Fn    # how many terms are +∞ (0·∞ = 0: zeros skipped)
+    down = plus @ Fn + minus @ Fp  # how many terms are −∞
     if np.any((up > 0) & (down > 0)):
         raise ArithmeticError("∞ − ∞ formed in an extended dot product")
     return np.where(up > 0, INF, np.where(down > 0, -INF, finite))
@@ -263,26 +370,26 @@ def region_constraints(regions: Sequence[Region]):
 
     Returns (normals (k, n), offsets (k,), strict (k,), members) where ``members[r]``
     lists the constraint indices of region r. Two rows are one constraint when their
-    normalised functionals are bit-identical (the same split seen from two cells)."""
-    index: dict = {}
-    normals: list[np.ndarray] = []
-    offsets: list[float] = []
-    strict: list[bool] = []
-    members: list[list[int]] = []
-    for r in regions:
-        mine = []
-        for a, c, on in zip(r.normals, r.offsets, r.on):
-            key = (a.tobytes(), float(c), bool(on))
-            if key not in index:
-                index[key] = len(normals)
-                normals.append(a)
-                offsets.append(float(c))
-                strict.append(bool(on))
-            mine.append(index[key])
-        members.append(sorted(set(mine)))
+    normalised functionals are bit-identical (the same split seen from two cells; an
+    offset of −0.0 is 0.0), numbered in the order they first appear."""
     n = regions[0].A.shape[1] if regions else 0
-    return (np.array(normals).reshape(-1, n), np.array(offsets), np.array(strict, dtype=bool),
-            members)
+    counts = np.array([len(r.offsets) for r in regions], dtype=np.intp)
+    if not counts.sum():
+        return np.zeros((0, n)), np.zeros(0), np.zeros(0, dtype=bool), [[] for _ in regions]
+    normals = np.concatenate([np.asarray(r.normals, dtype=float).reshape(-1, n) for r in regions])
+    offsets = np.concatenate([np.asarray(r.offsets, dtype=float) for r in regions])
+    on = np.concatenate([np.asarray(r.on, dtype=bool) for r in regions])
+    key = np.column_stack([normals.view(np.int64), (offsets + 0.0).view(np.int64),
+                           on.astype(np.int64)])
+    _, first, inverse = unique_rows(key)
+    order = np.argsort(first, kind="stable")       # numbered by first appearance
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    index = rank[inverse]
+    starts = np.cumsum(counts) - counts
+    members = [sorted(set(index[a:a + c].tolist())) for a, c in zip(starts, counts)]
+    keep = first[order]
+    return normals[keep], offsets[keep], on[keep], members
 
 
 def shallow_from_regions(regions: Sequence[Region]) -> ExtendedNetwork:
@@ -319,29 +426,45 @@ def shallow_from_regions(regions: Sequence[Region]) -> ExtendedNetwork:
     W2 = np.zeros((2 * n + p, 2 * n + k))
     W2[:2 * n, :2 * n] = np.eye(2 * n)
     S2 = np.zeros(2 * n + p)
+    S2[2 * n:] = INF
     V2 = np.zeros((2 * n + p, 2 * n + k))
-    for r, js in enumerate(members):
-        S2[2 * n + r] = INF
-        V2[2 * n + r, [2 * n + j for j in js]] = 1.0
+    unit = np.repeat(np.arange(p), [len(js) for js in members])
+    V2[2 * n + unit, 2 * n + np.concatenate([np.asarray(js, dtype=np.intp) for js in members])] = 1.0
 
-    # hidden layer 3: q±_{r,i} = ReLU(±(A_r x + c_r)_i − o_r), x = x⁺ − x⁻
+    # hidden layer 3: q±_{r,i} = ReLU(±(A_r x + c_r)_i − o_r), x = x⁺ − x⁻; row
+    # 2(r m + i) + s, s = 0 for + and 1 for −; output y_i = Σ_r (q⁺_{r,i} − q⁻_{r,i})
+    A = np.array([reg.A for reg in regions], dtype=float).reshape(p, m, n)
+    c = np.array([reg.c for reg in regions], dtype=float).reshape(p, m)
+    sign = np.array([1.0, -1.0])
     W3 = np.zeros((2 * p * m, 2 * n + p))
-    b3 = np.zeros(2 * p * m)
+    a3 = (A[:, :, None, :] * sign[None, None, :, None]).reshape(2 * p * m, n)
+    W3[:, :n], W3[:, n:2 * n] = a3, -a3
+    W3[np.arange(2 * p * m), 2 * n + np.repeat(np.arange(p), 2 * m)] = -1.0
+    b3 = (c[:, :, None] * sign).reshape(2 * p * m)
     W4 = np.zeros((m, 2 * p * m))
-    for r, reg in enumerate(regions):
-        for i in range(m):
-            for s, sign in enumerate((1.0, -1.0)):
-                row = 2 * (r * m + i) + s
-                W3[row, :n] = sign * reg.A[i]
-                W3[row, n:2 * n] = -sign * reg.A[i]
-                W3[row, 2 * n + r] = -1.0
-                b3[row] = sign * reg.c[i]
-                W4[i, row] = sign
+    W4[np.tile(np.repeat(np.arange(m), 2), p), np.arange(2 * p * m)] = np.tile(sign, p * m)
+    for M in (W1, b1, S1, V1, v1, W2, S2, V2, W3, b3, W4):
+        M.setflags(write=False)  # made here and never changed: the layers need no copy
+    # the rows of layers 2 and 3 as sparse matrices, from what was put where (the
+    # dense arrays hold about 2p²m zeros)
+    w2 = 2 * n + k
+    carry = np.arange(2 * n)
+    rows2 = _csr(np.concatenate([carry, 2 * n + p + unit]),
+                 np.concatenate([carry, 2 * n + np.concatenate(
+                     [np.asarray(js, dtype=np.intp) for js in members])]),
+                 np.ones(2 * n + len(unit)), (2 * n + 2 * p, w2 + 1))
+    u = np.arange(2 * p * m)
+    cols3 = np.concatenate([np.tile(np.arange(2 * n), 2 * p * m), 2 * n + np.repeat(np.arange(p), 2 * m),
+                            np.full(2 * p * m, 2 * n + p)])
+    vals3 = np.concatenate([np.column_stack([a3, -a3]).ravel(), np.full(2 * p * m, -1.0), b3])
+    rows3 = _csr(np.concatenate([np.repeat(u, 2 * n), u, u]), cols3, vals3,
+                 (2 * p * m, 2 * n + p + 1))
     zeros = np.zeros
     layers = (
         ExtendedLayer(W1, b1, S1, V1, v1),
-        ExtendedLayer(W2, zeros(2 * n + p), S2, V2, zeros(2 * n + p)),
-        ExtendedLayer(W3, b3, zeros(2 * p * m), _zeros(W3.shape), zeros(2 * p * m)),
+        ExtendedLayer(W2, zeros(2 * n + p), S2, V2, zeros(2 * n + p), sparse_rows=rows2),
+        ExtendedLayer(W3, b3, zeros(2 * p * m), _zeros(W3.shape), zeros(2 * p * m),
+                      sparse_rows=rows3),
         ExtendedLayer(W4, zeros(m), zeros(m), _zeros(W4.shape), zeros(m)),
     )
     return ExtendedNetwork(layers)

@@ -1,14 +1,22 @@
-"""The check of a conversion: deep and shallow compared at exact points and at random
-ones, against a bound on rounding that holds in any units.
+"""The check of a conversion, against a bound on rounding that holds in any units.
+
+In 1-D both networks are affine between neighbouring kinks, so they are compared at
+every kink, between kinks, beyond both ends, and on the two rays' slopes. In n-D the
+verdict rests on the region-by-region proof of :mod:`.proof` (no point sampled); a
+few hundred random points are a sanity check beside it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from relulab.model.networks.mlp import MLP
+
+if TYPE_CHECKING:
+    from relulab.model.shallow.proof import RegionProof
 
 #: In 1-D, deep and shallow agree "up to rounding" at x when
 #: |deep(x) − shallow(x)| ≤ ROUNDING · (L + 2) · (n + 2) · u · (M_deep(x) + M_shallow(x)),
@@ -34,32 +42,39 @@ def rounding_bound(deep: MLP, shallow: MLP, X: np.ndarray) -> np.ndarray:
     return ROUNDING * (L + 2) * (n + 2) * 2.0 ** -53 * (magnitude(deep, X) + magnitude(shallow, X))
 
 
+#: Random points of the sanity check beside the proof (n-D) or the kinks (1-D).
+SANITY_POINTS = 256
+
+
 @dataclass
 class Verification:
-    max_error_exact_points: float   # kinks and midpoints between them / witnesses and boundary points
+    max_error_exact_points: float   # 1-D: kinks, midpoints between them and beyond the ends
     n_exact_points: int
     max_error_random: float
     n_random: int
     end_slopes_agree: bool | None = None  # 1-D only
     max_error_at_kinks: float | None = None  # 1-D only, exactly at the kinks
-    max_rounding_ratio: float | None = None  # 1-D only: largest |deep − shallow| / bound
+    # largest |deep − shallow| / bound at the points: 1-D, the rounding bound (ROUNDING);
+    # n-D, 3τ·M(x) (the proof's τ·M(x) and the rounding of both evaluations)
+    max_rounding_ratio: float | None = None
     finite: bool = True
-    scale: float = 1.0   # n-D: size of what the outputs are summed from, at the points checked
+    scale: float = 1.0   # size of what the outputs are summed from, at the points checked
+    proof: RegionProof | None = None  # n-D: the region-by-region proof
 
     def tolerance(self, rel: float = 1e-9) -> float:
-        """n-D: what "equal" allows, ``rel`` times the size of the summed terms (rounding
-        grows with them, so a network in other units verifies the same)."""
+        """``rel`` times the size of the summed terms (rounding grows with them, so a
+        network in other units verifies the same)."""
         return rel * max(1.0, self.scale)
 
-    def ok(self, tol: float | None = None) -> bool:
-        """1-D: every difference within the rounding bound (ROUNDING); n-D: within
-        ``tol`` (default :meth:`tolerance`). Never ok when a value is NaN or infinite."""
+    def ok(self) -> bool:
+        """n-D: the region-by-region proof holds and the sanity points agree within
+        3τ·M(x); 1-D: every difference within the rounding bound (ROUNDING) and the end
+        slopes agree. Never ok when a value is NaN or infinite."""
         if not self.finite:
             return False
-        if self.max_rounding_ratio is not None:
-            return self.max_rounding_ratio <= 1.0 and self.end_slopes_agree is not False
-        tol = self.tolerance() if tol is None else tol
-        return (self.max_error_exact_points <= tol and self.max_error_random <= tol
+        if self.proof is not None and not self.proof.proven:
+            return False
+        return (self.max_rounding_ratio is not None and self.max_rounding_ratio <= 1.0
                 and self.end_slopes_agree is not False)
 
 

@@ -105,10 +105,9 @@ def verdict(res: Result, cut: SliceState | None) -> tuple[bool, str, str]:
     """(equal, the verdict, what was converted) of a converted result; ``cut`` is the
     slice in the state, for the rows it went through."""
     conv, v = res.conversion, res.verification
-    # 1-D: within the scale-relative rounding bound (model.shallow.ROUNDING); n-D:
-    # within 1e-9 of the size of the terms the outputs are summed from
+    # 1-D: within the scale-relative rounding bound (model.shallow.ROUNDING); n-D: the
+    # region-by-region proof (model.shallow.proof), random points beside it
     ok = v.ok()
-    within = f" up to rounding (≤ {v.tolerance():.2g})"
     if conv.one_d is not None:
         at_kinks = v.max_error_at_kinks if v.max_error_at_kinks is not None else 0.0
         text = (f"{'Equal up to rounding' if ok else 'NOT equal'}: largest |deep − shallow| "
@@ -120,9 +119,9 @@ def verdict(res: Result, cut: SliceState | None) -> tuple[bool, str, str]:
                    f"one hidden layer of width {n(conv.one_d.width)} with finite weights. "
                    f"{conv.one_d.rule}.")
     else:
-        text = (f"{'Equal' if ok else 'NOT equal'}{within}: largest |deep − shallow| "
-                f"{v.max_error_exact_points:.2g} at {n(v.n_exact_points)} region witnesses and "
-                f"boundary points, {v.max_error_random:.2g} at {n(v.n_random)} random points.")
+        head = ("NOT equal" if not ok else "Equal" if v.proof.exact else "Equal up to rounding")
+        text = (f"{head}: {v.proof.short()}. At {n(v.n_random)} random points the largest "
+                f"|deep − shallow| is {v.max_error_random:.2g}.")
         shown = f", {n(len(res.polygons))} drawn" if conv.n_in == 2 else \
             " (the map is drawn for 2-D input only)"
         space = "R" + "²³⁴"[conv.n_in - 2]
