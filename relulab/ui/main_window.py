@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QMessageBox,
+    QSizePolicy,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -308,6 +309,13 @@ class MainWindow(ExportCommands, QMainWindow):
     def _on_tab_changed(self, index: int) -> None:
         if 0 <= index < len(PANEL_NAMES):
             self.undo_group.setActiveStack(self.panels[PANEL_NAMES[index]].undo_stack)
+        # the tab widget is as large as its largest page needs: a hidden panel's minimum
+        # (the Hinges plots at zoom 1.6, say) would hold the window past the screen
+        ignored, preferred = QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred
+        for i in range(self.tabs.count()):
+            page = self.tabs.widget(i)
+            policy = preferred if i == index else ignored
+            page.setSizePolicy(policy, policy)
 
     # -- menus ---------------------------------------------------------------
     def _build_menus(self) -> None:

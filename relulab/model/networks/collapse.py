@@ -250,6 +250,6 @@ def collapse_check(net: MLP, X) -> tuple[float, bool | None, str]:
     if not (np.all(np.isfinite(diff)) and np.all(np.isfinite(bound))):
         return err, None, "the values overflow doubles: no rounding bound"
     if np.all(diff <= bound):
-        return err, True, f"within the proven rounding bound {float(np.max(bound)):.1e}: equal"
+        return err, True, f"≤ proven rounding bound {float(np.max(bound)):.1e}: equal"
     return err, False, (f"beyond the proven rounding bound {float(np.max(bound)):.1e}: "
                         "NOT equal")

@@ -92,9 +92,9 @@ class Readouts(QWidget):
             else:
                 what = f"{net.n_out} affine scores (s₁ = {format_affine(A[0], float(c[0]))}, …)"
             self.collapse_label.setText(
-                f"Identity activation: the {len(net.layers)} layers collapse into one, "
-                f"{what}. Checked on the points: max |network − collapsed| = {err:.1e} "
-                f"({verdict}); the boundary is {'a straight line' if net.n_out == 1 else 'straight lines'}.")
+                f"Identity: the {len(net.layers)} layers collapse into one, {what}, whose "
+                f"boundary is straight; on the points |network − collapsed| ≤ {err:.1e} "
+                f"({verdict}).")
             return
         flat = collapse_identity_layers(net)
         layers = ", ".join(map(str, merged))
