@@ -47,7 +47,9 @@ def _painted_passes(qtbot, widget, n: int = 3) -> None:
 def test_stages_run_in_order_each_after_the_last_is_painted(qtbot):
     events: list = []
     w = _widget(qtbot, events)
-    staged = StagedDrawing(w)
+    # a long wait: on a busy machine the paint may come later than the 50 ms after
+    # which a stage goes on without it, and this test is about the order, not the time
+    staged = StagedDrawing(w, wait=30.0)
     staged.run([_stage(w, events, f"stage {i}") for i in range(3)],
                done=lambda: events.append("done"))
     assert staged.busy and "stage 0" not in events  # nothing runs before the next pass
