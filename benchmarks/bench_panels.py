@@ -150,7 +150,7 @@ def probe_folding(_t0: float) -> dict:
         return not panel.computing() and panel.warmed_up()
 
     gap = _gap(lambda: panel.set_depth(24), done)
-    ok = "16\u2009777\u2009216</b> pieces" in panel.count_label.text()
+    ok = "16,777,216</b> pieces" in panel.count_label.text()
     panel.shutdown()
     t = time.perf_counter()
     compute_tent(24, 0.5)
