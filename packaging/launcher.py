@@ -3,6 +3,7 @@
 It runs the same ``relulab.app.main`` as the ``relulab`` command of a pip install.
 """
 
+import multiprocessing
 import os
 import sys
 
@@ -11,6 +12,11 @@ import sys
 for _name in ("stdout", "stderr"):
     if getattr(sys, _name) is None:
         setattr(sys, _name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - kept open for the life of the app
+
+if __name__ == "__main__":
+    # a child the app spawned (relulab.model.core.platform.process_context) starts this
+    # executable again, with --multiprocessing-fork: it runs its job here and exits
+    multiprocessing.freeze_support()
 
 if __name__ == "__main__" and os.environ.get("RELULAB_COMPILE_TARGET"):
     # the app started as its own compiler: fill numba's disk cache and exit (see

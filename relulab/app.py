@@ -56,6 +56,9 @@ def __getattr__(name: str):
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in COMMANDS:
+        from relulab.model.core.platform import tolerant_console
+
+        tolerant_console()  # a report or a file name the console cannot show is no failure
         return importlib.import_module(COMMANDS[argv[0]]).main(argv[1:])
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")

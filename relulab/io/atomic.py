@@ -10,7 +10,9 @@ half of either. On top of that:
 - a read-only file is refused with a message instead of being replaced;
 - temporary files are named ``.<name>.relulab-<pid>-<random>.tmp``, and each save
   removes the ones an earlier, killed save of the same file left behind (their
-  process is gone, or they are older than :data:`STALE_AFTER_S`).
+  process is gone, or they are older than :data:`STALE_AFTER_S`);
+- on Windows, a file another program holds open is replaced after it lets go, or
+  refused with a message that says so (:func:`relulab.model.core.platform.replace`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import time
 from pathlib import Path
 
 from relulab.io.limits import StrPath
+from relulab.model.core import platform
 
 #: A temporary file older than this is litter even if its process id is in use again.
 STALE_AFTER_S = 3600.0
@@ -37,20 +40,6 @@ def _temporary_prefix(target: Path) -> str:
 
 def _temporary_name(target: Path) -> str:
     return f"{_temporary_prefix(target)}{os.getpid()}-{secrets.token_hex(4)}{_SUFFIX}"
-
-
-def _process_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    if os.name != "posix":
-        return True  # no cheap, harmless check elsewhere: rely on the file's age
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # exists but belongs to someone else
-        return True
-    return True
 
 
 def stale_temporaries(target: StrPath) -> list[Path]:
@@ -73,7 +62,7 @@ def stale_temporaries(target: StrPath) -> list[Path]:
             old = now - entry.stat(follow_symlinks=False).st_mtime > STALE_AFTER_S
         except OSError:
             continue
-        if old or not pid_text.isdigit() or not _process_alive(int(pid_text)):
+        if old or not pid_text.isdigit() or not platform.process_alive(int(pid_text)):
             stale.append(Path(entry.path))
     return stale
 
@@ -129,28 +118,12 @@ def write_bytes_atomic(path: StrPath, data: bytes) -> None:
             os.fsync(f.fileno())
         if st is not None:
             os.chmod(tmp, stat.S_IMODE(st.st_mode))
-        os.replace(tmp, target)
+        platform.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _sync_folder(folder)
-
-
-def _sync_folder(folder: Path) -> None:
-    """Make the rename itself durable (POSIX; elsewhere the rename is all there is)."""
-    if os.name != "posix":
-        return
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    platform.sync_folder(folder)  # the rename itself made durable (not on Windows)
 
 
 def write_text_atomic(path: StrPath, text: str) -> None:

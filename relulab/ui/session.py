@@ -40,6 +40,7 @@ from relulab.io.scenes import (
     read_document,
     write_scene,
 )
+from relulab.model.core import platform
 from relulab.ui import settings
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -340,7 +341,7 @@ class Session(QObject):
             # left behind by a run that did not exit cleanly: keep it out of the way of
             # this run's autosaves until the user decides
             try:
-                os.replace(self.autosave_path, self.recovered_path)
+                platform.replace(self.autosave_path, self.recovered_path)
             except OSError as exc:
                 log.warning("cannot set the last autosave aside: %s", exc)
                 self._lock.unlock()
@@ -442,7 +443,7 @@ class Session(QObject):
             if target.exists():
                 continue
             try:
-                os.replace(path, target)
+                platform.replace(path, target)
             except OSError as exc:
                 log.warning("cannot set the refused autosave %s aside: %s", path, exc)
                 return None

@@ -39,10 +39,8 @@ first turn.
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import inspect
-import sys
 import threading
 import time
 import weakref
@@ -53,6 +51,7 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, Qt, Signal
 
 from relulab.model.core.cancel import Cancelled
+from relulab.model.core.platform import give_back_free_memory, lower_this_thread
 
 Job = Callable[[Callable[[], bool]], Any]
 
@@ -70,10 +69,7 @@ NICENESS = 10
 def _yield_to_the_gui_thread() -> None:
     """Lower the calling (worker) thread's scheduling priority where the OS allows it
     per thread (Linux); elsewhere nothing happens."""
-    import os
-
-    with suppress(AttributeError, OSError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
+    lower_this_thread(NICENESS)
 
 
 #: Every worker made (weakly held): a full collection waits while one is busy.
@@ -297,29 +293,3 @@ class Worker(QObject):
     def _emit(self, rid: int, kind: str, value: object) -> None:
         with suppress(RuntimeError):  # the QObject was deleted with its panel meanwhile
             self._delivered.emit(rid, kind, value)
-
-
-def _malloc_trim():
-    """glibc's ``malloc_trim``, or None elsewhere (macOS, Windows, musl)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        libc = ctypes.CDLL(None)
-        trim = libc.malloc_trim
-    except (OSError, AttributeError):
-        return None
-    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
-    return trim
-
-
-_TRIM = _malloc_trim()
-
-
-def give_back_free_memory() -> None:
-    """Return the heap's free pages to the system after a job. A job's temporaries
-    (a conversion's matrices: hundreds of MB) are freed into the worker thread's own
-    malloc arena, which glibc keeps for later; one conversion after another then grew
-    the app by 350 MB that nothing used. ``malloc_trim`` releases them (all arenas;
-    ctypes lets go of the GIL meanwhile)."""
-    if _TRIM is not None:
-        _TRIM(0)

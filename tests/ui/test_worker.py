@@ -187,7 +187,8 @@ def test_the_free_memory_of_a_job_goes_back_to_the_system(qtbot, worker, monkeyp
     from relulab.ui import worker as module
 
     trims = []
-    monkeypatch.setattr(module, "_TRIM", lambda pad: trims.append(threading.current_thread()))
+    monkeypatch.setattr(module, "give_back_free_memory",
+                        lambda: trims.append(threading.current_thread()))
     with qtbot.waitSignal(worker.idle, timeout=5000):
         worker.submit(lambda stop: bytearray(50_000_000))
     with qtbot.waitSignal(worker.idle, timeout=5000):
@@ -196,14 +197,6 @@ def test_the_free_memory_of_a_job_goes_back_to_the_system(qtbot, worker, monkeyp
     while len(trims) < 2 and time.monotonic() < deadline:
         time.sleep(0.01)
     assert len(trims) >= 2 and all(t is not threading.main_thread() for t in trims)
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_trim")
-def test_malloc_trim_is_found_on_linux():
-    from relulab.ui import worker as module
-
-    assert module._TRIM is not None
-    module.give_back_free_memory()
 
 
 def test_the_older_generations_wait_while_a_worker_is_busy(qtbot, worker, monkeypatch):

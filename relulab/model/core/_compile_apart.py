@@ -16,12 +16,13 @@ which its launcher hands to :func:`main` before anything else starts.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import logging
 import os
 import subprocess
 import sys
+
+from relulab.model.core import platform
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +49,7 @@ def fill_disk_cache(target: str) -> bool:
     if target not in TARGETS:
         raise ValueError(f"no such compile target: {target!r}")
     env = dict(os.environ)
-    if getattr(sys, "frozen", False):
+    if platform.is_frozen():  # sys.executable is the app, not a Python
         command = [sys.executable]
         env[TARGET_VARIABLE] = target
     else:
@@ -58,11 +59,8 @@ def fill_disk_cache(target: str) -> bool:
         for _ in range(4):  # relulab/model/core/_compile_apart.py
             root = os.path.dirname(root)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-    flags = getattr(subprocess, "CREATE_NO_WINDOW", 0)  # Windows: no console flashes up
-    try:
-        done = subprocess.run(command, env=env, stdin=subprocess.DEVNULL,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              timeout=TIMEOUT, creationflags=flags, check=False)
+    try:  # Windows: no console flashes up, and a priority below the app's
+        done = platform.run_child(command, env, TIMEOUT)
     except (OSError, subprocess.SubprocessError) as exc:
         log.info("compiling %s in a separate process failed: %s", target, exc)
         return False
@@ -81,9 +79,7 @@ def main(target: str) -> int:
         print(f"no such compile target: {target!r} (one of {', '.join(TARGETS)})",
               file=sys.stderr)
         return 2
-    if hasattr(os, "nice"):
-        with contextlib.suppress(OSError):
-            os.nice(10)  # below the app, whose window must keep answering
+    platform.lower_this_process(10)  # below the app, whose window must keep answering
     return importlib.import_module(TARGETS[target]).compile_for_cache(target)
 
 

@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import ModuleType
 from typing import Any
 
-from relulab.model.core import _compile_apart
+from relulab.model.core import _compile_apart, platform
 
 #: the environment variable that turns numba off (any non-empty value)
 DISABLE_VARIABLE = "RELULAB_NO_NUMBA"
@@ -242,7 +242,7 @@ class Kernels:
         spread over several files, a change to a helper would otherwise leave a stale
         entry point in the cache. A frozen app's cache is keyed on its executable,
         which holds them all."""
-        if getattr(sys, "frozen", False) or not self.compiled:
+        if platform.is_frozen() or not self.compiled:
             return
         digest = hashlib.sha256()
         try:

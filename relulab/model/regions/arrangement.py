@@ -52,8 +52,6 @@ import bisect
 import contextlib
 import itertools
 import math
-import os
-import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -62,6 +60,7 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
+from relulab.model.core import platform
 from relulab.model.core.cancel import Cancelled
 from relulab.model.networks.exact import as_scaled_integers
 from relulab.model.networks.mlp import MLP
@@ -362,9 +361,7 @@ def start_warm_up(n_in: int | None = 2) -> None:
 def _make_ready_quietly(entry) -> None:
     # below the GUI thread, as the panels' workers run (Linux; elsewhere as it is):
     # a compilation takes a core for seconds
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError):
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+    platform.lower_this_thread(10)
     with contextlib.suppress(Exception):
         _make_ready(entry, apart=True)  # a compilation in a process of its own
 
