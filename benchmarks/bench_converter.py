@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from benchmarks.common import Row, median_time
+from benchmarks.common import Row, median_time, small
 from benchmarks.lp_regions import lp_region_count
 from relulab.model.networks.mlp import MLP
 from relulab.model.pieces.piecewise import piecewise_linear
@@ -63,7 +63,7 @@ def _proof_rows() -> list[Row]:
     """Whole conversions as the panel and ``relulab convert`` run them (regions,
     construction, check) in ≤ 2 s, against the same with the sampled check."""
     rows = []
-    for sizes in ([4, 8, 8, 1], [2, 32, 32, 1]):
+    for sizes in small(([4, 8, 8, 1], [2, 32, 32, 1]), ([3, 4, 4, 1], [2, 6, 6, 1])):
         net = MLP.random(sizes, seed=0)
         done = convert(net)
         v = done.verify()
@@ -103,7 +103,8 @@ def _fallback_rate(nets) -> tuple[int, int, float]:
 
 def _one_d_rows() -> list[Row]:
     rows = []
-    for sizes in ([1, 16, 16, 16, 1], [1, 64, 64, 64, 64, 1], [1, 32, 32, 32, 32, 32, 32, 1]):
+    for sizes in small(([1, 16, 16, 16, 1], [1, 64, 64, 64, 64, 1], [1, 32, 32, 32, 32, 32, 32, 1]),
+                       ([1, 8, 8, 1],)):
         net = MLP.random(sizes, seed=0)
         certified = median_time(lambda: piecewise_linear(net), repeat=9)
         plain = median_time(lambda: piecewise_linear(net, certify=False), repeat=9)
@@ -111,8 +112,8 @@ def _one_d_rows() -> list[Row]:
                         f"({piecewise_linear(net).n_kinks})", certified,
                         "plain floating point (not certified)", plain, min_ratio=1 / 1.5))
     ordinary = [MLP.random([1] + [w] * d + [1], seed=s, init=init)
-                for s in range(25) for (w, d, init) in ((8, 3, "he"), (32, 4, "uniform"))]
-    adversarial = [_adversarial(s) for s in range(50)]
+                for s in range(small(25, 2)) for (w, d, init) in ((8, 3, "he"), (32, 4, "uniform"))]
+    adversarial = [_adversarial(s) for s in range(small(50, 4))]
     n_ord, total_ord, _ = _fallback_rate(ordinary)
     n_adv, total_adv, t_adv = _fallback_rate(adversarial)
     net = _adversarial(3)
@@ -129,13 +130,15 @@ def _one_d_rows() -> list[Row]:
 
 def run() -> list[Row]:
     rows = _one_d_rows()
-    deep1 = MLP.random([1, 64, 64, 64, 64, 1], seed=0)
+    deep1 = MLP.random(small([1, 64, 64, 64, 64, 1], [1, 8, 8, 1]), seed=0)
     one = median_time(lambda: shallow_1d(deep1), repeat=7)
     grid1 = median_time(lambda: deep1(np.linspace(-5, 5, 100_000)), repeat=7)
-    rows.append(Row(f"1-D 1-64-64-64-64-1 → one hidden layer ({shallow_1d(deep1).width} neurons)",
+    rows.append(Row(f"1-D {'-'.join(map(str, deep1.sizes))} → one hidden layer "
+                    f"({shallow_1d(deep1).width} neurons)",
                     one, "deep net on a 100k-point grid", grid1, max_seconds=0.05))
 
-    for sizes, budget in (([2, 8, 8, 8, 1], 0.2), ([2, 16, 16, 16, 1], 2.0)):
+    for sizes, budget in small((([2, 8, 8, 8, 1], 0.2), ([2, 16, 16, 16, 1], 2.0)),
+                               (([2, 4, 4, 1], 0.2),)):
         net = MLP.random(sizes, seed=0)
         t = median_time(lambda: region_polygons(net, BOX), repeat=3)
         g = median_time(lambda: _grid_patterns(net), repeat=3)
@@ -144,32 +147,36 @@ def run() -> list[Row]:
                         t, f"patterns on a 500² grid ({_grid_patterns(net)} seen)", g,
                         max_seconds=budget))
 
-    net = MLP.random([2, 16, 16, 1], seed=0)
+    net = MLP.random(small([2, 16, 16, 1], [2, 5, 5, 1]), seed=0)
     stats = {}
     exact = median_time(lambda: linear_regions(net, stats=stats), repeat=3)
     p = len(linear_regions(net))
     lp = median_time(lambda: lp_region_count(net), repeat=1, warmup=0)
     lp_p, lps = lp_region_count(net)
-    rows.append(Row(f"exact regions on all of R², 2-16-16-1 ({p} regions, {stats['lps']} LPs)",
+    rows.append(Row(f"exact regions on all of R², {'-'.join(map(str, net.sizes))} ({p} regions, "
+                    f"{stats['lps']} LPs)",
                     exact, f"LP splitting of before ({lps} LPs, {lp_p} regions)", lp,
                     note="polygons of the projective plane: no bounding box; every sign proven, "
                     f"{stats['exact']} of them by integer arithmetic", max_seconds=5.0,
                     holds=p == lp_p))
 
     conv = median_time(lambda: convert(net), repeat=3)
-    rows.append(Row("2-16-16-1 → three-hidden-layer extended network (regions + construction)",
+    rows.append(Row(f"{'-'.join(map(str, net.sizes))} → three-hidden-layer extended network "
+                    "(regions + construction)",
                     conv, "LP splitting alone", lp, max_seconds=5.0))
-    net4 = MLP.random([4, 8, 8, 1], seed=0)
+    net4 = MLP.random(small([4, 8, 8, 1], [3, 4, 4, 1]), seed=0)
     done = convert(net4)
     conv4 = median_time(lambda: convert(net4), repeat=3)
     lp4 = median_time(lambda: lp_region_count(net4), repeat=1, warmup=0)
-    rows.append(Row(f"4-8-8-1 → three-hidden-layer extended network ({done.p} regions + "
+    rows.append(Row(f"{'-'.join(map(str, net4.sizes))} → three-hidden-layer extended network "
+                    f"({done.p} regions + "
                     "construction)", conv4, "LP splitting of the regions alone", lp4,
                     max_seconds=5.0))
 
     # growth with the number of regions: about the same time per region
     per_region = []
-    for w in (8, 16, 24, 32):
+    widths = small((8, 16, 24, 32), (4, 6))
+    for w in widths:
         net = MLP.random([2, w, w, 1], seed=1)
         t = median_time(lambda: linear_regions(net), repeat=1)
         p = len(linear_regions(net))
@@ -178,7 +185,7 @@ def run() -> list[Row]:
         notes = "; ".join(f"p = {q}: {s * 1e6:.0f} µs per region" for q, s in per_region)
         rows.append(Row(f"exact regions 2-{w}-{w}-1 ({p} regions)", t,
                         "patterns on a 300² grid", g, "≤ 3× the time per region of 2-8-8-1",
-                        notes if w == 32 else "",
+                        notes if w == widths[-1] else "",
                         holds=per_region[-1][1] <= 3 * per_region[0][1]))
     # last: their baselines leave hundreds of megabytes behind, which the single
     # measurements above must not meet

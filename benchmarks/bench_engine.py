@@ -5,6 +5,8 @@ while the region engine compiles beside it.
 
 Each measurement runs in a fresh process with its own empty cache folder
 (``NUMBA_CACHE_DIR``), so nothing compiled by this process or an earlier run counts.
+A smoke run uses numba's usual cache instead (filled by the tests before it, or by
+its own first child): the same children, without their minutes of compiling.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 
+from benchmarks import common
 from benchmarks.common import Row, fmt_time
 
 # code run in a child process; each prints one JSON object
@@ -75,23 +78,31 @@ panel.close()
 """
 
 
-def _child(code: str, cache: str) -> dict:
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache, QT_QPA_PLATFORM="offscreen")
+def _child(code: str, cache: str | None) -> dict:
+    """Run ``code`` in a fresh process with numba's cache in ``cache`` (None: numba's
+    usual place) and return the JSON object it printed last."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    if cache is not None:
+        env["NUMBA_CACHE_DIR"] = cache
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          timeout=600, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def _cold_and_warm(code: str) -> tuple[dict, dict]:
+    if common.SMOKE:  # one child: with numba's usual cache, the next run is the same
+        done = _child(code, None)
+        return done, done
     with tempfile.TemporaryDirectory() as cache:
         return _child(code, cache), _child(code, cache)
 
 
 def run() -> list[Row]:
     rows = []
+    empty = "numba's usual cache (smoke run)" if common.SMOKE else "an empty numba cache"
     for sizes, kind in (([2, 8, 8, 1], "2-D"), ([3, 8, 8, 1], "n-D")):
         cold, warm = _cold_and_warm(_REGIONS.format(sizes=sizes))
-        rows.append(Row(f"region engine {kind}: first region count on an empty numba cache "
+        rows.append(Row(f"region engine {kind}: first region count on {empty} "
                         f"(engine {cold['status']})", cold["seconds"],
                         "the same, the next run", warm["seconds"],
                         note=f"next run: engine {warm['status']}"))
@@ -100,12 +111,15 @@ def run() -> list[Row]:
                         holds=warm["status"].startswith("loaded from the disk cache"),
                         note=f"engine {warm['status']}"))
     cold, warm = _cold_and_warm(_TRAINING)
-    rows.append(Row("training loop: compiled on an empty numba cache", cold["seconds"],
+    rows.append(Row(f"training loop: compiled on {empty}", cold["seconds"],
                     "loaded from the disk cache", warm["seconds"],
                     note=f"compiled: {cold['status']}; loaded: {warm['status']}"))
-    with tempfile.TemporaryDirectory() as cache:
-        shown = _child(_PLAYGROUND, cache)
-    rows.append(Row("Playground on an empty engine cache: event loop delay, max, until the "
+    if common.SMOKE:
+        shown = _child(_PLAYGROUND, None)
+    else:
+        with tempfile.TemporaryDirectory() as cache:
+            shown = _child(_PLAYGROUND, cache)
+    rows.append(Row(f"Playground on {empty}: event loop delay, max, until the "
                     "overlay is drawn", shown["max_delay"], "—", float("nan"), max_seconds=0.05,
                     holds=shown["preparing"],
                     note=f"'{shown['label']}' after {fmt_time(shown['seconds'])} and "

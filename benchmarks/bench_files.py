@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import Row, median_time
+from benchmarks.common import Row, median_time, small
 from relulab.io.atomic import write_bytes_atomic
 from relulab.io.networks import network_from_bytes, network_to_bytes
 from relulab.io.scenes import parse_scene
@@ -48,7 +48,7 @@ def _plain_save(path: Path, data: bytes) -> None:
 
 def run() -> list[Row]:
     rows = []
-    net = MLP.random([64, 512, 512, 512, 512, 1], seed=0)  # 820,000 parameters
+    net = MLP.random(small([64, 512, 512, 512, 512, 1], [8, 16, 16, 1]), seed=0)  # 820,000 parameters
     millions = net.n_params / 1e6
     # the plain calls check nothing (protobuf parsing is little more than a copy), so
     # ONNX has a time budget rather than a ratio
@@ -62,17 +62,18 @@ def run() -> list[Row]:
         rows.append(Row(f"read a {millions:.2f} M-parameter network ({fmt.upper()}, "
                         f"{len(data) / 1e6:.1f} MB) within bounds", ours, what, base, **target))
     rng = np.random.default_rng(0)
+    n = small(100_000, 1000)
     scene = json.dumps({"format": "relulab-scene", "version": 1, "panels": {"playground": {
-        "points": {"x": rng.normal(size=(100_000, 2)).tolist(),
-                   "label": [float(i % 2) for i in range(100_000)]}}}})
+        "points": {"x": rng.normal(size=(n, 2)).tolist(),
+                   "label": [float(i % 2) for i in range(n)]}}}})
     ours = median_time(lambda: parse_scene(scene, ["playground"]), repeat=5)
     base = median_time(lambda: json.loads(scene), repeat=5)
-    rows.append(Row(f"read a {len(scene) / 1e6:.1f} MB scene (100,000 points) within bounds",
+    rows.append(Row(f"read a {len(scene) / 1e6:.1f} MB scene ({n:,} points) within bounds",
                     ours, "json.loads of the same text", base, min_ratio=1 / 3))
-    payload = network_to_bytes(MLP.random([2, 256, 256, 1], seed=1), "json")
+    payload = network_to_bytes(MLP.random(small([2, 256, 256, 1], [2, 8, 1]), seed=1), "json")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        for i in range(200):  # a folder with other files in it, as a user's has
+        for i in range(small(200, 5)):  # a folder with other files in it, as a user's has
             (folder / f"other-{i}.relulab.json").write_bytes(b"{}")
         target = folder / "net.json"
         ours = median_time(lambda: write_bytes_atomic(target, payload), repeat=10)

@@ -14,7 +14,7 @@ import tracemalloc
 
 import numpy as np
 
-from benchmarks.common import Row, median_time
+from benchmarks.common import Row, median_time, small
 from relulab.model.pieces.folding import grid_piece_count, tent_network
 from relulab.model.pieces.piecewise import piecewise_linear
 
@@ -111,7 +111,7 @@ def _slider_rows() -> list[Row]:
     panel.wait_until_idle(120)
     panel._start_warm_work = lambda: None  # measure the two paths, not the idle work
     rows = []
-    for depth in (8, 12, 16):
+    for depth in small((8, 12, 16), (4, 6)):
         def change(cached: bool):
             panel.set_depth(depth - 1)
             app.processEvents()
@@ -123,8 +123,8 @@ def _slider_rows() -> list[Row]:
             app.processEvents()
             return time.perf_counter() - t0
 
-        fresh = float(np.median([change(False) for _ in range(5)]))
-        cached = float(np.median([change(True) for _ in range(5)]))
+        fresh = float(np.median([change(False) for _ in range(small(5, 1))]))
+        cached = float(np.median([change(True) for _ in range(small(5, 1))]))
         # idle time fills the cache for depths ≤ 16, so the cached change is what a user
         # gets; the baseline computes the tent (and the fold) first
         rows.append(Row(f"depth slider to {depth} ({2 ** depth:,} pieces), cache warm",
@@ -151,9 +151,11 @@ def _certified_rows() -> list[Row]:
     """The certified path against the plain floating-point one (certify=False): best
     of a few runs each, taken in turn; peak memory from one traced run of each."""
     rows = []
-    for depth, repeat in ((20, 5), (24, 2)):
+    depths = small(((20, 5), (24, 2)), ((8, 1), (10, 1)))
+    medium = depths[0][0]
+    for depth, repeat in depths:
         net = tent_network(depth)
-        kinks = piecewise_linear(net).n_kinks if depth == 20 else 2 ** depth + 1
+        kinks = piecewise_linear(net).n_kinks if depth == medium else 2 ** depth + 1
         certified, plain = [], []
         for _ in range(repeat):
             certified.append(_best_of(lambda: piecewise_linear(net), 1))
@@ -162,45 +164,48 @@ def _certified_rows() -> list[Row]:
         _, peak_f = _peak_memory(lambda: piecewise_linear(net, certify=False))
         rows.append(Row(f"certified kinks, tent depth {depth} ({2 ** depth:,} pieces)",
                         min(certified), "plain floating point (not certified)", min(plain),
-                        "≤ 0.5 s" if depth == 20 else "≤ 8 s, ≤ 2 GB",
+                        "≤ 0.5 s" if depth == medium else "≤ 8 s, ≤ 2 GB",
                         f"{kinks:,} kinks, every operation proven exact in doubles; peak "
                         f"traced memory {peak_c / 1e9:.2f} GB certified, {peak_f / 1e9:.2f} GB "
-                        "plain", max_seconds=0.5 if depth == 20 else 8.0,
+                        "plain", max_seconds=0.5 if depth == medium else 8.0,
                         holds=peak_c <= 2e9 and kinks == 2 ** depth + 1))
     return rows
 
 
 def run() -> list[Row]:
     rows = _certified_rows()
-    net20 = tent_network(20)
+    d = small(20, 8)
+    net20 = tent_network(d)
     exact20 = median_time(lambda: piecewise_linear(net20), repeat=3)
-    # the seeds' grid, with just enough samples (2^21 + 1) to see every piece of depth 20
-    grid20 = median_time(lambda: grid_piece_count(20, points=2 ** 21 + 1), repeat=3)
-    rows.append(Row("exact kinks, tent depth 20 (1 048 576 pieces)", exact20,
-                    "seed grid count with 2^21 + 1 samples (just enough)", grid20, "≤ 0.5 s",
+    # the seeds' grid, with just enough samples (2^(d+1) + 1) to see every piece of depth d
+    grid20 = median_time(lambda: grid_piece_count(d, points=2 ** (d + 1) + 1), repeat=3)
+    rows.append(Row(f"exact kinks, tent depth {d} ({2 ** d:,} pieces)", exact20,
+                    f"seed grid count with 2^{d + 1} + 1 samples (just enough)", grid20, "≤ 0.5 s",
                     max_seconds=0.5))
 
-    net14 = tent_network(14)
+    d = small(14, 6)
+    net14 = tent_network(d)
     exact14 = median_time(lambda: piecewise_linear(net14), repeat=5)
     loop14 = median_time(lambda: _loop_kinks(net14), repeat=1, warmup=0)
     assert _loop_kinks(tent_network(6)) == piecewise_linear(tent_network(6)).n_kinks
-    rows.append(Row("exact kinks, tent depth 14 (16 384 pieces)", exact14,
+    rows.append(Row(f"exact kinks, tent depth {d} ({2 ** d:,} pieces)", exact14,
                     "same propagation, Python loop over pieces", loop14, "≥ 5× faster",
                     min_ratio=5.0))
 
-    net24 = tent_network(24)
+    d = small(24, 10)
+    net24 = tent_network(d)
     result = {}
     seconds, peak = _peak_memory(lambda: result.setdefault("pl", piecewise_linear(net24)))
     kinks = result.pop("pl").n_kinks
     found = {}
-    grid24 = median_time(lambda: found.setdefault("n", _lean_grid_count(24, 2 ** 25 + 1)),
+    grid24 = median_time(lambda: found.setdefault("n", _lean_grid_count(d, 2 ** (d + 1) + 1)),
                          repeat=1, warmup=0)
-    rows.append(Row("exact kinks, tent depth 24 (16 777 216 pieces)", seconds,
-                    "seed grid count with 2^25 + 1 samples, evaluated in place", grid24,
+    rows.append(Row(f"exact kinks, tent depth {d} ({2 ** d:,} pieces)", seconds,
+                    f"seed grid count with 2^{d + 1} + 1 samples, evaluated in place", grid24,
                     "≤ 8 s, ≤ 2 GB",
                     f"{kinks:,} kinks; peak traced memory {peak / 1e9:.2f} GB (budget 2 GB); "
                     f"the grid counts {found['n']:,} pieces; with the seeds' 4097 samples "
-                    f"it counts {grid_piece_count(24)}", max_seconds=8.0,
-                    holds=peak <= 2e9 and kinks == 2 ** 24 + 1))
+                    f"it counts {grid_piece_count(d)}", max_seconds=8.0,
+                    holds=peak <= 2e9 and kinks == 2 ** d + 1))
     rows.extend(_slider_rows())
     return rows

@@ -15,9 +15,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import numpy as np
 
-from benchmarks.common import Row, median_time
+from benchmarks.common import Row, median_time, small
 
-HINGES, POINTS, MOVES = 100, 1000, 60
+HINGES, POINTS, MOVES = small(100, 10), small(1000, 100), small(60, 8)
 FRAME = 0.008  # a drag fits in a frame: model work plus redraw, median per move
 
 
@@ -82,7 +82,7 @@ def run() -> list[Row]:
     threads = os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS") or "default"
     return [
         Row(f"drag a kink: refit + redraw per move ({HINGES} hinges, {POINTS} points)", ours,
-            "same panel, dense lstsq 1000×102 per move", dense, max_seconds=FRAME,
+            f"same panel, dense lstsq {POINTS}×{HINGES + 2} per move", dense, max_seconds=FRAME,
             note=f"median of {MOVES - 5} synthetic mouse moves through the real panel, "
                  f"offscreen, BLAS threads: {threads}, load average {os.getloadavg()[0]:.1f}"),
         Row("the same drag, CPU time per move (less sensitive to a busy machine)", ours_cpu,

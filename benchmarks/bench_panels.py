@@ -26,16 +26,25 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import Row
+from benchmarks.common import Row, small
+from relulab.model.fitting.hinges import MAX_HINGES, MAX_POINTS
 
 ROOT = Path(__file__).resolve().parents[1]
 GAP = 0.05          # the interactive budget: no gap of the event loop above 50 ms
-FIRST_PAINT_RUNS = 5
-SEVEN = ("1-512-512-1", "2-32-32-1", "3-10-10-1", "1-256-256-256-1", "4-8-8-1", "2-16-16-16-1",
-         "2-64-1")
+FIRST_PAINT_RUNS = small(5, 1)
+SEVEN = small(("1-512-512-1", "2-32-32-1", "3-10-10-1", "1-256-256-256-1", "4-8-8-1",
+               "2-16-16-16-1", "2-64-1"), ("1-8-8-1", "2-6-6-1"))
 RSS_BUDGET_MB = 300
+#: the largest 1-D conversion the panel builds
+CONVERTER_LINE = small("1-512-512-1", "1-8-8-1")
 #: 2-D conversions with about 1,300 and 2,000 regions: each region's polygon is drawn
-CONVERTER_PLANE = ("2-32-32-1", "2-16-16-16-1")
+CONVERTER_PLANE = small(("2-32-32-1", "2-16-16-16-1"), ("2-6-6-1",))
+#: the deepest tent the Folding panel draws on the whole line
+FOLDING_DEPTH = small(24, 8)
+#: the Hinges panel's largest settings: hinges and samples
+HINGES, SAMPLES = small(MAX_HINGES, 10), small(MAX_POINTS, 500)
+#: mouse moves in the Hinges drag, one per frame
+DRAG_MOVES = small(60, 8)
 
 
 # -- the probes (each runs in its own process) ------------------------------------------
@@ -149,17 +158,17 @@ def probe_folding(_t0: float) -> dict:
     def done():
         return not panel.computing() and panel.warmed_up()
 
-    gap = _gap(lambda: panel.set_depth(24), done)
-    ok = "16,777,216</b> pieces" in panel.count_label.text()
+    gap = _gap(lambda: panel.set_depth(FOLDING_DEPTH), done)
+    ok = f"{2 ** FOLDING_DEPTH:,}</b> pieces" in panel.count_label.text()
     panel.shutdown()
     t = time.perf_counter()
-    compute_tent(24, 0.5)
+    compute_tent(FOLDING_DEPTH, 0.5)
     blocking = time.perf_counter() - t
     return {"gap": gap, "baseline": blocking, "ok": ok}
 
 
 def probe_hinges(_t0: float) -> dict:
-    from relulab.model.fitting.hinges import DEFAULT_COUNTS, MAX_HINGES, MAX_POINTS, convergence_study
+    from relulab.model.fitting.hinges import DEFAULT_COUNTS, convergence_study
     from relulab.ui.panels.hinges import HingesPanel
 
     _app()
@@ -167,9 +176,9 @@ def probe_hinges(_t0: float) -> dict:
     panel.resize(1280, 800)
     panel.show()
     panel.components_check.setChecked(True)
-    panel.count_spin.setValue(MAX_HINGES)
+    panel.count_spin.setValue(HINGES)
     panel.wait_until_idle(120)
-    gap = _gap(lambda: panel.points_spin.setValue(MAX_POINTS), lambda: panel.convergence_done)
+    gap = _gap(lambda: panel.points_spin.setValue(SAMPLES), lambda: panel.convergence_done)
     ok = len(panel.convergence_rows) == len(DEFAULT_COUNTS)
     s = panel.state
     rows, t = [], time.perf_counter()
@@ -181,12 +190,12 @@ def probe_hinges(_t0: float) -> dict:
 
 
 def probe_hinges_drag(_t0: float) -> dict:
-    """A kink dragged for a second at 20,000 samples and 200 hinges, one move per frame."""
+    """A kink dragged for a second at the largest settings (20,000 samples and 200 hinges),
+    one move per frame."""
     import numpy as np
     import pyqtgraph as pg
     from PySide6.QtCore import QPointF, QTimer
 
-    from relulab.model.fitting.hinges import MAX_HINGES, MAX_POINTS
     from relulab.testing import mouse
     from relulab.ui.panels.hinges import HingesPanel
 
@@ -197,13 +206,13 @@ def probe_hinges_drag(_t0: float) -> dict:
         panel = HingesPanel()
         panel.resize(1280, 800)
         panel.show()
-        panel.count_spin.setValue(MAX_HINGES)
-        panel.points_spin.setValue(MAX_POINTS)
+        panel.count_spin.setValue(HINGES)
+        panel.points_spin.setValue(SAMPLES)
         panel.wait_until_idle(120)
         panel._fit_method = method
         view = panel.plot
         view.scene().minDragTime = 0
-        k = panel.fit.kinks[MAX_HINGES // 2]
+        k = panel.fit.kinks[HINGES // 2]
         start = mouse.data_to_viewport(view, k, float(panel.fit.predict(np.array([k]))[0]))
         moves = {"n": 0}
         timer = QTimer()
@@ -213,7 +222,7 @@ def probe_hinges_drag(_t0: float) -> dict:
             moves["n"] += 1
             dx = 40.0 * np.sin(moves["n"] / 6.0)
             mouse.move(view, QPointF(start.x() + dx, start.y()), mouse.LEFT)
-            if moves["n"] >= 60:
+            if moves["n"] >= DRAG_MOVES:
                 timer.stop()
 
         timer.timeout.connect(step)
@@ -223,7 +232,7 @@ def probe_hinges_drag(_t0: float) -> dict:
             mouse.press(view, start)
             timer.start()
 
-        results[method] = _gap(begin, lambda: moves["n"] >= 60, 60)
+        results[method] = _gap(begin, lambda: moves["n"] >= DRAG_MOVES, 60)
         mouse.release(view, start)
         panel.shutdown()
     return {"gap": results["auto"], "baseline": results["dense"], "ok": True}
@@ -313,8 +322,8 @@ def run() -> list[Row]:
                 min_ratio=0.5,
                 note=f"best of {FIRST_PAINT_RUNS} fresh processes each; panels created at start: "
                      f"{', '.join(created)}; scipy imported: {'yes' if scipy else 'no'}")]
-    converter = _probe("converter")
-    rows.append(_gap_row("Deep → shallow: Return on 1-512-512-1, longest event-loop gap",
+    converter = _probe(f"converter:{CONVERTER_LINE}")
+    rows.append(_gap_row(f"Deep → shallow: Return on {CONVERTER_LINE}, longest event-loop gap",
                          converter, "compute() of the same network on the GUI thread"))
     rows[-1].note = (f"{converter['kinks']} kinks; conversion drawn after "
                      f"{converter['total']:.2f} s")
@@ -324,12 +333,14 @@ def run() -> list[Row]:
                              plane, "compute() of the same network on the GUI thread"))
         rows[-1].note = (f"{plane['regions']:,} regions, each drawn; conversion drawn after "
                          f"{plane['total']:.2f} s")
-    rows.append(_gap_row("Folding: depth 24 on the whole line, longest event-loop gap",
-                         _probe("folding"), "the depth-24 tent computed on the GUI thread"))
-    rows.append(_gap_row("Hinges: 20,000 samples, 200 hinges, convergence study, longest gap",
-                         _probe("hinges"), "its slowest row on the GUI thread"))
-    rows.append(_gap_row("Hinges: a drag at 20,000 samples and 200 hinges, longest gap",
-                         _probe("hinges-drag"), "same drag, dense lstsq 20,000×202 per move"))
+    rows.append(_gap_row(f"Folding: depth {FOLDING_DEPTH} on the whole line, longest event-loop "
+                         "gap", _probe("folding"),
+                         f"the depth-{FOLDING_DEPTH} tent computed on the GUI thread"))
+    rows.append(_gap_row(f"Hinges: {SAMPLES:,} samples, {HINGES} hinges, convergence study, "
+                         "longest gap", _probe("hinges"), "its slowest row on the GUI thread"))
+    rows.append(_gap_row(f"Hinges: a drag at {SAMPLES:,} samples and {HINGES} hinges, longest gap",
+                         _probe("hinges-drag"),
+                         f"same drag, dense lstsq {SAMPLES:,}×{HINGES + 2} per move"))
     seven = _probe("seven-conversions")
     rss = seven["rss"]
     growth = rss[-1] - rss[0]

@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from benchmarks.common import Row, click_latency, event_loop_delays, fmt_time, median_time
+from benchmarks.common import Row, click_latency, event_loop_delays, fmt_time, median_time, small
 from relulab.model.fitting.classify import DEFAULT_BOX, boundary_segments, decision_map, grid_axes
 from relulab.model.lessons.playground import (
     DEPTH_BUDGETS,
@@ -27,7 +27,14 @@ from relulab.model.lessons.playground import (
 from relulab.model.networks.mlp import MLP
 
 RES = 200
-LARGEST = (MAX_WIDTH,) * MAX_HIDDEN_LAYERS
+LARGEST = small((MAX_WIDTH,) * MAX_HIDDEN_LAYERS, (4, 4))
+#: the most points, moments of history, and networks per depth the controls allow
+POINTS, HISTORY, DEPTH_SEEDS = (small(MAX_POINTS, 200), small(HISTORY_LIMIT, 20),
+                                small(DEPTH_MAX_SEEDS, 1))
+#: the depth study's parameter budget: its largest (its smallest in a smoke run)
+DEPTH_BUDGET = small(DEPTH_BUDGETS[1], DEPTH_BUDGETS[0])
+#: clicks on Pause per measurement
+CLICKS = small(5, 1)
 #: The costliest activation per step and per picture (erf in GELU).
 COSTLIEST = "gelu"
 
@@ -91,7 +98,7 @@ def model_rows() -> list[Row]:
     return rows
 
 
-def _frame_time(panel, repeat: int = 15) -> float:
+def _frame_time(panel, repeat: int = small(15, 1)) -> float:
     """Median wall time of one training frame drawn whole: every piece (the map's
     picture and boundary, the curves and readouts, the diagram with its pictures), then
     a synchronous paint of the panel. A few training steps between frames, untimed, so
@@ -140,7 +147,7 @@ def frame_rows() -> list[Row]:
     return rows
 
 
-def _panel(points: int = MAX_POINTS, hidden=LARGEST, activation: str = "relu"):
+def _panel(points: int = POINTS, hidden=LARGEST, activation: str = "relu"):
     from relulab.ui.panels.playground import PlaygroundPanel
 
     panel = PlaygroundPanel()
@@ -151,7 +158,7 @@ def _panel(points: int = MAX_POINTS, hidden=LARGEST, activation: str = "relu"):
     return panel
 
 
-def largest_state(points: int = MAX_POINTS, hidden=LARGEST, activation: str = "relu",
+def largest_state(points: int = POINTS, hidden=LARGEST, activation: str = "relu",
                   history: int = 0) -> PlaygroundState:
     rng = np.random.default_rng(0)
     x = rng.uniform(-1.2, 1.2, (points, 2))
@@ -182,14 +189,14 @@ def _close(panel) -> None:
 
 def panel_rows() -> list[Row]:
     rows = []
-    size = f"{MAX_POINTS} points, 2-{'-'.join(map(str, LARGEST))}-1"
+    size = f"{POINTS} points, 2-{'-'.join(map(str, LARGEST))}-1"
     for activation in ("relu", COSTLIEST):
         panel = _panel(activation=activation)
         idle = float(event_loop_delays(lambda: None, seconds=1.0).max())
         busy = event_loop_delays(panel.controls.play_button.click, seconds=3.0)
         steps = panel.trainer.step
         latencies, gaps = [], []
-        for _ in range(5):
+        for _ in range(CLICKS):
             lat, gap = click_latency(panel.controls.play_button.click, lambda: panel.driver.busy)
             latencies.append(lat)
             gaps.append(gap)
@@ -202,12 +209,13 @@ def panel_rows() -> list[Row]:
                         float(busy.max()), "the same probe, panel idle (max)", idle,
                         max_seconds=0.05, note=f"{steps / 3:,.0f} steps/s; 95th percentile "
                                                f"{fmt_time(np.percentile(busy, 95))}"))
-        rows.append(Row(f"pause: click to training stopped, median of 5 ({activation}, {size})",
-                        float(np.median(latencies)), "the same probe, panel idle (max)", idle,
-                        max_seconds=0.05, note=f"worst of 5: {fmt_time(max(latencies))}"))
+        rows.append(Row(f"pause: click to training stopped, median of {CLICKS} ({activation}, "
+                        f"{size})", float(np.median(latencies)), "the same probe, panel idle (max)",
+                        idle, max_seconds=0.05,
+                        note=f"worst of {CLICKS}: {fmt_time(max(latencies))}"))
         rows.append(Row(f"pause: event loop delay until the final frame is drawn ({activation})",
                         float(np.median(gaps)), "the same probe, panel idle (max)", idle,
-                        max_seconds=0.05, note=f"worst of 5: {fmt_time(max(gaps))}"))
+                        max_seconds=0.05, note=f"worst of {CLICKS}: {fmt_time(max(gaps))}"))
     rows += _worker_rows(size)
     rows += _load_rows()
     return rows
@@ -238,12 +246,12 @@ def _worker_rows(size: str) -> list[Row]:
                     float(plane.max()), "the same probe, panel idle (max)", idle, max_seconds=0.05,
                     note=f"{labels.plane_label.text()} after {fmt_time(t_plane)}"))
     study = panel.depth_study
-    study.budget.setValue(DEPTH_BUDGETS[1])
-    study.seeds.setValue(DEPTH_MAX_SEEDS)
+    study.budget.setValue(DEPTH_BUDGET)
+    study.seeds.setValue(DEPTH_SEEDS)
     t0 = time.perf_counter()
     depth = event_loop_delays(panel.run_depth_experiment, done=lambda: not panel.depth_running(),
                               seconds=120.0)
-    rows.append(Row(f"depth study, budget {DEPTH_BUDGETS[1]}, {DEPTH_MAX_SEEDS} networks per depth: "
+    rows.append(Row(f"depth study, budget {DEPTH_BUDGET}, {DEPTH_SEEDS} networks per depth: "
                     "event loop delay, max", float(depth.max()), "the same probe, panel idle (max)",
                     idle, max_seconds=0.05,
                     note=f"{len(panel.state.depth.samples)} networks in "
@@ -261,7 +269,7 @@ def _load_rows() -> list[Row]:
     from relulab.app import build_main_window
     from relulab.io.scenes import SCENE_FORMAT
 
-    big = largest_state(MAX_POINTS, LARGEST, COSTLIEST, history=HISTORY_LIMIT)
+    big = largest_state(POINTS, LARGEST, COSTLIEST, history=HISTORY)
     text = json.dumps({"format": SCENE_FORMAT, "version": 1, "current": "playground",
                        "panels": {"playground": big.to_dict()}})
     window = build_main_window(panel="playground")
@@ -275,8 +283,8 @@ def _load_rows() -> list[Row]:
         parse = median_time(lambda: json.loads(path.read_text()), repeat=5)
     window.close()
     window.deleteLater()
-    rows = [Row(f"open the largest playground scene ({len(text) / 1e6:.1f} MB: {MAX_POINTS} points, "
-                f"2-{'-'.join(map(str, LARGEST))}-1, {HISTORY_LIMIT} moments of history)", opened,
+    rows = [Row(f"open the largest playground scene ({len(text) / 1e6:.1f} MB: {POINTS} points, "
+                f"2-{'-'.join(map(str, LARGEST))}-1, {HISTORY} moments of history)", opened,
                 "json.loads of the same file", parse, max_seconds=2.0, holds=ok)]
     huge = big.to_dict()
     huge["architecture"] = {**huge["architecture"], "hidden": [8] * 10_000}

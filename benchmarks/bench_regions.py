@@ -21,7 +21,7 @@ import importlib.util
 
 import numpy as np
 
-from benchmarks.common import Row, best_time, fmt_time, longest_wait_beside, median_time
+from benchmarks.common import Row, best_time, fmt_time, longest_wait_beside, median_time, small
 from benchmarks.lp_regions import lp_region_count
 from relulab.model.core.rows import unique_rows
 from relulab.model.networks.mlp import MLP
@@ -101,7 +101,8 @@ def _readout_rows(net, peer: str, peer_t: float, have: bool) -> list[Row]:
 def run() -> list[Row]:
     rc = _regioncam()
     rows = []
-    for sizes in ([2, 8, 8, 1], [2, 16, 16, 1], [2, 32, 32, 1], [2, 32, 32, 32, 1]):
+    for sizes in small(([2, 8, 8, 1], [2, 16, 16, 1], [2, 32, 32, 1], [2, 32, 32, 32, 1]),
+                       ([2, 6, 6, 1],)):
         net = MLP.random(sizes, seed=0)
         ours_n = count_linear_regions(net, BOX)
         plane_n = count_linear_regions(net)
@@ -120,33 +121,35 @@ def run() -> list[Row]:
         rows += _readout_rows(net, peer, peer_t, have)
 
     # distinct activation keys on a worker, the GUI thread waiting beside it
-    keys = np.random.default_rng(0).integers(0, 3, size=(200_000, 6))
-    ours = min(longest_wait_beside(lambda: unique_rows(keys)) for _ in range(3))
+    n_keys, tries = small(200_000, 2000), small(3, 1)
+    keys = np.random.default_rng(0).integers(0, 3, size=(n_keys, 6))
+    ours = min(longest_wait_beside(lambda: unique_rows(keys)) for _ in range(tries))
     numpy_wait = min(longest_wait_beside(lambda: np.unique(keys, axis=0, return_index=True,
                                                            return_inverse=True))
-                     for _ in range(3))
-    rows.append(Row("distinct rows of 200,000 activation keys on a worker: longest wait of "
+                     for _ in range(tries))
+    rows.append(Row(f"distinct rows of {n_keys:,} activation keys on a worker: longest wait of "
                     "the thread beside it", ours, "np.unique(axis=0) on the worker", numpy_wait,
                     max_seconds=0.01,
                     note="np.unique sorts rows as records, giving the interpreter up and "
                          "back at every comparison; a waiting thread never gets it"))
     # the readout runs in the compiled pass, without the interpreter, and whole-array numpy
-    big = MLP.random([2, 32, 32, 32, 1], seed=0)
-    plane_wait = min(longest_wait_beside(lambda: linear_regions(big)) for _ in range(3))
-    count_wait = min(longest_wait_beside(lambda: count_linear_regions(big)) for _ in range(3))
-    rows.append(Row("whole-plane regions 2-32-32-32-1 with their readout on a worker: longest "
+    big = MLP.random(small([2, 32, 32, 32, 1], [2, 6, 6, 6, 1]), seed=0)
+    plane_wait = min(longest_wait_beside(lambda: linear_regions(big)) for _ in range(tries))
+    count_wait = min(longest_wait_beside(lambda: count_linear_regions(big)) for _ in range(tries))
+    rows.append(Row(f"whole-plane regions {_arch(big)} with their readout on a worker: longest "
                     "wait of the thread beside it", plane_wait, "the count alone on the worker",
                     count_wait, max_seconds=0.01))
 
     # degenerate networks on all of R², against the same sizes in general position
     rng = np.random.default_rng(0)
-    fan = _concurrent(100)
-    fan_generic = MLP([(fan.layers[0][0], rng.uniform(-1, 1, 100)), fan.layers[1]])
-    generic = MLP.random([2, 32, 32, 1], seed=0)
+    lines = small(100, 10)
+    fan = _concurrent(lines)
+    fan_generic = MLP([(fan.layers[0][0], rng.uniform(-1, 1, lines)), fan.layers[1]])
+    generic = MLP.random(small([2, 32, 32, 1], [2, 6, 6, 1]), seed=0)
     zero = MLP([(W, np.zeros_like(b)) for W, b in generic.layers])
     for name, net, base, before in (
-            ("100 lines through one point", fan, fan_generic, "65 s and 9,702 LPs"),
-            ("2-32-32-1 with zero biases (all lines through 0)", zero, generic,
+            (f"{lines} lines through one point", fan, fan_generic, "65 s and 9,702 LPs"),
+            (f"{_arch(generic)} with zero biases (all lines through 0)", zero, generic,
              "23 s and 4,135 LPs")):
         stats = {}
         p = len(linear_regions(net, stats=stats))
@@ -174,7 +177,7 @@ def run() -> list[Row]:
                     "216, the exact count", note, holds=n_grid == 216))
 
     # n-D: cones of rays against the linear programs of before
-    for sizes, budget in (([3, 8, 8, 1], 1.0), ([4, 8, 8, 1], 5.0)):
+    for sizes, budget in small((([3, 8, 8, 1], 1.0), ([4, 8, 8, 1], 5.0)), (([3, 4, 4, 1], 1.0),)):
         net = MLP.random(sizes, seed=0)
         stats = {}
         p = len(linear_regions(net, stats=stats))

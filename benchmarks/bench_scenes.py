@@ -7,21 +7,23 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import Row, median_time
+from benchmarks.common import Row, median_time, small
 from relulab.io.scenes import Scene, dump_scene, parse_scene, write_scene
 
 PANELS = ["hinges", "training", "folding", "converter", "playground"]
 
 
 def _big_scene() -> Scene:
-    """About 1 MB: a 2-D data set, a deep network and training histories."""
+    """About 1 MB: a 2-D data set, a deep network and training histories (a few kB in
+    a smoke run)."""
     rng = np.random.default_rng(0)
+    n = small(2000, 50)
     return Scene(current="playground", panels={
-        "playground": {"points": rng.normal(size=(2000, 2)).tolist(),
-                       "labels": rng.integers(0, 2, 2000).tolist()},
+        "playground": {"points": rng.normal(size=(n, 2)).tolist(),
+                       "labels": rng.integers(0, 2, n).tolist()},
         "converter": {"layers": [{"W": rng.normal(size=(32, 32)).tolist(),
                                   "b": rng.normal(size=32).tolist()} for _ in range(8)]},
-        "training": {"history": rng.random((6, 2000)).tolist()},
+        "training": {"history": rng.random((6, n)).tolist()},
         "hinges": {"kinks": np.linspace(-3, 3, 24).tolist()},
         "folding": {"depth": 8},
     })

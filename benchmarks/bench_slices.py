@@ -21,12 +21,12 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import Row, best_time, event_loop_delays
+from benchmarks.common import Row, best_time, event_loop_delays, small
 from relulab.model.networks.mlp import MLP
 from relulab.model.regions.activation import count_linear_regions, region_polygons
 from relulab.model.regions.slices import slice_through
 
-SIZES = [784, 256, 256, 10]
+SIZES = small([784, 256, 256, 10], [20, 8, 8, 3])
 NAN = float("nan")
 
 
@@ -112,7 +112,8 @@ def run() -> list[Row]:
 
     t_restrict = best_time(restrict, repeat=9)
     t_eval = best_time(lambda: net(points), repeat=9)
-    rows.append(Row("restrict 784-256-256-10 to the plane through 3 points (directions and "
+    arch = "-".join(map(str, SIZES))
+    rows.append(Row(f"restrict {arch} to the plane through 3 points (directions and "
                     "first layer)", t_restrict, "the network evaluated at the 3 points", t_eval,
                     max_seconds=0.05))
 
@@ -144,7 +145,7 @@ def run() -> list[Row]:
 
     probe = _panel_gap(net, points)
     idle = _idle_gap(probe["total"])
-    rows.append(Row(f"Deep → shallow: slice 784-256-256-10 through 3 points, draw "
+    rows.append(Row(f"Deep → shallow: slice {arch} through 3 points, draw "
                     f"{probe['drawn']:,} regions: longest event-loop gap", probe["gap"],
                     "the event loop idle as long, same process", idle, max_seconds=0.05,
                     holds=bool(probe["ok"]),

@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from benchmarks.common import Row, click_latency, event_loop_delays, fmt_time, median_time
+from benchmarks.common import Row, click_latency, event_loop_delays, fmt_time, median_time, small
 from relulab.model.fitting import _training_kernels as kernels
 from relulab.model.fitting.training import (
     MAX_POINTS,
@@ -20,14 +20,22 @@ from relulab.model.fitting.training import (
 )
 from relulab.model.lessons.training import TrainingState
 
-LARGEST = {"restarts": MAX_RESTARTS, "hidden": MAX_WIDTH, "points": MAX_POINTS}
+#: the largest settings the Training panel's controls allow (small ones in a smoke run)
+RESTARTS, WIDTH, POINTS = small(MAX_RESTARTS, 2), small(MAX_WIDTH, 8), small(MAX_POINTS, 100)
+LARGEST = {"restarts": RESTARTS, "hidden": WIDTH, "points": POINTS}
+#: the notebook's Adam steps per restart
+STEPS = small(20_000, 200)
+#: clicks on Pause per measurement
+CLICKS = small(5, 1)
+#: the replayed state's step
+REPLAY = small(2000, 50)
 
 
 def relu(z):
     return np.maximum(0, z)
 
 
-def notebook_train(x, target, seed, hidden=12, learning_rate=0.01, steps=20000):
+def notebook_train(x, target, seed, hidden=12, learning_rate=0.01, steps=STEPS):
     """The notebook's per-restart loop, as it writes it (the baseline)."""
     rng = np.random.default_rng(seed)
     w = rng.choice([-1, 1], hidden) * rng.uniform(0.5, 1.5, hidden)
@@ -84,10 +92,10 @@ def model_rows() -> list[Row]:
     x = np.linspace(-3, 3, 400)
     y = np.sin(2 * x) + 0.3 * x ** 2
     t0 = time.perf_counter()
-    ours = train_hinge_net(x, y, hidden=12, seeds=range(6), steps=20_000, lr=0.01)
+    ours = train_hinge_net(x, y, hidden=12, seeds=range(6), steps=STEPS, lr=0.01)
     t_ours = time.perf_counter() - t0
     t0 = time.perf_counter()
-    reference = train_hinge_net(x, y, hidden=12, seeds=range(6), steps=20_000, lr=0.01,
+    reference = train_hinge_net(x, y, hidden=12, seeds=range(6), steps=STEPS, lr=0.01,
                                 backend="numpy")
     t_numpy = time.perf_counter() - t0
     t0 = time.perf_counter()
@@ -96,17 +104,17 @@ def model_rows() -> list[Row]:
     print(f"  final RMSE, compiled: {np.round(ours.rmse, 4)}")
     print(f"  final RMSE, numpy:    {np.round(reference.rmse, 4)}")
     print(f"  final RMSE, notebook: {np.round(base, 4)}")
-    rows = [Row("the notebook's 6 restarts × 20 000 Adam steps (compiled prefix sums)", t_ours,
+    rows = [Row(f"the notebook's 6 restarts × {STEPS:,} Adam steps (compiled prefix sums)", t_ours,
                 "notebook's per-restart numpy loop", t_base, min_ratio=10.0),
             Row("the notebook's run: the same, numpy prefix-sum reference (no numba)", t_numpy,
                 "notebook's per-restart numpy loop", t_base, min_ratio=1.0)]
-    x4 = np.linspace(-3, 3, MAX_POINTS)
+    x4 = np.linspace(-3, 3, POINTS)
     y4 = np.sin(2 * x4) + 0.3 * x4 ** 2
-    for hidden, target in ((12, 3.0), (64, 10.0), (MAX_WIDTH, 30.0)):
+    for hidden, target in small(((12, 3.0), (64, 10.0), (MAX_WIDTH, 30.0)), ((12, 3.0),)):
         trainer = HingeNetTrainer(x4, y4, hidden=hidden, seeds=range(6), lr=0.01)
-        ours = per_step(trainer, 200 if hidden < 256 else 100)
+        ours = per_step(trainer, small(200 if hidden < 256 else 100, 10))
         dense = median_time(dense_step_factory(x4, y4, hidden, 6), repeat=5)
-        rows.append(Row(f"one step, H = {hidden}, {MAX_POINTS} points, 6 restarts", ours,
+        rows.append(Row(f"one step, H = {hidden}, {POINTS} points, 6 restarts", ours,
                         "dense restarts × points × hidden numpy step", dense, min_ratio=target))
     return rows
 
@@ -134,13 +142,14 @@ def _close(panel) -> None:
 
 def panel_rows() -> list[Row]:
     rows = []
-    for restarts, hidden, points in ((6, 12, 400), (MAX_RESTARTS, MAX_WIDTH, MAX_POINTS)):
+    for restarts, hidden, points in small(((6, 12, 400), (RESTARTS, WIDTH, POINTS)),
+                                          ((RESTARTS, WIDTH, POINTS),)):
         panel = _panel(restarts, hidden, points)
         idle = event_loop_delays(lambda: None, seconds=1.0)
         busy = event_loop_delays(panel.play, seconds=3.0)
         steps = panel.trainer.step
         latencies, gaps = [], []
-        for _ in range(5):
+        for _ in range(CLICKS):
             lat, gap = click_latency(panel.pause, lambda: panel.driver.busy)
             latencies.append(lat)
             gaps.append(gap)
@@ -156,13 +165,14 @@ def panel_rows() -> list[Row]:
                         "the same probe, panel idle (max)", float(idle.max()), max_seconds=0.05,
                         note=f"95th percentile {fmt_time(np.percentile(busy, 95))}; "
                              f"{steps / 3:,.0f} steps/s"))
-        rows.append(Row(f"pause: click to training stopped, median of 5 ({size})",
+        rows.append(Row(f"pause: click to training stopped, median of {CLICKS} ({size})",
                         float(np.median(latencies)), "the same probe, panel idle (max)",
                         float(idle.max()), max_seconds=0.05,
-                        note=f"worst of 5: {fmt_time(max(latencies))}"))
+                        note=f"worst of {CLICKS}: {fmt_time(max(latencies))}"))
         rows.append(Row(f"pause: event loop delay until the final frame is drawn ({size})",
                         float(np.median(gaps)), "the same probe, panel idle (max)",
-                        float(idle.max()), max_seconds=0.05, note=f"worst of 5: {fmt_time(max(gaps))}"))
+                        float(idle.max()), max_seconds=0.05,
+                        note=f"worst of {CLICKS}: {fmt_time(max(gaps))}"))
     rows.append(_throughput_row())
     rows.append(_replay_row())
     return rows
@@ -171,33 +181,33 @@ def panel_rows() -> list[Row]:
 def _throughput_row() -> Row:
     """Steps per second in the panel at the largest settings, against the trainer alone:
     what drawing and the event loop cost."""
-    panel = _panel(MAX_RESTARTS, MAX_WIDTH, MAX_POINTS)
+    panel = _panel(RESTARTS, WIDTH, POINTS)
     event_loop_delays(panel.play, seconds=0.5)
-    start = panel.trainer.step
+    start, t0 = panel.trainer.step, time.perf_counter()
     event_loop_delays(lambda: None, seconds=3.0)
-    in_panel = 3.0 / max(1, panel.trainer.step - start)
+    in_panel = (time.perf_counter() - t0) / max(1, panel.trainer.step - start)
     panel.pause()
     trainer = TrainingState(**LARGEST).trainer()
-    alone = per_step(trainer, 50)
+    alone = per_step(trainer, small(50, 10))
     _close(panel)
-    return Row(f"training in the panel, seconds per step ({MAX_RESTARTS} × H {MAX_WIDTH}, "
-               f"{MAX_POINTS} pts)", in_panel, "the trainer alone, no drawing", alone,
+    return Row(f"training in the panel, seconds per step ({RESTARTS} × H {WIDTH}, "
+               f"{POINTS} pts)", in_panel, "the trainer alone, no drawing", alone,
                min_ratio=0.4, note="a tick trains for 8 of its 10 ms, less while a frame is drawn")
 
 
 def _replay_row() -> Row:
     """Loading a state whose steps take seconds to replay: the worker replays them while
     the window answers."""
-    panel = _panel(MAX_RESTARTS, MAX_WIDTH, MAX_POINTS)
-    state = TrainingState(**LARGEST, steps=MAX_STEPS, step=2000).to_dict()
+    panel = _panel(RESTARTS, WIDTH, POINTS)
+    state = TrainingState(**LARGEST, steps=MAX_STEPS, step=REPLAY).to_dict()
     t0 = time.perf_counter()
     delays = event_loop_delays(lambda: panel.load_state(state),
-                               done=lambda: panel.trainer.step == 2000 and not panel.driver.busy,
+                               done=lambda: panel.trainer.step == REPLAY and not panel.driver.busy,
                                seconds=60.0)
     took = time.perf_counter() - t0
-    done = panel.trainer.step == 2000
+    done = panel.trainer.step == REPLAY
     _close(panel)
-    return Row("load a state of 2000 steps at the largest settings: event loop delay, max",
+    return Row(f"load a state of {REPLAY} steps at the largest settings: event loop delay, max",
                float(delays.max()), "—", float("nan"), max_seconds=0.05,
                note=f"replayed on a worker in {fmt_time(took)}" if done else "not replayed in 60 s",
                holds=done)

@@ -9,17 +9,63 @@ A row's target is data, not only words: ``max_seconds`` (the measurement's budge
 baseline", 1/1.5 = "at most 1.5× the baseline") and ``holds`` (a condition that is
 not a time: counts equal, memory within its budget). ``python -m benchmarks --check``
 exits non-zero when any row misses its target, or states a target in words only.
+
+The smoke run, ``python -m benchmarks --smoke`` (CI runs it), runs every probe once on
+tiny sizes so that a rename or a changed signature breaks it, and judges no target:
+only a probe that raises fails it. It takes about a minute in all, so each probe must
+finish in seconds there. What a probe does for it:
+
+- every size, count, depth and number of repeats it chooses goes through
+  ``small(full, tiny)``, which returns ``tiny`` in a smoke run. Call it where the value
+  is used, or at module level (``HINGES = small(100, 10)``): the flag is set before any
+  probe module is imported, and a probe's child processes inherit it (the
+  environment variable :data:`SMOKE_VARIABLE`);
+- ``median_time`` and ``best_time`` already time one call there, and
+  ``event_loop_delays`` without ``done`` watches for :data:`SMOKE_SECONDS` at most:
+  nothing to do for those (a loop of the probe's own, e.g. five clicks, takes
+  ``small(5, 1)``);
+- a row's name and note quote the sizes actually run (format them from the variables),
+  so that a smoke table never claims the full sizes;
+- the probe still runs every step of the full one: the same functions, panels and
+  child processes, only smaller. ``if SMOKE: return []`` defeats the purpose.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
+
+#: set (to "1") in a smoke run, for the probes' child processes too
+SMOKE_VARIABLE = "RELULAB_BENCH_SMOKE"
+#: True in a smoke run: tiny sizes, one call per timing, no target judged
+SMOKE = bool(os.environ.get(SMOKE_VARIABLE))
+#: the longest a smoke run watches an event loop that has no end condition
+SMOKE_SECONDS = 0.2
+
+T = TypeVar("T")
+
+
+def set_smoke(on: bool = True) -> None:
+    """Turn the smoke run on (before any probe module is imported), here and in the
+    child processes the probes start."""
+    global SMOKE
+    SMOKE = on
+    if on:
+        os.environ[SMOKE_VARIABLE] = "1"
+    else:
+        os.environ.pop(SMOKE_VARIABLE, None)
+
+
+def small(full: T, tiny: T) -> T:
+    """``tiny`` in a smoke run, ``full`` otherwise: every size a probe chooses."""
+    return tiny if SMOKE else full
 
 
 @dataclass
@@ -75,7 +121,9 @@ class Row:
 
 
 def median_time(fn: Callable[[], object], repeat: int = 5, warmup: int = 1) -> float:
-    """Median wall time of ``fn()`` over ``repeat`` calls, after ``warmup`` calls."""
+    """Median wall time of ``fn()`` over ``repeat`` calls, after ``warmup`` calls (one
+    call, no warm-up, in a smoke run)."""
+    repeat, warmup = small(repeat, 1), small(warmup, 0)
     for _ in range(warmup):
         fn()
     times = []
@@ -120,8 +168,12 @@ def event_loop_delays(start: Callable[[], object], done: Callable[[], bool] | No
     finished work leaves behind: the paint of its results, a garbage collection that
     waited for it (``done()`` turns true as the results arrive, before they are
     painted). Never empty: a loop blocked for the whole time gives one delay as long
-    as the block.
+    as the block. In a smoke run, without ``done`` it watches :data:`SMOKE_SECONDS` at
+    most, and the tail is short.
     """
+    if SMOKE:
+        seconds = seconds if done is not None else min(seconds, SMOKE_SECONDS)
+        tail = min(tail, 0.05)
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
