@@ -39,11 +39,16 @@ def odd(tmp_path) -> Path:
     return folder
 
 
-@pytest.fixture
-def windows(monkeypatch):
-    """Play Windows: ``sys.platform`` is theirs, retries do not wait."""
+def _play_windows(monkeypatch) -> None:
+    """``sys.platform`` is Windows', and retries do not wait. (Import what the test
+    needs first: some libraries choose their Windows modules on import.)"""
     monkeypatch.setattr(sys, "platform", "win32")
     monkeypatch.setattr(platform, "REPLACE_WAIT", 0.0)
+
+
+@pytest.fixture
+def windows(monkeypatch):
+    _play_windows(monkeypatch)
 
 
 def _net() -> MLP:
@@ -362,3 +367,28 @@ def test_the_command_line_converts_files_with_spaces_and_accents(odd, encoding):
     missing = _command("convert", "fehlt ü 日本.json", "x.npz", cwd=odd, encoding=encoding)
     err = missing.stderr.decode(encoding, "replace")
     assert missing.returncode != 0 and err.count("\n") == 1 and "no such file" in err
+
+
+def test_an_animation_saved_over_a_link_and_an_open_file_writes_the_target(odd, monkeypatch):
+    """The MP4 export: a video player still showing the last export holds the file open
+    (Windows refuses to replace it for a moment), and the user's file may be a link."""
+    pytest.importorskip("av")
+    from PySide6.QtGui import QColor, QImage
+
+    from relulab.ui import export
+
+    real = odd / "Animation ü.mp4"
+    real.write_bytes(b"the last export")
+    link = odd / "Animation 日本.mp4"
+    _link(link, real.name)
+    frames = []
+    for shade in (0, 120, 240):
+        image = QImage(64, 48, QImage.Format.Format_RGB32)
+        image.fill(QColor(shade, 80, 200))
+        frames.append(image)
+    _play_windows(monkeypatch)
+    tries = _refuse_while_open(monkeypatch, 2)
+    export.write_mp4(frames, link)
+    assert len(tries) == 3 and link.is_symlink()
+    assert real.read_bytes()[4:8] == b"ftyp"  # an MP4 now
+    assert sorted(p.name for p in odd.iterdir()) == sorted([real.name, link.name])

@@ -278,7 +278,10 @@ def write_gif(frames: list[QImage], path, fps: float = GIF_FPS) -> Path:
 
 
 def write_mp4(frames: list[QImage], path, fps: float = GIF_FPS) -> Path:
-    """Save frames as an H.264 MP4 (PyAV, which ships its own FFmpeg)."""
+    """Save frames as an H.264 MP4 (PyAV, which ships its own FFmpeg). Encoded in
+    memory (at most MAX_ANIMATION_FRAMES frames: a few MB), then saved as every export
+    is: through a symbolic link to its target, and on Windows over a file a video
+    player still holds open once it lets go (``write_bytes_atomic``)."""
     if not mp4_available():
         raise ExportError("MP4 export needs PyAV: pip install av")
     import av
@@ -286,21 +289,18 @@ def write_mp4(frames: list[QImage], path, fps: float = GIF_FPS) -> Path:
     arrays = [_rgb_array(f, even=True) for f in frames]
     h, w = arrays[0].shape[:2]
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp.mp4")
-    try:
-        with av.open(str(tmp), mode="w") as container:
-            codec = "libx264" if "libx264" in av.codecs_available else "mpeg4"
-            stream = container.add_stream(codec, rate=round(fps))
-            stream.width, stream.height, stream.pix_fmt = w, h, "yuv420p"
-            for rgb in arrays:
-                rgb = rgb[:h, :w] if rgb.shape[:2] != (h, w) else rgb
-                for packet in stream.encode(av.VideoFrame.from_ndarray(rgb, format="rgb24")):
-                    container.mux(packet)
-            for packet in stream.encode():
+    buffer = io.BytesIO()
+    with av.open(buffer, mode="w", format="mp4") as container:
+        codec = "libx264" if "libx264" in av.codecs_available else "mpeg4"
+        stream = container.add_stream(codec, rate=round(fps))
+        stream.width, stream.height, stream.pix_fmt = w, h, "yuv420p"
+        for rgb in arrays:
+            rgb = rgb[:h, :w] if rgb.shape[:2] != (h, w) else rgb
+            for packet in stream.encode(av.VideoFrame.from_ndarray(rgb, format="rgb24")):
                 container.mux(packet)
-        tmp.replace(path)
-    finally:
-        tmp.unlink(missing_ok=True)
+        for packet in stream.encode():
+            container.mux(packet)
+    write_bytes_atomic(path, buffer.getvalue())
     return path
 
 
