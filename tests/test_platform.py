@@ -352,7 +352,8 @@ def _command(*argv: str, cwd: Path, encoding: str) -> subprocess.CompletedProces
 
 @pytest.mark.parametrize("encoding", ["utf-8", "cp1252"])
 def test_the_command_line_converts_files_with_spaces_and_accents(odd, encoding):
-    """``relulab convert`` with names a user types. cp1252 is a Windows console whose
+    """``relulab convert`` and ``relulab slice`` with names a user types, in a folder
+    with spaces and non-ASCII characters. cp1252 is a Windows console whose
     output goes to a file or a pipe: it cannot show "−" or "日本", and the report
     failed the command after the network was written."""
     deep = MLP.random([1, 4, 4, 1], seed=0)
@@ -364,6 +365,14 @@ def test_the_command_line_converts_files_with_spaces_and_accents(odd, encoding):
     shallow = load_network(odd / "flach ü 日本.npz")
     x = np.linspace(-3, 3, 101)
     assert np.allclose(shallow(x), deep(x), atol=1e-9)
+    wide = MLP.random([4, 6, 2], seed=2)
+    save_network(wide, odd / "breites Netz ü.npz")
+    np.savez(odd / "Punkte 日本.npz", X=np.eye(4)[:3])
+    sliced = _command("slice", "breites Netz ü.npz", "Ebene – ü 日本.json", "--plane", "0", "1", "2",
+                      "--points", str(odd / "Punkte 日本.npz"), "--report", cwd=odd,
+                      encoding=encoding)
+    assert sliced.returncode == 0, sliced.stderr.decode(encoding, "replace")
+    assert load_network(odd / "Ebene – ü 日本.json").n_in == 2
     missing = _command("convert", "fehlt ü 日本.json", "x.npz", cwd=odd, encoding=encoding)
     err = missing.stderr.decode(encoding, "replace")
     assert missing.returncode != 0 and err.count("\n") == 1 and "no such file" in err
