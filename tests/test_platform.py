@@ -251,6 +251,12 @@ def test_windows_says_a_file_is_open_elsewhere_and_keeps_it(odd, monkeypatch, wi
     assert sorted(p.name for p in odd.iterdir()) == ["Netz ü.json"]
 
 
+def test_windows_waits_under_a_second_for_an_open_file():
+    """What packaging/README.md and the docstring say: tried again for under a second."""
+    waits = [platform.REPLACE_WAIT * 2 ** k for k in range(platform.REPLACE_TRIES - 1)]
+    assert 0.5 < sum(waits) < 1.0
+
+
 def test_a_refused_replace_on_linux_and_macos_is_not_tried_again(tmp_path, monkeypatch):
     """There a PermissionError is about the folder, and trying again changes nothing."""
     monkeypatch.setattr(sys, "platform", "darwin")
