@@ -12,7 +12,7 @@ exits non-zero when any row misses its target, or states a target in words only.
 
 The smoke run, ``python -m benchmarks --smoke`` (CI runs it), runs every probe once on
 tiny sizes so that a rename or a changed signature breaks it, and judges no target:
-only a probe that raises fails it. It takes about a minute in all, so each probe must
+only a probe that raises fails it. It takes under two minutes in all, so each probe must
 finish in seconds there. What a probe does for it:
 
 - every size, count, depth and number of repeats it chooses goes through
