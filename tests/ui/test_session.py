@@ -475,6 +475,37 @@ def test_discarding_the_recovered_work(qtbot, theme, fake_panels, data_dir):
     w.close()
 
 
+def test_windows_sets_the_last_autosave_aside_once_a_reader_lets_go(qtbot, theme, fake_panels,
+                                                                    data_dir, monkeypatch):
+    """Windows refuses to rename a file another program is reading (a virus scanner
+    checks a file the moment it is written): the app tries again before giving up the
+    crashed run's work (relulab.model.core.platform.replace; Windows simulated)."""
+    import errno
+
+    from relulab.app import build_main_window
+    from relulab.model.core import platform
+
+    data_dir.mkdir(parents=True)
+    (data_dir / AUTOSAVE_NAME).write_text(dump_scene(Scene(panels={"hinges": {"value": 5.0}})))
+    w = build_main_window()
+    qtbot.addWidget(w)
+    real, tries = os.replace, []
+
+    def scanned(src, dst):
+        tries.append(dst)
+        if len(tries) <= 2:
+            raise PermissionError(errno.EACCES, "The process cannot access the file", str(src))
+        real(src, dst)
+
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(platform, "REPLACE_WAIT", 0.0)
+    monkeypatch.setattr(os, "replace", scanned)
+    assert w.session.start() == data_dir / RECOVERED_NAME
+    assert len(tries) == 3 and not (data_dir / AUTOSAVE_NAME).exists()
+    monkeypatch.undo()
+    w.close()
+
+
 def test_a_broken_autosave_is_offered_once_then_set_aside(qtbot, theme, fake_panels, data_dir):
     """A corrupt autosave is refused cleanly, renamed aside with a note saying where,
     and not offered again at the next start."""
