@@ -131,7 +131,8 @@ def test_each_layer_takes_its_own_activation(panel, qtbot):
     assert "Identity on layer 2" in text and "2-6-6-6-1 computes what 2-6-6-1 computes" in text
     assert ": equal)" in text
     settled(qtbot, panel)
-    assert "identity layer 2 merged" in panel.strip.region_label.text()
+    # W₃W₂ of trained weights is not a double: the regions are counted as built
+    assert "identity layer 2 counted as built" in panel.strip.region_label.text()
     assert len(c.activation_curves) >= 2
     assert all(label in c.activation_key.plain_text() for label in ("ReLU", "identity"))
     # the state, a scene file and undo carry it
@@ -368,15 +369,27 @@ def test_export_refuses_onnx_for_leaky_relu_and_says_so(panel, tmp_path):
     assert not (tmp_path / "net.onnx").exists()
 
 
-def test_send_merges_identity_layers_for_the_converter(panel, monkeypatch):
-    sent = []
+def test_send_gives_the_converter_the_same_function_exactly(panel, monkeypatch):
+    from tests.test_edges_collapse import exact_outputs
+
+    sent, said = [], []
     monkeypatch.setattr(panel, "send_to", lambda *a: sent.append(a) or True)
+    monkeypatch.setattr(panel, "show_status", lambda text, *a: said.append(text))
     panel.receive("network", MLP.random([2, 4, 5, 1], seed=0, activation=["identity", "relu"]))
     assert panel.send_network()
     net = sent[0][2]
-    assert net.sizes == [2, 5, 1] and net.activation == "relu"
-    X = np.random.default_rng(1).normal(size=(50, 2))
-    assert np.allclose(net(X), panel.net(X), rtol=1e-12, atol=1e-12)
+    # W₂W₁ rounded in doubles would be another network: the identity layer goes as
+    # ReLU pairs, h = ReLU(z) − ReLU(−z), exactly the same function
+    assert net.sizes == [2, 8, 5, 1] and net.activation == "relu"
+    assert said[-1] == ("Identity layer 1 written as ReLU pairs: the converter gets exactly "
+                        "the same function as 2-8-5-1")
+    for x in np.random.default_rng(1).normal(size=(5, 2)):
+        assert exact_outputs(net, x) == exact_outputs(panel.net, x)
+    W = np.array([[1.0, 2.0], [3.0, -1.0]])  # small integers: merged, exactly
+    panel.receive("network", MLP([(W, np.zeros(2)), (W, np.ones(2)), (W[:1], np.zeros(1))],
+                                 ["identity", "relu"]))
+    assert panel.send_network()
+    assert sent[1][2].sizes == [2, 2, 1] and sent[1][2].layers[0][0].tolist() == [[7.0, 0.0], [0.0, 7.0]]
     panel.receive("network", MLP.random([2, 4, 3], seed=0, activation="identity"))
     assert not panel.send_network()
 
@@ -481,7 +494,7 @@ def test_deep_to_shallow_takes_a_three_class_network(main_window, qtbot):
     converter = window.panel("converter")
     qtbot.waitUntil(lambda: window.current_panel() is converter, timeout=5000)
     taken = converter.received
-    assert taken.sizes == [2, 5, 3] and taken.activation == "relu"
+    assert taken.sizes == [2, 5, 8, 3] and taken.activation == "relu"  # identity as ReLU pairs
     X = np.random.default_rng(0).normal(size=(40, 2))
     assert np.allclose(taken(X), panel.net(X), rtol=1e-12, atol=1e-12)
 
