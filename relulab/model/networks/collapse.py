@@ -265,6 +265,11 @@ def format_affine(a, c: float, digits: int = 3) -> str:
     return " ".join(parts)
 
 
+#: The smallest subnormal double, 2⁻¹⁰⁷⁴: twice the largest absolute error of one
+#: product that underflows (fl(a·b) = a·b·(1 + δ) + η with |η| ≤ 2⁻¹⁰⁷⁵; sums of
+#: subnormals are exact).
+UNDERFLOW = 2.0 ** -1074
+
 #: How far a piecewise-linear activation can stretch a difference of its inputs.
 _LIPSCHITZ = {"relu": 1.0, "identity": 1.0, "leaky_relu": 1.0}
 
@@ -272,7 +277,8 @@ _LIPSCHITZ = {"relu": 1.0, "identity": 1.0, "leaky_relu": 1.0}
 def _merged_with_errors(net: MLP):
     """:func:`collapse_identity_layers`' layers as computed in doubles, each with a bound
     (EW, Eb) on how far its computed weights lie from the exact products: a product of
-    n terms is off by at most γ_n times the product of the absolute values."""
+    n terms is off by at most γ_n times the product of the absolute values, plus
+    n·2⁻¹⁰⁷⁵ where the products fall among the subnormals (:data:`UNDERFLOW`)."""
     acts = net.activations
     layers, kept = [], []
     W, b = net.layers[0]
@@ -281,8 +287,9 @@ def _merged_with_errors(net: MLP):
         W2, b2 = net.layers[i]
         if acts[i - 1] == "identity":
             aW2, n = np.abs(W2), W2.shape[1]
-            EW = aW2 @ EW + gamma(n) * (aW2 @ np.abs(W))
-            Eb = aW2 @ Eb + gamma(n + 1) * (aW2 @ np.abs(b) + np.abs(b2))
+            # the merge's n products and the bound's own 2n + 1 may each lose 2⁻¹⁰⁷⁵
+            EW = aW2 @ EW + gamma(n) * (aW2 @ np.abs(W)) + (3 * n + 2) * UNDERFLOW
+            Eb = aW2 @ Eb + gamma(n + 1) * (aW2 @ np.abs(b) + np.abs(b2)) + (3 * n + 2) * UNDERFLOW
             W, b = W2 @ W, W2 @ b + b2
         else:
             layers.append((W, b, EW, Eb))
@@ -298,18 +305,23 @@ def _rounding_bound(layers, acts, X) -> np.ndarray:
     network with exact weights, evaluated exactly)|, by running error analysis: each
     layer's z = W h + b is off by |W|·e + |h|·EW + Eb + γ_{n+1}(|W||h| + |b|), where e
     bounds the error of h; ReLU and the identity never stretch it, leaky ReLU's
-    0.01·z adds one rounding. The bound is itself computed in doubles, whose own
-    relative error (≈ γ_n) the final factor covers."""
+    0.01·z adds one rounding. Among the subnormals a product is off by up to 2⁻¹⁰⁷⁵
+    absolutely, whatever its size (γ·|W||h| underflows to 0 there): each of the
+    layer's n products adds that, and so does each product the bound itself takes
+    (4n + 2 in all per layer, counted generously). The bound is itself computed in
+    doubles, whose own relative error (≈ γ_n) the final factor covers."""
     h = np.asarray(X, float)
     e = np.zeros_like(h)
     for i, (W, b, EW, Eb) in enumerate(layers):
         aW, ah = np.abs(W), np.abs(h)
         z = h @ W.T + b
-        e = e @ aW.T + ah @ EW.T + Eb + gamma(W.shape[1] + 1) * (ah @ aW.T + np.abs(b))
+        n = W.shape[1]
+        e = (e @ aW.T + ah @ EW.T + Eb + gamma(n + 1) * (ah @ aW.T + np.abs(b))
+             + (4 * n + 2) * UNDERFLOW)
         if i < len(acts):
             h = get_activation(acts[i])(z)
             if acts[i] == "leaky_relu":
-                e = e + U * np.abs(h)
+                e = e + U * np.abs(h) + UNDERFLOW
     return e * (1.0 + 1e-6)
 
 
@@ -335,7 +347,27 @@ def collapse_check(net: MLP, X) -> tuple[float, bool | None, str]:
         bound = _rounding_bound(whole, net.activations, X) + _rounding_bound(merged, kept, X)
     if not (np.all(np.isfinite(diff)) and np.all(np.isfinite(bound))):
         return err, None, "the values overflow doubles: no rounding bound"
+    if diff.size == 0:
+        return err, None, "no points to check"
+    # the words name one point and that point's own bound: the verdict is per point,
+    # and the largest bound beside another point's difference would judge nothing
+    with np.errstate(all="ignore"):
+        ratio = diff / bound  # the point nearest to (or furthest beyond) its bound
+    p, o = np.unravel_index(int(np.argmax(np.where(np.isnan(ratio), 0.0, ratio))), diff.shape)
+    first, second = _numbers(float(diff[p, o]), float(bound[p, o]))
     if np.all(diff <= bound):
-        return err, True, f"≤ proven rounding bound {float(np.max(bound)):.1e}: equal"
-    return err, False, (f"beyond the proven rounding bound {float(np.max(bound)):.1e}: "
+        return err, True, f"tightest point {first} ≤ its proven bound {second}: equal"
+    where = ", ".join(f"{v:.3g}" for v in X[p])
+    out = f", output {o + 1}" if diff.shape[1] > 1 else ""
+    return err, False, (f"at ({where}){out} {first} is beyond its rounding bound {second}: "
                         "NOT equal")
+
+
+def _numbers(d: float, b: float) -> tuple[str, str]:
+    """d and b printed with two significant digits, more when d > b would print as
+    equal (printing rounds both the same way, so d ≤ b never prints reversed)."""
+    for digits in range(1, 17):
+        first, second = f"{d:.{digits}e}", f"{b:.{digits}e}"
+        if d <= b or first != second:
+            break
+    return first, second
