@@ -27,6 +27,7 @@ from relulab.model.networks.collapse import (
 )
 from relulab.model.networks.mlp import MLP
 from relulab.model.regions.activation import count_linear_regions
+from relulab.model.regions.decisions import decision_regions
 from relulab.ui.panels.playground.jobs import plane_count, regions_in_view
 from tests.model.exact_regions_reference import _feasible
 
@@ -126,6 +127,7 @@ def test_three_lines_through_one_point_behind_an_identity_layer_are_six_regions(
     box = (meet[0] - 1, meet[0] + 1, meet[1] - 1, meet[1] + 1)
     found = regions_in_view(net, 0, box)
     assert len(found.decisions.regions) == exact_regions_as_built(net, box) == 6
+    assert len(decision_regions(net, box).regions) == 6  # the model's own entry point
     # the regions drawn tile the box: their areas add up to the box's
     assert sum(r.area for r in found.decisions.regions) == pytest.approx(4.0, rel=1e-9)
 
@@ -201,6 +203,9 @@ def test_identity_layers_mixed_with_relu_in_view(net, seed):
     box = (centre[0] - r, centre[0] + r, centre[1] - r, centre[1] + r)
     found = regions_in_view(net, 0, box)
     assert len(found.decisions.regions) == exact_regions_as_built(net, box)
+    # the pieces joined into each region still tile the box
+    area = sum(q.area for q in found.decisions.regions)
+    assert area == pytest.approx((box[1] - box[0]) * (box[3] - box[2]), rel=1e-6)
 
 
 @settings(max_examples=60, deadline=None)

@@ -29,7 +29,6 @@ from relulab.model.fitting.classify import (
 from relulab.model.lessons.playground import DEPTHS, MAX_CLASSES
 from relulab.model.networks.activations import ACTIVATIONS, get_activation
 from relulab.model.networks.collapse import (
-    ReluForm,
     format_affine,
     local_affine_map,
     neuron_affine_map,
@@ -37,7 +36,7 @@ from relulab.model.networks.collapse import (
 )
 from relulab.model.networks.mlp import MLP
 from relulab.model.regions import arrangement
-from relulab.model.regions.activation import RegionPolygon, count_linear_regions, region_polygons
+from relulab.model.regions.activation import count_linear_regions
 from relulab.model.regions.decisions import DecisionRegions, decision_regions
 from relulab.model.regions.depth import DepthSample, regions_against_depth
 
@@ -175,50 +174,6 @@ def identity_note(net: MLP, paired: str = "counted as built") -> str:
     return ", ".join(parts)
 
 
-def own_regions(polygons, form: ReluForm) -> list[RegionPolygon]:
-    """The built network's regions in view from those of its ReLU form: the pieces with
-    the same pattern of its own neurons are one convex region (their union), drawn as
-    the convex hull of their vertices; the count is exact, the outline floating point."""
-    if not form.paired:
-        return list(polygons)
-    polygons = list(polygons)
-    if not polygons:
-        return []
-    patterns = np.array([p.pattern[form.own] for p in polygons], dtype=np.int8)
-    _, first, which = unique_rows(patterns)
-    out = []
-    for k, start in enumerate(first):
-        group = [polygons[j] for j in np.flatnonzero(which == k)]
-        head = polygons[int(start)]
-        vertices = (head.vertices if len(group) == 1 else
-                    _hull(np.concatenate([np.asarray(g.vertices, float) for g in group])))
-        out.append(RegionPolygon(np.asarray(vertices, float), head.pattern[form.own], head.A,
-                                 head.c, k))
-    return out
-
-
-def _hull(points: np.ndarray) -> np.ndarray:
-    """The convex hull's vertices, counter-clockwise (Andrew's monotone chain)."""
-    pts = np.unique(points, axis=0)
-    if len(pts) < 3:
-        return pts
-
-    def half(seq):
-        chain: list = []
-        for p in seq:
-            while len(chain) >= 2 and _cross(chain[-2], chain[-1], p) <= 0:
-                chain.pop()
-            chain.append(p)
-        return chain
-
-    lower, upper = half(pts), half(pts[::-1])
-    return np.array(lower[:-1] + upper[:-1])
-
-
-def _cross(o, a, b) -> float:
-    return float((a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]))
-
-
 def outline_points(polygons) -> tuple[np.ndarray, np.ndarray]:
     """All polygon outlines as one x, y pair, each loop closed and NaN between loops."""
     if not polygons:
@@ -249,12 +204,8 @@ def regions_in_view(net: MLP, step: int, box, should_stop=None,
     passes the map's ``polygon_outline``, which also builds the path that draws them,
     so that the worker builds it too (30 ms for twelve thousand polygons the GUI
     thread then does not spend). The regions are those of the network as built
-    (:func:`relu_form`, :func:`own_regions`)."""
-    form = relu_form(net)
-    regions = None
-    if form is not None:
-        regions = own_regions(region_polygons(form.net, box, should_stop=should_stop), form)
-    decisions = decision_regions(net, box, should_stop=should_stop, regions=regions)
+    (``decisions.regions_as_built``)."""
+    decisions = decision_regions(net, box, should_stop=should_stop)
     return RegionsInView(net, step, decisions, outline(decisions.regions))
 
 
