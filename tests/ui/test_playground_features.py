@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication, QComboBox, QPushButton, QSpinBox
 from relulab.io.networks import load_network
 from relulab.model.fitting.classify import grid_layers, predict
 from relulab.model.lessons.playground import PlaygroundState, same_network
-from relulab.model.networks.collapse import local_affine_map
+from relulab.model.networks.collapse import collapse_check, local_affine_map
 from relulab.model.networks.hidden import hidden_space, separating_map
 from relulab.model.networks.mlp import MLP
 from relulab.model.regions.decisions import decision_regions
@@ -392,6 +392,23 @@ def test_send_gives_the_converter_the_same_function_exactly(panel, monkeypatch):
     assert sent[1][2].sizes == [2, 2, 1] and sent[1][2].layers[0][0].tolist() == [[7.0, 0.0], [0.0, 7.0]]
     panel.receive("network", MLP.random([2, 4, 3], seed=0, activation="identity"))
     assert not panel.send_network()
+
+
+def test_the_collapse_readout_names_one_points_difference_and_its_bound(panel):
+    import re
+
+    # the first layer's weights and every bias near 1e-310: the products are subnormal,
+    # off by up to 2⁻¹⁰⁷⁵ absolutely, which the proven bound must carry (it said
+    # "NOT equal" here, beside a bound of 0)
+    net = MLP.random([2, 5, 7, 1], seed=3, activation="identity")
+    panel.receive("network", MLP([(W * (1e-310 if i == 0 else 1.0), b * 1e-310)
+                                  for i, (W, b) in enumerate(net.layers)], "identity"))
+    text = drawn(panel).strip.collapse_label.text()
+    assert "tightest point" in text and text.endswith(": equal).")
+    most, d, b = (float(v) for v in re.findall(r"(\d\.\de[-+]\d+)", text)[-3:])
+    err, equal, _words = collapse_check(panel.net, np.vstack(
+        [panel.points.x, [[panel.box[0], panel.box[2]], [panel.box[1], panel.box[3]]]]))
+    assert equal is True and d <= b and most >= err > 0  # "≤ most": never below the largest
 
 
 # -- the laptop screen ------------------------------------------------------------------------------
