@@ -105,9 +105,11 @@ def own_regions(polygons, form: ReluForm) -> list[RegionPolygon]:
     if whole is None:
         whole = np.array([p.pattern for p in polygons])
     _, first, which = unique_rows(np.asarray(whole, dtype=np.int8)[:, form.own])
+    order = np.argsort(which, kind="stable")  # the pieces of each region together
+    ends = np.cumsum(np.bincount(which, minlength=len(first))).tolist()
     out = []
     for k, start in enumerate(first):
-        group = [polygons[j] for j in np.flatnonzero(which == k)]
+        group = [polygons[j] for j in order[(ends[k - 1] if k else 0):ends[k]]]
         head = polygons[int(start)]
         vertices = (head.vertices if len(group) == 1 else
                     _hull(np.concatenate([np.asarray(g.vertices, float) for g in group])))
