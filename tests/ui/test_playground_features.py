@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication, QComboBox, QPushButton, QSpinBox
 from relulab.io.networks import load_network
 from relulab.model.fitting.classify import grid_layers, predict
 from relulab.model.lessons.playground import PlaygroundState, same_network
-from relulab.model.networks.collapse import local_affine_map
+from relulab.model.networks.collapse import collapse_check, local_affine_map
 from relulab.model.networks.hidden import hidden_space, separating_map
 from relulab.model.networks.mlp import MLP
 from relulab.model.regions.decisions import decision_regions
@@ -131,7 +131,8 @@ def test_each_layer_takes_its_own_activation(panel, qtbot):
     assert "Identity on layer 2" in text and "2-6-6-6-1 computes what 2-6-6-1 computes" in text
     assert ": equal)" in text
     settled(qtbot, panel)
-    assert "identity layer 2 merged" in panel.strip.region_label.text()
+    # W₃W₂ of trained weights is not a double: the regions are counted as built
+    assert "identity layer 2 counted as built" in panel.strip.region_label.text()
     assert len(c.activation_curves) >= 2
     assert all(label in c.activation_key.plain_text() for label in ("ReLU", "identity"))
     # the state, a scene file and undo carry it
@@ -368,17 +369,46 @@ def test_export_refuses_onnx_for_leaky_relu_and_says_so(panel, tmp_path):
     assert not (tmp_path / "net.onnx").exists()
 
 
-def test_send_merges_identity_layers_for_the_converter(panel, monkeypatch):
-    sent = []
+def test_send_gives_the_converter_the_same_function_exactly(panel, monkeypatch):
+    from tests.test_edges_collapse import exact_outputs
+
+    sent, said = [], []
     monkeypatch.setattr(panel, "send_to", lambda *a: sent.append(a) or True)
+    monkeypatch.setattr(panel, "show_status", lambda text, *a: said.append(text))
     panel.receive("network", MLP.random([2, 4, 5, 1], seed=0, activation=["identity", "relu"]))
     assert panel.send_network()
     net = sent[0][2]
-    assert net.sizes == [2, 5, 1] and net.activation == "relu"
-    X = np.random.default_rng(1).normal(size=(50, 2))
-    assert np.allclose(net(X), panel.net(X), rtol=1e-12, atol=1e-12)
+    # W₂W₁ rounded in doubles would be another network: the identity layer goes as
+    # ReLU pairs, h = ReLU(z) − ReLU(−z), exactly the same function
+    assert net.sizes == [2, 8, 5, 1] and net.activation == "relu"
+    assert said[-1] == ("Identity layer 1 written as ReLU pairs: the converter gets exactly "
+                        "the same function as 2-8-5-1")
+    for x in np.random.default_rng(1).normal(size=(5, 2)):
+        assert exact_outputs(net, x) == exact_outputs(panel.net, x)
+    W = np.array([[1.0, 2.0], [3.0, -1.0]])  # small integers: merged, exactly
+    panel.receive("network", MLP([(W, np.zeros(2)), (W, np.ones(2)), (W[:1], np.zeros(1))],
+                                 ["identity", "relu"]))
+    assert panel.send_network()
+    assert sent[1][2].sizes == [2, 2, 1] and sent[1][2].layers[0][0].tolist() == [[7.0, 0.0], [0.0, 7.0]]
     panel.receive("network", MLP.random([2, 4, 3], seed=0, activation="identity"))
     assert not panel.send_network()
+
+
+def test_the_collapse_readout_names_one_points_difference_and_its_bound(panel):
+    import re
+
+    # the first layer's weights and every bias near 1e-310: the products are subnormal,
+    # off by up to 2⁻¹⁰⁷⁵ absolutely, which the proven bound must carry (it said
+    # "NOT equal" here, beside a bound of 0)
+    net = MLP.random([2, 5, 7, 1], seed=3, activation="identity")
+    panel.receive("network", MLP([(W * (1e-310 if i == 0 else 1.0), b * 1e-310)
+                                  for i, (W, b) in enumerate(net.layers)], "identity"))
+    text = drawn(panel).strip.collapse_label.text()
+    assert "tightest point" in text and text.endswith(": equal).")
+    most, d, b = (float(v) for v in re.findall(r"(\d\.\de[-+]\d+)", text)[-3:])
+    err, equal, _words = collapse_check(panel.net, np.vstack(
+        [panel.points.x, [[panel.box[0], panel.box[2]], [panel.box[1], panel.box[3]]]]))
+    assert equal is True and d <= b and most >= err > 0  # "≤ most": never below the largest
 
 
 # -- the laptop screen ------------------------------------------------------------------------------
@@ -481,7 +511,7 @@ def test_deep_to_shallow_takes_a_three_class_network(main_window, qtbot):
     converter = window.panel("converter")
     qtbot.waitUntil(lambda: window.current_panel() is converter, timeout=5000)
     taken = converter.received
-    assert taken.sizes == [2, 5, 3] and taken.activation == "relu"
+    assert taken.sizes == [2, 5, 8, 3] and taken.activation == "relu"  # identity as ReLU pairs
     X = np.random.default_rng(0).normal(size=(40, 2))
     assert np.allclose(taken(X), panel.net(X), rtol=1e-12, atol=1e-12)
 

@@ -11,7 +11,7 @@ import pytest
 from relulab.model.core.cancel import Cancelled
 from relulab.model.fitting.classify import DEFAULT_BOX, grid_axes
 from relulab.model.lessons.playground import DEPTHS, MAX_CLASSES
-from relulab.model.networks.collapse import collapse_identity_layers, format_affine, local_affine_map
+from relulab.model.networks.collapse import format_affine, local_affine_map
 from relulab.model.networks.mlp import MLP
 from relulab.model.regions.activation import linear_regions, region_polygons
 from relulab.model.regions.depth import regions_against_depth
@@ -106,12 +106,15 @@ def test_a_region_job_stops_when_asked():
         plane_count(net, lambda: True)
 
 
-def test_the_whole_planes_count_merges_identity_layers():
-    net = MLP.random([2, 5, 4, 1], seed=6, activation=["identity", "relu"])
+def test_the_whole_planes_count_is_of_the_network_as_built():
+    # the identity layer's 2 × 2 map is a bijection of the plane: the regions are those
+    # of the ReLU layers on its output, counted with no merge at all
+    net = MLP.random([2, 2, 4, 1], seed=6, activation=["identity", "relu"])
     counted = plane_count(net, lambda: False)
-    flat = collapse_identity_layers(net)
-    assert counted.net is net and flat.sizes == [2, 4, 1]
-    assert counted.count == len(linear_regions(flat)) > 1
+    assert counted.net is net
+    assert counted.count == len(linear_regions(MLP(net.layers[1:], "relu"))) > 1
+    whole = MLP.random([2, 5, 4, 1], seed=6, activation=["relu", "relu"])
+    assert plane_count(whole).count == len(linear_regions(whole))
 
 
 def test_only_relu_and_identity_networks_have_regions_drawn():
@@ -120,7 +123,9 @@ def test_only_relu_and_identity_networks_have_regions_drawn():
     assert regions_network(MLP(relu.layers, "tanh")) is None
     assert regions_network(MLP(relu.layers, "identity")) is None  # no hidden layer left
     mixed = MLP.random([2, 3, 4, 1], seed=0, activation=["identity", "relu"])
-    assert regions_network(mixed).sizes == [2, 4, 1]
+    assert regions_network(mixed).sizes == [2, 6, 4, 1]  # W₂W₁ is not a double: ReLU pairs
+    exact = MLP([(np.eye(2), np.zeros(2)), *relu.layers], ["identity", "relu"])
+    assert regions_network(exact).sizes == [2, 4, 1]  # W₂·I is: merged
 
 
 def test_the_depth_study_yields_the_models_samples():

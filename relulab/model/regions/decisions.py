@@ -30,7 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from relulab.model.networks.collapse import collapse_identity_layers
+from relulab.model.core.rows import unique_rows
+from relulab.model.networks.collapse import ReluForm, collapse_identity_layers, relu_form
 from relulab.model.networks.mlp import MLP
 from relulab.model.regions.activation import RegionPolygon, region_polygons
 
@@ -73,15 +74,71 @@ class DecisionRegions:
         return out
 
 
-def piecewise_linear_network(net: MLP) -> MLP:
-    """``net`` as a ReLU network: identity hidden layers merged into the next layer
-    (the same function). ValueError for other activations, whose regions are not
-    computed here."""
+def regions_as_built(net: MLP, box, should_stop=None) -> list[RegionPolygon]:
+    """The linear regions of ``net`` (ReLU and identity hidden layers) with area in
+    ``box``, as the network is built: found on its ReLU form (:func:`relu_form`: identity
+    layers merged where the exact products are doubles, ReLU pairs otherwise; a merge
+    rounded in doubles would move the lines), the pieces with the same pattern of the
+    network's own ReLU neurons joined into one region (:func:`own_regions`). ValueError
+    for other activations, whose regions are not computed here."""
     if not net.uses_only("relu", "identity"):
         other = sorted(set(net.activations) - {"relu", "identity"})
         raise ValueError(f"decision regions are computed for ReLU and identity layers, not "
                          f"{', '.join(other)}")
-    return collapse_identity_layers(net)
+    form = relu_form(net)
+    if form is None:  # identity only: one affine map on the box
+        W, b = collapse_identity_layers(net).layers[0]
+        return [_box_polygon(box, W, b)]
+    return own_regions(region_polygons(form.net, box, should_stop=should_stop), form)
+
+
+def own_regions(polygons, form: ReluForm) -> list[RegionPolygon]:
+    """The built network's regions in view from those of its ReLU form: the pieces with
+    the same pattern of its own neurons are one convex region (their union), drawn as
+    the convex hull of their vertices; the count is exact, the outline floating point."""
+    if not form.paired:
+        return list(polygons)
+    whole = getattr(polygons, "pattern", None)  # RegionPolygons: all patterns as one array
+    polygons = list(polygons)
+    if not polygons:
+        return []
+    if whole is None:
+        whole = np.array([p.pattern for p in polygons])
+    _, first, which = unique_rows(np.asarray(whole, dtype=np.int8)[:, form.own])
+    order = np.argsort(which, kind="stable")  # the pieces of each region together
+    ends = np.cumsum(np.bincount(which, minlength=len(first))).tolist()
+    out = []
+    for k, start in enumerate(first):
+        group = [polygons[j] for j in order[(ends[k - 1] if k else 0):ends[k]]]
+        head = polygons[int(start)]
+        vertices = (head.vertices if len(group) == 1 else
+                    _hull(np.concatenate([np.asarray(g.vertices, float) for g in group])))
+        out.append(RegionPolygon(np.asarray(vertices, float), head.pattern[form.own], head.A,
+                                 head.c, k))
+    return out
+
+
+def _hull(points: np.ndarray) -> np.ndarray:
+    """The convex hull's vertices, counter-clockwise (Andrew's monotone chain)."""
+    pts = points[np.lexsort((points[:, 1], points[:, 0]))]  # by x, then y
+    pts = pts[np.r_[True, np.any(pts[1:] != pts[:-1], axis=1)]]
+    if len(pts) < 3:
+        return pts
+
+    def half(seq):
+        chain: list = []
+        for p in seq:
+            while len(chain) >= 2 and _cross(chain[-2], chain[-1], p) <= 0:
+                chain.pop()
+            chain.append(p)
+        return chain
+
+    lower, upper = half(pts), half(pts[::-1])
+    return np.array(lower[:-1] + upper[:-1])
+
+
+def _cross(o, a, b) -> float:
+    return float((a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]))
 
 
 def decision_regions(net: MLP, box, should_stop=None,
@@ -93,16 +150,12 @@ def decision_regions(net: MLP, box, should_stop=None,
     ``regions``: the region polygons of ``net`` in ``box`` when already known (from
     :func:`relulab.model.regions.activation.region_polygons`); found here otherwise.
     ``should_stop`` is passed to the region enumeration (a newer request, a closing
-    window). Identity hidden layers are merged first (they split nothing)."""
+    window). Identity hidden layers split nothing; the regions are those of the network
+    as built (:func:`regions_as_built`)."""
     if net.n_in != 2:
         raise ValueError(f"decision regions need 2-D input, the network has {net.n_in}")
     if regions is None:
-        flat = piecewise_linear_network(net)
-        if len(flat.layers) == 1:  # no hidden layer left: one affine map on the box
-            W, b = flat.layers[0]
-            regions = [_box_polygon(box, W, b)]
-        else:
-            regions = region_polygons(flat, box, should_stop=should_stop)
+        regions = regions_as_built(net, box, should_stop)
     regions = list(regions)
     pieces, boundary = _decide(regions, net.n_out)
     return DecisionRegions(regions, pieces, boundary, 2 if net.n_out == 1 else net.n_out)

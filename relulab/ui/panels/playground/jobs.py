@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from relulab.model.core.rows import unique_rows
 from relulab.model.fitting.classify import (
     DEFAULT_BOX,
     boundary_segments,
@@ -28,12 +29,13 @@ from relulab.model.fitting.classify import (
 from relulab.model.lessons.playground import DEPTHS, MAX_CLASSES
 from relulab.model.networks.activations import ACTIVATIONS, get_activation
 from relulab.model.networks.collapse import (
-    collapse_identity_layers,
     format_affine,
     local_affine_map,
     neuron_affine_map,
+    relu_form,
 )
 from relulab.model.networks.mlp import MLP
+from relulab.model.regions import arrangement
 from relulab.model.regions.activation import count_linear_regions
 from relulab.model.regions.decisions import DecisionRegions, decision_regions
 from relulab.model.regions.depth import DepthSample, regions_against_depth
@@ -148,13 +150,28 @@ def neuron_text(net: MLP, layer: int, i: int, m: float) -> str:
 
 # -- the exact regions ------------------------------------------------------------------------
 def regions_network(net: MLP) -> MLP | None:
-    """The ReLU network whose regions are drawn: ``net`` with its identity layers merged
-    (they split nothing); None when another activation is on a hidden layer or no
-    hidden layer is left."""
-    if not net.uses_only("relu", "identity"):
-        return None
-    flat = collapse_identity_layers(net)
-    return flat if flat.hidden_sizes else None
+    """The ReLU network whose regions are found: ``net`` itself, or with its identity
+    layers merged exactly or written as ReLU pairs (:func:`relu_form`: the same
+    function exactly, so the same regions; a merge rounded in doubles moves the lines,
+    and three lines through one point become a sliver, one region too many). None when
+    another activation is on a hidden layer or no ReLU layer is left."""
+    form = relu_form(net)
+    return None if form is None else form.net
+
+
+def identity_note(net: MLP, paired: str = "counted as built") -> str:
+    """How the identity layers of ``net`` enter its ReLU form (:func:`relu_form`):
+    "identity layer 1 merged exactly, identity layers 2, 3 counted as built"; empty
+    without identity layers (or regions)."""
+    form = relu_form(net)
+    if form is None:
+        return ""
+    parts = []
+    for layers, how in ((form.merged, "merged exactly"), (form.paired, paired)):
+        if layers:
+            s = "s" if len(layers) > 1 else ""
+            parts.append(f"identity layer{s} {', '.join(map(str, layers))} {how}")
+    return ", ".join(parts)
 
 
 def outline_points(polygons) -> tuple[np.ndarray, np.ndarray]:
@@ -182,11 +199,12 @@ class RegionsInView(NamedTuple):
 
 def regions_in_view(net: MLP, step: int, box, should_stop=None,
                     outline: Callable[[list], Any] = outline_points) -> RegionsInView:
-    """The decision regions of ``net`` (a ReLU network) in ``box`` and ``outline`` of
-    its linear regions: :func:`outline_points` by default; the panel passes the map's
-    ``polygon_outline``, which also builds the path that draws them, so that the worker
-    builds it too (30 ms for twelve thousand polygons the GUI thread then does not
-    spend)."""
+    """The decision regions of ``net`` (ReLU and identity layers) in ``box`` and
+    ``outline`` of its linear regions: :func:`outline_points` by default; the panel
+    passes the map's ``polygon_outline``, which also builds the path that draws them,
+    so that the worker builds it too (30 ms for twelve thousand polygons the GUI
+    thread then does not spend). The regions are those of the network as built
+    (``decisions.regions_as_built``)."""
     decisions = decision_regions(net, box, should_stop=should_stop)
     return RegionsInView(net, step, decisions, outline(decisions.regions))
 
@@ -199,9 +217,17 @@ class PlaneCount(NamedTuple):
 
 
 def plane_count(net: MLP, should_stop=None) -> PlaneCount:
-    """The exact number of linear regions of ``net`` (identity layers merged) in all of
-    R², by the region engine."""
-    return PlaneCount(net, count_linear_regions(regions_network(net), should_stop=should_stop))
+    """The exact number of linear regions of ``net`` in all of R², by the region
+    engine, on its ReLU form (:func:`relu_form`): where identity layers are written
+    as ReLU pairs, the regions told apart by the network's own neurons."""
+    form = relu_form(net)
+    if form is None:
+        raise ValueError("regions are counted for networks of ReLU and identity layers with "
+                         "a ReLU layer")
+    if not form.paired:
+        return PlaneCount(net, count_linear_regions(form.net, should_stop=should_stop))
+    found = arrangement.arrangement_2d(form.net, should_stop=should_stop)
+    return PlaneCount(net, len(unique_rows(found.pattern[:, form.own])[1]))
 
 
 # -- the depth study --------------------------------------------------------------------------

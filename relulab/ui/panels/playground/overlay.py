@@ -1,7 +1,7 @@
-"""The map's overlay of exact linear regions: for a ReLU network (identity layers
-merged) the outline of every linear region in view, the decision boundary from the
-regions' affine maps in place of the picture's, and in the strip how many regions
-there are in view and in the whole plane.
+"""The map's overlay of exact linear regions: for a network of ReLU and identity
+layers (its regions as built, ``jobs.relu_form``) the outline of every linear region
+in view, the decision boundary from the regions' affine maps in place of the
+picture's, and in the strip how many regions there are in view and in the whole plane.
 
 Up to QUICK_REGION_NEURONS hidden neurons the regions of a paused network are found
 at once; otherwise the panel's regions worker finds them (``jobs.regions_in_view``)
@@ -15,12 +15,17 @@ from collections.abc import Callable
 from functools import partial
 
 from relulab.model.networks.activations import ACTIVATIONS
-from relulab.model.networks.collapse import identity_layers
 from relulab.model.networks.mlp import MLP
-from relulab.model.regions.decisions import DecisionRegions, decision_regions
+from relulab.model.regions.decisions import DecisionRegions
 from relulab.model.regions.engine import engine_ready
 from relulab.ui.panels.playground.data_map import NO_REGIONS, DataMap, polygon_outline
-from relulab.ui.panels.playground.jobs import MapPicture, plane_count, regions_in_view, regions_network
+from relulab.ui.panels.playground.jobs import (
+    MapPicture,
+    identity_note,
+    plane_count,
+    regions_in_view,
+    regions_network,
+)
 from relulab.ui.panels.playground.readouts import Readouts
 from relulab.ui.worker import Worker
 
@@ -59,7 +64,7 @@ class RegionOverlay:
                 and picture.net is self.regions_for)
 
     def draw(self, net: MLP, final: bool, show: bool, step: int) -> None:
-        """The exact linear regions of a ReLU network in view (identity layers merged),
+        """The exact linear regions of a ReLU network in view (identity layers as built),
         and the decision boundary from their affine maps: found at once for a small
         paused network; on the worker otherwise (while training, the newest network wins
         and the overlay says which step it shows). ``show``: the view's choice;
@@ -91,8 +96,8 @@ class RegionOverlay:
         ready = engine_ready(2)
         if final and quick and ready:
             self.regions_worker.cancel()
-            decisions = decision_regions(net, self.box)
-            self._show(decisions, polygon_outline(decisions.regions), net, None, net)
+            found = regions_in_view(net, step, self.box, outline=polygon_outline)
+            self._show(found.decisions, found.outline, net, None, net)
             return
         if not final and not quick:
             if self.polygons:
@@ -129,9 +134,8 @@ class RegionOverlay:
         self.polygons, self.regions_for = polygons, net
         self.data_map.show_regions(outline)
         when = "" if step is None else f", step {step}"
-        merged = identity_layers(net if net is not None else current)
-        note = (f"; identity layer{'s' if len(merged) > 1 else ''} "
-                f"{', '.join(map(str, merged))} merged") if merged else ""
+        note = identity_note(net if net is not None else current)
+        note = f"; {note}" if note else ""
         self.strip.region_label.set_value(
             len(polygons), f"Linear regions in view: {len(polygons)} (exact{when}{note})")
         if net is not None:  # the network on screen: its exact boundary replaces the grid's

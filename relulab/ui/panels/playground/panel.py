@@ -54,7 +54,12 @@ from relulab.ui.panels.playground.depth_study import DepthStudyView
 from relulab.ui.panels.playground.diagram import HOVER_HINT, NetworkDiagram
 from relulab.ui.panels.playground.edits import PlaygroundEdits
 from relulab.ui.panels.playground.hidden_view import HiddenSpaceView
-from relulab.ui.panels.playground.jobs import MapPicture, affine_map_text, regions_network
+from relulab.ui.panels.playground.jobs import (
+    MapPicture,
+    affine_map_text,
+    identity_note,
+    regions_network,
+)
 from relulab.ui.panels.playground.overlay import RegionOverlay
 from relulab.ui.panels.playground.picture import PicturePacer
 from relulab.ui.panels.playground.readouts import Readouts
@@ -404,16 +409,18 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
 
     # -- other panels ------------------------------------------------------------------
     def send_network(self) -> bool:
-        """The network to Deep → shallow (identity layers merged first: the same
-        function, as a ReLU network)."""
+        """The network to Deep → shallow as a ReLU network computing exactly the same
+        function (identity layers merged where the products are doubles, written as
+        ReLU pairs otherwise: a merge rounded in doubles would be another network)."""
         flat = regions_network(self.net)
         if flat is None:
             self.strip.message("The converter takes ReLU networks (identity layers are "
-                                  "merged) with at least one ReLU layer.", error=True)
+                                  "rewritten) with at least one ReLU layer.", error=True)
             return False
         if flat is not self.net:
-            self.show_status("Identity layers merged: the converter gets the same function "
-                             f"as {'-'.join(map(str, flat.sizes))}")
+            note = identity_note(self.net, paired="written as ReLU pairs")
+            self.show_status(f"{note[0].upper()}{note[1:]}: the converter gets exactly the "
+                             f"same function as {'-'.join(map(str, flat.sizes))}")
         return self.send_to("converter", "network", flat)
 
     def export_network(self, path) -> bool:

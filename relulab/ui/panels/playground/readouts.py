@@ -32,6 +32,15 @@ def _number(v: float) -> str:
     return "—" if not math.isfinite(v) else f"{v:.3g}"
 
 
+def _at_least(v: float) -> str:
+    """v with two significant digits, rounded up: what follows "≤" must not be below it."""
+    for k in range(12):
+        text = f"{v * (1 + 0.01 * k):.1e}"
+        if float(text) >= v:
+            return text
+    return f"{v:.1e}"  # not finite
+
+
 class Readouts(QWidget):
     """The strip of readouts; ``shown`` is the snapshot whose status it shows."""
 
@@ -93,7 +102,7 @@ class Readouts(QWidget):
                 what = f"{net.n_out} affine scores (s₁ = {format_affine(A[0], float(c[0]))}, …)"
             self.collapse_label.setText(
                 f"Identity: the {len(net.layers)} layers collapse into one, {what}, whose "
-                f"boundary is straight; on the points |network − collapsed| ≤ {err:.1e} "
+                f"boundary is straight; on the points |network − collapsed| ≤ {_at_least(err)} "
                 f"({verdict}).")
             return
         flat = collapse_identity_layers(net)
