@@ -42,32 +42,39 @@ Array = np.ndarray[Any, Any]
 
 
 class _Batch:
-    """S nets 2-H-1 trained at once: parameters stacked along a first axis of seeds."""
+    """S nets 2-H-1 trained at once: parameters stacked along a first axis of seeds,
+    the first layer kept as (S, 2, H) so that every product is a contiguous matmul."""
 
     def __init__(self, nets: Sequence[MLP], X: Array, y: Array, lr: float):
         first, second = [net.layers[0] for net in nets], [net.layers[1] for net in nets]
-        self.params = [np.array([W for W, _ in first]), np.array([b for _, b in first]),
+        self.params = [np.array([W.T for W, _ in first]), np.array([b for _, b in first]),
                        np.array([W[0] for W, _ in second]), np.array([b[0] for _, b in second])]
-        self.X, self.y, self.lr = X, y.astype(float), lr
+        self.X, self.XT = X, np.ascontiguousarray(X.T)
+        self.y, self.lr = y.astype(float), lr
         self.m = [np.zeros_like(p) for p in self.params]
         self.v = [np.zeros_like(p) for p in self.params]
         self.t = 0
 
     def logits(self, X: Array, params: list[Array] | None = None) -> Array:
-        W1, b1, w2, b2 = self.params if params is None else params
-        h = np.maximum(np.matmul(X, W1.transpose(0, 2, 1)) + b1[:, None, :], 0.0)
+        """Outputs (S, N) at X; ``params`` as ``self.params`` (first layer (S, 2, H))."""
+        W1t, b1, w2, b2 = self.params if params is None else params
+        h = np.maximum(np.matmul(X, W1t) + b1[:, None, :], 0.0)
         return np.matmul(h, w2[:, :, None])[:, :, 0] + b2[:, None]
 
     def step(self) -> None:
-        W1, b1, w2, b2 = self.params
-        z1 = np.matmul(self.X, W1.transpose(0, 2, 1)) + b1[:, None, :]   # (S, n, H)
-        h = np.maximum(z1, 0.0)
+        """One full-batch Adam step on the mean cross-entropy of a logistic output."""
+        W1t, b1, w2, b2 = self.params
+        z1 = np.matmul(self.X, W1t)                                      # (S, n, H)
+        z1 += b1[:, None, :]
+        on = z1 > 0
+        h = np.maximum(z1, 0.0, out=z1)
         z = np.matmul(h, w2[:, :, None])[:, :, 0] + b2[:, None]
         with np.errstate(over="ignore"):
             dz = (1.0 / (1.0 + np.exp(-z)) - self.y) / len(self.y)      # (S, n)
-        dh = dz[:, :, None] * w2[:, None, :] * (z1 > 0)
-        grads = [np.matmul(dh.transpose(0, 2, 1), self.X), dh.sum(1),
-                 np.matmul(dz[:, None, :], h)[:, 0, :], dz.sum(1)]
+        dh = np.multiply(dz[:, :, None], w2[:, None, :])
+        np.multiply(dh, on, out=dh)
+        grads = [np.matmul(self.XT, dh), dh.sum(1), np.matmul(dz[:, None, :], h)[:, 0, :],
+                 dz.sum(1)]
         self.t += 1
         b1c, b2c = 1 - 0.9 ** self.t, 1 - 0.999 ** self.t
         for P, G, m, v in zip(self.params, grads, self.m, self.v):
@@ -80,9 +87,17 @@ class _Batch:
     def accuracy(self, params: list[Array] | None = None) -> Array:
         return np.mean((self.logits(self.X, params) > 0) == (self.y > 0.5), axis=1)
 
+    def net_params(self, s: int) -> list[Array]:
+        """Net ``s``'s (W1 (H, 2), b1, w2, b2)."""
+        W1t, b1, w2, b2 = self.params
+        return [W1t[s].T.copy(), b1[s].copy(), w2[s].copy(), b2[s].copy()]
+
     def nets(self) -> list[MLP]:
-        W1, b1, w2, b2 = self.params
-        return [MLP([(W1[s], b1[s]), (w2[s][None, :], b2[s:s + 1])]) for s in range(len(b2))]
+        out = []
+        for s in range(len(self.params[3])):
+            W1, b1, w2, b2 = self.net_params(s)
+            out.append(MLP([(W1, b1), (w2[None, :], b2[None])]))
+        return out
 
 
 def _spirals(data_seed: int) -> tuple[Array, Array]:
@@ -215,11 +230,11 @@ def pruning_steps(width: int, seed: int = 0, shuffled: bool = False, *, steps: i
     batch = _Batch([MLP.random([2, int(width), 1], seed=seed)], X, y, learning_rate)
     for done in _train(batch, steps, should_stop):
         yield done, steps
-    one = [p[0] for p in batch.params]
+    one = batch.net_params(0)
     acc = np.empty(len(fr))
     for i, f in enumerate(fr):
-        pruned = [p[None] for p in prune(one, float(f))]
-        acc[i] = batch.accuracy(pruned)[0]
+        W1, b1, w2, b2 = prune(one, float(f))
+        acc[i] = batch.accuracy([W1.T[None], b1[None], w2[None], b2[None]])[0]
     return Pruning(readonly(fr), readonly(acc), int(width), int(seed), bool(shuffled),
                    batch.nets()[0])
 
