@@ -61,8 +61,9 @@ def test_train_error_vanishes_past_the_threshold(d20):
 
 def test_two_inputs_are_catastrophic_and_mid_sizes_tempered():
     assert double_descent(2, N, 0.5, WIDTHS, 10).regime() == "catastrophic"
-    tempered = double_descent(10, N, 0.5, WIDTHS, 10)
-    assert tempered.regime() == "tempered" and 1.2 < tempered.ratio() < 3   # 1.84
+    for d, low, high in ((10, 1.2, 3), (5, 2, 5)):      # ratios 1.84 and 3.82 measured
+        tempered = double_descent(d, N, 0.5, WIDTHS, 10)
+        assert tempered.regime() == "tempered" and low < tempered.ratio() < high
 
 
 def test_a_second_scale_gives_two_peaks():
