@@ -17,9 +17,13 @@ import time
 
 import numpy as np
 
-from benchmarks.common import Row, best_time
+from benchmarks.common import Row, best_time, small
 
-N, D, NOISE, SEEDS = 100, 20, 0.5, 10
+N, D, NOISE = small(100, 20), 20, 0.5
+SEEDS = small(10, 1)
+#: training steps of the spirals sweep and lazy training
+STEPS_RUN = small(None, 20)
+LAZY_WIDTHS = small((16, 64, 256, 1024, 4096), (16, 64))
 
 
 def _lstsq_double_descent(widths) -> np.ndarray:
@@ -45,7 +49,7 @@ def _double_descent_rows() -> list[Row]:
         tuned_ridge,
     )
 
-    widths = default_widths(N)
+    widths = default_widths(N, count=small(24, 4))
     got = []
     ours = best_time(lambda: got.append(double_descent(D, N, NOISE, widths, SEEDS)), repeat=3)
     ref = []
@@ -69,7 +73,7 @@ def _double_descent_rows() -> list[Row]:
 
     draws = best_time(lambda: lottery(D, N, NOISE, 20 * N), repeat=3)
     base = best_time(lottery_lstsq, repeat=3)
-    rows.append(Row("lottery, 10 draws at H = 20n", draws, "lstsq per draw", base,
+    rows.append(Row(f"lottery, 10 draws at H = 20n (n = {N})", draws, "lstsq per draw", base,
                     max_seconds=1.5, min_ratio=1 / 1.5))
     return rows
 
@@ -81,41 +85,44 @@ def _training_rows() -> list[Row]:
     from relulab.model.questions.lazy import jacobian, lazy_data, lazy_training, net
     from relulab.model.questions.overparam import STEPS, pruning, spirals_by_width
 
-    widths = (2, 4, 8, 16, 32, 64)
+    widths = small((2, 4, 8, 16, 32, 64), (2, 4))
+    steps = STEPS if STEPS_RUN is None else STEPS_RUN
     X, y = make_dataset("spirals", 0)
-    sweep = best_time(lambda: spirals_by_width(widths, SEEDS), repeat=1)
+    sweep = best_time(lambda: spirals_by_width(widths, SEEDS, steps=steps), repeat=1)
 
     def trainer(width, seeds):
         for s in range(seeds):
             Trainer(MLP.random([2, width, 1], seed=s), X, y,
-                    config=TrainConfig("adam", 0.03)).run(STEPS)
+                    config=TrainConfig("adam", 0.03)).run(steps)
 
     t0 = time.perf_counter()
-    trainer(4, 2)
-    trainer(64, 2)
+    trainer(4, small(2, 1))
+    trainer(64, small(2, 1))
     # Two of ten seeds at the narrowest-but-one and the widest width: a lower bound
     # on the time of all 60 nets is 5 × this × 6 / 2.
     base = (time.perf_counter() - t0) * 5 * len(widths) / 2
-    rows = [Row(f"spirals sweep, widths 2 … 64, {SEEDS} seeds, {STEPS} steps", sweep,
+    rows = [Row(f"spirals sweep, widths {widths[0]} … {widths[-1]}, {SEEDS} seeds, {steps:,} steps", sweep,
                 "Trainer per net (estimated)", base, max_seconds=8.0, min_ratio=2.0)]
     prune = best_time(lambda: pruning(128, 0), repeat=3)
     base = best_time(lambda: trainer(128, 1), repeat=1)
     rows.append(Row("pruning one net of width 128 (train + 28 fractions)", prune,
                     "Trainer, training only", base, max_seconds=2.0, min_ratio=1.0))
 
-    lazy = best_time(lambda: lazy_training(), repeat=1)
+    lazy_steps = small(1000, 20)
+    lazy = best_time(lambda: lazy_training(LAZY_WIDTHS, steps=lazy_steps), repeat=1)
 
     def jacobian_steps():
         x, target = lazy_data(12)
-        for m in (16, 64, 256, 1024, 4096):
+        for m in LAZY_WIDTHS:
             for s in range(3):
                 theta = np.random.default_rng([s, m]).standard_normal((3, m))
-                for _ in range(1000):
+                for _ in range(lazy_steps):
                     r = net(theta, x) - target
                     theta = theta - 0.5 * (jacobian(theta, x).T @ r / 12).reshape(theta.shape)
 
     base = best_time(jacobian_steps, repeat=1, warmup=0)
-    rows.append(Row("lazy training, widths 16 … 4,096, 3 seeds, 1,000 steps", lazy,
+    rows.append(Row(f"lazy training, widths {LAZY_WIDTHS[0]} … {LAZY_WIDTHS[-1]:,}, 3 seeds, "
+                    f"{lazy_steps:,} steps", lazy,
                     "steps forming the Jacobian", base, max_seconds=5.0, min_ratio=1.0))
     return rows
 
