@@ -208,6 +208,9 @@ class LinePieces:
     cut by the same region boundaries ``knots``; ``kinks`` are the knots where at
     least one output bends, ``jumps`` (m, len(kinks)) every output's slope change
     there (0 where it goes straight on) and ``left_slopes`` the slopes on the left ray.
+    ``kink_values`` (m, len(kinks)) every output at the kinks and ``piece_slopes``
+    (m, len(kinks) + 1) every output's slope on each piece between them, indexed by
+    the kinks, never found by a kink's double: distinct kinks may round to one double.
     """
 
     outputs: tuple
@@ -222,6 +225,8 @@ class LinePieces:
     left_slope_errors: np.ndarray | None = None
     kink_errors: np.ndarray | None = None  # bounds on |kinks − exact|
     value_errors: np.ndarray | None = None  # (m, N): bounds on the outputs at the kinks
+    kink_values: np.ndarray | None = None
+    piece_slopes: np.ndarray | None = None
 
     @property
     def n_outputs(self) -> int:
@@ -255,6 +260,11 @@ def _pieces_from_arrays(T, ET, flags, y, dy, jump, is_kink, certificate, Ejump=N
             kink_jumps=readonly(jumps, float), output=o))
     any_kink = is_kink.any(axis=0)
     certified = certificate != FLOAT_ONLY
+    if any_kink.all():  # every knot bends (the tent map): views, no copies
+        kink_values, piece_slopes = y, dy
+    else:
+        kink_values = y[:, any_kink]
+        piece_slopes = dy[:, np.concatenate([[0], np.flatnonzero(any_kink) + 1])]
     return LinePieces(tuple(outputs), readonly(T[flags] if not flags.all() else T, float),
                       readonly(T[any_kink], float), readonly(jump[:, any_kink], float),
                       readonly(dy[:, 0], float), certificate,
@@ -267,7 +277,9 @@ def _pieces_from_arrays(T, ET, flags, y, dy, jump, is_kink, certificate, Ejump=N
                           np.zeros(int(any_kink.sum())) if ET is None else ET[any_kink], float),
                       value_errors=None if not certified else readonly(
                           np.zeros((y.shape[0], int(any_kink.sum()))) if Ey is None
-                          else Ey[:, any_kink], float))
+                          else Ey[:, any_kink], float),
+                      kink_values=readonly(kink_values, float),
+                      piece_slopes=readonly(piece_slopes, float))
 
 
 def _float(q) -> float:
@@ -307,14 +319,20 @@ def _pieces_from_exact(ex: ExactLine) -> LinePieces:
             anchor=(float(x0), _float(y0)), certificate=EXACT_RATIONAL,
             kink_errors=readonly(errs[idx], float),
             kink_jumps=readonly(jump_all[o][idx], float), exact=ex, output=o))
+    kink_at = np.flatnonzero(any_kink)
+    kink_values = np.array([[_float(ex.values[k][o]) for k in kink_at] for o in range(m)],
+                           dtype=float).reshape(m, kink_at.size)
+    piece_slopes = np.array([[_float(ex.slopes[k][o]) for k in [0, *(kink_at + 1)]]
+                             for o in range(m)], dtype=float)
     return LinePieces(tuple(outputs), readonly(knots, float), readonly(knots[any_kink], float),
                       readonly(jump_all[:, any_kink], float),
-                      readonly([_float(s) for s in ex.slopes[0]], float), EXACT_RATIONAL, ex,
-                      np.flatnonzero(any_kink), readonly(U * np.abs(jump_all[:, any_kink]), float),
-                      readonly(U * np.abs([_float(s) for s in ex.slopes[0]]), float),
+                      readonly(piece_slopes[:, 0], float), EXACT_RATIONAL, ex,
+                      kink_at, readonly(U * np.abs(jump_all[:, any_kink]), float),
+                      readonly(U * np.abs(piece_slopes[:, 0]), float),
                       readonly(errs[any_kink], float),
-                      readonly([[U * abs(_float(ex.values[k][o])) for k in np.flatnonzero(any_kink)]
-                                 for o in range(m)], float))
+                      readonly(U * np.abs(kink_values), float),
+                      kink_values=readonly(kink_values, float),
+                      piece_slopes=readonly(piece_slopes, float))
 
 
 def _float_pieces(net: MLP, off_slope, max_knots, should_stop) -> LinePieces:

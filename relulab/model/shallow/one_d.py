@@ -226,7 +226,9 @@ def _least_width(net: MLP, lp) -> OneDShallow:
         return OneDShallow(out, t, one(J.c), ends, 2, True,
                            "affine: s₀ ReLU(x) − s₀ ReLU(−x); one neuron cannot draw a "
                            "sloped line without a kink", vectors, lp.certificate)
-    values1 = np.array([float(o(t[:1])[0]) for o in lp.outputs])  # f(t₁)
+    # f(t₁) and, below, the slope right of t₁ are read by the kink's index: distinct
+    # kinks may round to one double, and a search by value would pass them all
+    values1 = np.asarray(lp.kink_values, dtype=float)[:, 0]
     Et = np.asarray(lp.kink_errors, dtype=float)
     Ey1 = np.asarray(lp.value_errors, dtype=float)[:, 0]
     F, searched_all = _flip_set(J)
@@ -256,8 +258,7 @@ def _least_width(net: MLP, lp) -> OneDShallow:
     W1 = np.concatenate([[[-1.0]], np.ones((N, 1))])
     b1 = np.concatenate([[t[0]], -t])
     # s₀ + c₁ is the slope right of t₁: read it directly rather than cancel s₀ against c₁
-    right = np.array([o.slopes[np.searchsorted(o.kinks, t[0], side="right")]
-                      for o in lp.outputs])
+    right = np.asarray(lp.piece_slopes, dtype=float)[:, 1]
     W2 = np.column_stack([-s0, right, c[:, 1:]])
     out = MLP([(W1, b1), (W2, values1)])
     errors = (np.concatenate([Et[:1], Et]), np.column_stack([J.Es0, J.Ec[:, 0] + J.Es0, J.Ec[:, 1:]]),

@@ -1,0 +1,197 @@
+"""Exact at the edges of the doubles, in 1-D (issue 32, items 1, 4, 10 and 12's first part).
+
+Each case the issue lists, against an exact reference (Python fractions, or the
+independent rational walk of tests/model/exact_reference.py), and a property test that
+draws its kind: kinks that differ but round to one double, tents through ``restrict``
+at every peak the Folding panel's slider offers, a flat output beside a bent one, and
+kinks beyond the range of doubles.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from relulab.model.networks.mlp import MLP
+from relulab.model.shallow.construction import convert, shallow_1d
+from tests.model.exact_reference import kinks as ref_kinks
+from tests.model.exact_reference import least_width, reference
+
+
+def exact_value(net: MLP, x: Fraction) -> list[Fraction]:
+    """net(x) carried in fractions: every weight, bias and sum exact."""
+    h = [Fraction(x)]
+    layers = net.layers
+    for k, (W, b) in enumerate(layers):
+        z = [sum((Fraction(float(w)) * v for w, v in zip(row, h)), Fraction(0)) + Fraction(float(c))
+             for row, c in zip(W, b)]
+        h = z if k == len(layers) - 1 else [max(v, Fraction(0)) for v in z]
+    return h
+
+
+def assert_shallow_equal(net: MLP, points=()) -> None:
+    """The shallow network of ``net``, evaluated exactly, is within its own proven
+    representation error of the deep one, evaluated exactly: at every kink, between
+    neighbours, far beyond both ends and at ``points``; and the check says so."""
+    conv = convert(net)
+    one = conv.one_d
+    t = [Fraction(float(k)) for k in one.kinks]
+    reach = max([abs(v) for v in t] + [Fraction(1)]) * 4 + 10
+    xs = {*t, *((a + b) / 2 for a, b in itertools.pairwise(t)), *map(Fraction, points)}
+    xs |= {min(t, default=Fraction(0)) - reach, max(t, default=Fraction(0)) + reach}
+    xs = sorted(xs)
+    bound = one.representation_error(np.array([float(x) for x in xs]))
+    for x, row in zip(xs, bound):
+        deep, shallow = exact_value(net, x), exact_value(one.net, x)
+        for o, (d, s) in enumerate(zip(deep, shallow)):
+            slack = Fraction(float(row[o])) * (1 + Fraction(1, 10 ** 9)) + Fraction(1, 2 ** 1000)
+            assert abs(d - s) <= slack, (float(x), o, float(d), float(s), float(row[o]))
+    assert conv.verify().ok()
+
+
+def in_units(net: MLP, s: float, t: float) -> MLP:
+    """``net`` in units x = s·u + t (its kinks move to s·k + t): the first layer becomes
+    W/s and b − W·t/s, rounded once, as a user's change of units is; kinks that were
+    one point, or close, may now be distinct rationals on one double."""
+    (W, b), rest = net.layers[0], net.layers[1:]
+    return MLP([(W / s, b - W[:, 0] * t / s), *rest])
+
+
+# --- item 1: two kinks, one double -----------------------------------------------------
+def twin_kinks() -> MLP:
+    """f(x) = ReLU(3x − 1) + ReLU(x − t) + 2·ReLU(t − x), t the double nearest 1/3: the
+    kinks 1/3 and t differ but are one double."""
+    t = 1 / 3
+    return MLP([([[3.0], [1.0], [-1.0]], [-1.0, -t, t]), ([[1.0, 1.0, 2.0]], [0.0])])
+
+
+def test_two_kinks_on_one_double_keep_the_right_slope():
+    net = twin_kinks()
+    ref = reference(net)
+    assert len(ref_kinks(ref)[0]) == 2
+    one = shallow_1d(net)
+    assert one.width == least_width(ref, 1) == 3
+    # far right: 38.67 (slope 4), never 67.67 (slope 7)
+    got = exact_value(one.net, Fraction(10))[0]
+    assert abs(got - exact_value(net, Fraction(10))[0]) < Fraction(1, 10 ** 12)
+    assert_shallow_equal(net, points=[10, -10, 1 / 3])
+
+
+def test_an_integer_network_in_other_units_keeps_its_ends():
+    """The issue's random case: an integer 1-4-4-2 network in other units (×4.4e5,
+    shifted by 1e10); rounding its first layer puts distinct kinks on one double."""
+    hit = 0
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        layers = [(rng.integers(-3, 4, (b, a)).astype(float), rng.integers(-3, 4, b).astype(float))
+                  for a, b in itertools.pairwise([1, 4, 4, 2])]
+        net = in_units(MLP(layers), 4.4e5, 1e10)
+        lp_kinks = shallow_1d(net).kinks
+        if len(lp_kinks) > 1 and np.any(np.diff(lp_kinks) == 0):
+            hit += 1
+            ref = reference(net)
+            assert shallow_1d(net).width == least_width(ref, 2)
+            assert_shallow_equal(net)
+    assert hit > 0
+
+
+@st.composite
+def twin_nets(draw):
+    """A network whose first layer bends at p/q (q not a power of two) and at the double
+    nearest p/q, among integer neurons, with integer layers after it, in units s·x
+    (s a power of two, so the twins stay twins) and 1 to 3 outputs."""
+    q = draw(st.integers(3, 199).filter(lambda v: v & (v - 1)))
+    p = draw(st.integers(-3 * q, 3 * q))
+    t = p / q
+    seed = draw(st.integers(0, 2 ** 32 - 1))
+    rng = np.random.default_rng(seed)
+    extra = draw(st.integers(0, 4))
+    W = [[q], [1.0], [-1.0], *rng.integers(-4, 5, (extra, 1)).tolist()]
+    b = [-p, -t, t, *rng.integers(-9, 10, extra).tolist()]
+    W1 = np.array(W, dtype=float)
+    b1 = np.array(b, dtype=float)
+    sizes = [len(b1), *[draw(st.integers(1, 4)) for _ in range(draw(st.integers(0, 2)))],
+             draw(st.integers(1, 3))]
+    layers = [(W1, b1)]
+    for a, c in itertools.pairwise(sizes):
+        layers.append((rng.integers(-3, 4, (c, a)).astype(float),
+                       rng.integers(-3, 4, c).astype(float)))
+    return in_units(MLP(layers), 2.0 ** draw(st.integers(-40, 40)), 0.0)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(twin_nets())
+def test_twin_kinks_convert_exactly(net):
+    ref = reference(net)
+    m = net.n_out
+    one = shallow_1d(net)
+    union = [k for k, c in zip(ref["knots"], itertools.pairwise(ref["slopes"])) if c[0] != c[1]]
+    assert len(one.kinks) == len(union)
+    best = least_width(ref, m, exhaustive=14)
+    if best is not None:
+        assert one.width == best and one.least_width_proven
+    assert_shallow_equal(net)
+
+
+# --- never export a network that failed its check; never "proven" beside it -------------
+@pytest.fixture
+def broken_conversion(monkeypatch):
+    """Every conversion's shallow network made wrong by 1e-9 in its output biases (as a
+    construction bug would): the check must catch it before anything says "proven" or
+    writes it."""
+    import relulab.model.shallow.construction as shallow_module
+
+    real = shallow_module.convert
+
+    def broken(net, *args, **kwargs):
+        conv = real(net, *args, **kwargs)
+        (W1, b1), (W2, b2) = conv.shallow.layers
+        conv.shallow = MLP([(W1, b1), (W2, b2 + 1e-9 * (1 + np.abs(b2)))])
+        return conv
+
+    monkeypatch.setattr(shallow_module, "convert", broken)
+
+
+def test_the_command_says_no_proven_beside_a_failed_check(tmp_path, capsys, broken_conversion):
+    from relulab.commands.convert import main
+    from relulab.io.networks import save_network
+
+    save_network(twin_kinks(), tmp_path / "deep.json")
+    code = main([str(tmp_path / "deep.json"), str(tmp_path / "o.json"), "--report"])
+    out, err = capsys.readouterr()
+    assert code == 3 and "not written" in err and not (tmp_path / "o.json").exists()
+    assert "least width not claimed: the check failed" in out and "proven" not in out
+
+
+@pytest.mark.skipif(importlib.util.find_spec("PySide6") is None, reason="the panel needs Qt")
+def test_the_panel_offers_no_export_beside_a_failed_check(qtbot, theme, tmp_path,
+                                                          broken_conversion):
+    from PySide6.QtCore import Qt
+
+    from relulab.ui.panels.converter import ConverterPanel
+
+    panel = ConverterPanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    qtbot.waitUntil(lambda: not panel.busy, timeout=30000)
+    panel.arch_edit.setText("1-6-6-1")
+    qtbot.keyClick(panel.arch_edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not panel.busy and panel.result is not None
+                    and panel.result.conversion.one_d is not None, timeout=30000)
+    try:
+        assert not panel.result.verification.ok()
+        assert panel.verdict.text().startswith("NOT equal")
+        assert not panel.export_button.isVisibleTo(panel)
+        assert not panel.export_shallow(tmp_path / "s.json")
+        assert not (tmp_path / "s.json").exists()
+        assert "the check found deep and shallow different" in panel.message.text()
+        assert "exportable" not in panel.layers_label.text()
+        assert "zero up to rounding" not in panel.explain.text()
+    finally:
+        panel.shutdown()
