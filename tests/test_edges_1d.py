@@ -195,3 +195,65 @@ def test_the_panel_offers_no_export_beside_a_failed_check(qtbot, theme, tmp_path
         assert "zero up to rounding" not in panel.explain.text()
     finally:
         panel.shutdown()
+
+
+# --- item 12: a kink beyond the doubles ----------------------------------------------------
+def beyond(exponent: int, sign: float = 1.0, extra=(), second: bool = False,
+           top: int = 300) -> MLP:
+    """A kink at about sign·10^exponent (10^top / 10^(top − exponent); exponent up to
+    top + 320), past ±1.8e308, beside one at 0 and the kinks ``extra``; ``second``: one
+    more a hair beyond it (both are +∞ or −∞ as doubles)."""
+    w = float(10.0 ** (top - exponent))
+    W = [[sign * w], [1.0], *[[1.0] for _ in extra]]
+    b = [-10.0 ** top, 0.0, *[-float(t) for t in extra]]
+    if second:
+        W.append([sign * w])
+        b.append(-np.nextafter(10.0 ** top, np.inf))
+    return MLP([(W, b), ([[1.0] * len(W)], [0.0])])
+
+
+def test_a_kink_beyond_the_doubles_is_said_in_one_line(tmp_path, capsys):
+    from relulab.commands.convert import main
+    from relulab.io.networks import save_network
+    from relulab.model.networks.exact import exact_line
+    from relulab.model.pieces.piecewise import piecewise_linear
+
+    net = beyond(400, top=100)  # the issue's 1e400: weight 1e-300, bias −1e100
+    w = Fraction(float(net.layers[0][0][0, 0]))
+    assert exact_line(net).knots == [Fraction(0), Fraction(1e100) / w]
+    for call in (piecewise_linear, convert):
+        with pytest.raises(ValueError, match="beyond the range of doubles"):
+            call(net)
+    save_network(net, tmp_path / "far.json")
+    code = main([str(tmp_path / "far.json"), str(tmp_path / "o.json")])
+    _out, err = capsys.readouterr()
+    assert code == 1 and err.count("\n") == 1 and "beyond the range of doubles" in err
+    assert "OverflowError" not in err and not (tmp_path / "o.json").exists()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(309, 620), st.sampled_from([1.0, -1.0]),
+       st.lists(st.sampled_from([-3e307, -1.0, 0.5, 7.0, 1e300, 1.7e308]), max_size=3),
+       st.booleans())
+def test_kinks_beyond_the_doubles_walk_exactly(exponent, sign, extra, second):
+    """The exact walk passes kinks beyond ±1.8e308 (their doubles are ±∞, two of them
+    told apart exactly) and every count refuses them in one line, never OverflowError."""
+    from relulab.model.networks.exact import exact_line
+    from relulab.model.pieces.piecewise import piecewise_linear
+
+    net = beyond(exponent, sign, extra, second)
+    assert exact_line(net).knots == reference(net)["knots"]
+    with pytest.raises(ValueError, match="beyond the range of doubles"):
+        piecewise_linear(net)
+
+
+def test_parallel_neurons_whose_offset_passes_the_doubles():
+    """Two neurons with one weight whose biases differ by more than 1.8e308: their
+    offset is not a double, so it is not taken as known (it was: OverflowError)."""
+    from relulab.model.pieces.piecewise import piecewise_linear
+
+    net = MLP([([[1.0], [1.0], [1.0]], [3e307, -1.7e308, 0.0]), ([[1.0, 1.0, -2.0]], [0.0])])
+    pl = piecewise_linear(net)
+    want, jumps = ref_kinks(reference(net))
+    assert [Fraction(float(t)) for t in pl.kinks] == want
+    assert [Fraction(float(c)) for c in pl.jumps] == jumps

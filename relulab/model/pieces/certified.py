@@ -451,7 +451,9 @@ def _parallel_offsets(W, b):
     offsets = b[:, None] - b[None, :]
     known = np.eye(n, dtype=bool)  # a neuron is exactly 0 at its own root
     for k, j in zip(*np.nonzero(equal)):
-        known[k, j] = Fraction(float(b[k])) - Fraction(float(b[j])) == Fraction(float(offsets[k, j]))
+        # a difference past ±1.8e308 is ±inf: not a double, so not known
+        known[k, j] = bool(np.isfinite(offsets[k, j])) and (
+            Fraction(float(b[k])) - Fraction(float(b[j])) == Fraction(float(offsets[k, j])))
     return offsets, known
 
 
