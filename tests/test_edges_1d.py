@@ -257,3 +257,102 @@ def test_parallel_neurons_whose_offset_passes_the_doubles():
     want, jumps = ref_kinks(reference(net))
     assert [Fraction(float(t)) for t in pl.kinks] == want
     assert [Fraction(float(c)) for c in pl.jumps] == jumps
+
+
+# --- item 4: restrict on rounded kinks ---------------------------------------------------
+#: The Folding panel's peak slider: value / PEAK_STEPS over PEAK_RANGE (steps of 0.01).
+PEAK_STEPS = 100
+
+
+def slider_peaks() -> list[float]:
+    from relulab.model.pieces.folding import PEAK_RANGE
+
+    lo, hi = (round(v * PEAK_STEPS) for v in PEAK_RANGE)
+    return [value / PEAK_STEPS for value in range(lo, hi + 1)]
+
+
+def exact_inside(net: MLP, a, b) -> int:
+    """Kinks of the exact reference strictly inside (a, b)."""
+    want, _ = ref_kinks(reference(net))
+    return sum(1 for t in want if Fraction(a) < t < Fraction(b))
+
+
+def test_restrict_counts_the_tents_kinks_next_to_one():
+    """The issue's case: a kink at 1 − 2.75e-17 rounds to 1 and was dropped (4 pieces)."""
+    from relulab.model.pieces.folding import tent_network
+    from relulab.model.pieces.piecewise import piecewise_linear
+
+    net = tent_network(2, 0.32)
+    assert exact_inside(net, 0, 1) == 4
+    pl = piecewise_linear(net).restrict(0, 1)
+    assert pl.n_pieces == 5 and pl.domain == (0.0, 1.0)
+    # restricting again, and on a side, keeps deciding exactly
+    assert pl.restrict(0.5, 1).n_pieces == 1 + exact_inside(net, 0.5, 1)
+    assert pl.restrict(0, 0.5).n_pieces == 1 + exact_inside(net, 0, 0.5)
+
+
+def test_restrict_agrees_with_the_folding_panel_at_every_slider_peak():
+    """The README's way to count pieces, piecewise_linear(...).restrict(0, 1).n_pieces,
+    against the Folding panel's exact count (fold_counts, as its job calls it) for
+    tents at every peak of the slider and depths 1 to 6 (the property test below holds
+    both to the exact reference)."""
+    if importlib.util.find_spec("PySide6") is not None:
+        from relulab.ui.panels.folding.controls import PEAK_STEPS as slider_steps
+
+        assert slider_steps == PEAK_STEPS
+    from relulab.model.pieces.folding import fold_counts, tent_network, tent_pieces
+    from relulab.model.pieces.piecewise import piecewise_linear
+
+    wrong = []
+    for peak, depth in itertools.product(slider_peaks(), range(1, 7)):
+        net = tent_network(depth, peak)
+        panel = fold_counts(tent_pieces(depth, peak), depth, 2, net)
+        readme = piecewise_linear(net).restrict(0, 1).n_pieces
+        if not (panel.exact and readme == panel.pieces_unit):
+            wrong.append((peak, depth, readme, panel.pieces_unit))
+    assert not wrong and len(slider_peaks()) * 6 == 366
+
+
+@st.composite
+def nets_and_ends(draw):
+    """A tent at a slider peak, or a random deep network, and an interval whose ends
+    sit on the doubles of its exact kinks or a few units in the last place beside them."""
+    from relulab.model.pieces.folding import tent_network
+
+    if draw(st.booleans()):
+        net = tent_network(draw(st.integers(1, 6)), draw(st.sampled_from(slider_peaks())))
+    else:
+        rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+        sizes = [1, *rng.integers(1, 6, draw(st.integers(1, 3))).tolist(), 1]
+        net = MLP([(rng.normal(size=(b, a)), rng.normal(size=b))
+                   for a, b in itertools.pairwise(sizes)])
+    want, _ = ref_kinks(reference(net))
+    spots = [float(t) for t in want] or [0.0]
+
+    def end():
+        x = draw(st.sampled_from(spots))
+        for _ in range(draw(st.integers(-3, 3)) % 7):
+            x = np.nextafter(x, np.inf if draw(st.booleans()) else -np.inf)
+        return float(x)
+
+    a, b = sorted((end(), end()))
+    if a == b:
+        b = float(np.nextafter(b, np.inf))
+    return net, a, b
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(nets_and_ends())
+def test_restrict_decides_kinks_at_its_ends_exactly(case):
+    from relulab.model.pieces.piecewise import piecewise_linear
+
+    net, a, b = case
+    pl = piecewise_linear(net)
+    part = pl.restrict(a, b)
+    assert part.n_pieces == 1 + exact_inside(net, a, b)
+    counted = pl.kinks_inside(a, b)
+    assert counted is None or part.n_pieces == 1 + counted
+    # each kink kept is within its error bound of an exact kink inside
+    inside = [t for t in ref_kinks(reference(net))[0] if Fraction(a) < t < Fraction(b)]
+    assert all(abs(Fraction(float(k)) - w) <= Fraction(float(e))
+               for k, w, e in zip(part.kinks, inside, part.kink_errors))

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 
 import numpy as np
 
@@ -69,6 +70,10 @@ FLOAT_ONLY = "floating point only, not certified"
 _OFF_SLOPE = {"relu": 0.0, "leaky_relu": 0.01, "identity": None}
 
 
+class _NeedsExact(Exception):
+    """A kink's error bound reaches an end of an interval and no exact walk is at hand."""
+
+
 @dataclass(frozen=True, eq=False)
 class PiecewiseLinear:
     """A continuous piecewise-linear function of one variable, stored exactly.
@@ -85,7 +90,9 @@ class PiecewiseLinear:
     the module docstring); ``kink_errors`` bounds |kinks − exact kinks| (0 where a
     kink is exactly a double; None when not certified); ``exact`` holds the exact
     rational computation when one was made, and ``output`` which of its outputs
-    this is. ``kink_jumps`` are the slope changes rounded from their exact values.
+    this is, ``exact_index`` where each kink is among its knots. ``kink_jumps`` are
+    the slope changes rounded from their exact values. ``source``: the network, for
+    the exact walk when a decision needs it (see :meth:`restrict`).
     """
 
     kinks: np.ndarray
@@ -100,6 +107,8 @@ class PiecewiseLinear:
     kink_jumps: np.ndarray | None = None
     exact: ExactLine | None = None
     output: int = 0
+    exact_index: np.ndarray | None = None
+    source: MLP | None = None
 
     @property
     def certified(self) -> bool:
@@ -125,8 +134,6 @@ class PiecewiseLinear:
         """How many kinks lie strictly inside (a, b), decided exactly; None when the
         error bound of a kink straddles a or b and no exact kinks are at hand."""
         if self.exact is not None:
-            from fractions import Fraction
-
             fa, fb = Fraction(float(a)), Fraction(float(b))
             jumps = self.exact.jumps(self.output)
             return sum(1 for t, c in zip(self.exact.knots, jumps) if c != 0 and fa < t < fb
@@ -154,7 +161,13 @@ class PiecewiseLinear:
         return y
 
     def restrict(self, a: float, b: float) -> PiecewiseLinear:
-        """The same function on [a, b]: the kinks strictly inside and their pieces."""
+        """The same function on [a, b]: the kinks strictly inside and their pieces.
+
+        Which kinks lie inside is decided exactly, as :meth:`kinks_inside` counts
+        them: a kink just inside b may round to b itself (the tent at peak 0.32 has
+        one at 1 − 2.75e-17), and a kink whose error bound reaches a or b is settled
+        by the exact walk along ``source`` (BeyondExact past its budget). Such a kink
+        is kept at its double, which may equal a or b."""
         a, b = float(a), float(b)
         if not a < b:
             raise ValueError(f"interval: need a < b, got [{a}, {b}]")
@@ -167,7 +180,10 @@ class PiecewiseLinear:
             m = np.searchsorted(arr, hi, side="left")
             return k, m
 
-        i, j = inside(self.kinks)
+        try:
+            i, j = self._first_beyond(lo, strict=True), self._first_beyond(hi, strict=False)
+        except _NeedsExact:
+            return self._exactly(a, b).restrict(lo, hi)
         rb = self.region_boundaries[slice(*inside(self.region_boundaries))]
         nb = self.non_kink_boundaries[slice(*inside(self.non_kink_boundaries))]
         x_mid = lo if np.isfinite(lo) else (hi if np.isfinite(hi) else 0.0)
@@ -176,6 +192,7 @@ class PiecewiseLinear:
             kinks=readonly(self.kinks[i:j], float),
             kink_errors=None if self.kink_errors is None else readonly(self.kink_errors[i:j], float),
             kink_jumps=None if self.kink_jumps is None else readonly(self.kink_jumps[i:j], float),
+            exact_index=None if self.exact_index is None else readonly(self.exact_index[i:j]),
             values=readonly(self.values[i:j], float),
             slopes=readonly(self.slopes[i:j + 1], float),
             region_boundaries=readonly(rb, float),
@@ -183,6 +200,46 @@ class PiecewiseLinear:
             anchor=(x_mid, float(self(x_mid))),
             domain=(lo, hi),
         )
+
+    def _first_beyond(self, c: float, strict: bool) -> int:
+        """The first kink beyond c (strict) or at or beyond c, decided exactly: the
+        doubles decide every kink farther from c than its error bound; the few within
+        it go by their exact values (_NeedsExact when those are not at hand)."""
+        t = self.kinks
+        side = "right" if strict else "left"
+        if self.kink_errors is None or not np.isfinite(c) or t.size == 0:
+            return int(np.searchsorted(t, c, side=side))
+        e = self.kink_errors
+        reach = float(e.max())
+        start = int(np.searchsorted(t, c - reach, side="left"))
+        stop = int(np.searchsorted(t, c + reach, side="right"))
+        fc = Fraction(c)
+        for k in range(start, stop):
+            if e[k] > 0 and abs(t[k] - c) <= e[k]:
+                if self.exact is None or self.exact_index is None:
+                    raise _NeedsExact
+                x = self.exact.knots[int(self.exact_index[k])]
+                past = x > fc if strict else x >= fc
+            else:
+                past = t[k] > c if strict else t[k] >= c
+            if past:
+                return k
+        return stop
+
+    def _exactly(self, a: float, b: float) -> PiecewiseLinear:
+        """This output from the exact walk along ``source`` (same domain)."""
+        if self.source is None:
+            raise BeyondExact(f"a kink lies too close to {a:g} or {b:g} to tell which side "
+                              "it is on, and no network is at hand to decide it exactly")
+        try:
+            ex = exact_line(self.source, max_knots=EXACT_KNOTS)
+        except BeyondExact:
+            raise BeyondExact(
+                f"a kink lies too close to {a:g} or {b:g} to tell which side it is on, and "
+                f"exact arithmetic would need more than {EXACT_KNOTS:,} knots") from None
+        whole = replace(_pieces_from_exact(ex).outputs[self.output], source=self.source)
+        lo, hi = self.domain
+        return whole if not (np.isfinite(lo) or np.isfinite(hi)) else whole.restrict(lo, hi)
 
     def breakpoints(self, a: float | None = None, b: float | None = None):
         """(x, y) through the kinks inside [a, b] and the two ends: joining them with
@@ -318,7 +375,8 @@ def _pieces_from_exact(ex: ExactLine) -> LinePieces:
             non_kink_boundaries=readonly(knots[~kink], float),
             anchor=(float(x0), _float(y0)), certificate=EXACT_RATIONAL,
             kink_errors=readonly(errs[idx], float),
-            kink_jumps=readonly(jump_all[o][idx], float), exact=ex, output=o))
+            kink_jumps=readonly(jump_all[o][idx], float), exact=ex, output=o,
+            exact_index=readonly(idx)))
     kink_at = np.flatnonzero(any_kink)
     kink_values = np.array([[_float(ex.values[k][o]) for k in kink_at] for o in range(m)],
                            dtype=float).reshape(m, kink_at.size)
@@ -384,7 +442,7 @@ def line_pieces(net: MLP, *, max_knots: int | None = None,
                                                              should_stop))
             if stats is not None:
                 stats["path"] = "float"
-            return out
+            return _with_source(out, net)
         except _Uncertain as why:
             if stats is not None:
                 stats["path"] = "exact"
@@ -400,7 +458,12 @@ def line_pieces(net: MLP, *, max_knots: int | None = None,
         raise BeyondExact(
             f"doubles cannot certify the kinks of this network and exact arithmetic would "
             f"need more than {budget:,} knots here") from None
-    return _pieces_from_exact(ex)
+    return _with_source(_pieces_from_exact(ex), net)
+
+
+def _with_source(lp: LinePieces, net: MLP) -> LinePieces:
+    """Every output keeps its network, for the exact walk a later decision may need."""
+    return replace(lp, outputs=tuple(replace(o, source=net) for o in lp.outputs))
 
 
 def piecewise_linear(net: MLP, *, max_knots: int | None = None,
