@@ -356,3 +356,64 @@ def test_restrict_decides_kinks_at_its_ends_exactly(case):
     inside = [t for t in ref_kinks(reference(net))[0] if Fraction(a) < t < Fraction(b)]
     assert all(abs(Fraction(float(k)) - w) <= Fraction(float(e))
                for k, w, e in zip(part.kinks, inside, part.kink_errors))
+
+
+# --- item 10: least width when an output is flat -------------------------------------------
+def opposed_pair_net(seed: int, width: int = 21, rows=None) -> MLP:
+    """1-width-m: kinks at distinct integers but neurons 0 and 1, which face opposite
+    ways at one kink (their jumps merge, so the width is N + 1 as often as not);
+    ``rows``: which neurons each output reads (default: output 0 none, output 1 all)."""
+    rng = np.random.default_rng(seed)
+    k = rng.permutation(np.arange(-30, 30))[:width].astype(float)
+    W1 = np.where(rng.random(width) < 0.5, 1.0, -1.0)[:, None]
+    k[1], W1[1, 0] = k[0], -W1[0, 0]
+    rows = rows if rows is not None else [[], list(range(width))]
+    W2 = np.zeros((len(rows), width))
+    for o, used in enumerate(rows):
+        W2[o, used] = rng.normal(size=len(used))
+    return MLP([(W1, -W1[:, 0] * k), (W2, np.zeros(len(rows)))])
+
+
+def searched(net: MLP):
+    """(the flip set's answer, how many subsets passed a window) for ``net``."""
+    from relulab.model.pieces.piecewise import line_pieces
+    from relulab.model.shallow.one_d import _flip_set, _Jumps
+
+    J = _Jumps(net, line_pieces(net))
+    return _flip_set(J), J.candidates, J.N
+
+
+@pytest.mark.parametrize("flat", [0, 1])
+def test_a_flat_output_does_not_open_every_window(flat):
+    """The issue's 1-21-2 network with one output ≡ 0: the windows were on output 0's
+    subset sums only, so with output 0 flat all 2²⁰ subsets were compared (11 s)."""
+    rows = [[], list(range(21))] if flat == 0 else [list(range(21)), []]
+    net = opposed_pair_net(1, rows=rows)
+    (F, searched_all), candidates, N = searched(net)
+    assert N == 20 and F is None and searched_all
+    assert candidates <= 2 ** 10
+    one = shallow_1d(net)
+    assert one.width == least_width(reference(net), 2) == 21 and one.least_width_proven
+
+
+@st.composite
+def sparse_outputs(draw):
+    """A network whose outputs each read a few of the neurons (often none, or one
+    half), in units x = 2^k·u."""
+    width = draw(st.integers(6, 21))
+    m = draw(st.integers(2, 4))
+    halves = [list(range(width // 2)), list(range(width // 2, width)), [], list(range(width))]
+    rows = [draw(st.sampled_from(halves)) for _ in range(m)]
+    net = opposed_pair_net(draw(st.integers(0, 2 ** 32 - 1)), width, rows)
+    return in_units(net, 2.0 ** draw(st.integers(-30, 30)), 0.0)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sparse_outputs())
+def test_least_width_with_sparse_outputs_matches_the_exact_search(net):
+    _, candidates, N = searched(net)
+    # random weights: few subsets project alike, so the windows let few through
+    assert candidates <= 2 ** (N // 2 + 1) + N * N
+    one = shallow_1d(net)
+    assert one.width == least_width(reference(net), net.n_out) and one.least_width_proven
+    assert_shallow_equal(net)

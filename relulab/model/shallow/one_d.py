@@ -10,6 +10,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from relulab.model.networks.exact import gamma
 from relulab.model.networks.mlp import MLP
 
 # ---------------------------------------------------------------------------
@@ -32,6 +33,7 @@ class _Jumps:
         self.Ec = np.asarray(lp.jump_errors, dtype=float).reshape(self.c.shape)
         self.Es0 = np.asarray(lp.left_slope_errors, dtype=float)
         self.exact_runs = 0
+        self.candidates = 0  # subsets that passed a window and were compared in every output
 
     @property
     def N(self) -> int:
@@ -54,8 +56,6 @@ class _Jumps:
 
     def bound(self) -> np.ndarray:
         """One bound (per output) on |ŝ₀ + Σ_F ĉ_t − (s₀ + Σ_F c_t)| for every subset F."""
-        from relulab.model.networks.exact import gamma
-
         return (self.Es0 + self.Ec.sum(axis=1)
                 + gamma(self.N + 2) * (np.abs(self.s0) + np.abs(self.c).sum(axis=1))) * 1.01
 
@@ -115,10 +115,14 @@ def _flip_set(J: _Jumps):
         F = [j for j in range(N) if j != i]
         if J.is_zero(F):
             return F, True
+    # pairs and subsets are windowed on one combination of all outputs, not on one
+    # output: an output that is flat (or bends at few kinks) lets every subset through
+    ps0, pc, pbound = _projection(s0, c, bound)
     if 2 <= N <= 1500:
-        R0 = s0[0] + c[0][:, None] + c[0][None, :]
-        ii, jj = np.nonzero(np.triu(np.abs(R0) <= bound[0], 1))
+        R0 = ps0 + pc[:, None] + pc[None, :]
+        ii, jj = np.nonzero(np.triu(np.abs(R0) <= pbound, 1))
         for i, j in zip(ii, jj):
+            J.candidates += 1
             if near((s0 + c[:, i] + c[:, j])[:, None])[0] and J.is_zero([int(i), int(j)]):
                 return [int(i), int(j)], True
     if N > EXHAUSTIVE_KINKS:
@@ -126,21 +130,23 @@ def _flip_set(J: _Jumps):
     half = N // 2
     left, right = list(range(half)), list(range(half, N))
 
-    def sums(idx):
-        """All 2^|idx| subset sums (m × 2^|idx|) and the subsets as bit masks."""
-        S = np.zeros((c.shape[0], 1))
+    def sums(idx, rows):
+        """All 2^|idx| subset sums (rows × 2^|idx|) and the subsets as bit masks."""
+        S = np.zeros((rows.shape[0], 1))
         for t in idx:
-            S = np.concatenate([S, S + c[:, [t]]], axis=1)
+            S = np.concatenate([S, S + rows[:, [t]]], axis=1)
         return S
 
-    SL, SR = sums(left), sums(right)
-    order = np.argsort(SR[0])
-    sr0 = SR[0][order]
+    SL, SR = sums(left, c), sums(right, c)
+    PL, PR = sums(left, pc[None, :])[0], sums(right, pc[None, :])[0]
+    order = np.argsort(PR)
+    pr = PR[order]
     for a in range(SL.shape[1]):
-        need = -s0[0] - SL[0, a]  # SR[0] must lie within bound of this
-        lo = np.searchsorted(sr0, need - bound[0], side="left")
-        hi = np.searchsorted(sr0, need + bound[0], side="right")
+        need = -ps0 - PL[a]  # PR must lie within pbound of this
+        lo = np.searchsorted(pr, need - pbound, side="left")
+        hi = np.searchsorted(pr, need + pbound, side="right")
         for bidx in order[lo:hi]:
+            J.candidates += 1
             R = s0 + SL[:, a] + SR[:, bidx]
             if not near(R[:, None])[0]:
                 continue
@@ -149,6 +155,26 @@ def _flip_set(J: _Jumps):
             if J.is_zero(F):
                 return sorted(F), True
     return None, True
+
+
+def _projection(s0, c, bound):
+    """(w·s₀, w·c_t for every kink, a window) for one combination w of the outputs, each
+    scaled by a power of two to about 1 and weighted by a number of its own (so that
+    distinct jump vectors rarely project alike). Every subset whose sum is within
+    ``bound`` of −s₀ in each output has its projected sum within the window of −w·s₀:
+    the window adds the rounding of the products and sums, and underflow (2⁻¹⁰⁷⁴ a
+    product)."""
+    m, N = c.shape
+    top = np.maximum(np.abs(s0), np.abs(c).max(axis=1, initial=0.0))
+    # 2^e·top < 1/(N + 2), so no sum of the projections passes 2 (and none overflows);
+    # an output of subnormal size gets at most 2^1000, never ∞
+    e = np.minimum(-np.frexp(top)[1] - int(np.ceil(np.log2(N + 2))), 1000)
+    w = np.where(top > 0, np.ldexp(1.0 + (np.arange(m) * 0.6180339887498949) % 1.0, e), 0.0)
+    g = gamma(N + m + 4)
+    size = float(w @ np.abs(s0) + (w @ np.abs(c)).sum())
+    within = float(np.where(w > 0, w * bound, 0.0).sum())
+    pbound = 2 * (within * (1 + g) + g * size + (N + 1) * (m + 1) * 2.0 ** -1073)
+    return float(w @ s0), w @ c, pbound
 
 
 @dataclass(frozen=True)
