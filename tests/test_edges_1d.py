@@ -83,6 +83,22 @@ def test_two_kinks_on_one_double_keep_the_right_slope():
     assert_shallow_equal(net, points=[10, -10, 1 / 3])
 
 
+def test_relulab_convert_writes_the_twin_kinks_network_right(tmp_path, capsys):
+    """The command exited 3 on it (its check caught the wrong slope); now it writes the
+    network, and the report's claims stand beside a passed check."""
+    from relulab.commands.convert import main
+    from relulab.io.networks import load_network, save_network
+
+    save_network(twin_kinks(), tmp_path / "twins.json")
+    code = main([str(tmp_path / "twins.json"), str(tmp_path / "s.json"), "--report"])
+    out, err = capsys.readouterr()
+    assert code == 0 and err == "" and "least width proven" in out
+    shallow = load_network(tmp_path / "s.json")
+    assert exact_value(shallow, Fraction(10)) == exact_value(shallow_1d(twin_kinks()).net,
+                                                             Fraction(10))
+    assert abs(float(shallow(np.array([10.0]))[0]) - 116 / 3) < 1e-12
+
+
 def test_an_integer_network_in_other_units_keeps_its_ends():
     """The issue's random case: an integer 1-4-4-2 network in other units (×4.4e5,
     shifted by 1e10); rounding its first layer puts distinct kinks on one double."""
