@@ -209,6 +209,8 @@ def test_the_panel_offers_no_export_beside_a_failed_check(qtbot, theme, tmp_path
         assert "the check found deep and shallow different" in panel.message.text()
         assert "exportable" not in panel.layers_label.text()
         assert "zero up to rounding" not in panel.explain.text()
+        title = panel.diff_plot.getPlotItem().titleLabel.text
+        assert "the check failed" in title and "zero up to rounding" not in title
     finally:
         panel.shutdown()
 
