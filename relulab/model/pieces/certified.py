@@ -634,4 +634,4 @@ def _certified_pieces(net: MLP, off_slope, max_knots, should_stop):
     ET = st.ET
     certificate = CERTIFIED_LATTICE if Edy is None and ET is None else CERTIFIED_FLOAT
     return (st.T, ET, st.flags, y, dy, jump, is_kink, certificate, Ejump,
-            None if Edy is None else Edy[:, 0], Ey)
+            None if Edy is None else Edy[:, [0, -1]], Ey)

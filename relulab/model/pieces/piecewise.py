@@ -284,6 +284,7 @@ class LinePieces:
     value_errors: np.ndarray | None = None  # (m, N): bounds on the outputs at the kinks
     kink_values: np.ndarray | None = None
     piece_slopes: np.ndarray | None = None
+    right_slope_errors: np.ndarray | None = None  # bounds on the slopes on the right ray
 
     @property
     def n_outputs(self) -> int:
@@ -291,7 +292,7 @@ class LinePieces:
 
 
 def _pieces_from_arrays(T, ET, flags, y, dy, jump, is_kink, certificate, Ejump=None,
-                        Edy0=None, Ey=None) -> LinePieces:
+                        Edy_ends=None, Ey=None) -> LinePieces:
     outputs = []
     for o in range(y.shape[0]):
         kink = is_kink[o]
@@ -329,7 +330,9 @@ def _pieces_from_arrays(T, ET, flags, y, dy, jump, is_kink, certificate, Ejump=N
                           np.zeros((y.shape[0], int(any_kink.sum()))) if Ejump is None
                           else Ejump[:, any_kink], float),
                       left_slope_errors=None if not certified else readonly(
-                          np.zeros(y.shape[0]) if Edy0 is None else Edy0, float),
+                          np.zeros(y.shape[0]) if Edy_ends is None else Edy_ends[:, 0], float),
+                      right_slope_errors=None if not certified else readonly(
+                          np.zeros(y.shape[0]) if Edy_ends is None else Edy_ends[:, 1], float),
                       kink_errors=None if not certified else readonly(
                           np.zeros(int(any_kink.sum())) if ET is None else ET[any_kink], float),
                       value_errors=None if not certified else readonly(
@@ -390,7 +393,8 @@ def _pieces_from_exact(ex: ExactLine) -> LinePieces:
                       readonly(errs[any_kink], float),
                       readonly(U * np.abs(kink_values), float),
                       kink_values=readonly(kink_values, float),
-                      piece_slopes=readonly(piece_slopes, float))
+                      piece_slopes=readonly(piece_slopes, float),
+                      right_slope_errors=readonly(U * np.abs(piece_slopes[:, -1]), float))
 
 
 def _float_pieces(net: MLP, off_slope, max_knots, should_stop) -> LinePieces:

@@ -196,6 +196,8 @@ class OneDShallow:
     # bounds on how far the written weights are from an exactly equal network's:
     # per hidden neuron its kink and its output weights (m × H), and the output biases
     weight_errors: tuple | None = None
+    # bounds on |slopes_at_ends − the exact slopes on the rays|: (left, right), per output
+    end_slope_errors: tuple | None = None
 
     def representation_error(self, X) -> np.ndarray:
         """Bound (N points × m outputs) on |shallow − deep| at X in exact arithmetic:
@@ -236,6 +238,8 @@ def _least_width(net: MLP, lp) -> OneDShallow:
     s0 = J.s0
     sK = np.array([o.slopes[-1] for o in lp.outputs])  # certified, not a cancelling sum
     ends = (float(s0[0]), float(sK[0])) if m == 1 else (tuple(s0), tuple(sK))
+    end_errors = (J.Es0, np.zeros(m) if lp.right_slope_errors is None
+                  else np.asarray(lp.right_slope_errors, dtype=float))
 
     def one(v):
         return np.asarray(v[0] if m == 1 else np.zeros(0))
@@ -247,11 +251,12 @@ def _least_width(net: MLP, lp) -> OneDShallow:
         if flat:
             out = MLP([(np.zeros((m, 1)), origin)])
             return OneDShallow(out, t, one(J.c), ends, 0, True, "constant: no neuron",
-                               vectors, lp.certificate)
+                               vectors, lp.certificate, end_slope_errors=end_errors)
         out = MLP([([[1.0], [-1.0]], [0.0, 0.0]), (np.column_stack([s0, -s0]), origin)])
         return OneDShallow(out, t, one(J.c), ends, 2, True,
                            "affine: s₀ ReLU(x) − s₀ ReLU(−x); one neuron cannot draw a "
-                           "sloped line without a kink", vectors, lp.certificate)
+                           "sloped line without a kink", vectors, lp.certificate,
+                           end_slope_errors=end_errors)
     # f(t₁) and, below, the slope right of t₁ are read by the kink's index: distinct
     # kinks may round to one double, and a search by value would pass them all
     values1 = np.asarray(lp.kink_values, dtype=float)[:, 0]
@@ -280,7 +285,8 @@ def _least_width(net: MLP, lp) -> OneDShallow:
                 "neurons face left and no linear term is left over")
         if not F:
             rule = f"width N = {N}: the left slope s₀ is 0{several}"
-        return OneDShallow(out, t, one(c), ends, N, True, rule, vectors, lp.certificate, errors)
+        return OneDShallow(out, t, one(c), ends, N, True, rule, vectors, lp.certificate, errors,
+                           end_errors)
     W1 = np.concatenate([[[-1.0]], np.ones((N, 1))])
     b1 = np.concatenate([[t[0]], -t])
     # s₀ + c₁ is the slope right of t₁: read it directly rather than cancel s₀ against c₁
@@ -295,4 +301,4 @@ def _least_width(net: MLP, lp) -> OneDShallow:
             f"but one, pairs) has jumps summing to −s₀{several}; with N = {N} not every "
             "set was tried, so this width is not proven least")
     return OneDShallow(out, t, one(c), ends, N + 1, searched_all, rule, vectors,
-                       lp.certificate, errors)
+                       lp.certificate, errors, end_errors)
