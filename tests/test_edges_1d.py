@@ -83,6 +83,19 @@ def test_two_kinks_on_one_double_keep_the_right_slope():
     assert_shallow_equal(net, points=[10, -10, 1 / 3])
 
 
+@pytest.mark.parametrize("net", [
+    MLP([([[0.0]], [0.1]), ([[3.0]], [0.2])]),                                  # a constant
+    MLP([([[1.0], [-1.0]], [0.1, -0.1]), ([[3.0, -3.0], [1e-3, -1e-3]], [0.2, 0.7])]),  # lines
+])
+def test_a_line_without_kinks_bounds_the_rounding_of_its_value(net):
+    """Found by rerunning the adversary: with no kink the shallow network is a constant
+    or s₀ ReLU(x) − s₀ ReLU(−x) plus the value at 0, which is rounded (3·0.1 + 0.2 is
+    not a double); its proven error said 0."""
+    assert len(reference(net)["knots"]) <= 1 and not ref_kinks(reference(net))[0]
+    assert shallow_1d(net).width in (0, 2)
+    assert_shallow_equal(net, points=[0, 1, -7.5])
+
+
 def test_relulab_convert_writes_the_twin_kinks_network_right(tmp_path, capsys):
     """The command exited 3 on it (its check caught the wrong slope); now it writes the
     network, and the report's claims stand beside a passed check."""

@@ -71,6 +71,21 @@ class _Jumps:
         return all(s0[i] + sum(c[i][t] for t in F) == 0 for i in range(len(s0)))
 
 
+def _exact_origin(net: MLP) -> tuple[np.ndarray, np.ndarray]:
+    """Every output at x = 0, exactly, rounded to doubles, and a bound on each rounding
+    (0 where the value is a double)."""
+    from relulab.model.networks.exact import ExactNet
+
+    values = ExactNet(net).output_at(Fraction(0))[0]
+    try:
+        origin = np.array([float(v) for v in values])
+    except OverflowError:
+        raise ValueError("the network's values lie beyond the range of doubles "
+                         "(±1.8e308)") from None
+    gaps = [abs(Fraction(float(r)) - v) for r, v in zip(origin, values)]
+    return origin, np.array([np.nextafter(float(g), np.inf) if g else 0.0 for g in gaps])
+
+
 #: The exact walk that decides a subset sum stops here (then: not proven).
 EXACT_KNOTS_FOR_WIDTH = 20_000
 
@@ -203,9 +218,11 @@ class OneDShallow:
         """Bound (N points × m outputs) on |shallow − deep| at X in exact arithmetic:
         Σ_i EV_i (|x − t_i| + Et_i) + |V_i| Et_i + E_bias."""
         X = np.asarray(X, dtype=float).reshape(-1)
-        if self.weight_errors is None or self.width == 0:
+        if self.weight_errors is None:
             return np.zeros((X.size, self.net.n_out))
         Et, EV, Eb = self.weight_errors
+        if self.width == 0:  # a constant: only its rounding
+            return np.broadcast_to(Eb, (X.size, self.net.n_out)).copy()
         (W1, b1), (W2, _) = self.net.layers
         t = -b1 / W1[:, 0]
         dist = np.abs(X[:, None] - t[None, :]) + Et  # (N, H)
@@ -245,18 +262,19 @@ def _least_width(net: MLP, lp) -> OneDShallow:
         return np.asarray(v[0] if m == 1 else np.zeros(0))
 
     vectors = None if m == 1 else J.c
-    origin = np.array([float(o(0.0)) for o in lp.outputs])  # every output at x = 0
     if N == 0:
+        origin, Eb = _exact_origin(net)  # every output at x = 0, rounded once
         flat = J.is_zero([])
         if flat:
             out = MLP([(np.zeros((m, 1)), origin)])
             return OneDShallow(out, t, one(J.c), ends, 0, True, "constant: no neuron",
-                               vectors, lp.certificate, end_slope_errors=end_errors)
+                               vectors, lp.certificate, (np.zeros(0), np.zeros((m, 0)), Eb),
+                               end_errors)
         out = MLP([([[1.0], [-1.0]], [0.0, 0.0]), (np.column_stack([s0, -s0]), origin)])
         return OneDShallow(out, t, one(J.c), ends, 2, True,
                            "affine: s₀ ReLU(x) − s₀ ReLU(−x); one neuron cannot draw a "
                            "sloped line without a kink", vectors, lp.certificate,
-                           end_slope_errors=end_errors)
+                           (np.zeros(2), np.column_stack([J.Es0, J.Es0]), Eb), end_errors)
     # f(t₁) and, below, the slope right of t₁ are read by the kink's index: distinct
     # kinks may round to one double, and a search by value would pass them all
     values1 = np.asarray(lp.kink_values, dtype=float)[:, 0]
