@@ -144,8 +144,10 @@ def report_lines(conv, verification, seconds: float, big_m=None) -> list[str]:
         lines.append(f"largest difference / rounding bound: {verification.max_rounding_ratio:.3g} "
                      "(≤ 1: equal up to rounding)")
     if conv.one_d is not None:
+        # a width is "proven" least only for a network that passed its check
         lines.append(f"kinks: {conv.one_d.certificate}; least width "
-                     + ("proven" if conv.one_d.least_width_proven else "not proven"))
+                     + ("not claimed: the check failed" if not verification.ok() else
+                        "proven" if conv.one_d.least_width_proven else "not proven"))
     if big_m is not None:
         lines.append(big_m.text())
     lines.append(f"time: {seconds:.3f} s")

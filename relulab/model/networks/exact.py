@@ -279,7 +279,8 @@ def exact_line(net: MLP, max_knots: int | None = None,
             for r in ties:
                 if Fraction(r[1], r[2]) == nxt:
                     first_layer = min(first_layer, r[3])
-        x, xf = nxt, float(nxt)
+        # a knot past ±1.8e308 is ±inf as a double; ties among such knots go exact
+        x, xf = nxt, _float_of(nxt.numerator, nxt.denominator)
         knots.append(x)
         if max_knots is not None and len(knots) > max_knots:
             raise BeyondExact(f"more than {max_knots:,} exact knots")

@@ -451,7 +451,9 @@ def _parallel_offsets(W, b):
     offsets = b[:, None] - b[None, :]
     known = np.eye(n, dtype=bool)  # a neuron is exactly 0 at its own root
     for k, j in zip(*np.nonzero(equal)):
-        known[k, j] = Fraction(float(b[k])) - Fraction(float(b[j])) == Fraction(float(offsets[k, j]))
+        # a difference past ±1.8e308 is ±inf: not a double, so not known
+        known[k, j] = bool(np.isfinite(offsets[k, j])) and (
+            Fraction(float(b[k])) - Fraction(float(b[j])) == Fraction(float(offsets[k, j])))
     return offsets, known
 
 
@@ -632,4 +634,4 @@ def _certified_pieces(net: MLP, off_slope, max_knots, should_stop):
     ET = st.ET
     certificate = CERTIFIED_LATTICE if Edy is None and ET is None else CERTIFIED_FLOAT
     return (st.T, ET, st.flags, y, dy, jump, is_kink, certificate, Ejump,
-            None if Edy is None else Edy[:, 0], Ey)
+            None if Edy is None else Edy[:, [0, -1]], Ey)

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 
 import numpy as np
 
@@ -69,6 +70,10 @@ FLOAT_ONLY = "floating point only, not certified"
 _OFF_SLOPE = {"relu": 0.0, "leaky_relu": 0.01, "identity": None}
 
 
+class _NeedsExact(Exception):
+    """A kink's error bound reaches an end of an interval and no exact walk is at hand."""
+
+
 @dataclass(frozen=True, eq=False)
 class PiecewiseLinear:
     """A continuous piecewise-linear function of one variable, stored exactly.
@@ -85,7 +90,9 @@ class PiecewiseLinear:
     the module docstring); ``kink_errors`` bounds |kinks − exact kinks| (0 where a
     kink is exactly a double; None when not certified); ``exact`` holds the exact
     rational computation when one was made, and ``output`` which of its outputs
-    this is. ``kink_jumps`` are the slope changes rounded from their exact values.
+    this is, ``exact_index`` where each kink is among its knots. ``kink_jumps`` are
+    the slope changes rounded from their exact values. ``source``: the network, for
+    the exact walk when a decision needs it (see :meth:`restrict`).
     """
 
     kinks: np.ndarray
@@ -100,6 +107,8 @@ class PiecewiseLinear:
     kink_jumps: np.ndarray | None = None
     exact: ExactLine | None = None
     output: int = 0
+    exact_index: np.ndarray | None = None
+    source: MLP | None = None
 
     @property
     def certified(self) -> bool:
@@ -125,8 +134,6 @@ class PiecewiseLinear:
         """How many kinks lie strictly inside (a, b), decided exactly; None when the
         error bound of a kink straddles a or b and no exact kinks are at hand."""
         if self.exact is not None:
-            from fractions import Fraction
-
             fa, fb = Fraction(float(a)), Fraction(float(b))
             jumps = self.exact.jumps(self.output)
             return sum(1 for t, c in zip(self.exact.knots, jumps) if c != 0 and fa < t < fb
@@ -154,7 +161,13 @@ class PiecewiseLinear:
         return y
 
     def restrict(self, a: float, b: float) -> PiecewiseLinear:
-        """The same function on [a, b]: the kinks strictly inside and their pieces."""
+        """The same function on [a, b]: the kinks strictly inside and their pieces.
+
+        Which kinks lie inside is decided exactly, as :meth:`kinks_inside` counts
+        them: a kink just inside b may round to b itself (the tent at peak 0.32 has
+        one at 1 − 2.75e-17), and a kink whose error bound reaches a or b is settled
+        by the exact walk along ``source`` (BeyondExact past its budget). Such a kink
+        is kept at its double, which may equal a or b."""
         a, b = float(a), float(b)
         if not a < b:
             raise ValueError(f"interval: need a < b, got [{a}, {b}]")
@@ -167,7 +180,10 @@ class PiecewiseLinear:
             m = np.searchsorted(arr, hi, side="left")
             return k, m
 
-        i, j = inside(self.kinks)
+        try:
+            i, j = self._first_beyond(lo, strict=True), self._first_beyond(hi, strict=False)
+        except _NeedsExact:
+            return self._exactly(a, b).restrict(lo, hi)
         rb = self.region_boundaries[slice(*inside(self.region_boundaries))]
         nb = self.non_kink_boundaries[slice(*inside(self.non_kink_boundaries))]
         x_mid = lo if np.isfinite(lo) else (hi if np.isfinite(hi) else 0.0)
@@ -176,6 +192,7 @@ class PiecewiseLinear:
             kinks=readonly(self.kinks[i:j], float),
             kink_errors=None if self.kink_errors is None else readonly(self.kink_errors[i:j], float),
             kink_jumps=None if self.kink_jumps is None else readonly(self.kink_jumps[i:j], float),
+            exact_index=None if self.exact_index is None else readonly(self.exact_index[i:j]),
             values=readonly(self.values[i:j], float),
             slopes=readonly(self.slopes[i:j + 1], float),
             region_boundaries=readonly(rb, float),
@@ -183,6 +200,46 @@ class PiecewiseLinear:
             anchor=(x_mid, float(self(x_mid))),
             domain=(lo, hi),
         )
+
+    def _first_beyond(self, c: float, strict: bool) -> int:
+        """The first kink beyond c (strict) or at or beyond c, decided exactly: the
+        doubles decide every kink farther from c than its error bound; the few within
+        it go by their exact values (_NeedsExact when those are not at hand)."""
+        t = self.kinks
+        side = "right" if strict else "left"
+        if self.kink_errors is None or not np.isfinite(c) or t.size == 0:
+            return int(np.searchsorted(t, c, side=side))
+        e = self.kink_errors
+        reach = float(e.max())
+        start = int(np.searchsorted(t, c - reach, side="left"))
+        stop = int(np.searchsorted(t, c + reach, side="right"))
+        fc = Fraction(c)
+        for k in range(start, stop):
+            if e[k] > 0 and abs(t[k] - c) <= e[k]:
+                if self.exact is None or self.exact_index is None:
+                    raise _NeedsExact
+                x = self.exact.knots[int(self.exact_index[k])]
+                past = x > fc if strict else x >= fc
+            else:
+                past = t[k] > c if strict else t[k] >= c
+            if past:
+                return k
+        return stop
+
+    def _exactly(self, a: float, b: float) -> PiecewiseLinear:
+        """This output from the exact walk along ``source`` (same domain)."""
+        if self.source is None:
+            raise BeyondExact(f"a kink lies too close to {a:g} or {b:g} to tell which side "
+                              "it is on, and no network is at hand to decide it exactly")
+        try:
+            ex = exact_line(self.source, max_knots=EXACT_KNOTS)
+        except BeyondExact:
+            raise BeyondExact(
+                f"a kink lies too close to {a:g} or {b:g} to tell which side it is on, and "
+                f"exact arithmetic would need more than {EXACT_KNOTS:,} knots") from None
+        whole = replace(_pieces_from_exact(ex).outputs[self.output], source=self.source)
+        lo, hi = self.domain
+        return whole if not (np.isfinite(lo) or np.isfinite(hi)) else whole.restrict(lo, hi)
 
     def breakpoints(self, a: float | None = None, b: float | None = None):
         """(x, y) through the kinks inside [a, b] and the two ends: joining them with
@@ -208,6 +265,9 @@ class LinePieces:
     cut by the same region boundaries ``knots``; ``kinks`` are the knots where at
     least one output bends, ``jumps`` (m, len(kinks)) every output's slope change
     there (0 where it goes straight on) and ``left_slopes`` the slopes on the left ray.
+    ``kink_values`` (m, len(kinks)) every output at the kinks and ``piece_slopes``
+    (m, len(kinks) + 1) every output's slope on each piece between them, indexed by
+    the kinks, never found by a kink's double: distinct kinks may round to one double.
     """
 
     outputs: tuple
@@ -222,6 +282,9 @@ class LinePieces:
     left_slope_errors: np.ndarray | None = None
     kink_errors: np.ndarray | None = None  # bounds on |kinks − exact|
     value_errors: np.ndarray | None = None  # (m, N): bounds on the outputs at the kinks
+    kink_values: np.ndarray | None = None
+    piece_slopes: np.ndarray | None = None
+    right_slope_errors: np.ndarray | None = None  # bounds on the slopes on the right ray
 
     @property
     def n_outputs(self) -> int:
@@ -229,7 +292,7 @@ class LinePieces:
 
 
 def _pieces_from_arrays(T, ET, flags, y, dy, jump, is_kink, certificate, Ejump=None,
-                        Edy0=None, Ey=None) -> LinePieces:
+                        Edy_ends=None, Ey=None) -> LinePieces:
     outputs = []
     for o in range(y.shape[0]):
         kink = is_kink[o]
@@ -255,6 +318,11 @@ def _pieces_from_arrays(T, ET, flags, y, dy, jump, is_kink, certificate, Ejump=N
             kink_jumps=readonly(jumps, float), output=o))
     any_kink = is_kink.any(axis=0)
     certified = certificate != FLOAT_ONLY
+    if any_kink.all():  # every knot bends (the tent map): views, no copies
+        kink_values, piece_slopes = y, dy
+    else:
+        kink_values = y[:, any_kink]
+        piece_slopes = dy[:, np.concatenate([[0], np.flatnonzero(any_kink) + 1])]
     return LinePieces(tuple(outputs), readonly(T[flags] if not flags.all() else T, float),
                       readonly(T[any_kink], float), readonly(jump[:, any_kink], float),
                       readonly(dy[:, 0], float), certificate,
@@ -262,12 +330,16 @@ def _pieces_from_arrays(T, ET, flags, y, dy, jump, is_kink, certificate, Ejump=N
                           np.zeros((y.shape[0], int(any_kink.sum()))) if Ejump is None
                           else Ejump[:, any_kink], float),
                       left_slope_errors=None if not certified else readonly(
-                          np.zeros(y.shape[0]) if Edy0 is None else Edy0, float),
+                          np.zeros(y.shape[0]) if Edy_ends is None else Edy_ends[:, 0], float),
+                      right_slope_errors=None if not certified else readonly(
+                          np.zeros(y.shape[0]) if Edy_ends is None else Edy_ends[:, 1], float),
                       kink_errors=None if not certified else readonly(
                           np.zeros(int(any_kink.sum())) if ET is None else ET[any_kink], float),
                       value_errors=None if not certified else readonly(
                           np.zeros((y.shape[0], int(any_kink.sum()))) if Ey is None
-                          else Ey[:, any_kink], float))
+                          else Ey[:, any_kink], float),
+                      kink_values=readonly(kink_values, float),
+                      piece_slopes=readonly(piece_slopes, float))
 
 
 def _float(q) -> float:
@@ -306,15 +378,23 @@ def _pieces_from_exact(ex: ExactLine) -> LinePieces:
             non_kink_boundaries=readonly(knots[~kink], float),
             anchor=(float(x0), _float(y0)), certificate=EXACT_RATIONAL,
             kink_errors=readonly(errs[idx], float),
-            kink_jumps=readonly(jump_all[o][idx], float), exact=ex, output=o))
+            kink_jumps=readonly(jump_all[o][idx], float), exact=ex, output=o,
+            exact_index=readonly(idx)))
+    kink_at = np.flatnonzero(any_kink)
+    kink_values = np.array([[_float(ex.values[k][o]) for k in kink_at] for o in range(m)],
+                           dtype=float).reshape(m, kink_at.size)
+    piece_slopes = np.array([[_float(ex.slopes[k][o]) for k in [0, *(kink_at + 1)]]
+                             for o in range(m)], dtype=float)
     return LinePieces(tuple(outputs), readonly(knots, float), readonly(knots[any_kink], float),
                       readonly(jump_all[:, any_kink], float),
-                      readonly([_float(s) for s in ex.slopes[0]], float), EXACT_RATIONAL, ex,
-                      np.flatnonzero(any_kink), readonly(U * np.abs(jump_all[:, any_kink]), float),
-                      readonly(U * np.abs([_float(s) for s in ex.slopes[0]]), float),
+                      readonly(piece_slopes[:, 0], float), EXACT_RATIONAL, ex,
+                      kink_at, readonly(U * np.abs(jump_all[:, any_kink]), float),
+                      readonly(U * np.abs(piece_slopes[:, 0]), float),
                       readonly(errs[any_kink], float),
-                      readonly([[U * abs(_float(ex.values[k][o])) for k in np.flatnonzero(any_kink)]
-                                 for o in range(m)], float))
+                      readonly(U * np.abs(kink_values), float),
+                      kink_values=readonly(kink_values, float),
+                      piece_slopes=readonly(piece_slopes, float),
+                      right_slope_errors=readonly(U * np.abs(piece_slopes[:, -1]), float))
 
 
 def _float_pieces(net: MLP, off_slope, max_knots, should_stop) -> LinePieces:
@@ -366,7 +446,7 @@ def line_pieces(net: MLP, *, max_knots: int | None = None,
                                                              should_stop))
             if stats is not None:
                 stats["path"] = "float"
-            return out
+            return _with_source(out, net)
         except _Uncertain as why:
             if stats is not None:
                 stats["path"] = "exact"
@@ -382,7 +462,12 @@ def line_pieces(net: MLP, *, max_knots: int | None = None,
         raise BeyondExact(
             f"doubles cannot certify the kinks of this network and exact arithmetic would "
             f"need more than {budget:,} knots here") from None
-    return _pieces_from_exact(ex)
+    return _with_source(_pieces_from_exact(ex), net)
+
+
+def _with_source(lp: LinePieces, net: MLP) -> LinePieces:
+    """Every output keeps its network, for the exact walk a later decision may need."""
+    return replace(lp, outputs=tuple(replace(o, source=net) for o in lp.outputs))
 
 
 def piecewise_linear(net: MLP, *, max_knots: int | None = None,

@@ -251,8 +251,9 @@ class Conversion:
         """The shallow network's slopes on the two rays (read off its weights) against
         the deep network's certified ones: within the proven error of the output weights
         (``weight_errors``: a weight computed from jumps that cancel, as where a ray's
-        slope is small beside the others, is off by far more than its own rounding)
-        plus the rounding of the sum."""
+        slope is small beside the others, is off by far more than its own rounding),
+        the certified slopes' own error bounds (a flat ray may be certified as 2e-19 ±
+        2e-18) and the rounding of the sum."""
         shallow, one = self.shallow, self.one_d
         assert isinstance(shallow, MLP) and one is not None  # 1-D only
         (W1, _b1), (W2, _) = shallow.layers if len(shallow.layers) == 2 else \
@@ -261,11 +262,12 @@ class Conversion:
         EV = one.weight_errors[1] if one.weight_errors is not None else np.zeros_like(W2)
         left = np.asarray(one.slopes_at_ends[0], dtype=float).reshape(-1)
         right = np.asarray(one.slopes_at_ends[1], dtype=float).reshape(-1)
-        for want, on in ((left, w < 0), (right, w > 0)):
+        ends = one.end_slope_errors or (np.zeros_like(left), np.zeros_like(right))
+        for want, off, on in ((left, ends[0], w < 0), (right, ends[1], w > 0)):
             terms = W2[:, on] * w[on]
             got = terms.sum(axis=1)
             size = np.abs(terms).sum(axis=1) + np.abs(want)
-            proven = (EV[:, on] * np.abs(w[on])).sum(axis=1)
+            proven = (EV[:, on] * np.abs(w[on])).sum(axis=1) + off
             if np.any(np.abs(got - want)
                       > proven + 8 * (len(w) + 2) * 2.0 ** -53 * size * ROUNDING):
                 return False

@@ -10,6 +10,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from relulab.model.networks.exact import gamma
 from relulab.model.networks.mlp import MLP
 
 # ---------------------------------------------------------------------------
@@ -32,6 +33,7 @@ class _Jumps:
         self.Ec = np.asarray(lp.jump_errors, dtype=float).reshape(self.c.shape)
         self.Es0 = np.asarray(lp.left_slope_errors, dtype=float)
         self.exact_runs = 0
+        self.candidates = 0  # subsets that passed a window and were compared in every output
 
     @property
     def N(self) -> int:
@@ -54,8 +56,6 @@ class _Jumps:
 
     def bound(self) -> np.ndarray:
         """One bound (per output) on |ŝ₀ + Σ_F ĉ_t − (s₀ + Σ_F c_t)| for every subset F."""
-        from relulab.model.networks.exact import gamma
-
         return (self.Es0 + self.Ec.sum(axis=1)
                 + gamma(self.N + 2) * (np.abs(self.s0) + np.abs(self.c).sum(axis=1))) * 1.01
 
@@ -69,6 +69,21 @@ class _Jumps:
             return True
         c, s0 = self.exact()
         return all(s0[i] + sum(c[i][t] for t in F) == 0 for i in range(len(s0)))
+
+
+def _exact_origin(net: MLP) -> tuple[np.ndarray, np.ndarray]:
+    """Every output at x = 0, exactly, rounded to doubles, and a bound on each rounding
+    (0 where the value is a double)."""
+    from relulab.model.networks.exact import ExactNet
+
+    values = ExactNet(net).output_at(Fraction(0))[0]
+    try:
+        origin = np.array([float(v) for v in values])
+    except OverflowError:
+        raise ValueError("the network's values lie beyond the range of doubles "
+                         "(±1.8e308)") from None
+    gaps = [abs(Fraction(float(r)) - v) for r, v in zip(origin, values)]
+    return origin, np.array([np.nextafter(float(g), np.inf) if g else 0.0 for g in gaps])
 
 
 #: The exact walk that decides a subset sum stops here (then: not proven).
@@ -115,10 +130,14 @@ def _flip_set(J: _Jumps):
         F = [j for j in range(N) if j != i]
         if J.is_zero(F):
             return F, True
+    # pairs and subsets are windowed on one combination of all outputs, not on one
+    # output: an output that is flat (or bends at few kinks) lets every subset through
+    ps0, pc, pbound = _projection(s0, c, bound)
     if 2 <= N <= 1500:
-        R0 = s0[0] + c[0][:, None] + c[0][None, :]
-        ii, jj = np.nonzero(np.triu(np.abs(R0) <= bound[0], 1))
+        R0 = ps0 + pc[:, None] + pc[None, :]
+        ii, jj = np.nonzero(np.triu(np.abs(R0) <= pbound, 1))
         for i, j in zip(ii, jj):
+            J.candidates += 1
             if near((s0 + c[:, i] + c[:, j])[:, None])[0] and J.is_zero([int(i), int(j)]):
                 return [int(i), int(j)], True
     if N > EXHAUSTIVE_KINKS:
@@ -126,21 +145,23 @@ def _flip_set(J: _Jumps):
     half = N // 2
     left, right = list(range(half)), list(range(half, N))
 
-    def sums(idx):
-        """All 2^|idx| subset sums (m × 2^|idx|) and the subsets as bit masks."""
-        S = np.zeros((c.shape[0], 1))
+    def sums(idx, rows):
+        """All 2^|idx| subset sums (rows × 2^|idx|) and the subsets as bit masks."""
+        S = np.zeros((rows.shape[0], 1))
         for t in idx:
-            S = np.concatenate([S, S + c[:, [t]]], axis=1)
+            S = np.concatenate([S, S + rows[:, [t]]], axis=1)
         return S
 
-    SL, SR = sums(left), sums(right)
-    order = np.argsort(SR[0])
-    sr0 = SR[0][order]
+    SL, SR = sums(left, c), sums(right, c)
+    PL, PR = sums(left, pc[None, :])[0], sums(right, pc[None, :])[0]
+    order = np.argsort(PR)
+    pr = PR[order]
     for a in range(SL.shape[1]):
-        need = -s0[0] - SL[0, a]  # SR[0] must lie within bound of this
-        lo = np.searchsorted(sr0, need - bound[0], side="left")
-        hi = np.searchsorted(sr0, need + bound[0], side="right")
+        need = -ps0 - PL[a]  # PR must lie within pbound of this
+        lo = np.searchsorted(pr, need - pbound, side="left")
+        hi = np.searchsorted(pr, need + pbound, side="right")
         for bidx in order[lo:hi]:
+            J.candidates += 1
             R = s0 + SL[:, a] + SR[:, bidx]
             if not near(R[:, None])[0]:
                 continue
@@ -149,6 +170,26 @@ def _flip_set(J: _Jumps):
             if J.is_zero(F):
                 return sorted(F), True
     return None, True
+
+
+def _projection(s0, c, bound):
+    """(w·s₀, w·c_t for every kink, a window) for one combination w of the outputs, each
+    scaled by a power of two to about 1 and weighted by a number of its own (so that
+    distinct jump vectors rarely project alike). Every subset whose sum is within
+    ``bound`` of −s₀ in each output has its projected sum within the window of −w·s₀:
+    the window adds the rounding of the products and sums, and underflow (2⁻¹⁰⁷⁴ a
+    product)."""
+    m, N = c.shape
+    top = np.maximum(np.abs(s0), np.abs(c).max(axis=1, initial=0.0))
+    # 2^e·top < 1/(N + 2), so no sum of the projections passes 2 (and none overflows);
+    # an output of subnormal size gets at most 2^1000, never ∞
+    e = np.minimum(-np.frexp(top)[1] - int(np.ceil(np.log2(N + 2))), 1000)
+    w = np.where(top > 0, np.ldexp(1.0 + (np.arange(m) * 0.6180339887498949) % 1.0, e), 0.0)
+    g = gamma(N + m + 4)
+    size = float(w @ np.abs(s0) + (w @ np.abs(c)).sum())
+    within = float(np.where(w > 0, w * bound, 0.0).sum())
+    pbound = 2 * (within * (1 + g) + g * size + (N + 1) * (m + 1) * 2.0 ** -1073)
+    return float(w @ s0), w @ c, pbound
 
 
 @dataclass(frozen=True)
@@ -170,14 +211,18 @@ class OneDShallow:
     # bounds on how far the written weights are from an exactly equal network's:
     # per hidden neuron its kink and its output weights (m × H), and the output biases
     weight_errors: tuple | None = None
+    # bounds on |slopes_at_ends − the exact slopes on the rays|: (left, right), per output
+    end_slope_errors: tuple | None = None
 
     def representation_error(self, X) -> np.ndarray:
         """Bound (N points × m outputs) on |shallow − deep| at X in exact arithmetic:
         Σ_i EV_i (|x − t_i| + Et_i) + |V_i| Et_i + E_bias."""
         X = np.asarray(X, dtype=float).reshape(-1)
-        if self.weight_errors is None or self.width == 0:
+        if self.weight_errors is None:
             return np.zeros((X.size, self.net.n_out))
         Et, EV, Eb = self.weight_errors
+        if self.width == 0:  # a constant: only its rounding
+            return np.broadcast_to(Eb, (X.size, self.net.n_out)).copy()
         (W1, b1), (W2, _) = self.net.layers
         t = -b1 / W1[:, 0]
         dist = np.abs(X[:, None] - t[None, :]) + Et  # (N, H)
@@ -210,23 +255,29 @@ def _least_width(net: MLP, lp) -> OneDShallow:
     s0 = J.s0
     sK = np.array([o.slopes[-1] for o in lp.outputs])  # certified, not a cancelling sum
     ends = (float(s0[0]), float(sK[0])) if m == 1 else (tuple(s0), tuple(sK))
+    end_errors = (J.Es0, np.zeros(m) if lp.right_slope_errors is None
+                  else np.asarray(lp.right_slope_errors, dtype=float))
 
     def one(v):
         return np.asarray(v[0] if m == 1 else np.zeros(0))
 
     vectors = None if m == 1 else J.c
-    origin = np.array([float(o(0.0)) for o in lp.outputs])  # every output at x = 0
     if N == 0:
+        origin, Eb = _exact_origin(net)  # every output at x = 0, rounded once
         flat = J.is_zero([])
         if flat:
             out = MLP([(np.zeros((m, 1)), origin)])
             return OneDShallow(out, t, one(J.c), ends, 0, True, "constant: no neuron",
-                               vectors, lp.certificate)
+                               vectors, lp.certificate, (np.zeros(0), np.zeros((m, 0)), Eb),
+                               end_errors)
         out = MLP([([[1.0], [-1.0]], [0.0, 0.0]), (np.column_stack([s0, -s0]), origin)])
         return OneDShallow(out, t, one(J.c), ends, 2, True,
                            "affine: s₀ ReLU(x) − s₀ ReLU(−x); one neuron cannot draw a "
-                           "sloped line without a kink", vectors, lp.certificate)
-    values1 = np.array([float(o(t[:1])[0]) for o in lp.outputs])  # f(t₁)
+                           "sloped line without a kink", vectors, lp.certificate,
+                           (np.zeros(2), np.column_stack([J.Es0, J.Es0]), Eb), end_errors)
+    # f(t₁) and, below, the slope right of t₁ are read by the kink's index: distinct
+    # kinks may round to one double, and a search by value would pass them all
+    values1 = np.asarray(lp.kink_values, dtype=float)[:, 0]
     Et = np.asarray(lp.kink_errors, dtype=float)
     Ey1 = np.asarray(lp.value_errors, dtype=float)[:, 0]
     F, searched_all = _flip_set(J)
@@ -252,12 +303,12 @@ def _least_width(net: MLP, lp) -> OneDShallow:
                 "neurons face left and no linear term is left over")
         if not F:
             rule = f"width N = {N}: the left slope s₀ is 0{several}"
-        return OneDShallow(out, t, one(c), ends, N, True, rule, vectors, lp.certificate, errors)
+        return OneDShallow(out, t, one(c), ends, N, True, rule, vectors, lp.certificate, errors,
+                           end_errors)
     W1 = np.concatenate([[[-1.0]], np.ones((N, 1))])
     b1 = np.concatenate([[t[0]], -t])
     # s₀ + c₁ is the slope right of t₁: read it directly rather than cancel s₀ against c₁
-    right = np.array([o.slopes[np.searchsorted(o.kinks, t[0], side="right")]
-                      for o in lp.outputs])
+    right = np.asarray(lp.piece_slopes, dtype=float)[:, 1]
     W2 = np.column_stack([-s0, right, c[:, 1:]])
     out = MLP([(W1, b1), (W2, values1)])
     errors = (np.concatenate([Et[:1], Et]), np.column_stack([J.Es0, J.Ec[:, 0] + J.Es0, J.Ec[:, 1:]]),
@@ -268,4 +319,4 @@ def _least_width(net: MLP, lp) -> OneDShallow:
             f"but one, pairs) has jumps summing to −s₀{several}; with N = {N} not every "
             "set was tried, so this width is not proven least")
     return OneDShallow(out, t, one(c), ends, N + 1, searched_all, rule, vectors,
-                       lp.certificate, errors)
+                       lp.certificate, errors, end_errors)

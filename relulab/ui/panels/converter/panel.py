@@ -326,7 +326,7 @@ class ConverterPanel(Panel):
         conv = res.conversion
         one_d = conv.one_d is not None
         self.plot_area.clear_regions()
-        self.controls.show_export(True)
+        self.controls.show_export(words.nothing_to_export(res, False) is None)
         self._draw_sizes(conv)
         self._draw_verdict(res)
         # Between a 1-D and a 2-D result the layout changes (the kink table and the
@@ -361,7 +361,7 @@ class ConverterPanel(Panel):
         if view is not self.slice_drawing.view:
             self._show_slice_picture(view)
         conv = res.conversion
-        self.controls.show_export(conv is not None)
+        self.controls.show_export(words.nothing_to_export(res, False) is None)
         if conv is None:
             self.sizes_label.setText(words.unbuilt_sizes(res))
             self.layers_label.setText("")
@@ -379,7 +379,8 @@ class ConverterPanel(Panel):
         if conv.one_d is not None:
             self.kinks.set_rows(res.kink_rows)
             self.plot_area.draw_line_difference(res, self.theme)
-            self.layers_label.setText(words.layers_1d(conv, of_slice=True))
+            self.layers_label.setText(words.layers_1d(conv, of_slice=True,
+                                                      checked=res.verification.ok()))
         else:
             self.layers_label.setText(words.layers_nd(conv))
         self._show_region_info()
@@ -404,7 +405,8 @@ class ConverterPanel(Panel):
         """The words and the kink table now; returns the next two stages, the curves
         and their difference."""
         self.kinks.set_rows(res.kink_rows)
-        self.layers_label.setText(words.layers_1d(res.conversion))
+        self.layers_label.setText(words.layers_1d(res.conversion,
+                                                  checked=res.verification.ok()))
         return [lambda: self._draw_curves(res), lambda: self._draw_difference(res)]
 
     def _draw_curves(self, res: Result) -> None:

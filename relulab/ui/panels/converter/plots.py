@@ -187,7 +187,10 @@ class ConverterPlots(QSplitter):
         # a short axis label: "deep − shallow" is longer than the plot is high at zoom 1.6
         self.diff_plot.getPlotItem().setLabel("left", "Δ")
         self.diff_plot.getPlotItem().setLabel("bottom", "x")
-        theme.set_title(self.diff_plot, "Δ = deep − shallow: zero up to rounding", 9.5)
+        # "zero up to rounding" only where the check found it so
+        theme.set_title(self.diff_plot, "Δ = deep − shallow: " + (
+            "zero up to rounding" if res.verification.ok() else "NOT zero: the check failed"),
+            9.5)
         span = max(1e-15, float(np.abs(diff).max()) * 1.2)
         self.diff_plot.setYRange(-span, span, padding=0)
         self.keep_heights()

@@ -187,6 +187,12 @@ def explanation(res: Result, n_in: int) -> str:
     deep = "-".join(map(str, conv.deep.sizes))
     if conv.one_d is not None:
         k, width = len(conv.one_d.kinks), conv.one_d.width
+        if not res.verification.ok():
+            return (f"<b>The check failed.</b> The deep network {deep} is a line that bends "
+                    f"at {n(k)} kink{'s' if k != 1 else ''}; the hidden layer of {n(width)} "
+                    f"neuron{'s' if width != 1 else ''} built for it draws a different line "
+                    "(deep solid, shallow dashed; below, their difference), so it is not "
+                    "offered for export.")
         return (f"<b>One hidden layer computes the same function.</b> The deep network "
                 f"{deep} is a line that bends at {n(k)} kink{'s' if k != 1 else ''}; one hidden "
                 f"layer of {n(width)} neuron{'s' if width != 1 else ''}, one per kink, draws the "
@@ -202,14 +208,17 @@ def explanation(res: Result, n_in: int) -> str:
             "map; the shallow network, three hidden layers, rebuilds every one.")
 
 
-def layers_1d(conv, of_slice: bool = False) -> str:
-    """The shallow network of a 1-D conversion: one hidden layer of finite weights."""
+def layers_1d(conv, of_slice: bool = False, checked: bool = True) -> str:
+    """The shallow network of a 1-D conversion: one hidden layer of finite weights;
+    exportable only when ``checked`` (its check found it equal to the deep one)."""
     widths = conv.shallow.hidden_sizes
+    export = ("exportable as JSON, NPZ and ONNX." if checked else
+              "not exported: the check found it different from the deep network.")
     if of_slice:
         return (f"Shallow network of the slice: 1 → {n(widths[0] if widths else 0)} → "
-                f"{conv.n_out}, every weight finite; exportable as JSON, NPZ and ONNX.")
+                f"{conv.n_out}, every weight finite; {export}")
     return (f"Shallow network: {conv.n_in} → {n(widths[0] if widths else 0)} → "
-            f"{conv.n_out}, every weight finite; exportable as JSON, NPZ and ONNX.")
+            f"{conv.n_out}, every weight finite; {export}")
 
 
 def layers_nd(conv) -> str:
@@ -257,6 +266,9 @@ def nothing_to_export(res: Result | None, busy: bool) -> str | None:
                 else "Nothing to export: the conversion failed.")
     if res.conversion is None:
         return f"Nothing to export: the slice was not converted ({res.problem})"
+    # a network that failed its check is never written, here as in relulab convert
+    if res.verification is not None and not res.verification.ok():
+        return "Nothing to export: the check found deep and shallow different."
     return None
 
 
