@@ -37,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from typing import Literal
 
 import numpy as np
 
@@ -206,7 +207,7 @@ class PiecewiseLinear:
         doubles decide every kink farther from c than its error bound; the few within
         it go by their exact values (_NeedsExact when those are not at hand)."""
         t = self.kinks
-        side = "right" if strict else "left"
+        side: Literal["left", "right"] = "right" if strict else "left"
         if self.kink_errors is None or not np.isfinite(c) or t.size == 0:
             return int(np.searchsorted(t, c, side=side))
         e = self.kink_errors
