@@ -440,6 +440,10 @@ def _assemble(parsed: list[_Layer], activation: str | Sequence[str], name: str,
         raise NetworkFileError(f"{name}: {total:,} parameters; at most {MAX_PARAMETERS:,} are read")
     for i, L in enumerate(parsed):
         where = f"{name}: layer {i + 1}"
+        if 0 in L.W.shape:  # ONNX allows empty tensors; a network needs neurons and inputs
+            what = "neurons" if L.W.shape[0] == 0 else "inputs"
+            raise NetworkFileError(f"{where}: 0 {what} (an empty tensor); a network needs at "
+                                   f"least one in every layer")
         if i and L.W.shape[1] != parsed[i - 1].W.shape[0]:
             raise NetworkFileError(f"{where}: weights have {L.W.shape[1]} columns but layer {i} "
                                    f"has {parsed[i - 1].W.shape[0]} neurons")

