@@ -3,6 +3,7 @@ input, JSON keys written twice, reshapes that mix rows, ONNX attributes in float
 refusals that answer within two seconds. Each case is checked against what the file
 means (onnxruntime, or the network computed in fractions) and drawn at random."""
 
+from fractions import Fraction
 from itertools import pairwise
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from relulab.commands.convert import main as convert_main
 from relulab.commands.slice import main as slice_main
-from relulab.io.networks import NetworkFileError, load_network
+from relulab.io.networks import NetworkFileError, load_network, save_network
 from relulab.model.networks.mlp import MLP
 
 onnx = pytest.importorskip("onnx")
@@ -136,3 +137,49 @@ def test_the_window_says_a_reader_failure_in_one_line(qtbot, theme, tmp_path, mo
     assert "any.onnx" in text and "ZeroDivisionError" in text and "\n" not in text
     assert panel.state_dict() == before
     panel.shutdown()
+
+
+# ---------------------------------------------------------------------------
+# what one command writes, the next one reads
+# ---------------------------------------------------------------------------
+def test_slice_never_writes_what_convert_refuses(tmp_path, capsys):
+    """Weights 1e50 sliced through points 1e60: the restricted biases W·A + b are 1e110,
+    beyond the ±1e100 a network file holds. The slice says so and writes nothing, instead
+    of a file that relulab convert refuses."""
+    W = np.array([[1e50, 2e50], [-1e50, 1e50]])
+    save_network(MLP([(W, [0.0, 1.0]), (np.ones((1, 2)), [0.0])]), tmp_path / "big.json")
+    assert float(Fraction(1e50) * Fraction(1e60)) > 1e100  # the exact bias is out of range
+    code, _, err = _run(capsys, slice_main, tmp_path / "big.json", tmp_path / "line.json",
+                        "--line", "1e60,0", "1e60,1e60")
+    assert code == 1 and err.count("\n") == 1
+    assert "line.json not written" in err and "layer 1 biases, entry 1" in err
+    assert not (tmp_path / "line.json").exists()
+    with pytest.raises(NetworkFileError, match=r"net\.npz not written: .* out of range"):
+        save_network(MLP([(np.full((1, 1), 1e101), [0.0])]), tmp_path / "net.npz")
+    assert not (tmp_path / "net.npz").exists()
+
+
+@settings(max_examples=120, deadline=None)
+@given(w=st.integers(0, 99), p=st.integers(0, 99), seed=st.integers(0, 2**16))
+def test_every_slice_written_is_read_back(tmp_path_factory, w, p, seed):
+    """Weights of size 10^w and points of size 10^p: the slice either writes a network
+    that load_network reads back (what relulab convert reads) or writes nothing."""
+    folder = tmp_path_factory.mktemp("slice")
+    rng = np.random.default_rng(seed)
+    net = MLP([(rng.normal(size=(3, 2)) * 10.0 ** w, rng.normal(size=3)),
+               (rng.normal(size=(1, 3)), [0.0])])
+    try:
+        save_network(net, folder / "net.npz")
+    except NetworkFileError:
+        return  # the network itself is beyond what a file holds
+    a, b = rng.normal(size=2) * 10.0 ** p, rng.normal(size=2) * 10.0 ** p
+    a_text, b_text = (f"[{float(v[0])!r},{float(v[1])!r}]" for v in (a, b))
+    code = slice_main([str(folder / "net.npz"), str(folder / "line.npz"), "--line", a_text,
+                       b_text])
+    assert code in (0, 1)
+    if w + p <= 90:  # the restricted weights and biases stay far inside ±1e100
+        assert code == 0
+    if code == 0:
+        assert load_network(folder / "line.npz").sizes == [1, 3, 1]
+    else:
+        assert not (folder / "line.npz").exists()

@@ -82,7 +82,7 @@ class Output:
             if data is None:
                 data = network_to_bytes(net, fmt)
         except NetworkFileError as e:
-            raise Failure(str(e)) from None
+            raise Failure(f"{self.path(fmt).name} not written: {e}") from None
         path = self.path(fmt)
         if fmt == "json" and len(data) > json_max_bytes():
             raise Failure(_too_big_for_json(path, len(data), layout, at_least=False))

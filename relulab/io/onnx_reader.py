@@ -28,7 +28,6 @@ from relulab.io.networks import (
     NetworkFileError,
     _assemble,
     _Layer,
-    _onnx,
 )
 from relulab.model.networks.activations import LEAKY_SLOPE
 from relulab.model.networks.mlp import MLP
@@ -603,6 +602,8 @@ class _Chain:
 def read_onnx(data: bytes, name: str) -> MLP:
     """The plain MLP in the ONNX model ``data`` (``name`` goes into messages); raises
     NetworkFileError for everything else."""
+    from relulab.io.onnx_writer import _onnx
+
     onnx, numpy_helper = _onnx()
     from google.protobuf.message import DecodeError  # type: ignore[import-untyped]  # no stubs
 
