@@ -3,6 +3,7 @@ input, JSON keys written twice, reshapes that mix rows, ONNX attributes in float
 refusals that answer within two seconds. Each case is checked against what the file
 means (onnxruntime, or the network computed in fractions) and drawn at random."""
 
+import os
 from fractions import Fraction
 from itertools import pairwise
 from pathlib import Path
@@ -183,3 +184,70 @@ def test_every_slice_written_is_read_back(tmp_path_factory, w, p, seed):
         assert load_network(folder / "line.npz").sizes == [1, 3, 1]
     else:
         assert not (folder / "line.npz").exists()
+
+
+# ---------------------------------------------------------------------------
+# the output is never the input, and is checked before the work
+# ---------------------------------------------------------------------------
+def _spellings(folder: Path, name: str) -> dict[str, Path]:
+    """Names under which ``folder / name`` is written: itself, through "." and "..",
+    a symbolic link, a hard link, and the name without its extension."""
+    target = folder / name
+    (folder / "sub").mkdir(exist_ok=True)
+    (folder / "link.json").unlink(missing_ok=True)
+    (folder / "link.json").symlink_to(target)
+    (folder / "hard.json").unlink(missing_ok=True)
+    os.link(target, folder / "hard.json")
+    return {"same": target, "dots": folder / "sub" / ".." / "." / name,
+            "symlink": folder / "link.json", "hard link": folder / "hard.json",
+            "no extension": folder / Path(name).stem}
+
+
+@pytest.mark.parametrize("command", ["convert", "slice"])
+@pytest.mark.parametrize("spelling", ["same", "dots", "symlink", "hard link", "no extension"])
+def test_the_output_is_never_the_input(tmp_path, capsys, command, spelling):
+    save_network(MLP.random([1, 4, 4, 1], seed=3), tmp_path / "net.json")
+    before = (tmp_path / "net.json").read_bytes()
+    out = _spellings(tmp_path, "net.json")[spelling]
+    main, extra = (convert_main, ()) if command == "convert" else (slice_main, ("--line", "0",
+                                                                              "1"))
+    code, _, err = _run(capsys, main, tmp_path / "net.json", out, *extra)
+    assert code == 2 and err.count("\n") == 1 and "the output is the input" in err
+    assert (tmp_path / "net.json").read_bytes() == before
+
+
+def test_every_other_name_is_written(tmp_path, capsys):
+    """Hundreds of names drawn near the input's: refused exactly when they are the input."""
+    save_network(MLP.random([1, 3, 1], seed=5), tmp_path / "net.json")
+    before = (tmp_path / "net.json").read_bytes()
+    rng = np.random.default_rng(32)
+    parts = ["net", "net.json", "net.npz", "other.json", "sub", "..", ".", "link.json", "hard.json"]
+    _spellings(tmp_path, "net.json")
+    for _ in range(200):
+        name = Path(tmp_path, *rng.choice(parts, size=rng.integers(1, 4)))
+        if name.is_dir() or not name.parent.is_dir():
+            continue
+        written = [name] if name.suffix else [name.with_name(f"{name.name}.{f}")
+                                               for f in ("json", "npz", "onnx")]
+        same = any(w.exists() and os.path.samefile(w, tmp_path / "net.json") for w in written)
+        code, _, err = _run(capsys, convert_main, tmp_path / "net.json", name)
+        assert (code == 2 and "the output is the input" in err) == same, (name, err)
+        assert code in (0, 2), err
+        assert (tmp_path / "net.json").read_bytes() == before
+
+
+def test_render_refuses_a_folder_before_drawing(tmp_path, capsys, monkeypatch):
+    from relulab.commands import render
+
+    drawn = []
+    monkeypatch.setattr(render, "_render", lambda *args: drawn.append(args) or 0)
+    (tmp_path / "picture.png").mkdir()
+    read_only = tmp_path / "old.png"
+    read_only.write_bytes(b"")
+    read_only.chmod(0o444)
+    for out, words in ((tmp_path / "picture.png", "folder"), (read_only, "read-only")):
+        code, _, err = _run(capsys, render.main, "-o", out)
+        assert code == 1 and words in err and err.count("\n") == 1
+    assert drawn == []
+    code, _, err = _run(capsys, render.main, "-o", tmp_path / "new.png")
+    assert code == 0 and len(drawn) == 1

@@ -169,7 +169,7 @@ def _run(argv, reading: list[str]) -> int:
     if args.big_m is not None and not (np.isfinite(args.big_m) and args.big_m > 0):
         raise _Failure(f"--big-m must be a positive number, got {args.big_m}")
     out = _output.resolve(args.output if args.output is not None else args.output_option,
-                          args.format, f"{Path(args.input).stem}-shallow", "convert")
+                          args.format, f"{Path(args.input).stem}-shallow", "convert", args.input)
     with Progress("convert") as progress:
         return _convert(args, out, reading, progress)
 

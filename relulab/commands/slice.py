@@ -96,7 +96,7 @@ def _run(argv) -> int:
         raise _Failure("give OUT or -o OUT, not both (see relulab slice --help)", 2)
     kind = "line" if args.line else "plane"
     out = _output.resolve(args.output if args.output is not None else args.output_option,
-                          args.format, f"{Path(args.input).stem}-{kind}", "slice")
+                          args.format, f"{Path(args.input).stem}-{kind}", "slice", args.input)
     with Progress("slice") as progress:
         return _slice(args, kind, out, progress)
 
