@@ -3,6 +3,7 @@ input, JSON keys written twice, reshapes that mix rows, ONNX attributes in float
 refusals that answer within two seconds. Each case is checked against what the file
 means (onnxruntime, or the network computed in fractions) and drawn at random."""
 
+import json
 import os
 from fractions import Fraction
 from itertools import pairwise
@@ -251,3 +252,82 @@ def test_render_refuses_a_folder_before_drawing(tmp_path, capsys, monkeypatch):
     assert drawn == []
     code, _, err = _run(capsys, render.main, "-o", tmp_path / "new.png")
     assert code == 0 and len(drawn) == 1
+
+
+# ---------------------------------------------------------------------------
+# JSON keys written twice
+# ---------------------------------------------------------------------------
+def test_json_keys_written_twice_are_refused(tmp_path):
+    """JSON leaves open which of two equal keys counts (Python takes the last, other
+    readers the first): a network or a scene that names one twice is refused by name."""
+    from relulab.io.scenes import SceneError, parse_scene
+
+    text = '{"layers": [{"weights": [[1]], "biases": [0], "biases": [5]}]}'
+    assert json.loads(text)["layers"][0]["biases"] == [5]  # what was taken silently
+    (tmp_path / "net.json").write_text(text)
+    with pytest.raises(NetworkFileError, match=r"net\.json: the key 'biases' appears twice"):
+        load_network(tmp_path / "net.json")
+    scene = ('{"format": "relulab-scene", "version": 1, "panels": {"hinges": {}}, '
+             '"panels": {}}')
+    with pytest.raises(SceneError, match="the key 'panels' appears twice"):
+        parse_scene(scene)
+
+
+def _objects(doc, path=()):
+    """Every object of a JSON document with its path of keys and indices."""
+    if isinstance(doc, dict):
+        yield path, doc
+        for k, v in doc.items():
+            yield from _objects(v, (*path, k))
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            yield from _objects(v, (*path, i))
+
+
+def _with_key_twice(doc, where, key) -> str:
+    """``doc`` as JSON text with ``key`` of the object at path ``where`` written a second
+    time, with another value, at the end of that object."""
+    marker = "__the_second_key__"
+    target = doc
+    for step in where:
+        target = target[step]
+    target[marker] = [0]
+    text = json.dumps(doc)
+    del target[marker]
+    return text.replace(json.dumps(marker), json.dumps(key), 1)
+
+
+@settings(max_examples=150, deadline=None)
+@given(sizes=st.lists(st.integers(1, 3), min_size=2, max_size=4), pick=st.integers(0, 10**6),
+       twice=st.booleans())
+def test_any_key_written_twice_is_refused_in_networks(sizes, pick, twice):
+    doc = MLP.random(sizes, seed=pick % 97).to_dict()
+    objects = list(_objects(doc))
+    where, obj = objects[pick % len(objects)]
+    key = sorted(obj)[pick % len(obj)]
+    from relulab.io.networks import network_from_bytes
+
+    if twice:
+        with pytest.raises(NetworkFileError, match=f"the key '{key}' appears twice"):
+            network_from_bytes(_with_key_twice(doc, where, key).encode(), "json")
+    else:
+        net = network_from_bytes(json.dumps(doc).encode(), "json")
+        assert net.to_dict() == doc
+
+
+@settings(max_examples=60, deadline=None)
+@given(pick=st.integers(0, 10**6))
+def test_any_key_written_twice_is_refused_in_the_lecture(pick):
+    """The built-in lecture's scenes read as they are; any of their keys written twice
+    is refused."""
+    from relulab.io.scenes import SceneError, builtin_lecture_path, parse_scene
+
+    folder = builtin_lecture_path().parent
+    names = sorted(p.name for p in folder.iterdir() if p.name.endswith(".relulab.json"))
+    doc = json.loads(folder.joinpath(names[pick % len(names)]).read_text())
+    parse_scene(json.dumps(doc))
+    objects = [(w, o) for w, o in _objects(doc) if o]
+    where, obj = objects[pick % len(objects)]
+    key = sorted(obj)[pick % len(obj)]
+    with pytest.raises(SceneError, match="appears twice"):
+        parse_scene(_with_key_twice(doc, where, key))

@@ -50,6 +50,7 @@ from relulab.io.limits import (
     one_line,
     read_file,
     shown_name,
+    unique_keys,
 )
 from relulab.model.networks.activations import ACTIVATIONS
 from relulab.model.networks.mlp import (
@@ -197,7 +198,7 @@ def _from_json_bytes(data: bytes, name: str) -> MLP | ExtendedNetwork:
         raise NetworkFileError(f"{name} {e}") from None
     try:
         # whole numbers go through a hook only when one is too long to be a double
-        doc = json.loads(text, parse_constant=_reject_constant,
+        doc = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=unique_keys,
                          parse_int=_parse_int if shape.long_numbers else None)
     except json.JSONDecodeError as e:
         what = "truncated" if shape.cut_short or e.pos >= len(text.rstrip()) else "malformed"
