@@ -331,3 +331,65 @@ def test_any_key_written_twice_is_refused_in_the_lecture(pick):
     key = sorted(obj)[pick % len(obj)]
     with pytest.raises(SceneError, match="appears twice"):
         parse_scene(_with_key_twice(doc, where, key))
+
+
+# ---------------------------------------------------------------------------
+# ONNX: reshapes that mix rows
+# ---------------------------------------------------------------------------
+def _reshape_model(declared, target, width):
+    """x of declared shape ``declared`` → Reshape(target) → Gemm of ``width`` inputs."""
+    W = np.arange(1.0, width + 1, dtype=np.float32).reshape(1, width)
+    nodes = [helper.make_node("Reshape", ["x", "shape"], ["r"]),
+             helper.make_node("Gemm", ["r", "W", "b"], ["y"], transB=1)]
+    inits = [numpy_helper.from_array(np.array(target, np.int64), "shape"),
+             numpy_helper.from_array(W, "W"), numpy_helper.from_array(np.zeros(1, np.float32), "b")]
+    graph = helper.make_graph(nodes, "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, declared)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 1])],
+                              initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model
+
+
+def test_a_reshape_that_may_mix_rows_is_refused(tmp_path):
+    """Reshape to (−1, 3) of an input declared (N, "F"): with F = 6, onnxruntime makes
+    four rows of two, mixing them. Refused, as the reader cannot know F."""
+    path = tmp_path / "mix.onnx"
+    path.write_bytes(_reshape_model(["N", "F"], [-1, 3], 3).SerializeToString())
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    assert session.run(None, {"x": np.ones((2, 6), np.float32)})[0].shape == (4, 1)
+    with pytest.raises(NetworkFileError, match=r"width is not declared keeps the rows only if "
+                                               r"it is 3"):
+        load_network(path)
+
+
+@settings(max_examples=80, deadline=None)
+@given(dims=st.lists(st.one_of(st.integers(1, 4), st.just("F")), min_size=1, max_size=3),
+       target=st.sampled_from([(-1, 0), (0, -1), (-1, 1), (-1, 2), (-1, 4), (-1, 6), (0, 4)]))
+def test_every_reshape_read_keeps_the_rows(tmp_path_factory, dims, target):
+    """Inputs declared (N, d…) with some widths named, reshaped to a batch: whatever is
+    read gives onnxruntime's rows on every input the declaration allows."""
+    known = [d for d in dims if d != "F"]
+    features = int(np.prod(known)) if len(known) == len(dims) else None
+    t1 = target[1] if target[1] > 0 else features or 4
+    path = tmp_path_factory.mktemp("reshape") / "r.onnx"
+    path.write_bytes(_reshape_model(["N", *dims], list(target), t1).SerializeToString())
+    try:
+        net = load_network(path)
+    except NetworkFileError:
+        return
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(0)
+    for value in (1, 2, 3, 4, 6):  # every width a named dimension may take
+        shape = [5, *(value if d == "F" else d for d in dims)]
+        x = rng.normal(size=shape).astype(np.float32)
+        try:
+            expect = session.run(None, {"x": x})[0]
+        except Exception:  # onnxruntime refuses this width: nothing to compare
+            continue
+        assert expect.shape[0] == 5, (dims, target, value)  # a row stays a row
+        got = net(x.reshape(5, -1).astype(float)) if net.n_in == x[0].size else None
+        assert got is not None, (dims, target, value, net.n_in)
+        np.testing.assert_allclose(got, expect, rtol=1e-5, atol=1e-5)

@@ -530,8 +530,14 @@ class _Chain:
         if len(shape) != 2:
             raise r.fail(f"{where}: Reshape to {tuple(shape)} is not a batch of vectors")
         t0, t1 = shape
+        if t0 == -1 and t1 > 0 and features is None:
+            # (N, F) to (−1, t1) is a batch of the same rows only when F = t1: with F
+            # not declared, rows may be cut and joined
+            raise r.fail(f"{where}: Reshape to {tuple(shape)} of data whose width is not "
+                         f"declared keeps the rows only if it is {t1}; declare the input's "
+                         "width, or reshape to (0, -1)")
         keeps_batch = (t0 == 0 and not allow_zero) or (t0 > 0 and batch == t0) or \
-            (t0 == -1 and t1 > 0 and (features is None or t1 == features))
+            (t0 == -1 and t1 > 0 and t1 == features)
         if not keeps_batch:
             raise r.fail(f"{where}: Reshape to {tuple(shape)} does not keep the batch "
                          "(first) dimension")
