@@ -5,6 +5,9 @@ means (onnxruntime, or the network computed in fractions) and drawn at random.""
 
 import json
 import os
+import subprocess
+import sys
+import time
 from fractions import Fraction
 from itertools import pairwise
 from pathlib import Path
@@ -393,3 +396,207 @@ def test_every_reshape_read_keeps_the_rows(tmp_path_factory, dims, target):
         got = net(x.reshape(5, -1).astype(float)) if net.n_in == x[0].size else None
         assert got is not None, (dims, target, value, net.n_in)
         np.testing.assert_allclose(got, expect, rtol=1e-5, atol=1e-5)
+
+
+# ---------------------------------------------------------------------------
+# ONNX read without the onnx package, as onnx reads it
+# ---------------------------------------------------------------------------
+def test_the_wire_schema_is_onnx_s():
+    """Every field the reader decodes has onnx's number, name and kind."""
+    from google.protobuf.descriptor import FieldDescriptor as F
+
+    from relulab.io import onnx_wire
+
+    messages = {"ModelProto": onnx.ModelProto, "GraphProto": onnx.GraphProto,
+                "NodeProto": onnx.NodeProto, "AttributeProto": onnx.AttributeProto,
+                "TensorProto": onnx.TensorProto, "ValueInfoProto": onnx.ValueInfoProto,
+                "TypeProto": onnx.TypeProto, "TypeProtoTensor": onnx.TypeProto.Tensor,
+                "TensorShapeProto": onnx.TensorShapeProto,
+                "Dimension": onnx.TensorShapeProto.Dimension}
+    kinds = {F.TYPE_INT64: "int", F.TYPE_INT32: "int", F.TYPE_ENUM: "int", F.TYPE_UINT64: "uint",
+             F.TYPE_FLOAT: "float", F.TYPE_DOUBLE: "double", F.TYPE_STRING: "string",
+             F.TYPE_BYTES: "bytes"}
+    assert set(onnx_wire.SCHEMA) == set(messages)
+    for kind, fields in onnx_wire.SCHEMA.items():
+        descriptor = messages[kind].DESCRIPTOR
+        for number, (name, field_kind, repeated, oneof) in fields.items():
+            f = descriptor.fields_by_number[number]
+            assert f.name == name and f.is_repeated == repeated, (kind, name)
+            assert (f.containing_oneof.name if f.containing_oneof else None) == oneof
+            if f.type == F.TYPE_MESSAGE:
+                assert field_kind in ("skip", "bytes") or \
+                    f.message_type == messages[field_kind].DESCRIPTOR, (kind, name)
+            else:
+                assert kinds[f.type] == field_kind, (kind, name)
+    for number, name in onnx_wire.DATA_TYPES.items():
+        assert TensorProto.DataType.Name(number) == name
+
+
+NUMERIC = [TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.FLOAT16, TensorProto.BFLOAT16,
+           TensorProto.INT8, TensorProto.INT16, TensorProto.INT32, TensorProto.INT64,
+           TensorProto.UINT8, TensorProto.UINT16, TensorProto.UINT32, TensorProto.UINT64]
+
+
+@settings(max_examples=300, deadline=None)
+@given(data_type=st.sampled_from(NUMERIC), dims=st.lists(st.integers(0, 4), max_size=3),
+       raw=st.booleans(), seed=st.integers(0, 2**32 - 1), packed=st.booleans())
+def test_tensors_decode_as_onnx_decodes_them(data_type, dims, raw, seed, packed):
+    """Every numeric type, its values raw or in the type's field, its dims packed or
+    one varint each (protobuf allows both): the values are onnx's, bit for bit."""
+    from relulab.io import onnx_wire
+    from tests.hostile import protobuf_field, varint
+
+    rng = np.random.default_rng(seed)
+    np_type = helper.tensor_dtype_to_np_dtype(data_type)
+    reach = {TensorProto.DOUBLE: 200, TensorProto.FLOAT: 30}.get(data_type, 3)
+    if np.dtype(np_type).kind == "f" or data_type == TensorProto.BFLOAT16:
+        values = rng.normal(size=dims) * 10.0 ** rng.integers(-reach, reach + 1)
+        values = values.astype(np.float64 if data_type == TensorProto.DOUBLE else np.float32)
+    else:
+        info = np.iinfo(np_type)
+        values = rng.integers(info.min, info.max, size=dims, dtype=np_type, endpoint=True)
+    t = helper.make_tensor("t", data_type, dims, values.reshape(-1).tolist() if not raw else
+                           np.asarray(values).astype(np_type).tobytes(), raw=raw)
+    if packed:
+        tensor = t.SerializeToString()
+    else:
+        bare = onnx.TensorProto()
+        bare.CopyFrom(t)
+        bare.ClearField("dims")
+        tensor = b"".join(b"\x08" + varint(d) for d in dims) + bare.SerializeToString()
+    data = protobuf_field(7, protobuf_field(5, tensor))
+    mine = onnx_wire.parse_model(data, "t.onnx").graph.initializer[0]
+    theirs = numpy_helper.to_array(onnx.load_from_string(data).graph.initializer[0])
+    got = onnx_wire.tensor_values(mine)
+    expect = theirs.astype(np.float32) if data_type == TensorProto.BFLOAT16 else theirs
+    assert got.shape == expect.shape and got.dtype == expect.dtype
+    np.testing.assert_array_equal(got.reshape(-1).view(np.uint8), expect.reshape(-1).view(np.uint8))
+
+
+def _same_graph(mine, theirs):
+    for a, b in ((mine.graph.input, theirs.graph.input), (mine.graph.output, theirs.graph.output)):
+        assert [v.name for v in a] == [v.name for v in b]
+        for u, v in zip(a, b, strict=True):
+            ud = [(d.HasField("dim_value"), d.dim_value, d.dim_param)
+                  for d in u.type.tensor_type.shape.dim]
+            vd = [(d.HasField("dim_value"), d.dim_value, d.dim_param)
+                  for d in v.type.tensor_type.shape.dim]
+            assert ud == vd
+            assert u.type.tensor_type.HasField("shape") == v.type.tensor_type.HasField("shape")
+    assert len(mine.graph.node) == len(theirs.graph.node)
+    for m, t in zip(mine.graph.node, theirs.graph.node, strict=True):
+        assert (m.op_type, m.name, m.domain, list(m.input), list(m.output)) == \
+            (t.op_type, t.name, t.domain, list(t.input), list(t.output))
+        for ma, ta in zip(m.attribute, t.attribute, strict=True):
+            assert (ma.name, ma.type, ma.i, list(ma.ints), list(ma.floats)) == \
+                (ta.name, ta.type, ta.i, list(ta.ints), list(ta.floats))
+            assert ma.f == ta.f or (np.isnan(ma.f) and np.isnan(ta.f))
+    for m, t in zip(mine.graph.initializer, theirs.graph.initializer, strict=True):
+        assert m.name == t.name and list(m.dims) == list(t.dims)
+
+
+@settings(max_examples=150, deadline=None)
+@given(sizes=st.lists(st.integers(1, 4), min_size=2, max_size=4), seed=st.integers(0, 2**16),
+       twice=st.booleans())
+def test_models_decode_as_onnx_decodes_them(tmp_path_factory, sizes, seed, twice):
+    """Random networks written by onnx (or with the graph split in two ModelProto.graph
+    fields, which protobuf merges): the decoded graph is onnx's, and the network read
+    is the one written."""
+    from relulab.io import onnx_wire
+
+    rng = np.random.default_rng(seed)
+    layers = [(rng.normal(size=(b, a)), rng.normal(size=b)) for a, b in pairwise(sizes)]
+    model = _gemm_model(layers, sizes[0], np.float64, "LeakyRelu" if seed % 3 == 0 else "Relu",
+                        alpha=0.01 if seed % 3 == 0 and seed % 2 else None)
+    data = model.SerializeToString()
+    if twice:  # the same model as two graph fields, nodes in one, the rest in the other
+        g1, g2 = onnx.GraphProto(), onnx.GraphProto()
+        g1.node.extend(model.graph.node)
+        g2.CopyFrom(model.graph)
+        del g2.node[:]
+        rest = onnx.ModelProto()
+        rest.CopyFrom(model)
+        rest.ClearField("graph")
+        data = rest.SerializeToString() + b"".join(
+            _field(7, g.SerializeToString()) for g in (g1, g2))
+    mine = onnx_wire.parse_model(data, "m.onnx")
+    _same_graph(mine, onnx.load_from_string(data))
+    path = tmp_path_factory.mktemp("wire") / "m.onnx"
+    path.write_bytes(data)
+    net = load_network(path)
+    x = rng.normal(size=(20, sizes[0]))
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    if seed % 3:  # onnxruntime has no float64 LeakyRelu
+        np.testing.assert_allclose(net(x), session.run(None, {"x": x})[0], rtol=1e-12,
+                                   atol=1e-12)
+
+
+def _field(number, payload):
+    from tests.hostile import protobuf_field
+
+    return protobuf_field(number, payload)
+
+
+_NO_ONNX = """
+import sys
+sys.modules["onnx"] = None  # import onnx now fails
+from relulab.io.networks import load_network
+net = load_network(sys.argv[1])
+print(net.sizes, float(net([[0.5] * net.n_in])[0, 0]).hex())
+"""
+
+
+def test_onnx_files_are_read_without_the_onnx_package(tmp_path):
+    net = MLP.random([3, 5, 2], seed=9)
+    save_network(net, tmp_path / "n.onnx")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", _NO_ONNX, str(tmp_path / "n.onnx")], env=env,
+                         capture_output=True, text=True, timeout=60, check=True).stdout
+    assert out.split() == ["[3,", "5,", "2]", float(net([[0.5] * 3])[0, 0]).hex()]
+
+
+def _refusals(tmp_path):
+    """ONNX files refused for their content, one of each kind."""
+    files = dict(_zero_width_files(tmp_path))
+    gemm = helper.make_node("Gemm", ["x", "W0", "b0"], ["z"], transB=1)
+    leaky = _gemm_model([(np.ones((2, 2)), np.ones(2)), (np.ones((1, 2)), [0.0])], 2,
+                        activation="LeakyRelu", alpha=0.2)
+    softplus = _gemm_model([(np.ones((2, 2)), np.ones(2)), (np.ones((1, 2)), [0.0])], 2,
+                           activation="Softplus")
+    assert gemm.op_type == "Gemm"
+    files["leaky.onnx"], files["softplus.onnx"] = tmp_path / "leaky.onnx", tmp_path / "sp.onnx"
+    files["leaky.onnx"].write_bytes(leaky.SerializeToString())
+    files["softplus.onnx"].write_bytes(softplus.SerializeToString())
+    files["garbage.onnx"] = tmp_path / "garbage.onnx"
+    files["garbage.onnx"].write_bytes(b"\x08\x07garbage-not-protobuf\xff\xff" * 100)
+    files["mix.onnx"] = tmp_path / "mix.onnx"
+    files["mix.onnx"].write_bytes(_reshape_model(["N", "F"], [-1, 3], 3).SerializeToString())
+    return files
+
+
+_TIMED = """
+import sys
+from relulab.app import main
+code = main(["convert", *sys.argv[1:]])
+print(code, "onnx" in sys.modules, file=sys.stdout)
+"""
+
+
+def test_onnx_refusals_answer_within_two_seconds(tmp_path):
+    """Every refusal, start-up included, within 2 s of CPU time, and none imports onnx
+    (its import alone took 1.5-1.8 s)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for name, path in _refusals(tmp_path).items():
+        start = time.monotonic()
+        child = subprocess.Popen([sys.executable, "-c", _TIMED, str(path),
+                                  str(tmp_path / "out.json")], env=env, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+        _, status, usage = os.wait4(child.pid, 0)  # the child's own CPU time
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out, err = child.stdout.read(), child.stderr.read()
+        child.stdout.close()
+        child.stderr.close()
+        cpu = usage.ru_utime + usage.ru_stime
+        assert out.split() == ["1", "False"] and err.count("\n") == 1, (name, out, err)
+        assert child.returncode == 0
+        assert cpu <= 2.0, (name, cpu, time.monotonic() - start)

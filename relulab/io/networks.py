@@ -20,7 +20,8 @@ before anything is decompressed, an ONNX file's message count measured on the wi
 before protobuf builds it, and its graph walked in topological order (a cycle is
 an error, not a hang: relulab.io.onnx_reader). Saves are atomic.
 
-ONNX needs the optional ``onnx`` package (``pip install 'relulab[onnx]'``).
+ONNX files are read without the ``onnx`` package (relulab.io.onnx_wire decodes them);
+writing one needs it (``pip install 'relulab[onnx]'``).
 """
 
 from __future__ import annotations
