@@ -600,3 +600,70 @@ def test_onnx_refusals_answer_within_two_seconds(tmp_path):
         assert out.split() == ["1", "False"] and err.count("\n") == 1, (name, out, err)
         assert child.returncode == 0
         assert cpu <= 2.0, (name, cpu, time.monotonic() - start)
+
+
+# ---------------------------------------------------------------------------
+# ONNX: LeakyRelu's alpha is the file's float32
+# ---------------------------------------------------------------------------
+def _exact(layers, kinds, x):
+    """The network's output at ``x``, in fractions (kinds: ("leaky", α) or "relu")."""
+    h = [Fraction(float(v)) for v in x]
+    for i, (W, b) in enumerate(layers):
+        z = [sum((Fraction(float(w)) * v for w, v in zip(row, h, strict=True)), Fraction(0))
+             + Fraction(float(c)) for row, c in zip(W, b, strict=True)]
+        if i == len(layers) - 1:
+            return z
+        kind = kinds[i]
+        h = [v if v > 0 else (Fraction(float(kind[1])) * v if kind != "relu" else Fraction(0))
+             for v in z]
+    return h
+
+
+def test_leaky_relu_keeps_the_file_alpha(tmp_path):
+    """ONNX stores alpha as a float32: the default 0.01 is 0.0099999997764825820922851562,
+    and onnxruntime computes with it. The network read has that slope, not the double
+    0.01 the model's leaky ReLU uses."""
+    alpha = float(np.float32(0.01))
+    path = tmp_path / "leaky.onnx"
+    path.write_bytes(_gemm_model([([[1.0]], [0.0]), ([[1.0]], [0.0])], 1,
+                                 activation="LeakyRelu").SerializeToString())
+    net = load_network(path)
+    assert Fraction(float(net(np.array([[-1.0]]))[0, 0])) == -Fraction(alpha) != -Fraction(0.01)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    assert session.run(None, {"x": np.array([[-1.0]], np.float32)})[0][0, 0] == np.float32(-alpha)
+
+
+@settings(max_examples=100, deadline=None)
+@given(sizes=st.lists(st.integers(1, 3), min_size=3, max_size=4), seed=st.integers(0, 2**16),
+       alpha=st.floats(-2, 2, width=32), leaky=st.lists(st.booleans(), min_size=3, max_size=3))
+def test_a_leaky_network_read_is_the_file_s_network(tmp_path_factory, sizes, seed, alpha, leaky):
+    """Float32 networks with LeakyRelu of any float32 alpha, mixed with Relu: the network
+    read computes, in fractions, exactly what the file's network computes in fractions."""
+    rng = np.random.default_rng(seed)
+    layers = [((rng.normal(size=(b, a)) * 4).astype(np.float32),
+               rng.normal(size=b).astype(np.float32)) for a, b in pairwise(sizes)]
+    kinds = [("leaky", alpha) if leaky[i] else "relu" for i in range(len(layers) - 1)]
+    elem = TensorProto.FLOAT
+    nodes, inits, current = [], [], "x"
+    for i, (W, b) in enumerate(layers):
+        inits += [numpy_helper.from_array(W, f"W{i}"), numpy_helper.from_array(b, f"b{i}")]
+        out = "y" if i == len(layers) - 1 else f"z{i}"
+        nodes.append(helper.make_node("Gemm", [current, f"W{i}", f"b{i}"], [out], transB=1))
+        current = out
+        if i < len(layers) - 1:
+            extra = {"alpha": alpha} if leaky[i] else {}
+            nodes.append(helper.make_node("LeakyRelu" if leaky[i] else "Relu", [out], [f"h{i}"],
+                                          **extra))
+            current = f"h{i}"
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", elem, ["N",
+                                                                                   sizes[0]])],
+                              [helper.make_tensor_value_info("y", elem, ["N", sizes[-1]])],
+                              initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    path = tmp_path_factory.mktemp("leaky") / "l.onnx"
+    path.write_bytes(model.SerializeToString())
+    net = load_network(path)
+    for x in rng.normal(size=(4, sizes[0])) * 3:
+        expect = _exact(layers, kinds, x)
+        got = _exact(net.layers, ["relu"] * (len(net.layers) - 1), x)
+        assert got == expect

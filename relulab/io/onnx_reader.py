@@ -5,8 +5,9 @@ are decoded, their count and nesting bounded while decoding); the graph is then
 walked in topological order
 (a cycle is an error, never a loop), and only a chain of data nodes from the one
 input to the one output is read: Gemm, MatMul and Add with constants, Relu,
-LeakyRelu, Tanh or Sigmoid (each hidden layer its own), Flatten and Reshape to a batch
-of vectors, Identity and Cast to float.
+LeakyRelu (with the file's float32 slope, as two ReLU neurons), Tanh or Sigmoid (each
+hidden layer its own), Flatten and Reshape to a batch of vectors, Identity and Cast
+to float.
 Weights come from initializers and Constant nodes (also through Identity and Cast).
 """
 
@@ -29,14 +30,13 @@ from relulab.io.networks import (
     _assemble,
     _Layer,
 )
-from relulab.model.networks.activations import LEAKY_SLOPE
 from relulab.model.networks.mlp import MLP
 
 #: The operators a plain MLP is read from (Constant, Identity and Cast also compute
 #: constants: weights that arrive through them).
 ONNX_OPS = ("Gemm", "MatMul", "Add", "Relu", "LeakyRelu", "Tanh", "Sigmoid", "Identity",
             "Flatten", "Reshape", "Cast", "Constant")
-_ACTIVATION_OPS = {"Relu": "relu", "LeakyRelu": "leaky_relu", "Tanh": "tanh", "Sigmoid": "sigmoid"}
+_ACTIVATION_OPS = {"Relu": "relu", "LeakyRelu": "relu", "Tanh": "tanh", "Sigmoid": "sigmoid"}
 #: How many inputs each operator takes (the first ``low`` must be named).
 _ARITY = {"Gemm": (2, 3), "MatMul": (2, 2), "Add": (2, 2), "Reshape": (2, 2), "Relu": (1, 1),
           "LeakyRelu": (1, 1), "Tanh": (1, 1), "Sigmoid": (1, 1), "Identity": (1, 1),
@@ -464,11 +464,11 @@ class _Chain:
     def _activation(self, op: str, attrs: dict, where: str) -> None:
         r = self.r
         kind = _ACTIVATION_OPS[op]
-        if op == "LeakyRelu":
-            alpha = r.attr_float(attrs, "alpha", 0.01, where)
-            if np.float32(alpha) != np.float32(LEAKY_SLOPE):
-                raise r.fail(f"{where}: LeakyRelu with alpha {alpha:g}; the leaky ReLU here has "
-                             f"slope {LEAKY_SLOPE:g}")
+        alpha = None
+        if op == "LeakyRelu":  # ONNX's default alpha is the float32 nearest 0.01
+            alpha = r.attr_float(attrs, "alpha", float(np.float32(0.01)), where)
+            if not math.isfinite(alpha):
+                raise r.fail(f"{where}: LeakyRelu with alpha {alpha}")
         W, b = self.W, self.b
         if W is None and b is None:
             if self.after_activation and kind == "relu" and self.kinds[-1] == "relu":
@@ -486,10 +486,21 @@ class _Chain:
             W, b = np.eye(width), np.broadcast_to(np.asarray(b), (width,)).astype(float)
             if self.n_in is None and not self.layers:
                 self.n_in = width
-        self.layers.append((W, np.asarray(b, float)))
+        b = np.asarray(b, float)
+        self.after_activation = True
+        if alpha is not None:
+            # The file's slope, exactly (the model's leaky ReLU has the double 0.01, and
+            # alpha is a float32): LeakyRelu_α(z) = ReLU(z) − α·ReLU(−z), a ReLU layer of
+            # twice the width whose second half the next layer weighs by −α. The product
+            # of two float32 numbers is exact in a double, so float32 weights stay exact.
+            n = W.shape[0]
+            self.layers.append((np.vstack([W, -W]), np.concatenate([b, -b])))
+            self.kinds.append("relu")
+            self.W, self.b = np.hstack([np.eye(n), -alpha * np.eye(n)]), np.zeros(n)
+            return
+        self.layers.append((W, b))
         self.kinds.append(kind)
         self.W, self.b = None, None
-        self.after_activation = True
 
     def network(self) -> MLP:
         r = self.r
