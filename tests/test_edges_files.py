@@ -255,6 +255,11 @@ def test_render_refuses_a_folder_before_drawing(tmp_path, capsys, monkeypatch):
     assert drawn == []
     code, _, err = _run(capsys, render.main, "-o", tmp_path / "new.png")
     assert code == 0 and len(drawn) == 1
+    scene = tmp_path / "scene.png"  # a scene under any name is read as one
+    scene.write_text('{"format": "relulab-scene", "version": 1, "panels": {}}')
+    code, _, err = _run(capsys, render.main, scene, "-o", scene)
+    assert code == 2 and "the output is the scene read" in err and len(drawn) == 1
+    assert scene.read_text().startswith('{"format"')
 
 
 # ---------------------------------------------------------------------------

@@ -82,7 +82,8 @@ def main(argv: list[str] | None = None) -> int:
         check_writable(out)
     except OSError as exc:
         return _fail(1, f"{args.output}: cannot write ({exc.strerror or exc})")
-    if args.scene and os.path.exists(out) and os.path.samefile(args.scene, out):
+    if args.scene and os.path.exists(out) and os.path.exists(args.scene) \
+            and os.path.samefile(args.scene, out):
         return _fail(2, f"{args.output}: the output is the scene read; choose another name")
 
     from relulab.io.scenes import SceneError, read_scene
