@@ -8,7 +8,7 @@ import pytest
 
 from relulab.app import main as app_main
 from relulab.commands.convert import main
-from relulab.io.networks import load_network, save_network
+from relulab.io.networks import NetworkFileError, load_network, save_network
 from relulab.model.networks.mlp import MLP, compose
 from relulab.model.shallow.construction import ExtendedNetwork
 
@@ -183,7 +183,9 @@ def test_weights_beyond_double_range_do_not_convert(tmp_path, capsys, big, needl
     # pass 1e308 (the model refuses those too: test_huge_weights_are_exact_or_refused)
     deep = MLP([([[big], [1.0]], [0.0, big]), ([[big, 1.0], [1.0, big]], [0.0, 1.0]),
                 ([[big, 1.0], [1.0, -big]], [0.0, 1.0]), ([[big, big]], [0.0])])
-    save_network(deep, tmp_path / "big.json")
+    with pytest.raises(NetworkFileError, match=needle):  # never written by relulab itself
+        save_network(deep, tmp_path / "big.json")
+    (tmp_path / "big.json").write_text(json.dumps(deep.to_dict()))
     code, out, err = _run(capsys, tmp_path / "big.json", tmp_path / "o.json", "--report")
     assert code != 0 and out == ""
     assert err.count("\n") == 1 and needle in err, err

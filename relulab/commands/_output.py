@@ -12,6 +12,7 @@ naming ``--format npz``, whatever ``--force`` says.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,7 +83,7 @@ class Output:
             if data is None:
                 data = network_to_bytes(net, fmt)
         except NetworkFileError as e:
-            raise Failure(str(e)) from None
+            raise Failure(f"{self.path(fmt).name} not written: {e}") from None
         path = self.path(fmt)
         if fmt == "json" and len(data) > json_max_bytes():
             raise Failure(_too_big_for_json(path, len(data), layout, at_least=False))
@@ -99,9 +100,11 @@ def _too_big_for_json(path: Path, size: int, layout: Layout, at_least: bool) -> 
             f"write --format npz ({bytes_text(layout.npz_bytes())}); nothing written")
 
 
-def resolve(name: str | None, fmt: str | None, default_base: str, command: str) -> Output:
+def resolve(name: str | None, fmt: str | None, default_base: str, command: str,
+            source: str | None = None) -> Output:
     """The output of a command given ``name`` (None: ``default_base`` in the current
-    folder) and ``--format`` ``fmt`` (None: the extension's, or the size's)."""
+    folder) and ``--format`` ``fmt`` (None: the extension's, or the size's); refused
+    when a file it may write is ``source``, the command's input (by any name or link)."""
     from relulab.io.networks import SUFFIXES
 
     if name is None:
@@ -119,4 +122,24 @@ def resolve(name: str | None, fmt: str | None, default_base: str, command: str) 
             fmt = suffix[1:]
         if not base.parent.exists():
             raise Failure(f"{base}: the folder {base.parent} does not exist")
-    return Output(base, fmt, fmt is not None)
+    from relulab.io.atomic import check_writable
+
+    out = Output(base, fmt, fmt is not None)
+    for candidate in (fmt,) if fmt is not None else FORMATS:
+        path = out.path(candidate)
+        if source is not None and _same_file(path, Path(source)):
+            raise Failure(f"{path.name}: the output is the input {source}; writing it would "
+                          f"replace the network read (choose another OUT)", 2)
+        try:  # refused now rather than after the work
+            check_writable(path)
+        except OSError as e:
+            raise Failure(f"{path.name}: cannot write ({e.strerror or e})") from None
+    return out
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` are one file (links, other spellings and hard links too)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist: then writing ``a`` cannot replace ``b``
+        return False

@@ -46,8 +46,15 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, not usage + error
         raise _Failure(f"{message} (see relulab convert --help)", 2)
 
+    def format_help(self) -> str:
+        # the limits come from the region engine's module (a second to import): read
+        # them for --help only, so that a refusal answers at once
+        if self.epilog is None:
+            self.epilog = _limits()
+        return super().format_help()
 
-def _parser() -> argparse.ArgumentParser:
+
+def _limits() -> str:
     from relulab.model.lessons.converter import (
         MAX_SLICE_SHALLOW_PARAMETERS,
         MAX_SLICED_NEURONS,
@@ -55,13 +62,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     from relulab.model.shallow.construction import MAX_REGIONS, MAX_SECONDS
 
+    return (f"Without --force, networks beyond the Deep → shallow panel's limits are "
+            f"refused in one line: more than {MAX_SLICED_NEURONS:,} hidden neurons or "
+            f"{MAX_SLICED_OUTPUTS} outputs, more than {MAX_REGIONS:,} activation "
+            f"regions or {MAX_SECONDS:g} s to list them, a shallow network of more "
+            f"than {MAX_SLICE_SHALLOW_PARAMETERS:,} parameters.")
+
+
+def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="relulab convert",
-                description="Convert a deep ReLU network into an exactly equal shallow one.",
-                epilog=f"Without --force, networks beyond the Deep → shallow panel's limits are "
-                       f"refused in one line: more than {MAX_SLICED_NEURONS:,} hidden neurons or "
-                       f"{MAX_SLICED_OUTPUTS} outputs, more than {MAX_REGIONS:,} activation "
-                       f"regions or {MAX_SECONDS:g} s to list them, a shallow network of more "
-                       f"than {MAX_SLICE_SHALLOW_PARAMETERS:,} parameters.")
+                description="Convert a deep ReLU network into an exactly equal shallow one.")
     p.add_argument("input", metavar="IN", help="deep network (.json, .npz or .onnx)")
     p.add_argument("output", metavar="OUT", nargs="?",
                    help="where to write the shallow network (default: IN's name with "
@@ -171,7 +181,7 @@ def _run(argv, reading: list[str]) -> int:
     if args.big_m is not None and not (np.isfinite(args.big_m) and args.big_m > 0):
         raise _Failure(f"--big-m must be a positive number, got {args.big_m}")
     out = _output.resolve(args.output if args.output is not None else args.output_option,
-                          args.format, f"{Path(args.input).stem}-shallow", "convert")
+                          args.format, f"{Path(args.input).stem}-shallow", "convert", args.input)
     with Progress("convert") as progress:
         return _convert(args, out, reading, progress)
 

@@ -76,6 +76,15 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(1, f"{args.output}: the folder {os.path.dirname(out)} does not exist")
     if not (0.5 <= args.zoom <= 3.0):
         return _fail(2, f"--zoom {args.zoom}: must be between 0.5 and 3")
+    from relulab.io.atomic import check_writable
+
+    try:  # refused before the panel is drawn, not after
+        check_writable(out)
+    except OSError as exc:
+        return _fail(1, f"{args.output}: cannot write ({exc.strerror or exc})")
+    if args.scene and os.path.exists(out) and os.path.exists(args.scene) \
+            and os.path.samefile(args.scene, out):
+        return _fail(2, f"{args.output}: the output is the scene read; choose another name")
 
     from relulab.io.scenes import SceneError, read_scene
     from relulab.ui.panels import PANEL_NAMES

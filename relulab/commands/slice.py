@@ -96,13 +96,13 @@ def _run(argv) -> int:
         raise _Failure("give OUT or -o OUT, not both (see relulab slice --help)", 2)
     kind = "line" if args.line else "plane"
     out = _output.resolve(args.output if args.output is not None else args.output_option,
-                          args.format, f"{Path(args.input).stem}-{kind}", "slice")
+                          args.format, f"{Path(args.input).stem}-{kind}", "slice", args.input)
     with Progress("slice") as progress:
         return _slice(args, kind, out, progress)
 
 
 def _slice(args, kind: str, out: _output.Output, progress: Progress) -> int:
-    from relulab.io.networks import NetworkFileError, load_network
+    from relulab.io.networks import NetworkFileError, check_saveable, load_network
     from relulab.io.points import PointsFileError, load_input_rows
     from relulab.model.lessons.converter import check_sliced_size
     from relulab.model.networks.mlp import MLP
@@ -154,6 +154,12 @@ def _slice(args, kind: str, out: _output.Output, progress: Progress) -> int:
     if not restricted.is_finite():
         raise _Failure("the restricted network's first layer overflows (points or weights "
                        "beyond the range of doubles)")
+    try:  # what relulab convert would refuse to read is not written
+        check_saveable(restricted, "the restricted network")
+    except NetworkFileError as e:
+        raise _Failure(f"{out.path(fmt).name} not written: {e}; its first layer is W·D and "
+                       "W·A + b (A the first point): points nearer the origin keep it smaller") \
+            from None
     if args.report:
         print("\n".join(report_lines(net, cut, restricted, rows)))
     with progress.stage(f"writing {out.path(fmt).name}", expected=layout.write_seconds(fmt)):

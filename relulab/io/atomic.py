@@ -86,6 +86,37 @@ def _resolve(path: Path) -> Path:
     return Path(os.path.realpath(path))
 
 
+def _existing(target: Path) -> os.stat_result | None:
+    """The file a save would replace (None: there is none), or the OSError the save
+    would meet: a folder, a device or pipe, a read-only file."""
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(errno.EISDIR, "it is a folder, not a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise OSError(errno.EINVAL, "it is not a regular file (a device or a pipe)")
+    if not st.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) \
+            or not os.access(target, os.W_OK):
+        raise PermissionError(errno.EACCES, "the file is read-only; save under another name "
+                                            "or make it writable")
+    return st
+
+
+def check_writable(path: StrPath) -> None:
+    """Raise the OSError a save of ``path`` would meet, before the work that makes its
+    bytes starts: the target is a folder, a device or read-only, or its folder is
+    missing or read-only."""
+    target = _resolve(Path(path))
+    _existing(target)
+    folder = target.parent
+    if not folder.is_dir():
+        raise FileNotFoundError(errno.ENOENT, f"the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise PermissionError(errno.EACCES, f"the folder {folder} is read-only")
+
+
 def write_bytes_atomic(path: StrPath, data: bytes) -> None:
     """Write ``data`` to ``path`` so that a crash leaves the old file or the new one,
     never half; through symbolic links, keeping the file's permissions.
@@ -94,19 +125,7 @@ def write_bytes_atomic(path: StrPath, data: bytes) -> None:
     """
     target = _resolve(Path(path))
     folder = target.parent
-    try:
-        st = os.stat(target)
-    except FileNotFoundError:
-        st = None
-    if st is not None:
-        if stat.S_ISDIR(st.st_mode):
-            raise IsADirectoryError(errno.EISDIR, "it is a folder, not a file")
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(errno.EINVAL, "it is not a regular file (a device or a pipe)")
-        if not st.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) \
-                or not os.access(target, os.W_OK):
-            raise PermissionError(errno.EACCES, "the file is read-only; save under another name "
-                                                "or make it writable")
+    st = _existing(target)
     remove_stale_temporaries(target)
     tmp = folder / _temporary_name(target)
     # 0o666: the kernel applies the umask, so a new file gets the usual permissions

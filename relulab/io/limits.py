@@ -156,6 +156,26 @@ def check_json_text(text: str, max_depth: int, max_containers: int, max_values: 
                      long_numbers=_LONG_RUN in raw.translate(_DIGIT_MAP))
 
 
+class DuplicateKey(ValueError):
+    """A JSON object that names a key twice (``str()`` says which)."""
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``'s ``object_pairs_hook``: an object, or DuplicateKey when a key is
+    written twice (JSON leaves open which one counts; Python would take the last
+    silently, another reader the first)."""
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise DuplicateKey(f"the key {shown_name(key)!r} appears twice in one object (JSON "
+                               "does not say which counts: keep one)")
+        seen.add(key)
+    raise AssertionError("unreachable: fewer keys than pairs means a key repeats")
+
+
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
 
 

@@ -20,7 +20,8 @@ before anything is decompressed, an ONNX file's message count measured on the wi
 before protobuf builds it, and its graph walked in topological order (a cycle is
 an error, not a hang: relulab.io.onnx_reader). Saves are atomic.
 
-ONNX needs the optional ``onnx`` package (``pip install 'relulab[onnx]'``).
+ONNX files are read without the ``onnx`` package (relulab.io.onnx_wire decodes them);
+writing one needs it (``pip install 'relulab[onnx]'``).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from relulab.io.limits import (
     one_line,
     read_file,
     shown_name,
+    unique_keys,
 )
 from relulab.model.networks.activations import ACTIVATIONS
 from relulab.model.networks.mlp import (
@@ -61,7 +63,7 @@ from relulab.model.networks.mlp import (
     NETWORK_VERSION,
     normalise_activation,
 )
-from relulab.model.shallow.construction import ExtendedLayer, ExtendedNetwork
+from relulab.model.shallow.extended import ExtendedLayer, ExtendedNetwork
 
 FORMAT_NAME = NETWORK_FORMAT
 FORMAT_VERSION = NETWORK_VERSION
@@ -197,7 +199,7 @@ def _from_json_bytes(data: bytes, name: str) -> MLP | ExtendedNetwork:
         raise NetworkFileError(f"{name} {e}") from None
     try:
         # whole numbers go through a hook only when one is too long to be a double
-        doc = json.loads(text, parse_constant=_reject_constant,
+        doc = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=unique_keys,
                          parse_int=_parse_int if shape.long_numbers else None)
     except json.JSONDecodeError as e:
         what = "truncated" if shape.cut_short or e.pos >= len(text.rstrip()) else "malformed"
@@ -440,6 +442,10 @@ def _assemble(parsed: list[_Layer], activation: str | Sequence[str], name: str,
         raise NetworkFileError(f"{name}: {total:,} parameters; at most {MAX_PARAMETERS:,} are read")
     for i, L in enumerate(parsed):
         where = f"{name}: layer {i + 1}"
+        if 0 in L.W.shape:  # ONNX allows empty tensors; a network needs neurons and inputs
+            what = "neurons" if L.W.shape[0] == 0 else "inputs"
+            raise NetworkFileError(f"{where}: 0 {what} (an empty tensor); a network needs at "
+                                   f"least one in every layer")
         if i and L.W.shape[1] != parsed[i - 1].W.shape[0]:
             raise NetworkFileError(f"{where}: weights have {L.W.shape[1]} columns but layer {i} "
                                    f"has {parsed[i - 1].W.shape[0]} neurons")
@@ -652,71 +658,20 @@ def network_from_arrays(arrays: dict, name: str = "network") -> MLP | ExtendedNe
 # ---------------------------------------------------------------------------
 # ONNX
 # ---------------------------------------------------------------------------
-def _onnx() -> tuple[Any, Any]:
-    try:
-        import onnx
-        from onnx import numpy_helper
-    except ImportError:
-        raise NetworkFileError("ONNX files need the optional onnx package: "
-                               "pip install 'relulab[onnx]'") from None
-    return onnx, numpy_helper
+def __getattr__(name: str) -> Any:
+    # the ONNX writer imports onnx (a second and more): it lives in its own module and
+    # is reached from here as well
+    if name in ("network_to_onnx_bytes", "ONNX_EXPORT_OPS"):
+        from relulab.io import onnx_writer
+
+        return getattr(onnx_writer, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _from_onnx_bytes(data: bytes, name: str) -> MLP:
     from relulab.io.onnx_reader import read_onnx
 
     return read_onnx(data, name)
-
-
-#: The ONNX operator of each hidden activation that onnxruntime runs in float64
-#: (identity needs none: its layer's Gemm feeds the next one directly).
-ONNX_EXPORT_OPS = {"relu": "Relu", "tanh": "Tanh", "sigmoid": "Sigmoid", "identity": None}
-
-
-def network_to_onnx_bytes(net: MLP | ExtendedNetwork, dtype: type = np.float64) -> bytes:
-    """An ONNX model of a finite network, in float64: per layer a Gemm (transB = 1), then
-    the hidden layer's activation, Relu, Tanh or Sigmoid (nothing for identity, whose
-    layer then merges with the next when read back). Leaky ReLU and GELU have no float64
-    operator in onnxruntime: such networks are written as JSON or NPZ."""
-    if isinstance(net, ExtendedNetwork):
-        if not net.is_finite():
-            raise NetworkFileError("ONNX cannot hold infinite weights: export the extended network "
-                                   "as JSON or NPZ, or a finite big-M version as ONNX")
-        net = net.to_mlp()
-    other = [a for a in net.activations if a not in ONNX_EXPORT_OPS]
-    if other:
-        raise NetworkFileError(f"ONNX export writes ReLU, tanh, sigmoid and identity layers, not "
-                               f"{', '.join(sorted(set(other)))}; use JSON or NPZ")
-    if not net.is_finite():
-        raise NetworkFileError("ONNX export needs finite weights")
-    onnx, numpy_helper = _onnx()
-    from onnx import TensorProto, helper
-
-    elem = TensorProto.DOUBLE if np.dtype(dtype) == np.float64 else TensorProto.FLOAT
-    nodes, inits = [], []
-    current = "x"
-    for i, (W, b) in enumerate(net.layers):
-        Wn, bn = f"W{i + 1}", f"b{i + 1}"
-        inits.append(numpy_helper.from_array(np.asarray(W, dtype=dtype), Wn))
-        inits.append(numpy_helper.from_array(np.asarray(b, dtype=dtype), bn))
-        last = i == len(net.layers) - 1
-        out = "y" if last else f"z{i + 1}"
-        nodes.append(helper.make_node("Gemm", [current, Wn, bn], [out], name=f"layer{i + 1}",
-                                      transB=1))
-        current = out
-        op = None if last else ONNX_EXPORT_OPS[net.activations[i]]
-        if op is not None:
-            nodes.append(helper.make_node(op, [out], [f"h{i + 1}"], name=f"{op.lower()}{i + 1}"))
-            current = f"h{i + 1}"
-    graph = helper.make_graph(
-        nodes, "relulab_network",
-        [helper.make_tensor_value_info("x", elem, ["N", net.n_in])],
-        [helper.make_tensor_value_info("y", elem, ["N", net.n_out])], initializer=inits)
-    model = helper.make_model(graph, producer_name="relulab",
-                              opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    onnx.checker.check_model(model)
-    return model.SerializeToString()
 
 
 # ---------------------------------------------------------------------------
@@ -760,12 +715,34 @@ def network_to_npz_bytes(net: MLP | ExtendedNetwork) -> bytes:
     return buf.getvalue()
 
 
+def check_saveable(net: MLP | ExtendedNetwork, name: str = "the network") -> None:
+    """Refuse, by layer and entry, a network whose file :func:`load_network` would refuse
+    for its values (beyond ±MAX_ABS_WEIGHT, NaN, ∞, or growth past the doubles): no file
+    is written that cannot be read back."""
+    if isinstance(net, ExtendedNetwork):
+        for i, L in enumerate(net.layers, start=1):
+            for arr, key in ((L.W, "weights"), (L.b, "biases"), (L.V, "scaled_weights"),
+                             (L.v, "scaled_biases")):
+                _check_entries(np.asarray(arr, float), f"{name}: layer {i} {key}")
+        return
+    if not net.is_finite():
+        raise NetworkFileError(f"{name} has NaN or infinite weights")
+    layers = [_Layer(W, b) for W, b in net.layers]
+    for i, L in enumerate(layers, start=1):
+        _check_entries(L.W, f"{name}: layer {i} weights")
+        _check_entries(L.b, f"{name}: layer {i} biases")
+    _check_growth(layers, name)
+
+
 def network_to_bytes(net: MLP | ExtendedNetwork, fmt: str) -> bytes:
+    check_saveable(net)
     if fmt == "json":
         return (json.dumps(network_to_dict(net), allow_nan=False) + "\n").encode("utf-8")
     if fmt == "npz":
         return network_to_npz_bytes(net)
     if fmt == "onnx":
+        from relulab.io.onnx_writer import network_to_onnx_bytes
+
         return network_to_onnx_bytes(net)
     raise NetworkFileError(f"unknown format {fmt!r}")
 
@@ -775,7 +752,10 @@ def save_network(net: MLP | ExtendedNetwork, path: StrPath) -> None:
     atomically: the old file stays if anything fails (a read-only file is refused)."""
     path = Path(path)
     fmt = _fmt_from_suffix(path)
-    data = network_to_bytes(net, fmt)
+    try:
+        data = network_to_bytes(net, fmt)
+    except NetworkFileError as e:
+        raise NetworkFileError(f"{path.name} not written: {e}") from None
     try:
         write_bytes_atomic(path, data)
     except OSError as e:

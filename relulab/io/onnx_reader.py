@@ -1,11 +1,13 @@
 """Reading a plain MLP out of an ONNX file, within bounds (see docs/network-format.md).
 
-Before protobuf builds the model, its fields are counted on the wire (10 MB of empty
-nodes would take 800 MB once parsed); the graph is then walked in topological order
+The model is decoded by relulab.io.onnx_wire (no onnx package: only the fields read
+are decoded, their count and nesting bounded while decoding); the graph is then
+walked in topological order
 (a cycle is an error, never a loop), and only a chain of data nodes from the one
 input to the one output is read: Gemm, MatMul and Add with constants, Relu,
-LeakyRelu, Tanh or Sigmoid (each hidden layer its own), Flatten and Reshape to a batch
-of vectors, Identity and Cast to float.
+LeakyRelu (with the file's float32 slope, as two ReLU neurons), Tanh or Sigmoid (each
+hidden layer its own), Flatten and Reshape to a batch of vectors, Identity and Cast
+to float.
 Weights come from initializers and Constant nodes (also through Identity and Cast).
 """
 
@@ -18,113 +20,27 @@ from typing import Any, overload
 
 import numpy as np
 
+from relulab.io import onnx_wire as wire
 from relulab.io.limits import one_line, shown_name
 from relulab.io.networks import (
     MAX_LAYERS,
-    MAX_ONNX_FIELDS,
-    MAX_ONNX_NESTING,
     MAX_ONNX_NODES,
     MAX_PARAMETERS,
     NetworkFileError,
     _assemble,
     _Layer,
-    _onnx,
 )
-from relulab.model.networks.activations import LEAKY_SLOPE
 from relulab.model.networks.mlp import MLP
 
 #: The operators a plain MLP is read from (Constant, Identity and Cast also compute
 #: constants: weights that arrive through them).
 ONNX_OPS = ("Gemm", "MatMul", "Add", "Relu", "LeakyRelu", "Tanh", "Sigmoid", "Identity",
             "Flatten", "Reshape", "Cast", "Constant")
-_ACTIVATION_OPS = {"Relu": "relu", "LeakyRelu": "leaky_relu", "Tanh": "tanh", "Sigmoid": "sigmoid"}
+_ACTIVATION_OPS = {"Relu": "relu", "LeakyRelu": "relu", "Tanh": "tanh", "Sigmoid": "sigmoid"}
 #: How many inputs each operator takes (the first ``low`` must be named).
 _ARITY = {"Gemm": (2, 3), "MatMul": (2, 2), "Add": (2, 2), "Reshape": (2, 2), "Relu": (1, 1),
           "LeakyRelu": (1, 1), "Tanh": (1, 1), "Sigmoid": (1, 1), "Identity": (1, 1),
           "Flatten": (1, 1), "Cast": (1, 1), "Constant": (0, 0)}
-_LOW_BYTES = bytes(range(128))
-
-
-def _field_table(descriptor: Any, cache: dict) -> dict:
-    """field number -> ('message', descriptor) or ('packed_varint', None) for a message type."""
-    table = cache.get(descriptor)
-    if table is None:
-        # protobuf ships no type stubs, and types-protobuf is not among the dependencies
-        from google.protobuf.descriptor import FieldDescriptor as F  # type: ignore[import-untyped]
-
-        varints = {F.TYPE_INT32, F.TYPE_INT64, F.TYPE_UINT32, F.TYPE_UINT64, F.TYPE_SINT32,
-                   F.TYPE_SINT64, F.TYPE_BOOL, F.TYPE_ENUM}
-        table = {}
-        for field in descriptor.fields:
-            if field.type == F.TYPE_MESSAGE:
-                table[field.number] = ("message", field.message_type)
-            elif field.type in varints:
-                table[field.number] = ("packed_varint", None)
-        cache[descriptor] = table
-    return table
-
-
-def _scan_onnx_wire(data: bytes, descriptor: Any, name: str) -> None:
-    """Count protobuf fields (and packed whole numbers) before protobuf builds the model:
-    parsing costs about 150 bytes a field, and a small file can hold millions of them."""
-    cache: dict = {}
-    fields = 0
-    packed = 0
-    stack = [(descriptor, 0, len(data), 0)]
-
-    def damaged() -> NetworkFileError:
-        return NetworkFileError(f"{name}: truncated or damaged ONNX file (broken protobuf "
-                                "encoding)")
-
-    def varint(pos: int, end: int) -> tuple[int, int]:
-        value = shift = 0
-        while True:
-            if pos >= end or shift > 63:
-                raise damaged()
-            byte = data[pos]
-            pos += 1
-            value |= (byte & 0x7F) << shift
-            if byte < 0x80:
-                return value, pos
-            shift += 7
-
-    while stack:
-        desc, pos, end, depth = stack.pop()
-        table = _field_table(desc, cache) if desc is not None else {}
-        while pos < end:
-            tag, pos = varint(pos, end)
-            fields += 1
-            if fields > MAX_ONNX_FIELDS:
-                raise NetworkFileError(f"{name}: the ONNX file holds more than {MAX_ONNX_FIELDS:,} "
-                                       "protobuf fields; too large a graph to read")
-            wire = tag & 7
-            if wire == 0:
-                _, pos = varint(pos, end)
-            elif wire == 1:
-                pos += 8
-            elif wire == 5:
-                pos += 4
-            elif wire == 2:
-                length, pos = varint(pos, end)
-                if pos + length > end:
-                    raise damaged()
-                kind, sub = table.get(tag >> 3, (None, None))
-                if kind == "message":
-                    if depth + 1 > MAX_ONNX_NESTING:
-                        raise NetworkFileError(f"{name}: the ONNX file nests more than "
-                                               f"{MAX_ONNX_NESTING} levels deep")
-                    stack.append((sub, pos, pos + length, depth + 1))
-                elif kind == "packed_varint":
-                    # one number per byte below 0x80; eight bytes each once parsed
-                    packed += length - len(data[pos:pos + length].translate(None, _LOW_BYTES))
-                    if packed > MAX_PARAMETERS:
-                        raise NetworkFileError(f"{name}: the ONNX file holds more than "
-                                               f"{MAX_PARAMETERS:,} whole numbers")
-                pos += length
-            else:
-                raise damaged()
-            if pos > end:
-                raise damaged()
 
 
 def _onnx_where(k: int, node: Any) -> str:
@@ -137,18 +53,16 @@ class _OnnxReader:
     """Reads a plain MLP out of an ONNX graph: a chain of data nodes from the one input
     to the one output, weights from initializers and constant nodes."""
 
-    NUMERIC_TYPES = None  # filled on first use: TensorProto data types read as numbers
-
-    def __init__(self, onnx: Any, numpy_helper: Any, model: Any, name: str):
-        self.onnx, self.numpy_helper, self.name = onnx, numpy_helper, name
+    def __init__(self, model: Any, name: str):
+        self.name = name
         self.graph = model.graph
         self.budget = MAX_PARAMETERS
         self.initializers = {t.name: t for t in self.graph.initializer}
         self.consts: dict[str, np.ndarray] = {}
-        TP = onnx.TensorProto
-        self.float_types = {TP.FLOAT, TP.DOUBLE}
-        self.numeric_types = {TP.FLOAT, TP.DOUBLE, TP.FLOAT16, TP.BFLOAT16, TP.INT8, TP.INT16,
-                              TP.INT32, TP.INT64, TP.UINT8, TP.UINT16, TP.UINT32, TP.UINT64}
+        self.float_types = {wire.FLOAT, wire.DOUBLE}
+        self.numeric_types = {wire.FLOAT, wire.DOUBLE, wire.FLOAT16, wire.BFLOAT16, wire.INT8,
+                              wire.INT16, wire.INT32, wire.INT64, wire.UINT8, wire.UINT16,
+                              wire.UINT32, wire.UINT64}
 
     def fail(self, message: str) -> NetworkFileError:
         return NetworkFileError(f"{self.name}: {message}")
@@ -156,13 +70,11 @@ class _OnnxReader:
     # -- constants -------------------------------------------------------------
     def tensor(self, t: Any, what: str) -> np.ndarray:
         """A TensorProto as an array, its size checked before it is converted."""
-        TP = self.onnx.TensorProto
-        if t.data_location == TP.EXTERNAL or len(t.external_data):
+        if t.data_location == wire.EXTERNAL or len(t.external_data):
             raise self.fail(f"{what} keeps its values in an external file; only self-contained "
                             "ONNX files are read")
         if t.data_type not in self.numeric_types:
-            type_name = TP.DataType.Name(t.data_type) if t.data_type in TP.DataType.values() \
-                else str(t.data_type)
+            type_name = wire.DATA_TYPES.get(t.data_type, str(t.data_type))
             raise self.fail(f"{what} has type {type_name}, not numbers")
         if any(d < 0 for d in t.dims):
             raise self.fail(f"{what} has a negative dimension")
@@ -172,28 +84,28 @@ class _OnnxReader:
                             f"{MAX_PARAMETERS:,} parameters")
         self.budget -= count
         try:
-            arr = self.numpy_helper.to_array(t)
+            arr = wire.tensor_values(t)
         except (ValueError, TypeError) as e:
             raise self.fail(f"{what} is damaged ({one_line(e, 80)})") from None
         return np.asarray(arr)
 
     def constant_node(self, node: Any, where: str) -> np.ndarray:
-        A = self.onnx.AttributeProto
         if len(node.attribute) != 1:
             raise self.fail(f"{where}: a Constant needs exactly one value attribute")
         a = node.attribute[0]
-        if a.name == "value" and a.type == A.TENSOR:
+        if a.name == "value" and a.type == wire.ATTR_TENSOR:
             return self.tensor(a.t, f"{where} value")
-        if a.name == "value_float" and a.type == A.FLOAT:
+        if a.name == "value_float" and a.type == wire.ATTR_FLOAT:
             return np.array(a.f, dtype=np.float32)
-        if a.name == "value_int" and a.type == A.INT:
+        if a.name == "value_int" and a.type == wire.ATTR_INT:
             return np.array(a.i, dtype=np.int64)
-        if a.name in ("value_floats", "value_ints") and a.type in (A.FLOATS, A.INTS):
-            values = a.floats if a.type == A.FLOATS else a.ints
+        if a.name in ("value_floats", "value_ints") and a.type in (wire.ATTR_FLOATS,
+                                                                   wire.ATTR_INTS):
+            values = a.floats if a.type == wire.ATTR_FLOATS else a.ints
             if len(values) > self.budget:
                 raise self.fail(f"{where}: {len(values):,} values; too many")
             self.budget -= len(values)
-            return np.array(values, dtype=np.float32 if a.type == A.FLOATS else np.int64)
+            return np.array(values, dtype=np.float32 if a.type == wire.ATTR_FLOATS else np.int64)
         raise self.fail(f"{where}: a Constant with {shown_name(a.name)!r} is not read (value, "
                         "value_float(s) and value_int(s) are)")
 
@@ -218,7 +130,7 @@ class _OnnxReader:
         a = attrs.get(key)
         if a is None:
             return default
-        if a.type != self.onnx.AttributeProto.INT:
+        if a.type != wire.ATTR_INT:
             raise self.fail(f"{where}: attribute {key} must be a whole number")
         return int(a.i)
 
@@ -226,7 +138,7 @@ class _OnnxReader:
         a = attrs.get(key)
         if a is None:
             return default
-        if a.type != self.onnx.AttributeProto.FLOAT:
+        if a.type != wire.ATTR_FLOAT:
             raise self.fail(f"{where}: attribute {key} must be a number")
         return float(a.f)
 
@@ -350,13 +262,12 @@ class _OnnxReader:
         return chain.network()
 
     def _cast_type(self, node: Any, where: str) -> type:
-        TP = self.onnx.TensorProto
         to = self.attr_int(self.attrs(node), "to", None, where)
         if to not in self.float_types:
-            shown = TP.DataType.Name(to) if to in TP.DataType.values() else to
+            shown = wire.DATA_TYPES.get(to, to) if to is not None else None
             raise self.fail(f"{where}: a Cast to {shown} changes the values; only casts to "
                             "FLOAT or DOUBLE are read")
-        return np.float32 if to == TP.FLOAT else np.float64
+        return np.float32 if to == wire.FLOAT else np.float64
 
 
 def _known_product(dims: Sequence[int | None]) -> int | None:
@@ -531,8 +442,14 @@ class _Chain:
         if len(shape) != 2:
             raise r.fail(f"{where}: Reshape to {tuple(shape)} is not a batch of vectors")
         t0, t1 = shape
+        if t0 == -1 and t1 > 0 and features is None:
+            # (N, F) to (−1, t1) is a batch of the same rows only when F = t1: with F
+            # not declared, rows may be cut and joined
+            raise r.fail(f"{where}: Reshape to {tuple(shape)} of data whose width is not "
+                         f"declared keeps the rows only if it is {t1}; declare the input's "
+                         "width, or reshape to (0, -1)")
         keeps_batch = (t0 == 0 and not allow_zero) or (t0 > 0 and batch == t0) or \
-            (t0 == -1 and t1 > 0 and (features is None or t1 == features))
+            (t0 == -1 and t1 > 0 and t1 == features)
         if not keeps_batch:
             raise r.fail(f"{where}: Reshape to {tuple(shape)} does not keep the batch "
                          "(first) dimension")
@@ -547,11 +464,11 @@ class _Chain:
     def _activation(self, op: str, attrs: dict, where: str) -> None:
         r = self.r
         kind = _ACTIVATION_OPS[op]
-        if op == "LeakyRelu":
-            alpha = r.attr_float(attrs, "alpha", 0.01, where)
-            if np.float32(alpha) != np.float32(LEAKY_SLOPE):
-                raise r.fail(f"{where}: LeakyRelu with alpha {alpha:g}; the leaky ReLU here has "
-                             f"slope {LEAKY_SLOPE:g}")
+        alpha = None
+        if op == "LeakyRelu":  # ONNX's default alpha is the float32 nearest 0.01
+            alpha = r.attr_float(attrs, "alpha", float(np.float32(0.01)), where)
+            if not math.isfinite(alpha):
+                raise r.fail(f"{where}: LeakyRelu with alpha {alpha}")
         W, b = self.W, self.b
         if W is None and b is None:
             if self.after_activation and kind == "relu" and self.kinds[-1] == "relu":
@@ -569,10 +486,21 @@ class _Chain:
             W, b = np.eye(width), np.broadcast_to(np.asarray(b), (width,)).astype(float)
             if self.n_in is None and not self.layers:
                 self.n_in = width
-        self.layers.append((W, np.asarray(b, float)))
+        b = np.asarray(b, float)
+        self.after_activation = True
+        if alpha is not None:
+            # The file's slope, exactly (the model's leaky ReLU has the double 0.01, and
+            # alpha is a float32): LeakyRelu_α(z) = ReLU(z) − α·ReLU(−z), a ReLU layer of
+            # twice the width whose second half the next layer weighs by −α. The product
+            # of two float32 numbers is exact in a double, so float32 weights stay exact.
+            n = W.shape[0]
+            self.layers.append((np.vstack([W, -W]), np.concatenate([b, -b])))
+            self.kinds.append("relu")
+            self.W, self.b = np.hstack([np.eye(n), -alpha * np.eye(n)]), np.zeros(n)
+            return
+        self.layers.append((W, b))
         self.kinds.append(kind)
         self.W, self.b = None, None
-        self.after_activation = True
 
     def network(self) -> MLP:
         r = self.r
@@ -602,14 +530,5 @@ class _Chain:
 
 def read_onnx(data: bytes, name: str) -> MLP:
     """The plain MLP in the ONNX model ``data`` (``name`` goes into messages); raises
-    NetworkFileError for everything else."""
-    onnx, numpy_helper = _onnx()
-    from google.protobuf.message import DecodeError  # type: ignore[import-untyped]  # no stubs
-
-    _scan_onnx_wire(data, onnx.ModelProto.DESCRIPTOR, name)
-    try:
-        model = onnx.load_from_string(data)
-    except (DecodeError, ValueError, RuntimeError) as e:
-        raise NetworkFileError(f"{name}: truncated or damaged ONNX file ({type(e).__name__})") \
-            from None
-    return _OnnxReader(onnx, numpy_helper, model, name).read()
+    NetworkFileError for everything else. The onnx package is not needed."""
+    return _OnnxReader(wire.parse_model(data, name), name).read()

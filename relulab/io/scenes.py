@@ -34,6 +34,7 @@ from typing import Any
 from relulab.io.atomic import write_text_atomic
 from relulab.io.limits import (
     MAX_NUMBER_DIGITS,
+    DuplicateKey,
     FileRefused,
     StrPath,
     check_json_text,
@@ -41,6 +42,7 @@ from relulab.io.limits import (
     one_line,
     read_file,
     shown_name,
+    unique_keys,
 )
 
 SCENE_FORMAT = "relulab-scene"
@@ -209,11 +211,14 @@ def _decode(data: bytes | str, max_bytes: int) -> Any:
     try:
         # NaN and Infinity are read back as written; whole numbers are looked at one by
         # one only when some number is too long to be one (the hook is slower)
-        value = json.loads(text, parse_int=parse_int if shape.long_numbers else None)
+        value = json.loads(text, parse_int=parse_int if shape.long_numbers else None,
+                           object_pairs_hook=unique_keys)
     except json.JSONDecodeError as exc:
         cut = " (the file looks cut short)" if shape.cut_short else ""
         raise SceneError("file", f"not valid JSON at line {exc.lineno}, column {exc.colno}: "
                                  f"{exc.msg}{cut}") from None
+    except DuplicateKey as exc:
+        raise SceneError("file", str(exc)) from None
     if huge:
         where, number = _find_huge(value) or ("file", huge[0])
         raise SceneError(where or "file", f"a whole number with {number.digits} digits is out of "

@@ -153,7 +153,8 @@ def test_leaky_relu_layers(tmp_path):
                            _t(RNG.normal(size=(3, 4)), "B1"), _t(RNG.normal(size=3), "c1"),
                            _t(RNG.normal(size=(3, 1)), "B2")])
     net = _same_as_onnxruntime(tmp_path, model, (2,))
-    assert net.activation == "leaky_relu" and net.sizes == [2, 4, 3, 1]
+    # each LeakyRelu with the file's float32 alpha: ReLU(z) − α·ReLU(−z), twice as wide
+    assert net.activation == "relu" and net.sizes == [2, 8, 6, 1]
 
 
 def test_any_number_of_inputs(tmp_path):
@@ -223,7 +224,7 @@ def test_a_cycle_is_an_error_not_a_hang(tmp_path):
 
 
 @pytest.mark.parametrize(("case", "needle"), [
-    ("leaky slope", "LeakyRelu with alpha 0.2"),
+    ("leaky slope", "LeakyRelu with alpha nan"),
     ("cast to int", "Cast to INT64 changes the values"),
     ("reshape batch", "does not keep the batch"),
     ("flatten axis", "only Flatten with axis = 1"),
@@ -243,7 +244,8 @@ def test_what_is_not_a_plain_mlp_is_refused_by_name(tmp_path, case, needle):
     out = helper.make_node("Gemm", ["h", "B2"], ["y"])
     B2 = _t(W2, "B2")
     if case == "leaky slope":
-        m = _unchecked([gemm, helper.make_node("LeakyRelu", ["z"], ["h"], alpha=0.2), out], [B, B2])
+        m = _unchecked([gemm, helper.make_node("LeakyRelu", ["z"], ["h"], alpha=np.nan), out],
+                       [B, B2])
     elif case == "cast to int":
         m = _unchecked([gemm, helper.make_node("Cast", ["z"], ["h"], to=TensorProto.INT64), out],
                        [B, B2])

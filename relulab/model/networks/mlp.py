@@ -45,6 +45,12 @@ def _as_layer(W: ArrayLike, b: ArrayLike, index: int) -> tuple[np.ndarray, np.nd
         raise ValueError(f"layer {index + 1}: weights must be a matrix, got {weights.ndim} "
                          "dimensions")
     biases = biases.reshape(-1)
+    # a layer of no neurons, or a network of no inputs, computes nothing the lessons
+    # show (a constant at best), and every analysis takes maxima over the neurons
+    if weights.shape[0] == 0:
+        raise ValueError(f"layer {index + 1}: 0 neurons; every layer needs at least one")
+    if weights.shape[1] == 0:
+        raise ValueError(f"layer {index + 1}: 0 inputs; every neuron needs at least one")
     if biases.shape[0] != weights.shape[0]:
         raise ValueError(
             f"layer {index + 1}: {weights.shape[0]} neurons but {biases.shape[0]} biases"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import InitVar, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -21,7 +21,9 @@ import numpy.typing as npt
 from relulab.model.core.cancel import check
 from relulab.model.core.rows import unique_rows
 from relulab.model.networks.mlp import MLP
-from relulab.model.regions.activation import Region
+
+if TYPE_CHECKING:  # annotations only: reading a network file needs no region engine
+    from relulab.model.regions.activation import Region
 
 INF = np.inf
 

@@ -168,6 +168,7 @@ class SourceChoice(QObject):
 
     def load_file(self, path) -> bool:
         """Read a deep network from a file; on any problem say so and keep the current one."""
+        from relulab.io.limits import one_line
         from relulab.io.networks import NetworkFileError, load_network
 
         path = Path(path)
@@ -175,6 +176,11 @@ class SourceChoice(QObject):
             net = load_network(path)
         except NetworkFileError as e:
             self.said.emit(str(e), True)
+            return False
+        except Exception as e:  # a file from anyone is refused in one line, never with
+            # the error dialog's traceback (a reader's bug included)
+            self.said.emit(one_line(f"{path.name}: cannot be read ({type(e).__name__}: {e})"),
+                           True)
             return False
         if not isinstance(net, MLP):
             self.said.emit(f"{path.name}: already an extended (±∞) shallow network, "
