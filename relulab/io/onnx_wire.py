@@ -245,31 +245,31 @@ class _Decoder:
                     if wire == 2:
                         if (stop - start) % size:
                             raise self.damaged()
-                        value = np.frombuffer(data, dtype, (stop - start) // size, start)
+                        arr: np.ndarray = np.frombuffer(data, dtype, (stop - start) // size, start)
                     elif wire == fixed_wire:
-                        value = np.frombuffer(data, dtype, 1, start)
+                        arr = np.frombuffer(data, dtype, 1, start)
                     else:
                         raise self.damaged()
                 elif wire == 2:
-                    value = self.packed_varints(start, stop, fkind)
+                    arr = self.packed_varints(start, stop, fkind)
                 elif wire == 0:
-                    value = np.array([value], np.uint64)
-                    value = value.view(np.int64) if fkind == "int" else value
+                    arr = np.array([value], np.uint64)
+                    arr = arr.view(np.int64) if fkind == "int" else arr
                 else:
                     raise self.damaged()
                 if repeated:
-                    chunks.setdefault(fname, []).append(np.asarray(value))
+                    chunks.setdefault(fname, []).append(np.asarray(arr))
                 else:
                     if wire == 2:
                         raise self.damaged()
-                    setattr(msg, fname, value[0].item())
+                    setattr(msg, fname, arr[0].item())
             else:  # string, bytes
                 if wire != 2:
                     raise self.damaged()
-                raw = data[start:stop]
+                raw: bytes | str = data[start:stop]
                 if fkind == "string":
                     try:
-                        raw = raw.decode("utf-8")
+                        raw = data[start:stop].decode("utf-8")
                     except UnicodeDecodeError:
                         raise self.damaged() from None
                 if repeated:
