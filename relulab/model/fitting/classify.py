@@ -19,8 +19,22 @@ layer with its own activation φ_l::
     ∂L/∂W_l = δ_lᵀ h_{l−1},  ∂L/∂b_l = Σ δ_l,  δ_{l−1} = (δ_l W_l) ⊙ φ'_{l−1}(z_{l−1})
 
 and the parameters move by plain gradient descent, or Adam, on the full set or
-on mini-batches. :class:`Trainer` keeps the mutable arrays and has the shape of
-the other trainer (``relulab.model.fitting.training.HingeNetTrainer``): ``run(n)`` makes n
+on mini-batches.
+
+**Regularisation** (``TrainConfig.regularization``, rate r) penalises the weights
+only, never the biases, as TensorFlow Playground does:
+
+- L2  P = r · ½ Σ w²: its gradient r·w joins the loss's gradient (for GD and Adam alike);
+- L1  P = r · Σ |w|: a proximal step after each update, w ← sign(w)·max(|w| − η·r, 0)
+  (η the learning rate), so a weight the data does not hold up becomes exactly 0
+  (a subgradient step would only make it jitter around 0).
+
+Readouts: a snapshot's ``train_loss`` is what training minimises, the data loss on the
+training points plus P (``penalty`` holds P alone); ``test_loss`` is the data loss on
+the test points without P, so it measures the fit to unseen points in any setting.
+
+:class:`Trainer` keeps the mutable arrays and has the shape of the other trainer
+(``relulab.model.fitting.training.HingeNetTrainer``): ``run(n)`` makes n
 updates, ``advance(n)`` makes them and returns an immutable
 :class:`ClassifierSnapshot` with a frozen ``MLP``, ``snapshot()`` describes the
 current one, ``step`` counts updates and ``lr`` changes the rate without a reset.
@@ -43,6 +57,8 @@ from relulab.model.networks.mlp import MLP
 LOSSES = {"cross_entropy": "cross-entropy", "squared": "squared error"}
 #: the optimisers Trainer supports, name -> label, in the order the Playground lists them
 OPTIMIZERS = supported("gd", "adam")
+#: the weight penalties TrainConfig.regularization takes, name -> label (None: no penalty)
+REGULARIZATIONS = {None: "none", "l1": "L1", "l2": "L2"}
 #: Weights larger than this count as diverged.
 DIVERGENCE_LIMIT = 1e6
 
@@ -60,6 +76,8 @@ class TrainConfig:
     beta1: float = 0.9
     beta2: float = 0.999
     eps: float = 1e-8
+    regularization: str | None = None
+    regularization_rate: float = 0.0
 
     def __post_init__(self):
         if self.optimizer not in OPTIMIZERS:
@@ -71,11 +89,18 @@ class TrainConfig:
             raise ValueError(f"learning rate must be a positive number, got {self.learning_rate}")
         if int(self.batch_size) < 0:
             raise ValueError(f"batch size must be ≥ 0 (0 = all points), got {self.batch_size}")
+        if self.regularization not in REGULARIZATIONS:
+            raise ValueError(f"regularization must be None, 'l1' or 'l2', got {self.regularization!r}")
+        r = float(self.regularization_rate)
+        if not (np.isfinite(r) and r >= 0):
+            raise ValueError(f"regularization rate must be a number ≥ 0, got {self.regularization_rate}")
 
 
 @dataclass(frozen=True)
 class ClassifierSnapshot:
-    """The classifier after ``step`` updates: the network, its loss and accuracy."""
+    """The classifier after ``step`` updates: the network, its loss and accuracy.
+    ``train_loss`` includes the weight penalty ``penalty`` (0 without regularisation);
+    ``test_loss`` is the data loss alone."""
 
     step: int
     net: MLP
@@ -85,6 +110,23 @@ class ClassifierSnapshot:
     test_accuracy: float      # NaN without test points
     diverged: bool = False
     message: str = ""
+    penalty: float = 0.0
+
+    @property
+    def train_data_loss(self) -> float:
+        """The training points' loss without the weight penalty."""
+        return self.train_loss - self.penalty
+
+
+def weight_penalty(net_or_weights, regularization: str | None, rate: float) -> float:
+    """P = r · Σ|w| (L1) or r · ½ Σ w² (L2) over the weight matrices (not the biases)
+    of an ``MLP`` or of a list of matrices; 0 without regularisation."""
+    if regularization is None or rate == 0:
+        return 0.0
+    Ws = [W for W, _ in net_or_weights.layers] if isinstance(net_or_weights, MLP) else net_or_weights
+    if regularization == "l1":
+        return float(rate * sum(np.abs(W).sum() for W in Ws))
+    return float(rate * 0.5 * sum((W * W).sum() for W in Ws))
 
 
 def classes_of(net: MLP) -> int:
@@ -288,7 +330,18 @@ class Trainer:
     def _update(self) -> None:
         X, y = self._batch()
         grads = self.gradients(X, y)
-        lr = float(self.config.learning_rate)
+        c = self.config
+        lr = float(c.learning_rate)
+        rate = float(c.regularization_rate)
+        if c.regularization == "l2" and rate:
+            for W, G in zip(self.params[0::2], grads[0::2]):
+                G += rate * W
+        self._step(grads, lr)
+        if c.regularization == "l1" and rate:
+            for W in self.params[0::2]:  # the proximal step of r·|w|: soft thresholding
+                np.copyto(W, np.sign(W) * np.maximum(np.abs(W) - lr * rate, 0.0))
+
+    def _step(self, grads: list[np.ndarray], lr: float) -> None:
         if self.config.optimizer == "gd":
             for P, G in zip(self.params, grads):
                 P -= lr * G
@@ -350,7 +403,9 @@ class Trainer:
             z_tr = logits(net, self.X)
             z_te = logits(net, self.X_test)
             loss = self.config.loss
-            train_loss = loss_from_logits(z_tr, self.y, loss)
+            penalty = weight_penalty(net, self.config.regularization,
+                                     float(self.config.regularization_rate))
+            train_loss = loss_from_logits(z_tr, self.y, loss) + penalty
             if not self.diverged and len(self.y) and not np.isfinite(train_loss):
                 self.diverged = True
                 self.message = (f"Training diverged at step {self.step}: the loss is no longer "
@@ -360,7 +415,7 @@ class Trainer:
                 train_accuracy=_share_right(z_tr, self.y),
                 test_loss=loss_from_logits(z_te, self.y_test, loss),
                 test_accuracy=_share_right(z_te, self.y_test),
-                diverged=self.diverged, message=self.message)
+                diverged=self.diverged, message=self.message, penalty=penalty)
         self._snapshot = snap
         return snap
 
