@@ -29,6 +29,10 @@ only, never the biases, as TensorFlow Playground does:
   (η the learning rate), so a weight the data does not hold up becomes exactly 0
   (a subgradient step would only make it jitter around 0).
 
+**Feature inputs** (``Trainer(..., features=["x1^2", "x2^2"])``, see
+``relulab.model.fitting.features``): the network's first layer takes one input per
+feature, and the trainer maps the points through them once; ``X`` stays the points.
+
 Readouts: a snapshot's ``train_loss`` is what training minimises, the data loss on the
 training points plus P (``penalty`` holds P alone); ``test_loss`` is the data loss on
 the test points without P, so it measures the fit to unseen points in any setting.
@@ -50,6 +54,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from relulab.model.data.datasets import circles
+from relulab.model.fitting.features import FeatureMap
 from relulab.model.fitting.optimizers import supported
 from relulab.model.networks.activations import get_activation, sigmoid
 from relulab.model.networks.mlp import MLP
@@ -111,6 +116,7 @@ class ClassifierSnapshot:
     diverged: bool = False
     message: str = ""
     penalty: float = 0.0
+    features: FeatureMap | None = None   # the network's inputs when not the point itself
 
     @property
     def train_data_loss(self) -> float:
@@ -134,9 +140,12 @@ def classes_of(net: MLP) -> int:
     return 2 if net.n_out == 1 else net.n_out
 
 
-def logits(net: MLP, X) -> np.ndarray:
+def logits(net: MLP, X, features: FeatureMap | None = None) -> np.ndarray:
     """The network's outputs for each point: shape (N,) for one output (the logit z),
-    (N, C) for C outputs (the scores)."""
+    (N, C) for C outputs (the scores). With ``features`` the points (N, 2) go through
+    them first."""
+    if features is not None:
+        X = features.apply(np.asarray(X, float).reshape(-1, 2))
     X = np.asarray(X, float).reshape(-1, net.n_in)
     z = net.forward(X)[-1]
     return z[:, 0] if net.n_out == 1 else z
@@ -149,10 +158,10 @@ def softmax(z) -> np.ndarray:
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def predict_proba(net: MLP, X) -> np.ndarray:
+def predict_proba(net: MLP, X, features: FeatureMap | None = None) -> np.ndarray:
     """For one output p = σ(z), the probability of class 1 at each point, shape (N,);
     for C outputs softmax(z), shape (N, C)."""
-    z = logits(net, X)
+    z = logits(net, X, features)
     return sigmoid(z) if z.ndim == 1 else softmax(z)
 
 
@@ -163,9 +172,9 @@ def predicted_classes(z) -> np.ndarray:
     return (z > 0).astype(int) if z.ndim == 1 else np.argmax(z, axis=1)
 
 
-def predict(net: MLP, X) -> np.ndarray:
+def predict(net: MLP, X, features: FeatureMap | None = None) -> np.ndarray:
     """The predicted class of each point, integers 0 … C−1."""
-    return predicted_classes(logits(net, X))
+    return predicted_classes(logits(net, X, features))
 
 
 def loss_from_logits(z, y, loss: str = "cross_entropy") -> float:
@@ -194,12 +203,12 @@ def loss_from_logits(z, y, loss: str = "cross_entropy") -> float:
     return float(0.5 * np.mean(np.sum(p * p, axis=1)))
 
 
-def accuracy(net: MLP, X, y) -> float:
+def accuracy(net: MLP, X, y, features: FeatureMap | None = None) -> float:
     """Share of points whose predicted class equals the label."""
     y = np.asarray(y, float)
     if len(y) == 0:
         return float("nan")
-    return float(np.mean(predict(net, X) == y))
+    return float(np.mean(predict(net, X, features) == y))
 
 
 def _check_data(X, y, n_in: int, what: str, classes: int = 2):
@@ -225,16 +234,31 @@ class Trainer:
     ``run(n)`` makes up to n updates (none after divergence or without training
     points) and ``advance(n)`` returns the snapshot after them; once diverged the
     trainer keeps the last finite network.
+
+    ``features`` (a :class:`FeatureMap` or a list of its names): the points (N, 2) go
+    through them, and ``net`` takes one input per feature; ``self.X`` and
+    ``self.X_test`` hold the network's inputs (the features), ``self.features`` the map.
     """
 
     def __init__(self, net: MLP, X, y, X_test=None, y_test=None, config: TrainConfig | None = None,
-                 step: int = 0):
+                 step: int = 0, features: FeatureMap | list[str] | None = None):
         self.config = config or TrainConfig()
         self.classes = classes_of(net)
-        self.X, self.y = _check_data(X, y, net.n_in, "training", self.classes)
+        self.features = None if features is None else FeatureMap.of(features)
+        n_points = net.n_in
+        if self.features is not None:
+            if len(self.features) != net.n_in:
+                raise ValueError(f"the network's first layer takes {net.n_in} inputs but "
+                                 f"{len(self.features)} features are on "
+                                 f"({', '.join(self.features.names)})")
+            n_points = 2
+        X, y = _check_data(X, y, n_points, "training", self.classes)
         if X_test is None:
-            X_test, y_test = np.zeros((0, net.n_in)), np.zeros(0)
-        self.X_test, self.y_test = _check_data(X_test, y_test, net.n_in, "test", self.classes)
+            X_test, y_test = np.zeros((0, n_points)), np.zeros(0)
+        X_test, y_test = _check_data(X_test, y_test, n_points, "test", self.classes)
+        if self.features is not None:
+            X, X_test = self.features.apply(X), self.features.apply(X_test)
+        self.X, self.y, self.X_test, self.y_test = X, y, X_test, y_test
         self.activation = net.activation
         self._phis = [get_activation(a) for a in net.activations]
         self.params = [np.array(a) for W, b in net.layers for a in (W, b)]
@@ -415,7 +439,8 @@ class Trainer:
                 train_accuracy=_share_right(z_tr, self.y),
                 test_loss=loss_from_logits(z_te, self.y_test, loss),
                 test_accuracy=_share_right(z_te, self.y_test),
-                diverged=self.diverged, message=self.message, penalty=penalty)
+                diverged=self.diverged, message=self.message, penalty=penalty,
+                features=self.features)
         self._snapshot = snap
         return snap
 
@@ -425,10 +450,11 @@ def _share_right(z: np.ndarray, y: np.ndarray) -> float:
 
 
 def train(net: MLP, X, y, steps: int, config: TrainConfig | None = None, X_test=None, y_test=None,
-          every: int = 1) -> Iterator[ClassifierSnapshot]:
+          every: int = 1, features: FeatureMap | list[str] | None = None
+          ) -> Iterator[ClassifierSnapshot]:
     """A generator of snapshots, one every ``every`` steps, ending after ``steps``
     updates or at divergence (the last snapshot then says so)."""
-    trainer = Trainer(net, X, y, X_test, y_test, config)
+    trainer = Trainer(net, X, y, X_test, y_test, config, features=features)
     done = 0
     while done < steps:
         k = min(every, steps - done)
@@ -489,7 +515,8 @@ def grid_axes(box=DEFAULT_BOX, resolution: int = 200) -> tuple[np.ndarray, np.nd
     return x0 + dx * (np.arange(n) + 0.5), y0 + dy * (np.arange(n) + 0.5)
 
 
-def grid_layers(net: MLP, box=DEFAULT_BOX, resolution: int = 200, dtype=np.float64) -> list[np.ndarray]:
+def grid_layers(net: MLP, box=DEFAULT_BOX, resolution: int = 200, dtype=np.float64,
+                features: FeatureMap | None = None) -> list[np.ndarray]:
     """Pre-activations z_l of every layer at every pixel centre, each of shape
     (n_l, resolution, resolution) indexed [neuron, row (y), column (x)].
 
@@ -498,13 +525,16 @@ def grid_layers(net: MLP, box=DEFAULT_BOX, resolution: int = 200, dtype=np.float
     array. The app runs BLAS on one thread (``relulab.app.limit_blas_threads``):
     these products are too small for more. ``dtype=np.float32`` is for pictures:
     several times faster again, with values good to ~1e-6 relative (exact counts and
-    maps come from float64 code, never from the picture).
+    maps come from float64 code, never from the picture). With ``features`` the first
+    layer sees each pixel centre's features.
     """
     xs, ys = grid_axes(box, resolution)
     n = len(xs)
     h = np.empty((2, n * n), dtype=dtype)
     h[0] = np.tile(xs, n)
     h[1] = np.repeat(ys, n)
+    if features is not None:
+        h = features.apply(h.T.astype(float)).T.astype(dtype)
     phis = [get_activation(a) for a in net.activations]
     out = []
     for i, (W, b) in enumerate(net.layers):
@@ -516,11 +546,12 @@ def grid_layers(net: MLP, box=DEFAULT_BOX, resolution: int = 200, dtype=np.float
     return out
 
 
-def decision_map(net: MLP, box=DEFAULT_BOX, resolution: int = 200, dtype=np.float64) -> np.ndarray:
+def decision_map(net: MLP, box=DEFAULT_BOX, resolution: int = 200, dtype=np.float64,
+                 features: FeatureMap | None = None) -> np.ndarray:
     """The logit z = net(x) at every pixel centre, shape (resolution, resolution),
     indexed [row (y), column (x)]; the class-1 probability is σ(z). For a network with
     C outputs, the scores: shape (C, resolution, resolution)."""
-    z = grid_layers(net, box, resolution, dtype)[-1]
+    z = grid_layers(net, box, resolution, dtype, features)[-1]
     return z[0] if net.n_out == 1 else z
 
 
