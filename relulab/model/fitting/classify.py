@@ -21,6 +21,14 @@ layer with its own activation φ_l::
 and the parameters move by plain gradient descent, or Adam, on the full set or
 on mini-batches.
 
+**Regression** (``TrainConfig(loss="mse")``, for the ``regress_*`` datasets): one
+output z, the prediction itself (no σ), labels any real targets, and
+
+- mean squared error  L = (1/n) Σ (z − y)²,               ∂L/∂z = 2(z − y)/n
+
+with accuracies NaN (there are no classes). The loss is the caller's choice
+(``DatasetSpec.loss`` names the one that suits a dataset), never guessed from labels.
+
 **Regularisation** (``TrainConfig.regularization``, rate r) penalises the weights
 only, never the biases, as TensorFlow Playground does:
 
@@ -60,6 +68,8 @@ from relulab.model.networks.activations import get_activation, sigmoid
 from relulab.model.networks.mlp import MLP
 
 LOSSES = {"cross_entropy": "cross-entropy", "squared": "squared error"}
+#: the losses for real targets (regression), name -> label
+REGRESSION_LOSSES = {"mse": "mean squared error"}
 #: the optimisers Trainer supports, name -> label, in the order the Playground lists them
 OPTIMIZERS = supported("gd", "adam")
 #: the weight penalties TrainConfig.regularization takes, name -> label (None: no penalty)
@@ -84,11 +94,17 @@ class TrainConfig:
     regularization: str | None = None
     regularization_rate: float = 0.0
 
+    @property
+    def is_regression(self) -> bool:
+        """True for a loss on real targets (``mse``)."""
+        return self.loss in REGRESSION_LOSSES
+
     def __post_init__(self):
         if self.optimizer not in OPTIMIZERS:
             raise ValueError(f"optimizer must be one of {', '.join(OPTIMIZERS)}, got {self.optimizer!r}")
-        if self.loss not in LOSSES:
-            raise ValueError(f"loss must be one of {', '.join(LOSSES)}, got {self.loss!r}")
+        if self.loss not in LOSSES and self.loss not in REGRESSION_LOSSES:
+            raise ValueError(f"loss must be one of {', '.join([*LOSSES, *REGRESSION_LOSSES])}, "
+                             f"got {self.loss!r}")
         lr = float(self.learning_rate)
         if not (np.isfinite(lr) and lr > 0):
             raise ValueError(f"learning rate must be a positive number, got {self.learning_rate}")
@@ -186,6 +202,8 @@ def loss_from_logits(z, y, loss: str = "cross_entropy") -> float:
     z, y = np.asarray(z, float), np.asarray(y, float)
     if len(y) == 0:
         return float("nan")
+    if loss == "mse":
+        return float(np.mean((z.reshape(len(y)) - y) ** 2))
     if loss not in LOSSES:
         raise ValueError(f"unknown loss {loss!r}")
     if z.ndim == 1:
@@ -212,6 +230,7 @@ def accuracy(net: MLP, X, y, features: FeatureMap | None = None) -> float:
 
 
 def _check_data(X, y, n_in: int, what: str, classes: int = 2):
+    """``classes`` 0: real targets (regression), any finite numbers."""
     X = np.asarray(X, float)
     y = np.asarray(y, float).reshape(-1)
     if len(y) == 0:
@@ -220,6 +239,10 @@ def _check_data(X, y, n_in: int, what: str, classes: int = 2):
         raise ValueError(f"{what} points must have shape ({len(y)}, {n_in}), got {X.shape}")
     if not np.all(np.isfinite(X)):
         raise ValueError(f"{what} points must be finite")
+    if classes == 0:
+        if not np.all(np.isfinite(y)):
+            raise ValueError(f"{what} targets must be finite numbers")
+        return X, y
     if not np.all(np.isin(y, np.arange(classes))):
         names = "0 or 1" if classes == 2 else f"whole numbers from 0 to {classes - 1}"
         raise ValueError(f"{what} labels must be {names}")
@@ -243,7 +266,11 @@ class Trainer:
     def __init__(self, net: MLP, X, y, X_test=None, y_test=None, config: TrainConfig | None = None,
                  step: int = 0, features: FeatureMap | list[str] | None = None):
         self.config = config or TrainConfig()
-        self.classes = classes_of(net)
+        if self.config.is_regression and net.n_out != 1:
+            raise ValueError(f"regression ({self.config.loss}) needs a network with one output, "
+                             f"not {net.n_out}")
+        #: the number of classes; 0 for regression (real targets)
+        self.classes = 0 if self.config.is_regression else classes_of(net)
         self.features = None if features is None else FeatureMap.of(features)
         n_points = net.n_in
         if self.features is not None:
@@ -292,7 +319,11 @@ class Trainer:
         self.set_config(replace(self.config, learning_rate=value))
 
     def set_config(self, config: TrainConfig) -> None:
-        """Change optimizer, rate, loss or batch size without losing the weights."""
+        """Change optimizer, rate, loss or batch size without losing the weights (a
+        classification loss stays one: the labels were checked for it)."""
+        if config.is_regression != self.config.is_regression:
+            raise ValueError("the loss cannot switch between classes and real targets; "
+                             "start a new trainer")
         if config.optimizer != self.config.optimizer:
             self._m = [np.zeros_like(p) for p in self.params]
             self._v = [np.zeros_like(p) for p in self.params]
@@ -315,6 +346,8 @@ class Trainer:
     def _output_gradient(self, z: np.ndarray, y: np.ndarray) -> np.ndarray:
         """∂L/∂z for the outputs z (N, n_out) of the points with labels y."""
         n = len(y)
+        if self.config.loss == "mse":
+            return 2.0 * (z - y[:, None]) / n
         if z.shape[1] == 1:
             q = sigmoid(z[:, 0])
             if self.config.loss == "cross_entropy":
@@ -436,17 +469,19 @@ class Trainer:
                                 "finite. Stopped; lower the learning rate and reset.")
             snap = ClassifierSnapshot(
                 step=self.step, net=net, train_loss=train_loss,
-                train_accuracy=_share_right(z_tr, self.y),
+                train_accuracy=_share_right(z_tr, self.y, self.classes),
                 test_loss=loss_from_logits(z_te, self.y_test, loss),
-                test_accuracy=_share_right(z_te, self.y_test),
+                test_accuracy=_share_right(z_te, self.y_test, self.classes),
                 diverged=self.diverged, message=self.message, penalty=penalty,
                 features=self.features)
         self._snapshot = snap
         return snap
 
 
-def _share_right(z: np.ndarray, y: np.ndarray) -> float:
-    return float(np.mean(predicted_classes(z) == y)) if len(y) else float("nan")
+def _share_right(z: np.ndarray, y: np.ndarray, classes: int = 2) -> float:
+    if not len(y) or classes == 0:
+        return float("nan")
+    return float(np.mean(predicted_classes(z) == y))
 
 
 def train(net: MLP, X, y, steps: int, config: TrainConfig | None = None, X_test=None, y_test=None,
