@@ -1,4 +1,5 @@
-"""Point sets in the plane for the playground, two classes or more, and their CSV text.
+"""Point sets in the plane for the playground, two classes or more, regression problems,
+and their CSV text.
 
 Every generator takes a seed (or a ``numpy.random.Generator``) and returns
 ``(X, y)``: ``X`` of shape (N, 2) with coordinates roughly in [−1, 1]², ``y`` of
@@ -10,6 +11,14 @@ two classes each is exactly the two-class set it always was.
 ``noise`` is the standard deviation of Gaussian noise added to the coordinates
 after the labels are decided, so a noisy point may sit on the "wrong" side.
 Reading and writing CSV files is ``relulab.io.points``: the model never touches files.
+
+**Regression problems** (``DatasetSpec.task == "regress"``, names ``regress_*``) give
+each point a real target instead of a class: ``y`` holds numbers in about [−1.2, 1.2],
+and ``n_per_class`` is the number of points. They are TensorFlow Playground's "plane"
+and "multi Gaussian" with its square [−6, 6]² shrunk to [−1, 1]²; the target is taken
+at the point before the noise moves it, as above. Train them with
+``TrainConfig(loss="mse")`` (``relulab.model.fitting.classify``): the loss is chosen by
+the caller, not guessed from the labels, and ``DatasetSpec.loss`` names the one that suits.
 """
 
 from __future__ import annotations
@@ -217,15 +226,78 @@ def boundary(seed=0, n_per_class: int = 100, noise: float = 0.05,
     return X, np.r_[np.zeros(n), np.ones(n)]
 
 
+# -- regression problems -----------------------------------------------------------
+
+#: The multi-Gaussian problem's bumps (centre x₁, centre x₂, sign): TensorFlow
+#: Playground's six, at (±4, ±2.5) and (0, ±2.5) in its [−6, 6]², here / 6.
+REGRESS_BUMPS = tuple((cx / 6, cy / 6, s) for cx, cy, s in (
+    (-4, 2.5, 1), (0, 2.5, -1), (4, 2.5, 1), (-4, -2.5, -1), (0, -2.5, 1), (4, -2.5, -1)))
+#: A bump's radius: its height falls linearly from 1 at the centre to 0 here (2 / 6).
+REGRESS_BUMP_RADIUS = 1 / 3
+
+
+def _check_points(n_points: int, noise: float) -> tuple[int, float]:
+    n = int(n_points)
+    if n < 1 or n > MAX_POINTS:
+        raise ValueError(f"the number of points must be between 1 and {MAX_POINTS}, got {n_points}")
+    noise = float(noise)
+    if not math.isfinite(noise) or noise < 0:
+        raise ValueError(f"noise must be a finite number ≥ 0, got {noise}")
+    return n, noise
+
+
+def plane_target(X) -> np.ndarray:
+    """The plane problem's target 0.6 (x₁ + x₂) (TensorFlow Playground's (x + y)/10 on
+    [−6, 6]²): from −1.2 to 1.2 over [−1, 1]²."""
+    X = np.asarray(X, float).reshape(-1, 2)
+    return 0.6 * (X[:, 0] + X[:, 1])
+
+
+def bumps_target(X) -> np.ndarray:
+    """The multi-Gaussian problem's target: of the six bumps sign · max(0, 1 − d/radius)
+    (d the distance to the bump's centre), the one largest in size; 0 away from all."""
+    X = np.asarray(X, float).reshape(-1, 2)
+    out = np.zeros(len(X))
+    for cx, cy, sign in REGRESS_BUMPS:
+        h = sign * np.maximum(0.0, 1.0 - np.hypot(X[:, 0] - cx, X[:, 1] - cy) / REGRESS_BUMP_RADIUS)
+        out = np.where(np.abs(h) > np.abs(out), h, out)
+    return out
+
+
+def _regression(target: Callable, seed, n_points: int, noise: float):
+    n, noise = _check_points(n_points, noise)
+    rng = _rng(seed)
+    X = rng.uniform(-1, 1, (n, 2))
+    y = target(X)
+    return X + noise * rng.normal(size=X.shape), y
+
+
+def regress_plane(seed=0, n_points: int = 200, noise: float = 0.0):
+    """Regression: ``n_points`` uniform in [−1, 1]², target 0.6 (x₁ + x₂) (a plane)."""
+    return _regression(plane_target, seed, n_points, noise)
+
+
+def regress_gaussians(seed=0, n_points: int = 200, noise: float = 0.0):
+    """Regression: ``n_points`` uniform in [−1, 1]², target six cone-shaped bumps of height
+    ±1 (TensorFlow Playground's "multi Gaussian", its bumps linear, not Gaussian)."""
+    return _regression(bumps_target, seed, n_points, noise)
+
+
 @dataclass(frozen=True)
 class DatasetSpec:
     name: str
     label: str
     make: Callable
     noise: float           # default noise
-    n_per_class: int       # default size
+    n_per_class: int       # default size (a regression problem: the number of points)
     max_classes: int = MAX_CLASSES   # 2: a two-class set only
     test_fraction: float | None = None  # the share held out that suits it (None: any)
+    task: str = "classify"  # "classify": labels are classes; "regress": real targets
+
+    @property
+    def loss(self) -> str:
+        """The loss that suits it: ``cross_entropy`` for classes, ``mse`` for targets."""
+        return "mse" if self.task == "regress" else "cross_entropy"
 
 
 DATASETS: dict[str, DatasetSpec] = {
@@ -238,8 +310,15 @@ DATASETS: dict[str, DatasetSpec] = {
         DatasetSpec("gaussians", "Gaussian blobs", gaussians, 0.1, 100),
         DatasetSpec("checkerboard", "checkerboard (parity)", checkerboard, 0.0, 100),
         DatasetSpec("boundary", "above/below y = f(x)", boundary, 0.05, 100, 2),
+        DatasetSpec("regress_plane", "regression: plane", regress_plane, 0.0, 200, 2,
+                    task="regress"),
+        DatasetSpec("regress_gaussians", "regression: multi-Gaussian", regress_gaussians, 0.0, 200,
+                    2, task="regress"),
     )
 }
+#: The names of the datasets of each task, in DATASETS' order.
+CLASSIFICATION_DATASETS = tuple(k for k, d in DATASETS.items() if d.task == "classify")
+REGRESSION_DATASETS = tuple(k for k, d in DATASETS.items() if d.task == "regress")
 
 
 def make_dataset(name: str, seed=0, n_per_class: int | None = None, noise: float | None = None,
@@ -248,11 +327,13 @@ def make_dataset(name: str, seed=0, n_per_class: int | None = None, noise: float
     in ``classes`` classes (2 to ``MAX_CLASSES`` where the dataset has a class count:
     circles, spirals, gaussians, checkerboard). ``options`` go to the generator
     (``turns`` of the spirals, ``cells`` of the checkerboard, ``expression`` f of the
-    boundary dataset)."""
+    boundary dataset). A regression problem's ``n_per_class`` is its number of points."""
     try:
         d = DATASETS[name]
     except KeyError:
         raise ValueError(f"unknown dataset {name!r} (known: {', '.join(DATASETS)})") from None
+    if d.task == "regress" and classes != 2:
+        raise ValueError(f"the {d.label} problem has real targets, not classes")
     if classes != 2:
         if d.max_classes == 2:
             raise ValueError(f"the {d.label} dataset has two classes, not {classes}")

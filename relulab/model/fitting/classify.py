@@ -19,8 +19,34 @@ layer with its own activation φ_l::
     ∂L/∂W_l = δ_lᵀ h_{l−1},  ∂L/∂b_l = Σ δ_l,  δ_{l−1} = (δ_l W_l) ⊙ φ'_{l−1}(z_{l−1})
 
 and the parameters move by plain gradient descent, or Adam, on the full set or
-on mini-batches. :class:`Trainer` keeps the mutable arrays and has the shape of
-the other trainer (``relulab.model.fitting.training.HingeNetTrainer``): ``run(n)`` makes n
+on mini-batches.
+
+**Regression** (``TrainConfig(loss="mse")``, for the ``regress_*`` datasets): one
+output z, the prediction itself (no σ), labels any real targets, and
+
+- mean squared error  L = (1/n) Σ (z − y)²,               ∂L/∂z = 2(z − y)/n
+
+with accuracies NaN (there are no classes). The loss is the caller's choice
+(``DatasetSpec.loss`` names the one that suits a dataset), never guessed from labels.
+
+**Regularisation** (``TrainConfig.regularization``, rate r) penalises the weights
+only, never the biases, as TensorFlow Playground does:
+
+- L2  P = r · ½ Σ w²: its gradient r·w joins the loss's gradient (for GD and Adam alike);
+- L1  P = r · Σ |w|: a proximal step after each update, w ← sign(w)·max(|w| − η·r, 0)
+  (η the learning rate), so a weight the data does not hold up becomes exactly 0
+  (a subgradient step would only make it jitter around 0).
+
+**Feature inputs** (``Trainer(..., features=["x1^2", "x2^2"])``, see
+``relulab.model.fitting.features``): the network's first layer takes one input per
+feature, and the trainer maps the points through them once; ``X`` stays the points.
+
+Readouts: a snapshot's ``train_loss`` is what training minimises, the data loss on the
+training points plus P (``penalty`` holds P alone); ``test_loss`` is the data loss on
+the test points without P, so it measures the fit to unseen points in any setting.
+
+:class:`Trainer` keeps the mutable arrays and has the shape of the other trainer
+(``relulab.model.fitting.training.HingeNetTrainer``): ``run(n)`` makes n
 updates, ``advance(n)`` makes them and returns an immutable
 :class:`ClassifierSnapshot` with a frozen ``MLP``, ``snapshot()`` describes the
 current one, ``step`` counts updates and ``lr`` changes the rate without a reset.
@@ -36,13 +62,18 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from relulab.model.data.datasets import circles
+from relulab.model.fitting.features import FeatureMap
 from relulab.model.fitting.optimizers import supported
 from relulab.model.networks.activations import get_activation, sigmoid
 from relulab.model.networks.mlp import MLP
 
 LOSSES = {"cross_entropy": "cross-entropy", "squared": "squared error"}
+#: the losses for real targets (regression), name -> label
+REGRESSION_LOSSES = {"mse": "mean squared error"}
 #: the optimisers Trainer supports, name -> label, in the order the Playground lists them
 OPTIMIZERS = supported("gd", "adam")
+#: the weight penalties TrainConfig.regularization takes, name -> label (None: no penalty)
+REGULARIZATIONS = {None: "none", "l1": "L1", "l2": "L2"}
 #: Weights larger than this count as diverged.
 DIVERGENCE_LIMIT = 1e6
 
@@ -60,22 +91,37 @@ class TrainConfig:
     beta1: float = 0.9
     beta2: float = 0.999
     eps: float = 1e-8
+    regularization: str | None = None
+    regularization_rate: float = 0.0
+
+    @property
+    def is_regression(self) -> bool:
+        """True for a loss on real targets (``mse``)."""
+        return self.loss in REGRESSION_LOSSES
 
     def __post_init__(self):
         if self.optimizer not in OPTIMIZERS:
             raise ValueError(f"optimizer must be one of {', '.join(OPTIMIZERS)}, got {self.optimizer!r}")
-        if self.loss not in LOSSES:
-            raise ValueError(f"loss must be one of {', '.join(LOSSES)}, got {self.loss!r}")
+        if self.loss not in LOSSES and self.loss not in REGRESSION_LOSSES:
+            raise ValueError(f"loss must be one of {', '.join([*LOSSES, *REGRESSION_LOSSES])}, "
+                             f"got {self.loss!r}")
         lr = float(self.learning_rate)
         if not (np.isfinite(lr) and lr > 0):
             raise ValueError(f"learning rate must be a positive number, got {self.learning_rate}")
         if int(self.batch_size) < 0:
             raise ValueError(f"batch size must be ≥ 0 (0 = all points), got {self.batch_size}")
+        if self.regularization not in REGULARIZATIONS:
+            raise ValueError(f"regularization must be None, 'l1' or 'l2', got {self.regularization!r}")
+        r = float(self.regularization_rate)
+        if not (np.isfinite(r) and r >= 0):
+            raise ValueError(f"regularization rate must be a number ≥ 0, got {self.regularization_rate}")
 
 
 @dataclass(frozen=True)
 class ClassifierSnapshot:
-    """The classifier after ``step`` updates: the network, its loss and accuracy."""
+    """The classifier after ``step`` updates: the network, its loss and accuracy.
+    ``train_loss`` includes the weight penalty ``penalty`` (0 without regularisation);
+    ``test_loss`` is the data loss alone."""
 
     step: int
     net: MLP
@@ -85,6 +131,24 @@ class ClassifierSnapshot:
     test_accuracy: float      # NaN without test points
     diverged: bool = False
     message: str = ""
+    penalty: float = 0.0
+    features: FeatureMap | None = None   # the network's inputs when not the point itself
+
+    @property
+    def train_data_loss(self) -> float:
+        """The training points' loss without the weight penalty."""
+        return self.train_loss - self.penalty
+
+
+def weight_penalty(net_or_weights, regularization: str | None, rate: float) -> float:
+    """P = r · Σ|w| (L1) or r · ½ Σ w² (L2) over the weight matrices (not the biases)
+    of an ``MLP`` or of a list of matrices; 0 without regularisation."""
+    if regularization is None or rate == 0:
+        return 0.0
+    Ws = [W for W, _ in net_or_weights.layers] if isinstance(net_or_weights, MLP) else net_or_weights
+    if regularization == "l1":
+        return float(rate * sum(np.abs(W).sum() for W in Ws))
+    return float(rate * 0.5 * sum((W * W).sum() for W in Ws))
 
 
 def classes_of(net: MLP) -> int:
@@ -92,9 +156,12 @@ def classes_of(net: MLP) -> int:
     return 2 if net.n_out == 1 else net.n_out
 
 
-def logits(net: MLP, X) -> np.ndarray:
+def logits(net: MLP, X, features: FeatureMap | None = None) -> np.ndarray:
     """The network's outputs for each point: shape (N,) for one output (the logit z),
-    (N, C) for C outputs (the scores)."""
+    (N, C) for C outputs (the scores). With ``features`` the points (N, 2) go through
+    them first."""
+    if features is not None:
+        X = features.apply(np.asarray(X, float).reshape(-1, 2))
     X = np.asarray(X, float).reshape(-1, net.n_in)
     z = net.forward(X)[-1]
     return z[:, 0] if net.n_out == 1 else z
@@ -107,10 +174,10 @@ def softmax(z) -> np.ndarray:
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def predict_proba(net: MLP, X) -> np.ndarray:
+def predict_proba(net: MLP, X, features: FeatureMap | None = None) -> np.ndarray:
     """For one output p = σ(z), the probability of class 1 at each point, shape (N,);
     for C outputs softmax(z), shape (N, C)."""
-    z = logits(net, X)
+    z = logits(net, X, features)
     return sigmoid(z) if z.ndim == 1 else softmax(z)
 
 
@@ -121,9 +188,9 @@ def predicted_classes(z) -> np.ndarray:
     return (z > 0).astype(int) if z.ndim == 1 else np.argmax(z, axis=1)
 
 
-def predict(net: MLP, X) -> np.ndarray:
+def predict(net: MLP, X, features: FeatureMap | None = None) -> np.ndarray:
     """The predicted class of each point, integers 0 … C−1."""
-    return predicted_classes(logits(net, X))
+    return predicted_classes(logits(net, X, features))
 
 
 def loss_from_logits(z, y, loss: str = "cross_entropy") -> float:
@@ -135,6 +202,8 @@ def loss_from_logits(z, y, loss: str = "cross_entropy") -> float:
     z, y = np.asarray(z, float), np.asarray(y, float)
     if len(y) == 0:
         return float("nan")
+    if loss == "mse":
+        return float(np.mean((z.reshape(len(y)) - y) ** 2))
     if loss not in LOSSES:
         raise ValueError(f"unknown loss {loss!r}")
     if z.ndim == 1:
@@ -152,15 +221,16 @@ def loss_from_logits(z, y, loss: str = "cross_entropy") -> float:
     return float(0.5 * np.mean(np.sum(p * p, axis=1)))
 
 
-def accuracy(net: MLP, X, y) -> float:
+def accuracy(net: MLP, X, y, features: FeatureMap | None = None) -> float:
     """Share of points whose predicted class equals the label."""
     y = np.asarray(y, float)
     if len(y) == 0:
         return float("nan")
-    return float(np.mean(predict(net, X) == y))
+    return float(np.mean(predict(net, X, features) == y))
 
 
 def _check_data(X, y, n_in: int, what: str, classes: int = 2):
+    """``classes`` 0: real targets (regression), any finite numbers."""
     X = np.asarray(X, float)
     y = np.asarray(y, float).reshape(-1)
     if len(y) == 0:
@@ -169,6 +239,10 @@ def _check_data(X, y, n_in: int, what: str, classes: int = 2):
         raise ValueError(f"{what} points must have shape ({len(y)}, {n_in}), got {X.shape}")
     if not np.all(np.isfinite(X)):
         raise ValueError(f"{what} points must be finite")
+    if classes == 0:
+        if not np.all(np.isfinite(y)):
+            raise ValueError(f"{what} targets must be finite numbers")
+        return X, y
     if not np.all(np.isin(y, np.arange(classes))):
         names = "0 or 1" if classes == 2 else f"whole numbers from 0 to {classes - 1}"
         raise ValueError(f"{what} labels must be {names}")
@@ -183,16 +257,35 @@ class Trainer:
     ``run(n)`` makes up to n updates (none after divergence or without training
     points) and ``advance(n)`` returns the snapshot after them; once diverged the
     trainer keeps the last finite network.
+
+    ``features`` (a :class:`FeatureMap` or a list of its names): the points (N, 2) go
+    through them, and ``net`` takes one input per feature; ``self.X`` and
+    ``self.X_test`` hold the network's inputs (the features), ``self.features`` the map.
     """
 
     def __init__(self, net: MLP, X, y, X_test=None, y_test=None, config: TrainConfig | None = None,
-                 step: int = 0):
+                 step: int = 0, features: FeatureMap | list[str] | None = None):
         self.config = config or TrainConfig()
-        self.classes = classes_of(net)
-        self.X, self.y = _check_data(X, y, net.n_in, "training", self.classes)
+        if self.config.is_regression and net.n_out != 1:
+            raise ValueError(f"regression ({self.config.loss}) needs a network with one output, "
+                             f"not {net.n_out}")
+        #: the number of classes; 0 for regression (real targets)
+        self.classes = 0 if self.config.is_regression else classes_of(net)
+        self.features = None if features is None else FeatureMap.of(features)
+        n_points = net.n_in
+        if self.features is not None:
+            if len(self.features) != net.n_in:
+                raise ValueError(f"the network's first layer takes {net.n_in} inputs but "
+                                 f"{len(self.features)} features are on "
+                                 f"({', '.join(self.features.names)})")
+            n_points = 2
+        X, y = _check_data(X, y, n_points, "training", self.classes)
         if X_test is None:
-            X_test, y_test = np.zeros((0, net.n_in)), np.zeros(0)
-        self.X_test, self.y_test = _check_data(X_test, y_test, net.n_in, "test", self.classes)
+            X_test, y_test = np.zeros((0, n_points)), np.zeros(0)
+        X_test, y_test = _check_data(X_test, y_test, n_points, "test", self.classes)
+        if self.features is not None:
+            X, X_test = self.features.apply(X), self.features.apply(X_test)
+        self.X, self.y, self.X_test, self.y_test = X, y, X_test, y_test
         self.activation = net.activation
         self._phis = [get_activation(a) for a in net.activations]
         self.params = [np.array(a) for W, b in net.layers for a in (W, b)]
@@ -226,7 +319,11 @@ class Trainer:
         self.set_config(replace(self.config, learning_rate=value))
 
     def set_config(self, config: TrainConfig) -> None:
-        """Change optimizer, rate, loss or batch size without losing the weights."""
+        """Change optimizer, rate, loss or batch size without losing the weights (a
+        classification loss stays one: the labels were checked for it)."""
+        if config.is_regression != self.config.is_regression:
+            raise ValueError("the loss cannot switch between classes and real targets; "
+                             "start a new trainer")
         if config.optimizer != self.config.optimizer:
             self._m = [np.zeros_like(p) for p in self.params]
             self._v = [np.zeros_like(p) for p in self.params]
@@ -249,6 +346,8 @@ class Trainer:
     def _output_gradient(self, z: np.ndarray, y: np.ndarray) -> np.ndarray:
         """∂L/∂z for the outputs z (N, n_out) of the points with labels y."""
         n = len(y)
+        if self.config.loss == "mse":
+            return 2.0 * (z - y[:, None]) / n
         if z.shape[1] == 1:
             q = sigmoid(z[:, 0])
             if self.config.loss == "cross_entropy":
@@ -288,7 +387,18 @@ class Trainer:
     def _update(self) -> None:
         X, y = self._batch()
         grads = self.gradients(X, y)
-        lr = float(self.config.learning_rate)
+        c = self.config
+        lr = float(c.learning_rate)
+        rate = float(c.regularization_rate)
+        if c.regularization == "l2" and rate:
+            for W, G in zip(self.params[0::2], grads[0::2]):
+                G += rate * W
+        self._step(grads, lr)
+        if c.regularization == "l1" and rate:
+            for W in self.params[0::2]:  # the proximal step of r·|w|: soft thresholding
+                np.copyto(W, np.sign(W) * np.maximum(np.abs(W) - lr * rate, 0.0))
+
+    def _step(self, grads: list[np.ndarray], lr: float) -> None:
         if self.config.optimizer == "gd":
             for P, G in zip(self.params, grads):
                 P -= lr * G
@@ -350,30 +460,36 @@ class Trainer:
             z_tr = logits(net, self.X)
             z_te = logits(net, self.X_test)
             loss = self.config.loss
-            train_loss = loss_from_logits(z_tr, self.y, loss)
+            penalty = weight_penalty(net, self.config.regularization,
+                                     float(self.config.regularization_rate))
+            train_loss = loss_from_logits(z_tr, self.y, loss) + penalty
             if not self.diverged and len(self.y) and not np.isfinite(train_loss):
                 self.diverged = True
                 self.message = (f"Training diverged at step {self.step}: the loss is no longer "
                                 "finite. Stopped; lower the learning rate and reset.")
             snap = ClassifierSnapshot(
                 step=self.step, net=net, train_loss=train_loss,
-                train_accuracy=_share_right(z_tr, self.y),
+                train_accuracy=_share_right(z_tr, self.y, self.classes),
                 test_loss=loss_from_logits(z_te, self.y_test, loss),
-                test_accuracy=_share_right(z_te, self.y_test),
-                diverged=self.diverged, message=self.message)
+                test_accuracy=_share_right(z_te, self.y_test, self.classes),
+                diverged=self.diverged, message=self.message, penalty=penalty,
+                features=self.features)
         self._snapshot = snap
         return snap
 
 
-def _share_right(z: np.ndarray, y: np.ndarray) -> float:
-    return float(np.mean(predicted_classes(z) == y)) if len(y) else float("nan")
+def _share_right(z: np.ndarray, y: np.ndarray, classes: int = 2) -> float:
+    if not len(y) or classes == 0:
+        return float("nan")
+    return float(np.mean(predicted_classes(z) == y))
 
 
 def train(net: MLP, X, y, steps: int, config: TrainConfig | None = None, X_test=None, y_test=None,
-          every: int = 1) -> Iterator[ClassifierSnapshot]:
+          every: int = 1, features: FeatureMap | list[str] | None = None
+          ) -> Iterator[ClassifierSnapshot]:
     """A generator of snapshots, one every ``every`` steps, ending after ``steps``
     updates or at divergence (the last snapshot then says so)."""
-    trainer = Trainer(net, X, y, X_test, y_test, config)
+    trainer = Trainer(net, X, y, X_test, y_test, config, features=features)
     done = 0
     while done < steps:
         k = min(every, steps - done)
@@ -434,7 +550,8 @@ def grid_axes(box=DEFAULT_BOX, resolution: int = 200) -> tuple[np.ndarray, np.nd
     return x0 + dx * (np.arange(n) + 0.5), y0 + dy * (np.arange(n) + 0.5)
 
 
-def grid_layers(net: MLP, box=DEFAULT_BOX, resolution: int = 200, dtype=np.float64) -> list[np.ndarray]:
+def grid_layers(net: MLP, box=DEFAULT_BOX, resolution: int = 200, dtype=np.float64,
+                features: FeatureMap | None = None) -> list[np.ndarray]:
     """Pre-activations z_l of every layer at every pixel centre, each of shape
     (n_l, resolution, resolution) indexed [neuron, row (y), column (x)].
 
@@ -443,13 +560,16 @@ def grid_layers(net: MLP, box=DEFAULT_BOX, resolution: int = 200, dtype=np.float
     array. The app runs BLAS on one thread (``relulab.app.limit_blas_threads``):
     these products are too small for more. ``dtype=np.float32`` is for pictures:
     several times faster again, with values good to ~1e-6 relative (exact counts and
-    maps come from float64 code, never from the picture).
+    maps come from float64 code, never from the picture). With ``features`` the first
+    layer sees each pixel centre's features.
     """
     xs, ys = grid_axes(box, resolution)
     n = len(xs)
     h = np.empty((2, n * n), dtype=dtype)
     h[0] = np.tile(xs, n)
     h[1] = np.repeat(ys, n)
+    if features is not None:
+        h = features.apply(h.T.astype(float)).T.astype(dtype)
     phis = [get_activation(a) for a in net.activations]
     out = []
     for i, (W, b) in enumerate(net.layers):
@@ -461,11 +581,12 @@ def grid_layers(net: MLP, box=DEFAULT_BOX, resolution: int = 200, dtype=np.float
     return out
 
 
-def decision_map(net: MLP, box=DEFAULT_BOX, resolution: int = 200, dtype=np.float64) -> np.ndarray:
+def decision_map(net: MLP, box=DEFAULT_BOX, resolution: int = 200, dtype=np.float64,
+                 features: FeatureMap | None = None) -> np.ndarray:
     """The logit z = net(x) at every pixel centre, shape (resolution, resolution),
     indexed [row (y), column (x)]; the class-1 probability is σ(z). For a network with
     C outputs, the scores: shape (C, resolution, resolution)."""
-    z = grid_layers(net, box, resolution, dtype)[-1]
+    z = grid_layers(net, box, resolution, dtype, features)[-1]
     return z[0] if net.n_out == 1 else z
 
 

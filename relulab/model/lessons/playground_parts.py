@@ -22,6 +22,7 @@ from numpy.typing import ArrayLike
 from relulab.model.core.arrays import readonly
 from relulab.model.core.fields import Fields
 from relulab.model.data.datasets import (
+    CLASSIFICATION_DATASETS,
     DATASETS,
     DEFAULT_BOUNDARY,
     MAX_CLASSES,
@@ -112,7 +113,7 @@ class DataSettings:
     @classmethod
     def from_dict(cls, d: Any) -> DataSettings:
         f = Fields(d, cls().to_dict(), "dataset")
-        name = f.choice("name", list(DATASETS))
+        name = f.choice("name", list(CLASSIFICATION_DATASETS))  # the panel classifies
         seed = f.integer("seed", 0, MAX_SEED)
         noise = f.number("noise", 0.0, 10.0)
         classes = f.integer("classes", MIN_CLASSES, MAX_CLASSES)

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from relulab.model.data.datasets import DATASETS
+from relulab.model.data.datasets import CLASSIFICATION_DATASETS, DATASETS
 from relulab.model.fitting.classify import LOSSES, OPTIMIZERS
 from relulab.model.fitting.training import SPEEDS
 from relulab.model.lessons.playground import (
@@ -124,8 +124,8 @@ class PlaygroundControls(QWidget):
         page = QWidget()
         form = QFormLayout(page)
         self.dataset_combo = named(QComboBox(), "playground-dataset", "Dataset", "Dataset")
-        for key, d in DATASETS.items():
-            self.dataset_combo.addItem(d.label, key)
+        for key in CLASSIFICATION_DATASETS:  # the panel trains classifiers only
+            self.dataset_combo.addItem(DATASETS[key].label, key)
         self.classes_spin = named(QSpinBox(), "playground-classes", "Number of classes",
                                   "Number of classes (circles, spirals, Gaussian blobs and the "
                                   "checkerboard make up to six)")
