@@ -36,6 +36,8 @@ from PySide6.QtWidgets import (
 )
 
 from relulab.io.scenes import Playlist, Scene, SceneError, builtin_lecture_path, read_playlist
+from relulab.ui import dialogs
+from relulab.ui.lecture.book import LectureBook
 from relulab.ui.readout import Readout, readouts_of
 from relulab.ui.theme import current_theme
 
@@ -133,6 +135,8 @@ class LectureController(QObject):
         self.bar.end_button.clicked.connect(self.end)
         self.bar.caption_button.toggled.connect(lambda _=False: self._show_caption())
         current_theme().changed.connect(self.bar.apply_theme)
+        #: the lecture being built from the window (Add this view, the editor)
+        self.book = LectureBook(window)
 
     @property
     def running(self) -> bool:
@@ -259,6 +263,43 @@ class LectureController(QObject):
         self.bar.position.set_value(self.index + 1, f"{self.index + 1} / {n}")
         self.bar.previous_button.setEnabled(self.index > 0)
         self.bar.next_button.setEnabled(self.index < n - 1)
+
+    # -- building a lecture -------------------------------------------------------
+    def add_view(self, title: str = "", caption: str = "", notes: str = "") -> Scene:
+        """Lecture ▸ Add this view without its dialog: the panels as they are now become
+        a scene of the lecture being built (``book``)."""
+        return self.book.add_view(title, caption, notes)
+
+    def add_view_dialog(self):
+        from relulab.ui.lecture.add_view import AddViewDialog
+
+        dialog = AddViewDialog(self.book, self.window)
+        dialog.open()
+        return dialog
+
+    LECTURE_FILTER = "ReLU Lab lectures (*.json);;All files (*)"
+
+    def new_lecture(self) -> None:
+        self.book.new()
+
+    def open_lecture_dialog(self) -> bool:
+        path, _ = dialogs.open_file_name(self.window, "Open a lecture to edit",
+                                         self.window._start_folder(), self.LECTURE_FILTER,
+                                         instead="window.lecture.book.open(path)")
+        return self.book.open(path) if path else False
+
+    def save_lecture(self) -> bool:
+        if self.book.path is None or self.book.read_only:
+            return self.save_lecture_as_dialog()
+        return self.book.save()
+
+    def save_lecture_as_dialog(self) -> bool:
+        start = str(self.book.path or Path(self.window._start_folder()) / "lecture.json")
+        path, _ = dialogs.save_file_name(self.window, "Save the lecture (a .json file, or a "
+                                         "name without a suffix for a folder)", start,
+                                         self.LECTURE_FILTER,
+                                         instead="window.lecture.book.save(path)")
+        return self.book.save(path) if path else False
 
     # -- keys --------------------------------------------------------------------
     STEP_KEYS: ClassVar[dict[Qt.Key, str]] = {
