@@ -140,6 +140,8 @@ MENUS: dict[str, tuple[MenuEntry | Submenu | None, ...]] = {
         MenuEntry("action-lecture-save", "&Save the lecture", (), "lecture.save_lecture"),
         MenuEntry("action-lecture-save-as", "Save the lecture a&s…", (),
                   "lecture.save_lecture_as_dialog"),
+        MenuEntry("action-lecture-export", "Export a &handout (PDF)…", (),
+                  "lecture.export_handout_dialog"),
         None,
         MenuEntry("action-lecture-next", "&Next scene", ("PgDown",), "lecture.next"),
         MenuEntry("action-lecture-previous", "&Previous scene", ("PgUp",), "lecture.previous"),

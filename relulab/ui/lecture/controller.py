@@ -301,6 +301,37 @@ class LectureController(QObject):
                                          instead="window.lecture.book.save(path)")
         return self.book.save(path) if path else False
 
+    def export_handout(self, path, notes: bool = False, playlist: Playlist | None = None) -> bool:
+        """Lecture ▸ Export a handout without its dialog: ``playlist`` (by default the
+        lecture being built, else the one running) as a PDF, one page a scene."""
+        from relulab.ui.lecture.handout import write_handout
+
+        playlist = playlist or (self.book.playlist if self.book.scenes else self.playlist)
+        if playlist is None:
+            self.window.statusBar().showMessage("No lecture to export: add a view first.", 8000)
+            return False
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            write_handout(playlist, path, notes, progress=lambda i, n: self.window.statusBar()
+                          .showMessage(f"Drawing scene {i + 1} of {n} for the handout…"))
+        except SceneError as exc:
+            self.window.session.report_error("Could not export the handout", exc)
+            return False
+        except OSError as exc:
+            self.window.session.report_error("Could not export the handout",
+                                             SceneError("file", f"{path}: {exc.strerror or exc}"))
+            return False
+        finally:
+            QApplication.restoreOverrideCursor()
+        self.window.statusBar().showMessage(f"Wrote the handout {path}", 8000)
+        return True
+
+    def export_handout_dialog(self) -> bool:
+        start = str(Path(self.window._start_folder()) / "handout.pdf")
+        path, _ = dialogs.save_file_name(self.window, "Export the lecture as a PDF handout", start,
+                                         "PDF (*.pdf)", instead="window.lecture.export_handout(path)")
+        return self.export_handout(path) if path else False
+
     # -- keys --------------------------------------------------------------------
     STEP_KEYS: ClassVar[dict[Qt.Key, str]] = {
         Qt.Key.Key_Right: "next", Qt.Key.Key_Down: "next",
