@@ -143,6 +143,8 @@ MENUS: dict[str, tuple[MenuEntry | Submenu | None, ...]] = {
         MenuEntry("action-lecture-export", "Export a &handout (PDF)…", (),
                   "lecture.export_handout_dialog"),
         None,
+        MenuEntry("action-lecture-present", "P&resent with the presenter view", ("F5",),
+                  "lecture.present"),
         MenuEntry("action-lecture-next", "&Next scene", ("PgDown",), "lecture.next"),
         MenuEntry("action-lecture-previous", "&Previous scene", ("PgUp",), "lecture.previous"),
         MenuEntry("action-lecture-caption", "Show or hide the &caption", ("Ctrl+H",),

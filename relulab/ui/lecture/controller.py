@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 from relulab.io.scenes import Playlist, Scene, SceneError, builtin_lecture_path, read_playlist
 from relulab.ui import dialogs
 from relulab.ui.lecture.book import LectureBook
+from relulab.ui.lecture.presenter import Presenting
 from relulab.ui.readout import Readout, readouts_of
 from relulab.ui.theme import current_theme
 
@@ -137,6 +138,8 @@ class LectureController(QObject):
         current_theme().changed.connect(self.bar.apply_theme)
         #: the lecture being built from the window (Add this view, the editor)
         self.book = LectureBook(window)
+        #: the presenter view, black out and pointer
+        self.presenting = Presenting(self)
 
     @property
     def running(self) -> bool:
@@ -301,6 +304,23 @@ class LectureController(QObject):
                                          instead="window.lecture.book.save(path)")
         return self.book.save(path) if path else False
 
+    # -- presenting ---------------------------------------------------------------
+    def present(self) -> bool:
+        """Lecture ▸ Present: the presenter view on (or, when on, off). A lecture starts
+        first if none runs: the one being built, else the built-in one."""
+        if self.presenting.active:
+            self.presenting.stop()
+            self.update_key_filter()
+            return True
+        if not self.running:
+            started = (self.start(Playlist(scenes=list(self.book.scenes), title=self.book.playlist.title))
+                       if self.book.scenes else self.start_builtin())
+            if not started:
+                return False
+        self.presenting.start()
+        self.update_key_filter()
+        return True
+
     def export_handout(self, path, notes: bool = False, playlist: Playlist | None = None) -> bool:
         """Lecture ▸ Export a handout without its dialog: ``playlist`` (by default the
         lecture being built, else the one running) as a PDF, one page a scene."""
@@ -341,7 +361,7 @@ class LectureController(QObject):
 
     def update_key_filter(self) -> None:
         """Watch for arrow keys before the panels' shortcuts only while presenting."""
-        want = self.running and self.window.lecture_layout
+        want = self.running and (self.window.lecture_layout or self.presenting.active)
         app = QApplication.instance()
         if want and not self._filtering:
             app.installEventFilter(self)
@@ -350,6 +370,19 @@ class LectureController(QObject):
         self._filtering = want
 
     def eventFilter(self, obj, event) -> bool:
+        # B and a held P are the presenter's: in the window or the presenter view, while
+        # nothing is being typed
+        kind = event.type()
+        if (kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease, QEvent.Type.ShortcutOverride)
+                and self.running and self.presenting.is_tool_key(event)
+                and QApplication.activeWindow() in (self.window, self.presenting.view)
+                and not is_editing(QApplication.focusWidget())):
+            if kind == QEvent.Type.KeyPress:
+                self.presenting.handle_key(event)
+            elif kind == QEvent.Type.KeyRelease:
+                self.presenting.handle_key_release(event)
+            event.accept()
+            return True
         # A ShortcutOverride accepted here keeps panel shortcuts (training's Right = one
         # step, hinges' Left/Right = nudge) from taking the key; the key press then
         # travels up from the focused widget to the window, which steps the lecture.
