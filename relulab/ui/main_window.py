@@ -134,6 +134,7 @@ MENUS: dict[str, tuple[MenuEntry | Submenu | None, ...]] = {
         None,
         MenuEntry("action-lecture-add", "&Add this view…", ("Ctrl+Shift+A",),
                   "lecture.add_view_dialog"),
+        MenuEntry("action-lecture-edit", "&Edit the lecture…", ("Ctrl+Shift+E",), "lecture.edit"),
         MenuEntry("action-lecture-new", "Ne&w lecture", (), "lecture.new_lecture"),
         MenuEntry("action-lecture-open-edit", "Open a lecture to e&dit…", (),
                   "lecture.open_lecture_dialog"),

@@ -39,13 +39,25 @@ class _Change(QUndoCommand):
     """One edit of the scene list: ``after`` and ``before`` are whole lists of scenes
     (a lecture is tens of scenes: copying the list is cheaper than being clever)."""
 
-    def __init__(self, book: LectureBook, text: str, scenes: list[Scene], selected: int):
+    def __init__(self, book: LectureBook, text: str, scenes: list[Scene], selected: int,
+                 merge: tuple = ()):
         super().__init__(text)
         self.book = book
         self.before = list(book.playlist.scenes)
         self.before_selected = book.selected
         self.after = scenes
         self.after_selected = selected
+        self.merge = merge
+
+    def id(self) -> int:
+        # typing into one text of one scene is one step, however many pauses it has
+        return 1 if self.merge else -1
+
+    def mergeWith(self, other) -> bool:
+        if not isinstance(other, _Change) or other.merge != self.merge:
+            return False
+        self.after, self.after_selected = other.after, other.after_selected
+        return True
 
     def redo(self) -> None:
         self.book._set_scenes(self.after, self.after_selected)
@@ -96,12 +108,12 @@ class LectureBook(QObject):
                 "read_only": self.read_only, "modified": self.is_modified()}
 
     # -- edits (each one undoable step) -----------------------------------------
-    def _edit(self, text: str, scenes: list[Scene], selected: int) -> bool:
+    def _edit(self, text: str, scenes: list[Scene], selected: int, merge: tuple = ()) -> bool:
         if self.read_only:
             self.window.statusBar().showMessage(
                 "The built-in lecture is an example: copy it (Edit a copy) to change it.", 8000)
             return False
-        self.undo_stack.push(_Change(self, text, scenes, selected))
+        self.undo_stack.push(_Change(self, text, scenes, selected, merge))
         return True
 
     def _set_scenes(self, scenes: list[Scene], selected: int) -> None:
@@ -110,13 +122,12 @@ class LectureBook(QObject):
         self.changed.emit()
 
     def add_view(self, title: str = "", caption: str = "", notes: str = "") -> Scene:
-        """The window's panels as they are now, appended as a scene (after the selected
-        one when the editor has one selected, else at the end)."""
+        """The window's panels as they are now, appended as the lecture's last scene."""
         scene = self.window.session.capture(title=title, caption=caption)
         scene.notes = notes
         if self.read_only:
             self.copy_to_edit()
-        at = self.selected + 1 if 0 <= self.selected < len(self.scenes) else len(self.scenes)
+        at = len(self.scenes)
         scenes = list(self.scenes)
         scenes.insert(at, scene)
         self._edit(f"Add “{title or 'a view'}”", scenes, at)
@@ -157,14 +168,14 @@ class LectureBook(QObject):
         scenes = list(self.scenes)
         scenes[index] = copy.copy(scenes[index])
         setattr(scenes[index], name, text)
-        return self._edit(f"Edit the {name} of scene {index + 1}", scenes, index)
+        return self._edit(f"Edit the {name} of scene {index + 1}", scenes, index, (index, name))
 
     def rename(self, index: int, title: str) -> bool:
         return self.set_text(index, "title", title)
 
     def set_title(self, title: str) -> None:
         """The lecture's own title (shown in the window's title while it runs)."""
-        if not self.read_only:
+        if not self.read_only and title != self.playlist.title:
             self.playlist.title = title
             self.changed.emit()
 

@@ -140,6 +140,7 @@ class LectureController(QObject):
         self.book = LectureBook(window)
         #: the presenter view, black out and pointer
         self.presenting = Presenting(self)
+        self.editor = None
 
     @property
     def running(self) -> bool:
@@ -303,6 +304,17 @@ class LectureController(QObject):
                                          self.LECTURE_FILTER,
                                          instead="window.lecture.book.save(path)")
         return self.book.save(path) if path else False
+
+    def edit(self):
+        """Lecture ▸ Edit the lecture: the editor window (made once, kept)."""
+        from relulab.ui.lecture.editor import LectureEditor
+
+        if self.editor is None:
+            self.editor = LectureEditor(self)
+        self.editor.show()
+        self.editor.raise_()
+        self.editor.activateWindow()
+        return self.editor
 
     # -- presenting ---------------------------------------------------------------
     def present(self) -> bool:

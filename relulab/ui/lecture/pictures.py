@@ -4,8 +4,10 @@ handout's pages and the editor's and presenter view's thumbnails are made here."
 
 from __future__ import annotations
 
+import json
+
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtGui import QColor, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import QApplication
 
 from relulab.io.scenes import Scene, SceneError
@@ -62,3 +64,27 @@ def thumbnail(scene: Scene, width: int = 240) -> QImage:
         painter.drawText(image.rect(), Qt.AlignmentFlag.AlignCenter, "cannot be shown")
         painter.end()
     return image.scaledToWidth(width, Qt.TransformationMode.SmoothTransformation)
+
+
+#: Pictures of scenes already drawn, by what they show and their width: the editor
+#: and the presenter view draw each scene once.
+_THUMBNAILS: dict[tuple[str, int], QPixmap] = {}
+
+
+def _key(scene: Scene, width: int) -> tuple[str, int]:
+    return json.dumps([scene.current, scene.panels], sort_keys=True, default=str), width
+
+
+def has_thumbnail(scene: Scene, width: int) -> bool:
+    return _key(scene, width) in _THUMBNAILS
+
+
+def cached_thumbnail(scene: Scene, width: int, draw: bool = True) -> QPixmap | None:
+    """The scene's picture ``width`` pixels wide, drawn once (None when not drawn yet
+    and ``draw`` is False)."""
+    key = _key(scene, width)
+    if key not in _THUMBNAILS:
+        if not draw:
+            return None
+        _THUMBNAILS[key] = QPixmap.fromImage(thumbnail(scene, width))
+    return _THUMBNAILS[key]

@@ -179,7 +179,6 @@ class Presenting(QObject):
         self.active = False
         self.started = 0.0
         self._window_before: tuple | None = None
-        self._thumbnails: dict[int, QPixmap] = {}
         self.blackout = Blackout(self.window)
         self.pointer = PointerDot(self.window)
         self._ticker = QTimer(self)
@@ -289,13 +288,9 @@ class Presenting(QObject):
             view.next_picture.clear()
 
     def _thumbnail(self, scene: Scene) -> QPixmap:
-        key = id(scene)
-        if key not in self._thumbnails:
-            from relulab.ui.lecture.pictures import thumbnail
+        from relulab.ui.lecture.pictures import cached_thumbnail
 
-            width = round(320 * current_theme().zoom)
-            self._thumbnails[key] = QPixmap.fromImage(thumbnail(scene, width))
-        return self._thumbnails[key]
+        return cached_thumbnail(scene, round(320 * current_theme().zoom))
 
     def _tick(self) -> None:
         if self.view is None:
