@@ -177,6 +177,8 @@ class LectureEditor(QWidget):
     def apply_theme(self) -> None:
         zoom = current_theme().zoom
         self.scenes.setIconSize(QSize(round(160 * zoom), round(90 * zoom)))
+        if hasattr(self, "_icons"):  # the pictures again, in the new colours
+            self.refresh()
         self.resize(QSize(round(900 * zoom), round(560 * zoom)).boundedTo(
             self.screen().availableGeometry().size()))
 

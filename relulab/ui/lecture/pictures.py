@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from relulab.io.scenes import Scene, SceneError
 from relulab.ui import export
+from relulab.ui.theme import current_theme
 
 #: The window's size that scenes are drawn at (what a lecturer's window shows).
 SCENE_SIZE = QSize(1280, 720)
@@ -66,13 +67,15 @@ def thumbnail(scene: Scene, width: int = 240) -> QImage:
     return image.scaledToWidth(width, Qt.TransformationMode.SmoothTransformation)
 
 
-#: Pictures of scenes already drawn, by what they show and their width: the editor
-#: and the presenter view draw each scene once.
-_THUMBNAILS: dict[tuple[str, int], QPixmap] = {}
+#: Pictures of scenes already drawn, by what they show, the theme and zoom they were
+#: drawn in and their width: the editor and the presenter view draw each scene once.
+_THUMBNAILS: dict[tuple, QPixmap] = {}
 
 
-def _key(scene: Scene, width: int) -> tuple[str, int]:
-    return json.dumps([scene.current, scene.panels], sort_keys=True, default=str), width
+def _key(scene: Scene, width: int) -> tuple:
+    theme = current_theme()
+    return (json.dumps([scene.current, scene.panels], sort_keys=True, default=str),
+            theme.name, theme.zoom, width)
 
 
 def has_thumbnail(scene: Scene, width: int) -> bool:

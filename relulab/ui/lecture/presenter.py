@@ -118,6 +118,7 @@ class PresenterView(QWidget):
 
         grid = QGridLayout(self)
         top = QHBoxLayout()
+        top.setSpacing(round(24 * current_theme().zoom))
         top.addWidget(self.position)
         top.addWidget(self.title, 1)
         top.addWidget(self.elapsed)
@@ -148,6 +149,7 @@ class PresenterView(QWidget):
         self.notes.setFont(theme.font(13))
         self.next_title.setFont(theme.font(11))
         self.blacked.setFont(theme.font(11, bold=True))
+        self.presenting._show_scene()  # the next scene's picture in the new colours
 
     def keyPressEvent(self, event) -> None:
         if not self.presenting.handle_key(event):
@@ -276,7 +278,7 @@ class Presenting(QObject):
             return
         n, i = len(c.playlist.scenes), c.index
         scene = c.scene
-        view.position.set_value(i + 1, f"{i + 1} / {n}")
+        view.position.set_value(i + 1, f"Scene {i + 1} / {n}")
         view.title.setText(scene.title or f"Scene {i + 1}")
         view.notes.setPlainText(scene.notes or "(no notes for this scene)")
         if i + 1 < n:
@@ -296,9 +298,10 @@ class Presenting(QObject):
         if self.view is None:
             return
         seconds = int(time.monotonic() - self.started)
-        self.view.elapsed.set_value(seconds, f"{seconds // 3600}:{seconds // 60 % 60:02d}:"
+        self.view.elapsed.set_value(seconds, f"elapsed {seconds // 3600}:{seconds // 60 % 60:02d}:"
                                              f"{seconds % 60:02d}")
-        self.view.clock.setText(QTime.currentTime().toString("HH:mm"))
+        now = QTime.currentTime().toString("HH:mm")
+        self.view.clock.set_value(now, f"clock {now}")
         self.view.blacked.setText("Audience screen: BLACK" if self.blackout.isVisible() else "")
 
     # -- black out and pointer -------------------------------------------------------
