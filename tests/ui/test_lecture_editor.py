@@ -135,3 +135,14 @@ def test_present_from_here_starts_at_the_selected_scene(fake_window, qtbot):
     assert editor.present_from_here()
     assert w.lecture.running and w.lecture.index == 1
     assert w.lecture.readouts()["title"] == "Two"
+
+
+def test_the_editor_and_presenter_view_name_every_control(fake_window, qtbot):
+    from relulab.ui.automation import unnamed, without_accessible_name
+
+    w = fake_window
+    editor = editor_of(w, qtbot)
+    w.lecture.present()
+    for root in (editor, w.lecture.presenting.view):
+        assert not unnamed(root), unnamed(root)
+        assert not without_accessible_name(root), without_accessible_name(root)

@@ -82,6 +82,7 @@ class LectureEditor(QWidget):
         self.banner = QLabel("The built-in lecture, read-only: an example to look at. "
                              "“Edit a copy” makes it yours to change and save.", self)
         self.banner.setObjectName("lecture-editor-read-only")
+        self.banner.setAccessibleName("Read-only example")
         self.banner.setWordWrap(True)
 
         self.scenes = SceneList(self)

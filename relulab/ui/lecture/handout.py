@@ -15,8 +15,8 @@ from relulab.ui.lecture.pictures import SCENE_SIZE, render_scene
 
 #: Dots per inch of the page: a scene's picture is drawn this sharp.
 RESOLUTION = 300
-#: A scene drawn at this many times its window size: 2560 pixels across a page of
-#: about 9.8 inches of picture, some 260 dpi.
+#: A scene drawn at this many times its window size: 2560 pixels across the page's
+#: picture, sharp at print resolution rather than a blown-up screenshot.
 PICTURE_SCALE = 2.0
 
 

@@ -128,6 +128,7 @@ class PresenterView(QWidget):
         side = QVBoxLayout()
         caption = QLabel("Next", self)
         caption.setObjectName("presenter-next-label")
+        caption.setAccessibleName("Next")
         side.addWidget(caption)
         side.addWidget(self.next_picture)
         side.addWidget(self.next_title)
