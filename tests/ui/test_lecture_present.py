@@ -179,3 +179,15 @@ def test_two_screens_the_audience_gets_the_other_one(tmp_path):
     assert during["readouts"] == {"two_screens": True, "notes": "n1", "position": 1}
     assert not after["after_full"] and after["after_screen"] == "laptop"
     assert not after["view_visible"]
+
+
+def test_b_works_with_the_controls_shown_while_the_presenter_view_is_open(fake_window, qtbot):
+    w = fake_window
+    present(w, qtbot)
+    w.set_lecture_layout(False)
+    w.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is w)
+    QTest.keyClick(w, Qt.Key.Key_B)
+    assert w.lecture.presenting.blackout.isVisible()
+    w.lecture.present()  # closes the presenter view: the sheet goes, and so do B's keys
+    assert not w.lecture.presenting.blackout.isVisible() and not w.lecture._filtering

@@ -10,8 +10,12 @@ Keys while a lecture runs (documented in docs/automation.md and the README):
   first: they step the lecture only when the focused widget and the panel's
   shortcuts left them unused.
 
+- B and a held P (black out, pointer; relulab.ui.lecture.presenter) in the lecture
+  layout or while the presenter view is open, unless an editing control has the focus.
+
 Starting a lecture keeps the work that was on screen and turns the lecture layout
-on; ending it puts that work back and the layout as it was.
+on; ending it puts that work back and the layout as it was. The lecture being built
+from the window is ``book`` (relulab.ui.lecture.book), its editor ``edit()``.
 """
 
 from __future__ import annotations
@@ -322,7 +326,6 @@ class LectureController(QObject):
         first if none runs: the one being built, else the built-in one."""
         if self.presenting.active:
             self.presenting.stop()
-            self.update_key_filter()
             return True
         if not self.running:
             started = (self.start(Playlist(scenes=list(self.book.scenes), title=self.book.playlist.title))

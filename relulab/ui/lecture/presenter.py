@@ -4,8 +4,9 @@ and the time.
 With two screens or more, the window goes full screen on a screen other than the
 presenter view's (the laptop's, where the window was); with one screen the presenter
 view is a window of its own that Lecture ▸ Present shows and hides. While a lecture
-runs, ``B`` blacks the audience's view out (and back), and holding ``P`` shows a
-pointer dot that follows the mouse over it. The clicker keys step the lecture from
+runs in the lecture layout or with the presenter view open, ``B`` blacks the
+audience's view out (and back), and holding ``P`` shows a pointer dot that follows
+the mouse over it. The clicker keys step the lecture from
 either window.
 """
 
@@ -256,6 +257,7 @@ class Presenting(QObject):
                 self.window.restoreGeometry(geometry)
         if self.view is not None and self.view.isVisible():
             self.view.hide()
+        self.controller.update_key_filter()  # B and P were watched for the presenter view
         self.window.activateWindow()
 
     def toggle(self) -> None:
