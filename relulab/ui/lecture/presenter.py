@@ -223,7 +223,7 @@ class Presenting(QObject):
         self.view.resize(QSize(1100, 700).boundedTo(here.availableGeometry().size()))
         if len(screens) >= 2:
             audience = next(s for s in screens if s is not here)
-            self._window_before = (self.window.saveGeometry(), self.window.isFullScreen())
+            self._window_before = (here, self.window.saveGeometry(), self.window.isFullScreen())
             self.window.showNormal()
             self.window.setGeometry(QRect(audience.geometry().topLeft(), self.window.size()))
             self.window.windowHandle().setScreen(audience)
@@ -250,8 +250,12 @@ class Presenting(QObject):
         self.set_blackout(False)
         self.set_pointer(False)
         if self._window_before is not None:
-            geometry, full = self._window_before
+            # back to its own screen: on an X server whose screens are separate (two X
+            # screens, not one desktop) the geometry alone would leave it on the projector
+            screen, geometry, full = self._window_before
             self._window_before = None
+            if screen in QGuiApplication.screens():
+                self.window.windowHandle().setScreen(screen)
             if not full:
                 self.window.showNormal()
                 self.window.restoreGeometry(geometry)
