@@ -150,7 +150,8 @@ view = window.lecture.presenting.view
 print(json.dumps({
     "screens": [s.name() for s in QApplication.screens()],
     "window_screen": window.screen().name(), "window_full": window.isFullScreen(),
-    "window": window.geometry().getRect(),
+    "menu": window.menuBar().isVisible(),
+    "window": window.geometry().getRect(), "projector": window.screen().geometry().getRect(),
     "view_screen": view.screen().name(), "view_visible": view.isVisible(),
     "view": view.geometry().getRect(),
     "readouts": {k: v for k, v in window.lecture.presenting.readouts().items()
@@ -159,7 +160,7 @@ window.lecture.present()
 for _ in range(3):
     QApplication.processEvents()
 print(json.dumps({"after_full": window.isFullScreen(), "after_screen": window.screen().name(),
-                  "view_visible": view.isVisible()}))
+                  "view_visible": view.isVisible(), "menu": window.menuBar().isVisible()}))
 window.close()
 """
 
@@ -180,6 +181,8 @@ def run_script(tmp_path, platform: str, display: str | None = None):
 def check(during, after, laptop, projector):
     assert during["screens"] == [laptop, projector]
     assert during["window_screen"] == projector and during["window_full"]
+    assert not during["menu"] and after["menu"]  # the room sees the scene, not the menus
+    assert during["window"] == during["projector"]  # all of it, even without a window manager
     assert during["view_screen"] == laptop and during["view_visible"]
     assert during["readouts"] == {"two_screens": True, "notes": "n1", "position": 1}
     assert not after["after_full"] and after["after_screen"] == laptop

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from typing import ClassVar
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QSize, Qt, QTime, QTimer
+from PySide6.QtCore import QEvent, QObject, QPoint, QSize, Qt, QTime, QTimer
 from PySide6.QtGui import QColor, QCursor, QGuiApplication, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QGridLayout,
@@ -224,9 +224,12 @@ class Presenting(QObject):
         if len(screens) >= 2:
             audience = next(s for s in screens if s is not here)
             self._window_before = (here, self.window.saveGeometry(), self.window.isFullScreen())
+            # the room sees the scene, not the menus (their shortcuts still work)
+            self.window.menuBar().hide()
             self.window.showNormal()
-            self.window.setGeometry(QRect(audience.geometry().topLeft(), self.window.size()))
             self.window.windowHandle().setScreen(audience)
+            # the screen's whole area even where no window manager makes "full screen" so
+            self.window.setGeometry(audience.geometry())
             self.window.showFullScreen()
             self.view.setGeometry(here.availableGeometry())
             self.view.show()
@@ -254,6 +257,7 @@ class Presenting(QObject):
             # screens, not one desktop) the geometry alone would leave it on the projector
             screen, geometry, full = self._window_before
             self._window_before = None
+            self.window.menuBar().show()
             if screen in QGuiApplication.screens():
                 self.window.windowHandle().setScreen(screen)
             if not full:
@@ -299,7 +303,9 @@ class Presenting(QObject):
     def _thumbnail(self, scene: Scene) -> QPixmap:
         from relulab.ui.lecture.pictures import cached_thumbnail
 
-        return cached_thumbnail(scene, round(320 * current_theme().zoom))
+        # as large as the side column allows (two fifths of the view), within reason
+        width = min(round(480 * current_theme().zoom), round(self.view.width() * 0.38))
+        return cached_thumbnail(scene, max(160, width))
 
     def _tick(self) -> None:
         if self.view is None:
