@@ -146,3 +146,14 @@ def test_the_editor_and_presenter_view_name_every_control(fake_window, qtbot):
     for root in (editor, w.lecture.presenting.view):
         assert not unnamed(root), unnamed(root)
         assert not without_accessible_name(root), without_accessible_name(root)
+
+
+def test_the_editor_offers_the_autosaved_lecture(fake_window, qtbot):
+    w = fake_window
+    w.session.start(autosave=False)  # this window owns the data folder: it autosaves
+    editor = editor_of(w, qtbot)
+    assert not editor.buttons["restore"].isVisible()  # unsaved work is on screen
+    editor.buttons["new"].click()
+    assert editor.buttons["restore"].isVisible()
+    editor.buttons["restore"].click()
+    assert editor.readouts()["titles"] == ["One", "Two", "Three"]

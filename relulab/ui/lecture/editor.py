@@ -109,6 +109,7 @@ class LectureEditor(QWidget):
                 ("open", "Open…", controller.open_lecture_dialog),
                 ("builtin", "Built-in example", self.book.open_builtin),
                 ("copy", "Edit a copy", self.book.copy_to_edit),
+                ("restore", "Restore the autosaved lecture", self.book.restore_autosave),
                 ("save", "Save", controller.save_lecture),
                 ("save-as", "Save as…", controller.save_lecture_as_dialog),
                 ("export", "Handout (PDF)…", controller.export_handout_dialog)):
@@ -217,6 +218,10 @@ class LectureEditor(QWidget):
             ro = self.book.read_only
             self.banner.setVisible(ro)
             self.buttons["copy"].setVisible(ro)
+            # what a crash (or New before saving) left in the autosave, while nothing
+            # here would be lost by bringing it back
+            self.buttons["restore"].setVisible(self.book.autosave_path.exists()
+                                               and not self.book.is_modified())
             self.lecture_title.setReadOnly(ro)
             for box in (self.title, self.caption, self.notes):
                 box.setReadOnly(ro)
