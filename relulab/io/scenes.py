@@ -6,12 +6,16 @@ the same pictures::
     {"format": "relulab-scene", "version": 1,
      "panels": {"hinges": {...}, "folding": {...}},   # panel name -> its state_dict()
      "current": "hinges",                              # the panel on screen
-     "title": "…", "caption": "…"}                     # optional, shown in a lecture
+     "title": "…", "caption": "…",                     # optional, shown in a lecture
+     "notes": "…"}                                     # optional, the presenter's only
 
 A playlist is an ordered list of scenes (inline, or file names beside it)::
 
     {"format": "relulab-playlist", "version": 1, "title": "…",
      "scenes": ["01-ruler.relulab.json", {...a scene...}, …]}
+
+A lecture saved from the window is such a playlist, either one file with its scenes
+inline or a folder holding ``playlist.json`` and one numbered scene file a scene.
 
 Reading never trusts the file: every problem raises :class:`SceneError` naming the
 field (``panels.hinges``, ``version``, ``scenes[3]``) and what is wrong with it, in
@@ -79,6 +83,8 @@ class Scene:
     current: str | None = None
     title: str = ""
     caption: str = ""
+    #: what the presenter reads in the presenter view; the audience never sees it
+    notes: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"format": SCENE_FORMAT, "version": VERSION}
@@ -86,6 +92,8 @@ class Scene:
             d["title"] = self.title
         if self.caption:
             d["caption"] = self.caption
+        if self.notes:
+            d["notes"] = self.notes
         if self.current is not None:
             d["current"] = self.current
         d["panels"] = {name: json_ready(state, f"panels.{name}")
@@ -310,7 +318,8 @@ def scene_from_dict(d: Any, known_panels: Iterable[str] | None = None,
                              f"unknown panel {shown_name(current)!r} (known: {', '.join(known)})")
     return Scene(panels=dict(panels), current=current,
                  title=_optional_text(d, "title", prefix),
-                 caption=_optional_text(d, "caption", prefix))
+                 caption=_optional_text(d, "caption", prefix),
+                 notes=_optional_text(d, "notes", prefix))
 
 
 def parse_scene(data: bytes | str, known_panels: Iterable[str] | None = None,
@@ -393,6 +402,52 @@ def read_playlist(path: StrPath | Traversable, known_panels: Iterable[str] | Non
     d = _decode(_read_bytes(path, max_bytes), max_bytes)
     return playlist_from_dict(d, path.parent if hasattr(path, "parent") else None,
                               known_panels, max_bytes)
+
+
+def dump_playlist(playlist: Playlist) -> str:
+    """The playlist as one JSON file, its scenes inline."""
+    d: dict[str, Any] = {"format": PLAYLIST_FORMAT, "version": VERSION}
+    if playlist.title:
+        d["title"] = playlist.title
+    d["scenes"] = [scene.to_dict() for scene in playlist.scenes]
+    return json.dumps(d, indent=1, ensure_ascii=False) + "\n"
+
+
+#: The playlist's name inside a lecture saved as a folder.
+PLAYLIST_NAME = "playlist.json"
+
+
+def write_playlist(path: StrPath, playlist: Playlist) -> Path:
+    """Write ``playlist`` atomically: one file with the scenes inline, or, when ``path``
+    is a folder (an existing one, or a name without a suffix), ``playlist.json`` and
+    ``NN-scene.relulab.json`` files in it. Returns the playlist file written."""
+    if not playlist.scenes:
+        raise SceneError("scenes", "a lecture needs at least one scene")
+    path = Path(path)
+    if not (path.is_dir() or (not path.suffix and not path.exists())):
+        write_text_atomic(path, dump_playlist(playlist))  # SceneError before the file is touched
+        return path
+    texts = {f"{i:02d}-scene{SCENE_SUFFIX}": dump_scene(s)
+             for i, s in enumerate(playlist.scenes, start=1)}
+    head: dict[str, Any] = {"format": PLAYLIST_FORMAT, "version": VERSION}
+    if playlist.title:
+        head["title"] = playlist.title
+    head["scenes"] = list(texts)
+    path.mkdir(parents=True, exist_ok=True)
+    for name, text in texts.items():
+        write_text_atomic(path / name, text)
+    # scene files of a longer lecture saved here before are left alone: the playlist
+    # names the ones that belong to it, and it is written last
+    target = path / PLAYLIST_NAME
+    write_text_atomic(target, json.dumps(head, indent=1, ensure_ascii=False) + "\n")
+    return target
+
+
+def read_lecture(path: StrPath, known_panels: Iterable[str] | None = None,
+                 max_bytes: int = MAX_BYTES) -> Playlist:
+    """A lecture from a playlist file or a folder holding ``playlist.json``."""
+    path = Path(path)
+    return read_playlist(path / PLAYLIST_NAME if path.is_dir() else path, known_panels, max_bytes)
 
 
 def read_document(path: StrPath, known_panels: Iterable[str] | None = None,

@@ -10,8 +10,12 @@ Keys while a lecture runs (documented in docs/automation.md and the README):
   first: they step the lecture only when the focused widget and the panel's
   shortcuts left them unused.
 
+- B and a held P (black out, pointer; relulab.ui.lecture.presenter) in the lecture
+  layout or while the presenter view is open, unless an editing control has the focus.
+
 Starting a lecture keeps the work that was on screen and turns the lecture layout
-on; ending it puts that work back and the layout as it was.
+on; ending it puts that work back and the layout as it was. The lecture being built
+from the window is ``book`` (relulab.ui.lecture.book), its editor ``edit()``.
 """
 
 from __future__ import annotations
@@ -36,6 +40,9 @@ from PySide6.QtWidgets import (
 )
 
 from relulab.io.scenes import Playlist, Scene, SceneError, builtin_lecture_path, read_playlist
+from relulab.ui import dialogs
+from relulab.ui.lecture.book import LectureBook
+from relulab.ui.lecture.presenter import Presenting
 from relulab.ui.readout import Readout, readouts_of
 from relulab.ui.theme import current_theme
 
@@ -133,6 +140,11 @@ class LectureController(QObject):
         self.bar.end_button.clicked.connect(self.end)
         self.bar.caption_button.toggled.connect(lambda _=False: self._show_caption())
         current_theme().changed.connect(self.bar.apply_theme)
+        #: the lecture being built from the window (Add this view, the editor)
+        self.book = LectureBook(window)
+        #: the presenter view, black out and pointer
+        self.presenting = Presenting(self)
+        self.editor = None
 
     @property
     def running(self) -> bool:
@@ -260,6 +272,101 @@ class LectureController(QObject):
         self.bar.previous_button.setEnabled(self.index > 0)
         self.bar.next_button.setEnabled(self.index < n - 1)
 
+    # -- building a lecture -------------------------------------------------------
+    def add_view(self, title: str = "", caption: str = "", notes: str = "") -> Scene:
+        """Lecture ▸ Add this view without its dialog: the panels as they are now become
+        a scene of the lecture being built (``book``)."""
+        return self.book.add_view(title, caption, notes)
+
+    def add_view_dialog(self):
+        from relulab.ui.lecture.add_view import AddViewDialog
+
+        dialog = AddViewDialog(self.book, self.window)
+        dialog.open()
+        return dialog
+
+    LECTURE_FILTER = "ReLU Lab lectures (*.json);;All files (*)"
+
+    def new_lecture(self) -> None:
+        self.book.new()
+
+    def open_lecture_dialog(self) -> bool:
+        path, _ = dialogs.open_file_name(self.window, "Open a lecture to edit",
+                                         self.window._start_folder(), self.LECTURE_FILTER,
+                                         instead="window.lecture.book.open(path)")
+        return self.book.open(path) if path else False
+
+    def save_lecture(self) -> bool:
+        if self.book.path is None or self.book.read_only:
+            return self.save_lecture_as_dialog()
+        return self.book.save()
+
+    def save_lecture_as_dialog(self) -> bool:
+        start = str(self.book.path or Path(self.window._start_folder()) / "lecture.json")
+        path, _ = dialogs.save_file_name(self.window, "Save the lecture (a .json file, or a "
+                                         "name without a suffix for a folder)", start,
+                                         self.LECTURE_FILTER,
+                                         instead="window.lecture.book.save(path)")
+        return self.book.save(path) if path else False
+
+    def edit(self):
+        """Lecture ▸ Edit the lecture: the editor window (made once, kept)."""
+        from relulab.ui.lecture.editor import LectureEditor
+
+        if self.editor is None:
+            self.editor = LectureEditor(self)
+        self.editor.show()
+        self.editor.raise_()
+        self.editor.activateWindow()
+        return self.editor
+
+    # -- presenting ---------------------------------------------------------------
+    def present(self) -> bool:
+        """Lecture ▸ Present: the presenter view on (or, when on, off). A lecture starts
+        first if none runs: the one being built, else the built-in one."""
+        if self.presenting.active:
+            self.presenting.stop()
+            return True
+        if not self.running:
+            started = (self.start(Playlist(scenes=list(self.book.scenes), title=self.book.playlist.title))
+                       if self.book.scenes else self.start_builtin())
+            if not started:
+                return False
+        self.presenting.start()
+        self.update_key_filter()
+        return True
+
+    def export_handout(self, path, notes: bool = False, playlist: Playlist | None = None) -> bool:
+        """Lecture ▸ Export a handout without its dialog: ``playlist`` (by default the
+        lecture being built, else the one running) as a PDF, one page a scene."""
+        from relulab.ui.lecture.handout import write_handout
+
+        playlist = playlist or (self.book.playlist if self.book.scenes else self.playlist)
+        if playlist is None:
+            self.window.statusBar().showMessage("No lecture to export: add a view first.", 8000)
+            return False
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            write_handout(playlist, path, notes, progress=lambda i, n: self.window.statusBar()
+                          .showMessage(f"Drawing scene {i + 1} of {n} for the handout…"))
+        except SceneError as exc:
+            self.window.session.report_error("Could not export the handout", exc)
+            return False
+        except OSError as exc:
+            self.window.session.report_error("Could not export the handout",
+                                             SceneError("file", f"{path}: {exc.strerror or exc}"))
+            return False
+        finally:
+            QApplication.restoreOverrideCursor()
+        self.window.statusBar().showMessage(f"Wrote the handout {path}", 8000)
+        return True
+
+    def export_handout_dialog(self) -> bool:
+        start = str(Path(self.window._start_folder()) / "handout.pdf")
+        path, _ = dialogs.save_file_name(self.window, "Export the lecture as a PDF handout", start,
+                                         "PDF (*.pdf)", instead="window.lecture.export_handout(path)")
+        return self.export_handout(path) if path else False
+
     # -- keys --------------------------------------------------------------------
     STEP_KEYS: ClassVar[dict[Qt.Key, str]] = {
         Qt.Key.Key_Right: "next", Qt.Key.Key_Down: "next",
@@ -269,7 +376,7 @@ class LectureController(QObject):
 
     def update_key_filter(self) -> None:
         """Watch for arrow keys before the panels' shortcuts only while presenting."""
-        want = self.running and self.window.lecture_layout
+        want = self.running and (self.window.lecture_layout or self.presenting.active)
         app = QApplication.instance()
         if want and not self._filtering:
             app.installEventFilter(self)
@@ -278,6 +385,19 @@ class LectureController(QObject):
         self._filtering = want
 
     def eventFilter(self, obj, event) -> bool:
+        # B and a held P are the presenter's: in the window or the presenter view, while
+        # nothing is being typed
+        kind = event.type()
+        if (kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease, QEvent.Type.ShortcutOverride)
+                and self.running and self.presenting.is_tool_key(event)
+                and QApplication.activeWindow() in (self.window, self.presenting.view)
+                and not is_editing(QApplication.focusWidget())):
+            if kind == QEvent.Type.KeyPress:
+                self.presenting.handle_key(event)
+            elif kind == QEvent.Type.KeyRelease:
+                self.presenting.handle_key_release(event)
+            event.accept()
+            return True
         # A ShortcutOverride accepted here keeps panel shortcuts (training's Right = one
         # step, hinges' Left/Right = nudge) from taking the key; the key press then
         # travels up from the focused widget to the window, which steps the lecture.

@@ -1,0 +1,106 @@
+"""``relulab lecture export LECTURE -o OUT.pdf [--notes]``: a lecture's handout, offscreen.
+
+LECTURE is a playlist file, a folder holding ``playlist.json``, or ``builtin`` (the
+built-in lecture). The PDF has one page a scene: its title, its picture at print
+resolution and its caption (``--notes``: the presenter's notes too). Exit code 0 on
+success; 1 when the lecture or the output is wrong; 2 for bad arguments; the problem
+is one line on standard error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+
+class _Usage(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, not argparse's usage block
+        raise _Usage(message)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="relulab lecture", description="Work with lectures without the window.")
+    sub = p.add_subparsers(dest="action", required=True)
+    e = sub.add_parser("export", help="write a lecture's handout as a PDF")
+    e.add_argument("lecture", help="a playlist file, a folder with playlist.json, or 'builtin'")
+    e.add_argument("-o", "--output", required=True, help="the PDF to write")
+    e.add_argument("--notes", action="store_true", help="print the presenter's notes too")
+    e.add_argument("--theme", choices=["light", "dark", "high-contrast"], default="light",
+                   help="the pictures' colours (light: for paper)")
+    e.add_argument("--zoom", type=float, default=1.0, help="fonts, lines and handles (1.0)")
+    return p
+
+
+def _fail(code: int, message: str) -> int:
+    print(f"relulab lecture: {message}", file=sys.stderr)
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        args = parser().parse_args(argv)
+    except _Usage as exc:
+        return _fail(2, str(exc))
+    out = os.path.abspath(args.output)
+    if not out.lower().endswith(".pdf"):
+        return _fail(2, f"{args.output}: the output must end in .pdf")
+    if not os.path.isdir(os.path.dirname(out)):
+        return _fail(1, f"{args.output}: the folder {os.path.dirname(out)} does not exist")
+    if not (0.5 <= args.zoom <= 3.0):
+        return _fail(2, f"--zoom {args.zoom}: must be between 0.5 and 3")
+
+    from relulab.io.scenes import SceneError, builtin_lecture_path, read_lecture, read_playlist
+    from relulab.ui.panels import PANEL_NAMES
+
+    try:
+        if args.lecture == "builtin" and not os.path.exists(args.lecture):
+            playlist = read_playlist(builtin_lecture_path(), PANEL_NAMES)
+        else:
+            playlist = read_lecture(args.lecture, PANEL_NAMES)
+    except SceneError as exc:
+        return _fail(1, f"{args.lecture}: {exc}")
+
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"  # never needs a display
+    try:
+        return _export(args, playlist, out)
+    except SceneError as exc:
+        return _fail(1, f"{args.lecture}: {exc}")
+    except OSError as exc:
+        return _fail(1, f"{args.output}: {exc.strerror or exc}")
+    except Exception as exc:  # one line, whatever went wrong
+        return _fail(1, f"could not write the handout: {type(exc).__name__}: {exc}")
+
+
+def _export(args, playlist, out: str) -> int:
+    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+
+    from relulab.ui.application import ensure_application
+
+    def quiet(kind, context, message):  # Qt's chatter is not the one line we promise
+        if kind == QtMsgType.QtFatalMsg:
+            sys.stderr.write(message + "\n")
+
+    previous = qInstallMessageHandler(quiet)
+    try:
+        ensure_application()
+        from relulab.ui.lecture.handout import write_handout
+        from relulab.ui.theme import Theme, set_current_theme
+
+        theme = Theme(args.theme, args.zoom)
+        set_current_theme(theme)
+        theme.apply_to_application()
+        write_handout(playlist, out, args.notes)
+    finally:
+        qInstallMessageHandler(previous)
+    print(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
