@@ -58,6 +58,7 @@ from relulab.model.shallow.verify import (
     SANITY_POINTS,
     Verification,
     _magnitude,
+    active_magnitude,
     magnitude,
     rounding_bound,
 )
@@ -231,8 +232,9 @@ class Conversion:
             v.scale = _magnitude(self.deep, P)
             diff = np.abs(np.concatenate([dX, dR]) - np.concatenate([sX, sR]))
             if self.one_d is None:
-                # the proof's τ·M(x), and each evaluation's own rounding (within τ·M(x))
-                bound = 3 * relative_bound(self.deep) * magnitude(self.deep, P)
+                # the proof's τ·M(x) in x's own region, and each evaluation's own
+                # rounding (within τ·M(x)); M(x) at x's scale, not the largest anywhere
+                bound = 3 * relative_bound(self.deep) * active_magnitude(self.deep, P)
             else:
                 assert isinstance(shallow, MLP)  # 1-D: one finite hidden layer
                 bound = (rounding_bound(self.deep, shallow, P)
