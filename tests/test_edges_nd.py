@@ -15,6 +15,7 @@ and the independent region count of ``tests.model.exact_regions_reference``.
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 import numpy as np
@@ -127,3 +128,82 @@ def test_each_region_is_held_to_its_own_scale(seed, decade, pick):
     delta = 1e-6 * float(exact_magnitude(net, conv.regions[r].pattern))
     conv.shallow = shifted(conv.shallow, r, delta)
     assert not conv.verify().ok()
+
+
+# ---------------------------------------------------------------------------
+# zero biases in extreme units: witnesses are ordinary doubles in their regions
+# ---------------------------------------------------------------------------
+def _scaled(net: MLP, s: float, shift) -> MLP:
+    """net(s·x + shift) as a network of x: the same network in other input units."""
+    (W, b), *rest = net.layers
+    return MLP([(W * s, b + W @ np.asarray(shift, dtype=float)), *list(rest)])
+
+
+def _witnesses_hold(net: MLP, regions) -> list:
+    """The full-dimensional regions whose witness is not a double of the region
+    (checked in rationals)."""
+    bad = []
+    for r in regions:
+        if r.is_full_dimensional():
+            w = np.asarray(r.witness)
+            if not (np.all(np.isfinite(w)) and np.array_equal(exact_forward(net, w)[1], r.pattern)):
+                bad.append(r.pattern_text())
+    return bad
+
+
+def test_zero_biases_in_other_units_have_ordinary_witnesses():
+    """An integer 3-3-1 network with zero biases, in units x ↦ 1e-12·x + 1e10 (within
+    the README's "any units"): its lines meet at −1e22·(1, 1, 1), and a ray there made
+    of two that nearly cancel gave the witness [nan, nan, nan], so the conversion said
+    "values beyond double precision". Every witness is now a double in its region and
+    the conversion is proven, with no numpy warning."""
+    import warnings
+
+    base = MLP([(np.array([[0.0, 3, 3], [0, -2, -3], [-3, -1, 0]]), np.zeros(3)),
+                (np.array([[3.0, 3, -3]]), np.zeros(1))])
+    net = _scaled(base, 1e-12, np.full(3, 1e10))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        conv = convert(net)
+        v = conv.verify()
+    assert _witnesses_hold(net, conv.regions) == []
+    assert v.finite and v.ok(), v.proof.text()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1), st.sampled_from([1e-12, 1e-6, 1e6, 1e12]),
+       st.sampled_from([1e6, 1e10]), st.booleans(), st.integers(3, 4))
+def test_witnesses_in_extreme_units_are_doubles_of_their_regions(seed, s, t, same, n):
+    """Integer networks with zero biases (lines through one point), 3 or 4 inputs, in
+    units x ↦ s·x + t: every full-dimensional region's witness is a double that lies in
+    it (in rationals), and the conversion is proven."""
+    rng = np.random.default_rng(seed)
+    sizes = [n, 3, int(rng.integers(1, 3)), 1]
+    base = MLP([(rng.integers(-3, 4, (b, a)).astype(float), np.zeros(b))
+                for a, b in itertools.pairwise(sizes)])
+    shift = np.full(n, t) if same else t * np.array([1.0, -1.0, 1 / 3, 1 / 7][:n])
+    net = _scaled(base, s, shift)
+    conv = convert(net)
+    assert _witnesses_hold(net, conv.regions) == []
+    assert conv.verify().ok()
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1), st.sampled_from([1e-12, 1e-6, 1e6, 1e12]),
+       st.sampled_from([1e6, 1e10]))
+def test_two_inputs_witnesses_are_finite_and_counted(seed, s, t):
+    """With 2 inputs the lines of such networks cut slivers thinner than the spacing of
+    the doubles there (a triangle of side 1e-15 relative at 3e17 holds no double): every
+    witness is still finite, and the regions without a proven one are exactly those
+    counted as unproven."""
+    rng = np.random.default_rng(seed)
+    sizes = [2, int(rng.integers(2, 5)), int(rng.integers(1, 4)), 1]
+    base = MLP([(rng.integers(-3, 4, (b, a)).astype(float), np.zeros(b))
+                for a, b in itertools.pairwise(sizes)])
+    net = _scaled(base, s, t * np.array([1.0, 1 / 3]))
+    from relulab.model.regions.activation import linear_regions
+
+    stats: dict = {}
+    regions = linear_regions(net, stats=stats)
+    assert np.all(np.isfinite(regions.witness))
+    assert len(_witnesses_hold(net, regions)) == stats["unproven_witnesses"]
