@@ -392,7 +392,7 @@ def _match_and_tree(st: _Stored, shape: _Shape) -> None:
     _, _, fid = unique_rows(np.concatenate([shape.functional, rows]) + 0.0)
     sense = np.concatenate([shape.strict, senses]).astype(np.intp)
     key = fid * 2 + sense
-    detector = np.full(2 * (fid.max() + 1), -1, dtype=np.intp)
+    detector = np.full(2 * (fid.max(initial=-1) + 1), -1, dtype=np.intp)
     detector[key[:k][::-1]] = np.arange(k)[::-1]        # the first detector of each key
     path = detector[key[k:]]
     if np.any(path < 0):
@@ -479,7 +479,8 @@ def _compare(deep: MLP, regions, st: _Stored, shape: _Shape, tau: float,
     top = np.abs(Z[:, :n]).max(axis=1, initial=0.0)
     top = np.where(top > 0, top, 1.0)
     norm = top * np.linalg.norm(Z[:, :n] / top[:, None], axis=1)
-    lam = 1.0 / np.where(norm > 0, norm, 1.0)
+    with np.errstate(over="ignore"):   # a subnormal norm: refused just below
+        lam = 1.0 / np.where(norm > 0, norm, 1.0)
     if not np.all((lam > 0) & np.isfinite(lam)):
         raise NotProven("values beyond double range (a constraint's normal has no "
                         "normalisation in doubles)")
