@@ -25,6 +25,7 @@ biases) get their exact counts, and no linear program is solved.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar, overload
@@ -515,6 +516,7 @@ def _witnesses(net, W, pattern, full, arr, proven=None) -> np.ndarray:
     bad = np.flatnonzero(full & ~proven)
     flat = arr.flat if len(bad) else None
     redo = []
+    deadline = time.perf_counter() + witness.SEARCH_SECONDS
     for k in bad:
         # candidates made of vanished coordinates are NaN or ±inf: they fail the check
         with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
@@ -524,12 +526,14 @@ def _witnesses(net, W, pattern, full, arr, proven=None) -> np.ndarray:
                     W[k] = cand
                     break
             else:
-                if not witness.in_region(net, W[k], pattern[k]):
+                # past the deadline a cell stays unproven without a look
+                if time.perf_counter() >= deadline or not witness.in_region(net, W[k], pattern[k]):
                     redo.append(k)
     redo += np.flatnonzero(~full & ~np.isfinite(W).all(axis=1)).tolist()
     unproven = 0
     if redo:
-        found = witness.exact_witnesses(net, pattern, redo, full, arr)
+        found = (witness.exact_witnesses(net, pattern, redo, full, arr, deadline)
+                 if time.perf_counter() < deadline else {})
         for k in redo:
             x, ok = found.get(k, (W[k], False))
             W[k] = x
