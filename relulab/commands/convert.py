@@ -230,7 +230,8 @@ def _convert(args, out: _output.Output, reading: list[str], progress: Progress) 
     if args.report:
         print("\n".join(report_lines(conv, verification, seconds, rep)))
     # 1-D: within the scale-relative rounding bound (relulab.model.shallow.construction.ROUNDING);
-    # n-D: within 1e-9 of the size of the outputs' terms. Otherwise nothing is written.
+    # n-D: the region-by-region proof, each region held to its own magnitude.
+    # Otherwise nothing is written.
     layout = _written_layout(layout, args)
     fmt = out.predicted(layout)
     if not verification.ok():

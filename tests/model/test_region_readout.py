@@ -137,7 +137,7 @@ def test_compiled_witness_proofs_hold_in_floating_point(net, generic):
     pattern, proven = certified_patterns(net, regions.witness)
     full = regions.full
     good = proven.all(axis=1) & (pattern == regions.pattern).all(axis=1)
-    assert stats["unproven_witnesses"] == np.sum(full & ~good)
+    assert stats["unproven_witnesses"] <= np.sum(full & ~good)  # the rest proven exactly
     if generic:
         assert ok[full].all() and stats["unproven_witnesses"] == 0
 

@@ -62,20 +62,24 @@ from relulab.model.regions._kernels_shared import (
     _grow1,
     _grow2,
     _grow_cells,
+    _halves,
     _has_side,
+    _may_underflow,
     _next_maps,
     _off_child,
     _popcount,
     _stop,
+    _terms,
 )
 
 __all__ = [
     "COMPILED", "CONTEXTS", "EINC", "FINITE", "KERNELS", "LEXACT", "LTINY", "POLY", "PREPARED",
     "READ_MAPS", "READ_NOTHING", "READ_POLYGONS", "READ_REGIONS", "TINY", "VINC", "VTINY",
     "_add_bias", "_append_rows", "_box_polygons", "_certify", "_compile", "_corner", "_duplicate",
-    "_exact_sign", "_exact_sign_nd", "_filter", "_grow1", "_grow2", "_grow_cells", "_has_side",
-    "_new_vertex", "_next_maps", "_off_child", "_output_maps", "_piece", "_plane_pieces", "_popcount",
-    "_readout", "_scaled", "_split_layer", "_split_layer_nd", "_stop", "_stored_rows",
+    "_exact_sign", "_exact_sign_nd", "_filter", "_grow1", "_grow2", "_grow_cells", "_halves", "_has_side",
+    "_may_underflow", "_new_vertex", "_next_maps", "_off_child", "_output_maps", "_piece",
+    "_plane_pieces", "_popcount",
+    "_readout", "_scaled", "_split_layer", "_split_layer_nd", "_stop", "_stored_rows", "_terms",
     "compile_for_cache", "disk_cached", "prepare", "run2", "runnd",
 ]
 

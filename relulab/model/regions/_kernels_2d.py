@@ -5,8 +5,6 @@ every decision, and ``_kernels_shared`` for the filter's numbers and the flags).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from relulab.model.regions._kernels_readout import (
@@ -25,6 +23,7 @@ from relulab.model.regions._kernels_shared import (
     I2,
     LEXACT,
     LINF,
+    LOW,
     LTINY,
     POINT,
     POLY,
@@ -42,10 +41,13 @@ from relulab.model.regions._kernels_shared import (
     _grow1,
     _grow2,
     _grow_cells,
+    _halves,
     _has_side,
+    _may_underflow,
     _next_maps,
     _off_child,
     _stop,
+    _terms,
     b1,
     f8,
     i8,
@@ -80,28 +82,30 @@ def _new_vertex(V, VQ, VI, v, LX, LE, La, Lb, sg, b0, b1, b2, eb0, eb1, eb2):
     c2 = p - q
     f2 = (abs(a0) * eb1 + ea0 * (abs(b1) + eb1) + abs(a1) * eb0 + ea1 * (abs(b0) + eb0)
           + 3.0 * U * (abs(p) + abs(q)))
+    # a product of non-zero numbers may underflow to 0, and its bound with it: FLOOR
+    # before any scaling up
+    if f0 > 0.0 or _may_underflow(a1, ea1, b2, eb2) or _may_underflow(a2, ea2, b1, eb1):
+        f0 += FLOOR
+    if f1 > 0.0 or _may_underflow(a2, ea2, b0, eb0) or _may_underflow(a0, ea0, b2, eb2):
+        f1 += FLOOR
+    if f2 > 0.0 or _may_underflow(a0, ea0, b1, eb1) or _may_underflow(a1, ea1, b0, eb0):
+        f2 += FLOOR
     m = max(abs(c0), abs(c1), abs(c2))
     flags = FINITE if La != LINF else 0
     if m > 0.0:
         if not (2.0 ** -64 < m < 2.0 ** 64):
-            scale = math.ldexp(1.0, -math.frexp(m)[1])
-            c0 *= scale
-            c1 *= scale
-            c2 *= scale
-            f0 *= scale
-            f1 *= scale
-            f2 *= scale
+            s1, s2 = _halves(m)
+            # scaling down may underflow too
+            d0, d1, d2 = c0 * s1 * s2, c1 * s1 * s2, c2 * s1 * s2
+            f0 = f0 * s1 * s2 + (FLOOR if f0 > 0.0 or (c0 != 0.0 and abs(d0) < LOW) else 0.0)
+            f1 = f1 * s1 * s2 + (FLOOR if f1 > 0.0 or (c1 != 0.0 and abs(d1) < LOW) else 0.0)
+            f2 = f2 * s1 * s2 + (FLOOR if f2 > 0.0 or (c2 != 0.0 and abs(d2) < LOW) else 0.0)
+            c0, c1, c2 = d0, d1, d2
     else:
         flags |= VTINY  # the float product vanished: only exact arithmetic can say
     f0 *= SLACK
     f1 *= SLACK
     f2 *= SLACK
-    if f0 > 0.0:
-        f0 += FLOOR
-    if f1 > 0.0:
-        f1 += FLOOR
-    if f2 > 0.0:
-        f2 += FLOOR
     if (c0 != 0.0 and abs(c0) < TINY) or (c1 != 0.0 and abs(c1) < TINY) or \
             (c2 != 0.0 and abs(c2) < TINY):
         flags |= VTINY
@@ -154,13 +158,13 @@ def _scaled(x0, x1, x2, e0, e1, e2):
     (keeps products clear of overflow and underflow); flags TINY and EXACT."""
     big = max(abs(x0), abs(x1), abs(x2))
     if big > 0.0 and not (2.0 ** -64 < big < 2.0 ** 64):
-        scale = math.ldexp(1.0, -math.frexp(big)[1])
-        x0 *= scale
-        x1 *= scale
-        x2 *= scale
-        e0 = e0 * scale + FLOOR if e0 > 0.0 else 0.0
-        e1 = e1 * scale + FLOOR if e1 > 0.0 else 0.0
-        e2 = e2 * scale + FLOOR if e2 > 0.0 else 0.0
+        s1, s2 = _halves(big)
+        x0 = x0 * s1 * s2
+        x1 = x1 * s1 * s2
+        x2 = x2 * s1 * s2
+        e0 = e0 * s1 * s2 + FLOOR if e0 > 0.0 else 0.0
+        e1 = e1 * s1 * s2 + FLOOR if e1 > 0.0 else 0.0
+        e2 = e2 * s1 * s2 + FLOOR if e2 > 0.0 else 0.0
     flags = 0
     if e0 == 0.0 and e1 == 0.0 and e2 == 0.0:
         flags |= LEXACT
@@ -596,7 +600,7 @@ def run2(Wf, Wo, bf, bo, sizes, Wout, bout, LX0, LE0, LF0, LS0, nL, V0, VQ0, VI0
         Z = np.dot(W, A)
         gam = (m + 2) * U
         EZ = np.dot(np.abs(W), EA + gam * np.abs(A))
-        if not _add_bias(Z, EZ, b, gam, 3, R):
+        if not _add_bias(Z, EZ, _terms(W, A, EA), b, gam, 3, R):
             return (3, C, CP, CS, CR, Cs, Cn, PK, nP, K, nK, V, VQ, nv, LX, LF, LS, nL, A, LID,
                     KBs, _readout(READ_NOTHING, sizes, Wout, bout, ZL, V, K, PK, Cs, Cn, C,
                                   ZT, ET, ZO, CP, CS, CR))

@@ -15,8 +15,6 @@ unless a neuron on in the cell vanishes on all of it, or it lies at infinity.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from relulab.model.regions._kernels_shared import (
@@ -26,6 +24,7 @@ from relulab.model.regions._kernels_shared import (
     FLOOR,
     I1,
     I2,
+    LOW,
     SLACK,
     STOP_WORK,
     TINY,
@@ -38,11 +37,14 @@ from relulab.model.regions._kernels_shared import (
     _grow1,
     _grow2,
     _grow_cells,
+    _halves,
     _has_side,
+    _may_underflow,
     _next_maps,
     _off_child,
     _popcount,
     _stop,
+    _terms,
     b1,
     i8,
     njit,
@@ -115,14 +117,14 @@ def _split_layer_nd(st, l, nl, R, g0, KB, d, N, C, nP, nK, nv, Z, EZ,
             big = 0.0
             for t in range(d):
                 big = max(big, abs(Z[i, d * r + t]))
-            scale = 1.0
+            s1 = s2 = 1.0
             if big > 0.0 and not (2.0 ** -64 < big < 2.0 ** 64):
-                scale = math.ldexp(1.0, -math.frexp(big)[1])
+                s1, s2 = _halves(big)
             ltiny = exact_only
             for t in range(d):
-                a = Z[i, d * r + t] * scale
+                a = Z[i, d * r + t] * s1 * s2
                 tmp[0, t] = a
-                e = EZ[i, d * r + t] * scale
+                e = EZ[i, d * r + t] * s1 * s2
                 tmp[1, t] = e + FLOOR if e > 0.0 else 0.0
                 if a != 0.0 and abs(a) < TINY:
                     ltiny = True
@@ -294,6 +296,11 @@ def _split_layer_nd(st, l, nl, R, g0, KB, d, N, C, nP, nK, nv, Z, EZ,
                                 e = (abs(zp) * XE[vq, u] + bp * (abs(X[vq, u]) + XE[vq, u])
                                      + abs(zq) * XE[vp, u] + bq * (abs(X[vp, u]) + XE[vp, u])
                                      + 3.0 * U * (abs(zp * X[vq, u]) + abs(zq * X[vp, u])))
+                                # a product of non-zero numbers may underflow to 0, and
+                                # its bound with it: FLOOR before any scaling up
+                                if e > 0.0 or _may_underflow(zp, bp, X[vq, u], XE[vq, u]) \
+                                        or _may_underflow(zq, bq, X[vp, u], XE[vp, u]):
+                                    e += FLOOR
                                 X[nv, u] = x
                                 XE[nv, u] = e * SLACK
                                 big = max(big, abs(x))
@@ -301,15 +308,17 @@ def _split_layer_nd(st, l, nl, R, g0, KB, d, N, C, nP, nK, nv, Z, EZ,
                             if (RQ[vp, 2] & FINITE) or (RQ[vq, 2] & FINITE):
                                 fl |= FINITE
                             if big > 0.0 and not (2.0 ** -64 < big < 2.0 ** 64):
-                                sc = math.ldexp(1.0, -math.frexp(big)[1])
+                                s1, s2 = _halves(big)
                                 for u in range(d):
-                                    X[nv, u] *= sc
-                                    XE[nv, u] *= sc
+                                    x = X[nv, u]
+                                    X[nv, u] = x * s1 * s2
+                                    XE[nv, u] = XE[nv, u] * s1 * s2
+                                    # scaling down may underflow too
+                                    if XE[nv, u] > 0.0 or (x != 0.0 and abs(X[nv, u]) < LOW):
+                                        XE[nv, u] += FLOOR
                             elif big == 0.0:
                                 fl |= VTINY
                             for u in range(d):
-                                if XE[nv, u] > 0.0:
-                                    XE[nv, u] += FLOOR
                                 if X[nv, u] != 0.0 and abs(X[nv, u]) < TINY:
                                     fl |= VTINY
                             RQ[nv, 0] = -1
@@ -418,7 +427,7 @@ def runnd(Wf, Wo, bf, bo, sizes, d, KR, KT, PK, PO, nP, nK, X, XE, RQ, nv, PW,
         Z = np.dot(W, A)
         gam = (m + 2) * U
         EZ = np.dot(np.abs(W), EA + gam * np.abs(A))
-        if not _add_bias(Z, EZ, b, gam, d, R):
+        if not _add_bias(Z, EZ, _terms(W, A, EA), b, gam, d, R):
             return 3, C, CP, CS, CR, CL, Cs, Cn, PK, PO, nP, KR, KT, nK, X, nv, A
         st = np.zeros(16, np.int64)
         while True:

@@ -206,10 +206,12 @@ def _plane_pieces(V, K, PK, Cs, Cn, C):
                     tx += x / w
                     ty += y / w
                     finite += 1
-                else:
+                elif x != 0.0 or y != 0.0:
                     s = size / max(abs(x), abs(y))
                     tx += x * s
                     ty += y * s
+                # else a vertex whose float coordinates all vanished (products below
+                # the doubles): no position here; the witness is then made exactly
             sx += tx / m
             sy += ty / m
             sw += finite / m

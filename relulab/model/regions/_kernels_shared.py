@@ -19,6 +19,7 @@ Every function here and in ``_kernels_2d`` and ``_kernels_nd`` is declared with
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -46,6 +47,7 @@ U = 2.0 ** -53            # unit roundoff
 SLACK = 1.0 + 2.0 ** -40  # covers the rounding of the bound's own computation
 FLOOR = 1e-300            # covers underflow in a bound (each underflow costs < 1e-323)
 TINY = 1e-140             # entries smaller than this (but non-zero) go to exact arithmetic
+LOW = 2.0 ** -960         # products below this may underflow (lose more than u relatively)
 
 # corner flags: the vertex belongs to the cell; the edge to the next corner does
 VINC = 1
@@ -106,6 +108,23 @@ def _filter(a0, a1, a2, ea0, ea1, ea2, x0, x1, x2, e0, e1, e2):
     if bound == 0.0:
         return 0
     return 2
+
+
+@njit((f8,))
+def _halves(big):
+    """Two powers of two whose product scales ``big`` (> 0) into [½, 1), each within
+    the doubles' range on its own: a subnormal needs up to 2^1074, beyond the largest
+    double, so the scaling is done in two exact steps, x·s₁·s₂."""
+    k = -math.frexp(big)[1]
+    return math.ldexp(1.0, k // 2), math.ldexp(1.0, k - k // 2)
+
+
+@njit((f8, f8, f8, f8))
+def _may_underflow(a, ea, b, eb):
+    """The exact product of a (within ea) and b (within eb) may be non-zero and below
+    the normal doubles, where its rounding can lose more than the relative bound says
+    (down to 0, and the bound computed from it with it)."""
+    return (a != 0.0 or ea > 0.0) and (b != 0.0 or eb > 0.0) and (abs(a) + ea) * (abs(b) + eb) < LOW
 
 
 @njit((u8,))
@@ -203,11 +222,14 @@ def _has_side(sgn, t, m, on):
     return found
 
 
-@njit((F2, F2, F1, f8, i8, i8))
-def _add_bias(Z, EZ, b, gam, d, R):
+@njit((F2, F2, F2, F1, f8, i8, i8))
+def _add_bias(Z, EZ, NZ, b, gam, d, R):
     """Finish every root's maps Z (n, d·R) = W A + b and their bounds: the bias on each
     root's last column, one rounding more, and the slack of the bound's own rounding.
-    False when a map overflows."""
+    NZ counts each entry's terms that are not zero in exact arithmetic (a weight and a
+    map entry or its bound both non-zero): such an entry gets FLOOR for what underflow
+    can lose even when every computed product, and so its bound, came out 0 (products
+    of subnormal weights). False when a map overflows."""
     for r in range(R):
         for j in range(Z.shape[0]):
             Z[j, d * r + d - 1] += b[j]
@@ -216,8 +238,17 @@ def _add_bias(Z, EZ, b, gam, d, R):
                 if not (abs(Z[j, d * r + t]) < np.inf):
                     return False
                 e = EZ[j, d * r + t] * (1.0 + 1e-10)
-                EZ[j, d * r + t] = e + FLOOR if e > 0.0 else 0.0
+                if e > 0.0 or NZ[j, d * r + t] > 0.0 or (t == d - 1 and b[j] != 0.0):
+                    e += FLOOR
+                EZ[j, d * r + t] = e
     return True
+
+
+@njit((F2, F2, F2))
+def _terms(W, A, EA):
+    """How many terms of each entry of W A are not zero in exact arithmetic: a non-zero
+    weight times a map entry that is non-zero or not known exactly."""
+    return np.dot((W != 0.0).astype(np.float64), ((A != 0.0) | (EA > 0.0)).astype(np.float64))
 
 
 @njit((U2, U2, I2, I1, I1, i8))

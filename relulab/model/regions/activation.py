@@ -25,6 +25,7 @@ biases) get their exact counts, and no linear program is solved.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar, overload
@@ -34,7 +35,7 @@ import numpy as np
 from relulab.model.core.cancel import Cancelled
 from relulab.model.core.rows import unique_rows
 from relulab.model.networks.mlp import MLP
-from relulab.model.regions import arrangement
+from relulab.model.regions import arrangement, witness
 from relulab.model.regions.arrangement import RegionLimit as RegionLimit  # callers catch it from here
 
 #: The name the region code's callers know; the same exception as every model loop's.
@@ -434,7 +435,8 @@ def _regions(net: MLP, arr, should_stop) -> Regions:
     else:
         Zs, A, c = _layer_maps(net, pattern)
         rows, on, row_start = _stored_rows(Zs, pattern, arr.stored, net.n_in)
-        X = _cell_points(arr.flat, len(arr), net.n_in)
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            X = _cell_points(arr.flat, len(arr), net.n_in)   # checked below
     if should_stop is not None and should_stop():
         raise EnumerationStopped("building regions")
     witness = _witnesses(net, X, pattern, full, arr, proven)
@@ -501,22 +503,41 @@ def _cell_points(flat, C: int, n: int) -> np.ndarray:
 def _witnesses(net, W, pattern, full, arr, proven=None) -> np.ndarray:
     """The cells' points W as witnesses: proven to have the cell's pattern for
     full-dimensional cells (``proven``: already checked so, by the compiled pass);
-    other candidates are tried when the first is too close to a boundary to prove,
-    and the number of cells left without one goes to ``arr.stats``."""
+    other candidates are tried when the first is too close to a boundary to prove in
+    floating point, then the candidate is checked in rationals, and where that fails
+    too (a point made of rays that cancel, or of subnormal products) the cell's point
+    is made again from exact rays (:mod:`.witness`). Lower-dimensional cells whose
+    point is not finite get the exact one too. The number of full cells left without
+    a proven double goes to ``arr.stats``."""
     if proven is None:
-        pat, bits = certified_patterns(net, W)
+        with np.errstate(invalid="ignore", over="ignore"):
+            pat, bits = certified_patterns(net, W)
         proven = bits.all(axis=1) & (pat == pattern).all(axis=1)
     bad = np.flatnonzero(full & ~proven)
-    unproven = 0
     flat = arr.flat if len(bad) else None
+    redo = []
+    deadline = time.perf_counter() + witness.SEARCH_SECONDS
     for k in bad:
-        for cand in _candidates(flat, k):
-            p, ok = certified_patterns(net, cand[None])
-            if ok.all() and np.array_equal(p[0], pattern[k]):
-                W[k] = cand
-                break
-        else:
-            unproven += 1
+        # candidates made of vanished coordinates are NaN or ±inf: they fail the check
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            for cand in _candidates(flat, k):
+                p, ok = certified_patterns(net, cand[None])
+                if ok.all() and np.array_equal(p[0], pattern[k]):
+                    W[k] = cand
+                    break
+            else:
+                # past the deadline a cell stays unproven without a look
+                if time.perf_counter() >= deadline or not witness.in_region(net, W[k], pattern[k]):
+                    redo.append(k)
+    redo += np.flatnonzero(~full & ~np.isfinite(W).all(axis=1)).tolist()
+    unproven = 0
+    if redo:
+        found = (witness.exact_witnesses(net, pattern, redo, full, arr, deadline)
+                 if time.perf_counter() < deadline else {})
+        for k in redo:
+            x, ok = found.get(k, (W[k], False))
+            W[k] = x
+            unproven += bool(full[k] and not ok)
     arr.stats["unproven_witnesses"] = unproven
     return W
 

@@ -185,6 +185,7 @@ class _Run:
     def exact_sign(self, v, sg, s1, s2, s) -> int:
         p = self.vertex_cache.get(v)
         if p is None:
+            sg = int(sg)   # a Python int: numpy's would overflow on the products
             a, b = self.line(s1), self.line(s2)
             p = (sg * (a[1] * b[2] - a[2] * b[1]), sg * (a[2] * b[0] - a[0] * b[2]),
                  sg * (a[0] * b[1] - a[1] * b[0]))
@@ -702,10 +703,11 @@ class ArrangementND(_Cells):
     rays (x, w), w = 0 at infinity)."""
 
     def __init__(self, out, n_in, sizes, stats):
-        (_status, C, CP, CS, _CR, CL, Cs, Cn, PK, _PO, _nP, KR, _KT, _nK, X, _nv, _A) = out
+        (_status, C, CP, CS, _CR, CL, Cs, Cn, PK, PO, _nP, KR, KT, _nK, X, _nv, _A) = out
         super().__init__(C, CP, CS, Cs, Cn, PK, sizes, stats)
         self.n_in = n_in
         self._CL, self._KR, self._X = CL[:C], KR, X
+        self._KT, self._PO = KT, PO   # corners' tight sets, pieces' starting cones
 
     @cached_property
     def full(self) -> np.ndarray:

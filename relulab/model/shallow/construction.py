@@ -58,6 +58,7 @@ from relulab.model.shallow.verify import (
     SANITY_POINTS,
     Verification,
     _magnitude,
+    active_magnitude,
     magnitude,
     rounding_bound,
 )
@@ -164,8 +165,9 @@ class Conversion:
         if self.one_d is not None:
             t = self.one_d.kinks
             return max(1.0, float(np.abs(t).max()) if len(t) else 1.0)
-        W = np.array([r.witness for r in self.regions])
-        return max(1.0, float(np.abs(W).max()) if W.size else 1.0)
+        W = np.abs(np.array([r.witness for r in self.regions]))
+        W = W[np.isfinite(W)]   # a region beyond the doubles has no double witness
+        return max(1.0, float(W.max()) if W.size else 1.0)
 
     def _span_1d(self):
         """(centre, reach) of the kinks: in the network's own units."""
@@ -220,7 +222,8 @@ class Conversion:
                 centre, reach = self._span_1d()
                 R = rng.normal(centre, 2.0 * reach, (n_random, 1))
             else:
-                R = rng.normal(0.0, 2.0 * self.scale(), (n_random, self.n_in))
+                # finite points: 2·scale may pass the doubles' range
+                R = rng.normal(0.0, min(2.0 * self.scale(), 1e300), (n_random, self.n_in))
             dR, sR = d(R), s(R)
             rand = float(np.abs(dR - sR).max()) if n_random else 0.0
         finite = bool(np.all(np.isfinite(dX)) and np.all(np.isfinite(sX))
@@ -231,8 +234,9 @@ class Conversion:
             v.scale = _magnitude(self.deep, P)
             diff = np.abs(np.concatenate([dX, dR]) - np.concatenate([sX, sR]))
             if self.one_d is None:
-                # the proof's τ·M(x), and each evaluation's own rounding (within τ·M(x))
-                bound = 3 * relative_bound(self.deep) * magnitude(self.deep, P)
+                # the proof's τ·M(x) in x's own region, and each evaluation's own
+                # rounding (within τ·M(x)); M(x) at x's scale, not the largest anywhere
+                bound = 3 * relative_bound(self.deep) * active_magnitude(self.deep, P)
             else:
                 assert isinstance(shallow, MLP)  # 1-D: one finite hidden layer
                 bound = (rounding_bound(self.deep, shallow, P)

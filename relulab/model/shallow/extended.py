@@ -403,6 +403,10 @@ def shallow_from_regions(regions: Sequence[Region]) -> ExtendedNetwork:
     m, n = regions[0].A.shape
     p = len(regions)
     G, g, strict, members = region_constraints(regions)
+    if not (np.all(np.isfinite(G)) and np.all(np.isfinite(g))):
+        raise ValueError("a region's boundary lies beyond the range of doubles (its normalised "
+                         "row overflows: weights near the subnormals or past 1e154), so no "
+                         "shallow network with double weights can hold it")
     k = len(g)
     I = np.eye(n)
 

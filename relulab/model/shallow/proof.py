@@ -13,17 +13,22 @@ checked:
    functional, bit for bit, so the Q_r partition Rⁿ whatever the rounding of the
    functionals (every x lies in exactly one);
 3. each stored constraint is within τ of the neuron's exact pre-activation on P_r:
-   |n̂ − λ z| ≤ τ λ M_g for some λ > 0, M_g the neuron's magnitude row (its weights and
-   biases in absolute value), τ = ROUNDING·(L + 2)·(n + 2)·u;
-4. each shallow map is within τ of the exact deep one: |Â_r − A_r| ≤ τ M_A,
-   |ĉ_r − c_r| ≤ τ M_c, with M(x) = M_A |x| + M_c the network's magnitude.
+   |n̂ − λ z| ≤ τ λ M_g,r for some λ > 0, τ = ROUNDING·(L + 2)·(n + 2)·u;
+4. each shallow map is within τ of the exact deep one: |Â_r − A_r| ≤ τ M_A,r,
+   |ĉ_r − c_r| ≤ τ M_c,r.
+
+Every magnitude is the region's own (:func:`magnitude_rows`): the network with |W|,
+|b| along r's pattern, a neuron off in r passing nothing, as rows on (|x|, 1); M_r(x)
+= M_A,r |x| + M_c,r, and M_g,r(x) for neuron g. These bound the terms summed when the
+network is evaluated in r, so a line far away (a bias of 1e20 on a neuron off in r)
+does not loosen r's tolerance.
 
 From 2 and 3, where x's regions differ (x ∈ P_s ∩ Q_r, r ≠ s) the paths of r and s in
 the tree part at a split whose stored functional and s's exact neuron disagree in sign
-at x, so that neuron's pre-activation is within τ·M_g(x) of zero. Hence, at every x
+at x, so that neuron's pre-activation is within τ·M_g,s(x) of zero. Hence, at every x
 where no neuron is that close to switching, x ∈ P_r ∩ Q_r and by 4
 
-    |shallow(x) − deep(x)| ≤ τ·M(x).
+    |shallow(x) − deep(x)| ≤ τ·M_r(x).
 
 Nearer a switching surface the ±∞ rows follow the rounded boundary, and the shallow
 network may take a neighbouring region's map: no double-valued construction can put
@@ -65,8 +70,9 @@ class NotProven(Exception):
 class RegionProof:
     """The outcome of :func:`prove`.
 
-    ``proven``: deep and shallow agree within ``tau``·M(x) wherever no neuron's
-    pre-activation is within ``tau``·M_g(x) of zero (see the module docstring);
+    ``proven``: deep and shallow agree within ``tau``·M_r(x) wherever no neuron's
+    pre-activation is within ``tau``·M_g,r(x) of zero, r the region of x (see the
+    module docstring);
     ``reason`` says why not otherwise. ``map_ratio`` and ``row_ratio``: the largest
     certified |difference| / allowed of the maps and of the constraint rows (≤ 1 when
     proven). ``exact_regions``: regions whose check was made in rationals; ``exact``:
@@ -129,7 +135,11 @@ def _affine(W, b, H, EH):
     size = np.matmul(aW, np.abs(H))
     size[..., n] += np.abs(b)
     E = np.matmul(aW, EH) + gamma(k + 1) * size
-    E = E * (1 + 1e-10) + (k + 2) * TINY * (size > 0)
+    # every non-zero term may lose up to TINY to underflow, even where the computed
+    # size underflowed to zero
+    terms = np.matmul((W != 0).astype(float), ((H != 0) | (EH > 0)).astype(float))
+    terms[..., n] += b != 0
+    E = E * (1 + 1e-10) + (k + 2) * TINY * (terms > 0)
     return Z, E
 
 
@@ -162,20 +172,43 @@ def _certified_maps(net: MLP, pattern: np.ndarray):
     return rows, rows_E, out[parent], Eout[parent]
 
 
-def magnitude_rows(net: MLP) -> tuple[np.ndarray, np.ndarray]:
-    """(hidden (N, n + 1), output (m, n + 1)): every neuron's and output's magnitude as
-    rows on (|x|, 1): the network with |W|, |b| and no activation (an upper bound on
-    the terms summed along any pattern), rounded up."""
-    n = net.n_in
-    H = np.eye(n, n + 1)
+def magnitude_rows(net: MLP, pattern: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every region's own magnitudes as rows on (|x|, 1): (hidden (C, N, n + 1), output
+    (C, m, n + 1)). Along region r's pattern the network is evaluated with |W|, |b|,
+    and a neuron off in r passes nothing on (its ReLU gives exactly 0 there), so these
+    bound the terms summed when the network is evaluated in r, at r's own scale: a
+    neuron whose line is far away, off in r, does not widen r's tolerance. Rounded up;
+    regions with one pattern before a layer share that layer's computation."""
+    hidden, (W_out, b_out) = net.layers[:-1], net.layers[-1]
+    C, n = len(pattern), net.n_in
+    H = np.eye(n, n + 1)[None]
+    parent = np.zeros(C, dtype=np.intp)
     rows = []
-    for W, b in net.layers:
-        H = np.abs(W) @ H
-        H[:, n] += np.abs(b)
-        H = H * (1 + gamma(W.shape[1] + 1))
-        rows.append(H)
-    hidden = np.concatenate(rows[:-1]) if len(rows) > 1 else np.zeros((0, n + 1))
-    return hidden, rows[-1]
+    g0 = 0
+    for W, b in hidden:
+        G = _magnitude_step(W, b, H)
+        rows.append(G[parent])
+        nl = W.shape[0]
+        bits = pattern[:, g0:g0 + nl]
+        uniq, first, parent = unique_rows(np.column_stack([parent, bits]).astype(np.int64))
+        H = bits[first][:, :, None] * G[uniq[:, 0]]
+        g0 += nl
+    out = _magnitude_step(W_out, b_out, H)[parent]
+    hid = np.concatenate(rows, axis=1) if rows else np.zeros((C, 0, n + 1))
+    return hid, out
+
+
+def _magnitude_step(W, b, H):
+    """|W| H + |b| on the last column, rounded up (H ≥ 0): the relative rounding, and
+    for every entry with a non-zero term what gradual underflow can lose (a product
+    below the doubles' range rounds to zero, so the computed sum may be 0 when the
+    exact one is not)."""
+    n, k = H.shape[-1] - 1, W.shape[1]
+    G = np.matmul(np.abs(W), H)
+    G[..., n] += np.abs(b)
+    terms = np.matmul((W != 0).astype(float), (H > 0).astype(float))
+    terms[..., n] += b != 0
+    return G * (1 + gamma(k + 1)) + (k + 2) * TINY * (terms > 0)
 
 
 class _Exact:
@@ -359,7 +392,7 @@ def _match_and_tree(st: _Stored, shape: _Shape) -> None:
     _, _, fid = unique_rows(np.concatenate([shape.functional, rows]) + 0.0)
     sense = np.concatenate([shape.strict, senses]).astype(np.intp)
     key = fid * 2 + sense
-    detector = np.full(2 * (fid.max() + 1), -1, dtype=np.intp)
+    detector = np.full(2 * (fid.max(initial=-1) + 1), -1, dtype=np.intp)
     detector[key[:k][::-1]] = np.arange(k)[::-1]        # the first detector of each key
     path = detector[key[k:]]
     if np.any(path < 0):
@@ -431,7 +464,7 @@ def _compare(deep: MLP, regions, st: _Stored, shape: _Shape, tau: float,
     n = deep.n_in
     pattern = st.pattern
     with np.errstate(over="ignore", invalid="ignore"):
-        mag_rows, mag_out = magnitude_rows(deep)
+        mag_rows, mag_out = magnitude_rows(deep, pattern)
         rows, rows_E, maps, maps_E = _certified_maps(deep, pattern)
     if not (np.all(np.isfinite(mag_rows)) and np.all(np.isfinite(mag_out))
             and np.all(np.isfinite(rows_E)) and np.all(np.isfinite(maps_E))):
@@ -441,12 +474,13 @@ def _compare(deep: MLP, regions, st: _Stored, shape: _Shape, tau: float,
     owner, neuron, stored, senses = st.owner, st.neuron, st.rows, st.on
     if len(owner) and not np.array_equal(pattern[owner, neuron], senses):
         raise NotProven("a stored constraint's sense is not its neuron's state in the region")
-    Z, EZ, G = rows[owner, neuron], rows_E[owner, neuron], mag_rows[neuron]
+    Z, EZ, G = rows[owner, neuron], rows_E[owner, neuron], mag_rows[owner, neuron]
     # λ > 0 is any scale; 1/‖z‖ as the construction's, computed without overflow
     top = np.abs(Z[:, :n]).max(axis=1, initial=0.0)
     top = np.where(top > 0, top, 1.0)
     norm = top * np.linalg.norm(Z[:, :n] / top[:, None], axis=1)
-    lam = 1.0 / np.where(norm > 0, norm, 1.0)
+    with np.errstate(over="ignore"):   # a subnormal norm: refused just below
+        lam = 1.0 / np.where(norm > 0, norm, 1.0)
     if not np.all((lam > 0) & np.isfinite(lam)):
         raise NotProven("values beyond double range (a constraint's normal has no "
                         "normalisation in doubles)")
@@ -456,7 +490,7 @@ def _compare(deep: MLP, regions, st: _Stored, shape: _Shape, tau: float,
         row_tol = tau * lam[:, None] * G * (1 - 8 * U)
         # 4: the maps
         map_err = (np.abs(shape.maps - maps) + maps_E) * (1 + 4 * U)
-        map_tol = tau * mag_out[None] * (1 - 4 * U)
+        map_tol = tau * mag_out * (1 - 4 * U)
     row_ok = np.all(row_err <= row_tol, axis=1)
     map_ok = np.all(map_err <= map_tol, axis=(1, 2))
     region_ok = map_ok.copy()
@@ -476,7 +510,8 @@ def _compare(deep: MLP, regions, st: _Stored, shape: _Shape, tau: float,
             check(should_stop, "proving in rationals")
             a, b = starts[r], starts[r + 1]
             same, region_map[r], region_row[r] = _exact_region(
-                ex, regions[r], shape.maps[r], stored[a:b], lam[a:b], tau, mag_rows, mag_out)
+                ex, regions[r], shape.maps[r], stored[a:b], lam[a:b], tau, mag_rows[r],
+                mag_out[r])
             exact = exact and same
     return RegionProof(True, "", len(regions), len(owner), tau, float(region_map.max()),
                        float(region_row.max()), len(todo), bool(exact))

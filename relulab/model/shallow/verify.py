@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from relulab.model.networks.exact import gamma
 from relulab.model.networks.mlp import MLP
 
 if TYPE_CHECKING:
@@ -42,6 +43,26 @@ def rounding_bound(deep: MLP, shallow: MLP, X: np.ndarray) -> np.ndarray:
     return ROUNDING * (L + 2) * (n + 2) * 2.0 ** -53 * (magnitude(deep, X) + magnitude(shallow, X))
 
 
+def active_magnitude(net: MLP, X: np.ndarray) -> np.ndarray:
+    """M(x) at each point's own scale, per output: :func:`magnitude`, but a neuron that
+    floating point proves off at x (its pre-activation below minus a rigorous bound on
+    its error) passes nothing on, since its ReLU is exactly 0 in doubles and in exact
+    arithmetic. A neuron whose line is far away does not widen the bound near the
+    origin; a neuron that may be on counts in full."""
+    h = np.asarray(X, dtype=float).reshape(len(X), -1)
+    M, E = np.abs(h), np.zeros_like(h)
+    for W, b in net.layers[:-1]:
+        aW = np.abs(W)
+        z = h @ W.T + b
+        Mz = M @ aW.T + np.abs(b)
+        Ez = (((np.abs(h) @ aW.T + np.abs(b)) * gamma(W.shape[1] + 2) + E @ aW.T) * (1 + 1e-10)
+              + (W.shape[1] + 2) * 2.0 ** -1074)
+        off = z < -Ez
+        M, E, h = np.where(off, 0.0, Mz), np.where(off, 0.0, Ez), np.maximum(z, 0.0)
+    W, b = net.layers[-1]
+    return M @ np.abs(W).T + np.abs(b)
+
+
 #: Random points of the sanity check beside the proof (n-D) or the kinks (1-D).
 SANITY_POINTS = 256
 
@@ -55,16 +76,12 @@ class Verification:
     end_slopes_agree: bool | None = None  # 1-D only
     max_error_at_kinks: float | None = None  # 1-D only, exactly at the kinks
     # largest |deep − shallow| / bound at the points: 1-D, the rounding bound (ROUNDING);
-    # n-D, 3τ·M(x) (the proof's τ·M(x) and the rounding of both evaluations)
+    # n-D, 3τ·M(x) with M at x's own scale (:func:`active_magnitude`: the proof's τ·M(x)
+    # in x's region and the rounding of both evaluations)
     max_rounding_ratio: float | None = None
     finite: bool = True
     scale: float = 1.0   # size of what the outputs are summed from, at the points checked
     proof: RegionProof | None = None  # n-D: the region-by-region proof
-
-    def tolerance(self, rel: float = 1e-9) -> float:
-        """``rel`` times the size of the summed terms (rounding grows with them, so a
-        network in other units verifies the same)."""
-        return rel * max(1.0, self.scale)
 
     def ok(self) -> bool:
         """n-D: the region-by-region proof holds and the sanity points agree within
