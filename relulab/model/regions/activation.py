@@ -515,9 +515,9 @@ def _witnesses(net, W, pattern, full, arr, proven=None) -> np.ndarray:
         proven = bits.all(axis=1) & (pat == pattern).all(axis=1)
     bad = np.flatnonzero(full & ~proven)
     flat = arr.flat if len(bad) else None
-    redo = []
+    redo: list[int] = []
     deadline = time.perf_counter() + witness.SEARCH_SECONDS
-    for k in bad:
+    for k in bad.tolist():
         # candidates made of vanished coordinates are NaN or ±inf: they fail the check
         with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
             for cand in _candidates(flat, k):

@@ -105,7 +105,8 @@ class _Rays:
         its tight constraints do not fix one."""
         words = self.arr._KT[corner]
         tight = sum(int(w) << (64 * i) for i, w in enumerate(words))
-        rows, others = [], []
+        rows: list[tuple[list[int], int]] = []
+        others: list[tuple[list[int], int]] = []
         for bit in range(self.N + self.n + 1):
             (rows if tight >> bit & 1 else others).append(self._constraint(bit, pat, origin))
         try:
@@ -125,8 +126,9 @@ class _Rays:
         pieces = []
         for q in range(arr._Cs[k], arr._Cs[k] + arr._Cn[k]):
             k0, m = (int(v) for v in arr._PK[q])
-            rays = [self.ray(c, pat, int(arr._PO[q])) for c in range(k0, k0 + m)]
-            if any(y is None for y in rays):
+            got = [self.ray(c, pat, int(arr._PO[q])) for c in range(k0, k0 + m)]
+            rays = [y for y in got if y is not None]
+            if len(rays) < len(got):
                 continue
             finite = [[Fraction(v, y[n]) for v in y[:n]] for y in rays if y[n] != 0]
             dirs = [y[:n] for y in rays if y[n] == 0]
