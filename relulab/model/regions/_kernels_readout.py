@@ -153,8 +153,12 @@ def _box_polygons(V, K, PK, Cs, C):
         k0 = PK[Cs[c], 0]
         for j in range(PK[Cs[c], 1]):
             v = K[k0 + j, 0]
-            PV[t, 0] = V[v, 0] / V[v, 2]
-            PV[t, 1] = V[v, 1] / V[v, 2]
+            if V[v, 2] != 0.0:
+                PV[t, 0] = V[v, 0] / V[v, 2]
+                PV[t, 1] = V[v, 1] / V[v, 2]
+            else:  # w vanished in floats: the exact corner is filled in afterwards
+                PV[t, 0] = np.nan
+                PV[t, 1] = np.nan
             t += 1
     return PV, PS
 

@@ -65,6 +65,7 @@ from relulab.model.core.cancel import Cancelled
 from relulab.model.networks.exact import as_scaled_integers
 from relulab.model.networks.mlp import MLP
 from relulab.model.regions import _arrangement_kernels as kern
+from relulab.model.regions.vertices import fix_box_corners
 
 _ids = itertools.count(1)
 _id_lock = threading.Lock()
@@ -614,6 +615,8 @@ def _run_2d(net, box, lower, should_stop, max_regions, max_seconds, exact_only=F
                         *start,
                         max(1, -(-N // 64)), bool(lower), bool(exact_only), int(read),
                         run.id, check, max_cells, counters)
+        if read == kern.READ_POLYGONS and out[0] == 0:
+            fix_box_corners(out, run.exact, base)
     finally:
         run.close()
     _check_status(out[0], out[1], max_cells, max_seconds)
