@@ -8,7 +8,7 @@ Everything the panels show is computed here, so it can be used from a notebook::
 
 The submodules hold more (``relulab.model.fitting.hinges``, ``.training``, ``.piecewise``,
 ``.folding``, ``.regions``, ``.shallow``, ``.datasets``, ``.classify``,
-``.collapse``, ``.depth``); the names below are the ones most used. They are
+``.collapse``, ``.depth``, ``.questions``); the names below are the ones most used. They are
 imported on first use (PEP 562), so importing one submodule does not import them
 all, nor scipy: the window opens faster.
 """
@@ -35,6 +35,7 @@ _WHERE = {
     "shallow.extended": ["ExtendedNetwork"],
     "shallow.construction": ["convert", "corollary_bound", "to_shallow", "to_shallow_extended"],
     "data.targets": ["DEFAULT_TARGET", "PRESETS", "Target", "target_from_text"],
+    "questions.double_descent": ["DoubleDescent", "double_descent"],
     "fitting.training": ["HingeNetTrainer", "RestartsSnapshot", "init_hinge_net", "iter_hinge_net",
                  "refit_output_layer", "train_hinge_net"],
 }
