@@ -8,13 +8,16 @@ import pytest
 from relulab.model.core.cancel import Cancelled
 from relulab.model.questions.double_descent import (
     RCOND,
+    RIDGE_GRID,
     _draw_data,
     _feature_rows,
     _Setup,
     default_widths,
     double_descent,
     double_descent_steps,
+    lottery,
     run_steps,
+    tuned_ridge,
 )
 
 N = 100
@@ -140,3 +143,52 @@ def test_result_is_read_only_and_plain(d20):
     assert isinstance(as_dict["test_mse"][0][0], float)
     lo, hi = d20.band("test_mse")
     assert np.all(lo <= d20.median()) and np.all(d20.median() <= hi)
+
+
+@pytest.fixture(scope="module")
+def tuned():
+    return tuned_ridge(20, N, 0.5, WIDTHS, 10)
+
+
+def test_the_oracle_ridge_removes_the_peak(d20, tuned):
+    assert tuned.oracle and tuned.to_dict()["oracle"] is True
+    assert list(tuned.peaks()) == [] and _at(tuned, N) < 0.3 < 10 < _at(d20, N)
+    assert tuned.regime() == "benign" and np.all(tuned.median() <= d20.median() + 1e-12)
+
+
+def test_the_oracle_picks_the_lowest_median_of_its_grid(tuned):
+    j = list(WIDTHS).index(N)
+    chosen = float(tuned.ridge_per_width[j])
+    assert chosen in RIDGE_GRID
+    for lam in RIDGE_GRID[::4]:
+        at = double_descent(20, N, 0.5, [N], 10, ridge=lam)
+        if lam == chosen:
+            np.testing.assert_allclose(at.test_mse[:, 0], tuned.test_mse[:, j], rtol=1e-10)
+        assert np.median(at.test_mse) >= _at(tuned, N) - 1e-12
+
+
+def test_the_lottery_is_wild_at_the_threshold_and_calm_when_wide(d20):
+    at_n = lottery(20, N, 0.5, N, draws=10, data_seed=0)
+    wide = lottery(20, N, 0.5, 20 * N, draws=10, data_seed=0)
+    assert at_n.spread > 100 and wide.spread < 1.3       # 410 and 1.12 measured
+    assert at_n.spread == pytest.approx(at_n.test_mse.max() / at_n.test_mse.min())
+    # Draw 0 is double descent's draw for the same seed.
+    for result in (at_n, wide):
+        j = list(WIDTHS).index(result.width)
+        assert result.test_mse[0] == pytest.approx(d20.test_mse[0, j], rel=1e-9)
+        # The average of the predictions beats the average draw (the square is convex).
+        assert result.ensemble_mse < result.test_mse.mean()
+    assert wide.to_dict()["spread"] == wide.spread
+
+
+def test_the_ensemble_is_the_average_prediction():
+    d, H, draws = 20, 30, 3
+    result = lottery(d, N, 0.5, H, draws=draws, data_seed=5, test_points=300)
+    data = _draw_data(d, N, 0.5, 300, 5)
+    preds = []
+    for stream in ([5], [5, 1], [5, 2]):
+        rows = _feature_rows(d, H, [*stream, 1])
+        P, Pt = (np.maximum(X @ rows[:, :d].T, 0) for X in (data.X, data.X_test))
+        preds.append(Pt @ np.linalg.lstsq(P, data.y, rcond=None)[0])
+    want = np.mean((np.mean(preds, axis=0) - data.y_test) ** 2)
+    assert result.ensemble_mse == pytest.approx(want, rel=1e-8)

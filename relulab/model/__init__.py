@@ -35,7 +35,10 @@ _WHERE = {
     "shallow.extended": ["ExtendedNetwork"],
     "shallow.construction": ["convert", "corollary_bound", "to_shallow", "to_shallow_extended"],
     "data.targets": ["DEFAULT_TARGET", "PRESETS", "Target", "target_from_text"],
-    "questions.double_descent": ["DoubleDescent", "double_descent"],
+    "questions.double_descent": ["DoubleDescent", "Lottery", "double_descent", "lottery",
+                                 "tuned_ridge"],
+    "questions.lazy": ["LazyTraining", "lazy_training"],
+    "questions.overparam": ["Pruning", "SpiralsByWidth", "pruning", "spirals_by_width"],
     "fitting.training": ["HingeNetTrainer", "RestartsSnapshot", "init_hinge_net", "iter_hinge_net",
                  "refit_output_layer", "train_hinge_net"],
 }

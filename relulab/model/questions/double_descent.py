@@ -389,3 +389,127 @@ def double_descent(d: int, n: int, noise: float, widths: Sequence[int] | Array,
     return run_steps(double_descent_steps(
         d, n, noise, widths, seeds, ridge=ridge, bias=bias, second_scale=second_scale,
         second_ratio=second_ratio, test_points=test_points, should_stop=should_stop), progress)
+
+
+# --- the oracle ridge ---------------------------------------------------------------------
+
+#: ``tuned_ridge``'s default grid (mean-square ridge, as ``double_descent``'s).
+RIDGE_GRID = np.logspace(-7, 1, 17)
+
+
+def tuned_ridge_steps(d: int, n: int, noise: float, widths: Sequence[int] | Array,
+                      seeds: int | Sequence[int], *, ridges: Sequence[float] | Array | None = None,
+                      bias: float = 0.0, second_scale: float | None = None,
+                      second_ratio: int = 4, test_points: int = 1000,
+                      should_stop: ShouldStop = None) -> Generator[tuple[int, int], None,
+                                                                   DoubleDescent]:
+    """:func:`tuned_ridge` one seed at a time: yields (seeds done, seeds in all)."""
+    setup = _setup(d, n, noise, bias, second_scale, second_ratio, test_points)
+    w, seed_list = _check_widths(widths), _seed_list(seeds)
+    grid = np.asarray(RIDGE_GRID if ridges is None else ridges, dtype=float)
+    if grid.ndim != 1 or grid.size == 0 or np.any(grid < 0):
+        raise ValueError("ridges must be a non-empty list of numbers ≥ 0")
+    curves = []
+    for i, seed in enumerate(seed_list):
+        check(should_stop, "tuned ridge")
+        curves.append(_seed_curves(setup, w, grid, seed, should_stop))
+        yield i + 1, len(seed_list)
+    test = np.array([c.test for c in curves])                      # (seeds, R, W)
+    pick = np.argmin(np.median(test, axis=0), axis=0)              # (W,)
+    cols = np.arange(len(w))
+    stacks = {name: np.array([getattr(c, name)[pick, cols] for c in curves])
+              for name in ("test", "train", "norm")}
+    kernel = np.array([c.kernel for c in curves])                  # (seeds, R)
+    stacks["kernel"] = kernel[:, np.argmin(np.median(kernel, axis=0))]
+    stacks["condition"] = np.array([c.condition for c in curves])
+    return _build(setup, w, seed_list, float("nan"), stacks, oracle=True,
+                  ridge_per_width=readonly(grid[pick]))
+
+
+def tuned_ridge(d: int, n: int, noise: float, widths: Sequence[int] | Array,
+                seeds: int | Sequence[int], *, ridges: Sequence[float] | Array | None = None,
+                bias: float = 0.0, second_scale: float | None = None, second_ratio: int = 4,
+                test_points: int = 1000, should_stop: ShouldStop = None,
+                progress: Callable[[int, int], object] | None = None) -> DoubleDescent:
+    """An ORACLE: at each width the ridge of the grid ``ridges`` (default ``RIDGE_GRID``)
+    with the lowest median test MSE over the seeds, read off the test error itself, so
+    it is the best any ridge can do, not what a model could choose from its training
+    data. The result says so (``oracle=True``); ``ridge_per_width`` holds the choices
+    and ``ridge`` is NaN. The kernel's ridge is chosen the same way. One
+    eigendecomposition per width serves every ridge of the grid.
+    """
+    return run_steps(tuned_ridge_steps(
+        d, n, noise, widths, seeds, ridges=ridges, bias=bias, second_scale=second_scale,
+        second_ratio=second_ratio, test_points=test_points, should_stop=should_stop), progress)
+
+
+# --- the lottery of feature draws ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Lottery:
+    """One width, ``draws`` feature draws on the same data: each draw's test MSE (against
+    the noiseless target), their spread max/min, and the test MSE of the ensemble (the
+    average of the draws' predictions)."""
+
+    width: int
+    test_mse: Array       # (draws,)
+    ensemble_mse: float
+    d: int
+    n: int
+    noise: float
+    ridge: float
+    data_seed: int
+    test_target: str = "noiseless"
+
+    @property
+    def spread(self) -> float:
+        """max / min of the draws' test MSE."""
+        return float(self.test_mse.max() / self.test_mse.min())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"width": self.width, "test_mse": self.test_mse.tolist(),
+                "ensemble_mse": self.ensemble_mse, "spread": self.spread, "d": self.d,
+                "n": self.n, "noise": self.noise, "ridge": self.ridge,
+                "data_seed": self.data_seed, "test_target": self.test_target}
+
+
+def _draw_stream(data_seed: int, draw: int) -> list[int]:
+    """Draw 0 is ``double_descent``'s features for seed ``data_seed``; others their own."""
+    return [data_seed] if draw == 0 else [data_seed, draw]
+
+
+def lottery_steps(d: int, n: int, noise: float, H: int, draws: int = 10, data_seed: int = 0, *,
+                  ridge: float = 0.0, bias: float = 0.0, second_scale: float | None = None,
+                  second_ratio: int = 4, test_points: int = 1000,
+                  should_stop: ShouldStop = None) -> Generator[tuple[int, int], None, Lottery]:
+    """:func:`lottery` one draw at a time: yields (draws done, draws in all)."""
+    setup = _setup(d, n, noise, bias, second_scale, second_ratio, test_points)
+    if H < 1 or draws < 1:
+        raise ValueError(f"H and draws must be positive, got {H}, {draws}")
+    data = _draw_data(setup.d, setup.n, setup.noise, setup.test_points, data_seed)
+    F = H * (1 + setup.ratio)
+    preds = []
+    for k in range(draws):
+        check(should_stop, "lottery")
+        Ptr, Pte = setup.features(data, H, _draw_stream(data_seed, k))
+        alpha, _ = _solve(Ptr @ Ptr.T / F, data.y, np.array([float(ridge)]), min(n, F))
+        preds.append(Pte @ (Ptr.T @ alpha[:, 0]) / F)
+        yield k + 1, draws
+    P = np.array(preds)
+    test = np.mean((P - data.y_test) ** 2, axis=1)
+    ensemble = float(np.mean((P.mean(axis=0) - data.y_test) ** 2))
+    return Lottery(int(H), readonly(test), ensemble, setup.d, setup.n, setup.noise,
+                   float(ridge), int(data_seed))
+
+
+def lottery(d: int, n: int, noise: float, H: int, draws: int = 10, data_seed: int = 0, *,
+            ridge: float = 0.0, bias: float = 0.0, second_scale: float | None = None,
+            second_ratio: int = 4, test_points: int = 1000, should_stop: ShouldStop = None,
+            progress: Callable[[int, int], object] | None = None) -> Lottery:
+    """``draws`` feature draws of width ``H`` on the data of seed ``data_seed`` (draw 0 is
+    ``double_descent``'s draw for that seed): how much the test error depends on the
+    draw, and what averaging the draws gives."""
+    return run_steps(lottery_steps(
+        d, n, noise, H, draws, data_seed, ridge=ridge, bias=bias, second_scale=second_scale,
+        second_ratio=second_ratio, test_points=test_points, should_stop=should_stop), progress)
