@@ -27,7 +27,7 @@ DD_VIEWS = ("error", "weight norm", "condition")
 LOTTERY_RATIOS = (1, 4, 20)
 SEEDS_RANGE = (3, 10)
 #: The widths the pruning study trains, one chosen on the page.
-PRUNE_WIDTHS = (16, 32, 64)
+PRUNE_WIDTHS = (32, 64, 128)
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ class OverparametrisationSettings:
     pruned (with the real and with shuffled labels)."""
 
     seeds: int = 10
-    prune_width: int = 32
+    prune_width: int = 128
 
     def __post_init__(self):
         if not SEEDS_RANGE[0] <= self.seeds <= SEEDS_RANGE[1]:

@@ -27,9 +27,6 @@ from relulab.model.lessons.questions import (
 Progress = tuple[int, int]
 Job = Generator[Progress, None, Any]
 
-#: The widths of the sweep, as multiples of n: log-spaced from n/20 to 20n (24 of them
-#: at n = 100), with the interpolation threshold n and 4n among them.
-WIDTH_RATIOS = np.geomspace(0.05, 20.0, 21)
 #: Feature draws of the lottery (on one data set, at one width).
 LOTTERY_DRAWS = 10
 #: The second feature scale: 4H more features whose weights are scaled by 0.01.
@@ -40,14 +37,24 @@ LAZY_WIDTHS = (16, 64, 256, 1024, 4096)
 
 
 def dd_widths(n: int) -> np.ndarray:
-    """The widths H of the double-descent sweep at ``n`` training points."""
-    made = {max(1, round(n * r)) for r in WIDTH_RATIOS} | {n, 2 * n, 4 * n, 20 * n}
-    return np.array(sorted(made), dtype=int)
+    """The widths H of the double-descent sweep at ``n`` training points: the model's
+    24, log-spaced up to 20n, with n, 2n and 4n among them."""
+    from relulab.model.questions.double_descent import default_widths
+
+    return np.asarray(default_widths(n), dtype=int)
+
+
+def model(name: str) -> Callable:
+    """An experiment of relulab.model.questions by name (re-exported by relulab.model);
+    None when this version of the model does not have it."""
+    import relulab.model
+
+    return getattr(relulab.model, name, None)
 
 
 def number(x: float) -> str:
-    """A measured error as a page writes it: two significant digits (0.20, 29, 3.1e+07);
-    thousands with a comma."""
+    """A measured number as a page writes it: about two significant digits (0.20, 6.1,
+    29, 241), thousands with a comma (1,234), very large or small ones as 3.1e+07."""
     x = float(x)
     if not np.isfinite(x):
         return "∞" if x > 0 else "—"
@@ -57,7 +64,9 @@ def number(x: float) -> str:
         return f"{x:.1e}"
     if abs(x) >= 100:
         return f"{round(x):,}"
-    return f"{x:.2g}" if abs(x) >= 10 else f"{x:.2f}" if abs(x) >= 0.1 else f"{x:.3f}"
+    if abs(x) >= 10:
+        return f"{x:.0f}"
+    return f"{x:.1f}" if abs(x) >= 1 else f"{x:.2f}" if abs(x) >= 0.1 else f"{x:.2g}"
 
 
 def _run_steps(function: Callable, args: tuple, kwargs: dict, should_stop) -> Job:
@@ -104,31 +113,24 @@ class DoubleDescentRun:
 def run_double_descent(s: DoubleDescentSettings, should_stop=None) -> Job:
     """The sweep of ``s`` (seeds 0 … s.seeds − 1, the widths of :func:`dd_widths`), the
     tuned ridge's when asked for, and the lottery at H = s.lottery_ratio · n."""
-    from relulab.model import questions as q
-
     widths = dd_widths(s.n)
     second = {"second_scale": SECOND_SCALE, "second_ratio": SECOND_RATIO} if s.second_scale else {}
     parts = 3 if s.tuned_ridge else 2
     total = 100 * parts
     args = (s.d, s.n, s.noise, widths, list(range(s.seeds)))
-    sweep = yield from _scaled(_run_steps(q.double_descent, args, {"ridge": s.ridge, **second},
+    sweep = yield from _scaled(_run_steps(model("double_descent"), args, {"ridge": s.ridge, **second},
                                           should_stop), 0, 100, total)
     tuned = None
     if s.tuned_ridge:
-        tuned = yield from _scaled(_run_steps(q.tuned_ridge, args, second, should_stop),
+        tuned = yield from _scaled(_run_steps(model("tuned_ridge"), args, second, should_stop),
                                    100, 100, total)
     H = s.lottery_ratio * s.n
-    lottery = yield from _scaled(
-        _run_steps(q.lottery, (s.d, s.n, s.noise, H),
+    lottery = None if model("lottery") is None else (yield from _scaled(
+        _run_steps(model("lottery"), (s.d, s.n, s.noise, H),
                    {"draws": LOTTERY_DRAWS, "ridge": s.ridge, **second}, should_stop),
-        total - 100, 100, total)
+        total - 100, 100, total))
     yield total, total
     return DoubleDescentRun(s, sweep, tuned, lottery)
-
-
-def _at(sweep, name: str, width: int) -> float:
-    i = int(np.searchsorted(sweep.widths, width))
-    return float(sweep.median(name)[i])
 
 
 def dd_numbers(run: DoubleDescentRun) -> dict:
@@ -140,24 +142,26 @@ def dd_numbers(run: DoubleDescentRun) -> dict:
     lo, hi = sweep.band("test_mse")
     i_n = int(np.searchsorted(sweep.widths, n))
     kernel = np.asarray(sweep.kernel_mse, float)
-    lot = run.lottery
-    return {
+    numbers = {
         "regime": str(sweep.regime()), "wins": int(sweep.wins()),
         "seeds": int(np.asarray(sweep.test_mse).shape[0]),
         "widest": widest, "median_widest": float(test[-1]), "best_small": float(sweep.best_small()),
         "median_at_n": float(test[i_n]), "band_at_n": (float(lo[i_n]), float(hi[i_n])),
         "kernel": float(np.median(kernel)),
         "peaks": [int(w) for w in sweep.peaks()],
-        "lottery_width": int(lot.H) if hasattr(lot, "H") else run.settings.lottery_ratio * n,
-        "lottery_spread": float(lot.spread), "lottery_ensemble": float(lot.ensemble_mse),
-        "lottery_median": float(np.median(lot.test_mse)),
     }
+    lot = run.lottery
+    if lot is not None:
+        numbers.update(lottery_width=run.settings.lottery_ratio * n,
+                       lottery_spread=float(lot.spread), lottery_ensemble=float(lot.ensemble_mse),
+                       lottery_median=float(np.median(lot.test_mse)))
+    return numbers
 
 
 def dd_verdict(run: DoubleDescentRun) -> str:
     """The regime in words, with the numbers that decide it (medians, seeds that win)."""
     v = dd_numbers(run)
-    ratio = v["median_widest"] / v["best_small"] if v["best_small"] > 0 else float("inf")
+    ratio = run.shown.ratio()
     head = (f"{v['regime']}: the widest model (H = {v['widest']:,}) beats the best small one "
             f"in {v['wins']} of {v['seeds']} seeds (median {number(v['median_widest'])} vs "
             f"{number(v['best_small'])})")
@@ -178,10 +182,11 @@ def dd_details(run: DoubleDescentRun) -> str:
              f"{number(v['kernel'])}."]
     if len(peaks) > 1:
         parts.append(f"{len(peaks)} peaks, at H = {', '.join(f'{w:,}' for w in peaks)}.")
-    parts.append(f"Lottery at H = {v['lottery_width']:,}: {LOTTERY_DRAWS} draws of the features "
-                 f"range {number(v['lottery_spread'])}× (max/min); their ensemble scores "
-                 f"{number(v['lottery_ensemble'])} against the draws' median "
-                 f"{number(v['lottery_median'])}.")
+    if run.lottery is not None:
+        parts.append(f"Lottery at H = {v['lottery_width']:,}: {LOTTERY_DRAWS} draws of the features "
+                     f"range {number(v['lottery_spread'])}× (max/min); their ensemble scores "
+                     f"{number(v['lottery_ensemble'])} against the draws' median "
+                     f"{number(v['lottery_median'])}.")
     return " ".join(parts)
 
 
@@ -194,9 +199,11 @@ def dd_table(run: DoubleDescentRun) -> dict:
     rows = [[int(w), float(test[i]), float(lo[i]), float(hi[i]),
              float(sweep.median("train_mse")[i]), float(sweep.median("weight_norm")[i]),
              float(sweep.median("condition")[i])] for i, w in enumerate(sweep.widths)]
-    lot = run.lottery
-    draws = (["draw", "test error"], [[i + 1, float(e)] for i, e in enumerate(lot.test_mse)])
-    return {"double descent": (cols, rows), "lottery": draws}
+    tables = {"double descent": (cols, rows)}
+    if run.lottery is not None:
+        tables["lottery"] = (["draw", "test error"],
+                             [[i + 1, float(e)] for i, e in enumerate(run.lottery.test_mse)])
+    return tables
 
 
 # -- the over-parametrisation page ---------------------------------------------------
@@ -209,15 +216,13 @@ class OverparametrisationRun:
 
 
 def run_overparametrisation(s: OverparametrisationSettings, should_stop=None) -> Job:
-    from relulab.model import questions as q
-
     total = 300
-    spirals = yield from _scaled(_run_steps(q.spirals_by_width, (list(SPIRAL_WIDTHS),
+    spirals = yield from _scaled(_run_steps(model("spirals_by_width"), (list(SPIRAL_WIDTHS),
                                                                  list(range(s.seeds))), {},
                                             should_stop), 0, 200, total)
-    real = yield from _scaled(_run_steps(q.pruning, (s.prune_width, 0), {"shuffled": False},
+    real = yield from _scaled(_run_steps(model("pruning"), (s.prune_width, 0), {"shuffled": False},
                                          should_stop), 200, 50, total)
-    shuffled = yield from _scaled(_run_steps(q.pruning, (s.prune_width, 0), {"shuffled": True},
+    shuffled = yield from _scaled(_run_steps(model("pruning"), (s.prune_width, 0), {"shuffled": True},
                                              should_stop), 250, 50, total)
     yield total, total
     return OverparametrisationRun(s, spirals, real, shuffled)
@@ -231,9 +236,7 @@ class InfiniteWidthRun:
 
 
 def run_infinite_width(s: InfiniteWidthSettings, should_stop=None) -> Job:
-    from relulab.model import questions as q
-
-    lazy = yield from _run_steps(q.lazy_training, (list(LAZY_WIDTHS), list(range(s.seeds))), {},
+    lazy = yield from _run_steps(model("lazy_training"), (list(LAZY_WIDTHS), list(range(s.seeds))), {},
                                  should_stop)
     return InfiniteWidthRun(s, lazy)
 
@@ -246,6 +249,11 @@ def _per_width(values, widths) -> np.ndarray:
     return a if a.shape[1] == len(widths) else a.T
 
 
+#: Real labels "leave more to prune" when their prunable share passes the shuffled
+#: labels' by at least this much (a few weights either way is one seed's luck).
+PRUNE_MARGIN = 0.05
+
+
 def over_numbers(run: OverparametrisationRun) -> dict:
     """The numbers the over-parametrisation page states, read from the results."""
     sp = run.spirals
@@ -255,22 +263,25 @@ def over_numbers(run: OverparametrisationRun) -> dict:
     seeds = int(found.shape[0])
     always = next((w for w, c in zip(widths, counts) if c == seeds and all(
         k == seeds for k in counts[widths.index(w):])), None)
-    real, shuffled = float(run.real.prunable), float(run.shuffled.prunable)
+    real, shuffled = run.real.prunable(), run.shuffled.prunable()
     return {"widths": widths, "found": counts, "seeds": seeds,
             "smallest_always": always, "narrowest": widths[0], "found_narrowest": counts[0],
             "prunable_real": real, "prunable_shuffled": shuffled,
-            "verdict": "over-parametrised nets fit, and compress" if real > shuffled
-            else "no compression seen"}
+            "verdict": "real labels prune further" if real >= shuffled + PRUNE_MARGIN
+            else "no clear difference"}
 
 
 def over_verdict(run: OverparametrisationRun) -> str:
     v = over_numbers(run)
-    always = ("no width fits it in every seed" if v["smallest_always"] is None else
-              f"from {v['smallest_always']} units on, every seed fits it")
-    return (f"Width buys finding the fit: {v['found_narrowest']} of {v['seeds']} seeds fit the "
-            f"spirals with {v['narrowest']} units, {always}. Trained, the wide net is "
-            f"compressible: {v['prunable_real']:.0%} of its weights can go at equal accuracy "
-            f"with the real labels, {v['prunable_shuffled']:.0%} with shuffled ones.")
+    always = ("no width fits them in every seed" if v["smallest_always"] is None else
+              f"from {v['smallest_always']} units on, every seed does")
+    real, shuffled = v["prunable_real"], v["prunable_shuffled"]
+    ending = (": what fits structure compresses, what memorises noise does not."
+              if real >= shuffled + PRUNE_MARGIN else ": no clear difference in this run.")
+    return (f"Width helps training find a fit: {v['found_narrowest']} of {v['seeds']} seeds fit "
+            f"the spirals with {v['narrowest']} units; {always}. Pruned after training "
+            f"({run.settings.prune_width} units), {real:.0%} of the weights can go at equal "
+            f"accuracy with the real labels, {shuffled:.0%} with shuffled labels{ending}")
 
 
 def over_details(run: OverparametrisationRun) -> str:

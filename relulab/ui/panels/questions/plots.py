@@ -69,6 +69,13 @@ def _positive(values) -> np.ndarray:
     return v
 
 
+def width_ticks(plot: pg.PlotWidget, widths) -> None:
+    """Number a log axis of a few widths at those widths (2, 4, 8 … or 16, 64, 256 …):
+    between them the decades alone would leave one number on the axis."""
+    plot.getPlotItem().getAxis("bottom").setTicks(
+        [[(math.log10(w), f"{int(w):,}") for w in widths], []])
+
+
 def _log(x: float) -> float:
     return math.log10(x) if x > 0 and math.isfinite(x) else 0.0
 
@@ -198,6 +205,11 @@ class DoubleDescentFigure(_Figure):
                  else f"ridge {s.ridge:g}" if s.ridge else "min-norm")
         self.theme.set_title(self.plot, f"d = {s.d}, n = {s.n}, noise {s.noise:g}, {ridge}")
         lot = run.lottery
+        if lot is None:
+            self.draws.setData([], [])
+            self.ensemble.hide()
+            self.draw_median.hide()
+            return
         errors = _positive(lot.test_mse)
         self.draws.setData(np.arange(1, len(errors) + 1, dtype=float), errors)
         for line, value in ((self.ensemble, lot.ensemble_mse),
@@ -262,11 +274,12 @@ class OverparametrisationFigure(_Figure):
     def draw(self, run: OverparametrisationRun, numbers: dict) -> None:
         self.found.setData(np.asarray(numbers["widths"], float),
                            np.asarray(numbers["found"], float))
+        width_ticks(self.plot, numbers["widths"])
         self.plot.setYRange(0, numbers["seeds"], padding=0.08)
         for curve, line, result in ((self.real, self.real_cut, run.real),
                                     (self.shuffled, self.shuffled_cut, run.shuffled)):
             curve.setData(np.asarray(result.fractions, float), np.asarray(result.accuracy, float))
-            line.setPos(float(result.prunable))
+            line.setPos(result.prunable())
             line.show()
         self.theme.set_title(self.plot, "Two spirals")
         self.theme.set_title(self.pruning_plot, f"Pruning {run.settings.prune_width} units")
@@ -314,5 +327,7 @@ class InfiniteWidthFigure(_Figure):
         widths = np.asarray(numbers["widths"], float)
         self.movement.setData(widths, _positive(numbers["movement"]))
         self.distance.setData(widths, _positive(numbers["distance"]))
+        for plot in (self.plot, self.kernel_plot):
+            width_ticks(plot, numbers["widths"])
         self.theme.set_title(self.plot, "Weights move less")
         self.theme.set_title(self.kernel_plot, "The net becomes its kernel")
