@@ -166,7 +166,7 @@ def dd_verdict(run: DoubleDescentRun) -> str:
             f"in {v['wins']} of {v['seeds']} seeds (median {number(v['median_widest'])} vs "
             f"{number(v['best_small'])})")
     if v["regime"] != "benign":
-        head += f"; its median error is {ratio:.1f}× the best small model's"
+        head += f"; its median error is {number(ratio)}× the best small model's"
     oracle = " With the oracle's ridge (tuned on the test error)." if run.tuned is not None else ""
     return head + "." + oracle
 
