@@ -38,7 +38,17 @@ class WidthAxis(pg.AxisItem):
     (10, 100, 1,000): pyqtgraph numbers every minor tick over three decades, and at a
     laptop's width "3·10¹ 4·10¹ 5·10¹" ran into each other."""
 
+    def tickValues(self, minVal, maxVal, size):
+        if not self.logMode or self._tickLevels is not None:
+            return super().tickValues(minVal, maxVal, size)
+        lo, hi = math.floor(minVal), math.ceil(maxVal)
+        decades = [float(j) for j in range(lo, hi + 1) if minVal <= j <= maxVal]
+        between = [j + math.log10(k) for j in range(lo, hi) for k in range(2, 10)
+                   if minVal <= j + math.log10(k) <= maxVal]
+        return [(1.0, decades), (None, between)]
+
     def logTickStrings(self, values, scale, spacing):
+        # the decades are numbered; the ticks between them are not
         out = []
         for v in values:
             whole = abs(v - round(v)) < 1e-6
@@ -125,6 +135,9 @@ class DoubleDescentFigure(_Figure):
         lp.addItem(self.ensemble, ignoreBounds=True)
         lp.addItem(self.draw_median, ignoreBounds=True)
         lp.setLabel("bottom", "feature draw")
+        # ranges until a result comes (an empty plot still reads as a plot)
+        p.setRange(xRange=(0, 3), yRange=(-1, 2), padding=0)
+        lp.setRange(xRange=(0.5, 10.5), yRange=(-1, 2), padding=0)
         self.key = KeyLabel("questions-dd-key", "Key of the double-descent plots", ())
         self.view = "error"
         self.apply_theme()
@@ -191,6 +204,7 @@ class DoubleDescentFigure(_Figure):
         if shown.size:
             self.plot.setYRange(math.log10(shown.min()) - 0.2, math.log10(shown.max()) + 0.2,
                                 padding=0)
+        self.plot.setXRange(math.log10(widths.min()), math.log10(widths.max()), padding=0.02)
         if view == "error" and show_train:
             self.train.setData(widths, _positive(sweep.median("train_mse")))
         else:
@@ -216,7 +230,11 @@ class DoubleDescentFigure(_Figure):
                             (self.draw_median, float(np.median(lot.test_mse)))):
             line.setPos(_log(float(value)))
             line.show()
-        self.lottery_plot.setXRange(0.5, len(errors) + 0.5, padding=0)
+        shown = np.r_[errors, lot.ensemble_mse]
+        shown = shown[np.isfinite(shown) & (shown > 0)]
+        self.lottery_plot.setRange(xRange=(0.5, len(errors) + 0.5),
+                                   yRange=(math.log10(shown.min()) - 0.3,
+                                           math.log10(shown.max()) + 0.3), padding=0)
         self.theme.set_title(self.lottery_plot, f"Lottery at H = {s.lottery_ratio * s.n:,}")
 
 
@@ -246,6 +264,8 @@ class OverparametrisationFigure(_Figure):
             self.pruning_plot.addItem(line, ignoreBounds=True)
         self.pruning_plot.setLabel("bottom", "share of weights pruned")
         self.pruning_plot.setLabel("left", "train accuracy")
+        self.plot.setRange(xRange=(math.log10(2), math.log10(64)), yRange=(0, 10), padding=0.05)
+        self.pruning_plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0.05)
         self.key = KeyLabel("questions-over-key", "Key of the over-parametrisation plots", [
             Entry("approx", "●", "seeds that fit the spirals"),
             Entry("approx", "—", "real labels"), Entry("accent", "‒ ‒", "shuffled labels"),
@@ -275,7 +295,11 @@ class OverparametrisationFigure(_Figure):
         self.found.setData(np.asarray(numbers["widths"], float),
                            np.asarray(numbers["found"], float))
         width_ticks(self.plot, numbers["widths"])
-        self.plot.setYRange(0, numbers["seeds"], padding=0.08)
+        self.plot.setRange(xRange=(math.log10(min(numbers["widths"])),
+                                   math.log10(max(numbers["widths"]))),
+                           yRange=(0, numbers["seeds"]), padding=0.08)
+        lowest = min(float(np.min(r.accuracy)) for r in (run.real, run.shuffled))
+        self.pruning_plot.setRange(xRange=(0, 1), yRange=(min(lowest, 0.5), 1), padding=0.05)
         for curve, line, result in ((self.real, self.real_cut, run.real),
                                     (self.shuffled, self.shuffled_cut, run.shuffled)):
             curve.setData(np.asarray(result.fractions, float), np.asarray(result.accuracy, float))
@@ -304,6 +328,8 @@ class InfiniteWidthFigure(_Figure):
             plot.setLabel("bottom", "hidden units")
         self.plot.setLabel("left", "‖θ_T − θ₀‖ / ‖θ₀‖")
         self.kernel_plot.setLabel("left", "RMS to kernel model")
+        for plot in (self.plot, self.kernel_plot):
+            plot.setRange(xRange=(math.log10(16), math.log10(4096)), yRange=(-2, 0.5), padding=0.05)
         self.key = KeyLabel("questions-lazy-key", "Key of the infinite-width plots", [
             Entry("approx", "●", "relative weight movement"),
             Entry("accent", "■", "distance to the kernel model")])
@@ -327,7 +353,13 @@ class InfiniteWidthFigure(_Figure):
         widths = np.asarray(numbers["widths"], float)
         self.movement.setData(widths, _positive(numbers["movement"]))
         self.distance.setData(widths, _positive(numbers["distance"]))
-        for plot in (self.plot, self.kernel_plot):
+        for plot, values in ((self.plot, numbers["movement"]),
+                             (self.kernel_plot, numbers["distance"])):
             width_ticks(plot, numbers["widths"])
+            v = _positive(values)
+            v = v[np.isfinite(v)]
+            if v.size:
+                plot.setRange(xRange=(math.log10(widths.min()), math.log10(widths.max())),
+                              yRange=(math.log10(v.min()), math.log10(v.max())), padding=0.08)
         self.theme.set_title(self.plot, "Weights move less")
         self.theme.set_title(self.kernel_plot, "The net becomes its kernel")
