@@ -180,3 +180,16 @@ def test_export_has_the_plots_and_their_data(panel):
     cols, rows = tables["double descent"]
     assert cols[0] == "H" and [r[0] for r in rows] == list(dd_widths(50))
     assert len(tables["lottery"][1]) == 10  # the draws
+
+
+def test_the_lottery_draws_lie_inside_their_plot(panel):
+    """Seen: the draws drawn at their raw values on a log axis, above its top; only a
+    PlotDataItem follows the plot's log mode."""
+    f = panel.figures["double-descent"]
+    errors = np.asarray(panel.result().lottery.test_mse)
+    _x, y = f.draws.getData()  # as drawn: log units
+    np.testing.assert_allclose(y, np.log10(errors))
+    (x0, x1), (y0, y1) = f.lottery_plot.getViewBox().viewRange()
+    assert x0 < 1 and x1 > len(errors)
+    assert y0 < y.min() and y.max() < y1
+    assert f.ensemble.value() == pytest.approx(np.log10(panel.result().lottery.ensemble_mse))

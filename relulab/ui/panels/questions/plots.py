@@ -128,7 +128,8 @@ class DoubleDescentFigure(_Figure):
         p.addItem(self.kernel, ignoreBounds=True)
         p.setLabel("bottom", "features H")
         lp = self.lottery_plot
-        self.draws = pg.ScatterPlotItem()
+        # a PlotDataItem, not a ScatterPlotItem: only the former follows the log mode
+        self.draws = pg.PlotDataItem(pen=None, symbol="o")
         self.ensemble = pg.InfiniteLine(angle=0, movable=False)
         self.draw_median = pg.InfiniteLine(angle=0, movable=False)
         lp.addItem(self.draws)
@@ -169,9 +170,9 @@ class DoubleDescentFigure(_Figure):
         self.band.setBrush(pg.mkBrush(fill))
         self.threshold.setPen(t.pen("muted", 1.5, Qt.PenStyle.DashLine))
         self.kernel.setPen(t.pen("second", 2.0, Qt.PenStyle.DotLine))
-        self.draws.setPen(t.pen("foreground", 1.0))
-        self.draws.setBrush(pg.mkBrush(t.color("selected")))
-        self.draws.setSize(t.handle_size(10))
+        self.draws.setSymbolPen(t.pen("foreground", 1.0))
+        self.draws.setSymbolBrush(pg.mkBrush(t.color("selected")))
+        self.draws.setSymbolSize(t.handle_size(10))
         self.ensemble.setPen(t.pen("second", 2.0))
         self.draw_median.setPen(t.pen("muted", 1.5, Qt.PenStyle.DashLine))
         self.plot.setLabel("left", VIEW_LABELS[self.view])
