@@ -219,10 +219,10 @@ SCENES = [
         "draws of the features at H = n differ 410-fold.")),
     ("12-double-descent-2d", "…and when it does not", "questions",
      {"questions": double_descent(2)}, (
-        "The same experiment with 2 input dimensions. The widest model ends at a median test "
-        "error of 30, worse than at its peak H = n (16) and far worse than the best small "
-        "model (0.046); it wins in 0 of 10 seeds. Whether bigger wins depends on the "
-        "dimension of the data: a picture of double descent in one or two dimensions that "
+        "The same experiment with 2 input dimensions. The best small model reaches a median "
+        "test error of 0.046; past H = n the error stays high, and the widest model ends at "
+        "30: it wins in 0 of 10 seeds. Whether bigger wins depends on the dimension of the "
+        "data: a picture of double descent in one or two dimensions that "
         "shows the biggest model winning is not what least squares does there.")),
 ]
 

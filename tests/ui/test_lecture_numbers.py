@@ -206,7 +206,6 @@ def _questions_scene(c: Claims, panel, _i) -> None:
         c.number("410", r["dd_lottery_spread"])
     else:
         c.number("30", r["dd_median_widest"])
-        c.number("16", r["dd_median_at_n"])
         c.number("0.046", r["dd_best_small"])
         c.formula("one or two dimensions", r["dd_regime"] == "catastrophic")
 

@@ -77,7 +77,10 @@ class QuestionsPanel(Panel):
     title = "Questions"
     state_class = QuestionsState
     primary_controls = ("questions-dd-d",)
-    lecture_hidden = ()
+    #: In the lecture layout the caption says the question and the numbers: the plots
+    #: take the room of the quote and of the numbers under the verdict.
+    lecture_hidden = tuple(f"questions-{short}-{what}" for short in SHORT.values()
+                           for what in ("quote", "details"))
 
     def __init__(self, host=None, parent=None):
         super().__init__(host, parent)
@@ -221,7 +224,7 @@ class QuestionsPanel(Panel):
         self.views[page].done()
         if page == self._state.page and experiment_of_run(run) == experiment_of(self._state, page):
             self._draw(page, run)
-        self.show_status(f"Questions: {WORK[page]} is done.", 3000)
+        self.show_status(f"Questions: finished {WORK[page]}.", 3000)
         self.finished.emit(page)
 
     def _on_failed(self, page: str, exc: Exception) -> None:

@@ -327,7 +327,7 @@ class InfiniteWidthFigure(_Figure):
         self.kernel_plot.addItem(self.distance)
         for plot in (self.plot, self.kernel_plot):
             plot.setLabel("bottom", "hidden units")
-        self.plot.setLabel("left", "‖θ_T − θ₀‖ / ‖θ₀‖")
+        self.plot.setLabel("left", "weight movement ‖Δθ‖ / ‖θ₀‖")
         self.kernel_plot.setLabel("left", "RMS to kernel model")
         for plot in (self.plot, self.kernel_plot):
             plot.setRange(xRange=(math.log10(16), math.log10(4096)), yRange=(-2, 0.5), padding=0.05)
