@@ -90,11 +90,11 @@ def test_a_change_of_d_reruns_and_undo_brings_back_the_benign_case(panel, qtbot)
     box.activated.emit(box.currentIndex())
     assert panel.state.double_descent.d == 2 and panel.result() is None
     view = panel.views["double-descent"]
-    assert view.progress.isVisibleTo(panel) and panel.readouts()["dd_verdict"] is None
+    assert panel.progress.isVisibleTo(panel) and panel.readouts()["dd_verdict"] is None
     with qtbot.waitSignal(panel.finished, timeout=60_000) as blocker:
         pass
     assert blocker.args == ["double-descent"]
-    assert not view.progress.isVisibleTo(panel)
+    assert not panel.progress.isVisibleTo(panel)
     assert panel.readouts()["dd_regime"] == "catastrophic"
     assert view.verdict.shown_text.startswith("catastrophic:")
     panel.undo_stack.undo()
@@ -193,3 +193,17 @@ def test_the_lottery_draws_lie_inside_their_plot(panel):
     assert x0 < 1 and x1 > len(errors)
     assert y0 < y.min() and y.max() < y1
     assert f.ensemble.value() == pytest.approx(np.log10(panel.result().lottery.ensemble_mse))
+
+
+def test_the_keys_step_pages_and_dimensions(panel, qtbot):
+    from PySide6.QtCore import Qt
+
+    panel.take_focus()
+    qtbot.keyClick(panel.focus_target(), Qt.Key.Key_D)
+    assert panel.state.double_descent.d == 50
+    qtbot.keyClick(panel.focus_target(), Qt.Key.Key_O)
+    assert panel.state.double_descent.tuned_ridge
+    qtbot.keyClick(panel.focus_target(), Qt.Key.Key_BracketRight)
+    assert panel.state.page == "overparametrisation" and panel.pages.currentIndex() == 1
+    panel.step_page(-2)
+    assert panel.state.page == "infinite-width"

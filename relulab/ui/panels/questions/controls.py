@@ -79,8 +79,8 @@ def _readout(name: str, accessible: str, wrap: bool = True, bold: bool = False) 
 
 class PageView:
     """What one page shows above and around its plots, in ``widget``: the question, the
-    verdict, the numbers, the progress bar (while the experiment runs) and the plots
-    with their key."""
+    verdict, the numbers and the plots with their key. (The progress bar is the panel's,
+    beside the pages' tabs.)"""
 
     def __init__(self, page: str, plots, key: QLabel):
         short = SHORT[page]
@@ -94,36 +94,37 @@ class PageView:
         self.quote.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self.verdict = _readout(f"questions-{short}-verdict", "What the numbers support", bold=True)
         self.details = _readout(f"questions-{short}-details", "The measured numbers")
-        self.progress = named(QProgressBar(), f"questions-{short}-progress",
-                              "Progress of the experiment")
-        self.progress.setTextVisible(True)
-        self.progress.setVisible(False)
         v.addWidget(self.quote)
         v.addWidget(self.verdict)
         v.addWidget(self.details)
-        v.addWidget(self.progress)
         row = QHBoxLayout()
         for plot, stretch in plots:
             row.addWidget(plot, stretch)
         v.addLayout(row, 1)
         v.addWidget(key)
 
-    def running(self, done: int, total: int, what: str) -> None:
-        """The experiment is running: the bar shows how far, the verdict says what."""
-        self.progress.setRange(0, max(total, 1))
-        self.progress.setValue(done)
-        self.progress.setFormat(f"{what}: %p%")
-        self.progress.setVisible(True)
+    def running(self, what: str) -> None:
+        """The experiment is running: the verdict says what; the numbers of the run
+        before are gone (the plots keep its curves until the new ones come)."""
         self.verdict.set_value(None, f"Running {what}…")
         self.details.set_value(None, "")
 
-    def done(self) -> None:
-        self.progress.setVisible(False)
-
     def failed(self, text: str) -> None:
-        self.progress.setVisible(False)
         self.verdict.set_value(None, text)
         self.details.set_value(None, "")
+
+
+def progress_bar() -> QProgressBar:
+    """The panel's progress bar, in the corner of the pages' tab bar: shown while the
+    page on screen runs its experiment, its room kept while hidden, so that neither
+    moves the plots (a relayout repaints all of them)."""
+    bar = named(QProgressBar(), "questions-progress", "Progress of the experiment")
+    bar.setTextVisible(True)
+    policy = bar.sizePolicy()
+    policy.setRetainSizeWhenHidden(True)
+    bar.setSizePolicy(policy)
+    bar.setVisible(False)
+    return bar
 
 
 def _labelled(layout: QVBoxLayout, label: QLabel, widget: QWidget) -> None:

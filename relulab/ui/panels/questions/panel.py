@@ -18,18 +18,20 @@ from typing import Any
 from PySide6.QtWidgets import QHBoxLayout, QTabWidget
 
 from relulab.model.lessons.questions import (
+    DIMENSIONS,
     N_STEP,
     PAGES,
     DoubleDescentSettings,
     QuestionsState,
 )
-from relulab.ui.panels.base import Panel, named, signals_blocked
+from relulab.ui.panels.base import Key, Panel, named, signals_blocked
 from relulab.ui.panels.questions.controls import (
     NOISE_STEPS,
     SHORT,
     TITLES,
     PageView,
     QuestionsControls,
+    progress_bar,
 )
 from relulab.ui.panels.questions.jobs import (
     dd_details,
@@ -77,6 +79,15 @@ class QuestionsPanel(Panel):
     title = "Questions"
     state_class = QuestionsState
     primary_controls = ("questions-dd-d",)
+    KEYS = (
+        Key("]", "next question", "step_page", (1,), name="next-page"),
+        Key("[", "previous question", "step_page", (-1,), name="previous-page"),
+        Key("D", "next input dimension d (double descent)", "step_dimension", (1,),
+            name="dimension"),
+        Key("O", "tuned ridge, the oracle, on or off", "controls.dd.tuned.toggle", name="oracle"),
+        Key("S", "second feature scale on or off", "controls.dd.second.toggle",
+            name="second-scale"),
+    )
     #: In the lecture layout the caption says the question and the numbers: the plots
     #: take the room of the quote and of the numbers under the verdict.
     lecture_hidden = tuple(f"questions-{short}-{what}" for short in SHORT.values()
@@ -113,10 +124,15 @@ class QuestionsPanel(Panel):
         self.pages = named(QTabWidget(), "questions-pages", "Questions, one page each")
         for page in PAGES:
             self.pages.addTab(self.views[page].widget, TITLES[page])
+        self.progress = progress_bar()
+        self.pages.setCornerWidget(self.progress)
+        #: (done, total) of each page's experiment while it runs, else None
+        self._progress: dict[str, tuple[int, int] | None] = dict.fromkeys(PAGES)
         outer = QHBoxLayout(self)
         outer.setContentsMargins(6, 6, 6, 6)
         outer.addWidget(self.controls.widget)
         outer.addWidget(self.pages, 1)
+        self.make_keys()  # panel shortcuts: only while the focus is inside this panel
 
     def _connect(self) -> None:
         c = self.controls.dd
@@ -146,6 +162,15 @@ class QuestionsPanel(Panel):
     def show_page(self, page: str) -> None:
         """Show ``page`` (one of relulab.model.lessons.questions.PAGES): one undo step."""
         self.commit(replace(self._state, page=page), f"page {TITLES[page]}")
+
+    def step_page(self, step: int) -> None:
+        """The next (``step`` 1) or previous (−1) question, round the pages."""
+        self.show_page(PAGES[(PAGES.index(self._state.page) + step) % len(PAGES)])
+
+    def step_dimension(self, step: int) -> None:
+        """The next input dimension of the double-descent page, round DIMENSIONS."""
+        i = DIMENSIONS.index(self._state.double_descent.d)
+        self._dd(d=DIMENSIONS[(i + step) % len(DIMENSIONS)])
 
     def set_double_descent(self, **changes) -> None:
         """Change the double-descent page's settings (the fields of DoubleDescentSettings)."""
@@ -194,6 +219,7 @@ class QuestionsPanel(Panel):
         with signals_blocked(self.pages):
             self.pages.setCurrentIndex(PAGES.index(state.page))
         self._refresh(state.page)
+        self._show_progress()
 
     def _refresh(self, page: str) -> None:
         """Draw ``page``'s result if it is the settings', else ask for it."""
@@ -207,21 +233,37 @@ class QuestionsPanel(Panel):
         if self._wanted[page] == want:
             return
         self._wanted[page] = want
-        self.figures[page].clear()
-        self.views[page].running(0, 1, WORK[page])
+        self._progress[page] = (0, 1)
+        self.views[page].running(WORK[page])
         job = RUNS[page]
         self._workers[page].submit(lambda should_stop: job(want, should_stop))
 
     # -- results -------------------------------------------------------------------
     def _on_progress(self, page: str, value) -> None:
         done, total = value
-        self.views[page].running(done, total, WORK[page])
+        self._progress[page] = (done, total)
+        self._show_progress()
         self.show_status(f"Questions: {WORK[page]}, {100 * done // max(total, 1)}%", 2000)
+
+    def _show_progress(self) -> None:
+        """The bar shows the progress of the page on screen (hidden when it has none)."""
+        page = self._state.page
+        value = self._progress[page]
+        if value is None:
+            self.progress.setVisible(False)
+            return
+        done, total = value
+        self.progress.setRange(0, max(total, 1))
+        self.progress.setValue(done)
+        self.progress.setFormat(f"{WORK[page]}: %p%")
+        self.progress.setToolTip(f"{TITLES[page]}: {WORK[page]}")
+        self.progress.setVisible(True)
 
     def _on_result(self, page: str, run) -> None:
         self._wanted[page] = None
         self._results[page] = run
-        self.views[page].done()
+        self._progress[page] = None
+        self._show_progress()
         if page == self._state.page and experiment_of_run(run) == experiment_of(self._state, page):
             self._draw(page, run)
         self.show_status(f"Questions: finished {WORK[page]}.", 3000)
@@ -229,12 +271,14 @@ class QuestionsPanel(Panel):
 
     def _on_failed(self, page: str, exc: Exception) -> None:
         self._wanted[page] = None
+        self._progress[page] = None
+        self._show_progress()
+        self.figures[page].clear()  # the curves of the run before are not this one's
         self.views[page].failed(f"Could not run {WORK[page]}: {exc}")
         self.finished.emit(page)
 
     def _draw(self, page: str, run) -> None:
         view, figure = self.views[page], self.figures[page]
-        view.done()
         if page == "double-descent":
             s = self._state.double_descent
             figure.draw(run, s.view, s.show_train)
