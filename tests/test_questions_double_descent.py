@@ -24,6 +24,16 @@ N = 100
 WIDTHS = default_widths(N)
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _one_blas_thread():
+    """As the app runs (``relulab.app.limit_blas_threads``): one BLAS thread, which on
+    a shared machine is also the fastest for these small matrices."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1, user_api="blas"):
+        yield
+
+
 @pytest.fixture(scope="module")
 def d20():
     return double_descent(20, N, 0.5, WIDTHS, 10)
@@ -51,8 +61,9 @@ def test_train_error_vanishes_past_the_threshold(d20):
 
 def test_two_inputs_are_catastrophic_and_mid_sizes_tempered():
     assert double_descent(2, N, 0.5, WIDTHS, 10).regime() == "catastrophic"
-    tempered = double_descent(10, N, 0.5, WIDTHS, 10)
-    assert tempered.regime() == "tempered" and 1.2 < tempered.ratio() < 3   # 1.84
+    for d, low, high in ((10, 1.2, 3), (5, 2, 5)):      # ratios 1.84 and 3.82 measured
+        tempered = double_descent(d, N, 0.5, WIDTHS, 10)
+        assert tempered.regime() == "tempered" and low < tempered.ratio() < high
 
 
 def test_a_second_scale_gives_two_peaks():
@@ -172,10 +183,11 @@ def test_the_lottery_is_wild_at_the_threshold_and_calm_when_wide(d20):
     wide = lottery(20, N, 0.5, 20 * N, draws=10, data_seed=0)
     assert at_n.spread > 100 and wide.spread < 1.3       # 410 and 1.12 measured
     assert at_n.spread == pytest.approx(at_n.test_mse.max() / at_n.test_mse.min())
-    # Draw 0 is double descent's draw for the same seed.
+    # Draw 0 is double descent's draw for the same seed (its Gram matrix summed in
+    # another order: at H = n, condition 1e4, equal to 1e-6).
     for result in (at_n, wide):
         j = list(WIDTHS).index(result.width)
-        assert result.test_mse[0] == pytest.approx(d20.test_mse[0, j], rel=1e-9)
+        assert result.test_mse[0] == pytest.approx(d20.test_mse[0, j], rel=1e-6)
         # The average of the predictions beats the average draw (the square is convex).
         assert result.ensemble_mse < result.test_mse.mean()
     assert wide.to_dict()["spread"] == wide.spread

@@ -16,6 +16,16 @@ from relulab.model.questions.lazy import (
 )
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _one_blas_thread():
+    """As the app runs (``relulab.app.limit_blas_threads``): one BLAS thread, which on
+    a shared machine is also the fastest for these small matrices."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1, user_api="blas"):
+        yield
+
+
 def test_the_jacobian_and_the_step_are_the_derivatives():
     theta, (x, y) = init_params(7, 1), lazy_data(5)
     J, eps = jacobian(theta, x), 1e-6

@@ -18,6 +18,16 @@ from relulab.model.questions.overparam import (
 )
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _one_blas_thread():
+    """As the app runs (``relulab.app.limit_blas_threads``): one BLAS thread, which on
+    a shared machine is also the fastest for these small matrices."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1, user_api="blas"):
+        yield
+
+
 def test_the_batched_steps_are_the_trainers_adam():
     X, y = make_dataset("spirals", 0)
     nets = [MLP.random([2, 12, 1], seed=s) for s in (3, 4)]

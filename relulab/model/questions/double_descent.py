@@ -190,13 +190,16 @@ def _seed_curves(setup: _Setup, widths: Array, ridges: Array, seed: int,
         if r:
             S += Ptr[:, top + r * done:top + r * H] @ Ptr[:, top + r * done:top + r * H].T
         done = H
-        cols = np.r_[0:H, top:top + r * H] if r else slice(0, H)
         F = H * (1 + r)
         alpha, condition[j] = _solve(S / F, data.y, ridges, min(setup.n, F))
-        a = Ptr[:, cols].T @ alpha / np.sqrt(F)                     # (F, R)
-        train[:, j] = np.mean((Ptr[:, cols] @ a / np.sqrt(F) - data.y[:, None]) ** 2, axis=0)
-        test[:, j] = np.mean((Pte[:, cols] @ a / np.sqrt(F) - data.y_test[:, None]) ** 2, axis=0)
-        norm[:, j] = np.linalg.norm(a, axis=0)
+        # The width's columns are two slices (views, no copy): scale 1, then scale s.
+        blocks = [slice(0, H)] + ([slice(top, top + r * H)] if r else [])
+        parts = [Ptr[:, c].T @ alpha / np.sqrt(F) for c in blocks]   # output weights
+        fit = sum(Ptr[:, c] @ a for c, a in zip(blocks, parts)) / np.sqrt(F)
+        pred = sum(Pte[:, c] @ a for c, a in zip(blocks, parts)) / np.sqrt(F)
+        train[:, j] = np.mean((fit - data.y[:, None]) ** 2, axis=0)
+        test[:, j] = np.mean((pred - data.y_test[:, None]) ** 2, axis=0)
+        norm[:, j] = np.sqrt(sum(np.sum(a * a, axis=0) for a in parts))
     alpha, _ = _solve(setup.kernel(data.X, data.X), data.y, ridges, setup.n)
     pred = setup.kernel(data.X_test, data.X) @ alpha
     kernel = np.mean((pred - data.y_test[:, None]) ** 2, axis=0)
