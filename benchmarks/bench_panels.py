@@ -10,7 +10,8 @@ hurt another:
   their heaviest work at the largest settings their controls allow: Return on
   1-512-512-1 in Deep → shallow and on two 2-D networks of 1,300 and 2,000 regions
   (each region's polygon drawn), Folding at depth 24 on the whole line, Hinges with
-  20,000 samples and 200 hinges (the convergence study, and a drag). The baseline is
+  20,000 samples and 200 hinges (the convergence study, and a drag), Questions' double
+  descent sweep at d = 2 with its lottery. The baseline is
   the same work done on the GUI thread (the time the window would freeze);
 * RSS over seven conversions of different networks in a row.
 """
@@ -238,6 +239,30 @@ def probe_hinges_drag(_t0: float) -> dict:
     return {"gap": results["auto"], "baseline": results["dense"], "ok": True}
 
 
+def probe_questions(_t0: float) -> dict:
+    from relulab.model.lessons.questions import DoubleDescentSettings
+    from relulab.model.questions.double_descent import run_steps
+    from relulab.ui.panels.questions import QuestionsPanel
+    from relulab.ui.panels.questions.jobs import run_double_descent
+
+    _app()
+    panel = QuestionsPanel()
+    panel.resize(1280, 800)
+    panel.show()
+    panel.wait_until_idle(180)
+
+    def done():
+        return panel.result() is not None and panel.result().settings.d == 2
+
+    gap = _gap(lambda: panel.set_double_descent(d=2), done)
+    ok = panel.readouts().get("dd_regime") == "catastrophic"
+    panel.shutdown()
+    t = time.perf_counter()
+    run_steps(run_double_descent(DoubleDescentSettings(d=2)))
+    blocking = time.perf_counter() - t
+    return {"gap": gap, "baseline": blocking, "ok": ok}
+
+
 def _rss_mb() -> float:
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -278,6 +303,7 @@ PROBES = {
     "hinges": probe_hinges,
     "hinges-drag": probe_hinges_drag,
     "seven-conversions": probe_seven_conversions,
+    "questions": probe_questions,
 }
 
 
@@ -341,6 +367,8 @@ def run() -> list[Row]:
     rows.append(_gap_row(f"Hinges: a drag at {SAMPLES:,} samples and {HINGES} hinges, longest gap",
                          _probe("hinges-drag"),
                          f"same drag, dense lstsq {SAMPLES:,}×{HINGES + 2} per move"))
+    rows.append(_gap_row("Questions: double descent at d = 2 (10 seeds, n = 100), longest gap",
+                         _probe("questions"), "the same sweep and lottery on the GUI thread"))
     seven = _probe("seven-conversions")
     rss = seven["rss"]
     growth = rss[-1] - rss[0]

@@ -30,6 +30,12 @@ def _has(state, *keys) -> bool:
     return all(k in state for k in keys)
 
 
+def _without(state, *keys) -> dict:
+    """``state`` less ``keys``: a field left out takes what the panel derives from the
+    rest (a Playground state without ``initial`` starts, and replays, from its network)."""
+    return {k: v for k, v in state.items() if k not in keys}
+
+
 def hinged_ruler(state, panel):
     """The notebook, step 2: one ruler c·ReLU(x − b), here c = 0.75, b = −1, free to drag."""
     if not _has(state, "mode", "kinks", "coefficients"):
@@ -90,7 +96,7 @@ def linear_collapse(state, panel):
     from relulab.model.networks.collapse import lesson_network
 
     net = lesson_network("identity")
-    return {**state,
+    return {**_without(state, "initial"),
             "architecture": {**state["architecture"], "hidden": [2], "activation": "identity"},
             "network": {"activation": "identity",
                         "layers": [{"W": W.tolist(), "b": b.tolist()} for W, b in net.layers]},
@@ -106,7 +112,7 @@ def circles_trained(state, panel):
     from relulab.model.fitting.classify import circles_lesson_setup
 
     X, y, net = circles_lesson_setup(0, 6)
-    start = {**state,
+    start = {**_without(state, "initial"),
              "dataset": {**state["dataset"], "name": "circles", "seed": 0, "test_fraction": 0.0},
              "points": {"x": X.tolist(), "label": [int(v) for v in y], "test": [False] * len(y)},
              "architecture": {**state["architecture"], "hidden": [6], "activation": "relu"},
@@ -120,6 +126,19 @@ def circles_trained(state, panel):
     while panel.trainer.step < 2000:
         panel.step_once()
     return panel.state_dict()
+
+
+def double_descent(d):
+    """The Questions panel's double-descent page at d = ``d``, n = 100, label noise 0.5,
+    min-norm least squares, 10 seeds (the issue's measured setting)."""
+    def setup(state, panel):
+        if not _has(state, "page", "double_descent"):
+            return state
+        return {**state, "page": "double-descent",
+                "double_descent": {**state["double_descent"], "d": d, "n": 100, "noise": 0.5,
+                                   "ridge": 0.0, "tuned_ridge": False, "second_scale": False,
+                                   "seeds": 10, "view": "error", "lottery_ratio": 1}}
+    return setup
 
 
 # (file stem, title, panel on screen, {panel: setup}, caption)
@@ -190,7 +209,28 @@ SCENES = [
         "the regions between the lines are where the network is linear, and together they "
         "bend the boundary into a closed curve. All 180 points were used for training: they "
         "show that the network fits them, not how it does on points it has not seen.")),
+    ("11-double-descent", "Double descent: when the biggest model wins", "questions",
+     {"questions": double_descent(20)}, (
+        "Random ReLU features fitted by least squares: 100 training points in 20 dimensions, "
+        "label noise 0.5, ten seeds. The test error peaks where the features just suffice to "
+        "fit every point, H = n (median 57), and falls again beyond it: with 2000 features the "
+        "median is 0.20, below the best model with fewer features than points (0.45), in 10 "
+        "of 10 seeds, and near the kernel limit H = ∞ (0.19). On the right, the lottery: ten "
+        "draws of the features at H = n differ 410-fold.")),
+    ("12-double-descent-2d", "…and when it does not", "questions",
+     {"questions": double_descent(2)}, (
+        "The same experiment with 2 input dimensions. The best small model reaches a median "
+        "test error of 0.046; past H = n the error stays high, and the widest model ends at "
+        "30: it wins in 0 of 10 seeds. Whether bigger wins depends on the dimension of the "
+        "data: a picture of double descent in one or two dimensions that "
+        "shows the biggest model winning is not what least squares does there.")),
 ]
+
+
+#: Scenes written by hand, not by this script (the digits classifier sliced through three
+#: pictures: the Deep → shallow panel's example network and its slice points); the
+#: playlist keeps them, in the order of their file names among the scenes made here.
+HAND_MADE = ("10-digits-slice",)
 
 
 def build(write: bool = True) -> list[dict]:
@@ -216,7 +256,8 @@ def build(write: bool = True) -> list[dict]:
             (OUT / f"{stem}.relulab.json").write_text(dump_scene(scene))
     if write:
         playlist = {"format": PLAYLIST_FORMAT, "version": VERSION, "title": TITLE,
-                    "scenes": [f"{stem}.relulab.json" for stem, *_ in SCENES]}
+                    "scenes": [f"{stem}.relulab.json"
+                               for stem in sorted([*(s[0] for s in SCENES), *HAND_MADE])]}
         (OUT / "playlist.json").write_text(json.dumps(playlist, indent=1, ensure_ascii=False) + "\n")
     window.close()
     return docs
@@ -224,4 +265,4 @@ def build(write: bool = True) -> list[dict]:
 
 if __name__ == "__main__":
     build()
-    print(f"wrote {len(SCENES)} scenes to {OUT}")
+    print(f"wrote {len(SCENES)} scenes to {OUT} (and kept {len(HAND_MADE)} made by hand)")

@@ -20,6 +20,7 @@ GUIDE_FACTS = {
     "folding": ["2ᵏ", "2ᵏ − 1", "16,777,216"],
     "converter": ["N or N + 1", "max{2n + k, 2n + p, 2pm}"],
     "playground": ["177", "2-8-8-8-1", "φ(W·x + b)", "2000 steps"],
+    "questions": ["φ(x) = ReLU(W x + b)/√H", "H = n", "**0.20**", "10 of 10"],
 }
 
 

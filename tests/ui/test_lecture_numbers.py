@@ -185,8 +185,34 @@ def _converter_scene(c: Claims, panel, _i) -> None:
     c.formula("a 0, a 1 and a 7", "rows 0, 1, 7" in r["summary"])
 
 
+def _questions_scene(c: Claims, panel, _i) -> None:
+    s = panel.state.double_descent
+    r = panel.readouts()
+    c.formula("H = n", r["dd_median_at_n"] is not None)
+    c.number(str(s.d), s.d)
+    c.number("10", r["dd_seeds"])
+    c.number(str(r["dd_wins"]), r["dd_wins"])
+    if s.d == 20:
+        c.formula("H = ∞", r["dd_kernel"] is not None)
+        c.number("100", s.n)
+        c.number("0.5", s.noise)
+        c.formula("ten seeds", s.seeds == 10)
+        c.number(str(r["dd_widest"]), r["dd_widest"])
+        c.number("57", r["dd_median_at_n"])
+        c.number("0.20", r["dd_median_widest"])
+        c.number("0.45", r["dd_best_small"])
+        c.number("0.19", r["dd_kernel"])
+        c.formula("ten draws", len(panel.result().lottery.test_mse) == 10)
+        c.number("410", r["dd_lottery_spread"])
+    else:
+        c.number("30", r["dd_median_widest"])
+        c.number("0.046", r["dd_best_small"])
+        c.formula("one or two dimensions", r["dd_regime"] == "catastrophic")
+
+
 CHECKS = {"hinges": _hinges_scene, "training": _training_scene, "folding": _folding_scene,
-          "playground": _playground_scene, "converter": _converter_scene}
+          "playground": _playground_scene, "converter": _converter_scene,
+          "questions": _questions_scene}
 
 
 def test_every_number_in_every_caption_is_what_the_scene_shows(main_window):

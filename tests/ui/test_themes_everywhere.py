@@ -39,7 +39,7 @@ from tests.ui.test_layout import tab_states
 #: its sources ("converter:<source>", the keys of the panel's source list), and the
 #: built-in lecture's first scene with its bar and caption ("lecture").
 CASES = ("hinges", "training", "folding", "converter:random", "converter:tent",
-         "converter:file", "converter:example", "playground", "lecture")
+         "converter:file", "converter:example", "playground", "questions", "lecture")
 #: The run-time switches, from the light theme a test starts in: the View menu's
 #: entries in turn, back to where it began.
 SWITCHES = ("dark", "high-contrast", "light")

@@ -54,6 +54,10 @@ PANELS: list[PanelSpec] = [
     PanelSpec("playground", "Playground", "relulab.ui.panels.playground", "PlaygroundPanel",
               "2-D classification, activations, linear collapse and exact linear regions.",
               "relulab.model.lessons.playground:PlaygroundState"),
+    PanelSpec("questions", "Questions", "relulab.ui.panels.questions", "QuestionsPanel",
+              "the blog's open questions run live: double descent, over-parametrisation, "
+              "infinite width.",
+              "relulab.model.lessons.questions:QuestionsState"),
 ]
 PANEL_NAMES = [p.name for p in PANELS]
 

@@ -1,0 +1,183 @@
+"""The Questions panel's state: which page is shown and each page's settings.
+
+Each page runs one experiment of :mod:`relulab.model.questions` on the panel's worker;
+its settings here are what a scene file, an undo step and a test hold. The limits
+keep a live run within a few seconds on a laptop (the double-descent sweep's cost
+grows with n³ and with its widest model, 20n).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from relulab.model.core.fields import Fields
+
+PAGES = ("double-descent", "overparametrisation", "infinite-width")
+#: The input dimensions the double-descent page offers: the answer depends on them
+#: (catastrophic at 2, tempered at 5–10, benign at 20).
+DIMENSIONS = (2, 5, 10, 20, 50)
+N_RANGE = (25, 200)
+N_STEP = 25
+NOISE_RANGE = (0.0, 2.0)
+#: Ridges offered besides none: a log grid.
+RIDGES = (0.0, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
+#: What the double-descent page's main plot shows against H.
+DD_VIEWS = ("error", "weight norm", "condition")
+#: The lottery's width as a multiple of n: at the peak, past it, far past it.
+LOTTERY_RATIOS = (1, 4, 20)
+SEEDS_RANGE = (3, 10)
+#: The widths the pruning study trains, one chosen on the page.
+PRUNE_WIDTHS = (32, 64, 128)
+
+
+@dataclass(frozen=True)
+class DoubleDescentSettings:
+    """Random ReLU features fitted by least squares: the data (d, n, label noise), the
+    fit (ridge, or the oracle's tuned ridge), a second feature scale, what the main
+    plot shows and where the lottery draws."""
+
+    d: int = 20
+    n: int = 100
+    noise: float = 0.5
+    ridge: float = 0.0
+    tuned_ridge: bool = False
+    second_scale: bool = False
+    seeds: int = 10
+    view: str = "error"
+    show_train: bool = True
+    lottery_ratio: int = 1
+
+    def __post_init__(self):
+        if self.d not in DIMENSIONS:
+            raise ValueError(f"d must be one of {', '.join(map(str, DIMENSIONS))}, got {self.d}")
+        lo, hi = N_RANGE
+        if not lo <= self.n <= hi or self.n % N_STEP:
+            raise ValueError(f"n must be a multiple of {N_STEP} in {lo}…{hi}, got {self.n}")
+        if not NOISE_RANGE[0] <= self.noise <= NOISE_RANGE[1]:
+            raise ValueError(f"noise must lie in [{NOISE_RANGE[0]}, {NOISE_RANGE[1]}], "
+                             f"got {self.noise}")
+        if self.ridge not in RIDGES:
+            raise ValueError(f"ridge must be one of {', '.join(f'{r:g}' for r in RIDGES)}, "
+                             f"got {self.ridge}")
+        if not SEEDS_RANGE[0] <= self.seeds <= SEEDS_RANGE[1]:
+            raise ValueError(f"seeds must be in {SEEDS_RANGE[0]}…{SEEDS_RANGE[1]}, got {self.seeds}")
+        if self.view not in DD_VIEWS:
+            raise ValueError(f"view must be one of {', '.join(DD_VIEWS)}, got {self.view!r}")
+        if self.lottery_ratio not in LOTTERY_RATIOS:
+            raise ValueError(f"lottery_ratio must be one of {LOTTERY_RATIOS}, "
+                             f"got {self.lottery_ratio}")
+
+    def to_dict(self) -> dict:
+        return {"d": self.d, "n": self.n, "noise": self.noise, "ridge": self.ridge,
+                "tuned_ridge": self.tuned_ridge, "second_scale": self.second_scale,
+                "seeds": self.seeds, "view": self.view, "show_train": self.show_train,
+                "lottery_ratio": self.lottery_ratio}
+
+    @classmethod
+    def from_dict(cls, d, where: str = "double_descent") -> DoubleDescentSettings:
+        f = Fields(d, defaults=cls().to_dict(), where=where)
+        dim = f.integer("d", min(DIMENSIONS), max(DIMENSIONS))
+        if dim not in DIMENSIONS:
+            raise ValueError(f"{f.name('d')}: expected one of {', '.join(map(str, DIMENSIONS))}, "
+                             f"got {dim}")
+        n = f.integer("n", *N_RANGE)
+        if n % N_STEP:
+            raise ValueError(f"{f.name('n')}: expected a multiple of {N_STEP}, got {n}")
+        noise = f.number("noise", *NOISE_RANGE)
+        ridge = f.number("ridge", 0.0, max(RIDGES))
+        if ridge not in RIDGES:
+            raise ValueError(f"{f.name('ridge')}: expected one of "
+                             f"{', '.join(f'{r:g}' for r in RIDGES)}, got {ridge:g}")
+        ratio = f.integer("lottery_ratio", min(LOTTERY_RATIOS), max(LOTTERY_RATIOS))
+        if ratio not in LOTTERY_RATIOS:
+            raise ValueError(f"{f.name('lottery_ratio')}: expected one of "
+                             f"{', '.join(map(str, LOTTERY_RATIOS))}, got {ratio}")
+        out = cls(d=dim, n=n, noise=noise, ridge=ridge, tuned_ridge=f.flag("tuned_ridge"),
+                  second_scale=f.flag("second_scale"), seeds=f.integer("seeds", *SEEDS_RANGE),
+                  view=f.choice("view", DD_VIEWS), show_train=f.flag("show_train"),
+                  lottery_ratio=ratio)
+        f.done()
+        return out
+
+
+@dataclass(frozen=True)
+class OverparametrisationSettings:
+    """How many seeds the spirals are tried from, and the width whose trained nets are
+    pruned (with the real and with shuffled labels)."""
+
+    seeds: int = 10
+    prune_width: int = 128
+
+    def __post_init__(self):
+        if not SEEDS_RANGE[0] <= self.seeds <= SEEDS_RANGE[1]:
+            raise ValueError(f"seeds must be in {SEEDS_RANGE[0]}…{SEEDS_RANGE[1]}, got {self.seeds}")
+        if self.prune_width not in PRUNE_WIDTHS:
+            raise ValueError(f"prune_width must be one of {PRUNE_WIDTHS}, got {self.prune_width}")
+
+    def to_dict(self) -> dict:
+        return {"seeds": self.seeds, "prune_width": self.prune_width}
+
+    @classmethod
+    def from_dict(cls, d, where: str = "overparametrisation") -> OverparametrisationSettings:
+        f = Fields(d, defaults=cls().to_dict(), where=where)
+        seeds = f.integer("seeds", *SEEDS_RANGE)
+        width = f.integer("prune_width", min(PRUNE_WIDTHS), max(PRUNE_WIDTHS))
+        if width not in PRUNE_WIDTHS:
+            raise ValueError(f"{f.name('prune_width')}: expected one of "
+                             f"{', '.join(map(str, PRUNE_WIDTHS))}, got {width}")
+        f.done()
+        return cls(seeds=seeds, prune_width=width)
+
+
+@dataclass(frozen=True)
+class InfiniteWidthSettings:
+    """How many seeds the lazy-training study averages over."""
+
+    seeds: int = 3
+
+    def __post_init__(self):
+        if not SEEDS_RANGE[0] <= self.seeds <= SEEDS_RANGE[1]:
+            raise ValueError(f"seeds must be in {SEEDS_RANGE[0]}…{SEEDS_RANGE[1]}, got {self.seeds}")
+
+    def to_dict(self) -> dict:
+        return {"seeds": self.seeds}
+
+    @classmethod
+    def from_dict(cls, d, where: str = "infinite_width") -> InfiniteWidthSettings:
+        f = Fields(d, defaults=cls().to_dict(), where=where)
+        seeds = f.integer("seeds", *SEEDS_RANGE)
+        f.done()
+        return cls(seeds=seeds)
+
+
+@dataclass(frozen=True)
+class QuestionsState:
+    """What the Questions panel shows: the page, and every page's settings (a page not
+    shown keeps its own, so that switching back finds it as it was)."""
+
+    page: str = "double-descent"
+    double_descent: DoubleDescentSettings = field(default_factory=DoubleDescentSettings)
+    overparametrisation: OverparametrisationSettings = field(
+        default_factory=OverparametrisationSettings)
+    infinite_width: InfiniteWidthSettings = field(default_factory=InfiniteWidthSettings)
+
+    def __post_init__(self):
+        if self.page not in PAGES:
+            raise ValueError(f"page must be one of {', '.join(PAGES)}, got {self.page!r}")
+
+    def to_dict(self) -> dict:
+        return {"page": self.page, "double_descent": self.double_descent.to_dict(),
+                "overparametrisation": self.overparametrisation.to_dict(),
+                "infinite_width": self.infinite_width.to_dict()}
+
+    @classmethod
+    def from_dict(cls, d) -> QuestionsState:
+        """Validate everything first; a ValueError names the field that is wrong."""
+        default = cls()
+        f = Fields(d, defaults=default.to_dict(), where="")
+        page = f.choice("page", PAGES)
+        dd = DoubleDescentSettings.from_dict(f.get("double_descent"))
+        over = OverparametrisationSettings.from_dict(f.get("overparametrisation"))
+        lazy = InfiniteWidthSettings.from_dict(f.get("infinite_width"))
+        f.done()
+        return cls(page=page, double_descent=dd, overparametrisation=over, infinite_width=lazy)

@@ -1,0 +1,363 @@
+"""Questions: the blog's open questions, each answered by an experiment run live.
+
+One page per question (a tab): it quotes the question, runs its experiment on the
+page's :class:`~relulab.ui.worker.Worker` (the latest settings win; the progress is in
+the page and the status bar) and states what the measured numbers support, every
+number read from the result object (:mod:`relulab.ui.panels.questions.jobs`).
+
+A page's experiment runs when the page is shown and its settings have no result yet;
+what only changes the view (the double-descent plot's quantity, the train curve)
+redraws the result it has.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from PySide6.QtWidgets import QHBoxLayout, QTabWidget
+
+from relulab.model.lessons.questions import (
+    DIMENSIONS,
+    N_STEP,
+    PAGES,
+    DoubleDescentSettings,
+    QuestionsState,
+)
+from relulab.ui.panels.base import Key, Panel, named, signals_blocked
+from relulab.ui.panels.questions.controls import (
+    NOISE_STEPS,
+    SHORT,
+    TITLES,
+    PageView,
+    QuestionsControls,
+    progress_bar,
+)
+from relulab.ui.panels.questions.jobs import (
+    dd_details,
+    dd_numbers,
+    dd_table,
+    dd_verdict,
+    lazy_details,
+    lazy_numbers,
+    lazy_table,
+    lazy_verdict,
+    over_details,
+    over_numbers,
+    over_table,
+    over_verdict,
+    run_double_descent,
+    run_infinite_width,
+    run_overparametrisation,
+)
+from relulab.ui.panels.questions.plots import (
+    DoubleDescentFigure,
+    InfiniteWidthFigure,
+    OverparametrisationFigure,
+)
+from relulab.ui.worker import Worker
+
+#: What each page's experiment is called in its progress and in ``finished(work)``.
+WORK = {"double-descent": "the double-descent sweep",
+        "overparametrisation": "the spirals and the pruning",
+        "infinite-width": "the lazy-training study"}
+RUNS = {"double-descent": run_double_descent, "overparametrisation": run_overparametrisation,
+        "infinite-width": run_infinite_width}
+
+
+def experiment_of(state: QuestionsState, page: str):
+    """The settings of ``page`` that its experiment depends on (what only changes the
+    view is left at its default, so that a change of view reuses the result)."""
+    if page == "double-descent":
+        s = state.double_descent
+        return replace(s, view=DoubleDescentSettings.view, show_train=True)
+    return state.overparametrisation if page == "overparametrisation" else state.infinite_width
+
+
+class QuestionsPanel(Panel):
+    name = "questions"
+    title = "Questions"
+    state_class = QuestionsState
+    primary_controls = ("questions-dd-d",)
+    KEYS = (
+        Key("]", "next question", "step_page", (1,), name="next-page"),
+        Key("[", "previous question", "step_page", (-1,), name="previous-page"),
+        Key("D", "next input dimension d (double descent)", "step_dimension", (1,),
+            name="dimension"),
+        Key("O", "tuned ridge, the oracle, on or off", "controls.dd.tuned.toggle", name="oracle"),
+        Key("S", "second feature scale on or off", "controls.dd.second.toggle",
+            name="second-scale"),
+    )
+    #: In the lecture layout the caption says the question and the numbers: the plots
+    #: take the room of the quote and of the numbers under the verdict.
+    lecture_hidden = tuple(f"questions-{short}-{what}" for short in SHORT.values()
+                           for what in ("quote", "details"))
+
+    def __init__(self, host=None, parent=None):
+        super().__init__(host, parent)
+        self._state = QuestionsState()
+        self._closed = False
+        self._results: dict[str, Any] = dict.fromkeys(PAGES)
+        self._wanted: dict[str, Any] = dict.fromkeys(PAGES)
+        self._workers = {page: Worker(f"questions-{SHORT[page]}", self) for page in PAGES}
+        self._build()
+        self._connect()
+        self.apply_theme()
+        self.apply_state(self._state)
+
+    # -- building ------------------------------------------------------------
+    def _build(self) -> None:
+        self.controls = QuestionsControls()
+        t = self.theme
+        self.figures = {"double-descent": DoubleDescentFigure(t),
+                        "overparametrisation": OverparametrisationFigure(t),
+                        "infinite-width": InfiniteWidthFigure(t)}
+        dd, over, lazy = (self.figures[p] for p in PAGES)
+        self.views = {
+            "double-descent": PageView("double-descent", [(dd.plot, 3), (dd.lottery_plot, 2)],
+                                       dd.key),
+            "overparametrisation": PageView("overparametrisation",
+                                            [(over.plot, 1), (over.pruning_plot, 1)], over.key),
+            "infinite-width": PageView("infinite-width", [(lazy.plot, 1), (lazy.kernel_plot, 1)],
+                                       lazy.key),
+        }
+        self.pages = named(QTabWidget(), "questions-pages", "Questions, one page each")
+        for page in PAGES:
+            self.pages.addTab(self.views[page].widget, TITLES[page])
+        self.progress = progress_bar()
+        self.pages.setCornerWidget(self.progress)
+        #: (done, total) of each page's experiment while it runs, else None
+        self._progress: dict[str, tuple[int, int] | None] = dict.fromkeys(PAGES)
+        outer = QHBoxLayout(self)
+        outer.setContentsMargins(6, 6, 6, 6)
+        outer.addWidget(self.controls.widget)
+        outer.addWidget(self.pages, 1)
+        self.make_keys()  # panel shortcuts: only while the focus is inside this panel
+
+    def _connect(self) -> None:
+        c = self.controls.dd
+        self.pages.currentChanged.connect(self._on_page)
+        c.d.activated.connect(lambda i: self._dd(d=c.d.itemData(i)))
+        c.n.valueChanged.connect(self._on_n)
+        c.n.sliderReleased.connect(lambda: self._dd(n=c.n.value() * N_STEP))
+        c.noise.valueChanged.connect(self._on_noise)
+        c.noise.sliderReleased.connect(lambda: self._dd(noise=c.noise.value() / NOISE_STEPS))
+        c.ridge.activated.connect(lambda i: self._dd(ridge=c.ridge.itemData(i)))
+        c.tuned.toggled.connect(lambda on: self._dd(tuned_ridge=on))
+        c.second.toggled.connect(lambda on: self._dd(second_scale=on))
+        c.seeds.valueChanged.connect(lambda v: self._dd(seeds=v))
+        c.view.activated.connect(lambda i: self._dd(view=c.view.itemData(i)))
+        c.show_train.toggled.connect(lambda on: self._dd(show_train=on))
+        c.lottery_at.activated.connect(lambda i: self._dd(lottery_ratio=c.lottery_at.itemData(i)))
+        o = self.controls.over
+        o.seeds.valueChanged.connect(lambda v: self._over(seeds=v))
+        o.prune_width.activated.connect(lambda i: self._over(prune_width=o.prune_width.itemData(i)))
+        self.controls.lazy.seeds.valueChanged.connect(lambda v: self._lazy(seeds=v))
+        for page, worker in self._workers.items():
+            worker.progress.connect(lambda value, page=page: self._on_progress(page, value))
+            worker.finished.connect(lambda run, page=page: self._on_result(page, run))
+            worker.failed.connect(lambda exc, page=page: self._on_failed(page, exc))
+
+    # -- edits -----------------------------------------------------------------
+    def show_page(self, page: str) -> None:
+        """Show ``page`` (one of relulab.model.lessons.questions.PAGES): one undo step."""
+        self.commit(replace(self._state, page=page), f"page {TITLES[page]}")
+
+    def step_page(self, step: int) -> None:
+        """The next (``step`` 1) or previous (−1) question, round the pages."""
+        self.show_page(PAGES[(PAGES.index(self._state.page) + step) % len(PAGES)])
+
+    def step_dimension(self, step: int) -> None:
+        """The next input dimension of the double-descent page, round DIMENSIONS."""
+        i = DIMENSIONS.index(self._state.double_descent.d)
+        self._dd(d=DIMENSIONS[(i + step) % len(DIMENSIONS)])
+
+    def set_double_descent(self, **changes) -> None:
+        """Change the double-descent page's settings (the fields of DoubleDescentSettings)."""
+        self._dd(**changes)
+
+    def _dd(self, **changes) -> None:
+        s = replace(self._state.double_descent, **changes)
+        what = ", ".join(f"{k} {v}" for k, v in changes.items())
+        self.commit(replace(self._state, double_descent=s), f"double descent: {what}")
+
+    def _over(self, **changes) -> None:
+        s = replace(self._state.overparametrisation, **changes)
+        self.commit(replace(self._state, overparametrisation=s), "over-parametrisation")
+
+    def _lazy(self, **changes) -> None:
+        s = replace(self._state.infinite_width, **changes)
+        self.commit(replace(self._state, infinite_width=s), "infinite width")
+
+    def _on_page(self, index: int) -> None:
+        if 0 <= index < len(PAGES) and PAGES[index] != self._state.page:
+            self.show_page(PAGES[index])
+
+    def _on_n(self, value: int) -> None:
+        c = self.controls.dd
+        if c.n.isSliderDown():  # the label follows the drag; the run starts on release
+            c.n_label.set_value(value * N_STEP, f"Training points n = <b>{value * N_STEP}</b>")
+        else:
+            self._dd(n=value * N_STEP)
+
+    def _on_noise(self, value: int) -> None:
+        c = self.controls.dd
+        if c.noise.isSliderDown():
+            c.noise_label.set_value(value / NOISE_STEPS,
+                                    f"Label noise σ = <b>{value / NOISE_STEPS:.1f}</b>")
+        else:
+            self._dd(noise=value / NOISE_STEPS)
+
+    # -- state -------------------------------------------------------------------
+    def apply_state(self, state: QuestionsState) -> None:
+        self._state = state
+        c = self.controls
+        c.dd.show_state(state.double_descent)
+        c.over.show_state(state.overparametrisation)
+        c.lazy.show_state(state.infinite_width)
+        c.show_page(state.page)
+        with signals_blocked(self.pages):
+            self.pages.setCurrentIndex(PAGES.index(state.page))
+        self._refresh(state.page)
+        self._show_progress()
+
+    def _refresh(self, page: str) -> None:
+        """Draw ``page``'s result if it is the settings', else ask for it."""
+        if self._closed:
+            return
+        want = experiment_of(self._state, page)
+        run = self._results[page]
+        if run is not None and experiment_of_run(run) == want:
+            self._draw(page, run)
+            return
+        if self._wanted[page] == want:
+            return
+        self._wanted[page] = want
+        self._progress[page] = (0, 1)
+        self.views[page].running(WORK[page])
+        job = RUNS[page]
+        self._workers[page].submit(lambda should_stop: job(want, should_stop))
+
+    # -- results -------------------------------------------------------------------
+    def _on_progress(self, page: str, value) -> None:
+        done, total = value
+        self._progress[page] = (done, total)
+        self._show_progress()
+        self.show_status(f"Questions: {WORK[page]}, {100 * done // max(total, 1)}%", 2000)
+
+    def _show_progress(self) -> None:
+        """The bar shows the progress of the page on screen (hidden when it has none)."""
+        page = self._state.page
+        value = self._progress[page]
+        if value is None:
+            self.progress.setVisible(False)
+            return
+        done, total = value
+        self.progress.setRange(0, max(total, 1))
+        self.progress.setValue(done)
+        self.progress.setFormat(f"{WORK[page]}: %p%")
+        self.progress.setToolTip(f"{TITLES[page]}: {WORK[page]}")
+        self.progress.setVisible(True)
+
+    def _on_result(self, page: str, run) -> None:
+        self._wanted[page] = None
+        self._results[page] = run
+        self._progress[page] = None
+        self._show_progress()
+        if page == self._state.page and experiment_of_run(run) == experiment_of(self._state, page):
+            self._draw(page, run)
+        self.show_status(f"Questions: finished {WORK[page]}.", 3000)
+        self.finished.emit(page)
+
+    def _on_failed(self, page: str, exc: Exception) -> None:
+        self._wanted[page] = None
+        self._progress[page] = None
+        self._show_progress()
+        self.figures[page].clear()  # the curves of the run before are not this one's
+        self.views[page].failed(f"Could not run {WORK[page]}: {exc}")
+        self.finished.emit(page)
+
+    def _draw(self, page: str, run) -> None:
+        view, figure = self.views[page], self.figures[page]
+        if page == "double-descent":
+            s = self._state.double_descent
+            figure.draw(run, s.view, s.show_train)
+            view.verdict.set_value(dd_numbers(run)["regime"], dd_verdict(run))
+            view.details.setText(dd_details(run))
+        elif page == "overparametrisation":
+            numbers = over_numbers(run)
+            figure.draw(run, numbers)
+            view.verdict.set_value(numbers["verdict"], over_verdict(run))
+            view.details.setText(over_details(run))
+        else:
+            numbers = lazy_numbers(run)
+            figure.draw(run, numbers)
+            view.verdict.set_value(numbers["verdict"], lazy_verdict(run))
+            view.details.setText(lazy_details(run))
+
+    def result(self, page: str | None = None):
+        """The result on ``page`` (the page shown by default), or None while it runs."""
+        page = page or self._state.page
+        run = self._results[page]
+        return run if run is not None and experiment_of_run(run) == experiment_of(
+            self._state, page) else None
+
+    # -- hooks ---------------------------------------------------------------------
+    def readouts(self) -> dict:
+        """The readouts, and the numbers each page's verdict states (None while it
+        runs): ``dd_regime``, ``dd_wins``, ``dd_median_widest``, ``dd_best_small``,
+        ``dd_median_at_n``, ``dd_kernel``, ``dd_lottery_spread``, ``dd_lottery_ensemble``;
+        ``over_*`` and ``lazy_*`` likewise."""
+        values = super().readouts()
+        sources = {"dd": (dd_numbers, "double-descent"), "over": (over_numbers, "overparametrisation"),
+                   "lazy": (lazy_numbers, "infinite-width")}
+        for prefix, (numbers, page) in sources.items():
+            run = self.result(page)
+            if run is None:
+                continue
+            for key, value in numbers(run).items():
+                if isinstance(value, (int, float, str)):
+                    values[f"{prefix}_{key}"] = value
+        return values
+
+    def plots(self) -> dict:
+        f = self.figures[self._state.page]
+        if self._state.page == "double-descent":
+            return {"main": f.plot, "lottery": f.lottery_plot}
+        if self._state.page == "overparametrisation":
+            return {"main": f.plot, "pruning": f.pruning_plot}
+        return {"main": f.plot, "kernel": f.kernel_plot}
+
+    def data_tables(self) -> dict:
+        page = self._state.page
+        run = self.result(page)
+        if run is None:
+            return {}
+        table = {"double-descent": dd_table, "overparametrisation": over_table,
+                 "infinite-width": lazy_table}[page]
+        return table(run)
+
+    def apply_theme(self) -> None:
+        t = self.theme
+        self.controls.apply_zoom(t.zoom)
+        for view in self.views.values():
+            view.quote.setFont(t.font(9))
+        for figure in self.figures.values():
+            figure.apply_theme()
+        if not self._closed and hasattr(self, "_state"):
+            run = self.result(self._state.page)
+            if run is not None:
+                self._draw(self._state.page, run)
+
+    def shutdown(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for worker in self._workers.values():
+            worker.shutdown()
+        super().shutdown()
+
+
+def experiment_of_run(run):
+    """The settings a run was made from, as :func:`experiment_of` gives them."""
+    return run.settings

@@ -1,0 +1,57 @@
+"""Every number the Questions guide and the README quote about the panel's results,
+against the model: the double-descent page's default run (d = 20, n = 100, label
+noise 0.5, ten seeds) and the rules the verdict states."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from relulab.model.lessons.questions import DoubleDescentSettings
+from relulab.model.questions.double_descent import CATASTROPHIC_ABOVE, run_steps
+from relulab.ui.help import guide_markdown
+from relulab.ui.panels.questions.jobs import (
+    SECOND_RATIO,
+    SECOND_SCALE,
+    dd_numbers,
+    number,
+    run_double_descent,
+)
+
+README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.fixture(scope="module")
+def default_run():
+    return dd_numbers(run_steps(run_double_descent(DoubleDescentSettings())))
+
+
+def test_the_guide_quotes_the_default_run(default_run):
+    v, s = default_run, DoubleDescentSettings()
+    text = flat(guide_markdown("questions"))
+    assert (s.d, s.n, s.noise, s.seeds) == (20, 100, 0.5, 10)
+    assert "d = 20, n = 100, noise 0.5" in text and "(medians of 10 seeds)" in text
+    assert v["regime"] == "benign" and f"in {v['wins']} of {v['seeds']} seeds" in text
+    assert v["widest"] == 20 * s.n and "at H = 20n" in text
+    assert (f"error **{number(v['median_widest'])}** at H = 20n against "
+            f"**{number(v['best_small'])}** for the best model with H < n (benign)") in text
+    assert f"tempered up to {CATASTROPHIC_ABOVE:g} times it" in text
+    assert (SECOND_RATIO, SECOND_SCALE) == (4, 0.01) and "4H more features at scale 0.01" in text
+
+
+def test_the_readme_quotes_the_default_run(default_run):
+    v = default_run
+    text = flat(README)
+    assert (f"At d = 20, n = 100, label noise 0.5 the widest model wins in {v['wins']} of "
+            f"{v['seeds']} seeds (median {number(v['median_widest'])} against "
+            f"{number(v['best_small'])} for the best model with H < n)") in text
+    [low, high] = re.findall(r"for input dimensions (\d+) to (\d+)", text)[0]
+    from relulab.model.lessons.questions import DIMENSIONS
+
+    assert (int(low), int(high)) == (min(DIMENSIONS), max(DIMENSIONS))
