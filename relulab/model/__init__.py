@@ -39,6 +39,7 @@ _WHERE = {
                                  "tuned_ridge"],
     "questions.lazy": ["LazyTraining", "lazy_training"],
     "questions.overparam": ["Pruning", "SpiralsByWidth", "pruning", "spirals_by_width"],
+    "questions.simplex": ["LinearFit", "fit_linear_classifier", "softmax", "sparsemax"],
     "fitting.training": ["HingeNetTrainer", "RestartsSnapshot", "init_hinge_net", "iter_hinge_net",
                  "refit_output_layer", "train_hinge_net"],
 }
