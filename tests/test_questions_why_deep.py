@@ -10,6 +10,7 @@ import pytest
 from relulab.model import deep_square
 from relulab.model.core.cancel import Cancelled
 from relulab.model.networks.exact import exact_line
+from relulab.model.networks.mlp import MLP
 from relulab.model.questions.why_deep import (
     exact_max_error,
     hidden_layer_fits,
@@ -75,6 +76,23 @@ def test_a_2_16_16_1_net_fits_all_four_datasets():
     assert fits.accuracy.shape == (4, 10) and fits.accuracy.min() >= 0.93
     for name in fits.datasets:
         assert fits.median(name) >= 0.96
+
+
+def test_the_batched_steps_are_the_trainers_adam():
+    from relulab.model.data.datasets import make_dataset
+    from relulab.model.fitting.classify import TrainConfig, Trainer
+    from relulab.model.questions.why_deep import _Adam
+
+    data = [make_dataset("circles", s) for s in (3, 4)]
+    nets = [MLP.random([2, 16, 16, 1], seed=s) for s in (3, 4)]
+    batch = _Adam(nets, np.array([X for X, _ in data]), np.array([y for _, y in data]), 0.03)
+    for _ in range(40):
+        batch.step()
+    for s, (net, (X, y)) in enumerate(zip(nets, data)):
+        theirs = Trainer(net, X, y, config=TrainConfig("adam", 0.03)).advance(40).net
+        for i, (W, b) in enumerate(theirs.layers):
+            np.testing.assert_allclose(batch.W[i][s], W.T, atol=1e-10)
+            np.testing.assert_allclose(batch.b[i][s], b, atol=1e-10)
 
 
 def test_hidden_layer_fits_reports_progress_and_stops():
