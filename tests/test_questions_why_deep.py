@@ -101,3 +101,11 @@ def test_hidden_layer_fits_reports_progress_and_stops():
     assert seen[-1] == (300, 300)
     with pytest.raises(Cancelled):
         hidden_layer_fits(("xor",), [0], steps=300, should_stop=lambda: True)
+
+
+def test_the_readme_quotes_the_deep_squares_error():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text().replace("\n", " ")
+    assert "error exactly 4^−(m+1)" in readme
+    assert all(exact_max_error(deep_square(m)) == Fraction(1, 4 ** (m + 1)) for m in range(4))

@@ -40,6 +40,7 @@ _WHERE = {
     "questions.lazy": ["LazyTraining", "lazy_training"],
     "questions.overparam": ["Pruning", "SpiralsByWidth", "pruning", "spirals_by_width"],
     "questions.simplex": ["LinearFit", "fit_linear_classifier", "softmax", "sparsemax"],
+    "questions.gelu": ["GeluVsRelu", "gelu_vs_relu", "relu_as_gelu"],
     "questions.parity": ["ParityRace", "nearest_neighbour_parity", "parity_race"],
     "questions.why_deep": ["FeatureScores", "deep_square", "hidden_layer_fits",
                            "product_feature"],
