@@ -42,6 +42,7 @@ _WHERE = {
     "questions.simplex": ["LinearFit", "fit_linear_classifier", "softmax", "sparsemax"],
     "questions.gelu": ["GeluVsRelu", "gelu_vs_relu", "relu_as_gelu"],
     "questions.parity": ["ParityRace", "nearest_neighbour_parity", "parity_race"],
+    "questions.targets": ["Similarity", "SoftTargets", "one_hot_similarity", "soft_targets"],
     "questions.why_deep": ["FeatureScores", "deep_square", "hidden_layer_fits",
                            "product_feature"],
     "fitting.training": ["HingeNetTrainer", "RestartsSnapshot", "init_hinge_net", "iter_hinge_net",

@@ -169,15 +169,16 @@ def fit_linear_classifier_steps(X: ArrayLike, y: ArrayLike, link: Link = "softma
     """:func:`fit_linear_classifier` in pieces: yields (steps done, steps)."""
     f = _link(link)
     X = np.asarray(X, dtype=float)
-    yi = np.asarray(y).astype(int)
+    soft = np.asarray(y, dtype=float) if np.ndim(y) == 2 else None
+    yi = np.asarray(y).astype(int) if soft is None else soft.argmax(axis=1)
     if X.ndim != 2 or len(X) != len(yi) or len(yi) == 0 or steps < 0:
         raise ValueError("X must be (n, d) with one label per row, steps ≥ 0")
     Xt = X if X_test is None else np.asarray(X_test, dtype=float)
     yt = yi if y_test is None else np.asarray(y_test).astype(int)
-    k = int(max(yi.max(), yt.max())) + 1
+    k = int(max(yi.max(), yt.max())) + 1 if soft is None else soft.shape[1]
     A = np.c_[X, np.ones(len(X))]
     At = np.c_[Xt, np.ones(len(Xt))]
-    Y = np.eye(k)[yi]
+    Y = np.eye(k)[yi] if soft is None else soft
     rec = default_record(steps) if record is None else np.unique(np.asarray(record, int))
     if rec.size == 0 or rec[0] < 0 or rec[-1] > steps:
         raise ValueError("record must hold steps from 0 to steps")
@@ -218,7 +219,8 @@ def fit_linear_classifier(X: ArrayLike, y: ArrayLike, link: Link = "softmax", *,
     """Train z = W (x, 1) with ``link`` (softmax: cross-entropy; sparsemax: the sparsemax
     loss) by full-batch gradient descent from W = 0; the result keeps W at the steps
     ``record`` (default: log-spaced) and scores the test points (default: the train
-    points)."""
+    points). ``y``: class labels, or soft targets (n, k) whose rows are distributions
+    (the gradient is then link(z) − target; ``train_loss`` is against their argmax)."""
     return run_steps(fit_linear_classifier_steps(
         X, y, link, steps=steps, lr=lr, X_test=X_test, y_test=y_test, record=record,
         should_stop=should_stop), progress)
