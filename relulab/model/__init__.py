@@ -38,6 +38,7 @@ _WHERE = {
     "questions.double_descent": ["DoubleDescent", "Lottery", "double_descent", "lottery",
                                  "tuned_ridge"],
     "questions.lazy": ["LazyTraining", "lazy_training"],
+    "questions.lottery_ticket": ["LotteryTickets", "lottery_tickets"],
     "questions.overparam": ["Pruning", "SpiralsByWidth", "pruning", "spirals_by_width"],
     "questions.simplex": ["LinearFit", "fit_linear_classifier", "softmax", "sparsemax"],
     "questions.gelu": ["GeluVsRelu", "gelu_vs_relu", "relu_as_gelu"],
