@@ -12,7 +12,9 @@
 * part 2: sparsemax on many rows against a row-by-row sort; the parity race (10 seeds
   batched, within 1.5× of one seed at a time, which stops each seed at its own end);
   the 2-16-16-1 fits (10 seeds batched) against the classifier ``Trainer`` one net at a
-  time; the deep square's exact error against Fractions at its kinks.
+  time; the deep square's exact error against Fractions at its kinks; GELU against
+  ReLU (seeds batched) against one seed at a time; the lottery tickets (seed by seed,
+  where a batch is slower) against one seed, scaled.
 """
 
 from __future__ import annotations
@@ -178,6 +180,22 @@ def _part_two_rows() -> list[Row]:
     rows.append(Row(f"2-16-16-1 fits, 4 datasets, {seeds} seeds, {fit_steps:,} steps", fits,
                     "Trainer per net (one seed timed, scaled)", base, max_seconds=15.0,
                     min_ratio=1.5))
+
+    from relulab.model.questions.gelu import gelu_vs_relu
+    from relulab.model.questions.lottery_ticket import lottery_tickets
+
+    g_steps = small(3000, 20)
+    ours = best_time(lambda: gelu_vs_relu(seeds=seeds, steps=g_steps), repeat=1)
+    one = best_time(lambda: gelu_vs_relu(seeds=[0], steps=g_steps), repeat=1)
+    rows.append(Row(f"GELU against ReLU, 2 targets, {seeds} seeds, {g_steps:,} steps", ours,
+                    "one seed at a time (1 timed, scaled)", one * seeds, max_seconds=10.0,
+                    min_ratio=1.5))
+    l_steps = small(2000, 20)
+    ours = best_time(lambda: lottery_tickets(seeds, steps=l_steps), repeat=1)
+    one = best_time(lambda: lottery_tickets([0], steps=l_steps), repeat=1)
+    rows.append(Row(f"lottery tickets, 2-128-1, {seeds} seeds, 4 × {l_steps:,} steps", ours,
+                    "one seed (1 timed, scaled)", one * seeds, max_seconds=20.0,
+                    min_ratio=1 / 1.2, note="a background run with progress"))
 
     depth = small(8, 3)
     exact = best_time(lambda: exact_max_error(deep_square(depth)), repeat=1)

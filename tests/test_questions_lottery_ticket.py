@@ -44,7 +44,7 @@ def test_the_mask_matters_the_ticket_is_a_coin_toss():
 def test_progress_and_stopping():
     seen = []
     lottery_tickets([0], width=8, steps=250, progress=lambda d, t: seen.append((d, t)))
-    assert seen[-1] == (1000, 1000)
+    assert seen[-1] == (1000, 1000)  # 4 phases × 250 steps, one seed
     with pytest.raises(Cancelled):
         lottery_tickets([0], should_stop=lambda: True)
     with pytest.raises(ValueError):
