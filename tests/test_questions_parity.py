@@ -111,3 +111,13 @@ def test_not_reached_is_none_and_stopping():
         parity_race(10, 2, steps=2000, seeds=[0], should_stop=lambda: True)
     with pytest.raises(ValueError):
         parity_race(10, 11)
+
+
+def test_a_net_learns_full_parity_where_nearest_neighbours_fail():
+    """Measured (10-256-1, 2,000 SGD steps on the same half of all strings): 0.93–0.97
+    on the unseen half (the issue's prototype: 95%), against 1-NN's 0–0.2%."""
+    from relulab.model.questions.parity import mlp_full_parity
+
+    acc = mlp_full_parity(10, 10)
+    assert acc.shape == (10,) and acc.min() >= 0.9
+    assert all(a > 100 * (nearest_neighbour_parity(10, s) + 0.002) for s, a in enumerate(acc))
