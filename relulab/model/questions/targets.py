@@ -107,8 +107,8 @@ def soft_targets(seeds: int | Sequence[int] = 10, n_per_class: int = 3,
         X, y = lookalike_blobs([s, 3], n_per_class)
         Xt, yt = lookalike_blobs([s, 1], 200)
         Q = softmax(np.c_[X, np.ones(len(X))] @ teacher.W.T)
-        kw = {"steps": steps, "lr": LEARNING_RATE, "X_test": Xt, "y_test": yt,
-              "record": [0, steps]}
-        hard[i] = fit_linear_classifier(X, y, "softmax", **kw).accuracy
-        soft[i] = fit_linear_classifier(X, Q, "softmax", **kw).accuracy
+        hard[i], soft[i] = (
+            fit_linear_classifier(X, target, "softmax", steps=steps, lr=LEARNING_RATE,
+                                  X_test=Xt, y_test=yt, record=[0, steps]).accuracy
+            for target in (y, Q))
     return SoftTargets(tuple(seed_list), readonly(hard), readonly(soft), int(n_per_class))

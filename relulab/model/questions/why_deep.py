@@ -129,7 +129,8 @@ def _data(name: str, seed: int, noise: float | None = None
 def logistic_fit(F: ArrayLike, y: ArrayLike, iterations: int = 50, ridge: float = 1e-6) -> Array:
     """Weights w of logistic regression on the columns of F (a bias column added last),
     by Newton's method with a tiny ridge (so separable data stops at a finite w)."""
-    A = np.c_[np.asarray(F, dtype=float), np.ones(len(F))]
+    Fa = np.asarray(F, dtype=float)
+    A = np.c_[Fa, np.ones(len(Fa))]
     yv = np.asarray(y, dtype=float)
     w = np.zeros(A.shape[1])
     for _ in range(iterations):
