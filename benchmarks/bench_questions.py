@@ -8,7 +8,13 @@
 * the spirals sweep (widths 2 … 64, 10 seeds, 2,000 Adam steps) batched over seeds,
   against the classifier ``Trainer`` one net at a time (two widths of it, scaled);
 * pruning one net of width 128, against training it with ``Trainer``;
-* lazy training (widths 16 … 4,096, 3 seeds) against steps that form the Jacobian.
+* lazy training (widths 16 … 4,096, 3 seeds) against steps that form the Jacobian;
+* part 2: sparsemax on many rows against a row-by-row sort; the parity race (10 seeds
+  batched, within 1.5× of one seed at a time, which stops each seed at its own end);
+  the 2-16-16-1 fits (10 seeds batched) against the classifier ``Trainer`` one net at a
+  time; the deep square's exact error against Fractions at its kinks; GELU against
+  ReLU (seeds batched) against one seed at a time; the lottery tickets (seed by seed,
+  where a batch is slower) against one seed, scaled.
 """
 
 from __future__ import annotations
@@ -127,5 +133,89 @@ def _training_rows() -> list[Row]:
     return rows
 
 
+def _part_two_rows() -> list[Row]:
+    from relulab.model.questions.parity import parity_race
+    from relulab.model.questions.simplex import sparsemax
+    from relulab.model.questions.why_deep import deep_square, exact_max_error, hidden_layer_fits
+
+    rows_n = small(100_000, 100)
+    Z = np.random.default_rng(0).normal(size=(rows_n, 10))
+
+    def one_row_at_a_time():
+        for z in Z:
+            s = np.sort(z)[::-1]
+            c = np.cumsum(s) - 1
+            j = np.nonzero(s * np.arange(1, 11) > c)[0][-1]
+            np.maximum(z - c[j] / (j + 1), 0)
+
+    ours = best_time(lambda: sparsemax(Z), repeat=3)
+    base = best_time(one_row_at_a_time, repeat=1, warmup=0)
+    rows = [Row(f"sparsemax of {rows_n:,} rows of 10 logits", ours, "a sort per row", base,
+                max_seconds=0.5, min_ratio=10.0)]
+
+    seeds, k, steps = small(10, 2), small(2, 2), small(1000, 20)
+    race = best_time(lambda: parity_race(30, k, steps=steps, seeds=seeds), repeat=1)
+    one = best_time(lambda: [parity_race(30, k, steps=steps, seeds=[s]) for s in range(2)],
+                    repeat=1)
+    rows.append(Row(f"parity race, 30 bits, k = {k}, {seeds} seeds batched, up to {steps:,} "
+                    "steps", race, "one seed at a time (2 timed, scaled)", one * seeds / 2,
+                    max_seconds=5.0, min_ratio=1 / 1.5,
+                    note="the steps' matmuls dominate: batching saves little; a batch "
+                         "runs until its slowest seed arrives"))
+
+    fit_steps = small(1000, 20)
+    fits = best_time(lambda: hidden_layer_fits(seeds=seeds, steps=fit_steps), repeat=1)
+
+    def trainer_fits():
+        from relulab.model.data.datasets import make_dataset
+        from relulab.model.fitting.classify import TrainConfig, Trainer
+        from relulab.model.networks.mlp import MLP
+
+        for name in ("xor", "circles", "spirals", "gaussians"):
+            X, y = make_dataset(name, 0)
+            Trainer(MLP.random([2, 16, 16, 1], seed=0), X, y,
+                    config=TrainConfig("adam", 0.03)).run(fit_steps)
+
+    base = best_time(trainer_fits, repeat=1, warmup=0) * seeds
+    rows.append(Row(f"2-16-16-1 fits, 4 datasets, {seeds} seeds, {fit_steps:,} steps", fits,
+                    "Trainer per net (one seed timed, scaled)", base, max_seconds=15.0,
+                    min_ratio=1.5))
+
+    from relulab.model.questions.gelu import gelu_vs_relu
+    from relulab.model.questions.lottery_ticket import lottery_tickets
+
+    g_steps = small(3000, 20)
+    ours = best_time(lambda: gelu_vs_relu(seeds=seeds, steps=g_steps), repeat=1)
+    one = best_time(lambda: gelu_vs_relu(seeds=[0], steps=g_steps), repeat=1)
+    rows.append(Row(f"GELU against ReLU, 2 targets, {seeds} seeds, {g_steps:,} steps", ours,
+                    "one seed at a time (1 timed, scaled)", one * seeds, max_seconds=10.0,
+                    min_ratio=1.5))
+    l_steps = small(2000, 20)
+    ours = best_time(lambda: lottery_tickets(seeds, steps=l_steps), repeat=1)
+    one = best_time(lambda: lottery_tickets([0], steps=l_steps), repeat=1)
+    rows.append(Row(f"lottery tickets, 2-128-1, {seeds} seeds, 4 × {l_steps:,} steps", ours,
+                    "one seed (1 timed, scaled)", one * seeds, max_seconds=20.0,
+                    min_ratio=1 / 1.2, note="a background run with progress"))
+
+    depth = small(8, 3)
+    exact = best_time(lambda: exact_max_error(deep_square(depth)), repeat=1)
+
+    def fractions_at_the_dyadic_points():
+        from fractions import Fraction
+
+        net = deep_square(depth)
+        for j in range(2 ** (depth + 1) + 1):
+            h = [Fraction(j, 2 ** (depth + 1))]
+            for i, (W, b) in enumerate(net.layers):
+                z = [sum(Fraction(w) * v for w, v in zip(r, h)) + Fraction(c) for r, c in zip(W, b)]
+                h = z if i == len(net.layers) - 1 else [max(v, Fraction(0)) for v in z]
+
+    base = best_time(fractions_at_the_dyadic_points, repeat=1, warmup=0)
+    rows.append(Row(f"deep square's exact max error, depth {depth} ({2 ** depth} pieces)",
+                    exact, "Fractions at the kinks and midpoints", base, max_seconds=5.0,
+                    min_ratio=1 / 3))
+    return rows
+
+
 def run() -> list[Row]:
-    return _double_descent_rows() + _training_rows()
+    return _double_descent_rows() + _training_rows() + _part_two_rows()
