@@ -13,7 +13,7 @@ from importlib.resources import files
 
 import pytest
 
-from relulab.io.codegen import CodeExportError, script_for
+from relulab.io.codegen import CodeExportError, notebook_for, script_for
 from relulab.model.fitting.classify import Trainer
 from relulab.model.lessons.playground import PlaygroundState
 from relulab.model.networks.mlp import MLP
@@ -100,3 +100,31 @@ def test_a_state_the_panel_would_refuse_is_refused_in_one_line():
     assert "\n" not in str(e.value)
     with pytest.raises(CodeExportError, match="cannot be exported"):
         script_for("nonsense", {})
+
+
+RUN_CELLS = """
+import json, sys
+cells = json.load(open(sys.argv[1], encoding="utf-8"))["cells"]
+namespace = {"__name__": "__main__"}
+for cell in cells:
+    if cell["cell_type"] == "code":
+        exec("".join(cell["source"]), namespace)
+"""
+
+
+def test_the_notebook_validates_and_its_cells_print_the_same(tmp_path):
+    nbformat = pytest.importorskip("nbformat")
+    d = circles_scene()
+    text = notebook_for("playground", d)
+    nb = nbformat.reads(text, as_version=4)
+    nbformat.validate(nb)
+    assert nb.cells[1].cell_type == "markdown" and nb.cells[1].source.startswith("# Playground")
+    path = tmp_path / "experiment.ipynb"
+    path.write_text(text, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-I", "-c", RUN_CELLS, str(path)], capture_output=True,
+                          text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    script = run_script(script_for("playground", d), tmp_path)
+    assert done.stdout == script["stdout"]
+    state = PlaygroundState.from_dict(d)
+    assert f"train_loss = {app_readouts(state, 2000).train_loss!r}" in done.stdout

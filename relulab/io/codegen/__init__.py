@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from relulab.io.codegen import playground
+from relulab.io.codegen import notebook, playground
 from relulab.io.codegen.sources import Section, script
 from relulab.model.lessons.playground import PlaygroundState
 
@@ -45,3 +45,21 @@ def sections_for(panel: str, state: Any) -> tuple[str, list[Section]]:
 def script_for(panel: str, state: Any) -> str:
     """A self-contained numpy script of ``panel``'s experiment."""
     return script(*sections_for(panel, state))
+
+
+def notebook_for(panel: str, state: Any) -> str:
+    """A Jupyter notebook (JSON text) of ``panel``'s experiment: the script's code in
+    cells, with the panel's guide as its text."""
+    return notebook.notebook(panel, *sections_for(panel, state))
+
+
+def code_for(panel: str, state: Any, suffix: str, torch: bool = False) -> str:
+    """The script (``.py``) or notebook (``.ipynb``) text of ``panel``'s experiment."""
+    if torch:
+        raise CodeExportError("a PyTorch version is made for the Playground and the Training "
+                              "panel only")
+    if suffix == ".ipynb":
+        return notebook_for(panel, state)
+    if suffix == ".py":
+        return script_for(panel, state)
+    raise CodeExportError(f"the output must end in .py or .ipynb, not {suffix or 'nothing'!r}")
