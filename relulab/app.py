@@ -1,7 +1,8 @@
 """Application bootstrap and command line.
 
-``relulab`` opens the window; ``relulab convert …``, ``relulab render …`` and
-``relulab slice …`` run without one. ``--version`` prints and exits before Qt is even imported.
+``relulab`` opens the window; ``relulab convert …``, ``relulab render …``,
+``relulab slice …`` and ``relulab export-code …`` run without one. ``--version``
+prints and exits before Qt is even imported.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import relulab
 #: Sub-commands that run without the window: name -> module with ``main(argv) -> int``.
 COMMANDS = {
     "convert": "relulab.commands.convert",
+    "export-code": "relulab.commands.export_code",
     "render": "relulab.commands.render",
     "slice": "relulab.commands.slice",
 }

@@ -1,0 +1,51 @@
+"""``relulab export-code``: writes the script or notebook of a scene's panel; refuses
+in one line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib.resources import files
+
+import pytest
+
+from relulab.app import main
+
+CIRCLES = files("relulab.resources") / "lectures" / "09-circles.relulab.json"
+
+
+def test_writes_a_script_that_runs(tmp_path, capsys):
+    out = tmp_path / "circles.py"
+    assert main(["export-code", str(CIRCLES), str(out)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    done = subprocess.run([sys.executable, "-I", str(out)], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "train_accuracy = 1.0" in done.stdout
+
+
+def test_writes_a_notebook_for_the_panel_asked(tmp_path):
+    out = tmp_path / "circles.ipynb"
+    assert main(["export-code", str(CIRCLES), str(out), "--panel", "playground"]) == 0
+    nb = json.loads(out.read_text(encoding="utf-8"))
+    assert nb["nbformat"] == 4 and any(c["cell_type"] == "code" for c in nb["cells"])
+
+
+@pytest.mark.parametrize(("args", "code", "says"), [
+    (["--panel", "hinges"], 1, "the scene has no hinges panel"),
+    (["--torch"], 1, "PyTorch"),
+])
+def test_refusals_are_one_line(tmp_path, capsys, args, code, says):
+    out = tmp_path / "x.py"
+    assert main(["export-code", str(CIRCLES), str(out), *args]) == code
+    err = capsys.readouterr().err
+    assert says in err and err.count("\n") == 1 and err.startswith("relulab export-code: ")
+    assert not out.exists()
+
+
+def test_refuses_another_suffix_and_a_missing_scene(tmp_path, capsys):
+    assert main(["export-code", str(CIRCLES), str(tmp_path / "x.txt")]) == 2
+    assert main(["export-code", str(tmp_path / "none.relulab.json"), str(tmp_path / "x.py")]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and ".py or .ipynb" in err[0]
