@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from relulab.io.codegen import notebook, playground
+from relulab.io.codegen import notebook, playground, training
 from relulab.io.codegen.sources import Section, script
 from relulab.model.lessons.playground import PlaygroundState
+from relulab.model.lessons.training import TrainingState
 
 
 class CodeExportError(ValueError):
@@ -25,9 +26,15 @@ def _playground(d: Any) -> tuple[str, list[Section]]:
     return playground.header(state), playground.sections(state)
 
 
+def _training(d: Any) -> tuple[str, list[Section]]:
+    state = TrainingState.from_dict(d)
+    return training.header(state), training.sections(state)
+
+
 #: panel name -> its state dict to (header, sections)
 EXPORTERS: dict[str, Callable[[Any], tuple[str, list[Section]]]] = {
     "playground": _playground,
+    "training": _training,
 }
 
 
