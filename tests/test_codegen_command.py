@@ -34,7 +34,7 @@ def test_writes_a_notebook_for_the_panel_asked(tmp_path):
 
 @pytest.mark.parametrize(("args", "code", "says"), [
     (["--panel", "hinges"], 1, "the scene has no hinges panel"),
-    (["--torch"], 1, "PyTorch"),
+    (["--panel"], 2, "expected one argument"),
 ])
 def test_refusals_are_one_line(tmp_path, capsys, args, code, says):
     out = tmp_path / "x.py"
@@ -49,3 +49,11 @@ def test_refuses_another_suffix_and_a_missing_scene(tmp_path, capsys):
     assert main(["export-code", str(tmp_path / "none.relulab.json"), str(tmp_path / "x.py")]) == 1
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 2 and ".py or .ipynb" in err[0]
+
+
+def test_torch_writes_the_pytorch_version(tmp_path):
+    out = tmp_path / "circles_torch.py"
+    assert main(["export-code", str(CIRCLES), str(out), "--torch"]) == 0
+    text = out.read_text(encoding="utf-8")
+    compile(text, str(out), "exec")
+    assert "import torch" in text and "torch.optim.SGD" in text
