@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from relulab.io.codegen import notebook, playground, torch_version, training
+from relulab.io.codegen import folding, notebook, playground, torch_version, training
 from relulab.io.codegen.sources import Section, script
+from relulab.model.lessons.folding import FoldingState
 from relulab.model.lessons.playground import PlaygroundState
 from relulab.model.lessons.training import TrainingState
 
@@ -29,6 +30,11 @@ def _playground(d: Any) -> tuple[str, list[Section]]:
 def _training(d: Any) -> tuple[str, list[Section]]:
     state = TrainingState.from_dict(d)
     return training.header(state), training.sections(state)
+
+
+def _folding(d: Any) -> tuple[str, list[Section]]:
+    state = FoldingState.from_dict(d)
+    return folding.header(state), folding.sections(state)
 
 
 def _playground_torch(d: Any) -> tuple[str, list[Section]]:
@@ -53,6 +59,7 @@ TORCH_EXPORTERS: dict[str, Callable[[Any], tuple[str, list[Section]]]] = {
 EXPORTERS: dict[str, Callable[[Any], tuple[str, list[Section]]]] = {
     "playground": _playground,
     "training": _training,
+    "folding": _folding,
 }
 
 
