@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from relulab.io.codegen import folding, notebook, playground, torch_version, training
+from relulab.io.codegen import folding, hinges, notebook, playground, torch_version, training
 from relulab.io.codegen.sources import Section, script
 from relulab.model.lessons.folding import FoldingState
+from relulab.model.lessons.hinges import HingesState
 from relulab.model.lessons.playground import PlaygroundState
 from relulab.model.lessons.training import TrainingState
 
@@ -35,6 +36,11 @@ def _training(d: Any) -> tuple[str, list[Section]]:
 def _folding(d: Any) -> tuple[str, list[Section]]:
     state = FoldingState.from_dict(d)
     return folding.header(state), folding.sections(state)
+
+
+def _hinges(d: Any) -> tuple[str, list[Section]]:
+    state = HingesState.from_dict(d)
+    return hinges.header(state), hinges.sections(state)
 
 
 def _playground_torch(d: Any) -> tuple[str, list[Section]]:
@@ -60,6 +66,7 @@ EXPORTERS: dict[str, Callable[[Any], tuple[str, list[Section]]]] = {
     "playground": _playground,
     "training": _training,
     "folding": _folding,
+    "hinges": _hinges,
 }
 
 
