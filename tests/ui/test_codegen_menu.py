@@ -33,9 +33,14 @@ def test_the_menu_writes_the_playgrounds_script_and_notebook(main_window, monkey
     assert "Exported" in main_window.statusBar().currentMessage()
 
 
-def test_a_panel_without_an_exporter_is_refused_in_one_line(main_window, tmp_path):
-    main_window.show_panel("converter")
-    with pytest.raises(CodeExportError, match="cannot be exported") as e:
-        main_window.export_code(tmp_path / "x.py")
+def test_every_panel_exports_and_another_suffix_is_refused_in_one_line(main_window, tmp_path):
+    from relulab.ui.panels import PANEL_NAMES
+
+    for name in PANEL_NAMES:
+        main_window.show_panel(name)
+        path = main_window.export_code(tmp_path / f"{name}.py")
+        compile(path.read_text(encoding="utf-8"), str(path), "exec")
+    with pytest.raises(CodeExportError, match=r"must end in \.py or \.ipynb") as e:
+        main_window.export_code(tmp_path / "x.txt")
     assert "\n" not in str(e.value)
-    assert not (tmp_path / "x.py").exists()
+    assert not (tmp_path / "x.txt").exists()

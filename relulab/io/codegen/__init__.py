@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from relulab.io.codegen import folding, hinges, notebook, playground, torch_version, training
+from relulab.io.codegen import converter, folding, hinges, notebook, playground, torch_version, training
 from relulab.io.codegen.sources import Section, script
+from relulab.model.lessons.converter import ConverterState
 from relulab.model.lessons.folding import FoldingState
 from relulab.model.lessons.hinges import HingesState
 from relulab.model.lessons.playground import PlaygroundState
@@ -43,6 +44,11 @@ def _hinges(d: Any) -> tuple[str, list[Section]]:
     return hinges.header(state), hinges.sections(state)
 
 
+def _converter(d: Any) -> tuple[str, list[Section]]:
+    state = ConverterState.from_dict(d)
+    return converter.header(state), converter.sections(state)
+
+
 def _playground_torch(d: Any) -> tuple[str, list[Section]]:
     state = PlaygroundState.from_dict(d)
     return (playground.header(state) + "\nThis version trains with PyTorch (pip install torch).",
@@ -67,6 +73,7 @@ EXPORTERS: dict[str, Callable[[Any], tuple[str, list[Section]]]] = {
     "training": _training,
     "folding": _folding,
     "hinges": _hinges,
+    "converter": _converter,
 }
 
 

@@ -26,7 +26,7 @@ def tent(peak):
     p = float(peak)
     return (1.0, 1.0), (0.0, -p), (1.0 / p, -(1.0 / p + 1.0 / (1.0 - p))), 0.0'''
 
-_EXACT = '''def exact_layers(layers):
+EXACT_KINKS = '''def exact_layers(layers):
     """The network's double weights as exact fractions."""
     return [([[Fraction(float(v)) for v in row] for row in W], [Fraction(float(v)) for v in bias])
             for W, bias in layers]
@@ -72,9 +72,10 @@ def kinks(layers):
                     found.add(t)  # on a ray, or inside an interval
         knots = sorted(found)
     points = segments(knots)
-    out = [pre_activations(layers, x, len(layers) - 1)[0] for x in points]
-    slopes = [(y1 - y0) / (x1 - x0) for x0, x1, y0, y1 in zip(points, points[1:], out, out[1:])]
-    return [t for t, left, right in zip(knots, slopes, slopes[1:]) if left != right]
+    out = [pre_activations(layers, x, len(layers) - 1) for x in points]
+    slopes = [[(v1 - v0) / (x1 - x0) for v0, v1 in zip(y0, y1)]
+              for x0, x1, y0, y1 in zip(points, points[1:], out, out[1:])]
+    return [t for t, left, right in zip(knots, slopes, slopes[1:]) if left != right]  # any output
 
 
 def counts(layers):
@@ -106,7 +107,7 @@ def sections(state: FoldingState) -> list[Section]:
         Section("Exact kinks", "Every count is exact: the weights are the app's doubles, "
                 "the arithmetic rational. The work grows with the pieces (2^depth for the "
                 "tent): deep tents take long here, where the app uses faster certified "
-                "doubles.", _EXACT),
+                "doubles.", EXACT_KINKS),
         Section("Run", "The tent's and the fold's counts, as the panel shows them.", run),
     ]
 
