@@ -128,3 +128,32 @@ def test_the_notebook_validates_and_its_cells_print_the_same(tmp_path):
     assert done.stdout == script["stdout"]
     state = PlaygroundState.from_dict(d)
     assert f"train_loss = {app_readouts(state, 2000).train_loss!r}" in done.stdout
+
+
+@pytest.mark.parametrize("regularization", ["l2", "l1"])
+def test_features_and_regularisation_follow_the_trainer(tmp_path, regularization):
+    """A state whose network takes x₁², x₂² and whose training penalises the weights
+    (as the Playground's Network and Training tabs set them) prints what the model's
+    Trainer reports with the same features and penalty."""
+    from relulab.model.fitting.classify import TrainConfig
+    from relulab.model.fitting.features import FeatureMap
+
+    state = PlaygroundState().with_hidden([]).with_training(step=200)
+    config = TrainConfig("adam", 0.05, "cross_entropy", 0, regularization=regularization,
+                         regularization_rate=0.01)
+    fmap = FeatureMap(("x1^2", "x2^2"))
+    object.__setattr__(state, "features", fmap)
+    object.__setattr__(state.training, "config", lambda: config)
+    text = _script_of(state)  # the state itself: its dict has no features yet
+    printed = run_script(text, tmp_path)
+    (X, y), (Xt, yt) = state.training_points(), state.points.held_out()
+    snap = Trainer(state.initial, X, y, Xt, yt, config, features=fmap).advance(200)
+    assert_same(printed, snap)
+    assert snap.penalty > 0  # the penalty is in the train loss the script printed
+
+
+def _script_of(state: PlaygroundState) -> str:
+    from relulab.io.codegen import playground
+    from relulab.io.codegen.sources import script
+
+    return script(playground.header(state), playground.sections(state))
