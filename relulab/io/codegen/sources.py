@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 import textwrap
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +27,7 @@ class Section:
     code: str
 
 
-def source(*functions: Callable[..., Any]) -> str:
+def source(*functions: Any) -> str:
     """The source of ``functions``, dedented, separated by blank lines."""
     return "\n\n".join(textwrap.dedent(inspect.getsource(f)).rstrip() for f in functions)
 
