@@ -61,7 +61,8 @@ def sections(state: ConverterState) -> list[Section]:
     rows = ",\n    ".join(f"({literal(W)}, {literal(b)})" for W, b in net.layers)
     network = f"layers = [\n    {rows},\n]  # (W, b) per layer, W of shape (out, in); ReLU between"
     one_d = net.n_in == 1
-    out = [Section("Imports", "", "from fractions import Fraction\n\nimport numpy as np"),
+    imports = "from fractions import Fraction\n\nimport numpy as np" if one_d else "import numpy as np"
+    out = [Section("Imports", "", imports),
            Section("Network", f"The {'-'.join(map(str, net.sizes))} ReLU network in the panel "
                    "(from " + state.source + ").", network)]
     if one_d:

@@ -29,7 +29,7 @@ class Section:
 
 def source(*functions: Any) -> str:
     """The source of ``functions``, dedented, separated by blank lines."""
-    return "\n\n".join(textwrap.dedent(inspect.getsource(f)).rstrip() for f in functions)
+    return "\n\n\n".join(textwrap.dedent(inspect.getsource(f)).rstrip() for f in functions)
 
 
 def constants(**values: Any) -> str:

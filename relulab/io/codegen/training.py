@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from relulab.io.codegen.sources import Section, constants, literal, source
 from relulab.model.fitting import _training_kernels as kernels
-from relulab.model.fitting.training import HingeNetTrainer, init_hinge_net
+from relulab.model.fitting.training import INITS, HingeNetTrainer, init_hinge_net
 from relulab.model.lessons.training import TrainingState
 
 
@@ -20,7 +20,7 @@ def sections(state: TrainingState) -> list[Section]:
     x, y = target.sample(state.points)
     data = (f"x = {literal(x)}\ny = {literal(y)}\n"
             f"DOMAIN = ({float(target.a)!r}, {float(target.b)!r})")
-    net = source(init_hinge_net)
+    net = constants(INITS=INITS) + "\n\n\n" + source(init_hinge_net)
     kernel = (constants(OPTIMIZERS=kernels.OPTIMIZERS, _OPT_CODE=kernels._OPT_CODE) + "\n\n\n"
               + source(kernels.advance_numpy, kernels.evaluate_sorted))
     batch = "    " + source(HingeNetTrainer._batches).replace("\n", "\n    ")
