@@ -57,3 +57,17 @@ def test_torch_writes_the_pytorch_version(tmp_path):
     text = out.read_text(encoding="utf-8")
     compile(text, str(out), "exec")
     assert "import torch" in text and "torch.optim.SGD" in text
+
+
+def test_a_scene_of_several_panels_without_a_current_one_asks_which(tmp_path, capsys):
+    from relulab.io.scenes import Scene, write_scene
+    from relulab.model.lessons.folding import FoldingState
+    from relulab.model.lessons.hinges import HingesState
+
+    scene = tmp_path / "two.relulab.json"
+    write_scene(scene, Scene(panels={"hinges": HingesState().to_dict(),
+                                     "folding": FoldingState().to_dict()}))
+    assert main(["export-code", str(scene), str(tmp_path / "x.py")]) == 1
+    assert "the scene has hinges, folding: say which with --panel" in capsys.readouterr().err
+    assert main(["export-code", str(scene), str(tmp_path / "f.ipynb"), "--panel", "folding"]) == 0
+    assert "Folding" in (tmp_path / "f.ipynb").read_text(encoding="utf-8")
