@@ -1,8 +1,8 @@
 """Application bootstrap and command line.
 
-``relulab`` opens the window; ``relulab convert …``, ``relulab lecture …``,
-``relulab render …`` and ``relulab slice …`` run without one. ``--version`` prints and
-exits before Qt is even imported.
+``relulab`` opens the window; ``relulab convert …``, ``relulab export-code …``,
+``relulab lecture …``, ``relulab render …`` and ``relulab slice …`` run without one.
+``--version`` prints and exits before Qt is even imported.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import relulab
 COMMANDS = {
     "convert": "relulab.commands.convert",
     "lecture": "relulab.commands.lecture",
+    "export-code": "relulab.commands.export_code",
     "render": "relulab.commands.render",
     "slice": "relulab.commands.slice",
 }

@@ -1,5 +1,6 @@
 """File ▸ Export of the main window: the visible panel's plot as PNG or SVG, its data
-as CSV, its animation as GIF or MP4, without the panel's on-screen hints.
+as CSV, its animation as GIF or MP4, without the panel's on-screen hints, and its
+experiment as code (a numpy script or a Jupyter notebook, :mod:`relulab.io.codegen`).
 
 A mixin of :class:`relulab.ui.main_window.MainWindow` (it uses the window's
 ``current_panel``, ``session`` and status bar); the drawing itself is
@@ -13,6 +14,8 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QProgressDialog
 
+from relulab.io.atomic import write_text_atomic
+from relulab.io.codegen import CodeExportError, code_for
 from relulab.io.scenes import SceneError
 from relulab.ui import dialogs, export
 
@@ -49,6 +52,36 @@ class ExportCommands:
         if kind in ("gif", "mp4"):
             return [export.export_animation(panel, plot, path, progress=progress)]
         raise ValueError(f"unknown export kind {kind!r}")
+
+    def export_code(self, path, torch: bool = False) -> Path:
+        """Write the visible panel's experiment to ``path``: a numpy script (.py) or a
+        notebook (.ipynb), as File ▸ Export does, without a dialog; raises
+        CodeExportError for a panel that cannot be exported or another suffix."""
+        panel = self.current_panel()
+        path = Path(path)
+        write_text_atomic(path, code_for(panel.name, panel.state_dict(), path.suffix, torch))
+        return path
+
+    def export_code_dialog(self, suffix: str) -> list[Path]:
+        """Ask where to write the visible panel's experiment as a script or notebook."""
+        panel = self.current_panel()
+        kind = {".py": "Python script (*.py)", ".ipynb": "Jupyter notebook (*.ipynb)"}[suffix]
+        start = str(Path(self._start_folder()) / f"{panel.name}{suffix}")
+        path, _ = dialogs.save_file_name(self, f"Export as {kind.split(' (')[0]}", start, kind,
+                                         instead="window.export_code(path)")
+        if not path:
+            return []
+        if not path.lower().endswith(suffix):
+            path += suffix
+        try:
+            written = self.export_code(path)
+        except (CodeExportError, OSError) as exc:
+            problem = f"{path}: {exc.strerror}" if isinstance(exc, OSError) and exc.strerror \
+                else str(exc)
+            self.session.report_error("Could not export", SceneError("export", problem))
+            return []
+        self.statusBar().showMessage(f"Exported {written}", 8000)
+        return [written]
 
     def export_dialog(self, kind: str, scale: int = 1) -> list[Path]:
         panel = self.current_panel()
