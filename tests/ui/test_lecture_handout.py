@@ -120,3 +120,30 @@ def test_a_failure_is_one_line(main_window, data_dir, tmp_path):
 def test_nothing_to_export_says_so(fake_window, tmp_path):
     assert not fake_window.lecture.export_handout(tmp_path / "none.pdf")
     assert not (tmp_path / "none.pdf").exists()
+
+
+@pytest.mark.parametrize(("selected", "hidden"), [(None, True), (0, False)])
+def test_the_hinges_hint_is_left_out_of_scene_pictures(qapp, monkeypatch, selected, hidden):
+    """"No hinge selected (click one or press Tab on the plot)" speaks to the one at the
+    screen: a handout's picture or a thumbnail leaves it out; a selected hinge's line
+    says what is shown and stays."""
+    from relulab.io.scenes import Scene
+    from relulab.ui import export
+    from relulab.ui.lecture import pictures
+
+    seen = []
+    draw = export._render_image
+
+    def watching(widget, scale):
+        label = widget.selected_label
+        seen.append((label.text(), label.isVisible()))
+        return draw(widget, scale)
+
+    monkeypatch.setattr(export, "_render_image", watching)
+    from relulab.model.lessons.hinges import HingesState
+
+    state = dict(HingesState().to_dict(), mode="least squares", selected=selected)
+    pictures.render_scene(Scene(current="hinges", panels={"hinges": state}), 0.25)
+    (text, visible), = seen
+    assert text.startswith("No hinge selected" if selected is None else "Hinge 1 of ")
+    assert visible is not hidden
