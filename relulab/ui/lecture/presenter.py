@@ -34,6 +34,12 @@ from relulab.ui.theme import current_theme
 #: The keys of the presenter's tools (no panel uses them).
 BLACKOUT_KEY = Qt.Key.Key_B
 POINTER_KEY = Qt.Key.Key_P
+#: What each tool key does, as Help ▸ Keyboard shortcuts lists it; the keys watched
+#: while presenting are these (``Presenting.is_tool_key``), so the list cannot drift.
+TOOL_KEYS: dict[Qt.Key, str] = {
+    BLACKOUT_KEY: "black out the audience's screen (again: back)",
+    POINTER_KEY: "held: a pointer dot follows the mouse",
+}
 #: The pointer dot's diameter at zoom 1, in pixels: seen from the back of a room.
 POINTER_DIAMETER = 22
 
@@ -346,7 +352,7 @@ class Presenting(QObject):
 
     # -- keys -------------------------------------------------------------------------
     def is_tool_key(self, event) -> bool:
-        return (Qt.Key(event.key()) in (BLACKOUT_KEY, POINTER_KEY)
+        return (Qt.Key(event.key()) in TOOL_KEYS
                 and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier)
 
     def handle_key(self, event) -> bool:
