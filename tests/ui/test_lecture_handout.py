@@ -1,8 +1,10 @@
 """The handout: a lecture as a PDF, one page a scene, its caption readable as text."""
 
 import gc
+import os
 import time
 import unicodedata
+from pathlib import Path
 
 import pytest
 
@@ -147,3 +149,24 @@ def test_the_hinges_hint_is_left_out_of_scene_pictures(qapp, monkeypatch, select
     (text, visible), = seen
     assert text.startswith("No hinge selected" if selected is None else "Hinge 1 of ")
     assert visible is not hidden
+
+
+def test_closing_the_window_ends_the_child_and_leaves_nothing(main_window, data_dir, qtbot,
+                                                              tmp_path):
+    from PySide6.QtCore import QProcess
+
+    w = main_window
+    build(w)
+    out = tmp_path / "handout.pdf"
+    assert w.lecture.export_handout(out)
+    job = w.lecture.handout_job
+    folder = Path(job._folder)
+    qtbot.waitUntil(lambda: job.process.state() == QProcess.ProcessState.Running)
+    pid = job.process.processId()
+    w.session.confirm_close = False
+    with qtbot.waitSignal(w.lecture.handout_failed, timeout=5_000) as failed:
+        w.close()
+    assert failed.args == ["cancelled"]
+    assert not folder.exists() and not out.exists()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)

@@ -407,6 +407,11 @@ class LectureController(QObject):
         job.start()
         return True
 
+    def abandon_handout(self) -> None:
+        """The window closes: a handout being written is stopped, no file written."""
+        if self.handout_job is not None:
+            self.handout_job.abandon()
+
     def export_handout_dialog(self) -> bool:
         start = str(Path(self.window._start_folder()) / "handout.pdf")
         path, _ = dialogs.save_file_name(self.window, "Export the lecture as a PDF handout", start,

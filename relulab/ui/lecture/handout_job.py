@@ -105,6 +105,16 @@ class HandoutJob(QObject):
         self._cancelled = True
         self.process.kill()
 
+    def abandon(self) -> None:
+        """The window is closing: stop the child now, without waiting for the event loop
+        (there may be none after this); ``finished(False, "cancelled")``."""
+        if self._done:
+            return
+        self._cancelled = True
+        self.process.kill()
+        self.process.waitForFinished(2000)
+        self._end(False, "cancelled")
+
     def _read(self) -> None:
         text = self._partial + bytes(self.process.readAllStandardError()).decode("utf-8", "replace")
         *lines, self._partial = text.replace("\r", "\n").split("\n")
