@@ -12,6 +12,8 @@ hurt another:
   (each region's polygon drawn), Folding at depth 24 on the whole line, Hinges with
   20,000 samples and 200 hinges (the convergence study, and a drag), Questions' double
   descent sweep at d = 2 with its lottery. The baseline is
+  20,000 samples and 200 hinges (the convergence study, and a drag), a lecture's
+  handout written from the window (ten scenes, in a child). The baseline is
   the same work done on the GUI thread (the time the window would freeze);
 * RSS over seven conversions of different networks in a row.
 """
@@ -295,6 +297,37 @@ def probe_seven_conversions(_t0: float) -> dict:
     return {"rss": rss, "seconds": seconds, "ok": ok}
 
 
+def probe_handout(_t0: float) -> dict:
+    """Lecture ▸ Export a handout of the built-in lecture (ten scenes) from the window:
+    drawn by ``relulab lecture export`` in a child. The baseline draws the same PDF on
+    the GUI thread (the time the window stopped for before)."""
+    from relulab.io.scenes import builtin_lecture_path, read_playlist
+    from relulab.ui.application import build_main_window
+    from relulab.ui.lecture.handout import write_handout
+
+    _app()
+    window = build_main_window()
+    window.resize(1280, 720)
+    window.show()
+    window.current_panel().wait_until_idle(120)
+    _gap(lambda: None, None, 1.0)  # the first paint and what it leaves are not the export's
+    playlist = read_playlist(builtin_lecture_path(), list(window.panels))
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "handout.pdf"
+        ended = []
+        window.lecture.handout_written.connect(ended.append)
+        window.lecture.handout_failed.connect(ended.append)
+        gap = _gap(lambda: window.lecture.export_handout(out, playlist=playlist),
+                   lambda: bool(ended))
+        ok = ended == [str(out)] and out.exists()
+        t = time.perf_counter()
+        write_handout(playlist, Path(folder) / "blocking.pdf")
+        blocking = time.perf_counter() - t
+    window.session.confirm_close = False
+    window.close()
+    return {"gap": gap, "baseline": blocking, "ok": ok}
+
+
 PROBES = {
     "first-paint-bare": probe_first_paint_bare,
     "first-paint-window": probe_first_paint_window,
@@ -304,6 +337,7 @@ PROBES = {
     "hinges-drag": probe_hinges_drag,
     "seven-conversions": probe_seven_conversions,
     "questions": probe_questions,
+    "handout": probe_handout,
 }
 
 
@@ -369,6 +403,8 @@ def run() -> list[Row]:
                          f"same drag, dense lstsq {SAMPLES:,}×{HINGES + 2} per move"))
     rows.append(_gap_row("Questions: double descent at d = 2 (10 seeds, n = 100), longest gap",
                          _probe("questions"), "the same sweep and lottery on the GUI thread"))
+    rows.append(_gap_row("Lecture: a handout of the built-in lecture (10 scenes), longest gap",
+                         _probe("handout"), "the same PDF drawn on the GUI thread"))
     seven = _probe("seven-conversions")
     rss = seven["rss"]
     growth = rss[-1] - rss[0]

@@ -26,6 +26,15 @@ if __name__ == "__main__" and os.environ.get("RELULAB_COMPILE_TARGET"):
 
     sys.exit(compile_main(os.environ.pop(TARGET_VARIABLE)))
 
+if __name__ == "__main__" and os.environ.get("RELULAB_RUN_COMMAND"):
+    # the app started as one of its commands (relulab.model.core.platform.command_line:
+    # the window writes a handout with ``lecture export`` in a child): the variable names
+    # the command, the arguments are its own
+    from relulab.app import main as run_command
+    from relulab.model.core.platform import RUN_COMMAND_VARIABLE
+
+    sys.exit(run_command([os.environ.pop(RUN_COMMAND_VARIABLE), *sys.argv[1:]]))
+
 from relulab.app import main  # noqa: E402
 
 if __name__ == "__main__":

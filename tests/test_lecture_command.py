@@ -41,6 +41,9 @@ def test_export_writes_one_page_a_scene(tmp_path):
     assert len(pages) == 2
     assert "First: the ruler." in pages[0] and "Second: the same ruler again." in pages[1]
     assert "only for me" not in pages[0]
+    # off a terminal, one line a scene (the window's progress bar reads them)
+    assert "relulab lecture: drawing scene 1 of 2" in r.stderr
+    assert "relulab lecture: drawing scene 2 of 2" in r.stderr
 
 
 def test_a_broken_lecture_is_one_line_and_exit_1(tmp_path):

@@ -200,6 +200,23 @@ def test_the_frozen_launcher_lets_spawned_children_run_before_the_app():
     assert first < names.index("relulab.model.core._compile_apart")
 
 
+def test_a_command_runs_in_a_child_of_the_app_frozen_or_not(tmp_path, monkeypatch):
+    """The window writes a handout with ``relulab lecture export`` in a child: ``python -m
+    relulab`` from a Python, the app itself told the command by RELULAB_RUN_COMMAND when
+    frozen; the launcher runs that command, not the window."""
+    program, args, env = platform.command_line("lecture", ["export", "builtin"])
+    assert (program, args, env) == (sys.executable, ["-m", "relulab", "lecture", "export",
+                                                     "builtin"], {})
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    program, args, env = platform.command_line("lecture", ["export", "builtin"])
+    assert (program, args, env) == (sys.executable, ["export", "builtin"],
+                                    {platform.RUN_COMMAND_VARIABLE: "lecture"})
+    r = subprocess.run([sys.executable, str(ROOT / "packaging" / "launcher.py"), *args, "-o",
+                        str(tmp_path / "x.png")], env=dict(os.environ, **env), cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "relulab lecture: " in r.stderr and "must end in .pdf" in r.stderr
+
+
 def test_a_windows_process_is_never_asked_with_os_kill(tmp_path, monkeypatch, windows):
     """``os.kill(pid, 0)`` ends process ``pid`` on Windows. There a temporary file of an
     earlier save is litter by its age alone."""

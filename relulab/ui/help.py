@@ -60,9 +60,10 @@ def _menu_rows(menu: QMenu, path: str) -> list[tuple[str, str, str]]:
 
 def shortcut_rows(window) -> list[tuple[str, str, str]]:
     """(where, keys, what) for every keyboard shortcut: the menus' actions in menu
-    order, the lecture's keys, then each panel's (keys that do the same thing on one
-    row)."""
+    order, the lecture's keys (stepping, the presenter's tools B and a held P, the
+    presenter view's), then each panel's (keys that do the same thing on one row)."""
     from relulab.ui.lecture import LectureController
+    from relulab.ui.lecture.presenter import TOOL_KEYS, Presenting
 
     rows = []
     for action in window.menuBar().actions():
@@ -75,6 +76,14 @@ def shortcut_rows(window) -> list[tuple[str, str, str]]:
              "last": "last scene"}
     for step, keys in steps.items():
         rows.append(("Lecture (in the lecture layout)", _keys_text(keys), words[step]))
+    for key, what in TOOL_KEYS.items():
+        rows.append(("Lecture (in the lecture layout or the presenter view)", _keys_text([key]),
+                     what))
+    steps = {}
+    for key, step in Presenting.STEPS.items():
+        steps.setdefault(step, []).append(key)
+    for step, keys in steps.items():
+        rows.append(("Presenter view", _keys_text(keys), words[step]))
     for p in PANELS:
         grouped: dict[str, list[str]] = {}
         for key in spec(p.name).load().KEYS:

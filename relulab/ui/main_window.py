@@ -638,5 +638,6 @@ class MainWindow(ExportCommands, QMainWindow):
             if self._panel_chosen:
                 settings.set("window/last_panel", self.current_panel().name)
         self.session.finish()
+        self.lecture.abandon_handout()  # no child left drawing after the app is gone
         self.shutdown_panels()
         super().closeEvent(event)

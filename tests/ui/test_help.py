@@ -134,6 +134,30 @@ def test_the_shortcuts_list_has_every_key_of_the_window_and_the_panels(main_wind
     dialog.close()
 
 
+def test_the_shortcuts_list_has_the_presenters_keys(main_window):
+    """B (black out), a held P (pointer) and F5 (present) are listed, from the same
+    declarations the keys are watched with."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QKeyEvent
+
+    from relulab.ui.lecture.presenter import TOOL_KEYS
+
+    w = main_window
+    rows = {(keys, what): where for where, keys, what in shortcut_rows(w)}
+    tools = "Lecture (in the lecture layout or the presenter view)"
+    assert rows[("B", "black out the audience's screen (again: back)")] == tools
+    assert rows[("P", "held: a pointer dot follows the mouse")] == tools
+    assert rows[("F5", "Present with the presenter view")] == "Lecture"
+    assert rows[("PgDown / Right / Down / Space", "next scene")] == "Presenter view"
+    for key in TOOL_KEYS:  # the keys listed are the keys watched
+        event = QKeyEvent(QKeyEvent.Type.KeyPress, key, Qt.KeyboardModifier.NoModifier)
+        assert w.lecture.presenting.is_tool_key(event)
+    dialog = w.show_shortcuts()
+    html = dialog.text.toPlainText()
+    assert "black out the audience's screen" in html and "pointer dot" in html
+    dialog.close()
+
+
 def test_the_panel_keys_do_what_the_list_says(main_window, qtbot):
     """A key from the list, pressed in its panel, does it: ] deepens the fold."""
     w = main_window

@@ -42,6 +42,7 @@ def test_one_screen_the_presenter_view_is_a_window_to_toggle(fake_window, qtbot)
     assert shown["presenting"] and not shown["two_screens"]
     assert shown["position"] == 1 and shown["title"] == "A ruler"
     assert shown["notes"] == "Ask where the kink is."
+    assert shown["caption"] == "One hinge." and view.caption.isVisible()
     assert shown["next_title"] == "Folding"
     assert not view.next_picture.pixmap().isNull()
     assert shown["elapsed"] == 0 and len(shown["clock"]) == 5
@@ -60,8 +61,10 @@ def test_clicker_keys_step_from_the_presenter_view(fake_window, qtbot):
     assert w.lecture.index == 1
     assert w.lecture.presenting.readouts()["position"] == 2
     assert w.lecture.presenting.readouts()["next_title"] == "Training"
+    assert w.lecture.presenting.readouts()["caption"] == "Folds."
     QTest.keyClick(view, Qt.Key.Key_PageDown)
     assert w.lecture.presenting.readouts()["next_title"] == "(the last scene)"
+    assert not view.caption.isVisible()  # the last scene has no caption
     QTest.keyClick(view, Qt.Key.Key_PageUp)
     assert w.lecture.index == 1
 

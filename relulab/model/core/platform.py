@@ -16,6 +16,9 @@ Each path, and what it does on Linux / macOS / Windows:
   window (:func:`lower_this_process`, :func:`child_flags`, :func:`run_child`);
 - a child running Python code: ``spawn`` on all three (:func:`process_context`);
   the frozen app starts its own executable (:func:`is_frozen`);
+- a child running a command of the app (``relulab lecture export``): ``python -m
+  relulab``, or the frozen app told the command by an environment variable
+  (:func:`command_line`);
 - a save's rename over a file another program holds open: done / done / tried again
   for under a second, then refused with a message that says so (:func:`replace`);
 - that rename made durable: fsync of the folder / the same / nothing to do
@@ -150,6 +153,21 @@ def child_flags() -> int:
     """``creationflags`` for a background child process: on Windows no console window
     and a priority below the app's; 0 elsewhere (where any other value is an error)."""
     return CREATE_NO_WINDOW | BELOW_NORMAL_PRIORITY_CLASS if is_windows() else 0
+
+
+#: The environment variable that makes the frozen app run one of its commands
+#: (``relulab lecture …``) instead of opening a window: packaging/launcher.py reads it.
+RUN_COMMAND_VARIABLE = "RELULAB_RUN_COMMAND"
+
+
+def command_line(command: str, args: list[str]) -> tuple[str, list[str], dict[str, str]]:
+    """How the app starts ``relulab COMMAND ARGS…`` as a child: the program, its
+    arguments and the environment variables to add. A Python runs ``-m relulab``; the
+    frozen app's ``sys.executable`` is the app itself, told the command by
+    :data:`RUN_COMMAND_VARIABLE` (its own arguments may be the system's, not ours)."""
+    if is_frozen():
+        return sys.executable, list(args), {RUN_COMMAND_VARIABLE: command}
+    return sys.executable, ["-m", "relulab", command, *args], {}
 
 
 def process_context() -> BaseContext:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractSlider,
@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
 from relulab.io.scenes import Playlist, Scene, SceneError, builtin_lecture_path, read_playlist
 from relulab.ui import dialogs
 from relulab.ui.lecture.book import LectureBook
+from relulab.ui.lecture.handout_job import HandoutJob, HandoutProgress
 from relulab.ui.lecture.presenter import Presenting
 from relulab.ui.readout import Readout, readouts_of
 from relulab.ui.theme import current_theme
@@ -117,11 +118,14 @@ class LectureController(QObject):
 
     Signals: ``stepped(index)`` after scene ``index`` (0 for the first) is on screen,
     its caption and position shown; ``running_changed(running)`` when a lecture starts
-    or ends.
+    or ends; ``handout_written(path)`` / ``handout_failed(problem)`` when a handout
+    export ends (``"cancelled"`` when it was).
     """
 
     stepped = Signal(int)
     running_changed = Signal(bool)
+    handout_written = Signal(str)
+    handout_failed = Signal(str)
 
     def __init__(self, window):
         super().__init__(window)
@@ -145,6 +149,8 @@ class LectureController(QObject):
         #: the presenter view, black out and pointer
         self.presenting = Presenting(self)
         self.editor = None
+        #: the handout being written in a child (relulab.ui.lecture.handout_job), if any
+        self.handout_job = None
 
     @property
     def running(self) -> bool:
@@ -336,30 +342,75 @@ class LectureController(QObject):
         self.update_key_filter()
         return True
 
-    def export_handout(self, path, notes: bool = False, playlist: Playlist | None = None) -> bool:
+    def export_handout(self, path, notes: bool = False, playlist: Playlist | None = None,
+                       wait: bool = False) -> bool:
         """Lecture ▸ Export a handout without its dialog: ``playlist`` (by default the
-        lecture being built, else the one running) as a PDF, one page a scene."""
-        from relulab.ui.lecture.handout import write_handout
-
+        lecture being built, else the one running) as a PDF, one page a scene, drawn by
+        ``relulab lecture export`` in a child process (relulab.ui.lecture.handout_job)
+        while the window keeps answering. Returns whether it started; ``wait=True``
+        returns when it is done, whether the PDF was written. Signals
+        ``handout_written(path)`` or ``handout_failed(problem)`` at the end."""
         playlist = playlist or (self.book.playlist if self.book.scenes else self.playlist)
-        if playlist is None:
-            self.window.statusBar().showMessage("No lecture to export: add a view first.", 8000)
+        status = self.window.statusBar()
+        if playlist is None or not playlist.scenes:
+            status.showMessage("No lecture to export: add a view first.", 8000)
             return False
-        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        if self.handout_job is not None:
+            status.showMessage("A handout is being written: wait for it or cancel it.", 8000)
+            return False
         try:
-            write_handout(playlist, path, notes, progress=lambda i, n: self.window.statusBar()
-                          .showMessage(f"Drawing scene {i + 1} of {n} for the handout…"))
-        except SceneError as exc:
-            self.window.session.report_error("Could not export the handout", exc)
-            return False
-        except OSError as exc:
+            job = HandoutJob(playlist, path, notes, self)
+        except (OSError, SceneError) as exc:  # the temporary playlist could not be written
             self.window.session.report_error("Could not export the handout",
-                                             SceneError("file", f"{path}: {exc.strerror or exc}"))
+                                             SceneError("handout", str(exc)))
             return False
-        finally:
-            QApplication.restoreOverrideCursor()
-        self.window.statusBar().showMessage(f"Wrote the handout {path}", 8000)
+        self.handout_job = job
+        indicator = HandoutProgress()
+        indicator.cancel_button.clicked.connect(job.cancel)
+        job.progressed.connect(indicator.show_scene)
+        job.progressed.connect(lambda i, n: status.showMessage(
+            f"Drawing scene {i} of {n} for the handout…"))
+        height = status.height()
+        status.addPermanentWidget(indicator)
+        taller = status.sizeHint().height() - height
+        if status.isVisible() and taller > 0:
+            # the status bar keeps its height: a taller one would shrink the plots above,
+            # which then redraw (0.3 s for a Hinges panel)
+            indicator.setMaximumHeight(max(1, indicator.sizeHint().height() - taller))
+        status.showMessage("Writing the handout…")
+
+        def finished(ok: bool, text: str) -> None:
+            status.removeWidget(indicator)
+            indicator.deleteLater()
+            self.handout_job = None
+            job.deleteLater()
+            if ok:
+                status.showMessage(f"Wrote the handout {text}", 8000)
+                self.handout_written.emit(text)
+            elif text == "cancelled":
+                status.showMessage("The handout was cancelled; no file was written.", 8000)
+                self.handout_failed.emit(text)
+            else:
+                self.window.session.report_error("Could not export the handout",
+                                                 SceneError("handout", text))
+                self.handout_failed.emit(text)
+
+        job.finished.connect(finished)
+        if wait:
+            loop = QEventLoop()
+            outcome: list[bool] = []
+            job.finished.connect(lambda ok, _text: (outcome.append(ok), loop.quit()))
+            job.start()
+            if not outcome:
+                loop.exec()
+            return outcome[0]
+        job.start()
         return True
+
+    def abandon_handout(self) -> None:
+        """The window closes: a handout being written is stopped, no file written."""
+        if self.handout_job is not None:
+            self.handout_job.abandon()
 
     def export_handout_dialog(self) -> bool:
         start = str(Path(self.window._start_folder()) / "handout.pdf")

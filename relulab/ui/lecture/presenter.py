@@ -34,6 +34,12 @@ from relulab.ui.theme import current_theme
 #: The keys of the presenter's tools (no panel uses them).
 BLACKOUT_KEY = Qt.Key.Key_B
 POINTER_KEY = Qt.Key.Key_P
+#: What each tool key does, as Help ▸ Keyboard shortcuts lists it; the keys watched
+#: while presenting are these (``Presenting.is_tool_key``), so the list cannot drift.
+TOOL_KEYS: dict[Qt.Key, str] = {
+    BLACKOUT_KEY: "black out the audience's screen (again: back)",
+    POINTER_KEY: "held: a pointer dot follows the mouse",
+}
 #: The pointer dot's diameter at zoom 1, in pixels: seen from the back of a room.
 POINTER_DIAMETER = 22
 
@@ -76,7 +82,7 @@ class PointerDot(QWidget):
 
 
 class PresenterView(QWidget):
-    """The presenter's screen: scene n / N, title, notes, the next scene's picture and
+    """The presenter's screen: scene n / N, title, caption, notes, the next scene's picture and
     title, the time since presenting began and the clock; buttons for the same."""
 
     def __init__(self, presenting: Presenting):
@@ -88,6 +94,9 @@ class PresenterView(QWidget):
         self.setWindowTitle("Presenter view — ReLU Lab")
         self.position = Readout("presenter-position", "Scene number", "position", parent=self)
         self.title = Readout("presenter-title", "Scene title", "title", wrap=True, parent=self)
+        # what the audience reads under the scene: the presenter knows what they see
+        self.caption = Readout("presenter-caption", "Scene caption", "caption", wrap=True,
+                               parent=self)
         self.notes = QTextBrowser(self)
         self.notes.setObjectName("presenter-notes")
         self.notes.setAccessibleName("Presenter notes")
@@ -125,7 +134,10 @@ class PresenterView(QWidget):
         top.addWidget(self.elapsed)
         top.addWidget(self.clock)
         grid.addLayout(top, 0, 0, 1, 2)
-        grid.addWidget(self.notes, 1, 0, 2, 1)
+        left = QVBoxLayout()
+        left.addWidget(self.caption)
+        left.addWidget(self.notes, 1)
+        grid.addLayout(left, 1, 0, 2, 1)
         side = QVBoxLayout()
         caption = QLabel("Next", self)
         caption.setObjectName("presenter-next-label")
@@ -148,6 +160,9 @@ class PresenterView(QWidget):
         self.position.setFont(theme.font(14, bold=True))
         self.elapsed.setFont(theme.font(14))
         self.clock.setFont(theme.font(14))
+        caption_font = theme.font(12)
+        caption_font.setItalic(True)
+        self.caption.setFont(caption_font)
         self.notes.setFont(theme.font(13))
         self.next_title.setFont(theme.font(11))
         self.blacked.setFont(theme.font(11, bold=True))
@@ -199,7 +214,7 @@ class Presenting(QObject):
     def readouts(self) -> dict:
         """``presenting``, ``two_screens`` (the audience on a screen of its own),
         ``blackout``, ``pointer``, and the presenter view's ``position``, ``title``,
-        ``notes``, ``next_title``, ``elapsed`` (seconds), ``clock`` (HH:MM)."""
+        ``caption``, ``notes``, ``next_title``, ``elapsed`` (seconds), ``clock`` (HH:MM)."""
         values = readouts_of(self.view) if self.view is not None else {}
         values.update(presenting=self.active, two_screens=self.two_screens(),
                       blackout=self.blackout.isVisible(), pointer=self.pointer.isVisible(),
@@ -291,6 +306,8 @@ class Presenting(QObject):
         scene = c.scene
         view.position.set_value(i + 1, f"Scene {i + 1} / {n}")
         view.title.setText(scene.title or f"Scene {i + 1}")
+        view.caption.setText(scene.caption)
+        view.caption.setVisible(bool(scene.caption))
         view.notes.setPlainText(scene.notes or "(no notes for this scene)")
         if i + 1 < n:
             following = c.playlist.scenes[i + 1]
@@ -346,7 +363,7 @@ class Presenting(QObject):
 
     # -- keys -------------------------------------------------------------------------
     def is_tool_key(self, event) -> bool:
-        return (Qt.Key(event.key()) in (BLACKOUT_KEY, POINTER_KEY)
+        return (Qt.Key(event.key()) in TOOL_KEYS
                 and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier)
 
     def handle_key(self, event) -> bool:

@@ -486,6 +486,12 @@ class HingesPanel(HandleDrags, Panel):
         super().set_lecture_layout(on)
         self.view.set_lecture_layout(on)
 
+    def export_hints(self) -> tuple:
+        """"No hinge selected (click one or press Tab on the plot)" tells the one at the
+        screen what to do: exported pictures (File ▸ Export, the lecture's handout and
+        thumbnails) leave it out. A selected hinge's line says what is shown and stays."""
+        return (self.selected_label,) if self.readout_strip.selected_is_hint else ()
+
     def plots(self) -> dict:
         return {"main": self.plot, "residual": self.residual_plot,
                 "convergence": self.convergence_plot}

@@ -54,6 +54,9 @@ class HingesReadouts(QWidget):
         # zoom 1.6 and took the plots' height
         self.selected_label.setContentsMargins(4, 0, 4, 0)
         v.addWidget(self.selected_label)
+        #: the selected hinge's line says how to select one (a hint for the one at the
+        #: screen, left out of exported pictures) rather than what is selected
+        self.selected_is_hint = False
         self.bound_label = readout("hinges-bound", "Interpolation error and bound", wrap=True,
                                    key="interpolation_error")
         self.caveat_label = readout("hinges-caveat", "Jump caveat", wrap=True)
@@ -75,7 +78,8 @@ class HingesReadouts(QWidget):
             self.selected_label.set_value(
                 number, f"Hinge {number} of {fit.kinks.size}: kink "
                 f"{fit.kinks[selected]:.3f}, slope change <b>{signed(change)}</b>")
-        else:
+        self.selected_is_hint = selected is None and s.mode != "interpolation"
+        if selected is None:
             self.selected_label.set_value(None, "No hinge selected (click one or press Tab on the "
                                           "plot)" if s.mode != "interpolation" else
                                           f"{s.interpolation_n} neurons, knots every "
