@@ -32,7 +32,7 @@ from relulab.model.data.datasets import (
 )
 from relulab.model.data.expression import MAX_LENGTH as MAX_EXPRESSION
 from relulab.model.data.expression import parse_expression
-from relulab.model.fitting.classify import LOSSES, OPTIMIZERS, TrainConfig
+from relulab.model.fitting.classify import LOSSES, OPTIMIZERS, REGULARIZATIONS, TrainConfig
 from relulab.model.fitting.training import SPEED_LABELS_READ, SPEEDS, speed_label
 from relulab.model.networks.mlp import MLP, activation_field, normalise_activation
 from relulab.model.regions.depth import DepthSample, parameter_count
@@ -44,6 +44,12 @@ from relulab.model.regions.depth import DepthSample, parameter_count
 MAX_HIDDEN_LAYERS = 6
 MAX_WIDTH = 32
 MAX_POINTS = 4000
+#: The largest weight penalty rate a file may ask for (TensorFlow Playground's largest preset).
+MAX_REGULARIZATION_RATE = 10.0
+#: The weight penalty rates offered, TensorFlow Playground's list: steps of about √10.
+REGULARIZATION_RATES = (0.0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
+#: The learning rates offered beside the free spin box, in the same steps.
+LEARNING_RATES = (0.0001, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 #: Weights and biases beyond this size are refused: through six layers of 32 they stay
 #: within float64, which the exact region enumeration and the pictures need.
 MAX_WEIGHT = 1e12
@@ -366,7 +372,9 @@ def network_from_dict(d: Any, architecture: Architecture, where: str = "network"
 @dataclass(frozen=True)
 class TrainingSettings:
     """How to train (optimiser, rate, loss, batch size, speed in steps per second,
-    steps per press of Step, the step to stop at, 0 = never) and how far it went."""
+    steps per press of Step, the step to stop at, 0 = never), the weight penalty
+    (``regularization`` None, "l1" or "l2", at ``regularization_rate``) and how far it
+    went."""
 
     optimizer: str = "adam"
     learning_rate: float = 0.03
@@ -376,12 +384,15 @@ class TrainingSettings:
     steps_per_press: int = 10
     max_steps: int = 0
     step: int = 0
+    regularization: str | None = None
+    regularization_rate: float = 0.0
 
     def to_dict(self) -> dict:
         return {"optimizer": self.optimizer, "learning_rate": self.learning_rate,
                 "loss": self.loss, "batch_size": self.batch_size, "speed": self.speed,
                 "steps_per_press": self.steps_per_press, "max_steps": self.max_steps,
-                "step": self.step}
+                "step": self.step, "regularization": self.regularization,
+                "regularization_rate": self.regularization_rate}
 
     @classmethod
     def from_dict(cls, d: Any) -> TrainingSettings:
@@ -394,12 +405,16 @@ class TrainingSettings:
                   f.choice("loss", list(LOSSES)), f.integer("batch_size", 0, MAX_POINTS),
                   speed_label(f.choice("speed", SPEED_LABELS_READ)),
                   f.integer("steps_per_press", 1, MAX_STEPS_PER_PRESS),
-                  f.integer("max_steps", 0, MAX_STOP_STEP), f.integer("step", 0, 10 ** 12))
+                  f.integer("max_steps", 0, MAX_STOP_STEP), f.integer("step", 0, 10 ** 12),
+                  f.choice("regularization", list(REGULARIZATIONS)),
+                  f.number("regularization_rate", 0.0, MAX_REGULARIZATION_RATE))
         f.done()
         return out
 
     def config(self) -> TrainConfig:
-        return TrainConfig(self.optimizer, self.learning_rate, self.loss, self.batch_size)
+        return TrainConfig(self.optimizer, self.learning_rate, self.loss, self.batch_size,
+                           regularization=self.regularization,
+                           regularization_rate=self.regularization_rate)
 
     @property
     def steps_per_second(self) -> int | None:

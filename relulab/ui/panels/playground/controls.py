@@ -48,6 +48,7 @@ from relulab.model.networks.activations import ACTIVATIONS, get_activation
 from relulab.ui.legend import KeyLabel
 from relulab.ui.panels.base import named, signals_blocked
 from relulab.ui.panels.playground.curves import series_entry
+from relulab.ui.panels.playground.training_controls import PenaltyRows
 from relulab.ui.readout import Readout
 
 #: The "every layer" activation combo's entry while the layers differ.
@@ -268,6 +269,7 @@ class PlaygroundControls(QWidget):
                               ("Speed", self.speed_combo), ("Steps per Step", self.press_spin),
                               ("Stop at step", self.max_steps_spin)):
             form.addRow(label, widget)
+        self.penalty = PenaltyRows(form)
         self.output_label = Readout("playground-output-kind", "What the output is", "output_kind",
                                     wrap=True)
         form.addRow(self.output_label)
@@ -310,7 +312,8 @@ class PlaygroundControls(QWidget):
                    self.init_seed_spin, self.optimizer_combo, self.lr_spin, self.loss_combo,
                    self.batch_spin, self.speed_combo, self.press_spin, self.max_steps_spin,
                    self.regions_check, self.neuron_combo, self.preset_combo, self.classes_spin,
-                   self.boundary_edit, self.random_labels_check, self.thumbnails_check)
+                   self.boundary_edit, self.random_labels_check, self.thumbnails_check,
+                   *self.penalty.widgets)
         with signals_blocked(*widgets):
             self.dataset_combo.setCurrentIndex(_index(self.dataset_combo, ds.name))
             self.classes_spin.setValue(ds.classes)
@@ -336,6 +339,7 @@ class PlaygroundControls(QWidget):
             self.speed_combo.setCurrentText(tr.speed)
             self.press_spin.setValue(tr.steps_per_press)
             self.max_steps_spin.setValue(tr.max_steps)
+            self.penalty.show(tr)
             self.regions_check.setChecked(view.show_regions)
             self.thumbnails_check.setChecked(view.thumbnails)
             self.preset_combo.setCurrentIndex(0)

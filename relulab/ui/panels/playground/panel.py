@@ -196,7 +196,7 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
         c.activation_combo.currentIndexChanged.connect(
             lambda _i: self.set_activation(c.activation_combo.currentData()))
         c.init_seed_spin.valueChanged.connect(lambda v: self.reset_weights(seed=v))
-        for w in (c.optimizer_combo, c.loss_combo, c.speed_combo):
+        for w in (c.optimizer_combo, c.loss_combo, c.speed_combo, *c.penalty.widgets):
             w.currentIndexChanged.connect(self._on_training_setting)
         for w in (c.lr_spin, c.batch_spin, c.press_spin, c.max_steps_spin):
             w.valueChanged.connect(self._on_training_setting)

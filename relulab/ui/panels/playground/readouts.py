@@ -10,7 +10,13 @@ import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from relulab.model.fitting.classify import LOSSES, OPTIMIZERS, ClassifierSnapshot, TrainConfig
+from relulab.model.fitting.classify import (
+    LOSSES,
+    OPTIMIZERS,
+    REGULARIZATIONS,
+    ClassifierSnapshot,
+    TrainConfig,
+)
 from relulab.model.networks.collapse import (
     collapse,
     collapse_check,
@@ -39,6 +45,15 @@ def _at_least(v: float) -> str:
         if float(text) >= v:
             return text
     return f"{v:.1e}"  # not finite
+
+
+def penalty_line(snap: ClassifierSnapshot, config: TrainConfig) -> str:
+    """The line that says the training loss includes the weight penalty P (the test
+    loss never does); empty without one."""
+    if config.regularization is None:
+        return ""
+    return (f"\nTrain loss includes the {REGULARIZATIONS[config.regularization]} penalty "
+            f"{_number(snap.penalty)} (rate {config.regularization_rate:g}); test loss does not")
 
 
 class Readouts(QWidget):
@@ -77,7 +92,8 @@ class Readouts(QWidget):
             f"Step {snap.step} · {OPTIMIZERS[config.optimizer]}, "
             f"rate {config.learning_rate:g}, {LOSSES[config.loss]}\n"
             f"Train ({n_train}): accuracy {_percent(snap.train_accuracy)}, loss {_number(snap.train_loss)}\n"
-            f"Test ({n_test}): accuracy {_percent(snap.test_accuracy)}, loss {_number(snap.test_loss)}")
+            f"Test ({n_test}): accuracy {_percent(snap.test_accuracy)}, loss {_number(snap.test_loss)}"
+            + penalty_line(snap, config))
 
     def show_collapse(self, net: MLP, points: np.ndarray, box) -> None:
         """For identity layers: the one affine map an all-identity network collapses

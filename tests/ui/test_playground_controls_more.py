@@ -1,0 +1,97 @@
+"""The Playground's controls after TensorFlow Playground's: the weight penalty and
+its rate, the learning rate's presets, the noise slider and the test data and
+discretised output toggles, driven through the panel's own widgets."""
+
+import numpy as np
+import pytest
+
+from relulab.model.fitting.classify import weight_penalty
+from relulab.model.lessons.playground import REGULARIZATION_RATES, PlaygroundState
+from relulab.ui.panels.playground import PlaygroundPanel
+
+
+@pytest.fixture
+def panel(shown_panel):
+    return shown_panel(PlaygroundPanel)
+
+
+def choose(combo, data):
+    at = combo.findData(data)
+    assert at >= 0, data
+    combo.setCurrentIndex(at)
+
+
+# -- the weight penalty ------------------------------------------------------------------
+
+def test_penalty_combo_offers_none_l1_l2_and_rates_a_decade_apart(panel):
+    p = panel.controls.penalty
+    combo, rates = p.regularization_combo, p.regularization_rate_combo
+    assert [combo.itemText(i) for i in range(combo.count())] == ["none", "L1", "L2"]
+    offered = [rates.itemData(i) for i in range(rates.count())]
+    assert offered == list(REGULARIZATION_RATES)
+    # two presets make a decade: 0.001, 0.003, 0.01, …, 10
+    assert np.allclose(np.array(offered[3::2]) / np.array(offered[1:-2:2]), 10.0)
+    assert not rates.isEnabled()  # no penalty, no rate to choose
+
+
+def test_l2_penalty_trains_and_the_loss_readout_includes_it(panel):
+    p = panel.controls.penalty
+    choose(p.regularization_combo, "l2")
+    choose(p.regularization_rate_combo, 0.03)
+    assert p.regularization_rate_combo.isEnabled()
+    config = panel.trainer.config
+    assert (config.regularization, config.regularization_rate) == ("l2", 0.03)
+    assert panel.state.training.regularization == "l2"
+    panel.step_once()
+    panel.driver.draw_all()
+    snap = panel.trainer.snapshot()
+    assert snap.step > 0
+    P = weight_penalty(snap.net, "l2", 0.03)
+    assert P > 0 and snap.penalty == pytest.approx(P)
+    text = panel.strip.status_label.text()
+    assert f"loss {snap.train_loss:.3g}" in text       # data loss + P
+    assert f"includes the L2 penalty {P:.3g} (rate 0.03)" in text
+    assert f"loss {snap.test_loss:.3g}" in text
+    choose(p.regularization_combo, "none")
+    assert panel.trainer.config.regularization is None
+    assert "penalty" not in panel.strip.status_label.text()
+
+
+def test_penalty_round_trips_through_the_state_and_old_scenes_load(panel):
+    p = panel.controls.penalty
+    choose(p.regularization_combo, "l1")
+    choose(p.regularization_rate_combo, 0.3)
+    d = panel.state_dict()
+    assert d["training"]["regularization"] == "l1"
+    assert d["training"]["regularization_rate"] == 0.3
+    fresh = PlaygroundState.from_dict(d)
+    assert fresh.training.config().regularization == "l1"
+    # a scene saved before the penalty existed has no such fields: no penalty
+    del d["training"]["regularization"], d["training"]["regularization_rate"]
+    old = PlaygroundState.from_dict(d)
+    assert old.training.regularization is None and old.training.regularization_rate == 0.0
+    # a rate off the list is shown as it is, not rounded to a preset
+    panel.apply_state(fresh.with_training(regularization_rate=0.02))
+    assert p.regularization_rate_combo.currentData() == 0.02
+    assert p.regularization_rate_combo.currentText() == "0.02"
+    with pytest.raises(ValueError, match="regularization_rate"):
+        PlaygroundState.from_dict({**d, "training": {**d["training"], "regularization_rate": 11}})
+
+
+def test_l1_penalty_thins_the_diagrams_lines(panel):
+    """With a strong L1 penalty the proximal step zeroes weights: their lines go (the
+    diagram draws a weight's width by |w| over its layer's largest)."""
+    p = panel.controls.penalty
+    choose(p.regularization_combo, "l1")
+    choose(p.regularization_rate_combo, 0.1)
+    panel.trainer.run(300)
+    net = panel.trainer.net
+    zero = sum(int((W == 0).sum()) for W, _b in net.layers)
+    assert zero > 0
+    panel.driver.draw_all()
+    panel.diagram.show_network(net)
+    drawn_lines = sum(int(np.isfinite(np.asarray(item.getData()[0], float)).sum())
+                      for item in panel.diagram.edges.values()
+                      if item.getData()[0] is not None) // 2
+    total = sum(W.size for W, _b in net.layers)
+    assert drawn_lines <= total - zero
