@@ -5,8 +5,12 @@ discretised output toggles, driven through the panel's own widgets."""
 import numpy as np
 import pytest
 
-from relulab.model.fitting.classify import weight_penalty
-from relulab.model.lessons.playground import REGULARIZATION_RATES, PlaygroundState
+from relulab.model.fitting.classify import grid_axes, predict, weight_penalty
+from relulab.model.lessons.playground import (
+    LEARNING_RATES,
+    REGULARIZATION_RATES,
+    PlaygroundState,
+)
 from relulab.ui.panels.playground import PlaygroundPanel
 
 
@@ -95,3 +99,61 @@ def test_l1_penalty_thins_the_diagrams_lines(panel):
                       if item.getData()[0] is not None) // 2
     total = sum(W.size for W, _b in net.layers)
     assert drawn_lines <= total - zero
+
+
+# -- learning rate presets, noise slider, test data and discretised output -------------------
+
+def test_learning_rate_presets_set_the_spin_box_and_the_trainer(panel):
+    c = panel.controls
+    presets = c.lr_presets.combo
+    offered = [presets.itemData(i) for i in range(1, presets.count())]
+    assert offered == list(LEARNING_RATES)
+    assert np.allclose(np.array(offered[3::2]) / np.array(offered[1:-2:2]), 10.0)
+    assert presets.parentWidget() is c.lr_spin.parentWidget()  # beside the spin box
+    presets.activated.emit(presets.findData(0.3))
+    assert c.lr_spin.value() == 0.3 and panel.trainer.config.learning_rate == 0.3
+    c.lr_spin.setValue(0.25)  # any rate: the combo no longer names a preset
+    assert presets.currentIndex() == 0 and panel.trainer.config.learning_rate == 0.25
+
+
+def test_noise_slider_sets_the_noise_and_follows_the_spin_box(panel):
+    c = panel.controls
+    before = panel.points.x.copy()
+    c.noise_slider.slider.setValue(40)
+    assert c.noise_spin.value() == pytest.approx(0.4)
+    assert panel.state.dataset.noise == pytest.approx(0.4)
+    assert not np.array_equal(panel.points.x, before)  # the data drawn again
+    c.noise_spin.setValue(0.15)
+    assert c.noise_slider.slider.value() == 15
+
+
+def test_show_test_data_hides_the_test_points_but_keeps_them_held_out(panel):
+    c = panel.controls
+    n_test = int(panel.points.test.sum())
+    assert n_test > 0 and c.toggles.test_check.isChecked()
+    c.toggles.test_check.setChecked(False)
+    assert panel.state.view.show_test is False
+    shown = [item for (_c, test), item in panel.data_map.point_items.items() if test]
+    assert not any(item.isVisible() for item in shown)
+    assert len(panel.trainer.y_test) == n_test  # still tested
+    assert PlaygroundState.from_dict(panel.state_dict()).view.show_test is False
+    c.toggles.test_check.setChecked(True)
+    assert all(item.isVisible() for item in shown)
+
+
+def test_discretize_output_colours_the_map_by_the_predicted_class(panel):
+    c = panel.controls
+    panel.trainer.run(50)
+    panel.driver.draw_all()
+    smooth = panel.data_map.picture.image
+    assert len(np.unique(smooth)) > 2
+    c.toggles.discrete_check.setChecked(True)
+    assert panel.state.view.discretize is True
+    image = panel.data_map.picture.image
+    assert set(np.unique(image)) <= {0.0, 1.0}
+    xs, ys = grid_axes(panel.box, image.shape[0])
+    X = np.stack(np.meshgrid(xs, ys, indexing="ij"), axis=-1).reshape(-1, 2)
+    agree = (predict(panel.net, X).reshape(image.shape) == image).mean()
+    assert agree > 0.999  # float32 grid against float64 at the boundary
+    c.toggles.discrete_check.setChecked(False)
+    assert len(np.unique(panel.data_map.picture.image)) > 2

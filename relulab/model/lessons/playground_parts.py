@@ -496,19 +496,24 @@ class View:
     """Whether the exact regions are drawn, the class a click adds, whose map is shown
     (the network's output, None, or (layer, neuron), counted from 1 and 0), whether the
     diagram shows each neuron's own map, and the hidden space's coordinates (layer,
-    neuron i, neuron j; None: the first layer with two neurons, its first two)."""
+    neuron i, neuron j; None: the first layer with two neurons, its first two), whether
+    the test points are drawn, and whether the output's map is discretised (each
+    class's full colour, no shading by how sure the network is)."""
 
     show_regions: bool = True
     click_class: int = 0
     neuron: tuple[int, int] | None = None
     thumbnails: bool = False
     hidden_space: tuple[int, int, int] | None = None
+    show_test: bool = True
+    discretize: bool = False
 
     def to_dict(self) -> dict:
         return {"show_regions": self.show_regions, "click_class": self.click_class,
                 "neuron": None if self.neuron is None else list(self.neuron),
                 "thumbnails": self.thumbnails,
-                "hidden_space": None if self.hidden_space is None else list(self.hidden_space)}
+                "hidden_space": None if self.hidden_space is None else list(self.hidden_space),
+                "show_test": self.show_test, "discretize": self.discretize}
 
     @classmethod
     def from_dict(cls, d: Any, architecture: Architecture) -> View:
@@ -522,7 +527,7 @@ class View:
             raise ValueError(f"view.hidden_space: the network has no two neurons {hidden[1] + 1} "
                              f"and {hidden[2] + 1} in hidden layer {hidden[0]}")
         out = cls(f.flag("show_regions"), f.integer("click_class", 0, MAX_CLASSES - 1), neuron,
-                  f.flag("thumbnails"), hidden)
+                  f.flag("thumbnails"), hidden, f.flag("show_test"), f.flag("discretize"))
         f.done()
         return out
 

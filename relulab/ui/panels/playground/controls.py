@@ -48,7 +48,8 @@ from relulab.model.networks.activations import ACTIVATIONS, get_activation
 from relulab.ui.legend import KeyLabel
 from relulab.ui.panels.base import named, signals_blocked
 from relulab.ui.panels.playground.curves import series_entry
-from relulab.ui.panels.playground.training_controls import PenaltyRows
+from relulab.ui.panels.playground.training_controls import PenaltyRows, RatePresets
+from relulab.ui.panels.playground.view_rows import NoiseSlider, ViewToggles
 from relulab.ui.readout import Readout
 
 #: The "every layer" activation combo's entry while the layers differ.
@@ -157,7 +158,8 @@ class PlaygroundControls(QWidget):
         form.addRow("Dataset", self.dataset_combo)
         form.addRow("Classes", self.classes_spin)
         form.addRow("Boundary x₂ >", self.boundary_edit)
-        for label, widget in (("Noise", self.noise_spin), ("Points per class", self.points_spin),
+        self.noise_slider = NoiseSlider(self.noise_spin)
+        for label, widget in (("Noise", self.noise_slider.row), ("Points per class", self.points_spin),
                               ("Test fraction", self.test_spin), ("Data seed", self.data_seed_spin),
                               ("Click adds", self.click_class_combo)):
             form.addRow(label, widget)
@@ -264,7 +266,8 @@ class PlaygroundControls(QWidget):
                                     "Stop after this many steps")
         self.max_steps_spin.setRange(0, MAX_STOP_STEP)
         self.max_steps_spin.setSpecialValueText("never")
-        for label, widget in (("Optimizer", self.optimizer_combo), ("Learning rate", self.lr_spin),
+        self.lr_presets = RatePresets(self.lr_spin)
+        for label, widget in (("Optimizer", self.optimizer_combo), ("Learning rate", self.lr_presets.row),
                               ("Loss", self.loss_combo), ("Batch size", self.batch_spin),
                               ("Speed", self.speed_combo), ("Steps per Step", self.press_spin),
                               ("Stop at step", self.max_steps_spin)):
@@ -291,7 +294,9 @@ class PlaygroundControls(QWidget):
                                       "Draw each neuron's own output over the plane on its dot")
         self.neuron_combo = named(QComboBox(), "playground-neuron-select", "Neuron whose map is shown",
                                   "Neuron whose map is shown")
-        for widget in (self.regions_check, self.thumbnails_check, QLabel("Map of"), self.neuron_combo):
+        self.toggles = ViewToggles()
+        for widget in (self.regions_check, self.thumbnails_check, *self.toggles.widgets,
+                       QLabel("Map of"), self.neuron_combo):
             column.addWidget(widget)
         column.addStretch(1)
         return page
@@ -313,7 +318,7 @@ class PlaygroundControls(QWidget):
                    self.batch_spin, self.speed_combo, self.press_spin, self.max_steps_spin,
                    self.regions_check, self.neuron_combo, self.preset_combo, self.classes_spin,
                    self.boundary_edit, self.random_labels_check, self.thumbnails_check,
-                   *self.penalty.widgets)
+                   *self.penalty.widgets, *self.toggles.widgets)
         with signals_blocked(*widgets):
             self.dataset_combo.setCurrentIndex(_index(self.dataset_combo, ds.name))
             self.classes_spin.setValue(ds.classes)
@@ -322,6 +327,7 @@ class PlaygroundControls(QWidget):
             self.boundary_edit.setText(ds.expression)
             self._data_form.setRowVisible(self.boundary_edit, ds.name == "boundary")
             self.noise_spin.setValue(ds.noise)
+            self.noise_slider.show(ds.noise)
             self.points_spin.setValue(ds.n_per_class)
             self.test_spin.setValue(ds.test_fraction)
             self.data_seed_spin.setValue(ds.seed)
@@ -334,6 +340,7 @@ class PlaygroundControls(QWidget):
             self.init_seed_spin.setValue(arch.init_seed)
             self.optimizer_combo.setCurrentIndex(_index(self.optimizer_combo, tr.optimizer))
             self.lr_spin.setValue(tr.learning_rate)
+            self.lr_presets.show(tr.learning_rate)
             self.loss_combo.setCurrentIndex(_index(self.loss_combo, tr.loss))
             self.batch_spin.setValue(tr.batch_size)
             self.speed_combo.setCurrentText(tr.speed)
@@ -342,6 +349,7 @@ class PlaygroundControls(QWidget):
             self.penalty.show(tr)
             self.regions_check.setChecked(view.show_regions)
             self.thumbnails_check.setChecked(view.thumbnails)
+            self.toggles.show(view)
             self.preset_combo.setCurrentIndex(0)
             self._fill_neurons(arch.hidden, view.neuron)
         self._show_layers(arch.hidden, arch.activations)

@@ -156,6 +156,7 @@ class DataMap(TimedPlotWidget):
         self.theme = theme
         self.box = box
         self.picture: MapPicture | None = None
+        self.show_test = True  # test points drawn (hidden ones are still held out)
         self._points = Points(np.zeros((0, 2)), np.zeros(0), np.zeros(0, bool))
         self.setAspectLocked(True)
         self.setMouseEnabled(False, False)
@@ -231,6 +232,13 @@ class DataMap(TimedPlotWidget):
         for (c, test), item in self.point_items.items():
             mask = (points.label == c) & (points.test == test)
             item.setData(x=points.x[mask, 0], y=points.x[mask, 1], size=size, symbol=SYMBOLS[c])
+            item.setVisible(self.show_test or not test)
+
+    def set_show_test(self, on: bool) -> None:
+        """Draw the test points (hollow) or hide them; they are still held out."""
+        self.show_test = bool(on)
+        for (_c, test), item in self.point_items.items():
+            item.setVisible(self.show_test or not test)
 
     def point_count(self, test: bool | None = None) -> int:
         return sum(len(item.data) for (_c, t), item in self.point_items.items()
@@ -293,5 +301,7 @@ class DataMap(TimedPlotWidget):
             return None
         px = self.getPlotItem().getViewBox().viewPixelSize()
         d = np.hypot((X[:, 0] - x) / px[0], (X[:, 1] - y) / px[1])
+        if not self.show_test:  # a hidden point is not removed by a click beside it
+            d = np.where(self._points.test, np.inf, d)
         i = int(np.argmin(d))
         return i if d[i] <= REMOVE_RADIUS * max(1.0, self.theme.zoom) else None

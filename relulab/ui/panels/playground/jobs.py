@@ -68,31 +68,38 @@ def picture_is_quick(net: MLP) -> bool:
     return net.n_params <= QUICK_PICTURE_PARAMS
 
 
-def class_image(S: np.ndarray, palette: np.ndarray, winner: np.ndarray | None = None) -> np.ndarray:
+def class_image(S: np.ndarray, palette: np.ndarray, winner: np.ndarray | None = None,
+                discrete: bool = False) -> np.ndarray:
     """RGB (rows, columns, 3) of the scores S (C, rows, columns): each pixel the colour
     of its winning class (``winner``, argmax of S, when known) mixed into the background
     by STRENGTH × how much surer than chance the network is, (p_max − 1/C)/(1 − 1/C)
-    with p = softmax(s)."""
+    with p = softmax(s); ``discrete``: by STRENGTH everywhere (the winner alone)."""
     C = S.shape[0]
     if winner is None:
         winner = np.argmax(S, axis=0)
-    top = np.take_along_axis(S, winner[None], axis=0)
-    total = np.exp(S - top).sum(axis=0)          # p_max = 1 / Σ e^{s − max}
-    weight = (STRENGTH * C / (C - 1.0)) * np.clip(1.0 / total - 1.0 / C, 0.0, None)
+    if discrete:
+        weight = np.full(winner.shape, STRENGTH)
+    else:
+        top = np.take_along_axis(S, winner[None], axis=0)
+        total = np.exp(S - top).sum(axis=0)          # p_max = 1 / Σ e^{s − max}
+        weight = (STRENGTH * C / (C - 1.0)) * np.clip(1.0 / total - 1.0 / C, 0.0, None)
     background, colours = palette[0], palette[1:]
     rgb = background + (colours[winner] - background) * weight[..., None]
     return np.clip(rgb, 0, 255).astype(np.ubyte)
 
 
 def map_picture(net: MLP, neuron: tuple[int, int] | None = None, box=DEFAULT_BOX,
-                resolution: int = RESOLUTION, palette: np.ndarray | None = None) -> MapPicture:
+                resolution: int = RESOLUTION, palette: np.ndarray | None = None,
+                discrete: bool = False) -> MapPicture:
     """The network's picture: p = σ(z) of a one-output network, the classes' colours of a
     several-output one (``palette``: RGB rows, the background then each class, from
     ``data_map.class_palette``), or φ(z) of hidden neuron (layer, i) on a symmetric
     scale; and the boundary (z = 0, where the class changes, the neuron's zero line), on
     a float32 grid (a picture needs 7 digits, and float32 is several times faster); in
     float64 when the weights take the values past float32's range, and values past
-    float64's are drawn at its largest."""
+    float64's are drawn at its largest. ``discrete``: the output's map shows the
+    predicted class alone (p rounded to 0 or 1, each winner at full strength), as
+    TensorFlow Playground's "discretize output"; a neuron's map is never rounded."""
     with np.errstate(all="ignore"):
         zs = grid_layers(net, box, resolution, dtype=np.float32)
         finite = all(np.isfinite(z).all() for z in zs)
@@ -105,12 +112,14 @@ def map_picture(net: MLP, neuron: tuple[int, int] | None = None, box=DEFAULT_BOX
             if palette is None:
                 palette = np.zeros((MAX_CLASSES + 1, 3), np.float32)
             winner = np.argmax(S, axis=0)
-            image = np.swapaxes(class_image(S, palette, winner), 0, 1)
+            image = np.swapaxes(class_image(S, palette, winner, discrete), 0, 1)
             boundary = class_boundary_segments(S, xs, ys, winner)
             return MapPicture(net, None, image, None, boundary[np.isfinite(boundary).all(axis=1)], "")
         if neuron is None:
             z = clean(zs[-1][0])
             image = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))  # through the diverging table
+            if discrete:
+                image = (z > 0).astype(image.dtype)  # class 1 where z > 0, as predicted
             levels, text = (0.0, 1.0), ""
         else:
             layer, i = neuron
@@ -123,10 +132,10 @@ def map_picture(net: MLP, neuron: tuple[int, int] | None = None, box=DEFAULT_BOX
 
 
 def picture_job(net: MLP, neuron: tuple[int, int] | None, box, palette: np.ndarray,
-                _should_stop=None) -> MapPicture:
+                discrete: bool = False, _should_stop=None) -> MapPicture:
     """:func:`map_picture` as the worker runs it (one pass over the grid: nothing to
     stop in between)."""
-    return map_picture(net, neuron, box, palette=palette)
+    return map_picture(net, neuron, box, palette=palette, discrete=discrete)
 
 
 def _finite(z: np.ndarray) -> np.ndarray:

@@ -207,6 +207,8 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
         c.lesson_button.clicked.connect(self.lesson_setup)
         c.regions_check.toggled.connect(self._on_show_regions)
         c.thumbnails_check.toggled.connect(self._on_thumbnails)
+        c.toggles.test_check.toggled.connect(self._on_show_test)
+        c.toggles.discrete_check.toggled.connect(self._on_discretize)
         c.send_button.clicked.connect(self.send_network)
         c.export_button.clicked.connect(self._export_network_dialog)
         c.neuron_combo.currentIndexChanged.connect(self._on_neuron_selected)
@@ -276,6 +278,8 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
         self.controls.show_state(state)
         self._show_key(state.classes)
         self.diagram.set_thumbnails(state.view.thumbnails)
+        self.data_map.set_show_test(state.view.show_test)
+        self.pictures.discrete = state.view.discretize
         self.hidden_view.show_choice(state.architecture.hidden,
                                      hidden_space_choice(state.view, state.architecture))
         if state.depth != self.depth_study.study:
@@ -293,6 +297,15 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
     def _on_show_regions(self, on: bool) -> None:
         self._state = self._state.with_view(show_regions=bool(on))
         self._draw_regions(self.net, final=not self.is_playing())
+
+    def _on_show_test(self, on: bool) -> None:
+        self._state = self._state.with_view(show_test=bool(on))
+        self.data_map.set_show_test(bool(on))
+
+    def _on_discretize(self, on: bool) -> None:
+        self._state = self._state.with_view(discretize=bool(on))
+        self.pictures.discrete = bool(on)
+        self._draw_picture(self.net)
 
     def _on_thumbnails(self, on: bool) -> None:
         self._state = self._state.with_view(thumbnails=bool(on))

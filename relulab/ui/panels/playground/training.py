@@ -38,6 +38,7 @@ class PlaygroundTraining:
             return
         self._state = replace(self._state, training=settings)
         c.penalty.regularization_rate_combo.setEnabled(settings.regularization is not None)
+        c.lr_presets.show(settings.learning_rate)
         self.trainer.set_config(config)
         self.driver.set_speed(settings.steps_per_second)
         self._draw_status(self.trainer.snapshot())

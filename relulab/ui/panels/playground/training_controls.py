@@ -6,11 +6,15 @@ that :class:`~relulab.ui.panels.playground.controls.PlaygroundControls` stays sm
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QComboBox, QFormLayout
+from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QWidget
 
 from relulab.model.fitting.classify import REGULARIZATIONS
-from relulab.model.lessons.playground import REGULARIZATION_RATES, TrainingSettings
-from relulab.ui.panels.base import named
+from relulab.model.lessons.playground import (
+    LEARNING_RATES,
+    REGULARIZATION_RATES,
+    TrainingSettings,
+)
+from relulab.ui.panels.base import named, signals_blocked
 
 #: The combo's entry for no penalty (a combo's data cannot be None and be found again).
 NO_PENALTY = "none"
@@ -66,3 +70,33 @@ class PenaltyRows:
         self.regularization_combo.setCurrentIndex(max(0, self.regularization_combo.findData(key)))
         choose_number(self.regularization_rate_combo, tr.regularization_rate)
         self.regularization_rate_combo.setEnabled(tr.regularization is not None)
+
+
+class RatePresets:
+    """The learning rate's presets beside its spin box, a decade every two entries
+    (``LEARNING_RATES``); choosing one sets the spin box, whose change trains on. The
+    spin box keeps any rate; the combo then reads "preset…"."""
+
+    def __init__(self, spin: QDoubleSpinBox):
+        self.spin = spin
+        self.combo = named(QComboBox(), "playground-learning-rate-presets",
+                           "Learning rate presets", "Learning rates a decade apart, two a decade")
+        self.combo.addItem("preset…", None)
+        for r in LEARNING_RATES:
+            self.combo.addItem(rate_text(r), float(r))
+        self.combo.activated.connect(self._chosen)
+        self.row = QWidget()
+        line = QHBoxLayout(self.row)
+        line.setContentsMargins(0, 0, 0, 0)
+        line.addWidget(spin, 1)
+        line.addWidget(self.combo, 0)
+
+    def _chosen(self, index: int) -> None:
+        rate = self.combo.itemData(index)
+        if rate is not None:
+            self.spin.setValue(rate)
+
+    def show(self, rate: float) -> None:
+        at = self.combo.findData(float(rate))
+        with signals_blocked(self.combo):
+            self.combo.setCurrentIndex(max(0, at))
