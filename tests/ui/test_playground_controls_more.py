@@ -54,7 +54,7 @@ def test_l2_penalty_trains_and_the_loss_readout_includes_it(panel):
     assert P > 0 and snap.penalty == pytest.approx(P)
     text = panel.strip.status_label.text()
     assert f"loss {snap.train_loss:.3g}" in text       # data loss + P
-    assert f"includes the L2 penalty {P:.3g} (rate 0.03)" in text
+    assert f"Train loss includes L2 penalty {P:.3g}" in text
     assert f"loss {snap.test_loss:.3g}" in text
     choose(p.regularization_combo, "none")
     assert panel.trainer.config.regularization is None

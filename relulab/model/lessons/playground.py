@@ -256,6 +256,12 @@ class PlaygroundState:
         arch = self.architecture.with_hidden(hidden)
         return self._restarted(arch, arch.random_network())
 
+    def with_features(self, names: Sequence[str]) -> PlaygroundState:
+        """Other feature inputs (at least one): the first layer takes one input each, new
+        initial weights from the seed, curves cleared."""
+        arch = replace(self.architecture, features=tuple(names))
+        return self._restarted(arch, arch.random_network())
+
     def with_fresh_weights(self, seed: int | None = None) -> PlaygroundState:
         """New initial weights from the weights seed (or ``seed``); curves cleared."""
         arch = self.architecture if seed is None else replace(self.architecture, init_seed=int(seed))
@@ -298,7 +304,7 @@ class PlaygroundState:
             raise ValueError(f"that network tells {classes} classes apart; the points have "
                              f"{self.points.classes_needed}")
         arch = replace(self.architecture, hidden=tuple(net.hidden_sizes), activation=net.activation,
-                       outputs=net.n_out)
+                       outputs=net.n_out, features=("x1", "x2"))
         return self._restarted(arch, net, dataset=replace(self.dataset, classes=classes))
 
     def with_training(self, **changes: Any) -> PlaygroundState:

@@ -33,6 +33,7 @@ from relulab.model.data.datasets import (
 from relulab.model.data.expression import MAX_LENGTH as MAX_EXPRESSION
 from relulab.model.data.expression import parse_expression
 from relulab.model.fitting.classify import LOSSES, OPTIMIZERS, REGULARIZATIONS, TrainConfig
+from relulab.model.fitting.features import FeatureMap
 from relulab.model.fitting.training import SPEED_LABELS_READ, SPEEDS, speed_label
 from relulab.model.networks.mlp import MLP, activation_field, normalise_activation
 from relulab.model.regions.depth import DepthSample, parameter_count
@@ -263,12 +264,15 @@ def fitted_activation(activation: str | Sequence[str], n_hidden: int) -> str | t
 class Architecture:
     """Hidden layer sizes (input 2 and the outputs around them), the activation of the
     hidden layers (one name, or one per layer), the seed of the initial weights, and
-    the outputs: 1 (a logit, two classes) or one per class."""
+    the outputs: 1 (a logit, two classes) or one per class; and the ``features`` the
+    first layer takes, one input each (names of
+    :mod:`relulab.model.fitting.features`, x₁ and x₂ by default)."""
 
     hidden: tuple[int, ...] = (6,)
     activation: str | tuple[str, ...] = "relu"
     init_seed: int = 0
     outputs: int = 1
+    features: tuple[str, ...] = ("x1", "x2")
 
     def __post_init__(self) -> None:
         hidden = tuple(int(h) for h in self.hidden)
@@ -281,12 +285,21 @@ class Architecture:
             raise ValueError(f"architecture.activation: {e}") from None
         if not 1 <= self.outputs <= MAX_CLASSES:
             raise ValueError(f"architecture.outputs: 1 to {MAX_CLASSES}, got {self.outputs}")
+        try:
+            features = FeatureMap(tuple(self.features)).names
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"architecture.{e}") from None
         object.__setattr__(self, "hidden", hidden)
         object.__setattr__(self, "activation", activation)
+        object.__setattr__(self, "features", features)
+
+    @property
+    def feature_map(self) -> FeatureMap:
+        return FeatureMap(self.features)
 
     @property
     def sizes(self) -> list[int]:
-        return [2, *self.hidden, self.outputs]
+        return [len(self.features), *self.hidden, self.outputs]
 
     @property
     def activations(self) -> tuple[str, ...]:
@@ -310,7 +323,8 @@ class Architecture:
 
     def to_dict(self) -> dict:
         return {"hidden": list(self.hidden), "activation": _activation_to_json(self.activation),
-                "init_seed": self.init_seed, "outputs": self.outputs}
+                "init_seed": self.init_seed, "outputs": self.outputs,
+                "features": list(self.features)}
 
     @classmethod
     def from_dict(cls, d: Any) -> Architecture:
@@ -325,8 +339,12 @@ class Architecture:
             if isinstance(h, bool) or not isinstance(h, (int, np.integer)) or not 1 <= h <= MAX_WIDTH:
                 raise ValueError(f"architecture.hidden[{i}]: expected 1 to {MAX_WIDTH} neurons, "
                                  f"got {h!r}")
+        features = f.get("features")
+        if not isinstance(features, list) or not all(isinstance(n, str) for n in features):
+            raise ValueError("architecture.features: expected a list of feature names")
         out = cls(tuple(hidden), activation_field(f, len(hidden)),
-                  f.integer("init_seed", 0, MAX_SEED), f.integer("outputs", 1, MAX_CLASSES))
+                  f.integer("init_seed", 0, MAX_SEED), f.integer("outputs", 1, MAX_CLASSES),
+                  tuple(features))
         f.done()
         return out
 

@@ -48,6 +48,7 @@ from relulab.model.networks.activations import ACTIVATIONS, get_activation
 from relulab.ui.legend import KeyLabel
 from relulab.ui.panels.base import named, signals_blocked
 from relulab.ui.panels.playground.curves import series_entry
+from relulab.ui.panels.playground.features_view import FeatureChecks
 from relulab.ui.panels.playground.training_controls import PenaltyRows, RatePresets
 from relulab.ui.panels.playground.view_rows import NoiseSlider, ViewToggles
 from relulab.ui.readout import Readout
@@ -186,6 +187,8 @@ class PlaygroundControls(QWidget):
         for label in ARCHITECTURE_PRESETS:
             self.preset_combo.addItem(label, label)
         form.addRow("Preset", self.preset_combo)
+        self.features = FeatureChecks()
+        form.addRow("Inputs", self.features.row)
         self.layers_grid = QGridLayout()
         self.layers_grid.setContentsMargins(0, 0, 0, 0)
         self.layers_grid.setHorizontalSpacing(4)
@@ -352,6 +355,7 @@ class PlaygroundControls(QWidget):
             self.toggles.show(view)
             self.preset_combo.setCurrentIndex(0)
             self._fill_neurons(arch.hidden, view.neuron)
+        self.features.show(arch.features)
         self._show_layers(arch.hidden, arch.activations)
         self.param_label.set_value(arch.n_params,
                                    f"{'-'.join(map(str, arch.sizes))}: {arch.n_params} parameters")

@@ -26,6 +26,7 @@ from relulab.model.fitting.classify import (
     grid_axes,
     grid_layers,
 )
+from relulab.model.fitting.features import FeatureMap
 from relulab.model.lessons.playground import DEPTHS, MAX_CLASSES
 from relulab.model.networks.activations import ACTIVATIONS, get_activation
 from relulab.model.networks.collapse import (
@@ -90,7 +91,7 @@ def class_image(S: np.ndarray, palette: np.ndarray, winner: np.ndarray | None = 
 
 def map_picture(net: MLP, neuron: tuple[int, int] | None = None, box=DEFAULT_BOX,
                 resolution: int = RESOLUTION, palette: np.ndarray | None = None,
-                discrete: bool = False) -> MapPicture:
+                discrete: bool = False, features: FeatureMap | None = None) -> MapPicture:
     """The network's picture: p = σ(z) of a one-output network, the classes' colours of a
     several-output one (``palette``: RGB rows, the background then each class, from
     ``data_map.class_palette``), or φ(z) of hidden neuron (layer, i) on a symmetric
@@ -99,12 +100,13 @@ def map_picture(net: MLP, neuron: tuple[int, int] | None = None, box=DEFAULT_BOX
     float64 when the weights take the values past float32's range, and values past
     float64's are drawn at its largest. ``discrete``: the output's map shows the
     predicted class alone (p rounded to 0 or 1, each winner at full strength), as
-    TensorFlow Playground's "discretize output"; a neuron's map is never rounded."""
+    TensorFlow Playground's "discretize output"; a neuron's map is never rounded.
+    ``features``: the first layer takes them, computed at each pixel centre."""
     with np.errstate(all="ignore"):
-        zs = grid_layers(net, box, resolution, dtype=np.float32)
+        zs = grid_layers(net, box, resolution, dtype=np.float32, features=features)
         finite = all(np.isfinite(z).all() for z in zs)
         if not finite:
-            zs = grid_layers(net, box, resolution, dtype=np.float64)
+            zs = grid_layers(net, box, resolution, dtype=np.float64, features=features)
         clean = (lambda z: z) if finite else _finite
         xs, ys = grid_axes(box, resolution)
         if neuron is None and net.n_out > 1:
@@ -126,16 +128,17 @@ def map_picture(net: MLP, neuron: tuple[int, int] | None = None, box=DEFAULT_BOX
             z = clean(zs[layer - 1][i])
             image = _finite(get_activation(net.activations[layer - 1]).f(z))
             m = float(np.max(np.abs(image))) or 1.0
-            levels, text = (-m, m), neuron_text(net, layer, i, m)
+            levels, text = (-m, m), neuron_text(net, layer, i, m, features)
         boundary = boundary_segments(z, xs, ys)
     return MapPicture(net, neuron, image.T, levels, boundary[np.isfinite(boundary).all(axis=1)], text)
 
 
 def picture_job(net: MLP, neuron: tuple[int, int] | None, box, palette: np.ndarray,
-                discrete: bool = False, _should_stop=None) -> MapPicture:
+                _should_stop=None, *, discrete: bool = False,
+                features: FeatureMap | None = None) -> MapPicture:
     """:func:`map_picture` as the worker runs it (one pass over the grid: nothing to
     stop in between)."""
-    return map_picture(net, neuron, box, palette=palette, discrete=discrete)
+    return map_picture(net, neuron, box, palette=palette, discrete=discrete, features=features)
 
 
 def _finite(z: np.ndarray) -> np.ndarray:
@@ -143,11 +146,16 @@ def _finite(z: np.ndarray) -> np.ndarray:
     return np.nan_to_num(z, nan=0.0, posinf=big, neginf=-big)
 
 
-def neuron_text(net: MLP, layer: int, i: int, m: float) -> str:
-    """One sentence on what hidden neuron (layer, i) computes."""
+def neuron_text(net: MLP, layer: int, i: int, m: float,
+                features: FeatureMap | None = None) -> str:
+    """One sentence on what hidden neuron (layer, i) computes (of the ``features``
+    when given: then its zero line is sampled, not an affine map of the point)."""
     own = net.activations[layer - 1]
     act = ACTIVATIONS[own].label
     head = f"Layer {layer}, neuron {i + 1}"
+    if features is not None:
+        return (f"{head}: {act} of its inputs {', '.join(features.labels)}; its zero line "
+                f"is sampled; largest |value| in view {m:.3g}.")
     if all(a == "identity" for a in net.activations[:layer - 1]):  # z is affine in x
         a, c = neuron_affine_map(net, layer, i)
         if own == "identity":
@@ -248,6 +256,24 @@ def depth_samples(budget: int, seeds: int, box, _should_stop=None) -> Iterator[D
 
 
 # -- what the panel says under the cursor ------------------------------------------------------
+def sampled_value_text(net: MLP, point, neuron, features: FeatureMap) -> str:
+    """Under the cursor with nonlinear features: the output's value (or the neuron's
+    pre-activation) there, and that it is affine in the features, not the point."""
+    x = np.asarray(point, dtype=float)
+    f = features.apply(x[None])
+    with np.errstate(all="ignore"):
+        zs = net.forward(f)
+    if neuron is None:
+        z, what = zs[-1][0], "the output"
+    else:
+        layer, i = neuron
+        z, what = zs[layer - 1][0, i], f"layer {layer}, neuron {i + 1}'s pre-activation"
+    values = ", ".join(f"{v:.3g}" for v in np.ravel(z))
+    return (f"At ({x[0]:.3g}, {x[1]:.3g}), {what}: {values}; piecewise linear in "
+            f"{', '.join(features.labels)}, not in the point.")
+
+
+
 def affine_map_text(net: MLP, point, neuron) -> str:
     """What the output (or hidden neuron (layer, i)) computes on the activation region
     at ``point``: its affine map there, exact for ReLU, leaky ReLU and identity layers,

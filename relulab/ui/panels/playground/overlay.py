@@ -63,6 +63,17 @@ class RegionOverlay:
         return (self.decisions is not None and picture.neuron is None
                 and picture.net is self.regions_for)
 
+    def show_sampled(self, text: str) -> None:
+        """No exact regions for the plane (nonlinear features): ``text`` says what is
+        sampled instead, and no count is shown."""
+        self.regions_worker.cancel()
+        self.plane_worker.cancel()
+        self.polygons, self.regions_for, self.decisions = [], None, None
+        self.data_map.show_regions(NO_REGIONS)
+        self.strip.plane_label.setText("")
+        self.strip.decision_label.setText("")  # ``text`` says the boundary is sampled
+        self.strip.region_label.set_value(None, text)
+
     def draw(self, net: MLP, final: bool, show: bool, step: int) -> None:
         """The exact linear regions of a ReLU network in view (identity layers as built),
         and the decision boundary from their affine maps: found at once for a small

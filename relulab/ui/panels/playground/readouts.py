@@ -49,11 +49,12 @@ def _at_least(v: float) -> str:
 
 def penalty_line(snap: ClassifierSnapshot, config: TrainConfig) -> str:
     """The line that says the training loss includes the weight penalty P (the test
-    loss never does); empty without one."""
+    loss never does); empty without one. Short: the status is not wrapped, and its
+    widest line sets the control column's width (a longer one took the map's room at
+    zoom 1.6)."""
     if config.regularization is None:
         return ""
-    return (f"\nTrain loss includes the {REGULARIZATIONS[config.regularization]} penalty "
-            f"{_number(snap.penalty)} (rate {config.regularization_rate:g}); test loss does not")
+    return f"\nTrain loss includes {REGULARIZATIONS[config.regularization]} penalty {_number(snap.penalty)}"
 
 
 class Readouts(QWidget):

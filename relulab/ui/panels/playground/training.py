@@ -93,8 +93,8 @@ class PlaygroundTraining:
             self._history = self._history.recording(
                 [snap.step], [[snap.train_loss, snap.test_loss, snap.train_accuracy, snap.test_accuracy]])
         net = snap.net
-        return [partial(self._draw_map, net, final), partial(self._draw_numbers, snap),
-                partial(self._draw_side, net, final)]
+        return [partial(self._draw_map, self.drawn_network(net), final),
+                partial(self._draw_numbers, snap), partial(self._draw_side, net, final)]
 
     def animation_frames(self, max_frames: int = 120):
         """One press of Step per yield; the panel is restored afterwards."""
