@@ -26,13 +26,20 @@ from relulab.model.data.datasets import (
     DATASETS,
     DEFAULT_BOUNDARY,
     MAX_CLASSES,
+    REGRESSION_DATASETS,
     DatasetSpec,
     make_dataset,
     test_mask,
 )
 from relulab.model.data.expression import MAX_LENGTH as MAX_EXPRESSION
 from relulab.model.data.expression import parse_expression
-from relulab.model.fitting.classify import LOSSES, OPTIMIZERS, REGULARIZATIONS, TrainConfig
+from relulab.model.fitting.classify import (
+    LOSSES,
+    OPTIMIZERS,
+    REGRESSION_LOSSES,
+    REGULARIZATIONS,
+    TrainConfig,
+)
 from relulab.model.fitting.features import FeatureMap
 from relulab.model.fitting.training import SPEED_LABELS_READ, SPEEDS, speed_label
 from relulab.model.networks.mlp import MLP, activation_field, normalise_activation
@@ -120,7 +127,7 @@ class DataSettings:
     @classmethod
     def from_dict(cls, d: Any) -> DataSettings:
         f = Fields(d, cls().to_dict(), "dataset")
-        name = f.choice("name", list(CLASSIFICATION_DATASETS))  # the panel classifies
+        name = f.choice("name", [*CLASSIFICATION_DATASETS, *REGRESSION_DATASETS])
         seed = f.integer("seed", 0, MAX_SEED)
         noise = f.number("noise", 0.0, 10.0)
         classes = f.integer("classes", MIN_CLASSES, MAX_CLASSES)
@@ -139,6 +146,11 @@ class DataSettings:
     def spec(self) -> DatasetSpec:
         return DATASETS[self.name]
 
+    @property
+    def regress(self) -> bool:
+        """True for a regression problem: the labels are real targets."""
+        return self.spec.task == "regress"
+
     def switched_to(self, name: str) -> DataSettings:
         """Another dataset, with its own noise, size and test share where it has one (a
         dataset's defaults suit it), and at most as many classes as it makes."""
@@ -154,17 +166,19 @@ class DataSettings:
         options = {"expression": self.expression} if self.name == "boundary" else {}
         X, y = make_dataset(self.name, self.seed, self.n_per_class, self.noise, self.classes,
                             **options)
-        return Points(X, y, test_mask(len(y), self.test_fraction, self.seed))
+        return Points(X, y, test_mask(len(y), self.test_fraction, self.seed), self.regress)
 
 
 @dataclass(frozen=True, eq=False)
 class Points:
-    """The points in the plane: ``x`` (N, 2), ``label`` (N,) of classes 0.0, 1.0, …,
-    ``test`` (N,) True for points held out of training. Read-only arrays."""
+    """The points in the plane: ``x`` (N, 2), ``label`` (N,) of classes 0.0, 1.0, …
+    (``real``: any finite targets, a regression problem's), ``test`` (N,) True for
+    points held out of training. Read-only arrays."""
 
     x: np.ndarray
     label: np.ndarray
     test: np.ndarray
+    real: bool = False
 
     def __post_init__(self) -> None:
         x = np.array(self.x, dtype=float).reshape(-1, 2)
@@ -177,7 +191,11 @@ class Points:
         if not np.all(np.abs(x) <= MAX_COORDINATE):  # NaN fails this too
             raise ValueError(f"points.x: every coordinate must be a finite number of at most "
                              f"{MAX_COORDINATE:g} in size")
-        if not np.all(np.isin(label, np.arange(MAX_CLASSES))):
+        if self.real:
+            if not np.all(np.abs(label) <= MAX_COORDINATE):
+                raise ValueError(f"points.label: targets must be finite numbers of at most "
+                                 f"{MAX_COORDINATE:g} in size")
+        elif not np.all(np.isin(label, np.arange(MAX_CLASSES))):
             raise ValueError(f"points.label: labels must be classes 0 to {MAX_CLASSES - 1}")
         object.__setattr__(self, "x", readonly(x))
         object.__setattr__(self, "label", readonly(label))
@@ -196,14 +214,15 @@ class Points:
         return {"x": self.x.tolist(), "label": self.label.tolist(), "test": self.test.tolist()}
 
     @classmethod
-    def from_dict(cls, d: Any) -> Points:
+    def from_dict(cls, d: Any, real: bool = False) -> Points:
+        """``real``: the labels are a regression problem's targets, not classes."""
         f = Fields(d, where="points")
         raw = f.get("x")
         if isinstance(raw, (list, tuple)) and len(raw) > MAX_POINTS:  # before reading them
             raise ValueError(f"points.x: at most {MAX_POINTS:,} points, got {len(raw):,}")
         x = f.array("x", (None, 2), 2 * MAX_POINTS, -MAX_COORDINATE, MAX_COORDINATE)
-        label = f.array("label", (None,), MAX_POINTS)
-        bad = np.flatnonzero(~np.isin(label, np.arange(MAX_CLASSES)))
+        label = f.array("label", (None,), MAX_POINTS, -MAX_COORDINATE, MAX_COORDINATE)
+        bad = np.flatnonzero(~np.isin(label, np.arange(MAX_CLASSES)) & (not real))
         if bad.size:
             raise ValueError(f"points.label[{bad[0]}]: {label[bad[0]]:g} is not a class "
                              f"(0 to {MAX_CLASSES - 1})")
@@ -217,15 +236,15 @@ class Points:
         if not len(x) == len(label) == len(test):
             raise ValueError(f"points: {len(x)} positions, {len(label)} labels and "
                              f"{len(test)} test flags")
-        return cls(x, label, np.array(test, dtype=bool))
+        return cls(x, label, np.array(test, dtype=bool), real)
 
     def adding(self, x: float, y: float, label: int, test: bool = False) -> Points:
         return Points(np.vstack([self.x, [[float(x), float(y)]]]), np.append(self.label, float(label)),
-                      np.append(self.test, bool(test)))
+                      np.append(self.test, bool(test)), self.real)
 
     def removing(self, i: int) -> Points:
         keep = np.arange(len(self)) != int(i)
-        return Points(self.x[keep], self.label[keep], self.test[keep])
+        return Points(self.x[keep], self.label[keep], self.test[keep], self.real)
 
     def train(self) -> tuple[np.ndarray, np.ndarray]:
         return self.x[~self.test], self.label[~self.test]
@@ -235,8 +254,18 @@ class Points:
 
     @property
     def classes_needed(self) -> int:
-        """The fewest classes these labels fit (at least two)."""
+        """The fewest classes these labels fit (at least two; two for targets)."""
+        if self.real:
+            return MIN_CLASSES
         return max(MIN_CLASSES, int(self.label.max(initial=0)) + 1)
+
+
+def suited(training: TrainingSettings, dataset: DataSettings) -> TrainingSettings:
+    """``training`` with a loss that suits ``dataset``: its own (mean squared error for
+    a regression problem, cross-entropy for classes) when the kind differs, else as is."""
+    if (training.loss in REGRESSION_LOSSES) == dataset.regress:
+        return training
+    return replace(training, loss=dataset.spec.loss)
 
 
 def shuffled_labels(labels: np.ndarray, seed: int) -> np.ndarray:
@@ -420,7 +449,8 @@ class TrainingSettings:
             del d["steps_per_tick"]
         f = Fields(d, cls().to_dict(), "training")
         out = cls(f.choice("optimizer", list(OPTIMIZERS)), f.number("learning_rate", 1e-4, 1000.0),
-                  f.choice("loss", list(LOSSES)), f.integer("batch_size", 0, MAX_POINTS),
+                  f.choice("loss", [*LOSSES, *REGRESSION_LOSSES]),
+                  f.integer("batch_size", 0, MAX_POINTS),
                   speed_label(f.choice("speed", SPEED_LABELS_READ)),
                   f.integer("steps_per_press", 1, MAX_STEPS_PER_PRESS),
                   f.integer("max_steps", 0, MAX_STOP_STEP), f.integer("step", 0, 10 ** 12),

@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from relulab.model.data.datasets import CLASSIFICATION_DATASETS, DATASETS
-from relulab.model.fitting.classify import LOSSES, OPTIMIZERS
+from relulab.model.data.datasets import CLASSIFICATION_DATASETS, DATASETS, REGRESSION_DATASETS
+from relulab.model.fitting.classify import LOSSES, OPTIMIZERS, REGRESSION_LOSSES
 from relulab.model.fitting.training import SPEEDS
 from relulab.model.lessons.playground import (
     ARCHITECTURE_PRESETS,
@@ -127,7 +127,7 @@ class PlaygroundControls(QWidget):
         page = QWidget()
         form = QFormLayout(page)
         self.dataset_combo = named(QComboBox(), "playground-dataset", "Dataset", "Dataset")
-        for key in CLASSIFICATION_DATASETS:  # the panel trains classifiers only
+        for key in (*CLASSIFICATION_DATASETS, *REGRESSION_DATASETS):
             self.dataset_combo.addItem(DATASETS[key].label, key)
         self.classes_spin = named(QSpinBox(), "playground-classes", "Number of classes",
                                   "Number of classes (circles, spirals, Gaussian blobs and the "
@@ -344,6 +344,11 @@ class PlaygroundControls(QWidget):
             self.optimizer_combo.setCurrentIndex(_index(self.optimizer_combo, tr.optimizer))
             self.lr_spin.setValue(tr.learning_rate)
             self.lr_presets.show(tr.learning_rate)
+            losses = REGRESSION_LOSSES if ds.regress else LOSSES  # the ones that suit the data
+            if [self.loss_combo.itemData(i) for i in range(self.loss_combo.count())] != list(losses):
+                self.loss_combo.clear()
+                for key, label in losses.items():
+                    self.loss_combo.addItem(label, key)
             self.loss_combo.setCurrentIndex(_index(self.loss_combo, tr.loss))
             self.batch_spin.setValue(tr.batch_size)
             self.speed_combo.setCurrentText(tr.speed)
@@ -362,6 +367,8 @@ class PlaygroundControls(QWidget):
         self.remove_layer_button.setEnabled(len(arch.hidden) > 0)
         self.add_layer_button.setEnabled(len(arch.hidden) < MAX_HIDDEN_LAYERS)
         self.output_label.setText(
+            "One output z, the prediction of the target (no σ): mean squared error."
+            if ds.regress else
             "One output z: class 1 when z > 0, p = σ(z)." if arch.outputs == 1 else
             f"{arch.outputs} outputs, one score per class: the class is the largest, "
             "p = softmax(z).")

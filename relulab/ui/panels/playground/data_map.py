@@ -43,16 +43,18 @@ def class_palette(theme) -> np.ndarray:
     return np.array([c.getRgb()[:3] for c in rows], dtype=np.float32)
 
 
-def key_entries(classes: int) -> list[Entry]:
-    """The key under the map: each class's colour and marker, then what the hollow
-    markers, the lines and the shading mean (the diagram's lines have their own key)."""
+def key_entries(classes: int, regress: bool = False) -> list[Entry]:
+    """The key under the map: each class's colour and marker (a regression problem's:
+    the targets' signs), then what the hollow markers, the lines and the shading mean
+    (the diagram's lines have their own key)."""
+    names = ["target ≤ 0", "target > 0"] if regress else [f"class {k}" for k in range(classes)]
     entries = [Entry(lambda th, k=k: th.class_color(k), KEY_GLYPHS[SYMBOLS[k % len(SYMBOLS)]],
-                     f"class {k}") for k in range(classes)]
+                     name) for k, name in enumerate(names)]
     # short words: the key is as wide as the map, and each line of it is map height
     entries += [Entry("foreground", "○", "test point"),
-                Entry("foreground", "━", "boundary"),
+                Entry("foreground", "━", "z = 0" if regress else "boundary"),
                 Entry("foreground", "╱", "linear regions"),
-                Entry("muted", "▒", "how sure")]
+                Entry("muted", "▒", "z" if regress else "how sure")]
     return entries
 
 

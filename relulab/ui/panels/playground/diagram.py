@@ -83,6 +83,7 @@ class NetworkDiagram(QWidget):
         self._net: MLP | None = None
         self._widths = None  # the names and the biases' width the range was set for
         self.features = FeatureMap()  # the inputs, named left of their dots
+        self.regress = False  # the output is the prediction z itself (no σ)
         self.plot = named(TimedPlotWidget(clock), "playground-network",
                           "Network diagram: hover a neuron", description=(
                               "The network's layers from the inputs to the outputs: each "
@@ -161,7 +162,7 @@ class NetworkDiagram(QWidget):
         for label, b in zip(self.bias_labels, b_out):
             label.setText(f"b = {b:+.3g}")
         names = ["input"] + [ACTIVATIONS[a].label for a in net.activations] + [
-            "σ" if net.n_out == 1 else "softmax"]
+            "z" if self.regress else "σ" if net.n_out == 1 else "softmax"]
         for label, name in zip(self.layer_labels, names):
             label.setText(name)
         # the range follows the texts' widths (to 8 px: not every new digit of a bias)

@@ -12,7 +12,9 @@ plane, and the map and its boundary are sampled on the picture's grid (``SAMPLED
 says so in one line).
 
 :class:`PlaygroundFeatures` is a mixin of the panel: it uses its ``_state``,
-``controls``, ``strip`` and ``_try``.
+``controls``, ``strip``, ``pictures``, ``overlay``, ``diagram``, ``data_map`` and
+``_try``. It also tells the pictures whether the output is a regression's prediction,
+and answers the View tab's toggles (show test data, discretize output).
 """
 
 from __future__ import annotations
@@ -99,6 +101,28 @@ class PlaygroundFeatures:
         plane = net if plane is None else plane
         self._plane_cache = (net, plane)
         return plane
+
+    def _show_inputs(self, state) -> None:
+        """What the pictures need to know of a new state's inputs and task: the
+        features (pictured through them when nonlinear) and whether the output is a
+        regression's prediction (no classes: its zero line, not a decision boundary)."""
+        features, regress = state.architecture.feature_map, state.dataset.regress
+        self._plane_cache = (None, None)
+        self.pictures.features = None if features.is_linear else features
+        self.pictures.regress = regress
+        self.overlay.boundary_name = "Zero line z = 0" if regress else "Decision boundary"
+        self.diagram.regress = regress
+        self.diagram.set_inputs(features)
+
+    # -- the View tab's toggles (kept here: the panel's class is at its size limit) ------
+    def _on_show_test(self, on: bool) -> None:
+        self._state = self._state.with_view(show_test=bool(on))
+        self.data_map.set_show_test(bool(on))
+
+    def _on_discretize(self, on: bool) -> None:
+        self._state = self._state.with_view(discretize=bool(on))
+        self.pictures.discrete = bool(on)
+        self._draw_picture(self.drawn_network(self.net))
 
     def set_features(self, names) -> None:
         """Other feature inputs: a new run from the weights seed (an undo step); none on

@@ -91,7 +91,8 @@ def class_image(S: np.ndarray, palette: np.ndarray, winner: np.ndarray | None = 
 
 def map_picture(net: MLP, neuron: tuple[int, int] | None = None, box=DEFAULT_BOX,
                 resolution: int = RESOLUTION, palette: np.ndarray | None = None,
-                discrete: bool = False, features: FeatureMap | None = None) -> MapPicture:
+                discrete: bool = False, features: FeatureMap | None = None,
+                regress: bool = False) -> MapPicture:
     """The network's picture: p = σ(z) of a one-output network, the classes' colours of a
     several-output one (``palette``: RGB rows, the background then each class, from
     ``data_map.class_palette``), or φ(z) of hidden neuron (layer, i) on a symmetric
@@ -101,7 +102,9 @@ def map_picture(net: MLP, neuron: tuple[int, int] | None = None, box=DEFAULT_BOX
     float64's are drawn at its largest. ``discrete``: the output's map shows the
     predicted class alone (p rounded to 0 or 1, each winner at full strength), as
     TensorFlow Playground's "discretize output"; a neuron's map is never rounded.
-    ``features``: the first layer takes them, computed at each pixel centre."""
+    ``features``: the first layer takes them, computed at each pixel centre.
+    ``regress``: the output z is a prediction, drawn as it is on [−1, 1] (the targets'
+    range: TensorFlow Playground's plane and Gaussians); its zero line is drawn."""
     with np.errstate(all="ignore"):
         zs = grid_layers(net, box, resolution, dtype=np.float32, features=features)
         finite = all(np.isfinite(z).all() for z in zs)
@@ -117,7 +120,10 @@ def map_picture(net: MLP, neuron: tuple[int, int] | None = None, box=DEFAULT_BOX
             image = np.swapaxes(class_image(S, palette, winner, discrete), 0, 1)
             boundary = class_boundary_segments(S, xs, ys, winner)
             return MapPicture(net, None, image, None, boundary[np.isfinite(boundary).all(axis=1)], "")
-        if neuron is None:
+        if neuron is None and regress:
+            z = clean(zs[-1][0])
+            image, levels, text = z, (-1.0, 1.0), ""
+        elif neuron is None:
             z = clean(zs[-1][0])
             image = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))  # through the diverging table
             if discrete:
@@ -135,10 +141,11 @@ def map_picture(net: MLP, neuron: tuple[int, int] | None = None, box=DEFAULT_BOX
 
 def picture_job(net: MLP, neuron: tuple[int, int] | None, box, palette: np.ndarray,
                 _should_stop=None, *, discrete: bool = False,
-                features: FeatureMap | None = None) -> MapPicture:
+                features: FeatureMap | None = None, regress: bool = False) -> MapPicture:
     """:func:`map_picture` as the worker runs it (one pass over the grid: nothing to
     stop in between)."""
-    return map_picture(net, neuron, box, palette=palette, discrete=discrete, features=features)
+    return map_picture(net, neuron, box, palette=palette, discrete=discrete, features=features,
+                       regress=regress)
 
 
 def _finite(z: np.ndarray) -> np.ndarray:

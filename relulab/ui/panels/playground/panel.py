@@ -279,14 +279,12 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures, P
         self.trainer = Trainer(state.network, X, y, Xt, yt, state.training.config(),
                                step=state.training.step,
                                features=None if features.is_identity else features)
-        self._plane_cache = (None, None)
-        self.pictures.features = None if features.is_linear else features
+        self._show_inputs(state)
         self.driver.restart()
         self.driver.set_speed(state.training.steps_per_second)
         self.controls.show_state(state)
-        self._show_key(state.classes)
+        self._show_key(state.classes, state.dataset.regress)
         self.diagram.set_thumbnails(state.view.thumbnails)
-        self.diagram.set_inputs(features)
         self.data_map.set_show_test(state.view.show_test)
         self.pictures.discrete = state.view.discretize
         self.hidden_view.show_choice(state.architecture.hidden,
@@ -297,8 +295,8 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures, P
         self.strip.message("")
         self.redraw()
 
-    def _show_key(self, classes: int) -> None:
-        entries = key_entries(classes)
+    def _show_key(self, classes: int, regress: bool = False) -> None:
+        entries = key_entries(classes, regress)
         if [e.text for e in entries] != [e.text for e in self.key.entries]:
             self.key.set_entries(entries)
 
@@ -306,15 +304,6 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures, P
     def _on_show_regions(self, on: bool) -> None:
         self._state = self._state.with_view(show_regions=bool(on))
         self._draw_regions(self.drawn_network(self.net), final=not self.is_playing())
-
-    def _on_show_test(self, on: bool) -> None:
-        self._state = self._state.with_view(show_test=bool(on))
-        self.data_map.set_show_test(bool(on))
-
-    def _on_discretize(self, on: bool) -> None:
-        self._state = self._state.with_view(discretize=bool(on))
-        self.pictures.discrete = bool(on)
-        self._draw_picture(self.drawn_network(self.net))
 
     def _on_thumbnails(self, on: bool) -> None:
         self._state = self._state.with_view(thumbnails=bool(on))
@@ -374,10 +363,11 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures, P
         """The labels the points are drawn with: training points with the labels training
         sees (shuffled, with random labels), test points with their own."""
         p = self._state.points
-        if not self._state.dataset.random_labels:
-            return p.label
         labels = p.label.copy()
-        labels[~p.test] = self.trainer.y
+        if self._state.dataset.random_labels:
+            labels[~p.test] = self.trainer.y
+        if p.real:  # a target's sign picks its colour, as the map's
+            labels = (labels > 0).astype(float)
         return labels
 
     def _draw_status(self, snap) -> None:

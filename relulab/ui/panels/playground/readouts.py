@@ -89,6 +89,12 @@ class Readouts(QWidget):
     def show_status(self, snap: ClassifierSnapshot, config: TrainConfig, n_train: int,
                     n_test: int) -> None:
         self.shown = snap
+        if config.is_regression:
+            self.status_label.setText(
+                f"Step {snap.step} · {OPTIMIZERS[config.optimizer]}, rate {config.learning_rate:g}\n"
+                f"Train ({n_train}): MSE {_number(snap.train_loss)}\n"
+                f"Test ({n_test}): MSE {_number(snap.test_loss)}" + penalty_line(snap, config))
+            return
         self.status_label.setText(
             f"Step {snap.step} · {OPTIMIZERS[config.optimizer]}, "
             f"rate {config.learning_rate:g}, {LOSSES[config.loss]}\n"
