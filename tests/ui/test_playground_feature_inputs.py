@@ -122,7 +122,7 @@ def test_features_round_trip_in_scenes_and_undo(panel):
     with pytest.raises(ValueError):
         PlaygroundState.from_dict(d)  # its network takes 1 input, the default 2
     old = before.to_dict()
-    del old["architecture"]["features"]
+    assert "features" not in old["architecture"]  # at (x₁, x₂) written as before
     assert PlaygroundState.from_dict(old).architecture.features == ("x1", "x2")
     with pytest.raises(ValueError, match="features"):
         PlaygroundState.from_dict({**old, "architecture": {**old["architecture"],

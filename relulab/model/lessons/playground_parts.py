@@ -276,6 +276,13 @@ def shuffled_labels(labels: np.ndarray, seed: int) -> np.ndarray:
 
 # -- the network ------------------------------------------------------------------
 
+def _unless_default(fields: dict, defaults: dict) -> dict:
+    """``fields`` without those at their ``defaults``: a setting added to the state later
+    is written only when used, so that a scene that does not use it is written back
+    as it was read (from_dict gives a missing field its default)."""
+    return {k: v for k, v in fields.items() if v != defaults[k]}
+
+
 def _activation_to_json(activation: str | Sequence[str]) -> str | list[str]:
     return activation if isinstance(activation, str) else list(activation)
 
@@ -352,12 +359,12 @@ class Architecture:
 
     def to_dict(self) -> dict:
         return {"hidden": list(self.hidden), "activation": _activation_to_json(self.activation),
-                "init_seed": self.init_seed, "outputs": self.outputs,
-                "features": list(self.features)}
+                "init_seed": self.init_seed, "outputs": self.outputs
+                } | _unless_default({"features": list(self.features)}, {"features": ["x1", "x2"]})
 
     @classmethod
     def from_dict(cls, d: Any) -> Architecture:
-        f = Fields(d, cls().to_dict(), "architecture")
+        f = Fields(d, {**cls().to_dict(), "features": ["x1", "x2"]}, "architecture")
         hidden = f.get("hidden")
         if not isinstance(hidden, (list, tuple)):
             raise ValueError("architecture.hidden: expected a list of layer sizes")
@@ -438,8 +445,10 @@ class TrainingSettings:
         return {"optimizer": self.optimizer, "learning_rate": self.learning_rate,
                 "loss": self.loss, "batch_size": self.batch_size, "speed": self.speed,
                 "steps_per_press": self.steps_per_press, "max_steps": self.max_steps,
-                "step": self.step, "regularization": self.regularization,
-                "regularization_rate": self.regularization_rate}
+                "step": self.step} | _unless_default(
+                    {"regularization": self.regularization,
+                     "regularization_rate": self.regularization_rate},
+                    {"regularization": None, "regularization_rate": 0.0})
 
     @classmethod
     def from_dict(cls, d: Any) -> TrainingSettings:
@@ -447,7 +456,8 @@ class TrainingSettings:
             # files written before the speed control: steps per frame was also the Step size
             d = {**d, "steps_per_press": d["steps_per_tick"]}
             del d["steps_per_tick"]
-        f = Fields(d, cls().to_dict(), "training")
+        f = Fields(d, {**cls().to_dict(), "regularization": None, "regularization_rate": 0.0},
+                   "training")
         out = cls(f.choice("optimizer", list(OPTIMIZERS)), f.number("learning_rate", 1e-4, 1000.0),
                   f.choice("loss", [*LOSSES, *REGRESSION_LOSSES]),
                   f.integer("batch_size", 0, MAX_POINTS),
@@ -560,12 +570,13 @@ class View:
         return {"show_regions": self.show_regions, "click_class": self.click_class,
                 "neuron": None if self.neuron is None else list(self.neuron),
                 "thumbnails": self.thumbnails,
-                "hidden_space": None if self.hidden_space is None else list(self.hidden_space),
-                "show_test": self.show_test, "discretize": self.discretize}
+                "hidden_space": None if self.hidden_space is None else list(self.hidden_space)
+                } | _unless_default({"show_test": self.show_test, "discretize": self.discretize},
+                                    {"show_test": True, "discretize": False})
 
     @classmethod
     def from_dict(cls, d: Any, architecture: Architecture) -> View:
-        f = Fields(d, cls().to_dict(), "view")
+        f = Fields(d, {**cls().to_dict(), "show_test": True, "discretize": False}, "view")
         neuron = _whole_numbers(f, "neuron", 2, "[layer, neuron]")
         if neuron is not None and not fits(neuron, architecture):
             raise ValueError(f"view.neuron: the network has no neuron {neuron[1] + 1} "
