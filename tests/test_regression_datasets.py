@@ -140,11 +140,14 @@ def test_the_loss_must_suit_the_labels():
         TrainConfig(loss="mae")
 
 
-def test_the_playground_state_keeps_to_classes_until_its_panel_regresses():
+def test_the_playground_state_reads_regression_problems_with_real_targets():
     from relulab.model.lessons.playground_parts import DataSettings
 
     d = DataSettings().to_dict()
-    DataSettings.from_dict(d)
+    assert not DataSettings.from_dict(d).regress
     d["name"] = "regress_plane"
+    data = DataSettings.from_dict(d)
+    assert data.regress and data.points().real
+    d["name"] = "regress_cubes"
     with pytest.raises(ValueError, match=r"dataset\.name"):
         DataSettings.from_dict(d)

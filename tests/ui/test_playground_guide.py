@@ -79,7 +79,7 @@ QUOTED = {
     r"on the training points": _lesson,
 }
 #: Numbers that are no result: the list's item numbers and the formula's "+ 1".
-NOT_RESULTS = (r"(?:^|\s)[1-9]\. (?=\S)", r"\(nₗ₋₁ \+ 1\)")
+NOT_RESULTS = (r"(?:^|\s)[1-9]\. (?=\S)", r"\(nₗ₋₁ \+ 1\)", r"\bL[12]\b")  # the penalties' names
 
 
 def test_every_number_the_playground_guide_quotes_is_the_models():

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from relulab.model.core.fields import Fields
-from relulab.model.fitting.classify import circles_lesson_setup
+from relulab.model.fitting.classify import REGRESSION_LOSSES, circles_lesson_setup
 from relulab.model.lessons.playground_parts import (
     ARCHITECTURE_PRESETS,
     DEPTH_BUDGETS,
@@ -31,16 +31,19 @@ from relulab.model.lessons.playground_parts import (
     DEPTHS,
     HISTORY_KEYS,
     HISTORY_LIMIT,
+    LEARNING_RATES,
     MAX_CLASSES,
     MAX_COORDINATE,
     MAX_HIDDEN_LAYERS,
     MAX_POINTS,
+    MAX_REGULARIZATION_RATE,
     MAX_SEED,
     MAX_STEPS_PER_PRESS,
     MAX_STOP_STEP,
     MAX_WEIGHT,
     MAX_WIDTH,
     MIN_CLASSES,
+    REGULARIZATION_RATES,
     Architecture,
     DataSettings,
     DepthStudy,
@@ -56,6 +59,7 @@ from relulab.model.lessons.playground_parts import (
     network_from_dict,
     outputs_for,
     shuffled_labels,
+    suited,
 )
 from relulab.model.networks.mlp import MLP, ActivationSpec, same_network
 
@@ -66,16 +70,19 @@ __all__ = [
     "DEPTH_MAX_SEEDS",
     "HISTORY_KEYS",
     "HISTORY_LIMIT",
+    "LEARNING_RATES",
     "MAX_CLASSES",
     "MAX_COORDINATE",
     "MAX_HIDDEN_LAYERS",
     "MAX_POINTS",
+    "MAX_REGULARIZATION_RATE",
     "MAX_SEED",
     "MAX_STEPS_PER_PRESS",
     "MAX_STOP_STEP",
     "MAX_WEIGHT",
     "MAX_WIDTH",
     "MIN_CLASSES",
+    "REGULARIZATION_RATES",
     "Architecture",
     "DataSettings",
     "DepthStudy",
@@ -93,6 +100,7 @@ __all__ = [
     "outputs_for",
     "same_network",
     "shuffled_labels",
+    "suited",
 ]
 
 
@@ -177,8 +185,12 @@ class PlaygroundState:
         network = network_from_dict(f.get("network"), architecture)
         initial = (network_from_dict(f.get("initial"), architecture, "initial")
                    if "initial" in d else network)
-        out = cls(dataset=dataset, points=Points.from_dict(f.get("points")), architecture=architecture,
-                  network=network, training=part("training", TrainingSettings.from_dict),
+        training = part("training", TrainingSettings.from_dict)
+        if (training.loss in REGRESSION_LOSSES) != dataset.regress:
+            raise ValueError(f"training.loss: {training.loss!r} does not suit the "
+                             f"{dataset.spec.label} dataset (its loss: {dataset.spec.loss!r})")
+        out = cls(dataset=dataset, points=Points.from_dict(f.get("points"), dataset.regress),
+                  architecture=architecture, network=network, training=training,
                   history=part("history", History.from_dict),
                   view=part("view", View.from_dict, architecture),
                   depth=part("depth", DepthStudy.from_dict), initial=initial)
@@ -203,9 +215,11 @@ class PlaygroundState:
         """New settings for the data, and the points they make; another number of
         classes gives the network as many outputs (new initial weights, curves cleared)."""
         points = dataset.points()
-        if dataset.classes != self.architecture.classes:
+        training = suited(self.training, dataset)
+        if dataset.classes != self.architecture.classes or training != self.training:
             arch = replace(self.architecture, outputs=outputs_for(dataset.classes))
-            return self._restarted(arch, arch.random_network(), dataset=dataset, points=points)
+            out = replace(self, training=training)
+            return out._restarted(arch, arch.random_network(), dataset=dataset, points=points)
         return replace(self, dataset=dataset, points=points)
 
     def with_classes(self, classes: int) -> PlaygroundState:
@@ -250,6 +264,12 @@ class PlaygroundState:
         arch = self.architecture.with_hidden(hidden)
         return self._restarted(arch, arch.random_network())
 
+    def with_features(self, names: Sequence[str]) -> PlaygroundState:
+        """Other feature inputs (at least one): the first layer takes one input each, new
+        initial weights from the seed, curves cleared."""
+        arch = replace(self.architecture, features=tuple(names))
+        return self._restarted(arch, arch.random_network())
+
     def with_fresh_weights(self, seed: int | None = None) -> PlaygroundState:
         """New initial weights from the weights seed (or ``seed``); curves cleared."""
         arch = self.architecture if seed is None else replace(self.architecture, init_seed=int(seed))
@@ -292,7 +312,7 @@ class PlaygroundState:
             raise ValueError(f"that network tells {classes} classes apart; the points have "
                              f"{self.points.classes_needed}")
         arch = replace(self.architecture, hidden=tuple(net.hidden_sizes), activation=net.activation,
-                       outputs=net.n_out)
+                       outputs=net.n_out, features=("x1", "x2"))
         return self._restarted(arch, net, dataset=replace(self.dataset, classes=classes))
 
     def with_training(self, **changes: Any) -> PlaygroundState:
@@ -328,5 +348,6 @@ class PlaygroundState:
                        hidden_space=self.view.hidden_space).fitted(self.architecture)
         out = replace(self, view=view, depth=current.depth)
         if training:
-            out = replace(out, training=replace(current.training, step=self.training.step))
+            out = replace(out, training=suited(replace(current.training, step=self.training.step),
+                                               self.dataset))
         return out

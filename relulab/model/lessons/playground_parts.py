@@ -26,13 +26,21 @@ from relulab.model.data.datasets import (
     DATASETS,
     DEFAULT_BOUNDARY,
     MAX_CLASSES,
+    REGRESSION_DATASETS,
     DatasetSpec,
     make_dataset,
     test_mask,
 )
 from relulab.model.data.expression import MAX_LENGTH as MAX_EXPRESSION
 from relulab.model.data.expression import parse_expression
-from relulab.model.fitting.classify import LOSSES, OPTIMIZERS, TrainConfig
+from relulab.model.fitting.classify import (
+    LOSSES,
+    OPTIMIZERS,
+    REGRESSION_LOSSES,
+    REGULARIZATIONS,
+    TrainConfig,
+)
+from relulab.model.fitting.features import FeatureMap
 from relulab.model.fitting.training import SPEED_LABELS_READ, SPEEDS, speed_label
 from relulab.model.networks.mlp import MLP, activation_field, normalise_activation
 from relulab.model.regions.depth import DepthSample, parameter_count
@@ -44,6 +52,12 @@ from relulab.model.regions.depth import DepthSample, parameter_count
 MAX_HIDDEN_LAYERS = 6
 MAX_WIDTH = 32
 MAX_POINTS = 4000
+#: The largest weight penalty rate a file may ask for (TensorFlow Playground's largest preset).
+MAX_REGULARIZATION_RATE = 10.0
+#: The weight penalty rates offered, TensorFlow Playground's list: steps of about √10.
+REGULARIZATION_RATES = (0.0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
+#: The learning rates offered beside the free spin box, in the same steps.
+LEARNING_RATES = (0.0001, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 #: Weights and biases beyond this size are refused: through six layers of 32 they stay
 #: within float64, which the exact region enumeration and the pictures need.
 MAX_WEIGHT = 1e12
@@ -113,7 +127,7 @@ class DataSettings:
     @classmethod
     def from_dict(cls, d: Any) -> DataSettings:
         f = Fields(d, cls().to_dict(), "dataset")
-        name = f.choice("name", list(CLASSIFICATION_DATASETS))  # the panel classifies
+        name = f.choice("name", [*CLASSIFICATION_DATASETS, *REGRESSION_DATASETS])
         seed = f.integer("seed", 0, MAX_SEED)
         noise = f.number("noise", 0.0, 10.0)
         classes = f.integer("classes", MIN_CLASSES, MAX_CLASSES)
@@ -132,6 +146,11 @@ class DataSettings:
     def spec(self) -> DatasetSpec:
         return DATASETS[self.name]
 
+    @property
+    def regress(self) -> bool:
+        """True for a regression problem: the labels are real targets."""
+        return self.spec.task == "regress"
+
     def switched_to(self, name: str) -> DataSettings:
         """Another dataset, with its own noise, size and test share where it has one (a
         dataset's defaults suit it), and at most as many classes as it makes."""
@@ -147,17 +166,19 @@ class DataSettings:
         options = {"expression": self.expression} if self.name == "boundary" else {}
         X, y = make_dataset(self.name, self.seed, self.n_per_class, self.noise, self.classes,
                             **options)
-        return Points(X, y, test_mask(len(y), self.test_fraction, self.seed))
+        return Points(X, y, test_mask(len(y), self.test_fraction, self.seed), self.regress)
 
 
 @dataclass(frozen=True, eq=False)
 class Points:
-    """The points in the plane: ``x`` (N, 2), ``label`` (N,) of classes 0.0, 1.0, …,
-    ``test`` (N,) True for points held out of training. Read-only arrays."""
+    """The points in the plane: ``x`` (N, 2), ``label`` (N,) of classes 0.0, 1.0, …
+    (``real``: any finite targets, a regression problem's), ``test`` (N,) True for
+    points held out of training. Read-only arrays."""
 
     x: np.ndarray
     label: np.ndarray
     test: np.ndarray
+    real: bool = False
 
     def __post_init__(self) -> None:
         x = np.array(self.x, dtype=float).reshape(-1, 2)
@@ -170,7 +191,11 @@ class Points:
         if not np.all(np.abs(x) <= MAX_COORDINATE):  # NaN fails this too
             raise ValueError(f"points.x: every coordinate must be a finite number of at most "
                              f"{MAX_COORDINATE:g} in size")
-        if not np.all(np.isin(label, np.arange(MAX_CLASSES))):
+        if self.real:
+            if not np.all(np.abs(label) <= MAX_COORDINATE):
+                raise ValueError(f"points.label: targets must be finite numbers of at most "
+                                 f"{MAX_COORDINATE:g} in size")
+        elif not np.all(np.isin(label, np.arange(MAX_CLASSES))):
             raise ValueError(f"points.label: labels must be classes 0 to {MAX_CLASSES - 1}")
         object.__setattr__(self, "x", readonly(x))
         object.__setattr__(self, "label", readonly(label))
@@ -189,14 +214,15 @@ class Points:
         return {"x": self.x.tolist(), "label": self.label.tolist(), "test": self.test.tolist()}
 
     @classmethod
-    def from_dict(cls, d: Any) -> Points:
+    def from_dict(cls, d: Any, real: bool = False) -> Points:
+        """``real``: the labels are a regression problem's targets, not classes."""
         f = Fields(d, where="points")
         raw = f.get("x")
         if isinstance(raw, (list, tuple)) and len(raw) > MAX_POINTS:  # before reading them
             raise ValueError(f"points.x: at most {MAX_POINTS:,} points, got {len(raw):,}")
         x = f.array("x", (None, 2), 2 * MAX_POINTS, -MAX_COORDINATE, MAX_COORDINATE)
-        label = f.array("label", (None,), MAX_POINTS)
-        bad = np.flatnonzero(~np.isin(label, np.arange(MAX_CLASSES)))
+        label = f.array("label", (None,), MAX_POINTS, -MAX_COORDINATE, MAX_COORDINATE)
+        bad = np.flatnonzero(~np.isin(label, np.arange(MAX_CLASSES)) & (not real))
         if bad.size:
             raise ValueError(f"points.label[{bad[0]}]: {label[bad[0]]:g} is not a class "
                              f"(0 to {MAX_CLASSES - 1})")
@@ -210,15 +236,15 @@ class Points:
         if not len(x) == len(label) == len(test):
             raise ValueError(f"points: {len(x)} positions, {len(label)} labels and "
                              f"{len(test)} test flags")
-        return cls(x, label, np.array(test, dtype=bool))
+        return cls(x, label, np.array(test, dtype=bool), real)
 
     def adding(self, x: float, y: float, label: int, test: bool = False) -> Points:
         return Points(np.vstack([self.x, [[float(x), float(y)]]]), np.append(self.label, float(label)),
-                      np.append(self.test, bool(test)))
+                      np.append(self.test, bool(test)), self.real)
 
     def removing(self, i: int) -> Points:
         keep = np.arange(len(self)) != int(i)
-        return Points(self.x[keep], self.label[keep], self.test[keep])
+        return Points(self.x[keep], self.label[keep], self.test[keep], self.real)
 
     def train(self) -> tuple[np.ndarray, np.ndarray]:
         return self.x[~self.test], self.label[~self.test]
@@ -228,8 +254,18 @@ class Points:
 
     @property
     def classes_needed(self) -> int:
-        """The fewest classes these labels fit (at least two)."""
+        """The fewest classes these labels fit (at least two; two for targets)."""
+        if self.real:
+            return MIN_CLASSES
         return max(MIN_CLASSES, int(self.label.max(initial=0)) + 1)
+
+
+def suited(training: TrainingSettings, dataset: DataSettings) -> TrainingSettings:
+    """``training`` with a loss that suits ``dataset``: its own (mean squared error for
+    a regression problem, cross-entropy for classes) when the kind differs, else as is."""
+    if (training.loss in REGRESSION_LOSSES) == dataset.regress:
+        return training
+    return replace(training, loss=dataset.spec.loss)
 
 
 def shuffled_labels(labels: np.ndarray, seed: int) -> np.ndarray:
@@ -239,6 +275,13 @@ def shuffled_labels(labels: np.ndarray, seed: int) -> np.ndarray:
 
 
 # -- the network ------------------------------------------------------------------
+
+def _unless_default(fields: dict, defaults: dict) -> dict:
+    """``fields`` without those at their ``defaults``: a setting added to the state later
+    is written only when used, so that a scene that does not use it is written back
+    as it was read (from_dict gives a missing field its default)."""
+    return {k: v for k, v in fields.items() if v != defaults[k]}
+
 
 def _activation_to_json(activation: str | Sequence[str]) -> str | list[str]:
     return activation if isinstance(activation, str) else list(activation)
@@ -257,12 +300,15 @@ def fitted_activation(activation: str | Sequence[str], n_hidden: int) -> str | t
 class Architecture:
     """Hidden layer sizes (input 2 and the outputs around them), the activation of the
     hidden layers (one name, or one per layer), the seed of the initial weights, and
-    the outputs: 1 (a logit, two classes) or one per class."""
+    the outputs: 1 (a logit, two classes) or one per class; and the ``features`` the
+    first layer takes, one input each (names of
+    :mod:`relulab.model.fitting.features`, x₁ and x₂ by default)."""
 
     hidden: tuple[int, ...] = (6,)
     activation: str | tuple[str, ...] = "relu"
     init_seed: int = 0
     outputs: int = 1
+    features: tuple[str, ...] = ("x1", "x2")
 
     def __post_init__(self) -> None:
         hidden = tuple(int(h) for h in self.hidden)
@@ -275,12 +321,21 @@ class Architecture:
             raise ValueError(f"architecture.activation: {e}") from None
         if not 1 <= self.outputs <= MAX_CLASSES:
             raise ValueError(f"architecture.outputs: 1 to {MAX_CLASSES}, got {self.outputs}")
+        try:
+            features = FeatureMap(tuple(self.features)).names
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"architecture.{e}") from None
         object.__setattr__(self, "hidden", hidden)
         object.__setattr__(self, "activation", activation)
+        object.__setattr__(self, "features", features)
+
+    @property
+    def feature_map(self) -> FeatureMap:
+        return FeatureMap(self.features)
 
     @property
     def sizes(self) -> list[int]:
-        return [2, *self.hidden, self.outputs]
+        return [len(self.features), *self.hidden, self.outputs]
 
     @property
     def activations(self) -> tuple[str, ...]:
@@ -304,11 +359,12 @@ class Architecture:
 
     def to_dict(self) -> dict:
         return {"hidden": list(self.hidden), "activation": _activation_to_json(self.activation),
-                "init_seed": self.init_seed, "outputs": self.outputs}
+                "init_seed": self.init_seed, "outputs": self.outputs
+                } | _unless_default({"features": list(self.features)}, {"features": ["x1", "x2"]})
 
     @classmethod
     def from_dict(cls, d: Any) -> Architecture:
-        f = Fields(d, cls().to_dict(), "architecture")
+        f = Fields(d, {**cls().to_dict(), "features": ["x1", "x2"]}, "architecture")
         hidden = f.get("hidden")
         if not isinstance(hidden, (list, tuple)):
             raise ValueError("architecture.hidden: expected a list of layer sizes")
@@ -319,8 +375,12 @@ class Architecture:
             if isinstance(h, bool) or not isinstance(h, (int, np.integer)) or not 1 <= h <= MAX_WIDTH:
                 raise ValueError(f"architecture.hidden[{i}]: expected 1 to {MAX_WIDTH} neurons, "
                                  f"got {h!r}")
+        features = f.get("features")
+        if not isinstance(features, list) or not all(isinstance(n, str) for n in features):
+            raise ValueError("architecture.features: expected a list of feature names")
         out = cls(tuple(hidden), activation_field(f, len(hidden)),
-                  f.integer("init_seed", 0, MAX_SEED), f.integer("outputs", 1, MAX_CLASSES))
+                  f.integer("init_seed", 0, MAX_SEED), f.integer("outputs", 1, MAX_CLASSES),
+                  tuple(features))
         f.done()
         return out
 
@@ -366,7 +426,9 @@ def network_from_dict(d: Any, architecture: Architecture, where: str = "network"
 @dataclass(frozen=True)
 class TrainingSettings:
     """How to train (optimiser, rate, loss, batch size, speed in steps per second,
-    steps per press of Step, the step to stop at, 0 = never) and how far it went."""
+    steps per press of Step, the step to stop at, 0 = never), the weight penalty
+    (``regularization`` None, "l1" or "l2", at ``regularization_rate``) and how far it
+    went."""
 
     optimizer: str = "adam"
     learning_rate: float = 0.03
@@ -376,12 +438,17 @@ class TrainingSettings:
     steps_per_press: int = 10
     max_steps: int = 0
     step: int = 0
+    regularization: str | None = None
+    regularization_rate: float = 0.0
 
     def to_dict(self) -> dict:
         return {"optimizer": self.optimizer, "learning_rate": self.learning_rate,
                 "loss": self.loss, "batch_size": self.batch_size, "speed": self.speed,
                 "steps_per_press": self.steps_per_press, "max_steps": self.max_steps,
-                "step": self.step}
+                "step": self.step} | _unless_default(
+                    {"regularization": self.regularization,
+                     "regularization_rate": self.regularization_rate},
+                    {"regularization": None, "regularization_rate": 0.0})
 
     @classmethod
     def from_dict(cls, d: Any) -> TrainingSettings:
@@ -389,17 +456,23 @@ class TrainingSettings:
             # files written before the speed control: steps per frame was also the Step size
             d = {**d, "steps_per_press": d["steps_per_tick"]}
             del d["steps_per_tick"]
-        f = Fields(d, cls().to_dict(), "training")
+        f = Fields(d, {**cls().to_dict(), "regularization": None, "regularization_rate": 0.0},
+                   "training")
         out = cls(f.choice("optimizer", list(OPTIMIZERS)), f.number("learning_rate", 1e-4, 1000.0),
-                  f.choice("loss", list(LOSSES)), f.integer("batch_size", 0, MAX_POINTS),
+                  f.choice("loss", [*LOSSES, *REGRESSION_LOSSES]),
+                  f.integer("batch_size", 0, MAX_POINTS),
                   speed_label(f.choice("speed", SPEED_LABELS_READ)),
                   f.integer("steps_per_press", 1, MAX_STEPS_PER_PRESS),
-                  f.integer("max_steps", 0, MAX_STOP_STEP), f.integer("step", 0, 10 ** 12))
+                  f.integer("max_steps", 0, MAX_STOP_STEP), f.integer("step", 0, 10 ** 12),
+                  f.choice("regularization", list(REGULARIZATIONS)),
+                  f.number("regularization_rate", 0.0, MAX_REGULARIZATION_RATE))
         f.done()
         return out
 
     def config(self) -> TrainConfig:
-        return TrainConfig(self.optimizer, self.learning_rate, self.loss, self.batch_size)
+        return TrainConfig(self.optimizer, self.learning_rate, self.loss, self.batch_size,
+                           regularization=self.regularization,
+                           regularization_rate=self.regularization_rate)
 
     @property
     def steps_per_second(self) -> int | None:
@@ -481,23 +554,29 @@ class View:
     """Whether the exact regions are drawn, the class a click adds, whose map is shown
     (the network's output, None, or (layer, neuron), counted from 1 and 0), whether the
     diagram shows each neuron's own map, and the hidden space's coordinates (layer,
-    neuron i, neuron j; None: the first layer with two neurons, its first two)."""
+    neuron i, neuron j; None: the first layer with two neurons, its first two), whether
+    the test points are drawn, and whether the output's map is discretised (each
+    class's full colour, no shading by how sure the network is)."""
 
     show_regions: bool = True
     click_class: int = 0
     neuron: tuple[int, int] | None = None
     thumbnails: bool = False
     hidden_space: tuple[int, int, int] | None = None
+    show_test: bool = True
+    discretize: bool = False
 
     def to_dict(self) -> dict:
         return {"show_regions": self.show_regions, "click_class": self.click_class,
                 "neuron": None if self.neuron is None else list(self.neuron),
                 "thumbnails": self.thumbnails,
-                "hidden_space": None if self.hidden_space is None else list(self.hidden_space)}
+                "hidden_space": None if self.hidden_space is None else list(self.hidden_space)
+                } | _unless_default({"show_test": self.show_test, "discretize": self.discretize},
+                                    {"show_test": True, "discretize": False})
 
     @classmethod
     def from_dict(cls, d: Any, architecture: Architecture) -> View:
-        f = Fields(d, cls().to_dict(), "view")
+        f = Fields(d, {**cls().to_dict(), "show_test": True, "discretize": False}, "view")
         neuron = _whole_numbers(f, "neuron", 2, "[layer, neuron]")
         if neuron is not None and not fits(neuron, architecture):
             raise ValueError(f"view.neuron: the network has no neuron {neuron[1] + 1} "
@@ -507,7 +586,7 @@ class View:
             raise ValueError(f"view.hidden_space: the network has no two neurons {hidden[1] + 1} "
                              f"and {hidden[2] + 1} in hidden layer {hidden[0]}")
         out = cls(f.flag("show_regions"), f.integer("click_class", 0, MAX_CLASSES - 1), neuron,
-                  f.flag("thumbnails"), hidden)
+                  f.flag("thumbnails"), hidden, f.flag("show_test"), f.flag("discretize"))
         f.done()
         return out
 

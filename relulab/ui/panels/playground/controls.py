@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from relulab.model.data.datasets import CLASSIFICATION_DATASETS, DATASETS
-from relulab.model.fitting.classify import LOSSES, OPTIMIZERS
+from relulab.model.data.datasets import CLASSIFICATION_DATASETS, DATASETS, REGRESSION_DATASETS
+from relulab.model.fitting.classify import LOSSES, OPTIMIZERS, REGRESSION_LOSSES
 from relulab.model.fitting.training import SPEEDS
 from relulab.model.lessons.playground import (
     ARCHITECTURE_PRESETS,
@@ -48,6 +48,9 @@ from relulab.model.networks.activations import ACTIVATIONS, get_activation
 from relulab.ui.legend import KeyLabel
 from relulab.ui.panels.base import named, signals_blocked
 from relulab.ui.panels.playground.curves import series_entry
+from relulab.ui.panels.playground.features_view import FeatureChecks
+from relulab.ui.panels.playground.training_controls import PenaltyRows, RatePresets
+from relulab.ui.panels.playground.view_rows import NoiseSlider, ViewToggles
 from relulab.ui.readout import Readout
 
 #: The "every layer" activation combo's entry while the layers differ.
@@ -124,7 +127,7 @@ class PlaygroundControls(QWidget):
         page = QWidget()
         form = QFormLayout(page)
         self.dataset_combo = named(QComboBox(), "playground-dataset", "Dataset", "Dataset")
-        for key in CLASSIFICATION_DATASETS:  # the panel trains classifiers only
+        for key in (*CLASSIFICATION_DATASETS, *REGRESSION_DATASETS):
             self.dataset_combo.addItem(DATASETS[key].label, key)
         self.classes_spin = named(QSpinBox(), "playground-classes", "Number of classes",
                                   "Number of classes (circles, spirals, Gaussian blobs and the "
@@ -156,7 +159,8 @@ class PlaygroundControls(QWidget):
         form.addRow("Dataset", self.dataset_combo)
         form.addRow("Classes", self.classes_spin)
         form.addRow("Boundary x₂ >", self.boundary_edit)
-        for label, widget in (("Noise", self.noise_spin), ("Points per class", self.points_spin),
+        self.noise_slider = NoiseSlider(self.noise_spin)
+        for label, widget in (("Noise", self.noise_slider.row), ("Points per class", self.points_spin),
                               ("Test fraction", self.test_spin), ("Data seed", self.data_seed_spin),
                               ("Click adds", self.click_class_combo)):
             form.addRow(label, widget)
@@ -183,6 +187,8 @@ class PlaygroundControls(QWidget):
         for label in ARCHITECTURE_PRESETS:
             self.preset_combo.addItem(label, label)
         form.addRow("Preset", self.preset_combo)
+        self.features = FeatureChecks()
+        form.addRow("Inputs", self.features.row)
         self.layers_grid = QGridLayout()
         self.layers_grid.setContentsMargins(0, 0, 0, 0)
         self.layers_grid.setHorizontalSpacing(4)
@@ -263,11 +269,13 @@ class PlaygroundControls(QWidget):
                                     "Stop after this many steps")
         self.max_steps_spin.setRange(0, MAX_STOP_STEP)
         self.max_steps_spin.setSpecialValueText("never")
-        for label, widget in (("Optimizer", self.optimizer_combo), ("Learning rate", self.lr_spin),
+        self.lr_presets = RatePresets(self.lr_spin)
+        for label, widget in (("Optimizer", self.optimizer_combo), ("Learning rate", self.lr_presets.row),
                               ("Loss", self.loss_combo), ("Batch size", self.batch_spin),
                               ("Speed", self.speed_combo), ("Steps per Step", self.press_spin),
                               ("Stop at step", self.max_steps_spin)):
             form.addRow(label, widget)
+        self.penalty = PenaltyRows(form)
         self.output_label = Readout("playground-output-kind", "What the output is", "output_kind",
                                     wrap=True)
         form.addRow(self.output_label)
@@ -289,7 +297,9 @@ class PlaygroundControls(QWidget):
                                       "Draw each neuron's own output over the plane on its dot")
         self.neuron_combo = named(QComboBox(), "playground-neuron-select", "Neuron whose map is shown",
                                   "Neuron whose map is shown")
-        for widget in (self.regions_check, self.thumbnails_check, QLabel("Map of"), self.neuron_combo):
+        self.toggles = ViewToggles()
+        for widget in (self.regions_check, self.thumbnails_check, *self.toggles.widgets,
+                       QLabel("Map of"), self.neuron_combo):
             column.addWidget(widget)
         column.addStretch(1)
         return page
@@ -310,7 +320,8 @@ class PlaygroundControls(QWidget):
                    self.init_seed_spin, self.optimizer_combo, self.lr_spin, self.loss_combo,
                    self.batch_spin, self.speed_combo, self.press_spin, self.max_steps_spin,
                    self.regions_check, self.neuron_combo, self.preset_combo, self.classes_spin,
-                   self.boundary_edit, self.random_labels_check, self.thumbnails_check)
+                   self.boundary_edit, self.random_labels_check, self.thumbnails_check,
+                   *self.penalty.widgets, *self.toggles.widgets)
         with signals_blocked(*widgets):
             self.dataset_combo.setCurrentIndex(_index(self.dataset_combo, ds.name))
             self.classes_spin.setValue(ds.classes)
@@ -319,6 +330,7 @@ class PlaygroundControls(QWidget):
             self.boundary_edit.setText(ds.expression)
             self._data_form.setRowVisible(self.boundary_edit, ds.name == "boundary")
             self.noise_spin.setValue(ds.noise)
+            self.noise_slider.show(ds.noise)
             self.points_spin.setValue(ds.n_per_class)
             self.test_spin.setValue(ds.test_fraction)
             self.data_seed_spin.setValue(ds.seed)
@@ -331,21 +343,32 @@ class PlaygroundControls(QWidget):
             self.init_seed_spin.setValue(arch.init_seed)
             self.optimizer_combo.setCurrentIndex(_index(self.optimizer_combo, tr.optimizer))
             self.lr_spin.setValue(tr.learning_rate)
+            self.lr_presets.show(tr.learning_rate)
+            losses = REGRESSION_LOSSES if ds.regress else LOSSES  # the ones that suit the data
+            if [self.loss_combo.itemData(i) for i in range(self.loss_combo.count())] != list(losses):
+                self.loss_combo.clear()
+                for key, label in losses.items():
+                    self.loss_combo.addItem(label, key)
             self.loss_combo.setCurrentIndex(_index(self.loss_combo, tr.loss))
             self.batch_spin.setValue(tr.batch_size)
             self.speed_combo.setCurrentText(tr.speed)
             self.press_spin.setValue(tr.steps_per_press)
             self.max_steps_spin.setValue(tr.max_steps)
+            self.penalty.show(tr)
             self.regions_check.setChecked(view.show_regions)
             self.thumbnails_check.setChecked(view.thumbnails)
+            self.toggles.show(view)
             self.preset_combo.setCurrentIndex(0)
             self._fill_neurons(arch.hidden, view.neuron)
+        self.features.show(arch.features)
         self._show_layers(arch.hidden, arch.activations)
         self.param_label.set_value(arch.n_params,
                                    f"{'-'.join(map(str, arch.sizes))}: {arch.n_params} parameters")
         self.remove_layer_button.setEnabled(len(arch.hidden) > 0)
         self.add_layer_button.setEnabled(len(arch.hidden) < MAX_HIDDEN_LAYERS)
         self.output_label.setText(
+            "One output z, the prediction of the target (no σ): mean squared error."
+            if ds.regress else
             "One output z: class 1 when z > 0, p = σ(z)." if arch.outputs == 1 else
             f"{arch.outputs} outputs, one score per class: the class is the largest, "
             "p = softmax(z).")

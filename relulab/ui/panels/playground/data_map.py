@@ -43,16 +43,18 @@ def class_palette(theme) -> np.ndarray:
     return np.array([c.getRgb()[:3] for c in rows], dtype=np.float32)
 
 
-def key_entries(classes: int) -> list[Entry]:
-    """The key under the map: each class's colour and marker, then what the hollow
-    markers, the lines and the shading mean (the diagram's lines have their own key)."""
+def key_entries(classes: int, regress: bool = False) -> list[Entry]:
+    """The key under the map: each class's colour and marker (a regression problem's:
+    the targets' signs), then what the hollow markers, the lines and the shading mean
+    (the diagram's lines have their own key)."""
+    names = ["target ≤ 0", "target > 0"] if regress else [f"class {k}" for k in range(classes)]
     entries = [Entry(lambda th, k=k: th.class_color(k), KEY_GLYPHS[SYMBOLS[k % len(SYMBOLS)]],
-                     f"class {k}") for k in range(classes)]
+                     name) for k, name in enumerate(names)]
     # short words: the key is as wide as the map, and each line of it is map height
     entries += [Entry("foreground", "○", "test point"),
-                Entry("foreground", "━", "boundary"),
+                Entry("foreground", "━", "z = 0" if regress else "boundary"),
                 Entry("foreground", "╱", "linear regions"),
-                Entry("muted", "▒", "how sure")]
+                Entry("muted", "▒", "z" if regress else "how sure")]
     return entries
 
 
@@ -156,6 +158,7 @@ class DataMap(TimedPlotWidget):
         self.theme = theme
         self.box = box
         self.picture: MapPicture | None = None
+        self.show_test = True  # test points drawn (hidden ones are still held out)
         self._points = Points(np.zeros((0, 2)), np.zeros(0), np.zeros(0, bool))
         self.setAspectLocked(True)
         self.setMouseEnabled(False, False)
@@ -231,6 +234,13 @@ class DataMap(TimedPlotWidget):
         for (c, test), item in self.point_items.items():
             mask = (points.label == c) & (points.test == test)
             item.setData(x=points.x[mask, 0], y=points.x[mask, 1], size=size, symbol=SYMBOLS[c])
+            item.setVisible(self.show_test or not test)
+
+    def set_show_test(self, on: bool) -> None:
+        """Draw the test points (hollow) or hide them; they are still held out."""
+        self.show_test = bool(on)
+        for (_c, test), item in self.point_items.items():
+            item.setVisible(self.show_test or not test)
 
     def point_count(self, test: bool | None = None) -> int:
         return sum(len(item.data) for (_c, t), item in self.point_items.items()
@@ -293,5 +303,7 @@ class DataMap(TimedPlotWidget):
             return None
         px = self.getPlotItem().getViewBox().viewPixelSize()
         d = np.hypot((X[:, 0] - x) / px[0], (X[:, 1] - y) / px[1])
+        if not self.show_test:  # a hidden point is not removed by a click beside it
+            d = np.where(self._points.test, np.inf, d)
         i = int(np.argmin(d))
         return i if d[i] <= REMOVE_RADIUS * max(1.0, self.theme.zoom) else None

@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from relulab.model.fitting.classify import DEFAULT_BOX, grid_layers
+from relulab.model.fitting.features import FeatureMap
 from relulab.model.networks.activations import ACTIVATIONS, get_activation
 from relulab.model.networks.mlp import MLP
 from relulab.ui.driver import TimedPlotWidget
@@ -33,15 +34,20 @@ THUMB_GAP = 6
 TILE = THUMB / (THUMB + THUMB_GAP)
 
 
-def neuron_pictures(net: MLP, box=DEFAULT_BOX, size: int = THUMB) -> list[np.ndarray]:
+def neuron_pictures(net: MLP, box=DEFAULT_BOX, size: int = THUMB,
+                    features: FeatureMap | None = None) -> list[np.ndarray]:
     """Each layer's neurons' values on a size × size grid of the box, scaled to [−1, 1]
-    per neuron by its largest |value|: the inputs x₁, x₂; each hidden neuron's φ(z);
+    per neuron by its largest |value|: the inputs x₁, x₂ (or the ``features``); each
+    hidden neuron's φ(z);
     each output (σ(z) − ½)·2 for one output, else its softmax probability. One array per
     layer, (neurons, size, size) indexed [neuron, row (y), column (x)]."""
     with np.errstate(all="ignore"):
-        zs = grid_layers(net, box, size, dtype=np.float32)
+        zs = grid_layers(net, box, size, dtype=np.float32, features=features)
         h = np.linspace(-1, 1, size, dtype=np.float32)
-        out = [np.stack([np.tile(h, (size, 1)), np.tile(h[:, None], (1, size))])]
+        inputs = np.stack([np.tile(h, (size, 1)), np.tile(h[:, None], (1, size))])
+        if features is not None:
+            inputs = features.apply(inputs.reshape(2, -1).T).T.reshape(-1, size, size)
+        out = [inputs.astype(np.float32)]
         for z, name in zip(zs[:-1], net.activations):
             out.append(get_activation(name).f(z))
         s = zs[-1]
@@ -76,9 +82,11 @@ class NetworkDiagram(QWidget):
         self.thumbnails = False
         self._net: MLP | None = None
         self._widths = None  # the names and the biases' width the range was set for
+        self.features = FeatureMap()  # the inputs, named left of their dots
+        self.regress = False  # the output is the prediction z itself (no σ)
         self.plot = named(TimedPlotWidget(clock), "playground-network",
                           "Network diagram: hover a neuron", description=(
-                              "The network's layers from the 2 inputs to the outputs: each "
+                              "The network's layers from the inputs to the outputs: each "
                               "neuron a circle (or its map), each weight a line whose width and "
                               "colour show its size and sign, each layer's activation over its "
                               "column; hover or click a neuron to see its map."))
@@ -98,6 +106,7 @@ class NetworkDiagram(QWidget):
         self.nodes.setZValue(10)
         self.plot.addItem(self.nodes)
         self.bias_labels: list[pg.TextItem] = []
+        self.input_labels: list[pg.TextItem] = []  # each input's feature, left of its dot
         self.layer_labels: list[pg.TextItem] = []  # each layer's activation, over its column
         # the lines' key under the diagram they explain, not under the map
         self.key = KeyLabel("playground-diagram-key", "What the diagram's lines mean",
@@ -153,7 +162,7 @@ class NetworkDiagram(QWidget):
         for label, b in zip(self.bias_labels, b_out):
             label.setText(f"b = {b:+.3g}")
         names = ["input"] + [ACTIVATIONS[a].label for a in net.activations] + [
-            "σ" if net.n_out == 1 else "softmax"]
+            "z" if self.regress else "σ" if net.n_out == 1 else "softmax"]
         for label, name in zip(self.layer_labels, names):
             label.setText(name)
         # the range follows the texts' widths (to 8 px: not every new digit of a bias)
@@ -169,6 +178,8 @@ class NetworkDiagram(QWidget):
         self.thumbnails = bool(on)
         for item in self.tiles:
             item.setVisible(self.thumbnails)
+        for label, (x, y) in zip(self.input_labels, self.node_pos):
+            label.setPos(x - 0.1 - (0.45 if self.thumbnails else 0.0), y)
         if self._sizes is not None:
             self._style_nodes()
             self._set_range()
@@ -177,8 +188,18 @@ class NetworkDiagram(QWidget):
             self._show_tiles(self._net)
 
     # -- the pictures ---------------------------------------------------------------------
+    def set_inputs(self, features: FeatureMap) -> None:
+        """The features the first layer takes, named beside the input dots."""
+        if features != self.features:
+            self.features = features
+            if self._sizes is not None:
+                self._place_nodes(self._sizes)
+                if self._net is not None:
+                    self.show_network(self._net)
+
     def _show_tiles(self, net: MLP) -> None:
-        pictures = neuron_pictures(net, self.box)
+        features = None if self.features.is_identity else self.features
+        pictures = neuron_pictures(net, self.box, features=features)
         lut = self._lut
         step = THUMB + THUMB_GAP
         for item, values in zip(self.tiles, pictures):
@@ -232,9 +253,9 @@ class NetworkDiagram(QWidget):
             item.setVisible(self.thumbnails)
             self.plot.addItem(item)
             self.tiles.append(item)
-        for label in self.bias_labels + self.layer_labels:
+        for label in self.bias_labels + self.layer_labels + self.input_labels:
             self.plot.removeItem(label)
-        self.bias_labels = []
+        self.bias_labels, self.input_labels = [], []
         self.layer_labels = []
         span = max(sizes)
         for li in range(len(sizes)):  # each layer's activation over its column
@@ -250,6 +271,12 @@ class NetworkDiagram(QWidget):
             label.setPos(x + 0.1, y)
             self.plot.addItem(label)
             self.bias_labels.append(label)
+        for (x, y), text in zip(self.node_pos[:sizes[0]], self.features.labels):
+            label = pg.TextItem(text, anchor=(1.0, 0.5))
+            label.setZValue(20)
+            label.setPos(x - 0.1 - (0.45 if self.thumbnails else 0.0), y)
+            self.plot.addItem(label)
+            self.input_labels.append(label)
         self._style_nodes()
         self._set_range()
 
@@ -268,7 +295,11 @@ class NetworkDiagram(QWidget):
         text = max((b.boundingRect().width() for b in self.bias_labels), default=0.0) + 4
         # the units right of ``start`` that hold ``text`` pixels (a plot not laid out yet: 0.75)
         extra = text * (start + 0.5) / (width - text) if width > 2 * text else 0.75
-        left, right = -0.5, start + extra
+        inputs = max((b.boundingRect().width() for b in self.input_labels), default=0.0)
+        # the units left of the inputs that hold their names, as ``extra`` for the biases
+        before = 0.1 + (0.45 if self.thumbnails else 0.0)
+        room = inputs * (start + extra + before) / (width - inputs) if width > 2 * inputs else 0.0
+        left, right = min(-0.5, -before - room), start + extra
         per_layer = width / (right - left) if width > 0 else 0.0
         names = [label.boundingRect() for label in self.layer_labels]
         rows = 2 if per_layer and max((r.width() for r in names), default=0) > per_layer - 4 else 1
@@ -298,7 +329,7 @@ class NetworkDiagram(QWidget):
                                brush=[brush[r] for r in roles], pen=th.pen("background", 1.0),
                                hoverable=True, hoverSize=th.point_size(18),
                                hoverBrush=pg.mkBrush(th.color("selected")))
-        for label in self.bias_labels + self.layer_labels:
+        for label in self.bias_labels + self.layer_labels + self.input_labels:
             label.setColor(th.color("foreground"))
             label.setFont(th.font(8))
         self._widths = None  # another size of type: the range again

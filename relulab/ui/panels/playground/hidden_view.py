@@ -138,9 +138,10 @@ class HiddenSpaceView(QWidget):
 
     # -- the picture ------------------------------------------------------------------------
     def show_space(self, net: MLP, points: Points, labels: np.ndarray, choice,
-                   check: bool = False) -> None:
+                   check: bool = False, features=None) -> None:
         """The points (training points with the labels training sees, test points with
         theirs) in the chosen coordinates; the output's boundary when it is linear there.
+        ``features``: the network's inputs (a FeatureMap) when not the point itself.
         ``check``: also ask whether some line separates the training points (a linear
         program: paused frames only)."""
         if choice is None:
@@ -151,7 +152,8 @@ class HiddenSpaceView(QWidget):
             self.note.setText("The hidden space needs a hidden layer of two neurons or more.")
             return
         layer, i, j = choice
-        space = hidden_space(net, points.x, layer, i, j)
+        X = points.x if features is None else features.apply(points.x)
+        space = hidden_space(net, X, layer, i, j)
         self.space = space
         P = space.points
         finite = np.isfinite(P).all(axis=1)

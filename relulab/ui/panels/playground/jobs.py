@@ -26,6 +26,7 @@ from relulab.model.fitting.classify import (
     grid_axes,
     grid_layers,
 )
+from relulab.model.fitting.features import FeatureMap
 from relulab.model.lessons.playground import DEPTHS, MAX_CLASSES
 from relulab.model.networks.activations import ACTIVATIONS, get_activation
 from relulab.model.networks.collapse import (
@@ -68,36 +69,47 @@ def picture_is_quick(net: MLP) -> bool:
     return net.n_params <= QUICK_PICTURE_PARAMS
 
 
-def class_image(S: np.ndarray, palette: np.ndarray, winner: np.ndarray | None = None) -> np.ndarray:
+def class_image(S: np.ndarray, palette: np.ndarray, winner: np.ndarray | None = None,
+                discrete: bool = False) -> np.ndarray:
     """RGB (rows, columns, 3) of the scores S (C, rows, columns): each pixel the colour
     of its winning class (``winner``, argmax of S, when known) mixed into the background
     by STRENGTH × how much surer than chance the network is, (p_max − 1/C)/(1 − 1/C)
-    with p = softmax(s)."""
+    with p = softmax(s); ``discrete``: by STRENGTH everywhere (the winner alone)."""
     C = S.shape[0]
     if winner is None:
         winner = np.argmax(S, axis=0)
-    top = np.take_along_axis(S, winner[None], axis=0)
-    total = np.exp(S - top).sum(axis=0)          # p_max = 1 / Σ e^{s − max}
-    weight = (STRENGTH * C / (C - 1.0)) * np.clip(1.0 / total - 1.0 / C, 0.0, None)
+    if discrete:
+        weight = np.full(winner.shape, STRENGTH)
+    else:
+        top = np.take_along_axis(S, winner[None], axis=0)
+        total = np.exp(S - top).sum(axis=0)          # p_max = 1 / Σ e^{s − max}
+        weight = (STRENGTH * C / (C - 1.0)) * np.clip(1.0 / total - 1.0 / C, 0.0, None)
     background, colours = palette[0], palette[1:]
     rgb = background + (colours[winner] - background) * weight[..., None]
     return np.clip(rgb, 0, 255).astype(np.ubyte)
 
 
 def map_picture(net: MLP, neuron: tuple[int, int] | None = None, box=DEFAULT_BOX,
-                resolution: int = RESOLUTION, palette: np.ndarray | None = None) -> MapPicture:
+                resolution: int = RESOLUTION, palette: np.ndarray | None = None,
+                discrete: bool = False, features: FeatureMap | None = None,
+                regress: bool = False) -> MapPicture:
     """The network's picture: p = σ(z) of a one-output network, the classes' colours of a
     several-output one (``palette``: RGB rows, the background then each class, from
     ``data_map.class_palette``), or φ(z) of hidden neuron (layer, i) on a symmetric
     scale; and the boundary (z = 0, where the class changes, the neuron's zero line), on
     a float32 grid (a picture needs 7 digits, and float32 is several times faster); in
     float64 when the weights take the values past float32's range, and values past
-    float64's are drawn at its largest."""
+    float64's are drawn at its largest. ``discrete``: the output's map shows the
+    predicted class alone (p rounded to 0 or 1, each winner at full strength), as
+    TensorFlow Playground's "discretize output"; a neuron's map is never rounded.
+    ``features``: the first layer takes them, computed at each pixel centre.
+    ``regress``: the output z is a prediction, drawn as it is on [−1, 1] (the targets'
+    range: TensorFlow Playground's plane and Gaussians); its zero line is drawn."""
     with np.errstate(all="ignore"):
-        zs = grid_layers(net, box, resolution, dtype=np.float32)
+        zs = grid_layers(net, box, resolution, dtype=np.float32, features=features)
         finite = all(np.isfinite(z).all() for z in zs)
         if not finite:
-            zs = grid_layers(net, box, resolution, dtype=np.float64)
+            zs = grid_layers(net, box, resolution, dtype=np.float64, features=features)
         clean = (lambda z: z) if finite else _finite
         xs, ys = grid_axes(box, resolution)
         if neuron is None and net.n_out > 1:
@@ -105,28 +117,35 @@ def map_picture(net: MLP, neuron: tuple[int, int] | None = None, box=DEFAULT_BOX
             if palette is None:
                 palette = np.zeros((MAX_CLASSES + 1, 3), np.float32)
             winner = np.argmax(S, axis=0)
-            image = np.swapaxes(class_image(S, palette, winner), 0, 1)
+            image = np.swapaxes(class_image(S, palette, winner, discrete), 0, 1)
             boundary = class_boundary_segments(S, xs, ys, winner)
             return MapPicture(net, None, image, None, boundary[np.isfinite(boundary).all(axis=1)], "")
-        if neuron is None:
+        if neuron is None and regress:
+            z = clean(zs[-1][0])
+            image, levels, text = z, (-1.0, 1.0), ""
+        elif neuron is None:
             z = clean(zs[-1][0])
             image = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))  # through the diverging table
+            if discrete:
+                image = (z > 0).astype(image.dtype)  # class 1 where z > 0, as predicted
             levels, text = (0.0, 1.0), ""
         else:
             layer, i = neuron
             z = clean(zs[layer - 1][i])
             image = _finite(get_activation(net.activations[layer - 1]).f(z))
             m = float(np.max(np.abs(image))) or 1.0
-            levels, text = (-m, m), neuron_text(net, layer, i, m)
+            levels, text = (-m, m), neuron_text(net, layer, i, m, features)
         boundary = boundary_segments(z, xs, ys)
     return MapPicture(net, neuron, image.T, levels, boundary[np.isfinite(boundary).all(axis=1)], text)
 
 
 def picture_job(net: MLP, neuron: tuple[int, int] | None, box, palette: np.ndarray,
-                _should_stop=None) -> MapPicture:
+                _should_stop=None, *, discrete: bool = False,
+                features: FeatureMap | None = None, regress: bool = False) -> MapPicture:
     """:func:`map_picture` as the worker runs it (one pass over the grid: nothing to
     stop in between)."""
-    return map_picture(net, neuron, box, palette=palette)
+    return map_picture(net, neuron, box, palette=palette, discrete=discrete, features=features,
+                       regress=regress)
 
 
 def _finite(z: np.ndarray) -> np.ndarray:
@@ -134,11 +153,16 @@ def _finite(z: np.ndarray) -> np.ndarray:
     return np.nan_to_num(z, nan=0.0, posinf=big, neginf=-big)
 
 
-def neuron_text(net: MLP, layer: int, i: int, m: float) -> str:
-    """One sentence on what hidden neuron (layer, i) computes."""
+def neuron_text(net: MLP, layer: int, i: int, m: float,
+                features: FeatureMap | None = None) -> str:
+    """One sentence on what hidden neuron (layer, i) computes (of the ``features``
+    when given: then its zero line is sampled, not an affine map of the point)."""
     own = net.activations[layer - 1]
     act = ACTIVATIONS[own].label
     head = f"Layer {layer}, neuron {i + 1}"
+    if features is not None:
+        return (f"{head}: {act} of its inputs {', '.join(features.labels)}; its zero line "
+                f"is sampled; largest |value| in view {m:.3g}.")
     if all(a == "identity" for a in net.activations[:layer - 1]):  # z is affine in x
         a, c = neuron_affine_map(net, layer, i)
         if own == "identity":
@@ -239,6 +263,24 @@ def depth_samples(budget: int, seeds: int, box, _should_stop=None) -> Iterator[D
 
 
 # -- what the panel says under the cursor ------------------------------------------------------
+def sampled_value_text(net: MLP, point, neuron, features: FeatureMap) -> str:
+    """Under the cursor with nonlinear features: the output's value (or the neuron's
+    pre-activation) there, and that it is affine in the features, not the point."""
+    x = np.asarray(point, dtype=float)
+    f = features.apply(x[None])
+    with np.errstate(all="ignore"):
+        zs = net.forward(f)
+    if neuron is None:
+        z, what = zs[-1][0], "the output"
+    else:
+        layer, i = neuron
+        z, what = zs[layer - 1][0, i], f"layer {layer}, neuron {i + 1}'s pre-activation"
+    values = ", ".join(f"{v:.3g}" for v in np.ravel(z))
+    return (f"At ({x[0]:.3g}, {x[1]:.3g}), {what}: {values}; piecewise linear in "
+            f"{', '.join(features.labels)}, not in the point.")
+
+
+
 def affine_map_text(net: MLP, point, neuron) -> str:
     """What the output (or hidden neuron (layer, i)) computes on the activation region
     at ``point``: its affine map there, exact for ReLU, leaky ReLU and identity layers,

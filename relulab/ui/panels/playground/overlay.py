@@ -51,6 +51,12 @@ class RegionOverlay:
         self.polygons: list = []
         self.regions_for: MLP | None = None  # the network whose exact regions are drawn
         self.decisions: DecisionRegions | None = None  # its decision regions, when drawn
+        #: what the thick line is: a regression's output has no classes, only its zero line
+        self.boundary_name = "Decision boundary"
+
+    @property
+    def grid_text(self) -> str:
+        return GRID_BOUNDARY.replace("Decision boundary", self.boundary_name)
 
     def forget(self) -> None:
         """A new state: whatever network comes next is drawn anew."""
@@ -62,6 +68,17 @@ class RegionOverlay:
         it then stays, and the picture's grid contour is not drawn."""
         return (self.decisions is not None and picture.neuron is None
                 and picture.net is self.regions_for)
+
+    def show_sampled(self, text: str) -> None:
+        """No exact regions for the plane (nonlinear features): ``text`` says what is
+        sampled instead, and no count is shown."""
+        self.regions_worker.cancel()
+        self.plane_worker.cancel()
+        self.polygons, self.regions_for, self.decisions = [], None, None
+        self.data_map.show_regions(NO_REGIONS)
+        self.strip.plane_label.setText("")
+        self.strip.decision_label.setText("")  # ``text`` says the boundary is sampled
+        self.strip.region_label.set_value(None, text)
 
     def draw(self, net: MLP, final: bool, show: bool, step: int) -> None:
         """The exact linear regions of a ReLU network in view (identity layers as built),
@@ -76,7 +93,7 @@ class RegionOverlay:
             self.plane_worker.cancel()
             self.polygons, self.regions_for, self.decisions = [], None, None
             labels.plane_label.setText("")
-            labels.decision_label.setText(GRID_BOUNDARY)
+            labels.decision_label.setText(self.grid_text)
             self.data_map.show_regions(NO_REGIONS)
             if not show:
                 labels.region_label.set_value(None, "Linear regions: hidden.")
@@ -91,7 +108,7 @@ class RegionOverlay:
             return
         if net is self.regions_for:  # a hover or a neuron choice: same network, same regions
             return
-        labels.decision_label.setText(GRID_BOUNDARY)
+        labels.decision_label.setText(self.grid_text)
         quick = flat.n_hidden_neurons <= QUICK_REGION_NEURONS
         ready = engine_ready(2)
         if final and quick and ready:
@@ -142,10 +159,10 @@ class RegionOverlay:
             self.decisions = decisions
             self.data_map.show_boundary(decisions.boundary)
             self.strip.decision_label.setText(
-                "Decision boundary: exact, from each region's affine map.")
+                f"{self.boundary_name}: exact, from each region's affine map.")
         else:
             self.decisions = None
-            self.strip.decision_label.setText(GRID_BOUNDARY)
+            self.strip.decision_label.setText(self.grid_text)
         if net is None:
             self.plane_worker.cancel()
             self.strip.plane_label.setText("")

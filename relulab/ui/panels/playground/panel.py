@@ -53,12 +53,14 @@ from relulab.ui.panels.playground.data_map import DataMap, class_palette, key_en
 from relulab.ui.panels.playground.depth_study import DepthStudyView
 from relulab.ui.panels.playground.diagram import HOVER_HINT, NetworkDiagram
 from relulab.ui.panels.playground.edits import PlaygroundEdits
+from relulab.ui.panels.playground.features_view import NOT_SENT, SAMPLED, PlaygroundFeatures
 from relulab.ui.panels.playground.hidden_view import HiddenSpaceView
 from relulab.ui.panels.playground.jobs import (
     MapPicture,
     affine_map_text,
     identity_note,
     regions_network,
+    sampled_value_text,
 )
 from relulab.ui.panels.playground.overlay import RegionOverlay
 from relulab.ui.panels.playground.picture import PicturePacer
@@ -73,7 +75,7 @@ SIDE_CHARACTERS = 44
 NETWORK_FILTER = "JSON network (*.json);;NumPy arrays (*.npz);;ONNX (*.onnx)"
 
 
-class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
+class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures, Panel):
     name = "playground"
     title = "Playground"
     state_class = PlaygroundState
@@ -196,7 +198,7 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
         c.activation_combo.currentIndexChanged.connect(
             lambda _i: self.set_activation(c.activation_combo.currentData()))
         c.init_seed_spin.valueChanged.connect(lambda v: self.reset_weights(seed=v))
-        for w in (c.optimizer_combo, c.loss_combo, c.speed_combo):
+        for w in (c.optimizer_combo, c.loss_combo, c.speed_combo, *c.penalty.widgets):
             w.currentIndexChanged.connect(self._on_training_setting)
         for w in (c.lr_spin, c.batch_spin, c.press_spin, c.max_steps_spin):
             w.valueChanged.connect(self._on_training_setting)
@@ -207,6 +209,10 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
         c.lesson_button.clicked.connect(self.lesson_setup)
         c.regions_check.toggled.connect(self._on_show_regions)
         c.thumbnails_check.toggled.connect(self._on_thumbnails)
+        for box in c.features.checks.values():
+            box.toggled.connect(self._on_feature_toggled)
+        c.toggles.test_check.toggled.connect(self._on_show_test)
+        c.toggles.discrete_check.toggled.connect(self._on_discretize)
         c.send_button.clicked.connect(self.send_network)
         c.export_button.clicked.connect(self._export_network_dialog)
         c.neuron_combo.currentIndexChanged.connect(self._on_neuron_selected)
@@ -269,13 +275,18 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
         self._state = state
         self._history = state.history
         (X, y), (Xt, yt) = state.training_points(), state.points.held_out()
+        features = state.architecture.feature_map
         self.trainer = Trainer(state.network, X, y, Xt, yt, state.training.config(),
-                               step=state.training.step)
+                               step=state.training.step,
+                               features=None if features.is_identity else features)
+        self._show_inputs(state)
         self.driver.restart()
         self.driver.set_speed(state.training.steps_per_second)
         self.controls.show_state(state)
-        self._show_key(state.classes)
+        self._show_key(state.classes, state.dataset.regress)
         self.diagram.set_thumbnails(state.view.thumbnails)
+        self.data_map.set_show_test(state.view.show_test)
+        self.pictures.discrete = state.view.discretize
         self.hidden_view.show_choice(state.architecture.hidden,
                                      hidden_space_choice(state.view, state.architecture))
         if state.depth != self.depth_study.study:
@@ -284,15 +295,15 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
         self.strip.message("")
         self.redraw()
 
-    def _show_key(self, classes: int) -> None:
-        entries = key_entries(classes)
+    def _show_key(self, classes: int, regress: bool = False) -> None:
+        entries = key_entries(classes, regress)
         if [e.text for e in entries] != [e.text for e in self.key.entries]:
             self.key.set_entries(entries)
 
     # -- view settings (not undo steps) ---------------------------------------------------
     def _on_show_regions(self, on: bool) -> None:
         self._state = self._state.with_view(show_regions=bool(on))
-        self._draw_regions(self.net, final=not self.is_playing())
+        self._draw_regions(self.drawn_network(self.net), final=not self.is_playing())
 
     def _on_thumbnails(self, on: bool) -> None:
         self._state = self._state.with_view(thumbnails=bool(on))
@@ -309,7 +320,7 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
     def _on_neuron_selected(self, _index: int) -> None:
         data = self.controls.neuron_combo.currentData()
         self._state = self._state.with_view(neuron=tuple(data) if data is not None else None)
-        self._draw_picture(self.net)
+        self._draw_picture(self.drawn_network(self.net))
 
     # -- drawing -------------------------------------------------------------------------
     def redraw(self, points: bool = True) -> None:
@@ -328,7 +339,10 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
     def _draw_numbers(self, snap) -> None:
         self.curves.show_history(self._history)
         self._draw_status(snap)
-        self.strip.show_collapse(snap.net, self.points.x, self.box)
+        if self.sampled:
+            self.strip.collapse_label.setVisible(False)
+        else:
+            self.strip.show_collapse(self.drawn_network(snap.net), self.points.x, self.box)
 
     def _draw_side(self, net: MLP, final: bool) -> None:
         """The diagram, or the hidden space: whichever tab is in sight (the depth study
@@ -337,9 +351,11 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
             return
         if self.side_tabs.currentWidget() is self.hidden_view:
             s = self._state
+            features = s.architecture.feature_map
             self.hidden_view.show_space(net, s.points, self._shown_labels(),
                                         hidden_space_choice(s.view, s.architecture),
-                                        check=final and not self.is_playing())
+                                        check=final and not self.is_playing(),
+                                        features=None if features.is_identity else features)
         else:
             self.diagram.show_network(net)
 
@@ -347,10 +363,11 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
         """The labels the points are drawn with: training points with the labels training
         sees (shuffled, with random labels), test points with their own."""
         p = self._state.points
-        if not self._state.dataset.random_labels:
-            return p.label
         labels = p.label.copy()
-        labels[~p.test] = self.trainer.y
+        if self._state.dataset.random_labels:
+            labels[~p.test] = self.trainer.y
+        if p.real:  # a target's sign picks its colour, as the map's
+            labels = (labels > 0).astype(float)
         return labels
 
     def _draw_status(self, snap) -> None:
@@ -380,7 +397,7 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
         combo.setCurrentIndex(max(0, combo.findData(chosen)) if chosen is not None else 0)
 
     def _on_neuron_hover(self, _neuron) -> None:
-        self._draw_picture(self.net)
+        self._draw_picture(self.drawn_network(self.net))
         if self._hover_point is not None:
             self._on_map_hover(self._hover_point)
 
@@ -392,33 +409,44 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, Panel):
             picture = self.data_map.picture
             self.info_label.setText((picture.text if picture is not None else "") or HOVER_HINT)
             return
-        self._show_hover(self.net)
+        self._show_hover(self.drawn_network(self.net))
 
     def _show_hover(self, net: MLP) -> None:
         """The map under the last hover position, for ``net``: each frame says it again
         for the network that frame draws, so that it follows training (one forward
         pass of one point, a few microseconds)."""
-        if self._hover_point is not None:
+        if self._hover_point is not None and self.sampled:
+            self.info_label.setText(sampled_value_text(net, self._hover_point, self.shown_neuron(),
+                                                       self.features))
+        elif self._hover_point is not None:
             self.info_label.setText(affine_map_text(net, self._hover_point, self.shown_neuron()))
 
     def _draw_regions(self, net: MLP, final: bool) -> None:
-        self.overlay.draw(net, final, self._state.view.show_regions, self.trainer.step)
+        if self.sampled:
+            self.overlay.show_sampled(SAMPLED)
+        else:
+            self.overlay.draw(net, final, self._state.view.show_regions, self.trainer.step)
 
     def _on_regions(self, result) -> None:
-        self.overlay.show_found(result, self.net, self._state.view.show_regions, self.is_playing())
+        self.overlay.show_found(result, self.drawn_network(self.net), self._state.view.show_regions,
+                                self.is_playing())
 
     # -- other panels ------------------------------------------------------------------
     def send_network(self) -> bool:
         """The network to Deep → shallow as a ReLU network computing exactly the same
         function (identity layers merged where the products are doubles, written as
         ReLU pairs otherwise: a merge rounded in doubles would be another network)."""
-        flat = regions_network(self.net)
+        if self.sampled:
+            self.strip.message(NOT_SENT, error=True)
+            return False
+        net = self.drawn_network(self.net)
+        flat = regions_network(net)
         if flat is None:
             self.strip.message("The converter takes ReLU networks (identity layers are "
                                   "rewritten) with at least one ReLU layer.", error=True)
             return False
-        if flat is not self.net:
-            note = identity_note(self.net, paired="written as ReLU pairs")
+        if flat is not net:
+            note = identity_note(net, paired="written as ReLU pairs")
             self.show_status(f"{note[0].upper()}{note[1:]}: the converter gets exactly the "
                              f"same function as {'-'.join(map(str, flat.sizes))}")
         return self.send_to("converter", "network", flat)

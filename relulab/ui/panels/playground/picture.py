@@ -29,6 +29,9 @@ class PicturePacer:
                  palette: Callable[[], np.ndarray]):
         self.worker, self.box, self.show, self.palette = worker, box, show, palette
         self.waiting: tuple | None = None  # asked for while the worker was busy
+        self.discrete = False  # the output's map rounded to the predicted class
+        self.features = None   # the first layer's inputs, when not the point itself
+        self.regress = False   # the output is a prediction of real targets
         self.started = 0.0
         self.rest = QTimer(parent)  # the worker's rest between pictures while training
         self.rest.setSingleShot(True)
@@ -41,7 +44,9 @@ class PicturePacer:
         self.waiting = None
         if picture_is_quick(net):
             self.worker.cancel()
-            self.show(map_picture(net, neuron, self.box, palette=self.palette()))
+            self.show(map_picture(net, neuron, self.box, palette=self.palette(),
+                                  discrete=self.discrete, features=self.features,
+                                  regress=self.regress))
         elif playing and (self.worker.busy or self.rest.isActive()):
             self.waiting = (net, neuron)
         else:
@@ -52,7 +57,9 @@ class PicturePacer:
 
     def _submit(self, net: MLP, neuron) -> None:
         self.started = time.perf_counter()
-        self.worker.submit(partial(picture_job, net, neuron, self.box, self.palette()))
+        self.worker.submit(partial(picture_job, net, neuron, self.box, self.palette(),
+                                   discrete=self.discrete, features=self.features,
+                                   regress=self.regress))
 
     def _done(self) -> None:
         if self.waiting is not None:

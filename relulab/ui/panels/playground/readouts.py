@@ -10,7 +10,13 @@ import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from relulab.model.fitting.classify import LOSSES, OPTIMIZERS, ClassifierSnapshot, TrainConfig
+from relulab.model.fitting.classify import (
+    LOSSES,
+    OPTIMIZERS,
+    REGULARIZATIONS,
+    ClassifierSnapshot,
+    TrainConfig,
+)
 from relulab.model.networks.collapse import (
     collapse,
     collapse_check,
@@ -39,6 +45,16 @@ def _at_least(v: float) -> str:
         if float(text) >= v:
             return text
     return f"{v:.1e}"  # not finite
+
+
+def penalty_line(snap: ClassifierSnapshot, config: TrainConfig) -> str:
+    """The line that says the training loss includes the weight penalty P (the test
+    loss never does); empty without one. Short: the status is not wrapped, and its
+    widest line sets the control column's width (a longer one took the map's room at
+    zoom 1.6)."""
+    if config.regularization is None:
+        return ""
+    return f"\nTrain loss includes {REGULARIZATIONS[config.regularization]} penalty {_number(snap.penalty)}"
 
 
 class Readouts(QWidget):
@@ -73,11 +89,18 @@ class Readouts(QWidget):
     def show_status(self, snap: ClassifierSnapshot, config: TrainConfig, n_train: int,
                     n_test: int) -> None:
         self.shown = snap
+        if config.is_regression:
+            self.status_label.setText(
+                f"Step {snap.step} · {OPTIMIZERS[config.optimizer]}, rate {config.learning_rate:g}\n"
+                f"Train ({n_train}): MSE {_number(snap.train_loss)}\n"
+                f"Test ({n_test}): MSE {_number(snap.test_loss)}" + penalty_line(snap, config))
+            return
         self.status_label.setText(
             f"Step {snap.step} · {OPTIMIZERS[config.optimizer]}, "
             f"rate {config.learning_rate:g}, {LOSSES[config.loss]}\n"
             f"Train ({n_train}): accuracy {_percent(snap.train_accuracy)}, loss {_number(snap.train_loss)}\n"
-            f"Test ({n_test}): accuracy {_percent(snap.test_accuracy)}, loss {_number(snap.test_loss)}")
+            f"Test ({n_test}): accuracy {_percent(snap.test_accuracy)}, loss {_number(snap.test_loss)}"
+            + penalty_line(snap, config))
 
     def show_collapse(self, net: MLP, points: np.ndarray, box) -> None:
         """For identity layers: the one affine map an all-identity network collapses

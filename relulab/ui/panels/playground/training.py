@@ -29,13 +29,16 @@ class PlaygroundTraining:
         settings = replace(self._state.training, optimizer=c.optimizer_combo.currentData(),
                            learning_rate=c.lr_spin.value(), loss=c.loss_combo.currentData(),
                            batch_size=c.batch_spin.value(), speed=c.speed_combo.currentText(),
-                           steps_per_press=c.press_spin.value(), max_steps=c.max_steps_spin.value())
+                           steps_per_press=c.press_spin.value(), max_steps=c.max_steps_spin.value(),
+                           **c.penalty.chosen())
         try:
             config = settings.config()
         except ValueError as e:
             self.strip.message(str(e), error=True)
             return
         self._state = replace(self._state, training=settings)
+        c.penalty.regularization_rate_combo.setEnabled(settings.regularization is not None)
+        c.lr_presets.show(settings.learning_rate)
         self.trainer.set_config(config)
         self.driver.set_speed(settings.steps_per_second)
         self._draw_status(self.trainer.snapshot())
@@ -90,8 +93,8 @@ class PlaygroundTraining:
             self._history = self._history.recording(
                 [snap.step], [[snap.train_loss, snap.test_loss, snap.train_accuracy, snap.test_accuracy]])
         net = snap.net
-        return [partial(self._draw_map, net, final), partial(self._draw_numbers, snap),
-                partial(self._draw_side, net, final)]
+        return [partial(self._draw_map, self.drawn_network(net), final),
+                partial(self._draw_numbers, snap), partial(self._draw_side, net, final)]
 
     def animation_frames(self, max_frames: int = 120):
         """One press of Step per yield; the panel is restored afterwards."""
