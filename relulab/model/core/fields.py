@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
+
+#: the type of a choice's options (names, or None for "off")
+C = TypeVar("C")
 
 
 class Fields:
@@ -86,7 +89,7 @@ class Fields:
             raise ValueError(f"{self.name(key)}: expected true or false, got {_show(v)}")
         return v
 
-    def choice(self, key: str, options: Sequence[str]) -> str:
+    def choice(self, key: str, options: Sequence[C]) -> C:
         v = self.get(key)
         if v not in options:
             raise ValueError(f"{self.name(key)}: expected one of {', '.join(map(str, options))}, "
