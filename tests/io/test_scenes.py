@@ -26,8 +26,9 @@ from relulab.io.scenes import (
 from relulab.model.lessons.converter import ConverterState
 from relulab.model.lessons.playground import PlaygroundState
 from relulab.model.networks.mlp import MLP, same_network
+from relulab.ui.panels import PANEL_NAMES
 
-KNOWN = ["hinges", "training", "folding", "converter", "playground"]
+KNOWN = list(PANEL_NAMES)
 
 
 def good() -> dict:
