@@ -213,7 +213,7 @@ SCENES = [
      {"questions": double_descent(20)}, (
         "Random ReLU features fitted by least squares: 100 training points in 20 dimensions, "
         "label noise 0.5, ten seeds. The test error peaks where the features just suffice to "
-        "fit every point, H = n (median 57), and falls again beyond it: with 2000 features the "
+        "fit every point, H = n (median 57), and falls again beyond it: with 2,000 features the "
         "median is 0.20, below the best model with fewer features than points (0.45), in 10 "
         "of 10 seeds, and near the kernel limit H = ∞ (0.19). On the right, the lottery: ten "
         "draws of the features at H = n differ 410-fold.")),

@@ -34,7 +34,7 @@ from relulab.ui.help import guide_markdown
 from relulab.ui.panels import PANEL_NAMES
 
 #: A number as the texts write it: "3", "0.0702", "−1" (a true minus sign).
-NUMBER = re.compile(r"−?\d+(?:\.\d+)?")
+NUMBER = re.compile(r"−?\d{1,3}(?:,\d{3})+(?:\.\d+)?|−?\d+(?:\.\d+)?")
 CURVE = "sin(2x) + 0.3x²"
 
 
@@ -48,7 +48,7 @@ class Claims:
         """``shown`` (as written) is in the text and is ``value`` to its last digit."""
         assert re.search(rf"(?<![\d.]){re.escape(shown)}(?!\d|\.\d)", self.text), (self.where, shown)
         decimals = len(shown.partition(".")[2])
-        written = float(shown.replace("−", "-"))
+        written = float(shown.replace("−", "-").replace(",", ""))
         assert abs(value - written) <= 0.5 * 10.0 ** -decimals + 1e-12, (self.where, shown, value)
         self.checked.add(shown)
 
@@ -197,7 +197,7 @@ def _questions_scene(c: Claims, panel, _i) -> None:
         c.number("100", s.n)
         c.number("0.5", s.noise)
         c.formula("ten seeds", s.seeds == 10)
-        c.number(str(r["dd_widest"]), r["dd_widest"])
+        c.number(f"{r['dd_widest']:,}", r["dd_widest"])
         c.number("57", r["dd_median_at_n"])
         c.number("0.20", r["dd_median_widest"])
         c.number("0.45", r["dd_best_small"])
