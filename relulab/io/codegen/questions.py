@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
+import textwrap
 from collections.abc import Callable
 from functools import cache
 from importlib.resources import files
@@ -29,14 +31,29 @@ from relulab.model.lessons.questions import (
 from relulab.model.questions import double_descent as dd
 from relulab.model.questions import lazy, overparam
 
-IMPORTS = """import math
-from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass, field
-from types import SimpleNamespace
-from typing import Any
+#: What the script may import (module -> names; "" for the module itself), each line
+#: written only when the code uses one of its names.
+_IMPORTABLE = (("math", ("",)), ("collections.abc", ("Callable", "Generator", "Sequence")),
+               ("dataclasses", ("dataclass", "field")), ("types", ("SimpleNamespace",)),
+               ("typing", ("Any",)), ("numpy", ("",)), ("numpy.typing", ("ArrayLike", "DTypeLike")))
+_ALIASES = {"numpy": "np"}
 
-import numpy as np
-from numpy.typing import ArrayLike, DTypeLike"""
+
+def imports(code: str) -> str:
+    """The import lines ``code`` needs: the standard library's, then numpy's."""
+    lines = []
+    for module, names in _IMPORTABLE:
+        if names == ("",):
+            name = _ALIASES.get(module, module)
+            if re.search(rf"\b{name}\.", code):
+                alias = f" as {name}" if name != module else ""
+                lines.append(("\n" if module == "numpy" else "") + f"import {module}{alias}")
+            continue
+        used = [n for n in names if re.search(rf"\b{n}\b", code)]
+        if used:
+            lines.append(f"from {module} import {', '.join(used)}")
+    return "\n".join(lines).strip()
+
 
 #: What a model module imports from relulab, and the script defines in its stead.
 _PROVIDED = {"readonly", "ShouldStop", "check", "make_dataset", "MLP", "run_steps"}
@@ -64,29 +81,32 @@ _MLP = '''class MLP:
         return cls(layers)'''
 
 
+_IMPORTED = {_ALIASES.get(m, m) if names == ("",) else n for m, names in _IMPORTABLE for n in names}
+
+
 def module_code(module: ModuleType) -> str:
-    """``module``'s source without its docstring, its ``__future__`` import and its
-    relulab imports (each name they bring must be one the script defines)."""
+    """``module``'s source without its docstring and its imports (the script's first
+    section makes them; each name they bring must be one the script imports or, for
+    relulab's, defines)."""
     text = inspect.getsource(module)
     tree = ast.parse(text)
     drop: set[int] = set()
     for i, node in enumerate(tree.body):
         docstring = (i == 0 and isinstance(node, ast.Expr)
                      and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str))
-        future_or_ours = isinstance(node, ast.ImportFrom) and (
-            node.module == "__future__" or (node.module or "").startswith("relulab"))
-        if future_or_ours and node.module != "__future__":
-            missing = {a.asname or a.name for a in node.names} - _PROVIDED
+        future_or_ours = False
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            future_or_ours = True
+            origin = node.module or "" if isinstance(node, ast.ImportFrom) else ""
+            known = _PROVIDED if origin.startswith("relulab") else _IMPORTED
+            missing = {a.asname or a.name for a in node.names} - known - {"annotations"}
             if missing:
                 raise ValueError(f"{module.__name__} needs {', '.join(sorted(missing))}, "
                                  "which the script does not define")
         if docstring or future_or_ours:
             drop.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
     kept = [line for n, line in enumerate(text.splitlines(), start=1) if n not in drop]
-    code = "\n".join(kept).strip()
-    # Imports the script's first cell already makes.
-    lines = [line for line in code.splitlines() if line not in IMPORTS.splitlines()]
-    return "\n".join(lines).strip()
+    return "\n".join(kept).strip()
 
 
 @cache
@@ -260,11 +280,13 @@ def _page(state: QuestionsState) -> tuple[str, Callable, str]:
 
 def sections(state: QuestionsState) -> list[Section]:
     attr, make, _ = _page(state)
-    return [Section("Imports", "", IMPORTS), *make(getattr(state, attr))]
+    body = make(getattr(state, attr))
+    return [Section("Imports", "", imports("\n".join(s.code for s in body))), *body]
 
 
 def header(state: QuestionsState) -> str:
     _, _, what = _page(state)
-    return ("The ReLU Lab Questions panel's experiment, exported: the "
-            f"{state.page} page's\n{what}, rerun with numpy alone, and the numbers its "
-            "verdict\nstates (the same as the app's for the same seeds).")
+    return textwrap.fill(
+        f"The ReLU Lab Questions panel's experiment, exported: the {state.page} page, {what}, "
+        "rerun with numpy alone, and the numbers its verdict states (the same as the app's "
+        "for the same seeds).", 84)
