@@ -50,18 +50,25 @@ def readouts(stdout: str, prefix: str) -> dict:
     return out
 
 
-def the_panels(state: QuestionsState) -> tuple[dict, str, str]:
-    """What the panel shows for ``state``: its readouts' numbers, verdict and details."""
+def the_panels(state: QuestionsState) -> tuple[dict, str]:
+    """What the panel's ``readouts()`` holds for ``state``'s page once its run is done
+    (the settings' labels, the verdict's one word, the details, the numbers' plain
+    values), and the verdict's sentence."""
     job, numbers, verdict, details, prefix = PAGES[state.page]
-    steps = job(getattr(state, SETTINGS[state.page]))
+    settings = getattr(state, SETTINGS[state.page])
+    steps = job(settings)
     try:
         while True:
             next(steps)
     except StopIteration as stop:
         run = stop.value
-    values = {f"{prefix}_{k}": v for k, v in numbers(run).items()
-              if isinstance(v, (int, float, str))}
-    return values, verdict(run), details(run)
+    values = ({"dd_n_label": settings.n, "dd_noise_label": settings.noise} if prefix == "dd"
+              else {})
+    word = numbers(run)["regime" if prefix == "dd" else "verdict"]
+    values.update({f"{prefix}_verdict": word, f"{prefix}_details": details(run)})
+    values.update({f"{prefix}_{k}": v for k, v in numbers(run).items()
+                   if isinstance(v, (int, float, str))})
+    return values, verdict(run)
 
 
 CASES = [
@@ -80,10 +87,11 @@ CASES = [
                                               "overparametrisation", "infinite-width"])
 def test_the_script_prints_the_panels_readouts(tmp_path, state):
     stdout = run_script(script_for("questions", state.to_dict()), tmp_path)
-    values, verdict, details = the_panels(state)
+    values, sentence = the_panels(state)
     prefix = PAGES[state.page][-1]
     assert readouts(stdout, prefix) == values  # to the last bit
-    assert stdout.splitlines()[:2] == [verdict, details]
+    assert stdout.splitlines()[1] == values[f"{prefix}_details"]  # the sentences first
+    assert stdout.splitlines()[0] == sentence
 
 
 def test_the_notebook_validates_and_its_cells_print_the_same(tmp_path):
@@ -122,3 +130,22 @@ def test_a_page_the_exporter_does_not_know_is_refused_in_one_line(tmp_path, monk
             code_for("questions", {"page": "why-deep"}, suffix)
         assert "\n" not in str(e.value)
         assert "double-descent, overparametrisation, infinite-width" in str(e.value)
+
+
+@pytest.mark.parametrize("page", ["double-descent", "overparametrisation"])
+def test_the_script_prints_what_the_panel_reads_out(relulab_panel, tmp_path, page):
+    """The panel itself, run to its end: its readouts of the page are the script's."""
+    from PySide6.QtWidgets import QApplication
+
+    from relulab.ui.panels.questions import QuestionsPanel
+
+    state = QuestionsState(page=page, double_descent=CASES[1].double_descent,
+                           overparametrisation=CASES[2].overparametrisation)
+    panel = relulab_panel(QuestionsPanel)
+    panel.load_state(state.to_dict())
+    assert panel.wait_until_idle(120)
+    QApplication.processEvents()
+    prefix = PAGES[page][-1]
+    shown = {k: v for k, v in panel.readouts().items() if k.startswith(prefix + "_")}
+    stdout = run_script(script_for("questions", panel.state.to_dict()), tmp_path)
+    assert readouts(stdout, prefix) == shown

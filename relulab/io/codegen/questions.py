@@ -163,11 +163,19 @@ def _run_type(name: str) -> str:
     return f"{name} = SimpleNamespace  # the page's run: its settings and its results\n\n\n"
 
 
-def _print_numbers(prefix: str, numbers: str) -> str:
-    """Code printing the numbers the panel's ``readouts()`` adds: the plain ones."""
-    return (f"for key, value in {numbers}.items():\n"
-            "    if isinstance(value, (int, float, str)):\n"
-            f"        print(f\"{prefix}_{{key}} = {{value!r}}\")")
+def _print_readouts(prefix: str, page: str, word: str = "verdict", labels: str = "") -> str:
+    """Code printing the page's verdict and details, then what the panel's
+    ``readouts()`` holds for the page: its settings' labels, the verdict's one word
+    (the numbers' ``word``), the details and the numbers' plain values."""
+    return f"""print({prefix}_verdict(run))
+print({prefix}_details(run))
+readouts = {{{labels}"{prefix}_verdict": {prefix}_numbers(run)["{word}"],
+            "{prefix}_details": {prefix}_details(run)}}
+for key, value in {prefix}_numbers(run).items():
+    if isinstance(value, (int, float, str)):  # the {page} page's readouts
+        readouts[f"{prefix}_{{key}}"] = value
+for key, value in readouts.items():
+    print(f"{{key}} = {{value!r}}")"""
 
 
 def _double_descent(s: DoubleDescentSettings) -> list[Section]:
@@ -185,9 +193,7 @@ sweep = double_descent(D, N, NOISE, widths, list(range(SEEDS)), ridge=RIDGE{seco
 draws = lottery(D, N, NOISE, LOTTERY_RATIO * N, draws=LOTTERY_DRAWS, ridge=RIDGE{second})
 run = SimpleNamespace(settings=SimpleNamespace(n=N, lottery_ratio=LOTTERY_RATIO), sweep=sweep,
                       tuned=tuned, lottery=draws, shown=tuned if tuned is not None else sweep)
-print(dd_verdict(run))
-print(dd_details(run))
-{_print_numbers("dd", "dd_numbers(run)")}"""
+{_print_readouts("dd", "double-descent", "regime", '"dd_n_label": N, "dd_noise_label": NOISE,')}"""
     fit = "the oracle's ridge (tuned on the test error)" if s.tuned_ridge else (
         f"ridge {s.ridge:g}" if s.ridge else "the least-norm fit")
     return [
@@ -219,9 +225,7 @@ real = pruning(PRUNE_WIDTH, 0, shuffled=False)
 shuffled = pruning(PRUNE_WIDTH, 0, shuffled=True)
 run = SimpleNamespace(settings=SimpleNamespace(prune_width=PRUNE_WIDTH), spirals=spirals_run,
                       real=real, shuffled=shuffled)
-print(over_verdict(run))
-print(over_details(run))
-{_print_numbers("over", "over_numbers(run)")}"""
+{_print_readouts("over", "overparametrisation")}"""
     return [
         Section("Data", f"The {spec.label}: {spec.n_per_class} points per class, noise "
                 f"{spec.noise:g}, from the dataset's own generator.", data),
@@ -244,9 +248,7 @@ def _infinite_width(s: InfiniteWidthSettings) -> list[Section]:
 
 study = lazy_training(list(LAZY_WIDTHS), list(range(SEEDS)))
 run = SimpleNamespace(settings=SimpleNamespace(seeds=SEEDS), lazy=study)
-print(lazy_verdict(run))
-print(lazy_details(run))
-{_print_numbers("lazy", "lazy_numbers(run)")}"""
+{_print_readouts("lazy", "infinite-width")}"""
     return [
         Section("Model", "A 1-m-1 net in NTK parametrisation trained by gradient descent, "
                 "and its trained linearisation (the kernel model), as the app computes "
