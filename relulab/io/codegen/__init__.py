@@ -11,12 +11,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from relulab.io.codegen import converter, folding, hinges, notebook, playground, torch_version, training
+from relulab.io.codegen import (
+    converter,
+    folding,
+    hinges,
+    notebook,
+    playground,
+    questions,
+    torch_version,
+    training,
+)
 from relulab.io.codegen.sources import Section, script
 from relulab.model.lessons.converter import ConverterState
 from relulab.model.lessons.folding import FoldingState
 from relulab.model.lessons.hinges import HingesState
 from relulab.model.lessons.playground import PlaygroundState
+from relulab.model.lessons.questions import QuestionsState
 from relulab.model.lessons.training import TrainingState
 
 
@@ -49,6 +59,11 @@ def _converter(d: Any) -> tuple[str, list[Section]]:
     return converter.header(state), converter.sections(state)
 
 
+def _questions(d: Any) -> tuple[str, list[Section]]:
+    state = QuestionsState.from_dict(d)
+    return questions.header(state), questions.sections(state)
+
+
 def _playground_torch(d: Any) -> tuple[str, list[Section]]:
     state = PlaygroundState.from_dict(d)
     return (playground.header(state) + "\nThis version trains with PyTorch (pip install torch).",
@@ -74,6 +89,7 @@ EXPORTERS: dict[str, Callable[[Any], tuple[str, list[Section]]]] = {
     "folding": _folding,
     "hinges": _hinges,
     "converter": _converter,
+    "questions": _questions,
 }
 
 
