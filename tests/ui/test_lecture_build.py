@@ -111,6 +111,27 @@ def test_the_lecture_being_built_is_autosaved(fake_window, data_dir):
     assert [s.title for s in book.scenes] == ["A ruler", "Folding"]
 
 
+def test_a_lecture_a_previous_run_left_survives_this_runs_edits(fake_window, data_dir, qtbot):
+    """The autosave of a run that crashed is set aside at this run's first change (the
+    scenes' autosave is kept the same way), so that editing a new lecture does not write
+    over it; the window says so at start, and Restore brings the old one back."""
+    w = fake_window
+    w.session.start(autosave=False)
+    build(w)
+    book = w.lecture.book
+    left = book.autosave_path.read_text(encoding="utf-8")
+    # a new run of the app: a new book over the same data folder
+    from relulab.ui.lecture.book import LectureBook
+
+    again = LectureBook(w)
+    qtbot.waitUntil(lambda: "left unsaved" in w.statusBar().currentMessage(), timeout=2000)
+    w.show_panel("hinges").set_value(1.0)
+    again.add_view("Another")
+    assert book.recovered_path.read_text(encoding="utf-8") == left
+    assert again.restore_autosave()
+    assert [s.title for s in again.scenes] == ["A ruler", "Folding"]
+
+
 def test_an_empty_lecture_is_not_saved(fake_window, tmp_path):
     book = fake_window.lecture.book
     assert not book.save(tmp_path / "empty.json")

@@ -11,7 +11,7 @@ import copy
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from relulab.io.atomic import write_text_atomic
@@ -25,12 +25,16 @@ from relulab.io.scenes import (
     read_playlist,
     write_playlist,
 )
+from relulab.model.core import platform
 from relulab.ui.session import data_dir
 
 log = logging.getLogger(__name__)
 
 #: The lecture being built, written after each change (beside the scenes' autosave).
 AUTOSAVE_NAME = "lecture-autosave.json"
+#: The autosave a previous run left (it crashed, or quit without saving), set aside at
+#: this run's first change so that no autosave of this run writes over it.
+RECOVERED_NAME = "lecture-recovered.json"
 #: The scene texts the editor edits.
 TEXT_FIELDS = ("title", "caption", "notes")
 
@@ -87,6 +91,8 @@ class LectureBook(QObject):
         # methods, not lambdas: Qt disconnects them when the book goes
         self.undo_stack.cleanChanged.connect(self._on_clean_changed)
         self.undo_stack.indexChanged.connect(self._autosave)
+        self._set_aside = False
+        QTimer.singleShot(0, self._say_what_was_left)
 
     def _on_clean_changed(self, _clean: bool) -> None:
         self.changed.emit()
@@ -250,6 +256,25 @@ class LectureBook(QObject):
     def autosave_path(self) -> Path:
         return data_dir() / AUTOSAVE_NAME
 
+    @property
+    def recovered_path(self) -> Path:
+        return data_dir() / RECOVERED_NAME
+
+    def left_unsaved(self) -> Path | None:
+        """The lecture a previous run or an unsaved New left behind, or None."""
+        for path in (self.recovered_path, self.autosave_path):
+            if path.exists():
+                return path
+        return None
+
+    def _owns_data_folder(self) -> bool:
+        return getattr(self.window.session, "_lock", None) is not None
+
+    def _say_what_was_left(self) -> None:
+        if self._owns_data_folder() and self.left_unsaved() is not None:
+            self.window.statusBar().showMessage(
+                "A lecture left unsaved is kept: Lecture ▸ Edit the lecture… ▸ Restore", 15000)
+
     def _autosave(self, _index: int = 0) -> None:
         """Unsaved scenes are on disk after each change (only in the window that owns
         the data folder, as the scenes' autosave); saving the lecture removes them, New
@@ -258,16 +283,21 @@ class LectureBook(QObject):
             return
         try:
             if self.is_modified() and self.scenes:
+                if not self._set_aside and self.autosave_path.exists():
+                    platform.replace(self.autosave_path, self.recovered_path)
+                self._set_aside = True
                 write_text_atomic(self.autosave_path, dump_playlist(self.playlist))
         except (SceneError, OSError) as exc:
             log.warning("lecture autosave failed: %s", exc)
 
     def restore_autosave(self) -> bool:
-        """Open the autosaved lecture as unsaved work (False if there is none)."""
-        if not self.autosave_path.exists():
+        """Open the autosaved lecture as unsaved work (False if there is none): the one
+        a previous run left if there is one, else this run's."""
+        path = self.left_unsaved()
+        if path is None:
             return False
         try:
-            playlist = read_playlist(self.autosave_path, list(self.window.panels))
+            playlist = read_playlist(path, list(self.window.panels))
         except SceneError as exc:
             self.last_error = exc
             return False

@@ -220,7 +220,7 @@ class LectureEditor(QWidget):
             self.buttons["copy"].setVisible(ro)
             # what a crash (or New before saving) left in the autosave, while nothing
             # here would be lost by bringing it back
-            self.buttons["restore"].setVisible(self.book.autosave_path.exists()
+            self.buttons["restore"].setVisible(self.book.left_unsaved() is not None
                                                and not self.book.is_modified())
             self.lecture_title.setReadOnly(ro)
             for box in (self.title, self.caption, self.notes):
