@@ -92,12 +92,7 @@ class GuiCollector:
       study that keeps a worker busy must not keep its cycles). Idle means idle for a
       while: a worker that has just finished leaves its results to draw, in stages over
       the next passes of the event loop, and a collection among them would add its
-      30–40 ms to theirs.
-    * Everything alive at the first quiet full collection (the modules of Qt, pyqtgraph,
-      numpy and numba, the window and its first panel: 170,000 objects once all six
-      panels exist) lives as long as the app, yet a full collection walks it each time:
-      100 ms of the GUI thread. ``gc.freeze()`` then moves it out of the collector's
-      sight, so later full collections walk only what was made since."""
+      30–40 ms to theirs."""
 
     MAX_WAIT = 30.0
     QUIET = 1.0
@@ -112,7 +107,6 @@ class GuiCollector:
         self.timer.start(int(interval * 1000))
         self._waiting_since: float | None = None
         self._idle_since: float | None = None
-        self.frozen = False
 
     def check(self) -> None:
         now = time.monotonic()
@@ -136,9 +130,6 @@ class GuiCollector:
         if quiet or now - self._waiting_since > self.MAX_WAIT:
             gc.collect(generation)
             self._waiting_since = None
-            if generation == 2 and quiet and not self.frozen:
-                gc.freeze()
-                self.frozen = True
 
 
 def collect_garbage_in_gui_thread() -> None:
