@@ -173,7 +173,7 @@ readouts = {{{labels}"{prefix}_verdict": {prefix}_numbers(run)["{word}"],
             "{prefix}_details": {prefix}_details(run)}}
 for key, value in {prefix}_numbers(run).items():
     if isinstance(value, (int, float, str)):  # the {page} page's readouts
-        readouts[f"{prefix}_{{key}}"] = value
+        readouts["{prefix}" + "_" + str(key)] = value
 for key, value in readouts.items():
     print(f"{{key}} = {{value!r}}")"""
 

@@ -200,9 +200,10 @@ class PlaygroundControls(QWidget):
                                       "Add a hidden layer", "Add a hidden layer")
         self.remove_layer_button = named(QPushButton("− layer"), "playground-remove-layer",
                                          "Remove the last hidden layer", "Remove the last hidden layer")
-        form.addRow(self._row(self.add_layer_button, self.remove_layer_button))
         self.param_label = Readout("playground-param-count", "Parameter count", "parameters")
-        form.addRow("Parameters", self.param_label)
+        # one row for the layer buttons and the count they change: the feature inputs'
+        # row above must leave the Network tab whole on a 1280 × 720 projector
+        form.addRow(self._row(self.add_layer_button, self.remove_layer_button, self.param_label))
         self.activation_combo = named(QComboBox(), "playground-activation",
                                       "Activation of every hidden layer",
                                       "Activation of every hidden layer (each layer's is above)")
@@ -363,7 +364,7 @@ class PlaygroundControls(QWidget):
         self.features.show(arch.features)
         self._show_layers(arch.hidden, arch.activations)
         self.param_label.set_value(arch.n_params,
-                                   f"{'-'.join(map(str, arch.sizes))}: {arch.n_params} parameters")
+                                   f"{'-'.join(map(str, arch.sizes))}: {arch.n_params:,} parameters")
         self.remove_layer_button.setEnabled(len(arch.hidden) > 0)
         self.add_layer_button.setEnabled(len(arch.hidden) < MAX_HIDDEN_LAYERS)
         self.output_label.setText(
