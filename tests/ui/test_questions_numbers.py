@@ -55,3 +55,19 @@ def test_the_readme_quotes_the_default_run(default_run):
     from relulab.model.lessons.questions import DIMENSIONS
 
     assert (int(low), int(high)) == (min(DIMENSIONS), max(DIMENSIONS))
+
+
+def test_the_guide_quotes_the_parity_page_s_default_run():
+    from relulab.model.lessons.questions import ParitySettings
+    from relulab.ui.panels.questions.jobs.parity import N_BITS, parity_numbers, run_parity
+
+    s = ParitySettings()
+    v = parity_numbers(run_steps(run_parity(s)))
+    text = flat(guide_markdown("questions"))
+    assert (s.k, s.seeds, N_BITS) == (3, 5, 30)
+    assert "same k of 30 random bits race: at k = 3 (five seeds)" in text
+    assert v["verdict"] == "parity is slower"
+    assert (f"majority reaches 95% test accuracy in a median **{v['median_majority']:,.0f}** "
+            f"steps, parity in **{v['median_parity']:,.0f}**") in text
+    assert v["nearest"] == 0 and "1-nearest-neighbour scores **0%**" in text
+    assert f"scores at least **{v['mlp_min']:.0%}** in every seed" in text

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from relulab.model.core.fields import Fields
 
-PAGES = ("double-descent", "overparametrisation", "infinite-width")
+PAGES = ("double-descent", "overparametrisation", "infinite-width", "parity")
 #: The input dimensions the double-descent page offers: the answer depends on them
 #: (catastrophic at 2, tempered at 5–10, benign at 20).
 DIMENSIONS = (2, 5, 10, 20, 50)
@@ -28,6 +28,8 @@ LOTTERY_RATIOS = (1, 4, 20)
 SEEDS_RANGE = (3, 10)
 #: The widths the pruning study trains, one chosen on the page.
 PRUNE_WIDTHS = (32, 64, 128)
+#: How many of the parity race's 30 bits decide the label (parity or majority of them).
+PARITY_KS = (2, 3, 4)
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,32 @@ class InfiniteWidthSettings:
 
 
 @dataclass(frozen=True)
+class ParitySettings:
+    """The parity page: how many relevant bits k (parity and majority of the same k
+    bits race) and how many seeds."""
+
+    k: int = 3
+    seeds: int = 5
+
+    def __post_init__(self):
+        if self.k not in PARITY_KS:
+            raise ValueError(f"k must be one of {PARITY_KS}, got {self.k}")
+        if not SEEDS_RANGE[0] <= self.seeds <= SEEDS_RANGE[1]:
+            raise ValueError(f"seeds must be in {SEEDS_RANGE[0]}…{SEEDS_RANGE[1]}, got {self.seeds}")
+
+    def to_dict(self) -> dict:
+        return {"k": self.k, "seeds": self.seeds}
+
+    @classmethod
+    def from_dict(cls, d, where: str = "parity") -> ParitySettings:
+        f = Fields(d, defaults=cls().to_dict(), where=where)
+        k = f.integer("k", min(PARITY_KS), max(PARITY_KS))
+        seeds = f.integer("seeds", *SEEDS_RANGE)
+        f.done()
+        return cls(k=k, seeds=seeds)
+
+
+@dataclass(frozen=True)
 class QuestionsState:
     """What the Questions panel shows: the page, and every page's settings (a page not
     shown keeps its own, so that switching back finds it as it was)."""
@@ -160,6 +188,7 @@ class QuestionsState:
     overparametrisation: OverparametrisationSettings = field(
         default_factory=OverparametrisationSettings)
     infinite_width: InfiniteWidthSettings = field(default_factory=InfiniteWidthSettings)
+    parity: ParitySettings = field(default_factory=ParitySettings)
 
     def __post_init__(self):
         if self.page not in PAGES:
@@ -168,7 +197,7 @@ class QuestionsState:
     def to_dict(self) -> dict:
         return {"page": self.page, "double_descent": self.double_descent.to_dict(),
                 "overparametrisation": self.overparametrisation.to_dict(),
-                "infinite_width": self.infinite_width.to_dict()}
+                "infinite_width": self.infinite_width.to_dict(), "parity": self.parity.to_dict()}
 
     @classmethod
     def from_dict(cls, d) -> QuestionsState:
@@ -179,5 +208,7 @@ class QuestionsState:
         dd = DoubleDescentSettings.from_dict(f.get("double_descent"))
         over = OverparametrisationSettings.from_dict(f.get("overparametrisation"))
         lazy = InfiniteWidthSettings.from_dict(f.get("infinite_width"))
+        parity = ParitySettings.from_dict(f.get("parity"))
         f.done()
-        return cls(page=page, double_descent=dd, overparametrisation=over, infinite_width=lazy)
+        return cls(page=page, double_descent=dd, overparametrisation=over, infinite_width=lazy,
+                   parity=parity)
