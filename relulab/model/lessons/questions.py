@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from relulab.model.core.fields import Fields
 
-PAGES = ("double-descent", "overparametrisation", "infinite-width", "parity")
+PAGES = ("double-descent", "overparametrisation", "infinite-width", "parity", "simplex")
 #: The input dimensions the double-descent page offers: the answer depends on them
 #: (catastrophic at 2, tempered at 5–10, benign at 20).
 DIMENSIONS = (2, 5, 10, 20, 50)
@@ -178,6 +178,46 @@ class ParitySettings:
         return cls(k=k, seeds=seeds)
 
 
+#: The logits a user may give the simplex page, each: past ±5 both maps are a vertex.
+LOGIT_RANGE = (-5.0, 5.0)
+#: The seeds of the simplex page's data (the blobs and the separable blobs).
+DATA_SEEDS = (0, 9)
+
+
+@dataclass(frozen=True)
+class SimplexSettings:
+    """The simplex page: the logit vector of three classes that both maps are shown for
+    (typed or dragged), and the seed of the blobs the two classifiers are trained on."""
+
+    logits: tuple[float, float, float] = (1.0, 0.5, -1.0)
+    seed: int = 0
+
+    def __post_init__(self):
+        z = tuple(float(v) for v in self.logits)
+        if len(z) != 3 or not all(LOGIT_RANGE[0] <= v <= LOGIT_RANGE[1] for v in z):
+            raise ValueError(f"logits must be three numbers in [{LOGIT_RANGE[0]:g}, "
+                             f"{LOGIT_RANGE[1]:g}], got {self.logits!r}")
+        object.__setattr__(self, "logits", z)
+        if not DATA_SEEDS[0] <= self.seed <= DATA_SEEDS[1]:
+            raise ValueError(f"seed must be in {DATA_SEEDS[0]}…{DATA_SEEDS[1]}, got {self.seed}")
+
+    def to_dict(self) -> dict:
+        return {"logits": list(self.logits), "seed": self.seed}
+
+    @classmethod
+    def from_dict(cls, d, where: str = "simplex") -> SimplexSettings:
+        f = Fields(d, defaults=cls().to_dict(), where=where)
+        z = f.get("logits")
+        if (not isinstance(z, (list, tuple)) or len(z) != 3
+                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in z)
+                or not all(LOGIT_RANGE[0] <= v <= LOGIT_RANGE[1] for v in z)):
+            raise ValueError(f"{f.name('logits')}: expected three numbers in "
+                             f"[{LOGIT_RANGE[0]:g}, {LOGIT_RANGE[1]:g}], got {z!r}")
+        seed = f.integer("seed", *DATA_SEEDS)
+        f.done()
+        return cls(logits=tuple(float(v) for v in z), seed=seed)
+
+
 @dataclass(frozen=True)
 class QuestionsState:
     """What the Questions panel shows: the page, and every page's settings (a page not
@@ -189,6 +229,7 @@ class QuestionsState:
         default_factory=OverparametrisationSettings)
     infinite_width: InfiniteWidthSettings = field(default_factory=InfiniteWidthSettings)
     parity: ParitySettings = field(default_factory=ParitySettings)
+    simplex: SimplexSettings = field(default_factory=SimplexSettings)
 
     def __post_init__(self):
         if self.page not in PAGES:
@@ -197,7 +238,8 @@ class QuestionsState:
     def to_dict(self) -> dict:
         return {"page": self.page, "double_descent": self.double_descent.to_dict(),
                 "overparametrisation": self.overparametrisation.to_dict(),
-                "infinite_width": self.infinite_width.to_dict(), "parity": self.parity.to_dict()}
+                "infinite_width": self.infinite_width.to_dict(), "parity": self.parity.to_dict(),
+                "simplex": self.simplex.to_dict()}
 
     @classmethod
     def from_dict(cls, d) -> QuestionsState:
@@ -209,6 +251,7 @@ class QuestionsState:
         over = OverparametrisationSettings.from_dict(f.get("overparametrisation"))
         lazy = InfiniteWidthSettings.from_dict(f.get("infinite_width"))
         parity = ParitySettings.from_dict(f.get("parity"))
+        simplex = SimplexSettings.from_dict(f.get("simplex"))
         f.done()
         return cls(page=page, double_descent=dd, overparametrisation=over, infinite_width=lazy,
-                   parity=parity)
+                   parity=parity, simplex=simplex)

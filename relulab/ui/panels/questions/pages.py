@@ -7,7 +7,9 @@ signal carrying a dict of changed fields; its ``figure(theme)`` has ``plots`` (n
 plot, for export), ``key``, ``draw(run, numbers)``, ``clear()`` and ``apply_theme()``.
 ``run(settings, should_stop)`` is the job (a generator of progress, :mod:`.jobs`);
 ``numbers(run)`` the numbers it states, with the short answer under "verdict";
-``verdict`` and ``details`` its sentences; ``table`` its data for export.
+``verdict`` and ``details`` its sentences; ``table`` its data for export. A figure
+that shows something of the settings without the job (the simplex page's logit
+vector) has ``show_settings(settings)``, called on every change of state.
 """
 
 from __future__ import annotations
@@ -33,10 +35,13 @@ class Page:
     table: Callable[[Any], dict]
     figure: Callable[[Any], Any]
     controls: Callable[[], Any]
+    #: The part of the settings the job depends on (what only changes the view, left
+    #: at its default, reuses the result): all of them unless told.
+    experiment: Callable[[Any], Any] | None = None
 
 
 def registered() -> dict[str, Page]:
     """The pages built from their own modules, by name, in the order of PAGES."""
-    from relulab.ui.panels.questions import page_parity
+    from relulab.ui.panels.questions import page_parity, page_simplex
 
-    return {p.name: p for p in (page_parity.PAGE,)}
+    return {p.name: p for p in (page_parity.PAGE, page_simplex.PAGE)}

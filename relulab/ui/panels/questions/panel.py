@@ -81,7 +81,9 @@ def experiment_of(state: QuestionsState, page: str):
         s = state.double_descent
         return replace(s, view=DoubleDescentSettings.view, show_train=True)
     if page in REGISTERED:
-        return getattr(state, REGISTERED[page].field)
+        p = REGISTERED[page]
+        settings = getattr(state, p.field)
+        return settings if p.experiment is None else p.experiment(settings)
     return state.overparametrisation if page == "overparametrisation" else state.infinite_width
 
 
@@ -174,6 +176,9 @@ class QuestionsPanel(Panel):
         self.controls.lazy.seeds.valueChanged.connect(lambda v: self._lazy(seeds=v))
         for name, controls in self.page_controls.items():
             controls.edited.connect(lambda changes, name=name: self.set_page_settings(name, **changes))
+            drags = getattr(self.figures[name], "edited", None)  # a plot that edits the settings
+            if drags is not None:
+                drags.connect(lambda changes, name=name: self.set_page_settings(name, **changes))
         for page, worker in self._workers.items():
             worker.progress.connect(lambda value, page=page: self._on_progress(page, value))
             worker.finished.connect(lambda run, page=page: self._on_result(page, run))
@@ -245,7 +250,11 @@ class QuestionsPanel(Panel):
         c.over.show_state(state.overparametrisation)
         c.lazy.show_state(state.infinite_width)
         for name, controls in self.page_controls.items():
-            controls.show_state(getattr(state, REGISTERED[name].field))
+            settings = getattr(state, REGISTERED[name].field)
+            controls.show_state(settings)
+            live = getattr(self.figures[name], "show_settings", None)
+            if live is not None:
+                live(settings)
         c.show_page(state.page)
         with signals_blocked(self.pages):
             self.pages.setCurrentIndex(PAGES.index(state.page))
