@@ -87,3 +87,19 @@ def test_the_guide_quotes_the_softmax_page_s_default_run():
     assert v["log_loss_sparsemax"] == float("inf") and v["verdict"] == "sparsemax settles"
     assert (f"softmax's weights grow **{v['growth_softmax']:+.0%}** from step 1,000 to "
             "3,000, sparsemax's stop") in text
+
+
+def test_the_guide_quotes_the_why_deep_page_s_default_run():
+    from relulab.model.lessons.questions import WhyDeepSettings
+    from relulab.model.questions.why_deep import deep_square, exact_max_error
+    from relulab.ui.panels.questions.jobs.why_deep import run_why_deep, why_deep_numbers
+
+    s = WhyDeepSettings()
+    v = why_deep_numbers(run_steps(run_why_deep(s)))
+    text = flat(guide_markdown("questions"))
+    assert s.seeds == 5 and v["net_solves"] == v["datasets"] == 4
+    assert (f"The feature x1·x2 alone scores **{v['feature_xor']:.3f}** on XOR but "
+            f"**{v['feature_circles']:.3f}** on the circles (five seeds); a 2-16-16-1 net at "
+            f"least **{v['net_lowest']:.3f}** on all four datasets") in text
+    assert all(exact_max_error(deep_square(m)) * 4 ** (m + 1) == 1 for m in range(5))
+    assert "m layers of 3 ReLUs compute x² within exactly 4⁻⁽ᵐ⁺¹⁾" in text

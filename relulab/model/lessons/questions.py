@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from relulab.model.core.fields import Fields
 
-PAGES = ("double-descent", "overparametrisation", "infinite-width", "parity", "simplex")
+PAGES = ("double-descent", "overparametrisation", "infinite-width", "parity", "simplex",
+         "why-deep")
 #: The input dimensions the double-descent page offers: the answer depends on them
 #: (catastrophic at 2, tempered at 5–10, benign at 20).
 DIMENSIONS = (2, 5, 10, 20, 50)
@@ -218,6 +219,37 @@ class SimplexSettings:
         return cls(logits=tuple(float(v) for v in z), seed=seed)
 
 
+#: Depths of Yarotsky's deep square the why-deep page offers: its exact error is
+#: computed on every change, within 10 ms up to m = 6 (70 ms at m = 8).
+DEPTHS = (0, 6)
+
+
+@dataclass(frozen=True)
+class WhyDeepSettings:
+    """The why-deep page: the depth m of the deep square, and how many seeds the
+    feature x1·x2 and the 2-16-16-1 nets are scored over."""
+
+    m: int = 3
+    seeds: int = 5
+
+    def __post_init__(self):
+        if not DEPTHS[0] <= self.m <= DEPTHS[1]:
+            raise ValueError(f"m must be in {DEPTHS[0]}…{DEPTHS[1]}, got {self.m}")
+        if not SEEDS_RANGE[0] <= self.seeds <= SEEDS_RANGE[1]:
+            raise ValueError(f"seeds must be in {SEEDS_RANGE[0]}…{SEEDS_RANGE[1]}, got {self.seeds}")
+
+    def to_dict(self) -> dict:
+        return {"m": self.m, "seeds": self.seeds}
+
+    @classmethod
+    def from_dict(cls, d, where: str = "why_deep") -> WhyDeepSettings:
+        f = Fields(d, defaults=cls().to_dict(), where=where)
+        m = f.integer("m", *DEPTHS)
+        seeds = f.integer("seeds", *SEEDS_RANGE)
+        f.done()
+        return cls(m=m, seeds=seeds)
+
+
 @dataclass(frozen=True)
 class QuestionsState:
     """What the Questions panel shows: the page, and every page's settings (a page not
@@ -230,6 +262,7 @@ class QuestionsState:
     infinite_width: InfiniteWidthSettings = field(default_factory=InfiniteWidthSettings)
     parity: ParitySettings = field(default_factory=ParitySettings)
     simplex: SimplexSettings = field(default_factory=SimplexSettings)
+    why_deep: WhyDeepSettings = field(default_factory=WhyDeepSettings)
 
     def __post_init__(self):
         if self.page not in PAGES:
@@ -239,7 +272,7 @@ class QuestionsState:
         return {"page": self.page, "double_descent": self.double_descent.to_dict(),
                 "overparametrisation": self.overparametrisation.to_dict(),
                 "infinite_width": self.infinite_width.to_dict(), "parity": self.parity.to_dict(),
-                "simplex": self.simplex.to_dict()}
+                "simplex": self.simplex.to_dict(), "why_deep": self.why_deep.to_dict()}
 
     @classmethod
     def from_dict(cls, d) -> QuestionsState:
@@ -252,6 +285,7 @@ class QuestionsState:
         lazy = InfiniteWidthSettings.from_dict(f.get("infinite_width"))
         parity = ParitySettings.from_dict(f.get("parity"))
         simplex = SimplexSettings.from_dict(f.get("simplex"))
+        why_deep = WhyDeepSettings.from_dict(f.get("why_deep"))
         f.done()
         return cls(page=page, double_descent=dd, overparametrisation=over, infinite_width=lazy,
-                   parity=parity, simplex=simplex)
+                   parity=parity, simplex=simplex, why_deep=why_deep)

@@ -9,7 +9,8 @@ plot, for export), ``key``, ``draw(run, numbers)``, ``clear()`` and ``apply_them
 ``numbers(run)`` the numbers it states, with the short answer under "verdict";
 ``verdict`` and ``details`` its sentences; ``table`` its data for export. A figure
 that shows something of the settings without the job (the simplex page's logit
-vector) has ``show_settings(settings)``, called on every change of state.
+vector) has ``show_settings(settings)``, called on every change of state, and may
+add ``tables()`` of what it draws to the export.
 """
 
 from __future__ import annotations
@@ -42,6 +43,6 @@ class Page:
 
 def registered() -> dict[str, Page]:
     """The pages built from their own modules, by name, in the order of PAGES."""
-    from relulab.ui.panels.questions import page_parity, page_simplex
+    from relulab.ui.panels.questions import page_parity, page_simplex, page_why_deep
 
-    return {p.name: p for p in (page_parity.PAGE, page_simplex.PAGE)}
+    return {p.name: p for p in (page_parity.PAGE, page_simplex.PAGE, page_why_deep.PAGE)}

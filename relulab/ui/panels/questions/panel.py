@@ -386,7 +386,11 @@ class QuestionsPanel(Panel):
         table = {"double-descent": dd_table, "overparametrisation": over_table,
                  "infinite-width": lazy_table,
                  **{name: p.table for name, p in REGISTERED.items()}}[page]
-        return table(run)
+        tables = dict(table(run))
+        shown = getattr(self.figures[page], "tables", None)  # what the page draws without a job
+        if shown is not None:
+            tables.update(shown())
+        return tables
 
     def apply_theme(self) -> None:
         t = self.theme
