@@ -103,3 +103,17 @@ def test_the_guide_quotes_the_why_deep_page_s_default_run():
             f"least **{v['net_lowest']:.3f}** on all four datasets") in text
     assert all(exact_max_error(deep_square(m)) * 4 ** (m + 1) == 1 for m in range(5))
     assert "m layers of 3 ReLUs compute x² within exactly 4⁻⁽ᵐ⁺¹⁾" in text
+
+
+def test_the_guide_quotes_the_gelu_page_s_default_run():
+    from relulab.model.lessons.questions import GeluSettings
+    from relulab.model.questions.gelu import GAP
+    from relulab.ui.panels.questions.jobs.gelu import gelu_numbers, run_gelu
+
+    s = GeluSettings()
+    v = gelu_numbers(run_steps(run_gelu(s)))
+    text = flat(guide_markdown("questions"))
+    assert s.seeds == 5 and v["verdict"] == "each wins its own target"
+    assert f"{GAP:.2f}" == "0.17" and "within 0.17/a of a ReLU net" in text
+    assert (f"GELU wins on sin(πx) (**{number(v['gelu_smooth'])}** vs "
+            f"**{number(v['relu_smooth'])}**, five seeds), ReLU on |x|") in text

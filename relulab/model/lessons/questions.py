@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from relulab.model.core.fields import Fields
 
 PAGES = ("double-descent", "overparametrisation", "infinite-width", "parity", "simplex",
-         "why-deep")
+         "why-deep", "gelu")
 #: The input dimensions the double-descent page offers: the answer depends on them
 #: (catastrophic at 2, tempered at 5–10, benign at 20).
 DIMENSIONS = (2, 5, 10, 20, 50)
@@ -250,6 +250,39 @@ class WhyDeepSettings:
         return cls(m=m, seeds=seeds)
 
 
+#: The scales a of the GELU twin of a ReLU net: its gap is at most 0.17/a·Σ|w|.
+GELU_SCALES = (1, 3, 10, 30, 100)
+
+
+@dataclass(frozen=True)
+class GeluSettings:
+    """The GELU page: the scale a of the GELU net drawn against a ReLU net, and how
+    many seeds the fits of the two activations are compared over."""
+
+    scale: int = 3
+    seeds: int = 5
+
+    def __post_init__(self):
+        if self.scale not in GELU_SCALES:
+            raise ValueError(f"scale must be one of {GELU_SCALES}, got {self.scale}")
+        if not SEEDS_RANGE[0] <= self.seeds <= SEEDS_RANGE[1]:
+            raise ValueError(f"seeds must be in {SEEDS_RANGE[0]}…{SEEDS_RANGE[1]}, got {self.seeds}")
+
+    def to_dict(self) -> dict:
+        return {"scale": self.scale, "seeds": self.seeds}
+
+    @classmethod
+    def from_dict(cls, d, where: str = "gelu") -> GeluSettings:
+        f = Fields(d, defaults=cls().to_dict(), where=where)
+        scale = f.integer("scale", min(GELU_SCALES), max(GELU_SCALES))
+        if scale not in GELU_SCALES:
+            raise ValueError(f"{f.name('scale')}: expected one of "
+                             f"{', '.join(map(str, GELU_SCALES))}, got {scale}")
+        seeds = f.integer("seeds", *SEEDS_RANGE)
+        f.done()
+        return cls(scale=scale, seeds=seeds)
+
+
 @dataclass(frozen=True)
 class QuestionsState:
     """What the Questions panel shows: the page, and every page's settings (a page not
@@ -263,6 +296,7 @@ class QuestionsState:
     parity: ParitySettings = field(default_factory=ParitySettings)
     simplex: SimplexSettings = field(default_factory=SimplexSettings)
     why_deep: WhyDeepSettings = field(default_factory=WhyDeepSettings)
+    gelu: GeluSettings = field(default_factory=GeluSettings)
 
     def __post_init__(self):
         if self.page not in PAGES:
@@ -272,7 +306,8 @@ class QuestionsState:
         return {"page": self.page, "double_descent": self.double_descent.to_dict(),
                 "overparametrisation": self.overparametrisation.to_dict(),
                 "infinite_width": self.infinite_width.to_dict(), "parity": self.parity.to_dict(),
-                "simplex": self.simplex.to_dict(), "why_deep": self.why_deep.to_dict()}
+                "simplex": self.simplex.to_dict(), "why_deep": self.why_deep.to_dict(),
+                "gelu": self.gelu.to_dict()}
 
     @classmethod
     def from_dict(cls, d) -> QuestionsState:
@@ -286,6 +321,7 @@ class QuestionsState:
         parity = ParitySettings.from_dict(f.get("parity"))
         simplex = SimplexSettings.from_dict(f.get("simplex"))
         why_deep = WhyDeepSettings.from_dict(f.get("why_deep"))
+        gelu = GeluSettings.from_dict(f.get("gelu"))
         f.done()
         return cls(page=page, double_descent=dd, overparametrisation=over, infinite_width=lazy,
-                   parity=parity, simplex=simplex, why_deep=why_deep)
+                   parity=parity, simplex=simplex, why_deep=why_deep, gelu=gelu)
