@@ -67,7 +67,7 @@ def test_the_guide_quotes_the_parity_page_s_default_run():
     assert (s.k, s.seeds, N_BITS) == (3, 5, 30)
     assert "same k of 30 random bits race: at k = 3 (five seeds)" in text
     assert v["verdict"] == "parity is slower"
-    assert (f"majority reaches 95% test accuracy in a median **{v['median_majority']:,.0f}** "
+    assert (f"majority reaches 95% in a median **{v['median_majority']:,.0f}** "
             f"steps, parity in **{v['median_parity']:,.0f}**") in text
     assert v["nearest"] == 0 and "1-nearest-neighbour scores **0%**" in text
     # at least: the smallest of the seeds' accuracies
@@ -117,3 +117,20 @@ def test_the_guide_quotes_the_gelu_page_s_default_run():
     assert f"{GAP:.2f}" == "0.17" and "within 0.17/a of a ReLU net" in text
     assert (f"GELU wins on sin(πx) (**{number(v['gelu_smooth'])}** vs "
             f"**{number(v['relu_smooth'])}**, five seeds), ReLU on |x|") in text
+
+
+def test_the_guide_quotes_the_one_hot_page_s_default_run():
+    from relulab.model.lessons.questions import TargetsSettings
+    from relulab.ui.panels.questions.jobs.targets import (
+        STUDENT_POINTS,
+        run_targets,
+        targets_numbers,
+    )
+
+    s = TargetsSettings()
+    v = targets_numbers(run_steps(run_targets(s)))
+    text = flat(guide_markdown("questions"))
+    assert s.seeds == 5 and STUDENT_POINTS == 2 and v["verdict"] == "soft targets help"
+    assert (f"gives the look-alike class **{number(v['lookalike'])}**, each far one "
+            f"**{number(v['others'])}**; soft targets raise a 2-point student in "
+            f"{v['helped']} of {v['seeds']} seeds") in text

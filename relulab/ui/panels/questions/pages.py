@@ -43,7 +43,13 @@ class Page:
 
 def registered() -> dict[str, Page]:
     """The pages built from their own modules, by name, in the order of PAGES."""
-    from relulab.ui.panels.questions import page_gelu, page_parity, page_simplex, page_why_deep
+    from relulab.ui.panels.questions import (
+        page_gelu,
+        page_parity,
+        page_simplex,
+        page_targets,
+        page_why_deep,
+    )
 
     return {p.name: p for p in (page_parity.PAGE, page_simplex.PAGE, page_why_deep.PAGE,
-                                page_gelu.PAGE)}
+                                page_gelu.PAGE, page_targets.PAGE)}
