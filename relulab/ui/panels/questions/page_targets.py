@@ -66,20 +66,17 @@ class TargetsFigure(_Figure):
         self.blobs = [pg.PlotDataItem(*X[y == k].T, pen=None, symbol="o") for k in range(4)]
         for item in self.blobs:
             self.plot.addItem(item)
-        self.labels = [pg.TextItem(f"class {k + 1}", anchor=(0.5, 1.2)) for k in range(4)]
-        for k, label in enumerate(self.labels):
-            top = X[y == k]
-            label.setPos(float(top[:, 0].mean()), float(top[:, 1].max()))
-            self.plot.addItem(label)
         self.one_hot = pg.PlotDataItem(symbol="o")
         self.soft = pg.PlotDataItem(symbol="s")
         for item in (self.one_hot, self.soft):
             self.student_plot.addItem(item)
         self.student_plot.setLabel("bottom", "seed")
-        self.student_plot.setLabel("left", "student's test accuracy")
+        self.student_plot.setLabel("left", "test accuracy")
         self.student_plot.setRange(xRange=(-0.5, 4.5), yRange=(0.5, 1), padding=0.03)
         self.key = KeyLabel("questions-targets-key", "Key of the targets plots", [
-            Entry("accent", "●", "one-hot labels"), Entry("approx", "■", "soft targets")])
+            *(Entry(f"class{k}", "●", f"class {k + 1}") for k in range(4)),
+            Entry("accent", "●", "student, one-hot labels"),
+            Entry("approx", "■", "student, soft targets")])
         self.plots = {"main": self.plot, "students": self.student_plot}
         self.apply_theme()
 
@@ -91,9 +88,6 @@ class TargetsFigure(_Figure):
             item.setSymbolSize(t.handle_size(6))
             item.setSymbolBrush(pg.mkBrush(t.color(f"class{k}")))
             item.setSymbolPen(pg.mkPen(None))
-        for label in self.labels:
-            label.setColor(t.color("foreground"))
-            label.setFont(t.font(9))
         for item, role in ((self.one_hot, "accent"), (self.soft, "approx")):
             item.setPen(t.pen(role, 1.5))
             item.setSymbolSize(t.handle_size(10))
@@ -113,7 +107,7 @@ class TargetsFigure(_Figure):
         self.student_plot.getPlotItem().getAxis("bottom").setTicks(
             [[(float(i), str(i)) for i in range(len(seeds))], []])
         self.theme.set_title(self.plot, "Classes 1 and 2 look alike")
-        self.theme.set_title(self.student_plot, f"Students of {STUDENT_POINTS} points a class")
+        self.theme.set_title(self.student_plot, f"Students, {STUDENT_POINTS} points a class")
 
 
 PAGE = Page(
