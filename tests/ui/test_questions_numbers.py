@@ -81,7 +81,7 @@ def test_the_guide_quotes_the_softmax_page_s_default_run():
     v = simplex_numbers(run_steps(run_simplex(SimplexSettings())))
     text = flat(guide_markdown("questions"))
     assert SimplexSettings().seed == 0 and (FROM, STEPS) == (1000, 3000)
-    assert (f"On the blobs (seed 0) they score **{v['accuracy_softmax']:.3f}** and "
+    assert (f"On the blobs (seed 0) softmax and sparsemax score **{v['accuracy_softmax']:.3f}** and "
             f"**{v['accuracy_sparsemax']:.3f}**; sparsemax gives the true class 0 on "
             f"**{v['zero_sparsemax']:.1%}** of test points (log-loss ∞)") in text
     assert v["log_loss_sparsemax"] == float("inf") and v["verdict"] == "sparsemax settles"
@@ -134,3 +134,15 @@ def test_the_guide_quotes_the_one_hot_page_s_default_run():
     assert (f"gives the look-alike class **{number(v['lookalike'])}**, each far one "
             f"**{number(v['others'])}**; soft targets raise a 2-point student in "
             f"{v['helped']} of {v['seeds']} seeds") in text
+
+
+def test_the_guide_quotes_the_tickets_page_s_default_run():
+    from relulab.model.lessons.questions import TicketsSettings
+    from relulab.ui.panels.questions.jobs.tickets import run_tickets, tickets_numbers
+
+    v = tickets_numbers(run_steps(run_tickets(TicketsSettings())))
+    text = flat(guide_markdown("questions"))
+    assert v["verdict"] == "the mask matters"
+    assert (f"The pruned mask beats a random one in {v['mask_wins']} of {v['seeds']} seeds; "
+            f"the rewound start beats a fresh one in {v['ticket_beats_reinit']} of "
+            f"{v['seeds']}: the mask matters.") in text

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from relulab.model.core.fields import Fields
 
 PAGES = ("double-descent", "overparametrisation", "infinite-width", "parity", "simplex",
-         "why-deep", "gelu", "targets")
+         "why-deep", "gelu", "targets", "tickets")
 #: The input dimensions the double-descent page offers: the answer depends on them
 #: (catastrophic at 2, tempered at 5–10, benign at 20).
 DIMENSIONS = (2, 5, 10, 20, 50)
@@ -306,6 +306,28 @@ class TargetsSettings:
 
 
 @dataclass(frozen=True)
+class TicketsSettings:
+    """The lottery-ticket page: how many seeds are pruned and retrained (about 2 s a
+    seed)."""
+
+    seeds: int = 3
+
+    def __post_init__(self):
+        if not SEEDS_RANGE[0] <= self.seeds <= SEEDS_RANGE[1]:
+            raise ValueError(f"seeds must be in {SEEDS_RANGE[0]}…{SEEDS_RANGE[1]}, got {self.seeds}")
+
+    def to_dict(self) -> dict:
+        return {"seeds": self.seeds}
+
+    @classmethod
+    def from_dict(cls, d, where: str = "tickets") -> TicketsSettings:
+        f = Fields(d, defaults=cls().to_dict(), where=where)
+        seeds = f.integer("seeds", *SEEDS_RANGE)
+        f.done()
+        return cls(seeds=seeds)
+
+
+@dataclass(frozen=True)
 class QuestionsState:
     """What the Questions panel shows: the page, and every page's settings (a page not
     shown keeps its own, so that switching back finds it as it was)."""
@@ -320,6 +342,7 @@ class QuestionsState:
     why_deep: WhyDeepSettings = field(default_factory=WhyDeepSettings)
     gelu: GeluSettings = field(default_factory=GeluSettings)
     targets: TargetsSettings = field(default_factory=TargetsSettings)
+    tickets: TicketsSettings = field(default_factory=TicketsSettings)
 
     def __post_init__(self):
         if self.page not in PAGES:
@@ -330,7 +353,8 @@ class QuestionsState:
                 "overparametrisation": self.overparametrisation.to_dict(),
                 "infinite_width": self.infinite_width.to_dict(), "parity": self.parity.to_dict(),
                 "simplex": self.simplex.to_dict(), "why_deep": self.why_deep.to_dict(),
-                "gelu": self.gelu.to_dict(), "targets": self.targets.to_dict()}
+                "gelu": self.gelu.to_dict(), "targets": self.targets.to_dict(),
+                "tickets": self.tickets.to_dict()}
 
     @classmethod
     def from_dict(cls, d) -> QuestionsState:
@@ -346,7 +370,8 @@ class QuestionsState:
         why_deep = WhyDeepSettings.from_dict(f.get("why_deep"))
         gelu = GeluSettings.from_dict(f.get("gelu"))
         targets = TargetsSettings.from_dict(f.get("targets"))
+        tickets = TicketsSettings.from_dict(f.get("tickets"))
         f.done()
         return cls(page=page, double_descent=dd, overparametrisation=over, infinite_width=lazy,
                    parity=parity, simplex=simplex, why_deep=why_deep, gelu=gelu,
-                   targets=targets)
+                   targets=targets, tickets=tickets)

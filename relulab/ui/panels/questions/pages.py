@@ -48,8 +48,9 @@ def registered() -> dict[str, Page]:
         page_parity,
         page_simplex,
         page_targets,
+        page_tickets,
         page_why_deep,
     )
 
     return {p.name: p for p in (page_parity.PAGE, page_simplex.PAGE, page_why_deep.PAGE,
-                                page_gelu.PAGE, page_targets.PAGE)}
+                                page_gelu.PAGE, page_targets.PAGE, page_tickets.PAGE)}
