@@ -216,7 +216,7 @@ class SimplexSettings:
                              f"[{LOGIT_RANGE[0]:g}, {LOGIT_RANGE[1]:g}], got {z!r}")
         seed = f.integer("seed", *DATA_SEEDS)
         f.done()
-        return cls(logits=tuple(float(v) for v in z), seed=seed)
+        return cls(logits=(float(z[0]), float(z[1]), float(z[2])), seed=seed)
 
 
 #: Depths of Yarotsky's deep square the why-deep page offers: its exact error is

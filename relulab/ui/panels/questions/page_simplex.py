@@ -63,8 +63,9 @@ def logit_point(logits) -> np.ndarray:
 
 def logits_at(x: float, y: float) -> tuple[float, float, float]:
     """The logit vector of mean 0 drawn at (x, y), each within LOGIT_RANGE, to 0.01."""
-    z = from_plane(x, y) - 1.0 / 3.0
-    return tuple(float(round(min(max(v, LOGIT_RANGE[0]), LOGIT_RANGE[1]), 2)) for v in z)
+    z = [float(round(min(max(v, LOGIT_RANGE[0]), LOGIT_RANGE[1]), 2))
+         for v in from_plane(x, y) - 1.0 / 3.0]
+    return z[0], z[1], z[2]
 
 
 class SimplexControls(QWidget):
