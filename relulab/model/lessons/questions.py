@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from relulab.model.core.fields import Fields
 
-PAGES = ("double-descent", "overparametrisation", "infinite-width")
+PAGES = ("double-descent", "overparametrisation", "infinite-width", "parity", "simplex",
+         "why-deep", "gelu", "targets", "tickets")
 #: The input dimensions the double-descent page offers: the answer depends on them
 #: (catastrophic at 2, tempered at 5–10, benign at 20).
 DIMENSIONS = (2, 5, 10, 20, 50)
@@ -28,6 +29,8 @@ LOTTERY_RATIOS = (1, 4, 20)
 SEEDS_RANGE = (3, 10)
 #: The widths the pruning study trains, one chosen on the page.
 PRUNE_WIDTHS = (32, 64, 128)
+#: How many of the parity race's 30 bits decide the label (parity or majority of them).
+PARITY_KS = (2, 3, 4)
 
 
 @dataclass(frozen=True)
@@ -151,6 +154,180 @@ class InfiniteWidthSettings:
 
 
 @dataclass(frozen=True)
+class ParitySettings:
+    """The parity page: how many relevant bits k (parity and majority of the same k
+    bits race) and how many seeds."""
+
+    k: int = 3
+    seeds: int = 5
+
+    def __post_init__(self):
+        if self.k not in PARITY_KS:
+            raise ValueError(f"k must be one of {PARITY_KS}, got {self.k}")
+        if not SEEDS_RANGE[0] <= self.seeds <= SEEDS_RANGE[1]:
+            raise ValueError(f"seeds must be in {SEEDS_RANGE[0]}…{SEEDS_RANGE[1]}, got {self.seeds}")
+
+    def to_dict(self) -> dict:
+        return {"k": self.k, "seeds": self.seeds}
+
+    @classmethod
+    def from_dict(cls, d, where: str = "parity") -> ParitySettings:
+        f = Fields(d, defaults=cls().to_dict(), where=where)
+        k = f.integer("k", min(PARITY_KS), max(PARITY_KS))
+        seeds = f.integer("seeds", *SEEDS_RANGE)
+        f.done()
+        return cls(k=k, seeds=seeds)
+
+
+#: The logits a user may give the simplex page, each: past ±5 both maps are a vertex.
+LOGIT_RANGE = (-5.0, 5.0)
+#: The seeds of the simplex page's data (the blobs and the separable blobs).
+DATA_SEEDS = (0, 9)
+
+
+@dataclass(frozen=True)
+class SimplexSettings:
+    """The simplex page: the logit vector of three classes that both maps are shown for
+    (typed or dragged), and the seed of the blobs the two classifiers are trained on."""
+
+    logits: tuple[float, float, float] = (1.0, 0.5, -1.0)
+    seed: int = 0
+
+    def __post_init__(self):
+        z = tuple(float(v) for v in self.logits)
+        if len(z) != 3 or not all(LOGIT_RANGE[0] <= v <= LOGIT_RANGE[1] for v in z):
+            raise ValueError(f"logits must be three numbers in [{LOGIT_RANGE[0]:g}, "
+                             f"{LOGIT_RANGE[1]:g}], got {self.logits!r}")
+        object.__setattr__(self, "logits", z)
+        if not DATA_SEEDS[0] <= self.seed <= DATA_SEEDS[1]:
+            raise ValueError(f"seed must be in {DATA_SEEDS[0]}…{DATA_SEEDS[1]}, got {self.seed}")
+
+    def to_dict(self) -> dict:
+        return {"logits": list(self.logits), "seed": self.seed}
+
+    @classmethod
+    def from_dict(cls, d, where: str = "simplex") -> SimplexSettings:
+        f = Fields(d, defaults=cls().to_dict(), where=where)
+        z = f.get("logits")
+        if (not isinstance(z, (list, tuple)) or len(z) != 3
+                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in z)
+                or not all(LOGIT_RANGE[0] <= v <= LOGIT_RANGE[1] for v in z)):
+            raise ValueError(f"{f.name('logits')}: expected three numbers in "
+                             f"[{LOGIT_RANGE[0]:g}, {LOGIT_RANGE[1]:g}], got {z!r}")
+        seed = f.integer("seed", *DATA_SEEDS)
+        f.done()
+        return cls(logits=(float(z[0]), float(z[1]), float(z[2])), seed=seed)
+
+
+#: Depths of Yarotsky's deep square the why-deep page offers: its exact error is
+#: computed on every change, within 10 ms up to m = 6 (70 ms at m = 8).
+DEPTHS = (0, 6)
+
+
+@dataclass(frozen=True)
+class WhyDeepSettings:
+    """The why-deep page: the depth m of the deep square, and how many seeds the
+    feature x1·x2 and the 2-16-16-1 nets are scored over."""
+
+    m: int = 3
+    seeds: int = 5
+
+    def __post_init__(self):
+        if not DEPTHS[0] <= self.m <= DEPTHS[1]:
+            raise ValueError(f"m must be in {DEPTHS[0]}…{DEPTHS[1]}, got {self.m}")
+        if not SEEDS_RANGE[0] <= self.seeds <= SEEDS_RANGE[1]:
+            raise ValueError(f"seeds must be in {SEEDS_RANGE[0]}…{SEEDS_RANGE[1]}, got {self.seeds}")
+
+    def to_dict(self) -> dict:
+        return {"m": self.m, "seeds": self.seeds}
+
+    @classmethod
+    def from_dict(cls, d, where: str = "why_deep") -> WhyDeepSettings:
+        f = Fields(d, defaults=cls().to_dict(), where=where)
+        m = f.integer("m", *DEPTHS)
+        seeds = f.integer("seeds", *SEEDS_RANGE)
+        f.done()
+        return cls(m=m, seeds=seeds)
+
+
+#: The scales a of the GELU twin of a ReLU net: its gap is at most 0.17/a·Σ|w|.
+GELU_SCALES = (1, 3, 10, 30, 100)
+
+
+@dataclass(frozen=True)
+class GeluSettings:
+    """The GELU page: the scale a of the GELU net drawn against a ReLU net, and how
+    many seeds the fits of the two activations are compared over."""
+
+    scale: int = 3
+    seeds: int = 5
+
+    def __post_init__(self):
+        if self.scale not in GELU_SCALES:
+            raise ValueError(f"scale must be one of {GELU_SCALES}, got {self.scale}")
+        if not SEEDS_RANGE[0] <= self.seeds <= SEEDS_RANGE[1]:
+            raise ValueError(f"seeds must be in {SEEDS_RANGE[0]}…{SEEDS_RANGE[1]}, got {self.seeds}")
+
+    def to_dict(self) -> dict:
+        return {"scale": self.scale, "seeds": self.seeds}
+
+    @classmethod
+    def from_dict(cls, d, where: str = "gelu") -> GeluSettings:
+        f = Fields(d, defaults=cls().to_dict(), where=where)
+        scale = f.integer("scale", min(GELU_SCALES), max(GELU_SCALES))
+        if scale not in GELU_SCALES:
+            raise ValueError(f"{f.name('scale')}: expected one of "
+                             f"{', '.join(map(str, GELU_SCALES))}, got {scale}")
+        seeds = f.integer("seeds", *SEEDS_RANGE)
+        f.done()
+        return cls(scale=scale, seeds=seeds)
+
+
+@dataclass(frozen=True)
+class TargetsSettings:
+    """The targets page: how many seeds the one-hot classifier and the students are
+    trained from."""
+
+    seeds: int = 5
+
+    def __post_init__(self):
+        if not SEEDS_RANGE[0] <= self.seeds <= SEEDS_RANGE[1]:
+            raise ValueError(f"seeds must be in {SEEDS_RANGE[0]}…{SEEDS_RANGE[1]}, got {self.seeds}")
+
+    def to_dict(self) -> dict:
+        return {"seeds": self.seeds}
+
+    @classmethod
+    def from_dict(cls, d, where: str = "targets") -> TargetsSettings:
+        f = Fields(d, defaults=cls().to_dict(), where=where)
+        seeds = f.integer("seeds", *SEEDS_RANGE)
+        f.done()
+        return cls(seeds=seeds)
+
+
+@dataclass(frozen=True)
+class TicketsSettings:
+    """The lottery-ticket page: how many seeds are pruned and retrained (about 2 s a
+    seed)."""
+
+    seeds: int = 3
+
+    def __post_init__(self):
+        if not SEEDS_RANGE[0] <= self.seeds <= SEEDS_RANGE[1]:
+            raise ValueError(f"seeds must be in {SEEDS_RANGE[0]}…{SEEDS_RANGE[1]}, got {self.seeds}")
+
+    def to_dict(self) -> dict:
+        return {"seeds": self.seeds}
+
+    @classmethod
+    def from_dict(cls, d, where: str = "tickets") -> TicketsSettings:
+        f = Fields(d, defaults=cls().to_dict(), where=where)
+        seeds = f.integer("seeds", *SEEDS_RANGE)
+        f.done()
+        return cls(seeds=seeds)
+
+
+@dataclass(frozen=True)
 class QuestionsState:
     """What the Questions panel shows: the page, and every page's settings (a page not
     shown keeps its own, so that switching back finds it as it was)."""
@@ -160,6 +337,12 @@ class QuestionsState:
     overparametrisation: OverparametrisationSettings = field(
         default_factory=OverparametrisationSettings)
     infinite_width: InfiniteWidthSettings = field(default_factory=InfiniteWidthSettings)
+    parity: ParitySettings = field(default_factory=ParitySettings)
+    simplex: SimplexSettings = field(default_factory=SimplexSettings)
+    why_deep: WhyDeepSettings = field(default_factory=WhyDeepSettings)
+    gelu: GeluSettings = field(default_factory=GeluSettings)
+    targets: TargetsSettings = field(default_factory=TargetsSettings)
+    tickets: TicketsSettings = field(default_factory=TicketsSettings)
 
     def __post_init__(self):
         if self.page not in PAGES:
@@ -168,7 +351,10 @@ class QuestionsState:
     def to_dict(self) -> dict:
         return {"page": self.page, "double_descent": self.double_descent.to_dict(),
                 "overparametrisation": self.overparametrisation.to_dict(),
-                "infinite_width": self.infinite_width.to_dict()}
+                "infinite_width": self.infinite_width.to_dict(), "parity": self.parity.to_dict(),
+                "simplex": self.simplex.to_dict(), "why_deep": self.why_deep.to_dict(),
+                "gelu": self.gelu.to_dict(), "targets": self.targets.to_dict(),
+                "tickets": self.tickets.to_dict()}
 
     @classmethod
     def from_dict(cls, d) -> QuestionsState:
@@ -179,5 +365,13 @@ class QuestionsState:
         dd = DoubleDescentSettings.from_dict(f.get("double_descent"))
         over = OverparametrisationSettings.from_dict(f.get("overparametrisation"))
         lazy = InfiniteWidthSettings.from_dict(f.get("infinite_width"))
+        parity = ParitySettings.from_dict(f.get("parity"))
+        simplex = SimplexSettings.from_dict(f.get("simplex"))
+        why_deep = WhyDeepSettings.from_dict(f.get("why_deep"))
+        gelu = GeluSettings.from_dict(f.get("gelu"))
+        targets = TargetsSettings.from_dict(f.get("targets"))
+        tickets = TicketsSettings.from_dict(f.get("tickets"))
         f.done()
-        return cls(page=page, double_descent=dd, overparametrisation=over, infinite_width=lazy)
+        return cls(page=page, double_descent=dd, overparametrisation=over, infinite_width=lazy,
+                   parity=parity, simplex=simplex, why_deep=why_deep, gelu=gelu,
+                   targets=targets, tickets=tickets)

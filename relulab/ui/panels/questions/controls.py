@@ -82,12 +82,14 @@ class PageView:
     verdict, the numbers and the plots with their key. (The progress bar is the panel's,
     beside the pages' tabs.)"""
 
-    def __init__(self, page: str, plots, key: QLabel):
-        short = SHORT[page]
-        self.widget = named(QWidget(), f"questions-{short}-page", f"{TITLES[page]} page")
+    def __init__(self, page: str, plots, key: QLabel, *, short: str | None = None,
+                 title: str | None = None, question: tuple[str, str] | None = None):
+        short = short or SHORT[page]
+        title = title or TITLES[page]
+        self.widget = named(QWidget(), f"questions-{short}-page", f"{title} page")
         v = QVBoxLayout(self.widget)
         v.setContentsMargins(4, 4, 4, 4)
-        quote, source = QUESTIONS[page]
+        quote, source = question or QUESTIONS[page]
         self.quote = Note(f"questions-{short}-quote", "The question, quoted",
                           f"<i>“{quote}”</i> ({source})")
         self.quote.setTextFormat(Qt.TextFormat.RichText)
@@ -268,6 +270,10 @@ class QuestionsControls:
         self.lazy = InfiniteWidthControls()
         for w in (self.dd, self.over, self.lazy):
             self.stack.addWidget(w)
+
+    def add(self, widget: QWidget) -> None:
+        """A registered page's controls, after those of the pages before it in PAGES."""
+        self.stack.addWidget(widget)
 
     def show_page(self, page: str) -> None:
         self.stack.setCurrentIndex(PAGES.index(page))

@@ -50,6 +50,7 @@ from relulab.ui.panels.questions.jobs import (
     run_infinite_width,
     run_overparametrisation,
 )
+from relulab.ui.panels.questions.pages import registered
 from relulab.ui.panels.questions.plots import (
     DoubleDescentFigure,
     InfiniteWidthFigure,
@@ -57,12 +58,20 @@ from relulab.ui.panels.questions.plots import (
 )
 from relulab.ui.worker import Worker
 
+#: The pages built from their own modules (relulab.ui.panels.questions.pages).
+REGISTERED = registered()
+
 #: What each page's experiment is called in its progress and in ``finished(work)``.
 WORK = {"double-descent": "the double-descent sweep",
         "overparametrisation": "the spirals and the pruning",
         "infinite-width": "the lazy-training study"}
 RUNS = {"double-descent": run_double_descent, "overparametrisation": run_overparametrisation,
         "infinite-width": run_infinite_width}
+WORK.update({name: p.work for name, p in REGISTERED.items()})
+RUNS.update({name: p.run for name, p in REGISTERED.items()})
+#: Every page's tab text and object-name short form.
+PAGE_TITLES = {**TITLES, **{name: p.title for name, p in REGISTERED.items()}}
+PAGE_SHORT = {**SHORT, **{name: p.short for name, p in REGISTERED.items()}}
 
 
 def experiment_of(state: QuestionsState, page: str):
@@ -71,6 +80,10 @@ def experiment_of(state: QuestionsState, page: str):
     if page == "double-descent":
         s = state.double_descent
         return replace(s, view=DoubleDescentSettings.view, show_train=True)
+    if page in REGISTERED:
+        p = REGISTERED[page]
+        settings = getattr(state, p.field)
+        return settings if p.experiment is None else p.experiment(settings)
     return state.overparametrisation if page == "overparametrisation" else state.infinite_width
 
 
@@ -90,7 +103,7 @@ class QuestionsPanel(Panel):
     )
     #: In the lecture layout the caption says the question and the numbers: the plots
     #: take the room of the quote and of the numbers under the verdict.
-    lecture_hidden = tuple(f"questions-{short}-{what}" for short in SHORT.values()
+    lecture_hidden = tuple(f"questions-{short}-{what}" for short in PAGE_SHORT.values()
                            for what in ("quote", "details"))
 
     def __init__(self, host=None, parent=None):
@@ -99,7 +112,7 @@ class QuestionsPanel(Panel):
         self._closed = False
         self._results: dict[str, Any] = dict.fromkeys(PAGES)
         self._wanted: dict[str, Any] = dict.fromkeys(PAGES)
-        self._workers = {page: Worker(f"questions-{SHORT[page]}", self) for page in PAGES}
+        self._workers = {page: Worker(f"questions-{PAGE_SHORT[page]}", self) for page in PAGES}
         self._build()
         self._connect()
         self.apply_theme()
@@ -112,7 +125,7 @@ class QuestionsPanel(Panel):
         self.figures = {"double-descent": DoubleDescentFigure(t),
                         "overparametrisation": OverparametrisationFigure(t),
                         "infinite-width": InfiniteWidthFigure(t)}
-        dd, over, lazy = (self.figures[p] for p in PAGES)
+        dd, over, lazy = (self.figures[p] for p in PAGES[:3])
         self.views = {
             "double-descent": PageView("double-descent", [(dd.plot, 3), (dd.lottery_plot, 2)],
                                        dd.key),
@@ -121,9 +134,17 @@ class QuestionsPanel(Panel):
             "infinite-width": PageView("infinite-width", [(lazy.plot, 1), (lazy.kernel_plot, 1)],
                                        lazy.key),
         }
+        self.page_controls = {}
+        for name, p in REGISTERED.items():
+            figure = self.figures[name] = p.figure(t)
+            self.views[name] = PageView(name, [(plot, 1) for plot in figure.plots.values()],
+                                        figure.key, short=p.short, title=p.title,
+                                        question=(p.question, p.source))
+            controls = self.page_controls[name] = p.controls()
+            self.controls.add(controls)
         self.pages = named(QTabWidget(), "questions-pages", "Questions, one page each")
         for page in PAGES:
-            self.pages.addTab(self.views[page].widget, TITLES[page])
+            self.pages.addTab(self.views[page].widget, PAGE_TITLES[page])
         self.progress = progress_bar()
         self.pages.setCornerWidget(self.progress)
         #: (done, total) of each page's experiment while it runs, else None
@@ -153,6 +174,11 @@ class QuestionsPanel(Panel):
         o.seeds.valueChanged.connect(lambda v: self._over(seeds=v))
         o.prune_width.activated.connect(lambda i: self._over(prune_width=o.prune_width.itemData(i)))
         self.controls.lazy.seeds.valueChanged.connect(lambda v: self._lazy(seeds=v))
+        for name, controls in self.page_controls.items():
+            controls.edited.connect(lambda changes, name=name: self.set_page_settings(name, **changes))
+            drags = getattr(self.figures[name], "edited", None)  # a plot that edits the settings
+            if drags is not None:
+                drags.connect(lambda changes, name=name: self.set_page_settings(name, **changes))
         for page, worker in self._workers.items():
             worker.progress.connect(lambda value, page=page: self._on_progress(page, value))
             worker.finished.connect(lambda run, page=page: self._on_result(page, run))
@@ -161,7 +187,7 @@ class QuestionsPanel(Panel):
     # -- edits -----------------------------------------------------------------
     def show_page(self, page: str) -> None:
         """Show ``page`` (one of relulab.model.lessons.questions.PAGES): one undo step."""
-        self.commit(replace(self._state, page=page), f"page {TITLES[page]}")
+        self.commit(replace(self._state, page=page), f"page {PAGE_TITLES[page]}")
 
     def step_page(self, step: int) -> None:
         """The next (``step`` 1) or previous (−1) question, round the pages."""
@@ -175,6 +201,14 @@ class QuestionsPanel(Panel):
     def set_double_descent(self, **changes) -> None:
         """Change the double-descent page's settings (the fields of DoubleDescentSettings)."""
         self._dd(**changes)
+
+    def set_page_settings(self, page: str, **changes) -> None:
+        """Change the settings of a registered ``page`` (the fields of its settings
+        class): one undo step."""
+        field = REGISTERED[page].field
+        s = replace(getattr(self._state, field), **changes)
+        what = ", ".join(f"{k} {v}" for k, v in changes.items())
+        self.commit(replace(self._state, **{field: s}), f"{PAGE_TITLES[page].lower()}: {what}")
 
     def _dd(self, **changes) -> None:
         s = replace(self._state.double_descent, **changes)
@@ -215,6 +249,12 @@ class QuestionsPanel(Panel):
         c.dd.show_state(state.double_descent)
         c.over.show_state(state.overparametrisation)
         c.lazy.show_state(state.infinite_width)
+        for name, controls in self.page_controls.items():
+            settings = getattr(state, REGISTERED[name].field)
+            controls.show_state(settings)
+            live = getattr(self.figures[name], "show_settings", None)
+            if live is not None:
+                live(settings)
         c.show_page(state.page)
         with signals_blocked(self.pages):
             self.pages.setCurrentIndex(PAGES.index(state.page))
@@ -256,7 +296,7 @@ class QuestionsPanel(Panel):
         self.progress.setRange(0, max(total, 1))
         self.progress.setValue(done)
         self.progress.setFormat(f"{WORK[page]}: %p%")
-        self.progress.setToolTip(f"{TITLES[page]}: {WORK[page]}")
+        self.progress.setToolTip(f"{PAGE_TITLES[page]}: {WORK[page]}")
         self.progress.setVisible(True)
 
     def _on_result(self, page: str, run) -> None:
@@ -279,7 +319,13 @@ class QuestionsPanel(Panel):
 
     def _draw(self, page: str, run) -> None:
         view, figure = self.views[page], self.figures[page]
-        if page == "double-descent":
+        if page in REGISTERED:
+            p = REGISTERED[page]
+            numbers = p.numbers(run)
+            figure.draw(run, numbers)
+            view.verdict.set_value(numbers["verdict"], p.verdict(run))
+            view.details.setText(p.details(run))
+        elif page == "double-descent":
             s = self._state.double_descent
             figure.draw(run, s.view, s.show_train)
             view.verdict.set_value(dd_numbers(run)["regime"], dd_verdict(run))
@@ -307,10 +353,12 @@ class QuestionsPanel(Panel):
         """The readouts, and the numbers each page's verdict states (None while it
         runs): ``dd_regime``, ``dd_wins``, ``dd_median_widest``, ``dd_best_small``,
         ``dd_median_at_n``, ``dd_kernel``, ``dd_lottery_spread``, ``dd_lottery_ensemble``;
-        ``over_*`` and ``lazy_*`` likewise."""
+        ``over_*`` and ``lazy_*`` likewise, and ``<short>_*`` of every registered page
+        (``parity_median_parity``, ``parity_nearest`` …)."""
         values = super().readouts()
         sources = {"dd": (dd_numbers, "double-descent"), "over": (over_numbers, "overparametrisation"),
                    "lazy": (lazy_numbers, "infinite-width")}
+        sources.update({p.short: (p.numbers, name) for name, p in REGISTERED.items()})
         for prefix, (numbers, page) in sources.items():
             run = self.result(page)
             if run is None:
@@ -322,6 +370,8 @@ class QuestionsPanel(Panel):
 
     def plots(self) -> dict:
         f = self.figures[self._state.page]
+        if self._state.page in REGISTERED:
+            return dict(f.plots)
         if self._state.page == "double-descent":
             return {"main": f.plot, "lottery": f.lottery_plot}
         if self._state.page == "overparametrisation":
@@ -334,8 +384,13 @@ class QuestionsPanel(Panel):
         if run is None:
             return {}
         table = {"double-descent": dd_table, "overparametrisation": over_table,
-                 "infinite-width": lazy_table}[page]
-        return table(run)
+                 "infinite-width": lazy_table,
+                 **{name: p.table for name, p in REGISTERED.items()}}[page]
+        tables = dict(table(run))
+        shown = getattr(self.figures[page], "tables", None)  # what the page draws without a job
+        if shown is not None:
+            tables.update(shown())
+        return tables
 
     def apply_theme(self) -> None:
         t = self.theme
