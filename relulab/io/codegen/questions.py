@@ -111,10 +111,11 @@ def module_code(module: ModuleType) -> str:
 
 @cache
 def _jobs() -> tuple[str, dict[str, ast.stmt]]:
-    """The Questions panel's ``jobs.py`` as text and its top-level statements by name.
+    """The Questions panel's part-1 jobs (``jobs/__init__.py``) as text and its top-level
+    statements by name.
     Read, not imported: the file formats stay below the UI (the import rules), yet the
     script states the page's numbers with the page's own functions."""
-    text = (files("relulab") / "ui" / "panels" / "questions" / "jobs.py").read_text(
+    text = (files("relulab") / "ui" / "panels" / "questions" / "jobs" / "__init__.py").read_text(
         encoding="utf-8")
     named: dict[str, ast.stmt] = {}
     for node in ast.parse(text).body:

@@ -87,7 +87,7 @@ class TargetsFigure(_Figure):
         for k, item in enumerate(self.blobs):
             item.setSymbolSize(t.handle_size(6))
             item.setSymbolBrush(pg.mkBrush(t.color(f"class{k}")))
-            item.setSymbolPen(pg.mkPen(None))
+            item.setSymbolPen(t.pen("foreground", 0.75))  # light class colours need an outline
         for item, role in ((self.one_hot, "accent"), (self.soft, "approx")):
             item.setPen(t.pen(role, 1.5))
             item.setSymbolSize(t.handle_size(10))

@@ -61,7 +61,7 @@ def square(m: int) -> Square:
 
 def square_text(sq: Square) -> str:
     return (f"m = {sq.m}: {sq.neurons} ReLUs in {sq.m} layers, max |f<sub>m</sub> − x²| = "
-            f"<b>{sq.error}</b> = 4<sup>−{sq.m + 1}</sup> exactly")
+            f"<b>{sq.error}</b> = {float(sq.error)!r} = 4<sup>−{sq.m + 1}</sup> exactly")
 
 
 def why_deep_numbers(run: WhyDeepRun) -> dict:
