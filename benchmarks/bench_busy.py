@@ -231,6 +231,46 @@ def probe_idle(busy: bool, _arg: str = "") -> dict:
     return {"gap": gap, "ok": True}
 
 
+def probe_collection(busy: bool, _arg: str = "") -> dict:
+    """A full garbage collection on the GUI thread with the Deep → shallow window made and
+    a conversion drawn: as the app runs it (what outlived a quiet full collection frozen
+    by the GUI collector) and without the freeze (the baseline); CPU time of the thread."""
+    import gc
+
+    from relulab.ui import worker
+    from relulab.ui.panels.converter import ConverterPanel
+
+    _app()
+    panel = ConverterPanel()
+    panel.resize(1280, 800)
+    panel.show()
+    panel.wait_until_idle(300)
+    _type_and_return(panel.arch_edit, "2-20-20-1")
+    panel.wait_until_idle(300)
+
+    def full() -> float:
+        t = time.thread_time()
+        gc.collect()
+        return time.thread_time() - t
+
+    unfrozen = min(full() for _ in range(3))
+    worker.freeze_long_lived_objects()
+    collector = worker._collector
+    assert collector is not None
+    collector._idle_since = time.monotonic() - 2 * collector.QUIET  # quiet for a while
+    collector._waiting_since = None
+    while gc.get_freeze_count() == 0:  # one quiet full collection, as the timer makes it
+        gc.collect(1)
+        for _ in range(gc.get_threshold()[2] + 1):
+            gc.collect(1)
+        collector.check()
+    _type_and_return(panel.arch_edit, "2-24-24-1")  # more made after the freeze
+    panel.wait_until_idle(300)
+    frozen = min(full() for _ in range(3))
+    panel.shutdown()
+    return {"gap": frozen, "baseline": unfrozen, "ok": gc.get_freeze_count() > 0}
+
+
 PROBES = {
     "converter": probe_converter,
     "folding": probe_folding,
@@ -238,6 +278,7 @@ PROBES = {
     "hinges-drag": probe_hinges_drag,
     "tabs": probe_tabs,
     "idle": probe_idle,
+    "collection": probe_collection,
 }
 
 
@@ -330,7 +371,12 @@ def run(smoke: bool | None = None) -> list[Row]:
         rows[-1].note = "per tab (ms): " + ", ".join(
             f"{k} {v * 1e3:.0f}" for k, v in app["gaps"].items())
 
-    sections = [busy_converter, folding, hinges, typed]
+    def collection() -> None:
+        out = _probe("collection", False)
+        add(_row("a full garbage collection on the GUI thread, Deep → shallow made and drawn "
+                 "(CPU time)", out, {"gap": out["baseline"]}, "nothing frozen", smoke=smoke))
+
+    sections = [collection, busy_converter, folding, hinges, typed]
     if not smoke:  # every panel made, and a second of drag: minutes on a loaded machine
         sections += [drag, tabs]
     failed = []

@@ -70,8 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     from relulab.ui import settings
     from relulab.ui.application import build_main_window, ensure_application
     from relulab.ui.errors import install_exception_hook
+    from relulab.ui.worker import freeze_long_lived_objects
 
     app = ensure_application()
+    freeze_long_lived_objects()  # one window for the process's life: full collections stay short
 
     window = build_main_window(panel=args.panel, theme=args.theme, zoom=args.zoom)
     install_exception_hook(window)

@@ -92,7 +92,16 @@ class GuiCollector:
       study that keeps a worker busy must not keep its cycles). Idle means idle for a
       while: a worker that has just finished leaves its results to draw, in stages over
       the next passes of the event loop, and a collection among them would add its
-      30–40 ms to theirs."""
+      30–40 ms to theirs.
+    * In the app (:func:`freeze_long_lived_objects`), what outlives a quiet full
+      collection while nothing is frozen is frozen (``gc.freeze()``): the modules of
+      Qt, pyqtgraph, numpy and numba, the window and its panels (160,000 objects with one
+      panel) live as long as the app, yet each full collection walked them all, 75–80 ms
+      of the GUI thread, over the 50 ms rule. Later full collections walk only what was
+      made since. A freeze made elsewhere (the training driver's) is left alone: when it
+      is undone, the next quiet full collection freezes again. Cycles among frozen
+      objects are never collected; that is bounded by what was alive at one moment, so
+      memory stays flat."""
 
     MAX_WAIT = 30.0
     QUIET = 1.0
@@ -130,6 +139,21 @@ class GuiCollector:
         if quiet or now - self._waiting_since > self.MAX_WAIT:
             gc.collect(generation)
             self._waiting_since = None
+            if generation == 2 and quiet and _freeze_long_lived and gc.get_freeze_count() == 0:
+                gc.freeze()
+
+
+#: whether the GUI collector freezes what outlives a quiet full collection (the app's
+#: choice, :func:`freeze_long_lived_objects`; tests that make and drop windows by the
+#: hundred leave it off, or nothing they drop in a cycle would ever be collected)
+_freeze_long_lived = False
+
+
+def freeze_long_lived_objects(on: bool = True) -> None:
+    """Let the GUI collector freeze what outlives a quiet full collection (see
+    :class:`GuiCollector`): for an app that lives as long as its window."""
+    global _freeze_long_lived
+    _freeze_long_lived = on
 
 
 def collect_garbage_in_gui_thread() -> None:

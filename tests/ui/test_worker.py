@@ -217,6 +217,10 @@ def test_the_older_generations_wait_while_a_worker_is_busy(qtbot, worker, monkey
     counts = [(10_000, 100, 100)]
     monkeypatch.setattr(module.gc, "collect", lambda generation=2: calls.append(generation))
     monkeypatch.setattr(module.gc, "get_count", lambda: counts[0])
+    frozen = [0]
+    monkeypatch.setattr(module.gc, "freeze", lambda: frozen.__setitem__(0, frozen[0] + 1))
+    monkeypatch.setattr(module.gc, "get_freeze_count", lambda: 1000 * frozen[0])
+    monkeypatch.setattr(module, "_freeze_long_lived", True)
     release = threading.Event()
     worker.submit(lambda stop: release.wait(5))
     assert worker.busy
@@ -227,6 +231,7 @@ def test_the_older_generations_wait_while_a_worker_is_busy(qtbot, worker, monkey
     clock[0] += collector.MAX_WAIT + 1
     collector.check()
     assert calls[-1] == 2  # not for ever
+    assert frozen == [0]   # (not a quiet moment: what is alive now may be a burst's)
     calls.clear()
     collector.check()
     assert calls == [0]  # (busy again: waiting afresh)
@@ -238,6 +243,11 @@ def test_the_older_generations_wait_while_a_worker_is_busy(qtbot, worker, monkey
     clock[0] += collector.QUIET
     collector.check()
     assert calls == [0, 0, 2]  # idle for a while: now
+    # and what outlived it is frozen out of later walks, once while it stays frozen
+    assert frozen == [1]
+    clock[0] += collector.QUIET
+    collector.check()
+    assert frozen == [1]
     # the middle generation alone: collected at a quiet moment, as generation 1
     calls.clear()
     counts[0] = (10_000, collector.threshold[1], 0)   # the tick's own collection tips it
@@ -247,3 +257,50 @@ def test_the_older_generations_wait_while_a_worker_is_busy(qtbot, worker, monkey
     calls.clear()
     collector.check()
     assert calls == []
+
+
+def test_the_collector_freezes_only_in_the_app_and_only_what_nothing_else_froze(monkeypatch):
+    """A quiet full collection freezes what outlived it: in the app (which opts in), when
+    nothing is frozen (the training driver's freeze is left to the driver); never in a
+    process that did not opt in."""
+    import gc
+
+    from relulab.ui import worker as module
+
+    collector = module.GuiCollector(interval=3600)
+    collector.timer.stop()
+    gc.enable()
+    frozen, state = [], {"count": 0}
+    monkeypatch.setattr(module.gc, "collect", lambda generation=2: None)
+    monkeypatch.setattr(module.gc, "get_count", lambda: (0, 0, 10_000))
+    monkeypatch.setattr(module.gc, "freeze", lambda: (frozen.append(1), state.update(count=9)))
+    monkeypatch.setattr(module.gc, "get_freeze_count", lambda: state["count"])
+    clock = [time.monotonic()]
+    monkeypatch.setattr(module.time, "monotonic", lambda: clock[0])
+
+    def quiet_full_collection():
+        collector.check()
+        clock[0] += collector.QUIET + 1
+        collector.check()
+
+    monkeypatch.setattr(module, "_freeze_long_lived", False)
+    quiet_full_collection()
+    assert frozen == []
+    module.freeze_long_lived_objects()
+    state["count"] = 5  # the driver's freeze, while training
+    quiet_full_collection()
+    assert frozen == []
+    state["count"] = 0  # undone when training stops: the next quiet one freezes again
+    quiet_full_collection()
+    assert frozen == [1]
+
+
+def test_the_app_opts_in_to_the_freeze():
+    import ast
+    import inspect
+
+    from relulab import app
+
+    calls = {n.func.id for n in ast.walk(ast.parse(inspect.getsource(app.main)))
+             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    assert "freeze_long_lived_objects" in calls
