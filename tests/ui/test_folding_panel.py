@@ -74,6 +74,28 @@ def test_deep_tents_are_computed_in_the_background(panel, qtbot):
     assert set(threading.enumerate()) <= before
 
 
+def test_a_deep_tent_is_drawn_over_several_passes(panel, qtbot, monkeypatch):
+    """The deep tent's arrival draws its curve and count at once and the fold, the
+    layers and the chart in passes of their own (all five plots in one pass: 24-30 ms
+    of the GUI thread at depth 24)."""
+    panel.set_depth(SYNC_DEPTH + 2)
+    qtbot.waitUntil(lambda: not panel.computing(), timeout=20000)
+    drawn = []
+    for name in ("draw_tent", "draw_fold", "draw_layers", "draw_chart"):
+        original = getattr(panel.figures, name)
+        monkeypatch.setattr(panel.figures, name,
+                            lambda *a, _o=original, _n=name: (drawn.append(_n), _o(*a))[1])
+    panel._on_deep_tent(panel._deep)          # the same result arrives again
+    assert drawn == ["draw_tent"]             # the curve (and its count): at once
+    assert panel.computing() and panel.drawing_pending()
+    qtbot.waitUntil(lambda: not panel.drawing_pending(), timeout=5000)
+    assert drawn == ["draw_tent", "draw_fold", "draw_layers", "draw_chart"]
+    assert f"<b>{pieces_text(2 ** 18)}</b> pieces" in panel.count_label.text()
+    assert not panel.computing()
+    panel.set_depth(SYNC_DEPTH)               # a shallow depth: all at once, as before
+    assert drawn[-3:] == ["draw_fold", "draw_layers", "draw_chart"]
+
+
 def test_latest_deep_request_wins(panel, qtbot):
     panel.set_depth(20)
     panel.set_depth(17)
