@@ -4,6 +4,7 @@ worked on, when the command says which)."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Callable
 
@@ -14,6 +15,16 @@ class Failure(Exception):
     def __init__(self, message: str, code: int = 1):
         super().__init__(message)
         self.code = code
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse's refusals as one line (a :class:`Failure` with exit status 2), not its
+    usage block; ``hint`` names where to read more, after the message."""
+
+    hint = ""
+
+    def error(self, message):
+        raise Failure(f"{message}{self.hint}", 2)
 
 
 def say(command: str, message: str) -> None:

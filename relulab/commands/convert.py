@@ -34,7 +34,7 @@ import numpy as np
 
 from relulab.commands import _output, _plan
 from relulab.commands._edge import Failure as _Failure
-from relulab.commands._edge import run
+from relulab.commands._edge import OneLineParser, run
 from relulab.commands._progress import Progress, duration
 
 #: What the command says when the region engine really compiles (numba's disk cache
@@ -42,9 +42,8 @@ from relulab.commands._progress import Progress, duration
 FIRST_RUN = "preparing the compiled region engine (first run only; it takes seconds)…"
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, not usage + error
-        raise _Failure(f"{message} (see relulab convert --help)", 2)
+class _Parser(OneLineParser):
+    hint = " (see relulab convert --help)"
 
     def format_help(self) -> str:
         # the limits come from the region engine's module (a second to import): read

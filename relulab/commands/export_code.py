@@ -14,12 +14,11 @@ import argparse
 from pathlib import Path
 
 from relulab.commands._edge import Failure as _Failure
-from relulab.commands._edge import run
+from relulab.commands._edge import OneLineParser, run
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, not usage + error
-        raise _Failure(f"{message} (see relulab export-code --help)", 2)
+class _Parser(OneLineParser):
+    hint = " (see relulab export-code --help)"
 
 
 def _parser() -> argparse.ArgumentParser:

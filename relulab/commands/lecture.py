@@ -17,6 +17,8 @@ import argparse
 import os
 import sys
 
+from relulab.commands._edge import Failure, OneLineParser, run
+from relulab.commands._offscreen import check_zoom, checked_output, quiet_qt
 from relulab.commands._progress import Progress
 
 #: About how long one scene's page takes to draw (1.5 s on a laptop; the built-in
@@ -25,17 +27,8 @@ from relulab.commands._progress import Progress
 SCENE_SECONDS = 1.5
 
 
-class _Usage(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, not argparse's usage block
-        raise _Usage(message)
-
-
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="relulab lecture", description="Work with lectures without the window.")
+    p = OneLineParser(prog="relulab lecture", description="Work with lectures without the window.")
     sub = p.add_subparsers(dest="action", required=True)
     e = sub.add_parser("export", help="write a lecture's handout as a PDF")
     e.add_argument("lecture", help="a playlist file, a folder with playlist.json, or 'builtin'")
@@ -47,24 +40,14 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _fail(code: int, message: str) -> int:
-    print(f"relulab lecture: {message}", file=sys.stderr)
-    return code
-
-
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    try:
-        args = parser().parse_args(argv)
-    except _Usage as exc:
-        return _fail(2, str(exc))
-    out = os.path.abspath(args.output)
-    if not out.lower().endswith(".pdf"):
-        return _fail(2, f"{args.output}: the output must end in .pdf")
-    if not os.path.isdir(os.path.dirname(out)):
-        return _fail(1, f"{args.output}: the folder {os.path.dirname(out)} does not exist")
-    if not (0.5 <= args.zoom <= 3.0):
-        return _fail(2, f"--zoom {args.zoom}: must be between 0.5 and 3")
+    return run("lecture", _main, argv)
+
+
+def _main(argv: list[str], reading: list[str]) -> int:
+    args = parser().parse_args(argv)
+    out = checked_output(args.output, (".pdf",))
+    check_zoom(args.zoom)
 
     from relulab.io.scenes import SceneError, builtin_lecture_path, read_lecture, read_playlist
     from relulab.ui.panels import PANEL_NAMES
@@ -75,53 +58,45 @@ def main(argv: list[str] | None = None) -> int:
         else:
             playlist = read_lecture(args.lecture, PANEL_NAMES)
     except SceneError as exc:
-        return _fail(1, f"{args.lecture}: {exc}")
+        raise Failure(f"{args.lecture}: {exc}") from None
 
-    os.environ["QT_QPA_PLATFORM"] = "offscreen"  # never needs a display
     try:
-        return _export(args, playlist, out)
+        with quiet_qt():
+            _export(args, playlist, out)
+    except (Failure, KeyboardInterrupt):
+        raise
     except SceneError as exc:
-        return _fail(1, f"{args.lecture}: {exc}")
+        raise Failure(f"{args.lecture}: {exc}") from None
     except OSError as exc:
-        return _fail(1, f"{args.output}: {exc.strerror or exc}")
+        raise Failure(f"{args.output}: {exc.strerror or exc}") from None
     except Exception as exc:  # one line, whatever went wrong
-        return _fail(1, f"could not write the handout: {type(exc).__name__}: {exc}")
-
-
-def _export(args, playlist, out: str) -> int:
-    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
-
-    from relulab.ui.application import ensure_application
-
-    def quiet(kind, context, message):  # Qt's chatter is not the one line we promise
-        if kind == QtMsgType.QtFatalMsg:
-            sys.stderr.write(message + "\n")
-
-    previous = qInstallMessageHandler(quiet)
-    try:
-        ensure_application()
-        from relulab.ui.lecture.handout import write_handout
-        from relulab.ui.theme import Theme, set_current_theme
-
-        theme = Theme(args.theme, args.zoom)
-        set_current_theme(theme)
-        theme.apply_to_application()
-        with Progress("lecture") as progress:
-            n = len(playlist.scenes)
-            progress.expect(n * SCENE_SECONDS)
-            with progress.stage(f"Drawing the handout's {n} scenes", total=n) as stage:
-                def drawing(i: int, n: int) -> None:
-                    if i:
-                        stage.advance()
-                    if progress.loud and not progress.terminal:
-                        # one line a scene: the window reads these for its progress bar
-                        progress.say(f"drawing scene {i + 1} of {n}")
-
-                write_handout(playlist, out, args.notes, progress=drawing)
-    finally:
-        qInstallMessageHandler(previous)
+        raise Failure(f"could not write the handout: {type(exc).__name__}: {exc}") from None
     print(out)
     return 0
+
+
+def _export(args, playlist, out: str) -> None:
+    from relulab.ui.application import ensure_application
+
+    ensure_application()
+    from relulab.ui.lecture.handout import write_handout
+    from relulab.ui.theme import Theme, set_current_theme
+
+    theme = Theme(args.theme, args.zoom)
+    set_current_theme(theme)
+    theme.apply_to_application()
+    with Progress("lecture") as progress:
+        n = len(playlist.scenes)
+        progress.expect(n * SCENE_SECONDS)
+        with progress.stage(f"Drawing the handout's {n} scenes", total=n) as stage:
+            def drawing(i: int, n: int) -> None:
+                if i:
+                    stage.advance()
+                if progress.loud and not progress.terminal:
+                    # one line a scene: the window reads these for its progress bar
+                    progress.say(f"drawing scene {i + 1} of {n}")
+
+            write_handout(playlist, out, args.notes, progress=drawing)
 
 
 if __name__ == "__main__":

@@ -15,18 +15,12 @@ import argparse
 import os
 import sys
 
+from relulab.commands._edge import Failure, OneLineParser, run
+from relulab.commands._offscreen import check_zoom, checked_output, quiet_qt
+
 MIN_SIDE, MAX_SIDE = 64, 8192
 #: How long a panel's background work (a conversion, a deep tent) may take to appear.
 RENDER_WAIT_SECONDS = 60.0
-
-
-class _Usage(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, not argparse's usage block
-        raise _Usage(message)
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -43,7 +37,7 @@ def _size(text: str) -> tuple[int, int]:
 def parser() -> argparse.ArgumentParser:
     from relulab.ui.panels import PANEL_NAMES  # Qt-free
 
-    p = _Parser(prog="relulab render", description="Draw a panel offscreen to a PNG or SVG file.")
+    p = OneLineParser(prog="relulab render", description="Draw a panel offscreen to a PNG or SVG file.")
     p.add_argument("scene", nargs="?", help="a scene file (.relulab.json); default: the default state")
     p.add_argument("-o", "--output", required=True, help="the picture to write (.png or .svg)")
     p.add_argument("--panel", choices=PANEL_NAMES,
@@ -57,34 +51,24 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _fail(code: int, message: str) -> int:
-    print(f"relulab render: {message}", file=sys.stderr)
-    return code
-
-
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    try:
-        args = parser().parse_args(argv)
-    except _Usage as exc:
-        return _fail(2, str(exc))
-    out = os.path.abspath(args.output)
+    return run("render", _main, argv)
+
+
+def _main(argv: list[str], reading: list[str]) -> int:
+    args = parser().parse_args(argv)
+    out = checked_output(args.output, (".png", ".svg"))
     suffix = os.path.splitext(out)[1].lower()
-    if suffix not in (".png", ".svg"):
-        return _fail(2, f"{args.output}: the output must end in .png or .svg")
-    if not os.path.isdir(os.path.dirname(out)):
-        return _fail(1, f"{args.output}: the folder {os.path.dirname(out)} does not exist")
-    if not (0.5 <= args.zoom <= 3.0):
-        return _fail(2, f"--zoom {args.zoom}: must be between 0.5 and 3")
+    check_zoom(args.zoom)
     from relulab.io.atomic import check_writable
 
     try:  # refused before the panel is drawn, not after
         check_writable(out)
     except OSError as exc:
-        return _fail(1, f"{args.output}: cannot write ({exc.strerror or exc})")
+        raise Failure(f"{args.output}: cannot write ({exc.strerror or exc})") from None
     if args.scene and os.path.exists(out) and os.path.exists(args.scene) \
             and os.path.samefile(args.scene, out):
-        return _fail(2, f"{args.output}: the output is the scene read; choose another name")
+        raise Failure(f"{args.output}: the output is the scene read; choose another name", 2)
 
     from relulab.io.scenes import SceneError, read_scene
     from relulab.ui.panels import PANEL_NAMES
@@ -94,96 +78,90 @@ def main(argv: list[str] | None = None) -> int:
         try:
             scene = read_scene(args.scene, PANEL_NAMES)
         except SceneError as exc:
-            return _fail(1, f"{args.scene}: {exc}")
+            raise Failure(f"{args.scene}: {exc}") from None
     name = args.panel or (scene.current if scene and scene.current else None) \
         or (next(iter(scene.panels), None) if scene else None) or PANEL_NAMES[0]
 
-    os.environ["QT_QPA_PLATFORM"] = "offscreen"  # never needs a display
     try:
-        return _render(args, scene, name, out, suffix)
+        with quiet_qt():
+            _render(args, scene, name, out, suffix)
+    except (Failure, KeyboardInterrupt):
+        raise
     except SceneError as exc:
-        return _fail(1, f"{args.scene}: {exc}")
+        raise Failure(f"{args.scene}: {exc}") from None
     except Exception as exc:  # one line, whatever went wrong
-        return _fail(1, f"could not draw the {name} panel: {type(exc).__name__}: {exc}")
+        raise Failure(f"could not draw the {name} panel: {type(exc).__name__}: {exc}") from None
+    print(out)
+    return 0
 
 
-def _render(args, scene, name: str, out: str, suffix: str) -> int:
-    from PySide6.QtCore import Qt, QtMsgType, qInstallMessageHandler
+def _render(args, scene, name: str, out: str, suffix: str) -> None:
+    from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication
 
     from relulab.ui.application import ensure_application
 
-    def quiet(kind, context, message):  # Qt's chatter is not the one line we promise
-        if kind == QtMsgType.QtFatalMsg:
-            sys.stderr.write(message + "\n")
+    ensure_application()
+    from relulab.io.scenes import SceneError
+    from relulab.ui import export
+    from relulab.ui.panels import spec
+    from relulab.ui.theme import Theme, set_current_theme
 
-    previous = qInstallMessageHandler(quiet)
+    theme = Theme(args.theme, args.zoom)
+    set_current_theme(theme)
+    theme.apply_to_application()
+    panel = spec(name).load()()
     try:
-        ensure_application()
-        from relulab.io.scenes import SceneError
-        from relulab.ui import export
-        from relulab.ui.panels import spec
-        from relulab.ui.theme import Theme, set_current_theme
-
-        theme = Theme(args.theme, args.zoom)
-        set_current_theme(theme)
-        theme.apply_to_application()
-        panel = spec(name).load()()
-        try:
-            if scene is not None and name in scene.panels:
-                try:
-                    panel.load_state(scene.panels[name])
-                except ValueError as exc:
-                    raise SceneError(f"panels.{name}", str(exc)) from exc
-            panel.set_lecture_layout(args.lecture)
-            w, h = args.size
-            # A panel that needs more room than asked for is drawn larger and scaled down
-            # evenly, so the picture has exactly the size asked for and nothing is clipped.
-            need = panel.minimumSizeHint()
-            s = max(1.0, need.width() / w, need.height() / h)
-            logical = (round(w * s), round(h * s))
-            panel.resize(*(logical if args.plot is None else args.size))
-            panel.show()
-            panel.wait_until_idle(RENDER_WAIT_SECONDS)  # the background work shows too
-            for _ in range(3):  # layouts settle, then plots paint
-                QApplication.processEvents()
-            target = panel
-            plots = panel.plots()
-            if args.plot is not None or suffix == ".svg":
-                if args.plot and args.plot not in plots:
-                    return _fail(1, f"--plot {args.plot}: the {name} panel has no such plot "
-                                    f"(it has: {', '.join(plots) or 'none'})")
-                target = plots[args.plot] if args.plot else next(iter(plots.values()), None)
-                if target is None:
-                    return _fail(1, f"the {name} panel has no plot to draw")
-            if args.plot is not None:  # the plot alone, at the full size
-                target.setParent(None)
-                target.resize(*args.size)
-                target.show()
-                for _ in range(3):
-                    QApplication.processEvents()
-            if suffix == ".svg":
-                export.export_svg(target, out)
-            else:
-                from relulab.io.atomic import write_bytes_atomic
-
-                image = target.grab().toImage()
-                if image.size().toTuple() != tuple(args.size):
-                    image = image.scaled(*args.size, Qt.AspectRatioMode.IgnoreAspectRatio,
-                                         Qt.TransformationMode.SmoothTransformation)
-                write_bytes_atomic(out, export._png_bytes(image))
-            if target is not panel:
-                target.close()
-                target.deleteLater()
-        finally:
-            panel.shutdown()
-            panel.close()
-            panel.deleteLater()
+        if scene is not None and name in scene.panels:
+            try:
+                panel.load_state(scene.panels[name])
+            except ValueError as exc:
+                raise SceneError(f"panels.{name}", str(exc)) from exc
+        panel.set_lecture_layout(args.lecture)
+        w, h = args.size
+        # A panel that needs more room than asked for is drawn larger and scaled down
+        # evenly, so the picture has exactly the size asked for and nothing is clipped.
+        need = panel.minimumSizeHint()
+        s = max(1.0, need.width() / w, need.height() / h)
+        logical = (round(w * s), round(h * s))
+        panel.resize(*(logical if args.plot is None else args.size))
+        panel.show()
+        panel.wait_until_idle(RENDER_WAIT_SECONDS)  # the background work shows too
+        for _ in range(3):  # layouts settle, then plots paint
             QApplication.processEvents()
+        target = panel
+        plots = panel.plots()
+        if args.plot is not None or suffix == ".svg":
+            if args.plot and args.plot not in plots:
+                raise Failure(f"--plot {args.plot}: the {name} panel has no such plot "
+                              f"(it has: {', '.join(plots) or 'none'})")
+            target = plots[args.plot] if args.plot else next(iter(plots.values()), None)
+            if target is None:
+                raise Failure(f"the {name} panel has no plot to draw")
+        if args.plot is not None:  # the plot alone, at the full size
+            target.setParent(None)
+            target.resize(*args.size)
+            target.show()
+            for _ in range(3):
+                QApplication.processEvents()
+        if suffix == ".svg":
+            export.export_svg(target, out)
+        else:
+            from relulab.io.atomic import write_bytes_atomic
+
+            image = target.grab().toImage()
+            if image.size().toTuple() != tuple(args.size):
+                image = image.scaled(*args.size, Qt.AspectRatioMode.IgnoreAspectRatio,
+                                     Qt.TransformationMode.SmoothTransformation)
+            write_bytes_atomic(out, export._png_bytes(image))
+        if target is not panel:
+            target.close()
+            target.deleteLater()
     finally:
-        qInstallMessageHandler(previous)
-    print(out)
-    return 0
+        panel.shutdown()
+        panel.close()
+        panel.deleteLater()
+        QApplication.processEvents()
 
 
 if __name__ == "__main__":

@@ -30,13 +30,12 @@ from pathlib import Path
 
 from relulab.commands import _output, _plan
 from relulab.commands._edge import Failure as _Failure
-from relulab.commands._edge import run
+from relulab.commands._edge import OneLineParser, run
 from relulab.commands._progress import Progress
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, not usage + error
-        raise _Failure(f"{message} (see relulab slice --help)", 2)
+class _Parser(OneLineParser):
+    hint = " (see relulab slice --help)"
 
 
 def _parser() -> argparse.ArgumentParser:
