@@ -158,23 +158,32 @@ def _jobs(file: str) -> tuple[str, dict[str, ast.stmt]]:
 def jobs_source(*names: str, file: str = "__init__.py", rename: dict[str, str] | None = None
                 ) -> str:
     """The source of the panel's jobs definitions ``names`` (functions with their
-    decorators, classes, or the assignments of constants) from ``file``, separated as
-    :func:`source` separates them. Their imports from relulab inside a function go (the
-    script copies the model's modules they come from; running the script shows a name
-    it lacks); ``rename`` renames a name throughout the text (a
-    helper whose name a model module uses for another)."""
+    decorators, classes, or the assignments of constants with their ``#:`` comment)
+    from ``file``: functions and classes apart as :func:`source` separates them,
+    constants in a block. Their imports from relulab inside a function go (the script
+    copies the model's modules they come from; running the script shows a name it
+    lacks); ``rename`` renames a name throughout the text (a helper whose name a model
+    module uses for another)."""
     text, named = _jobs(file)
     lines = text.splitlines()
-    out = []
+    code, taken, before = "", set(), None
     for name in names:
         if name not in named:
             raise ValueError(f"the Questions panel's jobs/{file} has no {name}")
         node = named[name]
+        if id(node) in taken:  # A, B = 1, 2 asked for as A and B
+            continue
+        taken.add(id(node))
         start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        while start > 1 and lines[start - 2].startswith("#:"):  # what the constant is
+            start -= 1
         drop = _drop_ours(text, [node], None, f"jobs/{file}")
-        out.append("\n".join(line for n, line in enumerate(
-            lines[start - 1:node.end_lineno], start=start) if n not in drop))
-    code = "\n\n\n".join(out)
+        piece = "\n".join(line for n, line in enumerate(
+            lines[start - 1:node.end_lineno], start=start) if n not in drop)
+        constant = isinstance(node, ast.Assign)
+        if before is not None:
+            code += "\n" if constant and before else "\n\n\n"
+        code, before = code + piece, constant
     for old, new in (rename or {}).items():
         code = re.sub(rf"\b{re.escape(old)}\b", new, code)
     return code
