@@ -140,11 +140,14 @@ def diverging_lut(low, mid, high, n: int = 256, strength: float = STRENGTH) -> n
 
 
 class DataMap(TimedPlotWidget):
-    """The map plot. A left click asks for a point (``add_requested(x, y, shift)``),
-    a right click near a point for its removal (``remove_requested(index)``)."""
+    """The map plot. A left click asks for a point (``add_requested(x, y, shift)``; in a
+    feature space ``add_refused()``), a right click near a point for its removal
+    (``remove_requested(index)``)."""
 
     add_requested = Signal(float, float, bool)
     remove_requested = Signal(int)
+    #: A left click in a feature space, where no point of the plane is under it.
+    add_refused = Signal()
     #: The cursor over the plane (x, y), or None when it left.
     hovered = Signal(object)
 
@@ -159,6 +162,7 @@ class DataMap(TimedPlotWidget):
         self.box = box
         self.picture: MapPicture | None = None
         self.show_test = True  # test points drawn (hidden ones are still held out)
+        self.plane = True  # the plane (x₁, x₂), where a click adds a point; else a feature space
         self._points = Points(np.zeros((0, 2)), np.zeros(0), np.zeros(0, bool))
         self.setAspectLocked(True)
         self.setMouseEnabled(False, False)
@@ -200,6 +204,22 @@ class DataMap(TimedPlotWidget):
         if self.maximumWidth() != widest:
             # after this event: a resize from inside it left the scene at the old size
             QTimer.singleShot(0, lambda: self.setMaximumWidth(widest))
+
+    def set_space(self, box, labels=("x₁", "x₂")) -> None:
+        """Show the rectangle ``box`` with axes ``labels``: the plane (x₁, x₂), its aspect
+        kept, or a feature space (the box the points' features span), stretched to the
+        square (x₁² against x₁ spans another range on each axis)."""
+        box = tuple(float(v) for v in box)
+        plane = tuple(labels) == ("x₁", "x₂")
+        if box == self.box and plane == self.plane:
+            return
+        self.box, self.plane = box, plane
+        self._rect = QRectF(box[0], box[2], box[1] - box[0], box[3] - box[2])
+        self.heat.setRect(self._rect)
+        self.setLabel("bottom", labels[0])
+        self.setLabel("left", labels[1])
+        self.setAspectLocked(plane)
+        self._frame_the_box()
 
     def _frame_the_box(self, *_args) -> None:
         """The whole box in view whatever the shape (the aspect lock alone kept the old
@@ -286,7 +306,10 @@ class DataMap(TimedPlotWidget):
         x0, x1, y0, y1 = self.box
         if not (x0 <= x <= x1 and y0 <= y <= y1):
             return
-        if ev.button() == Qt.MouseButton.LeftButton:
+        if ev.button() == Qt.MouseButton.LeftButton and not self.plane:
+            ev.accept()
+            self.add_refused.emit()
+        elif ev.button() == Qt.MouseButton.LeftButton:
             ev.accept()
             shift = bool(ev.modifiers() & Qt.KeyboardModifier.ShiftModifier)
             self.add_requested.emit(x, y, shift)
