@@ -158,6 +158,12 @@ def test_the_feature_space_view_counts_what_the_plane_views_line_counts(panel, q
     panel._on_map_hover((0.4, 0.6))
     assert panel.info_label.text().startswith("At (x₁² = 0.4, x₂² = 0.6), the output on the "
                                               "region here: z = ")
+    # a neuron's map: its sentence names the features
+    combo = panel.controls.neuron_combo
+    combo.setCurrentIndex(combo.findData([1, 0]))
+    settled(qtbot, panel)
+    assert panel.data_map.picture.text.startswith("Layer 1, neuron 1: ReLU(")
+    assert "·x₁² " in panel.data_map.picture.text and "·x₂² " in panel.data_map.picture.text
     # a third feature: the plane again (the choice is kept for when two come back)
     tick(panel, "x1^2", "x2^2", "x1")
     settled(qtbot, panel)

@@ -150,9 +150,11 @@ class PlaygroundFeatures:
         if allowed and state.view.feature_space:
             box, labels = feature_box(features, state.points.x, self.box), features.labels
             self.pictures.features = None  # the network's own inputs: exact in this box
+            self.pictures.names = labels
         else:
             box, labels = self.box, PLANE_LABELS
             self.pictures.features = None if features.is_linear else features
+            self.pictures.names = None
         self.pictures.box = self.overlay.box = box
         self.data_map.set_space(box, labels)
         self.overlay.whole_name = ("In the whole plane" if labels == PLANE_LABELS

@@ -94,7 +94,7 @@ def class_image(S: np.ndarray, palette: np.ndarray, winner: np.ndarray | None = 
 def map_picture(net: MLP, neuron: tuple[int, int] | None = None, box=DEFAULT_BOX,
                 resolution: int = RESOLUTION, palette: np.ndarray | None = None,
                 discrete: bool = False, features: FeatureMap | None = None,
-                regress: bool = False) -> MapPicture:
+                regress: bool = False, names: tuple[str, ...] | None = None) -> MapPicture:
     """The network's picture: p = σ(z) of a one-output network, the classes' colours of a
     several-output one (``palette``: RGB rows, the background then each class, from
     ``data_map.class_palette``), or φ(z) of hidden neuron (layer, i) on a symmetric
@@ -106,7 +106,8 @@ def map_picture(net: MLP, neuron: tuple[int, int] | None = None, box=DEFAULT_BOX
     TensorFlow Playground's "discretize output"; a neuron's map is never rounded.
     ``features``: the first layer takes them, computed at each pixel centre.
     ``regress``: the output z is a prediction, drawn as it is on [−1, 1] (the targets'
-    range: TensorFlow Playground's plane and Gaussians); its zero line is drawn."""
+    range: TensorFlow Playground's plane and Gaussians); its zero line is drawn.
+    ``names``: the inputs' names in a neuron's sentence (x₁, x₂ when not given)."""
     with np.errstate(all="ignore"):
         zs = grid_layers(net, box, resolution, dtype=np.float32, features=features)
         finite = all(np.isfinite(z).all() for z in zs)
@@ -136,18 +137,19 @@ def map_picture(net: MLP, neuron: tuple[int, int] | None = None, box=DEFAULT_BOX
             z = clean(zs[layer - 1][i])
             image = _finite(get_activation(net.activations[layer - 1]).f(z))
             m = float(np.max(np.abs(image))) or 1.0
-            levels, text = (-m, m), neuron_text(net, layer, i, m, features)
+            levels, text = (-m, m), neuron_text(net, layer, i, m, features, names)
         boundary = boundary_segments(z, xs, ys)
     return MapPicture(net, neuron, image.T, levels, boundary[np.isfinite(boundary).all(axis=1)], text)
 
 
 def picture_job(net: MLP, neuron: tuple[int, int] | None, box, palette: np.ndarray,
                 _should_stop=None, *, discrete: bool = False,
-                features: FeatureMap | None = None, regress: bool = False) -> MapPicture:
+                features: FeatureMap | None = None, regress: bool = False,
+                names: tuple[str, ...] | None = None) -> MapPicture:
     """:func:`map_picture` as the worker runs it (one pass over the grid: nothing to
     stop in between)."""
     return map_picture(net, neuron, box, palette=palette, discrete=discrete, features=features,
-                       regress=regress)
+                       regress=regress, names=names)
 
 
 def _finite(z: np.ndarray) -> np.ndarray:
@@ -156,9 +158,10 @@ def _finite(z: np.ndarray) -> np.ndarray:
 
 
 def neuron_text(net: MLP, layer: int, i: int, m: float,
-                features: FeatureMap | None = None) -> str:
+                features: FeatureMap | None = None, names: tuple[str, ...] | None = None) -> str:
     """One sentence on what hidden neuron (layer, i) computes (of the ``features``
-    when given: then its zero line is sampled, not an affine map of the point)."""
+    when given: then its zero line is sampled, not an affine map of the point), its
+    inputs called ``names`` (x₁, x₂ when not given)."""
     own = net.activations[layer - 1]
     act = ACTIVATIONS[own].label
     head = f"Layer {layer}, neuron {i + 1}"
@@ -167,9 +170,10 @@ def neuron_text(net: MLP, layer: int, i: int, m: float,
                 f"is sampled; largest |value| in view {m:.3g}.")
     if all(a == "identity" for a in net.activations[:layer - 1]):  # z is affine in x
         a, c = neuron_affine_map(net, layer, i)
+        z = format_affine(a, c) if names is None else _affine_in(a, c, names)
         if own == "identity":
-            return f"{head}: exactly {format_affine(a, c)} (identity layers)."
-        return f"{head}: {act}({format_affine(a, c)}); largest |value| in view {m:.3g}."
+            return f"{head}: exactly {z} (identity layers)."
+        return f"{head}: {act}({z}); largest |value| in view {m:.3g}."
     return (f"{head}: {act} of a combination of layer {layer - 1}'s outputs; "
             f"its zero line is drawn; largest |value| in view {m:.3g}.")
 
