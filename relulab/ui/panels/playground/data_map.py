@@ -163,6 +163,7 @@ class DataMap(TimedPlotWidget):
         self.picture: MapPicture | None = None
         self.show_test = True  # test points drawn (hidden ones are still held out)
         self.plane = True  # the plane (x₁, x₂), where a click adds a point; else a feature space
+        self.labels = ("x₁", "x₂")  # the axes' names
         self._points = Points(np.zeros((0, 2)), np.zeros(0), np.zeros(0, bool))
         self.setAspectLocked(True)
         self.setMouseEnabled(False, False)
@@ -209,16 +210,16 @@ class DataMap(TimedPlotWidget):
         """Show the rectangle ``box`` with axes ``labels``: the plane (x₁, x₂), its aspect
         kept, or a feature space (the box the points' features span), stretched to the
         square (x₁² against x₁ spans another range on each axis)."""
-        box = tuple(float(v) for v in box)
-        plane = tuple(labels) == ("x₁", "x₂")
-        if box == self.box and plane == self.plane:
+        box, labels = tuple(float(v) for v in box), tuple(labels)
+        if box == self.box and labels == self.labels:
             return
-        self.box, self.plane = box, plane
+        self.box, self.labels = box, labels
+        self.plane = labels == ("x₁", "x₂")
         self._rect = QRectF(box[0], box[2], box[1] - box[0], box[3] - box[2])
         self.heat.setRect(self._rect)
         self.setLabel("bottom", labels[0])
         self.setLabel("left", labels[1])
-        self.setAspectLocked(plane)
+        self.setAspectLocked(self.plane)
         self._frame_the_box()
 
     def _frame_the_box(self, *_args) -> None:

@@ -331,6 +331,9 @@ def feature_count(net: MLP, box, should_stop=None, method: str = "auto",
     if method == "auto":
         method = "2d" if k == 2 else "nd"
     try:
+        if method == "2d" and not form.paired:  # the count alone, nothing read out
+            return FeatureCount(net, box, arrangement.count_regions_2d(
+                form.net, box, should_stop=should_stop, max_seconds=max_seconds))
         if method == "2d":
             found = arrangement.arrangement_2d(form.net, box=box, should_stop=should_stop,
                                                max_seconds=max_seconds)
