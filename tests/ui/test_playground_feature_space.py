@@ -57,7 +57,6 @@ def tick(panel, *names):
 def sampled_patterns(net: MLP, box, per_axis: int) -> int:
     """The distinct activation patterns of a ReLU network at the centres of a grid of
     per_axis^k cells in ``box``: each is a piece of the box, so never more than its count."""
-    k = net.n_in
     axes = [lo + (np.arange(per_axis) + 0.5) * (hi - lo) / per_axis
             for lo, hi in zip(box[0::2], box[1::2])]
     X = np.array(list(itertools.product(*axes)))
@@ -76,8 +75,8 @@ def test_two_features_the_2d_engine_and_the_nd_engine_agree(seed):
     assert by_2d.count == by_nd.count > 1
 
 
-@pytest.mark.parametrize("sizes, per_axis", [((2, 8, 6, 1), 300), ((3, 6, 5, 1), 40),
-                                             ((4, 5, 4, 1), 16)])
+@pytest.mark.parametrize(("sizes", "per_axis"), [((2, 8, 6, 1), 300), ((3, 6, 5, 1), 40),
+                                                 ((4, 5, 4, 1), 16)])
 def test_the_count_is_never_below_the_patterns_on_a_fine_grid(sizes, per_axis):
     net = MLP.random(list(sizes), seed=7)
     box = tuple(v for i in range(sizes[0]) for v in (-1.0 - 0.1 * i, 1.0 + 0.2 * i))
