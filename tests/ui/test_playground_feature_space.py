@@ -124,6 +124,8 @@ def test_circles_in_x1_squared_x2_squared_without_hidden_layer_are_cut_by_one_se
     box = feature_box(features, panel.points.x)
     assert panel.data_map.box == box
     assert panel.data_map.getPlotItem().getAxis("bottom").labelText == "x₁²"
+    assert panel.data_map.accessibleDescription().startswith("The feature space, x₁² across and "
+                                                             "x₂² up")
     # the points drawn are the features of the points
     p = panel.points
     item = panel.data_map.point_items[(1, True)]

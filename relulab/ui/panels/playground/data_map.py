@@ -30,6 +30,16 @@ from relulab.ui.panels.playground.jobs import STRENGTH, MapPicture, outline_poin
 
 #: Right-click removes the nearest point within this many screen pixels.
 REMOVE_RADIUS = 12
+#: What the map shows, for screen readers: the plane, or a feature space.
+PLANE_DESCRIPTION = (
+    "The plane, x₁ across and x₂ up: the network's picture (the class at each place, or one "
+    "neuron's map), the decision boundary, the training points (filled) and test points "
+    "(hollow) in their classes' symbols, and for ReLU networks the exact linear regions. A "
+    "click adds a point, a right click removes the nearest.")
+SPACE_DESCRIPTION = (
+    "The feature space, {0} across and {1} up, over the box the points' features span: the "
+    "network's picture, its exact linear regions and boundary, and each point's features in "
+    "its class's symbol. A right click removes the nearest point.")
 #: One symbol per class, so that classes differ without colour too.
 SYMBOLS = ("o", "s", "t", "d", "star", "p")
 #: The key's glyph for each of the map's marker symbols.
@@ -153,11 +163,7 @@ class DataMap(TimedPlotWidget):
 
     def __init__(self, clock, theme, box=DEFAULT_BOX, parent=None):
         super().__init__(clock, parent)
-        named(self, "playground-map", "Decision map", description=(
-            "The plane, x₁ across and x₂ up: the network's picture (the class at each place, "
-            "or one neuron's map), the decision boundary, the training points (filled) and "
-            "test points (hollow) in their classes' symbols, and for ReLU networks the exact "
-            "linear regions. A click adds a point, a right click removes the nearest."))
+        named(self, "playground-map", "Decision map", description=PLANE_DESCRIPTION)
         self.theme = theme
         self.box = box
         self.picture: MapPicture | None = None
@@ -220,6 +226,8 @@ class DataMap(TimedPlotWidget):
         self.setLabel("bottom", labels[0])
         self.setLabel("left", labels[1])
         self.setAspectLocked(self.plane)
+        self.setAccessibleDescription(PLANE_DESCRIPTION if self.plane
+                                      else SPACE_DESCRIPTION.format(*labels))
         self._frame_the_box()
 
     def _frame_the_box(self, *_args) -> None:
