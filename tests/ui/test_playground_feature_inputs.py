@@ -11,7 +11,8 @@ from relulab.model.fitting.features import FEATURE_NAMES, FeatureMap
 from relulab.model.lessons.playground import PlaygroundState
 from relulab.model.regions.activation import count_linear_regions
 from relulab.ui.panels.playground import PlaygroundPanel
-from relulab.ui.panels.playground.features_view import NOT_SENT, SAMPLED, plane_network
+from relulab.ui.panels.playground.features_view import NOT_SENT, plane_network
+from relulab.ui.panels.playground.jobs import feature_box, feature_count, pieces_text
 
 
 @pytest.fixture
@@ -68,11 +69,16 @@ def test_the_last_input_stays_on(panel):
     assert "At least one input" in panel.strip.message_label.text()
 
 
-def test_nonlinear_features_say_what_is_sampled_and_show_no_exact_count(panel, qtbot):
+def test_nonlinear_features_say_what_is_sampled_and_count_pieces_in_feature_space(panel, qtbot):
     tick(panel, "x1^2", "x2^2")
     settled(qtbot, panel)
     s = panel.strip
-    assert s.region_label.text() == SAMPLED
+    features = FeatureMap(("x1^2", "x2^2"))
+    count = feature_count(panel.net, feature_box(features, panel.points.x))
+    assert s.region_label.text() == pieces_text(count)
+    assert s.region_label.text().endswith(" linear pieces in feature space (exact); the plane's "
+                                          "picture is sampled on a 200 × 200 grid.")
+    assert panel.readouts()["feature_pieces"] == count.count
     assert s.plane_label.text() == "" and s.decision_label.text() == ""
     assert panel.overlay.polygons == [] and panel.overlay.decisions is None
     # the map is the network of the features, sampled on the grid
@@ -94,7 +100,8 @@ def test_linear_features_keep_the_exact_regions(panel, qtbot):
     assert plane.n_in == 2 and np.all(plane.layers[0][0][:, 0] == 0)
     X = np.random.default_rng(1).uniform(-1, 1, (50, 2))
     assert np.array_equal(plane.forward(X)[-1], panel.net.forward(X[:, 1:])[-1])
-    assert panel.strip.region_label.text() != SAMPLED
+    assert "feature space" not in panel.strip.region_label.text()
+    assert panel.readouts()["feature_pieces"] is None
     assert panel.overlay.regions_for is plane
     assert count_linear_regions(plane) >= 1
 

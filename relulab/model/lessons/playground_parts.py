@@ -549,14 +549,20 @@ class History:
 
 # -- the view and the depth study -------------------------------------------------
 
+#: The view's settings added later, at their defaults (written only when used).
+_VIEW_ADDED = {"show_test": True, "discretize": False, "feature_space": False}
+
+
 @dataclass(frozen=True)
 class View:
     """Whether the exact regions are drawn, the class a click adds, whose map is shown
     (the network's output, None, or (layer, neuron), counted from 1 and 0), whether the
     diagram shows each neuron's own map, and the hidden space's coordinates (layer,
     neuron i, neuron j; None: the first layer with two neurons, its first two), whether
-    the test points are drawn, and whether the output's map is discretised (each
-    class's full colour, no shading by how sure the network is)."""
+    the test points are drawn, whether the output's map is discretised (each
+    class's full colour, no shading by how sure the network is), and whether the map
+    shows the feature space (two features, at least one nonlinear) instead of the plane
+    (kept when the features change, drawn whenever they allow it)."""
 
     show_regions: bool = True
     click_class: int = 0
@@ -565,18 +571,19 @@ class View:
     hidden_space: tuple[int, int, int] | None = None
     show_test: bool = True
     discretize: bool = False
+    feature_space: bool = False
 
     def to_dict(self) -> dict:
         return {"show_regions": self.show_regions, "click_class": self.click_class,
                 "neuron": None if self.neuron is None else list(self.neuron),
                 "thumbnails": self.thumbnails,
                 "hidden_space": None if self.hidden_space is None else list(self.hidden_space)
-                } | _unless_default({"show_test": self.show_test, "discretize": self.discretize},
-                                    {"show_test": True, "discretize": False})
+                } | _unless_default({"show_test": self.show_test, "discretize": self.discretize,
+                                     "feature_space": self.feature_space}, _VIEW_ADDED)
 
     @classmethod
     def from_dict(cls, d: Any, architecture: Architecture) -> View:
-        f = Fields(d, {**cls().to_dict(), "show_test": True, "discretize": False}, "view")
+        f = Fields(d, {**cls().to_dict(), **_VIEW_ADDED}, "view")
         neuron = _whole_numbers(f, "neuron", 2, "[layer, neuron]")
         if neuron is not None and not fits(neuron, architecture):
             raise ValueError(f"view.neuron: the network has no neuron {neuron[1] + 1} "
@@ -586,7 +593,8 @@ class View:
             raise ValueError(f"view.hidden_space: the network has no two neurons {hidden[1] + 1} "
                              f"and {hidden[2] + 1} in hidden layer {hidden[0]}")
         out = cls(f.flag("show_regions"), f.integer("click_class", 0, MAX_CLASSES - 1), neuron,
-                  f.flag("thumbnails"), hidden, f.flag("show_test"), f.flag("discretize"))
+                  f.flag("thumbnails"), hidden, f.flag("show_test"), f.flag("discretize"),
+                  f.flag("feature_space"))
         f.done()
         return out
 

@@ -30,6 +30,16 @@ from relulab.ui.panels.playground.jobs import STRENGTH, MapPicture, outline_poin
 
 #: Right-click removes the nearest point within this many screen pixels.
 REMOVE_RADIUS = 12
+#: What the map shows, for screen readers: the plane, or a feature space.
+PLANE_DESCRIPTION = (
+    "The plane, x₁ across and x₂ up: the network's picture (the class at each place, or one "
+    "neuron's map), the decision boundary, the training points (filled) and test points "
+    "(hollow) in their classes' symbols, and for ReLU networks the exact linear regions. A "
+    "click adds a point, a right click removes the nearest.")
+SPACE_DESCRIPTION = (
+    "The feature space, {0} across and {1} up, over the box the points' features span: the "
+    "network's picture, its exact linear regions and boundary, and each point's features in "
+    "its class's symbol. A right click removes the nearest point.")
 #: One symbol per class, so that classes differ without colour too.
 SYMBOLS = ("o", "s", "t", "d", "star", "p")
 #: The key's glyph for each of the map's marker symbols.
@@ -140,25 +150,26 @@ def diverging_lut(low, mid, high, n: int = 256, strength: float = STRENGTH) -> n
 
 
 class DataMap(TimedPlotWidget):
-    """The map plot. A left click asks for a point (``add_requested(x, y, shift)``),
-    a right click near a point for its removal (``remove_requested(index)``)."""
+    """The map plot. A left click asks for a point (``add_requested(x, y, shift)``; in a
+    feature space ``add_refused()``), a right click near a point for its removal
+    (``remove_requested(index)``)."""
 
     add_requested = Signal(float, float, bool)
     remove_requested = Signal(int)
+    #: A left click in a feature space, where no point of the plane is under it.
+    add_refused = Signal()
     #: The cursor over the plane (x, y), or None when it left.
     hovered = Signal(object)
 
     def __init__(self, clock, theme, box=DEFAULT_BOX, parent=None):
         super().__init__(clock, parent)
-        named(self, "playground-map", "Decision map", description=(
-            "The plane, x₁ across and x₂ up: the network's picture (the class at each place, "
-            "or one neuron's map), the decision boundary, the training points (filled) and "
-            "test points (hollow) in their classes' symbols, and for ReLU networks the exact "
-            "linear regions. A click adds a point, a right click removes the nearest."))
+        named(self, "playground-map", "Decision map", description=PLANE_DESCRIPTION)
         self.theme = theme
         self.box = box
         self.picture: MapPicture | None = None
         self.show_test = True  # test points drawn (hidden ones are still held out)
+        self.plane = True  # the plane (x₁, x₂), where a click adds a point; else a feature space
+        self.labels = ("x₁", "x₂")  # the axes' names
         self._points = Points(np.zeros((0, 2)), np.zeros(0), np.zeros(0, bool))
         self.setAspectLocked(True)
         self.setMouseEnabled(False, False)
@@ -200,6 +211,24 @@ class DataMap(TimedPlotWidget):
         if self.maximumWidth() != widest:
             # after this event: a resize from inside it left the scene at the old size
             QTimer.singleShot(0, lambda: self.setMaximumWidth(widest))
+
+    def set_space(self, box, labels=("x₁", "x₂")) -> None:
+        """Show the rectangle ``box`` with axes ``labels``: the plane (x₁, x₂), its aspect
+        kept, or a feature space (the box the points' features span), stretched to the
+        square (x₁² against x₁ spans another range on each axis)."""
+        box, labels = tuple(float(v) for v in box), tuple(labels)
+        if box == self.box and labels == self.labels:
+            return
+        self.box, self.labels = box, labels
+        self.plane = labels == ("x₁", "x₂")
+        self._rect = QRectF(box[0], box[2], box[1] - box[0], box[3] - box[2])
+        self.heat.setRect(self._rect)
+        self.setLabel("bottom", labels[0])
+        self.setLabel("left", labels[1])
+        self.setAspectLocked(self.plane)
+        self.setAccessibleDescription(PLANE_DESCRIPTION if self.plane
+                                      else SPACE_DESCRIPTION.format(*labels))
+        self._frame_the_box()
 
     def _frame_the_box(self, *_args) -> None:
         """The whole box in view whatever the shape (the aspect lock alone kept the old
@@ -286,7 +315,10 @@ class DataMap(TimedPlotWidget):
         x0, x1, y0, y1 = self.box
         if not (x0 <= x <= x1 and y0 <= y <= y1):
             return
-        if ev.button() == Qt.MouseButton.LeftButton:
+        if ev.button() == Qt.MouseButton.LeftButton and not self.plane:
+            ev.accept()
+            self.add_refused.emit()
+        elif ev.button() == Qt.MouseButton.LeftButton:
             ev.accept()
             shift = bool(ev.modifiers() & Qt.KeyboardModifier.ShiftModifier)
             self.add_requested.emit(x, y, shift)

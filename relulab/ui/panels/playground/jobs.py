@@ -27,6 +27,7 @@ from relulab.model.fitting.classify import (
     grid_layers,
 )
 from relulab.model.fitting.features import FeatureMap
+from relulab.model.lessons.converter import MAX_INPUTS
 from relulab.model.lessons.playground import DEPTHS, MAX_CLASSES
 from relulab.model.networks.activations import ACTIVATIONS, get_activation
 from relulab.model.networks.collapse import (
@@ -38,6 +39,7 @@ from relulab.model.networks.collapse import (
 from relulab.model.networks.mlp import MLP
 from relulab.model.regions import arrangement
 from relulab.model.regions.activation import count_linear_regions
+from relulab.model.regions.arrangement import RegionLimit
 from relulab.model.regions.decisions import DecisionRegions, decision_regions
 from relulab.model.regions.depth import DepthSample, regions_against_depth
 
@@ -92,7 +94,7 @@ def class_image(S: np.ndarray, palette: np.ndarray, winner: np.ndarray | None = 
 def map_picture(net: MLP, neuron: tuple[int, int] | None = None, box=DEFAULT_BOX,
                 resolution: int = RESOLUTION, palette: np.ndarray | None = None,
                 discrete: bool = False, features: FeatureMap | None = None,
-                regress: bool = False) -> MapPicture:
+                regress: bool = False, names: tuple[str, ...] | None = None) -> MapPicture:
     """The network's picture: p = σ(z) of a one-output network, the classes' colours of a
     several-output one (``palette``: RGB rows, the background then each class, from
     ``data_map.class_palette``), or φ(z) of hidden neuron (layer, i) on a symmetric
@@ -104,7 +106,8 @@ def map_picture(net: MLP, neuron: tuple[int, int] | None = None, box=DEFAULT_BOX
     TensorFlow Playground's "discretize output"; a neuron's map is never rounded.
     ``features``: the first layer takes them, computed at each pixel centre.
     ``regress``: the output z is a prediction, drawn as it is on [−1, 1] (the targets'
-    range: TensorFlow Playground's plane and Gaussians); its zero line is drawn."""
+    range: TensorFlow Playground's plane and Gaussians); its zero line is drawn.
+    ``names``: the inputs' names in a neuron's sentence (x₁, x₂ when not given)."""
     with np.errstate(all="ignore"):
         zs = grid_layers(net, box, resolution, dtype=np.float32, features=features)
         finite = all(np.isfinite(z).all() for z in zs)
@@ -134,18 +137,19 @@ def map_picture(net: MLP, neuron: tuple[int, int] | None = None, box=DEFAULT_BOX
             z = clean(zs[layer - 1][i])
             image = _finite(get_activation(net.activations[layer - 1]).f(z))
             m = float(np.max(np.abs(image))) or 1.0
-            levels, text = (-m, m), neuron_text(net, layer, i, m, features)
+            levels, text = (-m, m), neuron_text(net, layer, i, m, features, names)
         boundary = boundary_segments(z, xs, ys)
     return MapPicture(net, neuron, image.T, levels, boundary[np.isfinite(boundary).all(axis=1)], text)
 
 
 def picture_job(net: MLP, neuron: tuple[int, int] | None, box, palette: np.ndarray,
                 _should_stop=None, *, discrete: bool = False,
-                features: FeatureMap | None = None, regress: bool = False) -> MapPicture:
+                features: FeatureMap | None = None, regress: bool = False,
+                names: tuple[str, ...] | None = None) -> MapPicture:
     """:func:`map_picture` as the worker runs it (one pass over the grid: nothing to
     stop in between)."""
     return map_picture(net, neuron, box, palette=palette, discrete=discrete, features=features,
-                       regress=regress)
+                       regress=regress, names=names)
 
 
 def _finite(z: np.ndarray) -> np.ndarray:
@@ -154,9 +158,10 @@ def _finite(z: np.ndarray) -> np.ndarray:
 
 
 def neuron_text(net: MLP, layer: int, i: int, m: float,
-                features: FeatureMap | None = None) -> str:
+                features: FeatureMap | None = None, names: tuple[str, ...] | None = None) -> str:
     """One sentence on what hidden neuron (layer, i) computes (of the ``features``
-    when given: then its zero line is sampled, not an affine map of the point)."""
+    when given: then its zero line is sampled, not an affine map of the point), its
+    inputs called ``names`` (x₁, x₂ when not given)."""
     own = net.activations[layer - 1]
     act = ACTIVATIONS[own].label
     head = f"Layer {layer}, neuron {i + 1}"
@@ -165,9 +170,10 @@ def neuron_text(net: MLP, layer: int, i: int, m: float,
                 f"is sampled; largest |value| in view {m:.3g}.")
     if all(a == "identity" for a in net.activations[:layer - 1]):  # z is affine in x
         a, c = neuron_affine_map(net, layer, i)
+        z = format_affine(a, c) if names is None else _affine_in(a, c, names)
         if own == "identity":
-            return f"{head}: exactly {format_affine(a, c)} (identity layers)."
-        return f"{head}: {act}({format_affine(a, c)}); largest |value| in view {m:.3g}."
+            return f"{head}: exactly {z} (identity layers)."
+        return f"{head}: {act}({z}); largest |value| in view {m:.3g}."
     return (f"{head}: {act} of a combination of layer {layer - 1}'s outputs; "
             f"its zero line is drawn; largest |value| in view {m:.3g}.")
 
@@ -252,6 +258,144 @@ def plane_count(net: MLP, should_stop=None) -> PlaneCount:
         return PlaneCount(net, count_linear_regions(form.net, should_stop=should_stop))
     found = arrangement.arrangement_2d(form.net, should_stop=should_stop)
     return PlaneCount(net, len(unique_rows(found.pattern[:, form.own])[1]))
+
+
+# -- the pieces in feature space ------------------------------------------------------------
+#: The exact count of the pieces in feature space takes up to this many features, as
+#: the converter takes up to this many inputs (the n-D enumeration grows quickly).
+MAX_COUNTED_FEATURES = MAX_INPUTS
+#: The feature box: the span of the data's features, widened by this much of it each side.
+FEATURE_MARGIN = 0.1
+#: The exact count stops past this many seconds (a 4-32-32-1 network in four features).
+COUNT_SECONDS = 20.0
+
+
+def feature_box(features: FeatureMap, X, plane_box=DEFAULT_BOX) -> tuple[float, ...]:
+    """(lo₁, hi₁, lo₂, hi₂, …): for each feature, the span of the points' features
+    ``features.apply(X)`` widened by FEATURE_MARGIN of it each side (by 1 where all
+    points share a value); without points, the span over the plane's box (a 41 × 41 grid)."""
+    X = np.asarray(X, float).reshape(-1, 2)
+    if not len(X):
+        xs, ys = np.meshgrid(np.linspace(*plane_box[:2], 41), np.linspace(*plane_box[2:], 41))
+        X = np.column_stack([xs.ravel(), ys.ravel()])
+    F = features.apply(X)
+    lo, hi = F.min(axis=0), F.max(axis=0)
+    pad = np.where(hi > lo, FEATURE_MARGIN * (hi - lo), 1.0)
+    return tuple(float(v) for pair in zip(lo - pad, hi + pad) for v in pair)
+
+
+def boxed_network(net: MLP, box) -> MLP:
+    """``net`` (ReLU layers) with 2k neurons put first in its first layer, x_i − lo_i and
+    hi_i − x_i for the box (lo₁, hi₁, …), that no later neuron reads: its activation
+    regions are those of ``net`` cut by the box's faces, and the regions inside the box
+    are its full-dimensional ones with these 2k neurons on."""
+    k = net.n_in
+    lo, hi = np.asarray(box[0::2], float), np.asarray(box[1::2], float)
+    (W, b), (W2, b2) = net.layers[:2]
+    eye = np.eye(k)
+    first = (np.vstack([eye, -eye, W]), np.concatenate([-lo, hi, b]))
+    second = (np.hstack([np.zeros((W2.shape[0], 2 * k)), W2]), b2)
+    return MLP([first, second, *net.layers[2:]], net.activations)
+
+
+class FeatureCount(NamedTuple):
+    """The number of linear pieces of ``net`` (a network of its features) in ``box``,
+    or None and why not (``why``, the words after "Linear pieces in feature space: ")."""
+
+    net: MLP
+    box: tuple
+    count: int | None
+    why: str = ""
+
+
+def feature_count(net: MLP, box, should_stop=None, method: str = "auto",
+                  max_seconds: float | None = COUNT_SECONDS) -> FeatureCount:
+    """The exact number of linear pieces (activation regions with volume) of ``net``,
+    a ReLU network of k features, inside ``box`` = (lo₁, hi₁, …, lo_k, hi_k): by the
+    region engine on its ReLU form, the regions told apart by its own neurons (as
+    :func:`plane_count`). ``method``: "2d" (the 2-D engine in a box, k = 2), "nd" (the
+    n-D engine on :func:`boxed_network`, k ≤ MAX_COUNTED_FEATURES) or "auto" (2-D for
+    two features). Not counted past MAX_COUNTED_FEATURES features or ``max_seconds``,
+    nor for other activations (their pieces are not linear)."""
+    box = tuple(float(v) for v in box)
+    k = net.n_in
+    if k > MAX_COUNTED_FEATURES:
+        return FeatureCount(net, box, None, f"not counted ({k} features; the exact count takes "
+                                            f"up to {MAX_COUNTED_FEATURES})")
+    form = relu_form(net)
+    if form is None:
+        if net.uses_only("relu", "identity"):  # no ReLU layer: one affine map
+            return FeatureCount(net, box, 1)
+        return FeatureCount(net, box, None, "not counted (the activations are not piecewise "
+                                            "linear)")
+    if method == "auto":
+        method = "2d" if k == 2 else "nd"
+    try:
+        if method == "2d" and not form.paired:  # the count alone, nothing read out
+            return FeatureCount(net, box, arrangement.count_regions_2d(
+                form.net, box, should_stop=should_stop, max_seconds=max_seconds))
+        if method == "2d":
+            found = arrangement.arrangement_2d(form.net, box=box, should_stop=should_stop,
+                                               max_seconds=max_seconds)
+            pattern = found.pattern
+        else:
+            found = arrangement.arrangement_nd(boxed_network(form.net, box),
+                                               should_stop=should_stop, max_seconds=max_seconds)
+            inside = found.full & found.pattern[:, :2 * k].all(axis=1)
+            pattern = found.pattern[inside, 2 * k:]
+    except RegionLimit:
+        return FeatureCount(net, box, None, f"not counted (past the exact count's limit of "
+                                            f"{max_seconds:g} s)")
+    count = len(pattern) if not form.paired else len(unique_rows(pattern[:, form.own])[1])
+    return FeatureCount(net, box, int(count))
+
+
+def pieces_text(result: FeatureCount | None) -> str:
+    """The line that says what is exact with nonlinear features: the count of pieces in
+    feature space, and that the plane's picture is sampled."""
+    tail = f"; the plane's picture is sampled on a {RESOLUTION} × {RESOLUTION} grid"
+    if result is None:
+        return f"Linear pieces in feature space: counting…{tail}."
+    if result.count is None:
+        return f"Linear pieces in feature space: {result.why}{tail}."
+    s = "" if result.count == 1 else "s"
+    return f"{result.count:,} linear piece{s} in feature space (exact){tail}."
+
+
+def feature_affine_text(net: MLP, point, neuron, features: FeatureMap) -> str:
+    """Under the cursor in feature space: the affine map of the output (or of hidden
+    neuron (layer, i)) in the features on the region there, as :func:`affine_map_text`
+    says it in the plane."""
+    f = np.asarray(point, dtype=float)
+    names = features.labels
+    layer, i = (None, None) if neuron is None else neuron
+    with np.errstate(all="ignore"):
+        A, c, exact = local_affine_map(net, f, layer, i)
+    if neuron is not None:
+        what = f"layer {layer}, neuron {i + 1}'s pre-activation"
+    elif net.n_out == 1:
+        what = "the output"
+    else:
+        what = f"the class scores (the two highest of {net.n_out})"
+    rows = range(len(c)) if net.n_out == 1 or neuron is not None else \
+        np.argsort(-(A @ f + c), kind="stable")[:2]
+    head = "z" if len(c) == 1 else "s"
+    maps = [f"{head}{'' if len(c) == 1 else r} = {_affine_in(A[r], float(c[r]), names)}"
+            for r in rows]
+    kind = "on the region here" if exact else "its tangent here (a smooth activation: no region)"
+    where = ", ".join(f"{n} = {v:.3g}" for n, v in zip(names, f))
+    return f"At ({where}), {what} {kind}: " + "; ".join(maps) + "."
+
+
+def _affine_in(a, c: float, names) -> str:
+    """'1.23·x₁² − 0.5·x₂² + 0.1': ``format_affine`` with the features' names."""
+    parts = []
+    for w, name in zip(a, names):
+        term = f"{abs(w):.3g}·{name}"
+        parts.append(("−" if w < 0 else "") + term if not parts else
+                     f"{'−' if w < 0 else '+'} {term}")
+    parts.append(f"{'−' if c < 0 else '+'} {abs(c):.3g}")
+    return " ".join(parts)
 
 
 # -- the depth study --------------------------------------------------------------------------

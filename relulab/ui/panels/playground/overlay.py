@@ -16,12 +16,16 @@ from functools import partial
 
 from relulab.model.networks.activations import ACTIVATIONS
 from relulab.model.networks.mlp import MLP
-from relulab.model.regions.decisions import DecisionRegions
-from relulab.model.regions.engine import engine_ready
+from relulab.model.regions.decisions import DecisionRegions, decision_regions
+from relulab.model.regions.engine import engine_ready, start_warm_up
 from relulab.ui.panels.playground.data_map import NO_REGIONS, DataMap, polygon_outline
 from relulab.ui.panels.playground.jobs import (
+    MAX_COUNTED_FEATURES,
+    FeatureCount,
     MapPicture,
+    feature_count,
     identity_note,
+    pieces_text,
     plane_count,
     regions_in_view,
     regions_network,
@@ -53,6 +57,11 @@ class RegionOverlay:
         self.decisions: DecisionRegions | None = None  # its decision regions, when drawn
         #: what the thick line is: a regression's output has no classes, only its zero line
         self.boundary_name = "Decision boundary"
+        #: what the whole-space count is of: the plane, or a feature space
+        self.whole_name = "In the whole plane"
+        #: the pieces in feature space counted last (nonlinear features, the plane shown)
+        self.pieces: FeatureCount | None = None
+        self.wanted: tuple | None = None  # (network, box) whose pieces the worker counts
 
     @property
     def grid_text(self) -> str:
@@ -62,6 +71,7 @@ class RegionOverlay:
         """A new state: whatever network comes next is drawn anew."""
         self.regions_for = None
         self.decisions = None
+        self.wanted = None
 
     def boundary_is_exact(self, picture: MapPicture) -> bool:
         """Whether the exact boundary drawn belongs to ``picture`` (its network's output):
@@ -69,16 +79,41 @@ class RegionOverlay:
         return (self.decisions is not None and picture.neuron is None
                 and picture.net is self.regions_for)
 
-    def show_sampled(self, text: str) -> None:
-        """No exact regions for the plane (nonlinear features): ``text`` says what is
-        sampled instead, and no count is shown."""
+    def show_sampled(self, net: MLP, box, final: bool) -> None:
+        """No exact regions for the plane (nonlinear features): one line says that the
+        plane's picture is sampled and how many linear pieces ``net``, a network of its
+        features, has in the feature ``box`` (exact, :func:`jobs.feature_count`): counted
+        at once for a small network of two features, else on the plane worker when
+        training pauses."""
         self.regions_worker.cancel()
-        self.plane_worker.cancel()
         self.polygons, self.regions_for, self.decisions = [], None, None
         self.data_map.show_regions(NO_REGIONS)
         self.strip.plane_label.setText("")
-        self.strip.decision_label.setText("")  # ``text`` says the boundary is sampled
-        self.strip.region_label.set_value(None, text)
+        self.strip.decision_label.setText("")  # the line says the boundary is sampled
+        box = tuple(float(v) for v in box)
+        done = self.pieces
+        if done is not None and done.net is net and done.box == box:
+            self.strip.region_label.set_value(done.count, pieces_text(done))
+            return
+        k = net.n_in
+        self.pieces, self.wanted = None, (net, box)
+        small = k == 2 and net.n_hidden_neurons <= QUICK_REGION_NEURONS and engine_ready(2)
+        if small or k > MAX_COUNTED_FEATURES or regions_network(net) is None:  # at once
+            self.plane_worker.cancel()
+            return self._show_pieces(feature_count(net, box))
+        if not final:
+            self.plane_worker.cancel()
+            self.strip.region_label.set_value(None, pieces_text(None).replace(
+                "counting…", "counted when training pauses"))
+            return
+        start_warm_up(k)
+        self.strip.region_label.set_value(None, pieces_text(None))
+        self.plane_worker.submit(partial(feature_count, net, box))
+
+    def _show_pieces(self, result: FeatureCount) -> None:
+        self.pieces = result
+        self.strip.region_label.set_value(result.count, pieces_text(result))
+        self.finished("plane_regions")
 
     def draw(self, net: MLP, final: bool, show: bool, step: int) -> None:
         """The exact linear regions of a ReLU network in view (identity layers as built),
@@ -87,6 +122,7 @@ class RegionOverlay:
         and the overlay says which step it shows). ``show``: the view's choice;
         ``step``: the training step ``net`` is at."""
         labels = self.strip
+        self.wanted = None  # the plane's regions now, not the pieces in feature space
         flat = regions_network(net)
         if not show or flat is None:
             self.regions_worker.cancel()
@@ -102,9 +138,13 @@ class RegionOverlay:
                          if a not in ("relu", "identity")]
                 labels.region_label.set_value(None, f"Linear regions: shown for ReLU and identity "
                                               f"layers (this network uses {', '.join(other)}).")
-            else:
+            else:  # one affine map: its boundary is exact, one cut of the box
                 labels.region_label.set_value(1, "Linear regions: 1 (no ReLU layer: the outputs "
                                               "are affine).")
+                self.regions_for, self.decisions = net, decision_regions(net, self.box)
+                self.data_map.show_boundary(self.decisions.boundary)
+                labels.decision_label.setText(f"{self.boundary_name}: exact, from the one "
+                                              "affine map.")
             return
         if net is self.regions_for:  # a hover or a neuron choice: same network, same regions
             return
@@ -167,7 +207,7 @@ class RegionOverlay:
             self.plane_worker.cancel()
             self.strip.plane_label.setText("")
         else:  # the exact count in all of R², by the region engine, on the worker
-            self.strip.plane_label.set_value(None, "In the whole plane: counting…")
+            self.strip.plane_label.set_value(None, f"{self.whole_name}: counting…")
             self.plane_worker.submit(partial(plane_count, net))
             self.finished("regions")
 
@@ -176,13 +216,20 @@ class RegionOverlay:
         self.finished("regions")
 
     def show_plane_failure(self, exc: Exception) -> None:
-        self.strip.plane_label.set_value(None, f"In the whole plane: {type(exc).__name__}: {exc}")
+        self.strip.plane_label.set_value(None, f"{self.whole_name}: {type(exc).__name__}: {exc}")
         self.finished("plane_regions")
 
     def show_plane_count(self, result) -> None:
+        """The plane worker's result: the whole plane's count, or the pieces in feature space."""
+        if isinstance(result, FeatureCount):
+            if self.wanted is not None and self.wanted[0] is result.net \
+                    and self.wanted[1] == result.box:
+                self._show_pieces(result)
+            return
         net, count = result
         if net is self.regions_for:
-            self.strip.plane_label.set_value(int(count), f"In the whole plane: {count} regions (exact).")
+            self.strip.plane_label.set_value(int(count), f"{self.whole_name}: {count} regions "
+                                                         "(exact).")
             self.finished("plane_regions")
 
     def tables(self) -> dict:

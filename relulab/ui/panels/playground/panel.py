@@ -53,15 +53,9 @@ from relulab.ui.panels.playground.data_map import DataMap, class_palette, key_en
 from relulab.ui.panels.playground.depth_study import DepthStudyView
 from relulab.ui.panels.playground.diagram import HOVER_HINT, NetworkDiagram
 from relulab.ui.panels.playground.edits import PlaygroundEdits
-from relulab.ui.panels.playground.features_view import NOT_SENT, SAMPLED, PlaygroundFeatures
+from relulab.ui.panels.playground.features_view import NOT_SENT, PlaygroundFeatures
 from relulab.ui.panels.playground.hidden_view import HiddenSpaceView
-from relulab.ui.panels.playground.jobs import (
-    MapPicture,
-    affine_map_text,
-    identity_note,
-    regions_network,
-    sampled_value_text,
-)
+from relulab.ui.panels.playground.jobs import MapPicture, identity_note, regions_network
 from relulab.ui.panels.playground.overlay import RegionOverlay
 from relulab.ui.panels.playground.picture import PicturePacer
 from relulab.ui.panels.playground.readouts import Readouts
@@ -213,11 +207,13 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures, P
             box.toggled.connect(self._on_feature_toggled)
         c.toggles.test_check.toggled.connect(self._on_show_test)
         c.toggles.discrete_check.toggled.connect(self._on_discretize)
+        c.toggles.space_check.toggled.connect(self._on_feature_space)
         c.send_button.clicked.connect(self.send_network)
         c.export_button.clicked.connect(self._export_network_dialog)
         c.neuron_combo.currentIndexChanged.connect(self._on_neuron_selected)
         self.data_map.add_requested.connect(self._on_add_requested)
         self.data_map.remove_requested.connect(self.remove_point)
+        self.data_map.add_refused.connect(self._on_add_refused)
         self.data_map.hovered.connect(self._on_map_hover)
         self.diagram.hovered.connect(self._on_neuron_hover)
         self.diagram.clicked.connect(self._on_neuron_clicked)
@@ -328,7 +324,7 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures, P
         when a large network makes the frame costly. Points change only with edits."""
         if points:
             p = self._state.points
-            self.data_map.show_points(Points(p.x, self._shown_labels(), p.test))
+            self.data_map.show_points(Points(self.map_points(p.x), self._shown_labels(), p.test))
         self.driver.show(self._frame(final=not self.is_playing()))
 
     def _draw_map(self, net: MLP, final: bool) -> None:
@@ -411,22 +407,6 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures, P
             return
         self._show_hover(self.drawn_network(self.net))
 
-    def _show_hover(self, net: MLP) -> None:
-        """The map under the last hover position, for ``net``: each frame says it again
-        for the network that frame draws, so that it follows training (one forward
-        pass of one point, a few microseconds)."""
-        if self._hover_point is not None and self.sampled:
-            self.info_label.setText(sampled_value_text(net, self._hover_point, self.shown_neuron(),
-                                                       self.features))
-        elif self._hover_point is not None:
-            self.info_label.setText(affine_map_text(net, self._hover_point, self.shown_neuron()))
-
-    def _draw_regions(self, net: MLP, final: bool) -> None:
-        if self.sampled:
-            self.overlay.show_sampled(SAMPLED)
-        else:
-            self.overlay.draw(net, final, self._state.view.show_regions, self.trainer.step)
-
     def _on_regions(self, result) -> None:
         self.overlay.show_found(result, self.drawn_network(self.net), self._state.view.show_regions,
                                 self.is_playing())
@@ -499,8 +479,12 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures, P
     def readouts(self) -> dict:
         """The readouts, and what the status shows in numbers: ``step``,
         ``train_accuracy``, ``test_accuracy`` (fractions, 0 … 1), ``train_loss`` and
-        ``test_loss`` (NaN where there is nothing to measure, e.g. no test points)."""
-        values = super().readouts()
+        ``test_loss`` (NaN where there is nothing to measure, e.g. no test points);
+        ``feature_pieces``, the exact number of linear pieces in feature space over the
+        data's feature box (None unless counted), and ``feature_space``, whether the
+        map shows it."""
+        values = super().readouts() | {"feature_pieces": self.feature_pieces,
+                                       "feature_space": self.in_feature_space}
         snap = self.strip.shown
         if snap is not None:
             values.update(step=int(snap.step), train_accuracy=float(snap.train_accuracy),

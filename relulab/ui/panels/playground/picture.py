@@ -32,6 +32,7 @@ class PicturePacer:
         self.discrete = False  # the output's map rounded to the predicted class
         self.features = None   # the first layer's inputs, when not the point itself
         self.regress = False   # the output is a prediction of real targets
+        self.names = None      # the inputs' names in a neuron's sentence (x₁, x₂ when None)
         self.started = 0.0
         self.rest = QTimer(parent)  # the worker's rest between pictures while training
         self.rest.setSingleShot(True)
@@ -46,7 +47,7 @@ class PicturePacer:
             self.worker.cancel()
             self.show(map_picture(net, neuron, self.box, palette=self.palette(),
                                   discrete=self.discrete, features=self.features,
-                                  regress=self.regress))
+                                  regress=self.regress, names=self.names))
         elif playing and (self.worker.busy or self.rest.isActive()):
             self.waiting = (net, neuron)
         else:
@@ -59,7 +60,7 @@ class PicturePacer:
         self.started = time.perf_counter()
         self.worker.submit(partial(picture_job, net, neuron, self.box, self.palette(),
                                    discrete=self.discrete, features=self.features,
-                                   regress=self.regress))
+                                   regress=self.regress, names=self.names))
 
     def _done(self) -> None:
         if self.waiting is not None:

@@ -41,7 +41,8 @@ class NoiseSlider:
 
 
 class ViewToggles:
-    """"Show test data" and "Discretize output"."""
+    """"Show test data", "Discretize output" and "Map in feature space" (the last
+    enabled by the panel when exactly two features are on, one of them nonlinear)."""
 
     def __init__(self):
         self.test_check = named(QCheckBox("Show test data"), "playground-show-test",
@@ -52,12 +53,18 @@ class ViewToggles:
                                     "Discretize the output's map",
                                     "Colour the output's map by the predicted class alone, "
                                     "without shading by how sure the network is")
+        self.space_check = named(QCheckBox("Map in feature space"), "playground-feature-space",
+                                 "Draw the map in feature space",
+                                 "With two feature inputs, one nonlinear: the map shows the "
+                                 "feature space, where the network is piecewise linear, with its "
+                                 "exact regions and boundary and the points' features")
 
     @property
     def widgets(self) -> tuple[QCheckBox, ...]:
-        return (self.test_check, self.discrete_check)
+        return (self.test_check, self.discrete_check, self.space_check)
 
     def show(self, view) -> None:
         """Show ``view``'s toggles (signals are blocked by the caller)."""
         self.test_check.setChecked(view.show_test)
         self.discrete_check.setChecked(view.discretize)
+        self.space_check.setChecked(view.feature_space)
