@@ -64,10 +64,14 @@ class Busy:
 
 
 def _app():
+    """The application as ``relulab`` makes it (its garbage collector's freeze too)."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from relulab.ui.application import ensure_application
+    from relulab.ui.worker import freeze_long_lived_objects
 
-    return ensure_application()
+    app = ensure_application()
+    freeze_long_lived_objects()
+    return app
 
 
 def _gap(start, done, seconds: float = 300.0) -> float:
@@ -241,6 +245,7 @@ def probe_collection(busy: bool, _arg: str = "") -> dict:
     from relulab.ui.panels.converter import ConverterPanel
 
     _app()
+    worker.freeze_long_lived_objects(False)  # the baseline first: nothing frozen
     panel = ConverterPanel()
     panel.resize(1280, 800)
     panel.show()

@@ -55,8 +55,11 @@ DRAG_MOVES = small(60, 8)
 def _app():
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from relulab.ui.application import ensure_application
+    from relulab.ui.worker import freeze_long_lived_objects
 
-    return ensure_application()
+    app = ensure_application()
+    freeze_long_lived_objects()  # as relulab's main() does
+    return app
 
 
 def _paint_time(widget, t0: float) -> float:
