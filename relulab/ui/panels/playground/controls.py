@@ -136,6 +136,13 @@ class PlaygroundControls(QWidget):
         self.boundary_edit = named(QLineEdit(), "playground-boundary",
                                    "The curve f: class 1 where x₂ > f(x₁)",
                                    "The curve f: class 1 where x₂ > f(x₁) (e.g. sin(3x)/2, x^2 − 0.5)")
+        self.formula_edit = named(QLineEdit(), "playground-formula",
+                                  "The regression target f(x₁, x₂)",
+                                  "The target f(x₁, x₂), typed: e.g. sin(x1) * x2, x1^2 - x2 "
+                                  "(Enter to apply; the noise slider adds noise)")
+        self.formula_edit.setPlaceholderText("e.g. sin(x1) * x2, Enter to apply")
+        self.formula_error = Readout("playground-formula-error", "What is wrong with f",
+                                     "formula_error", wrap=True)
         self.noise_spin = named(QDoubleSpinBox(), "playground-noise", "Noise (standard deviation)",
                                 "Noise (standard deviation)")
         self.noise_spin.setRange(0.0, 1.0)
@@ -159,6 +166,8 @@ class PlaygroundControls(QWidget):
         form.addRow("Dataset", self.dataset_combo)
         form.addRow("Classes", self.classes_spin)
         form.addRow("Boundary x₂ >", self.boundary_edit)
+        form.addRow("f(x₁, x₂) =", self.formula_edit)
+        form.addRow(self.formula_error)
         self.noise_slider = NoiseSlider(self.noise_spin)
         for label, widget in (("Noise", self.noise_slider.row), ("Points per class", self.points_spin),
                               ("Test fraction", self.test_spin), ("Data seed", self.data_seed_spin),
@@ -321,7 +330,7 @@ class PlaygroundControls(QWidget):
                    self.init_seed_spin, self.optimizer_combo, self.lr_spin, self.loss_combo,
                    self.batch_spin, self.speed_combo, self.press_spin, self.max_steps_spin,
                    self.regions_check, self.neuron_combo, self.preset_combo, self.classes_spin,
-                   self.boundary_edit, self.random_labels_check, self.thumbnails_check,
+                   self.boundary_edit, self.formula_edit, self.random_labels_check, self.thumbnails_check,
                    *self.penalty.widgets, *self.toggles.widgets)
         with signals_blocked(*widgets):
             self.dataset_combo.setCurrentIndex(_index(self.dataset_combo, ds.name))
@@ -330,6 +339,9 @@ class PlaygroundControls(QWidget):
             self.points_spin.setMaximum(MAX_POINTS // ds.classes)
             self.boundary_edit.setText(ds.expression)
             self._data_form.setRowVisible(self.boundary_edit, ds.name == "boundary")
+            self.formula_edit.setText(ds.formula)
+            self._data_form.setRowVisible(self.formula_edit, ds.name == "regress_formula")
+            self.show_formula_error("")
             self.noise_spin.setValue(ds.noise)
             self.noise_slider.show(ds.noise)
             self.points_spin.setValue(ds.n_per_class)
@@ -337,6 +349,8 @@ class PlaygroundControls(QWidget):
             self.data_seed_spin.setValue(ds.seed)
             self.random_labels_check.setChecked(ds.random_labels)
             self._fill_click_classes(ds.classes, view.click_class)
+            # a regression problem's click adds a point on its own function, of no class
+            self._data_form.setRowVisible(self.click_class_combo, not ds.regress)
             uniform = isinstance(arch.activation, str)
             if uniform:
                 self.activation_combo.setCurrentIndex(_index(self.activation_combo, arch.activation))
@@ -473,6 +487,13 @@ class PlaygroundControls(QWidget):
                 curve.setVisible(False)
         # the key names the curves: a title over them took the height of a line more
         self.activation_key.set_entries(series_entry(k, name) for k, (name, _v) in enumerate(curves))
+
+    def show_formula_error(self, text: str) -> None:
+        """One line under f(x₁, x₂) saying what is wrong with the text typed (hidden
+        when nothing is)."""
+        self.formula_error.setText(text)
+        self.formula_error.setStyleSheet(f"color: {self.theme.color('error_text').name()};")
+        self._data_form.setRowVisible(self.formula_error, bool(text))
 
     def show_data_error(self, text: str) -> None:
         self.data_error.setText(text)

@@ -185,6 +185,7 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures, P
             w.valueChanged.connect(self._on_data_setting)
         c.classes_spin.valueChanged.connect(self.set_classes)
         c.boundary_edit.editingFinished.connect(self._on_boundary_edited)
+        c.formula_edit.editingFinished.connect(self._on_formula_edited)
         c.random_labels_check.toggled.connect(self.set_random_labels)
         c.click_class_combo.currentIndexChanged.connect(self._on_click_class)
         c.regenerate_button.clicked.connect(self.regenerate)
@@ -284,6 +285,7 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures, P
         self.driver.set_speed(state.training.steps_per_second)
         self.controls.show_state(state)
         self._show_key(state.classes, state.dataset.regress)
+        self.data_map.set_regress(state.dataset.regress)
         self.diagram.set_thumbnails(state.view.thumbnails)
         self.data_map.set_show_test(state.view.show_test)
         self.pictures.discrete = state.view.discretize
