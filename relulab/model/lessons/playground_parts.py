@@ -571,7 +571,8 @@ class History:
 class View:
     """Whether the exact regions are drawn, the class a click adds, whose map is shown
     (the network's output, None, or (layer, neuron), counted from 1 and 0), whether the
-    diagram shows each neuron's own map, and the hidden space's coordinates (layer,
+    diagram shows each neuron's own map (None: when they fit, which the diagram decides
+    from its size and the neurons), and the hidden space's coordinates (layer,
     neuron i, neuron j; None: the first layer with two neurons, its first two), whether
     the test points are drawn, and whether the output's map is discretised (each
     class's full colour, no shading by how sure the network is)."""
@@ -579,7 +580,7 @@ class View:
     show_regions: bool = True
     click_class: int = 0
     neuron: tuple[int, int] | None = None
-    thumbnails: bool = False
+    thumbnails: bool | None = None
     hidden_space: tuple[int, int, int] | None = None
     show_test: bool = True
     discretize: bool = False
@@ -603,8 +604,9 @@ class View:
         if hidden is not None and not hidden_fits(hidden, architecture):
             raise ValueError(f"view.hidden_space: the network has no two neurons {hidden[1] + 1} "
                              f"and {hidden[2] + 1} in hidden layer {hidden[0]}")
+        thumbnails = None if f.get("thumbnails") is None else f.flag("thumbnails")
         out = cls(f.flag("show_regions"), f.integer("click_class", 0, MAX_CLASSES - 1), neuron,
-                  f.flag("thumbnails"), hidden, f.flag("show_test"), f.flag("discretize"))
+                  thumbnails, hidden, f.flag("show_test"), f.flag("discretize"))
         f.done()
         return out
 

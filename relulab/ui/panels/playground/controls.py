@@ -48,6 +48,7 @@ from relulab.model.networks.activations import ACTIVATIONS, get_activation
 from relulab.ui.legend import KeyLabel
 from relulab.ui.panels.base import named, signals_blocked
 from relulab.ui.panels.playground.curves import series_entry
+from relulab.ui.panels.playground.diagram import FIT_NEURONS, THUMB
 from relulab.ui.panels.playground.features_view import FeatureChecks
 from relulab.ui.panels.playground.training_controls import PenaltyRows, RatePresets
 from relulab.ui.panels.playground.view_rows import NoiseSlider, ViewToggles
@@ -304,7 +305,9 @@ class PlaygroundControls(QWidget):
                                    "computed from each region's affine map")
         self.thumbnails_check = named(QCheckBox("Each neuron's map in the diagram"),
                                       "playground-thumbnails", "Neuron maps in the diagram",
-                                      "Draw each neuron's own output over the plane on its dot")
+                                      "Draw each neuron's own output over the plane on its dot "
+                                      f"(shown by themselves while they fit: up to {FIT_NEURONS} "
+                                      f"neurons a layer, each map at least {THUMB} px)")
         self.neuron_combo = named(QComboBox(), "playground-neuron-select", "Neuron whose map is shown",
                                   "Neuron whose map is shown")
         self.toggles = ViewToggles()
@@ -371,7 +374,8 @@ class PlaygroundControls(QWidget):
             self.max_steps_spin.setValue(tr.max_steps)
             self.penalty.show(tr)
             self.regions_check.setChecked(view.show_regions)
-            self.thumbnails_check.setChecked(view.thumbnails)
+            # None: the diagram decides, and the panel shows what it drew
+            self.thumbnails_check.setChecked(bool(view.thumbnails))
             self.toggles.show(view)
             self.preset_combo.setCurrentIndex(0)
             self._fill_neurons(arch.hidden, view.neuron)

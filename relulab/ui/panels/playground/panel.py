@@ -222,6 +222,7 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures, P
         self.data_map.hovered.connect(self._on_map_hover)
         self.diagram.hovered.connect(self._on_neuron_hover)
         self.diagram.clicked.connect(self._on_neuron_clicked)
+        self.diagram.thumbnails_changed.connect(self._show_thumbnails_check)
         self.hidden_view.choice_changed.connect(self._on_hidden_choice)
         self.side_tabs.currentChanged.connect(lambda _i: self._draw_side(self.net, True))
         self.depth_study.study_changed.connect(self._on_study_changed)
@@ -287,6 +288,7 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures, P
         self._show_key(state.classes, state.dataset.regress)
         self.data_map.set_regress(state.dataset.regress)
         self.diagram.set_thumbnails(state.view.thumbnails)
+        self._show_thumbnails_check(self.diagram.thumbnails)
         self.data_map.set_show_test(state.view.show_test)
         self.pictures.discrete = state.view.discretize
         self.hidden_view.show_choice(state.architecture.hidden,
@@ -308,8 +310,16 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures, P
         self._draw_regions(self.drawn_network(self.net), final=not self.is_playing())
 
     def _on_thumbnails(self, on: bool) -> None:
+        """The neurons' maps asked for (or not): no longer as they fit."""
         self._state = self._state.with_view(thumbnails=bool(on))
         self.diagram.set_thumbnails(bool(on))
+
+    def _show_thumbnails_check(self, on: bool) -> None:
+        """The toggle shows whether the maps are drawn, also when the diagram chose."""
+        check = self.controls.thumbnails_check
+        check.blockSignals(True)
+        check.setChecked(bool(on))
+        check.blockSignals(False)
 
     def _on_hidden_choice(self, choice) -> None:
         self._state = self._state.with_view(hidden_space=tuple(choice))
