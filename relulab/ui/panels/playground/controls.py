@@ -226,13 +226,18 @@ class PlaygroundControls(QWidget):
                                     "Seed of the initial weights")
         self.init_seed_spin.setRange(0, min(MAX_SEED, 10 ** 6))
         form.addRow("Weights seed", self.init_seed_spin)
-        self.export_button = named(QPushButton("Export network…"), "playground-export-network",
+        self.open_button = named(QPushButton("Open…"), "playground-open-network",
+                                 "Open a network file",
+                                 "Open a network file (JSON, NPZ or ONNX): its weights, and the "
+                                 "inputs it records (none: x₁, x₂)")
+        self.export_button = named(QPushButton("Export…"), "playground-export-network",
                                    "Save the network as JSON, NPZ or ONNX",
-                                   "Save the trained network as JSON, NPZ or ONNX")
+                                   "Save the trained network and its inputs as JSON or NPZ "
+                                   "(ONNX: inputs x₁, x₂ only)")
         self.send_button = named(QPushButton("Send to Deep → shallow"),
                                  "playground-send-converter", "Send the network to the converter",
                                  "Send the network to the converter")
-        form.addRow(self._row(self.export_button, self.send_button))
+        form.addRow(self._row(self.open_button, self.export_button, self.send_button))
         return page
 
     def _build_activation_plot(self) -> pg.PlotWidget:

@@ -19,7 +19,6 @@ exact regions (``overlay``), running the Qt-free ``jobs``.
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
@@ -31,11 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from relulab.io.networks import NetworkFileError, save_network
 from relulab.model.fitting.classify import DEFAULT_BOX, Trainer
 from relulab.model.lessons.playground import (
-    MAX_HIDDEN_LAYERS,
-    MAX_WIDTH,
     History,
     PlaygroundState,
     Points,
@@ -44,7 +40,6 @@ from relulab.model.lessons.playground import (
 )
 from relulab.model.networks.mlp import MLP
 from relulab.model.regions.engine import start_warm_up
-from relulab.ui import dialogs
 from relulab.ui.driver import TrainingDriver
 from relulab.ui.panels.base import Key, Panel, named
 from relulab.ui.panels.playground.controls import PlaygroundControls
@@ -62,6 +57,7 @@ from relulab.ui.panels.playground.jobs import (
     regions_network,
     sampled_value_text,
 )
+from relulab.ui.panels.playground.network_files import PlaygroundNetworkFiles
 from relulab.ui.panels.playground.overlay import RegionOverlay
 from relulab.ui.panels.playground.picture import PicturePacer
 from relulab.ui.panels.playground.readouts import Readouts
@@ -71,11 +67,10 @@ from relulab.ui.worker import Worker
 
 #: The column beside the map holds at least this many characters a line.
 SIDE_CHARACTERS = 44
-#: The network file formats the export offers.
-NETWORK_FILTER = "JSON network (*.json);;NumPy arrays (*.npz);;ONNX (*.onnx)"
 
 
-class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures, Panel):
+class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures,
+                      PlaygroundNetworkFiles, Panel):
     name = "playground"
     title = "Playground"
     state_class = PlaygroundState
@@ -216,6 +211,7 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures, P
         c.toggles.discrete_check.toggled.connect(self._on_discretize)
         c.send_button.clicked.connect(self.send_network)
         c.export_button.clicked.connect(self._export_network_dialog)
+        c.open_button.clicked.connect(self._open_network_dialog)
         c.neuron_combo.currentIndexChanged.connect(self._on_neuron_selected)
         self.data_map.add_requested.connect(self._on_add_requested)
         self.data_map.remove_requested.connect(self.remove_point)
@@ -462,41 +458,6 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures, P
             self.show_status(f"{note[0].upper()}{note[1:]}: the converter gets exactly the "
                              f"same function as {'-'.join(map(str, flat.sizes))}")
         return self.send_to("converter", "network", flat)
-
-    def export_network(self, path) -> bool:
-        """Save the network as it is now (JSON, NPZ or ONNX by the extension); a file that
-        cannot be written is said, and nothing else changes."""
-        try:
-            save_network(self.net, path)
-        except NetworkFileError as e:
-            self.strip.message(str(e), error=True)
-            return False
-        self.strip.message(f"Saved the network ({'-'.join(map(str, self.net.sizes))}, step "
-                              f"{self.trainer.step}) to {Path(path).name}.")
-        return True
-
-    def _export_network_dialog(self) -> None:
-        path, chosen = dialogs.save_file_name(
-            self, "Export the network", "network.json", NETWORK_FILTER,
-            instead="window.panel('playground').export_network(path)")
-        if path:
-            if not Path(path).suffix:
-                path += "." + chosen.rsplit("*.", 1)[-1].rstrip(")")
-            self.export_network(path)
-
-    def receive(self, kind: str, payload) -> bool:
-        if kind != "network" or not isinstance(payload, MLP):
-            return False
-        if payload.n_in != 2:
-            self.strip.message(f"The playground takes networks of 2 inputs; that one has "
-                                  f"{payload.n_in}.", error=True)
-            return False
-        if len(payload.hidden_sizes) > MAX_HIDDEN_LAYERS or max(payload.hidden_sizes, default=0) > MAX_WIDTH:
-            self.strip.message(
-                f"The playground draws and trains at most {MAX_HIDDEN_LAYERS} hidden layers of "
-                f"{MAX_WIDTH} neurons; that network is {'-'.join(map(str, payload.sizes))}.", error=True)
-            return False
-        return self._try(lambda: self.state.with_network(payload), "receive a network")
 
     # -- depth study ----------------------------------------------------------------------
     def run_depth_experiment(self) -> None:
