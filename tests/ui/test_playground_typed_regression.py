@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 
 from relulab.model.data.datasets import bumps_target
 from relulab.model.lessons.playground import PlaygroundState
@@ -129,3 +130,15 @@ def test_the_formulas_noise_moves_the_points_not_the_targets(panel):
     clean = s.dataset.__class__(**{**s.dataset.__dict__, "noise": 0.0}).points()
     np.testing.assert_array_equal(s.points.label, clean.x[:, 0] + 2 * clean.x[:, 1])
     assert not np.array_equal(s.points.x, clean.x)
+
+
+def test_the_error_line_follows_the_zoom(panel, theme):
+    """Seen at zoom 1.6: the line under f(x₁, x₂) kept the type size it was shown at."""
+    choose_dataset(panel, "regress_formula")
+    type_formula(panel, "x1 +")
+    c = panel.controls
+    theme.set_zoom(1.6)
+    QApplication.processEvents()
+    label = c._data_form.labelForField(c.formula_edit)
+    assert c.formula_error.font().pointSizeF() == pytest.approx(label.font().pointSizeF())
+    assert c.formula_error.text() == "the expression ends too early at column 5"

@@ -501,7 +501,6 @@ class PlaygroundControls(QWidget):
         """One line under f(x₁, x₂) saying what is wrong with the text typed (hidden
         when nothing is)."""
         self.formula_error.setText(text)
-        self.formula_error.setStyleSheet(f"color: {self.theme.color('error_text').name()};")
         self._data_form.setRowVisible(self.formula_error, bool(text))
 
     def show_data_error(self, text: str) -> None:
@@ -510,6 +509,8 @@ class PlaygroundControls(QWidget):
 
     def apply_theme(self) -> None:
         th = self.theme
+        # set again with each theme and zoom: a style sheet set once kept the old size of type
+        self.formula_error.setStyleSheet(f"color: {th.color('error_text').name()};")
         th.style_plot(self.activation_plot)
         for k, curve in enumerate(self.activation_curves):
             curve.setPen(th.series_pen(k))
