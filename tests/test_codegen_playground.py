@@ -11,6 +11,7 @@ import sys
 from dataclasses import replace
 from importlib.resources import files
 
+import numpy as np
 import pytest
 
 from relulab.io.codegen import CodeExportError, notebook_for, script_for
@@ -136,16 +137,15 @@ def test_features_and_regularisation_follow_the_trainer(tmp_path, regularization
     """A state whose network takes x₁², x₂² and whose training penalises the weights
     (as the Playground's Network and Training tabs set them) prints what the model's
     Trainer reports with the same features and penalty."""
-    from relulab.model.fitting.classify import TrainConfig
     from relulab.model.fitting.features import FeatureMap
 
-    state = PlaygroundState().with_hidden([]).with_training(step=200)
-    config = TrainConfig("adam", 0.05, "cross_entropy", 0, regularization=regularization,
-                         regularization_rate=0.01)
+    state = PlaygroundState().with_hidden([]).with_features(("x1^2", "x2^2")).with_training(
+        step=200, optimizer="adam", learning_rate=0.05, regularization=regularization,
+        regularization_rate=0.01)
+    config = state.training.config()
     fmap = FeatureMap(("x1^2", "x2^2"))
-    object.__setattr__(state, "features", fmap)
-    object.__setattr__(state.training, "config", lambda: config)
-    text = _script_of(state)  # the state itself: its dict has no features yet
+    text = script_for("playground", state.to_dict())  # the features come from the scene
+    assert "feature_names = ['x1^2', 'x2^2']" in text
     printed = run_script(text, tmp_path)
     (X, y), (Xt, yt) = state.training_points(), state.points.held_out()
     snap = Trainer(state.initial, X, y, Xt, yt, config, features=fmap).advance(200)
@@ -158,3 +158,32 @@ def _script_of(state: PlaygroundState) -> str:
     from relulab.io.codegen.sources import script
 
     return script(playground.header(state), playground.sections(state))
+
+
+def test_the_typed_regression_target_is_written_as_code_from_its_parse(tmp_path):
+    """f(x₁, x₂) typed in the panel: the script rebuilds the same targets from numpy code
+    written from the parse tree (no string evaluated), and prints the trainer's readouts."""
+    from relulab.model.lessons.playground import DataSettings
+
+    state = PlaygroundState().with_data(DataSettings(
+        name="regress_formula", formula="sin(x₁) * x2 + arctan(1/0) * x1^2", n_per_class=120,
+        noise=0.05, seed=3, test_fraction=0.25)).with_training(step=60)
+    text = script_for("playground", state.to_dict())
+    assert "np.sin(x1)" in text and "X_all = np.array" not in text  # made, not listed
+    body = text.split('"""', 2)[2]
+    assert "eval(" not in body and "exec(" not in body and "relulab" not in body
+    namespace: dict = {}
+    data_code = text.split("# -- Network")[0]
+    # the script's data part, as the script runs it (no __future__ from this module)
+    exec(compile(data_code, "script", "exec", dont_inherit=True), namespace)  # noqa: S102
+    np.testing.assert_array_equal(namespace["X_all"], state.points.x)
+    np.testing.assert_array_equal(namespace["y_all"], state.points.label)
+    assert_same(run_script(text, tmp_path), app_readouts(state, 60))
+
+
+def test_the_plane_regression_script_runs(tmp_path):
+    from relulab.model.lessons.playground import DataSettings
+
+    state = PlaygroundState().with_data(DataSettings(name="regress_plane")).with_training(step=30)
+    assert_same(run_script(script_for("playground", state.to_dict()), tmp_path),
+                app_readouts(state, 30))

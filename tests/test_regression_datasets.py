@@ -32,7 +32,7 @@ def _run(name: str, sizes: list[int], config: TrainConfig, steps: int, seed: int
 
 
 def test_regression_problems_are_named_as_such_and_suit_mse():
-    assert REGRESSION_DATASETS == ("regress_plane", "regress_gaussians")
+    assert REGRESSION_DATASETS == ("regress_plane", "regress_gaussians", "regress_formula")
     assert not set(REGRESSION_DATASETS) & set(CLASSIFICATION_DATASETS)
     assert set(REGRESSION_DATASETS) | set(CLASSIFICATION_DATASETS) == set(DATASETS)
     for name in REGRESSION_DATASETS:

@@ -53,6 +53,12 @@ from relulab.io.limits import (
     shown_name,
     unique_keys,
 )
+from relulab.io.network_features import (
+    FEATURES_KEY,
+    features_to_write,
+    recorded_features,
+    refuse_other_inputs,
+)
 from relulab.model.networks.activations import ACTIVATIONS
 from relulab.model.networks.mlp import (
     MAX_LAYERS,
@@ -77,7 +83,7 @@ MAX_JSON_BYTES = 32 * 1024 * 1024
 #: layers (MAX_LAYERS): the dict form's limits, from relulab.model.networks.mlp.
 #: What an NPZ may expand to, and how many arrays it may hold (W, b, S, V, v a layer).
 MAX_NPZ_BYTES = 64 * 1024 * 1024
-MAX_NPZ_MEMBERS = 5 * MAX_LAYERS + 1
+MAX_NPZ_MEMBERS = 5 * MAX_LAYERS + 2
 #: ONNX: nodes in the graph, and protobuf fields in the whole file (each one costs
 #: about 150 bytes once parsed: 10 MB of empty nodes would take 800 MB).
 MAX_ONNX_NODES = 5 * MAX_LAYERS
@@ -136,7 +142,22 @@ _KIND_NAMES = {"zip": "a ZIP/NPZ archive", "json": "JSON text", "binary": "binar
 # ---------------------------------------------------------------------------
 def load_network(path: StrPath) -> MLP | ExtendedNetwork:
     """Read a network file; the format comes from the extension and is checked
-    against the content. Raises NetworkFileError (one line) for every problem."""
+    against the content. Raises NetworkFileError (one line) for every problem, and for
+    a network that takes other features than the point (relulab.io.network_features)."""
+    net, features = load_network_and_features(path)
+    _as_file_error(refuse_other_inputs, features, Path(path).name)
+    return net
+
+
+def _as_file_error(check: Callable, *args: Any) -> Any:
+    try:  # check(*args), its ValueError a NetworkFileError
+        return check(*args)
+    except ValueError as e:
+        raise NetworkFileError(str(e)) from None
+
+
+def load_network_and_features(path: StrPath) -> tuple[MLP | ExtendedNetwork, tuple[str, ...] | None]:
+    """A network file's network and the features its inputs are (None: not recorded)."""
     path = Path(path)
     fmt = _fmt_from_suffix(path)
     try:
@@ -145,11 +166,18 @@ def load_network(path: StrPath) -> MLP | ExtendedNetwork:
         raise NetworkFileError(f"{path.name}: no such file") from None
     except FileRefused as e:
         raise NetworkFileError(f"{path.name} {e}") from None
-    return network_from_bytes(data, fmt, path.name)
+    return _parse(data, fmt, path.name)
 
 
 def network_from_bytes(data: bytes, fmt: str, name: str = "network") -> MLP | ExtendedNetwork:
-    """Parse ``data`` as ``fmt`` ('json', 'npz' or 'onnx'); ``name`` goes into messages."""
+    """Parse ``data`` as ``fmt`` ('json', 'npz' or 'onnx'), as load_network does; ``name``
+    goes into messages."""
+    net, features = _parse(data, fmt, name)
+    _as_file_error(refuse_other_inputs, features, name)
+    return net
+
+
+def _parse(data: bytes, fmt: str, name: str) -> tuple[MLP | ExtendedNetwork, tuple[str, ...] | None]:
     kind = _sniff(data)
     if kind == "empty":
         raise NetworkFileError(f"{name}: the file is empty")
@@ -164,8 +192,10 @@ def network_from_bytes(data: bytes, fmt: str, name: str = "network") -> MLP | Ex
     if fmt == "json":
         return _from_json_bytes(data, name)
     if fmt == "npz":
-        return network_from_arrays(_read_npz(data, name), name)
-    return _from_onnx_bytes(data, name)
+        arrays = _read_npz(data, name)
+        net = network_from_arrays(arrays, name)
+        return net, _as_file_error(recorded_features, arrays, net.n_in, name)
+    return _from_onnx_bytes(data, name), None
 
 
 # -- JSON -------------------------------------------------------------------
@@ -184,7 +214,7 @@ def _parse_int(text: str) -> int | _LongNumber:
     return _LongNumber(text) if len(text.lstrip("-")) > MAX_NUMBER_DIGITS else int(text)
 
 
-def _from_json_bytes(data: bytes, name: str) -> MLP | ExtendedNetwork:
+def _from_json_bytes(data: bytes, name: str) -> tuple[MLP | ExtendedNetwork, tuple[str, ...] | None]:
     if len(data) > MAX_JSON_BYTES:
         raise NetworkFileError(f"{name}: {megabytes(len(data))} is larger than the "
                                f"{megabytes(MAX_JSON_BYTES)} a JSON network may have")
@@ -207,7 +237,8 @@ def _from_json_bytes(data: bytes, name: str) -> MLP | ExtendedNetwork:
                                f"{e.msg}") from None
     except ValueError as e:  # NaN, Infinity
         raise NetworkFileError(f"{name}: {e}") from None
-    return network_from_dict(doc, name)
+    net = network_from_dict(doc, name)
+    return net, _as_file_error(recorded_features, doc, net.n_in, name)
 
 
 def _type(v: Any) -> str:
@@ -486,7 +517,7 @@ _DIRECTORY_SIZE = zipfile._ECD_SIZE  # type: ignore[attr-defined]
 
 
 def _npz_key_allowed(key: str) -> bool:
-    if key == "activation":
+    if key in ("activation", FEATURES_KEY):
         return True
     digits = key[1:]
     return (key[:1] in ("W", "b", "S", "V", "v") and digits.isdigit() and digits.isascii()
@@ -611,7 +642,8 @@ def network_from_arrays(arrays: dict, name: str = "network") -> MLP | ExtendedNe
     if L == 0:
         keys = ", ".join(shown_name(k) for k in sorted(arrays)[:8]) or "nothing"
         raise NetworkFileError(f"{name}: no W1 array (found {keys}); expected W1, b1, …, WL, bL")
-    known = {"activation"} | {f"{p}{i}" for i in range(1, L + 1) for p in ("W", "b", "S", "V", "v")}
+    known = {"activation", FEATURES_KEY} | {
+        f"{p}{i}" for i in range(1, L + 1) for p in ("W", "b", "S", "V", "v")}
     unknown = set(arrays) - known
     if unknown:
         raise NetworkFileError(f"{name}: unexpected array(s) "
@@ -695,8 +727,8 @@ def network_to_dict(net: MLP | ExtendedNetwork) -> dict[str, Any]:
     return net.to_dict()
 
 
-def network_to_npz_bytes(net: MLP | ExtendedNetwork) -> bytes:
-    arrays = {}
+def network_to_npz_bytes(net: MLP | ExtendedNetwork, extra: dict | None = None) -> bytes:
+    arrays = {k: np.array(v) for k, v in (extra or {}).items()}
     if isinstance(net, ExtendedNetwork):
         for i, L in enumerate(net.layers, start=1):
             arrays[f"W{i}"], arrays[f"b{i}"] = L.W, L.b
@@ -734,12 +766,15 @@ def check_saveable(net: MLP | ExtendedNetwork, name: str = "the network") -> Non
     _check_growth(layers, name)
 
 
-def network_to_bytes(net: MLP | ExtendedNetwork, fmt: str) -> bytes:
+def network_to_bytes(net: MLP | ExtendedNetwork, fmt: str, features: Sequence[str] | None = None) -> bytes:
+    """The file's bytes, with the inputs' ``features`` (relulab.io.network_features)."""
     check_saveable(net)
+    names = _as_file_error(features_to_write, features, net.n_in, fmt)
+    extra = {} if names is None else {FEATURES_KEY: list(names)}
     if fmt == "json":
-        return (json.dumps(network_to_dict(net), allow_nan=False) + "\n").encode("utf-8")
+        return (json.dumps(network_to_dict(net) | extra, allow_nan=False) + "\n").encode("utf-8")
     if fmt == "npz":
-        return network_to_npz_bytes(net)
+        return network_to_npz_bytes(net, extra)
     if fmt == "onnx":
         from relulab.io.onnx_writer import network_to_onnx_bytes
 
@@ -747,13 +782,15 @@ def network_to_bytes(net: MLP | ExtendedNetwork, fmt: str) -> bytes:
     raise NetworkFileError(f"unknown format {fmt!r}")
 
 
-def save_network(net: MLP | ExtendedNetwork, path: StrPath) -> None:
+def save_network(net: MLP | ExtendedNetwork, path: StrPath,
+                 features: Sequence[str] | None = None) -> None:
     """Write ``net`` (an MLP or an ExtendedNetwork) in the format of ``path``'s extension,
-    atomically: the old file stays if anything fails (a read-only file is refused)."""
+    atomically: the old file stays if anything fails (a read-only file is refused), with
+    the inputs' ``features`` (relulab.io.network_features)."""
     path = Path(path)
     fmt = _fmt_from_suffix(path)
     try:
-        data = network_to_bytes(net, fmt)
+        data = network_to_bytes(net, fmt, features)
     except NetworkFileError as e:
         raise NetworkFileError(f"{path.name} not written: {e}") from None
     try:

@@ -157,6 +157,11 @@ def test_networks_from_elsewhere_must_fit():
     for sizes in ([3, 4, 1], [2, 4, 7]):
         with pytest.raises(ValueError, match="2 inputs and 1 to 6 outputs"):
             s.with_network(MLP.random(sizes))
+    # a network taking other features, as a file records them: those inputs, one each
+    squares = s.with_network(MLP.random([3, 4, 1], seed=1), ("x1^2", "x2^2", "x1*x2"))
+    assert squares.architecture.features == ("x1^2", "x2^2", "x1*x2")
+    with pytest.raises(ValueError, match=r"needs 3 inputs \(x1\^2, x2\^2, x1\*x2\)"):
+        s.with_network(MLP.random([2, 4, 1]), ("x1^2", "x2^2", "x1*x2"))
     three = s.with_network(MLP.random([2, 4, 3], seed=1))
     assert three.classes == 3 and three.architecture.outputs == 3
     six = s.with_points(s.points.adding(0.1, 0.1, 5))

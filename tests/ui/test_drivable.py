@@ -239,6 +239,7 @@ def test_the_drag_leaves_pyqtgraphs_settings_as_they_were(main_window):
     ("playground", "playground-load-csv", "load_points(path)"),
     ("playground", "playground-save-csv", "save_points(path)"),
     ("playground", "playground-export-network", "export_network(path)"),
+    ("playground", "playground-open-network", "open_network(path)"),
 ])
 def test_a_dialog_in_a_test_is_refused_and_names_the_method(main_window, qtbot, where, button,
                                                            method):

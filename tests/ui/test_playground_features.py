@@ -287,7 +287,10 @@ def test_diagram_pictures_edges_and_output_biases(panel):
     drawn_lines = sum(len(item.xData) // 2 for item in diagram.edges.values()
                       if item.xData is not None)
     assert drawn_lines > 0
-    assert not any(t.isVisible() for t in diagram.tiles)
+    # no choice made: the pictures are drawn where they fit (test_playground_neuron_maps)
+    assert all(t.isVisible() for t in diagram.tiles) == diagram.maps_fit()
+    panel.controls.thumbnails_check.setChecked(False)
+    assert panel.state.view.thumbnails is False and not any(t.isVisible() for t in diagram.tiles)
     panel.controls.thumbnails_check.setChecked(True)
     assert panel.state.view.thumbnails and all(t.isVisible() for t in diagram.tiles)
     columns = [t.image for t in diagram.tiles]

@@ -44,12 +44,37 @@ def features(X, names):
     return out'''
 
 
+def formula_code(text: str) -> str:
+    """The typed regression target as a numpy function, written from the app's parse
+    of ``text`` (the script evaluates no string), and the problem's generator."""
+    f = ds.parse_formula(text)
+    typed = " ".join(text.split())  # a tab typed in f would end the comment's line
+    return (source(ds._check_points, ds._regression) + f"""
+
+
+def formula_target(X):
+    # f(x₁, x₂) = {typed}, as typed in the panel
+    x1, x2 = X[:, 0], X[:, 1]
+    with np.errstate(all="ignore"):
+        y = {f.python()}
+    return np.broadcast_to(np.asarray(y, dtype=float), x1.shape).copy()""")
+
+
 def data_section(state: PlaygroundState) -> Section:
     """The points from the dataset's own generator where they are its points, else as
     they are in the panel (points added or moved by hand, a typed boundary curve)."""
     d = state.dataset
     generated = d.name in _NEEDS and state.points == d.points()
-    if generated:
+    if d.name == "regress_formula" and state.points == d.points():
+        code = (constants(MAX_POINTS=ds.MAX_POINTS) + "\n\n\n" + source(ds._rng) + "\n\n\n"
+                + formula_code(d.formula) + "\n\n\n" + source(ds.held_out_mask)
+                + f"\n\n\nX_all, y_all = _regression(formula_target, {d.seed!r}, "
+                  f"{d.n_per_class!r}, {d.noise!r})\n"
+                  f"is_test = held_out_mask(len(y_all), {d.test_fraction!r}, {d.seed!r})")
+        text = (f"The typed regression problem f(x₁, x₂) = {' '.join(d.formula.split())} from "
+                f"seed {d.seed}, {d.n_per_class} points, noise {d.noise:g}; a share of "
+                f"{d.test_fraction:g} held out to test.")
+    elif generated:
         helpers, consts = _NEEDS[d.name]
         maker = ds.DATASETS[d.name].make
         options = f", classes={d.classes}" if d.classes != 2 else ""
@@ -112,8 +137,8 @@ def steps_of(state: PlaygroundState) -> int:
 
 def sections(state: PlaygroundState) -> list[Section]:
     config = state.training.config()
-    fmap = getattr(state, "features", None)
-    names = None if fmap is None or getattr(fmap, "is_identity", True) else tuple(fmap.names)
+    fmap = state.architecture.feature_map
+    names = None if fmap.is_identity else tuple(fmap.names)
     steps = steps_of(state)
     inputs = ("features(X, feature_names)", "features(X_test, feature_names)") if names else (
         "X", "X_test")
@@ -125,7 +150,10 @@ def sections(state: PlaygroundState) -> list[Section]:
            "print_readouts(readouts(training, activations, inputs_test, y_test), config, "
            "len(y), len(y_test))")
     return [
-        Section("Imports", "", "import math\nfrom types import SimpleNamespace\n\nimport numpy as np"),
+        Section("Imports", "", "import math\n" + (
+            # the regression generator's annotation names it
+            "from collections.abc import Callable\n" if state.dataset.regress else "")
+            + "from types import SimpleNamespace\n\nimport numpy as np"),
         data_section(state),
         network_section(state, names),
         trainer.activation_section(state.initial.activations),

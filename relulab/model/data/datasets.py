@@ -15,7 +15,8 @@ Reading and writing CSV files is ``relulab.io.points``: the model never touches 
 **Regression problems** (``DatasetSpec.task == "regress"``, names ``regress_*``) give
 each point a real target instead of a class: ``y`` holds numbers in about [−1.2, 1.2],
 and ``n_per_class`` is the number of points. They are TensorFlow Playground's "plane"
-and "multi Gaussian" with its square [−6, 6]² shrunk to [−1, 1]²; the target is taken
+and "multi Gaussian" with its square [−6, 6]² shrunk to [−1, 1]², and a function
+f(x₁, x₂) typed by the user (parsed, never evaluated as Python); the target is taken
 at the point before the noise moves it, as above. Train them with
 ``TrainConfig(loss="mse")`` (``relulab.model.fitting.classify``): the loss is chosen by
 the caller, not guessed from the labels, and ``DatasetSpec.loss`` names the one that suits.
@@ -31,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from relulab.model.data.expression import Expression, parse_expression
+from relulab.model.data.expression import TWO_VARIABLES, Expression, parse_expression
 
 #: Largest number of points a CSV file or a generator may produce.
 MAX_POINTS = 100_000
@@ -39,6 +40,8 @@ MAX_POINTS = 100_000
 MAX_CLASSES = 6
 #: The boundary dataset's curve when none is given.
 DEFAULT_BOUNDARY = "sin(3*x)/2"
+#: The typed regression problem's function when none is given: from −1 to 1 on [−1, 1]².
+DEFAULT_FORMULA = "sin(3*x1) * x2"
 
 
 def _rng(seed) -> np.random.Generator:
@@ -272,6 +275,38 @@ def _regression(target: Callable, seed, n_points: int, noise: float):
     return X + noise * rng.normal(size=X.shape), y
 
 
+def parse_formula(text: str | Expression) -> Expression:
+    """A typed f(x₁, x₂) for the regression problem: parsed in x1 and x2 (x₁, x₂), and
+    finite on a 201 × 201 grid of [−1, 1]²; an ExpressionError (a ValueError) says what
+    is wrong in one line."""
+    f = text if isinstance(text, Expression) else parse_expression(text, TWO_VARIABLES)
+    if f.variables != TWO_VARIABLES:
+        raise ValueError(f"f must be a function of x1 and x2, not of {', '.join(f.variables)}")
+    f.check_finite_square()
+    return f
+
+
+def formula_target(text: str | Expression) -> Callable:
+    """The typed problem's target: X (N, 2) ↦ f(x₁, x₂), refused (an ExpressionError
+    naming the point) where a value is not finite."""
+    f = parse_formula(text)
+
+    def target(X) -> np.ndarray:
+        X = np.asarray(X, float).reshape(-1, 2)
+        f.check_finite_at(X)
+        return f(X[:, 0], X[:, 1])
+
+    return target
+
+
+def regression_target(name: str, formula: str | Expression = DEFAULT_FORMULA) -> Callable:
+    """The regression problem ``name``'s own function, X (N, 2) ↦ targets without noise
+    (``formula``: the typed problem's f)."""
+    if name == "regress_formula":
+        return formula_target(formula)
+    return {"regress_plane": plane_target, "regress_gaussians": bumps_target}[name]
+
+
 def regress_plane(seed=0, n_points: int = 200, noise: float = 0.0):
     """Regression: ``n_points`` uniform in [−1, 1]², target 0.6 (x₁ + x₂) (a plane)."""
     return _regression(plane_target, seed, n_points, noise)
@@ -281,6 +316,13 @@ def regress_gaussians(seed=0, n_points: int = 200, noise: float = 0.0):
     """Regression: ``n_points`` uniform in [−1, 1]², target six cone-shaped bumps of height
     ±1 (TensorFlow Playground's "multi Gaussian", its bumps linear, not Gaussian)."""
     return _regression(bumps_target, seed, n_points, noise)
+
+
+def regress_formula(seed=0, n_points: int = 200, noise: float = 0.0,
+                    formula: str | Expression = DEFAULT_FORMULA):
+    """Regression: ``n_points`` uniform in [−1, 1]², target a typed f(x₁, x₂) (parsed,
+    never evaluated as Python); a formula not finite there is refused."""
+    return _regression(formula_target(formula), seed, n_points, noise)
 
 
 @dataclass(frozen=True)
@@ -314,6 +356,8 @@ DATASETS: dict[str, DatasetSpec] = {
                     task="regress"),
         DatasetSpec("regress_gaussians", "regression: multi-Gaussian", regress_gaussians, 0.0, 200,
                     2, task="regress"),
+        DatasetSpec("regress_formula", "regression: typed f(x₁, x₂)", regress_formula, 0.0, 200,
+                    2, task="regress"),
     )
 }
 #: The names of the datasets of each task, in DATASETS' order.
@@ -327,7 +371,8 @@ def make_dataset(name: str, seed=0, n_per_class: int | None = None, noise: float
     in ``classes`` classes (2 to ``MAX_CLASSES`` where the dataset has a class count:
     circles, spirals, gaussians, checkerboard). ``options`` go to the generator
     (``turns`` of the spirals, ``cells`` of the checkerboard, ``expression`` f of the
-    boundary dataset). A regression problem's ``n_per_class`` is its number of points."""
+    boundary dataset, ``formula`` f(x₁, x₂) of the typed regression problem). A
+    regression problem's ``n_per_class`` is its number of points."""
     try:
         d = DATASETS[name]
     except KeyError:

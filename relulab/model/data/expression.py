@@ -1,4 +1,4 @@
-"""Typed target functions: a small parser for expressions in x.
+"""Typed target functions: a small parser for expressions in x, or in x1 and x2.
 
 User text is tokenised and parsed by hand into a tree of numpy operations; it is
 never given to ``eval``, ``exec`` or ``compile``. Anything outside the grammar is
@@ -13,6 +13,11 @@ name or a parenthesis multiplies it, so ``0.3x^2`` and ``2(x+1)`` work)::
     unary   := ('-' | '+') unary | power
     power   := atom (('^' | '**') unary)?
     atom    := number | name | name '(' sum (',' sum)* ')' | '(' sum ')'
+
+The variables are ``x`` by default; ``parse_expression(text, ("x1", "x2"))`` reads a
+function of the plane's two coordinates (``x₁`` and ``x₂`` are read as ``x1`` and
+``x2``). :meth:`Expression.python` writes a parsed expression back as numpy code that
+computes the same numbers, for exported scripts (they never evaluate a string).
 """
 
 from __future__ import annotations
@@ -61,6 +66,20 @@ FUNCTIONS: dict[str, tuple[int, Callable]] = {
     "max": (2, np.maximum),
 }
 CONSTANTS = {"pi": np.pi, "e": np.e}
+#: Each function as numpy code of its argument(s) ``{0}``, ``{1}``: what FUNCTIONS computes.
+NUMPY_CODE = {
+    **{name: f"np.{name}({{0}})" for name in ("sin", "cos", "tan", "exp", "log", "sqrt", "abs",
+                                               "tanh", "sinh", "cosh", "arctan", "sign", "floor")},
+    "relu": "np.maximum({0}, 0.0)",
+    "step": "np.where({0} >= 0, 1.0, 0.0)",
+    "min": "np.minimum({0}, {1})",
+    "max": "np.maximum({0}, {1})",
+}
+#: The variables of an expression in x, and of one in the plane's coordinates.
+ONE_VARIABLE = ("x",)
+TWO_VARIABLES = ("x1", "x2")
+#: Subscript digits typed for the coordinates (x₁, x₂), read as plain digits.
+_SUBSCRIPTS = str.maketrans("₁₂", "12")
 
 _TOKEN = re.compile(
     r"(?P<space>[ \t]+)"
@@ -96,11 +115,12 @@ def _tokenise(text: str) -> list[_Token]:
     return tokens
 
 
-# A parsed tree is made of nested tuples: ("num", v) | ("x",) | ("neg", a)
+# A parsed tree is made of nested tuples: ("num", v) | ("x", i) (variable i) | ("neg", a)
 # | ("bin", op, a, b) | ("call", name, args).
 
 class _Parser:
-    def __init__(self, tokens: list[_Token]):
+    def __init__(self, tokens: list[_Token], variables: tuple[str, ...] = ONE_VARIABLE):
+        self.variables = variables
         self.tokens = tokens
         self.i = 0
         self.depth = 0
@@ -186,8 +206,8 @@ class _Parser:
         if t.kind == "name":
             self.take()
             name = t.text
-            if name == "x":
-                return ("x",)
+            if name in self.variables:
+                return ("x", self.variables.index(name))
             if name in CONSTANTS:
                 return ("num", CONSTANTS[name])
             if name in FUNCTIONS:
@@ -207,7 +227,9 @@ class _Parser:
                         f"function '{name}' takes {arity} argument{'s' if arity > 1 else ''}, "
                         f"got {len(args)}", t.column)
                 return ("call", name, args)
-            raise ExpressionError(f"unknown name '{name}'", t.column)
+            hint = f" (the variables are {' and '.join(self.variables)})" \
+                if len(self.variables) > 1 else ""
+            raise ExpressionError(f"unknown name '{name}'{hint}", t.column)
         if t.text == "(":
             self.take()
             self.nest()
@@ -220,13 +242,13 @@ class _Parser:
         raise ExpressionError(f"unexpected {t.text!r}", t.column)
 
 
-def _evaluate(tree, x: np.ndarray) -> np.ndarray | np.float64:
+def _evaluate(tree, x: tuple[np.ndarray, ...]) -> np.ndarray | np.float64:
     kind = tree[0]
     if kind == "num":
         # a numpy scalar: broadcast for free, and it overflows to inf (a Python float raises)
         return np.float64(tree[1])
     if kind == "x":
-        return x
+        return x[tree[1]]
     if kind == "neg":
         return -_evaluate(tree[1], x)
     if kind == "bin":
@@ -245,21 +267,86 @@ def _evaluate(tree, x: np.ndarray) -> np.ndarray | np.float64:
     return FUNCTIONS[name][1](*(_evaluate(a, x) for a in args))
 
 
+def _has_variable(tree) -> bool:
+    kind = tree[0]
+    if kind == "x":
+        return True
+    if kind == "neg":
+        return _has_variable(tree[1])
+    if kind == "bin":
+        return _has_variable(tree[2]) or _has_variable(tree[3])
+    return kind == "call" and any(_has_variable(a) for a in tree[2])
+
+
+def _number_code(v: float, scalar: bool) -> str:
+    text = repr(float(v)) if np.isfinite(v) else "np.inf"
+    # Between two numbers a Python float would raise where numpy gives inf (1/0,
+    # 10.0**400): numbers whose operation has no variable stay numpy scalars, as here.
+    return f"np.float64({text})" if scalar else text
+
+
+def _python(tree, names: tuple[str, ...], scalar: bool = False) -> str:
+    """``tree`` as numpy code: every operation in parentheses, so precedence is the tree's."""
+    kind = tree[0]
+    if kind == "num":
+        return _number_code(tree[1], scalar)
+    if kind == "x":
+        return names[tree[1]]
+    constant = not _has_variable(tree)
+    if kind == "neg":
+        return f"(-{_python(tree[1], names, constant)})"
+    if kind == "bin":
+        op = "**" if tree[1] == "^" else tree[1]
+        return f"({_python(tree[2], names, constant)} {op} {_python(tree[3], names, constant)})"
+    return NUMPY_CODE[tree[1]].format(*(_python(a, names) for a in tree[2]))
+
+
 @dataclass(frozen=True, eq=False)
 class Expression:
-    """A parsed expression in x; call it on an array of x values."""
+    """A parsed expression in its ``variables`` (x, or x1 and x2); call it on arrays of
+    their values, one array each."""
 
     text: str
     _tree: tuple
+    variables: tuple[str, ...] = ONE_VARIABLE
 
-    def __call__(self, x) -> np.ndarray:
-        """Values at ``x`` (float array of the same shape); may contain inf/nan."""
-        x = np.asarray(x, dtype=float)
+    def __call__(self, *xs) -> np.ndarray:
+        """Values at ``xs`` (one array per variable; a float array of their broadcast
+        shape); may contain inf/nan."""
+        if len(xs) != len(self.variables):
+            raise TypeError(f"the expression takes {len(self.variables)} variable(s) "
+                            f"({', '.join(self.variables)}), got {len(xs)}")
+        arrays = tuple(np.asarray(x, dtype=float) for x in xs)
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
         with np.errstate(all="ignore"):
-            y = _evaluate(self._tree, x)
-        if np.ndim(y) == 0 or np.shape(y) != x.shape:
-            y = np.broadcast_to(np.asarray(y, dtype=float), x.shape).copy()
+            y = _evaluate(self._tree, arrays)
+        if np.ndim(y) == 0 or np.shape(y) != shape:
+            y = np.broadcast_to(np.asarray(y, dtype=float), shape).copy()
         return np.asarray(y)
+
+    def python(self, names: tuple[str, ...] | None = None) -> str:
+        """Numpy code (``np``, and the variables under ``names``, by default their own)
+        that computes the same numbers as calling this expression, where the values stay
+        finite; written from the parse tree, never from the text."""
+        return _python(self._tree, tuple(names or self.variables))
+
+    def check_finite_square(self, lo: float = -1.0, hi: float = 1.0, samples: int = 201) -> None:
+        """Raise ExpressionError unless the values of an expression in (x1, x2) are
+        finite on a samples × samples grid of the square [lo, hi]²."""
+        t = np.linspace(lo, hi, samples)
+        a, b = np.meshgrid(t, t, indexing="ij")
+        self.check_finite_at(np.c_[a.ravel(), b.ravel()], f"in the square [{lo:g}, {hi:g}]²")
+
+    def check_finite_at(self, X, where: str = "") -> None:
+        """Raise ExpressionError unless the values at the points ``X`` (N, 2) are finite."""
+        X = np.asarray(X, float).reshape(-1, 2)
+        ys = self(X[:, 0], X[:, 1])
+        bad = ~np.isfinite(ys)
+        if bad.any():
+            i = int(np.argmax(bad))
+            what = "not a number" if np.isnan(ys[i]) else "infinite"
+            raise ExpressionError(f"the value is {what} at (x₁, x₂) = ({X[i, 0]:.3g}, "
+                                  f"{X[i, 1]:.3g}){' ' + where if where else ''}")
 
     def check_finite(self, a: float, b: float, samples: int = 2001) -> None:
         """Raise ExpressionError unless the values are finite on [a, b]."""
@@ -272,8 +359,9 @@ class Expression:
             raise ExpressionError(f"the value is {what} at x = {where:.6g} on [{a:g}, {b:g}]")
 
 
-def parse_expression(text: str) -> Expression:
-    """Parse ``text`` into an :class:`Expression` or raise :class:`ExpressionError`.
+def parse_expression(text: str, variables: tuple[str, ...] = ONE_VARIABLE) -> Expression:
+    """Parse ``text`` into an :class:`Expression` in ``variables`` (x; or
+    TWO_VARIABLES, x1 and x2, also typed x₁ and x₂) or raise :class:`ExpressionError`.
 
     Limits: at most 500 characters and 50 levels of nesting, so hostile input
     fails fast instead of exhausting the stack.
@@ -284,5 +372,8 @@ def parse_expression(text: str) -> Expression:
         raise ExpressionError(f"the expression is longer than {MAX_LENGTH} characters")
     if not text.strip():
         raise ExpressionError("the expression is empty")
-    tree = _Parser(_tokenise(text)).parse()
-    return Expression(text.strip(), tree)
+    variables = tuple(variables)
+    # one character for one: the columns in messages stay the typed ones
+    read = text.translate(_SUBSCRIPTS) if "x1" in variables else text
+    tree = _Parser(_tokenise(read), variables).parse()
+    return Expression(text.strip(), tree, variables)

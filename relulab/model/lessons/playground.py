@@ -295,12 +295,15 @@ class PlaygroundState:
         acts[layer - 1] = name
         return self.with_activation(acts)
 
-    def with_network(self, net: MLP) -> PlaygroundState:
-        """A network from elsewhere (2 inputs, 1 output or one per class up to
-        MAX_CLASSES, within the limits)."""
-        if net.n_in != 2 or not 1 <= net.n_out <= MAX_CLASSES:
-            raise ValueError(f"the playground needs 2 inputs and 1 to {MAX_CLASSES} outputs; that "
-                             f"network is {'-'.join(map(str, net.sizes))}")
+    def with_network(self, net: MLP, features: Sequence[str] | None = None) -> PlaygroundState:
+        """A network from elsewhere (1 output or one per class up to MAX_CLASSES, within
+        the limits) taking the ``features`` (x₁, x₂ when None: a file that records none),
+        one input each."""
+        names = ("x1", "x2") if features is None else tuple(features)
+        if net.n_in != len(names) or not 1 <= net.n_out <= MAX_CLASSES:
+            inputs = "" if features is None else f" ({', '.join(names)})"
+            raise ValueError(f"the playground needs {len(names)} inputs{inputs} and 1 to "
+                             f"{MAX_CLASSES} outputs; that network is {'-'.join(map(str, net.sizes))}")
         if not net.is_finite():
             raise ValueError("that network's weights are not all finite")
         largest = max(float(np.abs(a).max(initial=0.0)) for layer in net.layers for a in layer)
@@ -312,7 +315,7 @@ class PlaygroundState:
             raise ValueError(f"that network tells {classes} classes apart; the points have "
                              f"{self.points.classes_needed}")
         arch = replace(self.architecture, hidden=tuple(net.hidden_sizes), activation=net.activation,
-                       outputs=net.n_out, features=("x1", "x2"))
+                       outputs=net.n_out, features=names)
         return self._restarted(arch, net, dataset=replace(self.dataset, classes=classes))
 
     def with_training(self, **changes: Any) -> PlaygroundState:

@@ -25,10 +25,13 @@ from relulab.model.data.datasets import (
     CLASSIFICATION_DATASETS,
     DATASETS,
     DEFAULT_BOUNDARY,
+    DEFAULT_FORMULA,
     MAX_CLASSES,
     REGRESSION_DATASETS,
     DatasetSpec,
     make_dataset,
+    parse_formula,
+    regression_target,
     test_mask,
 )
 from relulab.model.data.expression import MAX_LENGTH as MAX_EXPRESSION
@@ -102,8 +105,9 @@ def classes_for(outputs: int) -> int:
 class DataSettings:
     """How the points were made: which dataset, its seed, noise, size and test share,
     the number of classes, the curve f of the boundary dataset (class 1 where
-    x₂ > f(x₁)), and whether the training labels are shuffled (random labels: the
-    network can still fit them, and learns nothing that holds on the test points)."""
+    x₂ > f(x₁)), whether the training labels are shuffled (random labels: the
+    network can still fit them, and learns nothing that holds on the test points),
+    and the typed regression problem's f(x₁, x₂) (``formula``)."""
 
     name: str = "circles"
     seed: int = 0
@@ -113,6 +117,7 @@ class DataSettings:
     classes: int = 2
     expression: str = DEFAULT_BOUNDARY
     random_labels: bool = False
+    formula: str = DEFAULT_FORMULA
 
     def __post_init__(self) -> None:
         if not MIN_CLASSES <= self.classes <= MAX_CLASSES:
@@ -122,11 +127,12 @@ class DataSettings:
         return {"name": self.name, "seed": self.seed, "noise": self.noise,
                 "n_per_class": self.n_per_class, "test_fraction": self.test_fraction,
                 "classes": self.classes, "expression": self.expression,
-                "random_labels": self.random_labels}
+                "random_labels": self.random_labels
+                } | _unless_default({"formula": self.formula}, {"formula": DEFAULT_FORMULA})
 
     @classmethod
     def from_dict(cls, d: Any) -> DataSettings:
-        f = Fields(d, cls().to_dict(), "dataset")
+        f = Fields(d, {**cls().to_dict(), "formula": DEFAULT_FORMULA}, "dataset")
         name = f.choice("name", [*CLASSIFICATION_DATASETS, *REGRESSION_DATASETS])
         seed = f.integer("seed", 0, MAX_SEED)
         noise = f.number("noise", 0.0, 10.0)
@@ -138,7 +144,13 @@ class DataSettings:
             parse_expression(expression)
         except ValueError as e:
             raise ValueError(f"dataset.expression: {e}") from None
-        out = cls(name, seed, noise, n, test, classes, expression, f.flag("random_labels"))
+        formula = f.text("formula", MAX_EXPRESSION)
+        try:
+            parse_formula(formula)
+        except ValueError as e:
+            raise ValueError(f"dataset.formula: {e}") from None
+        out = cls(name, seed, noise, n, test, classes, expression, f.flag("random_labels"),
+                  formula)
         f.done()
         return out
 
@@ -163,10 +175,16 @@ class DataSettings:
 
     def points(self) -> Points:
         """The points these settings make (the same settings, the same points)."""
-        options = {"expression": self.expression} if self.name == "boundary" else {}
+        options = ({"expression": self.expression} if self.name == "boundary" else
+                   {"formula": self.formula} if self.name == "regress_formula" else {})
         X, y = make_dataset(self.name, self.seed, self.n_per_class, self.noise, self.classes,
                             **options)
         return Points(X, y, test_mask(len(y), self.test_fraction, self.seed), self.regress)
+
+    def target_at(self, x: float, y: float) -> float:
+        """A regression problem's own function at (x, y), without noise (the typed f
+        refused, an ExpressionError, where it is not finite)."""
+        return float(regression_target(self.name, self.formula)([[x, y]])[0])
 
 
 @dataclass(frozen=True, eq=False)
@@ -238,7 +256,7 @@ class Points:
                              f"{len(test)} test flags")
         return cls(x, label, np.array(test, dtype=bool), real)
 
-    def adding(self, x: float, y: float, label: int, test: bool = False) -> Points:
+    def adding(self, x: float, y: float, label: float, test: bool = False) -> Points:
         return Points(np.vstack([self.x, [[float(x), float(y)]]]), np.append(self.label, float(label)),
                       np.append(self.test, bool(test)), self.real)
 
@@ -557,7 +575,8 @@ _VIEW_ADDED = {"show_test": True, "discretize": False, "feature_space": False}
 class View:
     """Whether the exact regions are drawn, the class a click adds, whose map is shown
     (the network's output, None, or (layer, neuron), counted from 1 and 0), whether the
-    diagram shows each neuron's own map, and the hidden space's coordinates (layer,
+    diagram shows each neuron's own map (None: when they fit, which the diagram decides
+    from its size and the neurons), and the hidden space's coordinates (layer,
     neuron i, neuron j; None: the first layer with two neurons, its first two), whether
     the test points are drawn, whether the output's map is discretised (each
     class's full colour, no shading by how sure the network is), and whether the map
@@ -567,7 +586,7 @@ class View:
     show_regions: bool = True
     click_class: int = 0
     neuron: tuple[int, int] | None = None
-    thumbnails: bool = False
+    thumbnails: bool | None = None
     hidden_space: tuple[int, int, int] | None = None
     show_test: bool = True
     discretize: bool = False
@@ -592,8 +611,9 @@ class View:
         if hidden is not None and not hidden_fits(hidden, architecture):
             raise ValueError(f"view.hidden_space: the network has no two neurons {hidden[1] + 1} "
                              f"and {hidden[2] + 1} in hidden layer {hidden[0]}")
+        thumbnails = None if f.get("thumbnails") is None else f.flag("thumbnails")
         out = cls(f.flag("show_regions"), f.integer("click_class", 0, MAX_CLASSES - 1), neuron,
-                  f.flag("thumbnails"), hidden, f.flag("show_test"), f.flag("discretize"),
+                  thumbnails, hidden, f.flag("show_test"), f.flag("discretize"),
                   f.flag("feature_space"))
         f.done()
         return out

@@ -48,6 +48,7 @@ from relulab.model.networks.activations import ACTIVATIONS, get_activation
 from relulab.ui.legend import KeyLabel
 from relulab.ui.panels.base import named, signals_blocked
 from relulab.ui.panels.playground.curves import series_entry
+from relulab.ui.panels.playground.diagram import FIT_NEURONS, THUMB
 from relulab.ui.panels.playground.features_view import FeatureChecks
 from relulab.ui.panels.playground.training_controls import PenaltyRows, RatePresets
 from relulab.ui.panels.playground.view_rows import NoiseSlider, ViewToggles
@@ -136,6 +137,13 @@ class PlaygroundControls(QWidget):
         self.boundary_edit = named(QLineEdit(), "playground-boundary",
                                    "The curve f: class 1 where x₂ > f(x₁)",
                                    "The curve f: class 1 where x₂ > f(x₁) (e.g. sin(3x)/2, x^2 − 0.5)")
+        self.formula_edit = named(QLineEdit(), "playground-formula",
+                                  "The regression target f(x₁, x₂)",
+                                  "The target f(x₁, x₂), typed: e.g. sin(x1) * x2, x1^2 - x2 "
+                                  "(Enter to apply; the noise slider adds noise)")
+        self.formula_edit.setPlaceholderText("e.g. sin(x1) * x2, Enter to apply")
+        self.formula_error = Readout("playground-formula-error", "What is wrong with f",
+                                     "formula_error", wrap=True)
         self.noise_spin = named(QDoubleSpinBox(), "playground-noise", "Noise (standard deviation)",
                                 "Noise (standard deviation)")
         self.noise_spin.setRange(0.0, 1.0)
@@ -159,6 +167,8 @@ class PlaygroundControls(QWidget):
         form.addRow("Dataset", self.dataset_combo)
         form.addRow("Classes", self.classes_spin)
         form.addRow("Boundary x₂ >", self.boundary_edit)
+        form.addRow("f(x₁, x₂) =", self.formula_edit)
+        form.addRow(self.formula_error)
         self.noise_slider = NoiseSlider(self.noise_spin)
         for label, widget in (("Noise", self.noise_slider.row), ("Points per class", self.points_spin),
                               ("Test fraction", self.test_spin), ("Data seed", self.data_seed_spin),
@@ -216,13 +226,18 @@ class PlaygroundControls(QWidget):
                                     "Seed of the initial weights")
         self.init_seed_spin.setRange(0, min(MAX_SEED, 10 ** 6))
         form.addRow("Weights seed", self.init_seed_spin)
-        self.export_button = named(QPushButton("Export network…"), "playground-export-network",
+        self.open_button = named(QPushButton("Open…"), "playground-open-network",
+                                 "Open a network file",
+                                 "Open a network file (JSON, NPZ or ONNX): its weights, and the "
+                                 "inputs it records (none: x₁, x₂)")
+        self.export_button = named(QPushButton("Export…"), "playground-export-network",
                                    "Save the network as JSON, NPZ or ONNX",
-                                   "Save the trained network as JSON, NPZ or ONNX")
+                                   "Save the trained network and its inputs as JSON or NPZ "
+                                   "(ONNX: inputs x₁, x₂ only)")
         self.send_button = named(QPushButton("Send to Deep → shallow"),
                                  "playground-send-converter", "Send the network to the converter",
                                  "Send the network to the converter")
-        form.addRow(self._row(self.export_button, self.send_button))
+        form.addRow(self._row(self.open_button, self.export_button, self.send_button))
         return page
 
     def _build_activation_plot(self) -> pg.PlotWidget:
@@ -295,7 +310,9 @@ class PlaygroundControls(QWidget):
                                    "computed from each region's affine map")
         self.thumbnails_check = named(QCheckBox("Each neuron's map in the diagram"),
                                       "playground-thumbnails", "Neuron maps in the diagram",
-                                      "Draw each neuron's own output over the plane on its dot")
+                                      "Draw each neuron's own output over the plane on its dot "
+                                      f"(shown by themselves while they fit: up to {FIT_NEURONS} "
+                                      f"neurons a layer, each map at least {THUMB} px)")
         self.neuron_combo = named(QComboBox(), "playground-neuron-select", "Neuron whose map is shown",
                                   "Neuron whose map is shown")
         self.toggles = ViewToggles()
@@ -321,7 +338,7 @@ class PlaygroundControls(QWidget):
                    self.init_seed_spin, self.optimizer_combo, self.lr_spin, self.loss_combo,
                    self.batch_spin, self.speed_combo, self.press_spin, self.max_steps_spin,
                    self.regions_check, self.neuron_combo, self.preset_combo, self.classes_spin,
-                   self.boundary_edit, self.random_labels_check, self.thumbnails_check,
+                   self.boundary_edit, self.formula_edit, self.random_labels_check, self.thumbnails_check,
                    *self.penalty.widgets, *self.toggles.widgets)
         with signals_blocked(*widgets):
             self.dataset_combo.setCurrentIndex(_index(self.dataset_combo, ds.name))
@@ -330,6 +347,9 @@ class PlaygroundControls(QWidget):
             self.points_spin.setMaximum(MAX_POINTS // ds.classes)
             self.boundary_edit.setText(ds.expression)
             self._data_form.setRowVisible(self.boundary_edit, ds.name == "boundary")
+            self.formula_edit.setText(ds.formula)
+            self._data_form.setRowVisible(self.formula_edit, ds.name == "regress_formula")
+            self.show_formula_error("")
             self.noise_spin.setValue(ds.noise)
             self.noise_slider.show(ds.noise)
             self.points_spin.setValue(ds.n_per_class)
@@ -337,6 +357,8 @@ class PlaygroundControls(QWidget):
             self.data_seed_spin.setValue(ds.seed)
             self.random_labels_check.setChecked(ds.random_labels)
             self._fill_click_classes(ds.classes, view.click_class)
+            # a regression problem's click adds a point on its own function, of no class
+            self._data_form.setRowVisible(self.click_class_combo, not ds.regress)
             uniform = isinstance(arch.activation, str)
             if uniform:
                 self.activation_combo.setCurrentIndex(_index(self.activation_combo, arch.activation))
@@ -357,7 +379,8 @@ class PlaygroundControls(QWidget):
             self.max_steps_spin.setValue(tr.max_steps)
             self.penalty.show(tr)
             self.regions_check.setChecked(view.show_regions)
-            self.thumbnails_check.setChecked(view.thumbnails)
+            # None: the diagram decides, and the panel shows what it drew
+            self.thumbnails_check.setChecked(bool(view.thumbnails))
             self.toggles.show(view)
             self.preset_combo.setCurrentIndex(0)
             self._fill_neurons(arch.hidden, view.neuron)
@@ -474,12 +497,20 @@ class PlaygroundControls(QWidget):
         # the key names the curves: a title over them took the height of a line more
         self.activation_key.set_entries(series_entry(k, name) for k, (name, _v) in enumerate(curves))
 
+    def show_formula_error(self, text: str) -> None:
+        """One line under f(x₁, x₂) saying what is wrong with the text typed (hidden
+        when nothing is)."""
+        self.formula_error.setText(text)
+        self._data_form.setRowVisible(self.formula_error, bool(text))
+
     def show_data_error(self, text: str) -> None:
         self.data_error.setText(text)
         self.data_error.setStyleSheet(f"color: {self.theme.color('error_text').name()};" if text else "")
 
     def apply_theme(self) -> None:
         th = self.theme
+        # set again with each theme and zoom: a style sheet set once kept the old size of type
+        self.formula_error.setStyleSheet(f"color: {th.color('error_text').name()};")
         th.style_plot(self.activation_plot)
         for k, curve in enumerate(self.activation_curves):
             curve.setPen(th.series_pen(k))

@@ -42,6 +42,15 @@ SPACE_DESCRIPTION = (
     "its class's symbol. A right click removes the nearest point.")
 #: One symbol per class, so that classes differ without colour too.
 SYMBOLS = ("o", "s", "t", "d", "star", "p")
+#: What a click on the map does, said in its tooltip: in a classification problem,
+#: and in a regression problem (a point on the problem's own function).
+CLICK_TIPS = {
+    False: "Click: add a training point of the class Data ▸ Click adds names (Shift+click: "
+           "the next class). Right-click: remove the nearest point.",
+    True: "Click: add a training point whose target is the problem's own function there "
+          "(the plane, the bumps or your f(x₁, x₂); no noise). Right-click: remove the "
+          "nearest point.",
+}
 #: The key's glyph for each of the map's marker symbols.
 KEY_GLYPHS = {"o": "●", "s": "■", "t": "▼", "d": "◆", "star": "★", "p": "⬟"}
 
@@ -164,6 +173,7 @@ class DataMap(TimedPlotWidget):
     def __init__(self, clock, theme, box=DEFAULT_BOX, parent=None):
         super().__init__(clock, parent)
         named(self, "playground-map", "Decision map", description=PLANE_DESCRIPTION)
+        self.set_regress(False)
         self.theme = theme
         self.box = box
         self.picture: MapPicture | None = None
@@ -264,6 +274,11 @@ class DataMap(TimedPlotWidget):
             mask = (points.label == c) & (points.test == test)
             item.setData(x=points.x[mask, 0], y=points.x[mask, 1], size=size, symbol=SYMBOLS[c])
             item.setVisible(self.show_test or not test)
+
+    def set_regress(self, regress: bool) -> None:
+        """Say what a click adds: a point of a class, or (regression) a point on the
+        problem's own function."""
+        self.setToolTip(CLICK_TIPS[bool(regress)])
 
     def set_show_test(self, on: bool) -> None:
         """Draw the test points (hollow) or hide them; they are still held out."""

@@ -32,6 +32,9 @@ THUMB = 24
 THUMB_GAP = 6
 #: A neuron's picture covers this share of the space between two neurons.
 TILE = THUMB / (THUMB + THUMB_GAP)
+#: Unless the view says, the pictures are shown when they fit: every layer has at most
+#: this many neurons and each picture is at least THUMB pixels a side.
+FIT_NEURONS = 8
 
 
 def neuron_pictures(net: MLP, box=DEFAULT_BOX, size: int = THUMB,
@@ -70,6 +73,9 @@ class NetworkDiagram(QWidget):
 
     hovered = Signal(object)
     clicked = Signal(object)
+    #: The pictures were shown or hidden by the diagram itself (no choice made: they fit
+    #: or no longer do).
+    thumbnails_changed = Signal(bool)
 
     def __init__(self, clock, theme, box=DEFAULT_BOX, parent=None):
         super().__init__(parent)
@@ -79,9 +85,11 @@ class NetworkDiagram(QWidget):
         self.node_pos = np.zeros((0, 2))
         self._sizes: list[int] | None = None
         self._hover: tuple[int, int] | None = None
-        self.thumbnails = False
+        self.thumbnails = False  # the pictures shown
+        self.choice: bool | None = None  # asked for; None: shown when they fit
         self._net: MLP | None = None
         self._widths = None  # the names and the biases' width the range was set for
+        self._lut: np.ndarray | None = None  # the pictures' colours, from the theme
         self.features = FeatureMap()  # the inputs, named left of their dots
         self.regress = False  # the output is the prediction z itself (no σ)
         self.plot = named(TimedPlotWidget(clock), "playground-network",
@@ -122,6 +130,7 @@ class NetworkDiagram(QWidget):
         vb.sigResized.connect(self._set_range)
         vb.sigResized.connect(self._place_tiles)
         vb.sigRangeChanged.connect(self._place_tiles)
+        vb.sigResized.connect(self._fit_thumbnails)
 
     @property
     def hover(self) -> tuple[int, int] | None:
@@ -173,8 +182,38 @@ class NetworkDiagram(QWidget):
         if self.thumbnails:
             self._show_tiles(net)
 
-    def set_thumbnails(self, on: bool) -> None:
-        """Show or hide each neuron's picture."""
+    def set_thumbnails(self, on: bool | None) -> None:
+        """Show or hide each neuron's picture; None: show them when they fit."""
+        self.choice = None if on is None else bool(on)
+        self._show_thumbnails(self.maps_fit() if on is None else bool(on))
+
+    def maps_fit(self) -> bool:
+        """True when every layer has at most FIT_NEURONS neurons and, in the range the
+        pictures take, each is at least THUMB pixels a side (:meth:`map_side`)."""
+        return (self._sizes is not None and max(self._sizes) <= FIT_NEURONS
+                and self.map_side() >= THUMB)
+
+    def map_side(self) -> float:
+        """The pixels a side of a neuron's picture when the pictures are shown, at the
+        plot's size now (0 before it is laid out)."""
+        if self._sizes is None:
+            return 0.0
+        vb = self.plot.getPlotItem().getViewBox()
+        left, right, bottom, top = self._range(True)[:4]
+        if vb.width() <= 0 or vb.height() <= 0:
+            return 0.0
+        # the picture is TILE high and as wide (up to 0.8 of a layer): _place_tiles
+        return min(TILE * vb.height() / (top - bottom), 0.8 * vb.width() / (right - left))
+
+    def _fit_thumbnails(self, *_args) -> None:
+        """No choice made: show the pictures while they fit, and say so."""
+        if self.choice is None and self._sizes is not None:
+            on = self.maps_fit()
+            if on != self.thumbnails:
+                self._show_thumbnails(on)
+                self.thumbnails_changed.emit(on)
+
+    def _show_thumbnails(self, on: bool) -> None:
         self.thumbnails = bool(on)
         for item in self.tiles:
             item.setVisible(self.thumbnails)
@@ -198,6 +237,10 @@ class NetworkDiagram(QWidget):
                     self.show_network(self._net)
 
     def _show_tiles(self, net: MLP) -> None:
+        if self._lut is None:
+            return  # no theme yet: apply_theme draws them
+        if net.n_in != len(self.features):
+            return  # the network drawn takes the old inputs: the next frame's takes these
         features = None if self.features.is_identity else self.features
         pictures = neuron_pictures(net, self.box, features=features)
         lut = self._lut
@@ -279,6 +322,7 @@ class NetworkDiagram(QWidget):
             self.input_labels.append(label)
         self._style_nodes()
         self._set_range()
+        self._fit_thumbnails()
 
     def _set_range(self, *_args) -> None:
         """All layers, their names over them and the output biases right of them, in the
@@ -287,19 +331,30 @@ class NetworkDiagram(QWidget):
         columns take two rows, every other one up (they ran into each other)."""
         if self._sizes is None:
             return
+        left, right, bottom, top, rows, row, names_at = self._range(self.thumbnails)
+        for li, label in enumerate(self.layer_labels):
+            label.setPos(li, names_at + (row if rows == 2 and li % 2 else 0.0))
+        self.plot.setRange(xRange=(left, right), yRange=(bottom, top), padding=0)
+
+    def _range(self, thumbnails: bool) -> tuple:
+        """(left, right, bottom, top) of the plot with or without the pictures, the rows
+        the layers' names take, a row's height and where the names sit."""
         sizes = self._sizes
         span, layers = max(sizes), len(sizes)
         vb = self.plot.getPlotItem().getViewBox()
         width, height = vb.width(), vb.height()
-        start = layers - 1 + 0.1 + (0.45 if self.thumbnails else 0.0)  # where a bias begins
+        start = layers - 1 + 0.1 + (0.45 if thumbnails else 0.0)  # where a bias begins
         text = max((b.boundingRect().width() for b in self.bias_labels), default=0.0) + 4
-        # the units right of ``start`` that hold ``text`` pixels (a plot not laid out yet: 0.75)
-        extra = text * (start + 0.5) / (width - text) if width > 2 * text else 0.75
         inputs = max((b.boundingRect().width() for b in self.input_labels), default=0.0)
-        # the units left of the inputs that hold their names, as ``extra`` for the biases
-        before = 0.1 + (0.45 if self.thumbnails else 0.0)
-        room = inputs * (start + extra + before) / (width - inputs) if width > 2 * inputs else 0.0
-        left, right = min(-0.5, -before - room), start + extra
+        before = 0.1 + (0.45 if thumbnails else 0.0)  # where an input's name ends, left
+        if width > 2 * (text + inputs):
+            # u units a pixel: right = start + text·u holds the biases, left =
+            # min(−0.5, −before − inputs·u) the inputs' names, and right − left = width·u;
+            # the u solving it is the larger of the two cases' (each side grows slower)
+            u = max((start + 0.5) / (width - text), (start + before) / (width - text - inputs))
+            left, right = min(-0.5, -before - inputs * u), start + text * u
+        else:  # a plot not laid out yet
+            left, right = min(-0.5, -before), start + 0.75
         per_layer = width / (right - left) if width > 0 else 0.0
         names = [label.boundingRect() for label in self.layer_labels]
         rows = 2 if per_layer and max((r.width() for r in names), default=0) > per_layer - 4 else 1
@@ -308,9 +363,7 @@ class NetworkDiagram(QWidget):
         share = min(share, 0.5)
         top = (names_at - share * bottom) / (1 - share)  # the names' rows fill ``share``
         row = (top - bottom) * share / rows
-        for li, label in enumerate(self.layer_labels):
-            label.setPos(li, names_at + (row if rows == 2 and li % 2 else 0.0))
-        self.plot.setRange(xRange=(left, right), yRange=(bottom, top), padding=0)
+        return left, right, bottom, top, rows, row, names_at
 
     def _style_nodes(self) -> None:
         th = self.theme

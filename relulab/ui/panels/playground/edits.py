@@ -1,6 +1,7 @@
 """The Playground's edits of its state, each one undo step: the data (dataset, classes,
-boundary curve, random labels, points added, removed, loaded or saved as CSV) and the
-network (layers, widths, activations, fresh weights, replay, the circles lesson).
+boundary curve, the typed regression target, random labels, points added, removed,
+loaded or saved as CSV) and the network (layers, widths, activations, fresh weights,
+replay, the circles lesson).
 
 Every edit makes a new :class:`~relulab.model.lessons.playground.PlaygroundState` from
 the one on screen and commits it (``commit``); one the state refuses (a ValueError) is
@@ -90,6 +91,26 @@ class PlaygroundEdits:
         if text.strip() != self._state.dataset.expression:
             self.set_boundary(text)
 
+    def set_formula(self, text: str) -> bool:
+        """The typed regression problem with target f(x₁, x₂) = ``text``. Text that does
+        not parse, or whose values are not finite in the square, is said in one line
+        under the field and changes nothing: the last good f stays."""
+        text = text.strip()
+        data = replace(self._state.dataset.switched_to("regress_formula"), formula=text)
+        try:
+            after = self.state.with_data(data)
+        except ValueError as e:
+            self.controls.show_formula_error(str(e))
+            return False
+        self.controls.show_formula_error("")
+        self.commit(after, f"f(x₁, x₂) = {text}")
+        return True
+
+    def _on_formula_edited(self) -> None:
+        text = self.controls.formula_edit.text()
+        if text.strip() != self._state.dataset.formula:
+            self.set_formula(text)
+
     def set_random_labels(self, on: bool) -> None:
         """Shuffle the training labels (or stop); the run starts again from its weights."""
         if bool(on) != self._state.dataset.random_labels:
@@ -101,6 +122,9 @@ class PlaygroundEdits:
             self._state = self._state.with_view(click_class=int(index))
 
     def _on_add_requested(self, x: float, y: float, shift: bool) -> None:
+        if self._state.dataset.regress:
+            self.add_target_point(x, y)
+            return
         label = self._state.view.click_class
         self.add_point(x, y, (label + 1) % self._state.classes if shift else label)
 
@@ -108,6 +132,13 @@ class PlaygroundEdits:
         """Add a training point of class ``label`` at (x, y) (one undo step)."""
         self._try(lambda: self.state.with_points(self.points.adding(x, y, label)),
                   f"add a class {label} point")
+
+    def add_target_point(self, x: float, y: float) -> None:
+        """A regression problem: add a training point at (x, y) whose target is the
+        problem's own function there, without noise (one undo step)."""
+        self._try(lambda: self.state.with_points(
+            self.points.adding(x, y, self._state.dataset.target_at(x, y))),
+            "add a point on the target")
 
     def remove_point(self, index: int) -> None:
         self._try(lambda: self.state.with_points(self.points.removing(index)), "remove a point")

@@ -19,7 +19,6 @@ exact regions (``overlay``), running the Qt-free ``jobs``.
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
@@ -31,11 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from relulab.io.networks import NetworkFileError, save_network
 from relulab.model.fitting.classify import DEFAULT_BOX, Trainer
 from relulab.model.lessons.playground import (
-    MAX_HIDDEN_LAYERS,
-    MAX_WIDTH,
     History,
     PlaygroundState,
     Points,
@@ -44,7 +40,6 @@ from relulab.model.lessons.playground import (
 )
 from relulab.model.networks.mlp import MLP
 from relulab.model.regions.engine import start_warm_up
-from relulab.ui import dialogs
 from relulab.ui.driver import TrainingDriver
 from relulab.ui.panels.base import Key, Panel, named
 from relulab.ui.panels.playground.controls import PlaygroundControls
@@ -56,6 +51,7 @@ from relulab.ui.panels.playground.edits import PlaygroundEdits
 from relulab.ui.panels.playground.features_view import NOT_SENT, PlaygroundFeatures
 from relulab.ui.panels.playground.hidden_view import HiddenSpaceView
 from relulab.ui.panels.playground.jobs import MapPicture, identity_note, regions_network
+from relulab.ui.panels.playground.network_files import PlaygroundNetworkFiles
 from relulab.ui.panels.playground.overlay import RegionOverlay
 from relulab.ui.panels.playground.picture import PicturePacer
 from relulab.ui.panels.playground.readouts import Readouts
@@ -65,11 +61,10 @@ from relulab.ui.worker import Worker
 
 #: The column beside the map holds at least this many characters a line.
 SIDE_CHARACTERS = 44
-#: The network file formats the export offers.
-NETWORK_FILTER = "JSON network (*.json);;NumPy arrays (*.npz);;ONNX (*.onnx)"
 
 
-class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures, Panel):
+class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures,
+                      PlaygroundNetworkFiles, Panel):
     name = "playground"
     title = "Playground"
     state_class = PlaygroundState
@@ -179,6 +174,7 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures, P
             w.valueChanged.connect(self._on_data_setting)
         c.classes_spin.valueChanged.connect(self.set_classes)
         c.boundary_edit.editingFinished.connect(self._on_boundary_edited)
+        c.formula_edit.editingFinished.connect(self._on_formula_edited)
         c.random_labels_check.toggled.connect(self.set_random_labels)
         c.click_class_combo.currentIndexChanged.connect(self._on_click_class)
         c.regenerate_button.clicked.connect(self.regenerate)
@@ -210,6 +206,7 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures, P
         c.toggles.space_check.toggled.connect(self._on_feature_space)
         c.send_button.clicked.connect(self.send_network)
         c.export_button.clicked.connect(self._export_network_dialog)
+        c.open_button.clicked.connect(self._open_network_dialog)
         c.neuron_combo.currentIndexChanged.connect(self._on_neuron_selected)
         self.data_map.add_requested.connect(self._on_add_requested)
         self.data_map.remove_requested.connect(self.remove_point)
@@ -217,6 +214,7 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures, P
         self.data_map.hovered.connect(self._on_map_hover)
         self.diagram.hovered.connect(self._on_neuron_hover)
         self.diagram.clicked.connect(self._on_neuron_clicked)
+        self.diagram.thumbnails_changed.connect(self._show_thumbnails_check)
         self.hidden_view.choice_changed.connect(self._on_hidden_choice)
         self.side_tabs.currentChanged.connect(lambda _i: self._draw_side(self.net, True))
         self.depth_study.study_changed.connect(self._on_study_changed)
@@ -280,7 +278,9 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures, P
         self.driver.set_speed(state.training.steps_per_second)
         self.controls.show_state(state)
         self._show_key(state.classes, state.dataset.regress)
+        self.data_map.set_regress(state.dataset.regress)
         self.diagram.set_thumbnails(state.view.thumbnails)
+        self._show_thumbnails_check(self.diagram.thumbnails)
         self.data_map.set_show_test(state.view.show_test)
         self.pictures.discrete = state.view.discretize
         self.hidden_view.show_choice(state.architecture.hidden,
@@ -302,8 +302,16 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures, P
         self._draw_regions(self.drawn_network(self.net), final=not self.is_playing())
 
     def _on_thumbnails(self, on: bool) -> None:
+        """The neurons' maps asked for (or not): no longer as they fit."""
         self._state = self._state.with_view(thumbnails=bool(on))
         self.diagram.set_thumbnails(bool(on))
+
+    def _show_thumbnails_check(self, on: bool) -> None:
+        """The toggle shows whether the maps are drawn, also when the diagram chose."""
+        check = self.controls.thumbnails_check
+        check.blockSignals(True)
+        check.setChecked(bool(on))
+        check.blockSignals(False)
 
     def _on_hidden_choice(self, choice) -> None:
         self._state = self._state.with_view(hidden_space=tuple(choice))
@@ -430,41 +438,6 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures, P
             self.show_status(f"{note[0].upper()}{note[1:]}: the converter gets exactly the "
                              f"same function as {'-'.join(map(str, flat.sizes))}")
         return self.send_to("converter", "network", flat)
-
-    def export_network(self, path) -> bool:
-        """Save the network as it is now (JSON, NPZ or ONNX by the extension); a file that
-        cannot be written is said, and nothing else changes."""
-        try:
-            save_network(self.net, path)
-        except NetworkFileError as e:
-            self.strip.message(str(e), error=True)
-            return False
-        self.strip.message(f"Saved the network ({'-'.join(map(str, self.net.sizes))}, step "
-                              f"{self.trainer.step}) to {Path(path).name}.")
-        return True
-
-    def _export_network_dialog(self) -> None:
-        path, chosen = dialogs.save_file_name(
-            self, "Export the network", "network.json", NETWORK_FILTER,
-            instead="window.panel('playground').export_network(path)")
-        if path:
-            if not Path(path).suffix:
-                path += "." + chosen.rsplit("*.", 1)[-1].rstrip(")")
-            self.export_network(path)
-
-    def receive(self, kind: str, payload) -> bool:
-        if kind != "network" or not isinstance(payload, MLP):
-            return False
-        if payload.n_in != 2:
-            self.strip.message(f"The playground takes networks of 2 inputs; that one has "
-                                  f"{payload.n_in}.", error=True)
-            return False
-        if len(payload.hidden_sizes) > MAX_HIDDEN_LAYERS or max(payload.hidden_sizes, default=0) > MAX_WIDTH:
-            self.strip.message(
-                f"The playground draws and trains at most {MAX_HIDDEN_LAYERS} hidden layers of "
-                f"{MAX_WIDTH} neurons; that network is {'-'.join(map(str, payload.sizes))}.", error=True)
-            return False
-        return self._try(lambda: self.state.with_network(payload), "receive a network")
 
     # -- depth study ----------------------------------------------------------------------
     def run_depth_experiment(self) -> None:
