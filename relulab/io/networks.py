@@ -728,7 +728,7 @@ def network_to_dict(net: MLP | ExtendedNetwork) -> dict[str, Any]:
 
 
 def network_to_npz_bytes(net: MLP | ExtendedNetwork, extra: dict | None = None) -> bytes:
-    arrays = {k: np.array(v) for k, v in (extra or {}).items()}
+    arrays: dict[str, Any] = {k: np.array(v) for k, v in (extra or {}).items()}
     if isinstance(net, ExtendedNetwork):
         for i, L in enumerate(net.layers, start=1):
             arrays[f"W{i}"], arrays[f"b{i}"] = L.W, L.b
