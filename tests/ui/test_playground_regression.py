@@ -92,3 +92,18 @@ def test_regression_scene_round_trips_and_a_wrong_loss_is_refused(panel):
         PlaygroundState.from_dict({**d, "training": {**d["training"], "loss": "cross_entropy"}})
     panel.undo_stack.undo()
     assert panel.state.dataset.name == "circles" and panel.trainer.config.loss == "cross_entropy"
+
+
+def test_a_regression_shows_no_classes_and_no_accuracy(panel):
+    """A regression has targets, not classes: no Classes row, "Points" (not per
+    class), and no accuracy plot (the loss, its MSE, takes the room)."""
+    c = panel.controls
+    form = c._data_form
+    choose_dataset(panel, "regress_plane")
+    assert not form.isRowVisible(c.classes_spin)
+    assert form.labelForField(c.points_spin).text() == "Points"
+    assert panel.curves.accuracy_plot.isHidden() and not panel.curves.loss_plot.isHidden()
+    choose_dataset(panel, "circles")
+    assert form.isRowVisible(c.classes_spin)
+    assert form.labelForField(c.points_spin).text() == "Points per class"
+    assert not panel.curves.accuracy_plot.isHidden()

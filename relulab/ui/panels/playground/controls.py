@@ -344,6 +344,11 @@ class PlaygroundControls(QWidget):
             self.dataset_combo.setCurrentIndex(_index(self.dataset_combo, ds.name))
             self.classes_spin.setValue(ds.classes)
             self.classes_spin.setEnabled(ds.spec.max_classes > 2 or ds.classes > 2)
+            # a regression has no classes: its points are just points
+            self._data_form.setRowVisible(self.classes_spin, not ds.regress)
+            points_label = self._data_form.labelForField(self.points_spin)
+            if points_label is not None:
+                points_label.setText("Points" if ds.regress else "Points per class")
             self.points_spin.setMaximum(MAX_POINTS // ds.classes)
             self.boundary_edit.setText(ds.expression)
             self._data_form.setRowVisible(self.boundary_edit, ds.name == "boundary")

@@ -70,6 +70,11 @@ class TrainingCurves(QWidget):
         self.previous: History | None = None
         self.show_previous(None)
 
+    def set_regress(self, regress: bool) -> None:
+        """A regression has no accuracy: its plot is hidden and the loss (the MSE) takes
+        the room."""
+        self.accuracy_plot.setVisible(not regress)
+
     def show_previous(self, history: History | None) -> None:
         """The training curves of the run before the last Replay (None: none)."""
         self.previous = history if history is not None and len(history) else None

@@ -279,6 +279,7 @@ class PlaygroundPanel(PlaygroundEdits, PlaygroundTraining, PlaygroundFeatures,
         self.controls.show_state(state)
         self._show_key(state.classes, state.dataset.regress)
         self.data_map.set_regress(state.dataset.regress)
+        self.curves.set_regress(state.dataset.regress)
         self.diagram.set_thumbnails(state.view.thumbnails)
         self._show_thumbnails_check(self.diagram.thumbnails)
         self.data_map.set_show_test(state.view.show_test)
