@@ -45,7 +45,7 @@ SCREENS = {"1366x768": (1366, 768), "1280x720": (1280, 720)}
 LECTURE_SCREEN = (1280, 720)
 LECTURE_ZOOM = 1.6
 THEME_PANELS = ("training", "playground")
-GROUPS = ("readme", "sizes", "lecture", "themes")
+GROUPS = ("readme", "playground", "sizes", "lecture", "themes")
 #: Panels that train: (steps, chunk) from their seeds before the picture, so it shows
 #: learning, not step 0; the chunks make the curves' points.
 TRAIN_STEPS = {"training": (3000, 100), "playground": (600, 20)}
@@ -208,6 +208,36 @@ def readme_states(app, window) -> None:
     save(window, OUT / "converter-slice.png", README_SIZE)
 
 
+def playground_lessons(app) -> None:
+    """TensorFlow Playground's lessons here: the circles linear in x₁², x₂² (the map in
+    feature space), a weight penalty, and a typed regression."""
+    window = fresh_window(app, README_SIZE, panel="playground")
+    pg = window.current_panel()
+    idle(app, pg)
+    choose(app, pg, "playground-dataset", "circles")
+    pg.set_features(("x1^2", "x2^2"))
+    pg.set_hidden(())
+    train(app, pg, 600, 20)
+    set_value(app, pg, "playground-feature-space", True)
+    save(window, OUT / "playground-features.png", README_SIZE)
+    set_value(app, pg, "playground-feature-space", False)
+    pg.set_features(("x1", "x2"))
+    # L2 on the spirals: the weights' lines thin out, the penalty shows in the loss
+    choose(app, pg, "playground-dataset", "spirals")
+    pg.set_hidden((16, 16))
+    choose(app, pg, "playground-regularization", "l2")
+    choose(app, pg, "playground-regularization-rate", 0.01)
+    train(app, pg, 1500, 50)
+    save(window, OUT / "playground-regularization.png", README_SIZE)
+    choose(app, pg, "playground-regularization", "none")
+    # a typed f(x₁, x₂), fitted by MSE, drawn as a colour map with its exact pieces
+    choose(app, pg, "playground-dataset", "regress_formula")
+    pg.set_hidden((8, 8))
+    train(app, pg, 900, 30)
+    save(window, OUT / "playground-regression.png", README_SIZE)
+    close(app, window)
+
+
 def high_contrast_classes(app) -> None:
     window = fresh_window(app, README_SIZE, theme="high-contrast", panel="playground")
     pg = window.current_panel()
@@ -232,6 +262,8 @@ def take(app, group: str) -> None:
         readme_states(app, window)
         close(app, window)
         high_contrast_classes(app)
+    elif group == "playground":
+        playground_lessons(app)
     elif group == "sizes":
         for folder, screen in SCREENS.items():
             size = default_size(QSize(*screen)).toTuple()
