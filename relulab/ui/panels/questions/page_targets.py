@@ -3,15 +3,13 @@ which two look alike (the job and the words: :mod:`.jobs.targets`)."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from relulab.model.lessons.questions import TargetsSettings
 from relulab.ui.legend import Entry, KeyLabel
-from relulab.ui.panels.base import signals_blocked
-from relulab.ui.panels.questions.controls import _spin_seeds
+from relulab.ui.panels.questions.controls import SeedsControls
 from relulab.ui.panels.questions.jobs.targets import (
     STUDENT_POINTS,
     TargetsRun,
@@ -24,26 +22,6 @@ from relulab.ui.panels.questions.jobs.targets import (
 from relulab.ui.panels.questions.pages import Page
 from relulab.ui.panels.questions.plots import _Figure, make_plot
 from relulab.ui.theme import Theme
-
-
-class TargetsControls(QWidget):
-    edited = Signal(dict)
-
-    def __init__(self):
-        super().__init__()
-        c = QVBoxLayout(self)
-        c.setContentsMargins(0, 0, 0, 0)
-        self.seeds = _spin_seeds("questions-targets-seeds")
-        row = QHBoxLayout()
-        row.addWidget(QLabel("Seeds"))
-        row.addWidget(self.seeds, 1)
-        c.addLayout(row)
-        c.addStretch(1)
-        self.seeds.valueChanged.connect(lambda v: self.edited.emit({"seeds": v}))
-
-    def show_state(self, s: TargetsSettings) -> None:
-        with signals_blocked(self.seeds):
-            self.seeds.setValue(s.seeds)
 
 
 class TargetsFigure(_Figure):
@@ -119,4 +97,4 @@ PAGE = Page(
     source="the blog's open questions (Before NN101)",
     work="the one-hot and soft-target fits", run=run_targets, numbers=targets_numbers,
     verdict=targets_verdict, details=targets_details, table=targets_table,
-    figure=TargetsFigure, controls=TargetsControls)
+    figure=TargetsFigure, controls=partial(SeedsControls, "targets"))
