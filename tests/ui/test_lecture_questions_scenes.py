@@ -13,6 +13,7 @@ from relulab.model.lessons.questions import QuestionsState
 from relulab.ui.panels import PANEL_NAMES
 
 #: scene file → (page, the page's settings in the scene, {control: value shown})
+PAGES = ("parity", "simplex", "why-deep", "gelu", "targets")
 SCENES = {
     "13-parity.relulab.json": ("parity", {"k": 3, "seeds": 5},
                                {"questions-parity-k": 3, "questions-parity-seeds": 5}),
@@ -57,3 +58,43 @@ def test_the_playlist_holds_the_part_2_scenes_and_no_lottery_tickets():
     pages = [s.panels["questions"]["page"] for s in scenes if s.current == "questions"]
     assert pages == ["double-descent", "double-descent", *(p for p, _, _ in SCENES.values())]
     assert "tickets" not in pages
+
+
+def test_the_part_2_scenes_read_on_a_projector(main_window, theme):
+    """Seen in the lecture layout at 1280 × 720, zoom 1.6: the names under the why-deep
+    bars ("spirals") and the GELU page's targets ("sin(πx)") cut at the bottom, their
+    axes only as tall as the ticks' text at zoom 1; and the one-hot page's key showed
+    class 1 and the one-hot student as the same blue dot. Every bottom axis with
+    numbers or names is as tall as its text, and no two entries of a key look alike."""
+    from PySide6.QtCore import QSize
+    from PySide6.QtGui import QFontMetricsF
+
+    from relulab.ui.main_window import default_size
+
+    w = main_window
+    w.resize(default_size(QSize(1280, 720)))
+    theme.set_zoom(1.6)
+    assert w.lecture.start_builtin()
+    problems = []
+    for i, scene in enumerate(w.lecture.playlist.scenes):
+        if scene.current != "questions" or scene.panels["questions"]["page"] not in PAGES:
+            continue
+        w.lecture.go(i)
+        panel = w.current_panel()
+        assert panel.wait_until_idle(60)
+        for _ in range(3):
+            QApplication.processEvents()
+        page = panel.state.page
+        for name, plot in panel.figures[page].plots.items():
+            axis = plot.getPlotItem().getAxis("bottom")
+            if not axis.isVisible() or not axis.style["showValues"]:
+                continue
+            need = QFontMetricsF(axis.style["tickFont"]).height() + axis.style["tickTextOffset"][1]
+            if axis.height() < need:
+                problems.append(f"{page} {name}: bottom axis {axis.height():.0f} px < {need:.0f}")
+        key = panel.figures[page].key
+        looks = [(e.color(theme).name(), e.symbol) for e in key.entries]
+        if len(set(looks)) < len(looks):
+            problems.append(f"{page}: key entries alike: {looks}")
+    w.lecture.end()
+    assert not problems, "\n".join(problems)
