@@ -252,9 +252,8 @@ SCENES = [
         "projection and can give a class exactly 0: z = (1, 0.5, −1) goes to "
         "(0.75, 0.25, 0), under softmax to (0.57, 0.35, 0.08). As linear classifiers on "
         "three overlapping blobs they are as accurate (0.863 and 0.865 on test points), but "
-        "sparsemax gives the true class 0 on 2.3% of them, so its log-loss is infinite "
-        "(softmax 0.34). On separable blobs softmax's weights keep growing, by 19% from "
-        "step 1,000 to 3,000; sparsemax's stop (they move 0.2%).")),
+        "sparsemax gives the true class 0 on 2.3% of them, so its log-loss is infinite. On "
+        "separable blobs softmax's weights keep growing; sparsemax's stop.")),
     ("15-why-deep", "XOR by a feature, or by layers", "questions",
      {"questions": question("why-deep", "why_deep", m=3, seeds=5)}, (
         "The product x1·x2 as a feature solves XOR (test accuracy 0.989) but not the "

@@ -248,7 +248,7 @@ def _parity_scene(c: Claims, panel) -> None:
 
 
 def _simplex_scene(c: Claims, panel) -> None:
-    from relulab.ui.panels.questions.jobs.simplex import FROM, STEPS, maps
+    from relulab.ui.panels.questions.jobs.simplex import maps
 
     s, r = panel.state.simplex, panel.readouts()
     m = maps(s.logits)
@@ -261,12 +261,8 @@ def _simplex_scene(c: Claims, panel) -> None:
     c.number("0.865", r["simplex_accuracy_sparsemax"])
     c.number("2.3", 100 * r["simplex_zero_sparsemax"])
     c.formula("its log-loss is infinite", r["simplex_log_loss_sparsemax"] == float("inf"))
-    c.number("0.34", r["simplex_log_loss_softmax"])
-    c.number("19", 100 * r["simplex_growth_softmax"])
-    c.number("1,000", FROM)
-    c.number("3,000", STEPS)
-    c.number("0.2", 100 * r["simplex_change_sparsemax"])
-    assert r["simplex_verdict"] == "sparsemax settles"
+    c.formula("softmax's weights keep growing; sparsemax's stop",
+              r["simplex_growth_softmax"] > 0 and r["simplex_verdict"] == "sparsemax settles")
 
 
 def _why_deep_scene(c: Claims, panel) -> None:
