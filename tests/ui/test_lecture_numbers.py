@@ -275,6 +275,7 @@ def _why_deep_scene(c: Claims, panel) -> None:
     c.number("0.989", r["deep_feature_xor"])
     c.number("0.590", r["deep_feature_circles"])
     c.number("0.507", r["deep_feature_spirals"])
+    c.formula("but not the Playground's other datasets", r["deep_feature_fails"] == 3)
     c.formula("2-16-16-1", "2-16-16-1" in panel.views["why-deep"].verdict.text())
     c.number("0.970", r["deep_net_lowest"])
     c.formula("on all four", r["deep_net_solves"] == r["deep_datasets"] == 4)
