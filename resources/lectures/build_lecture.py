@@ -141,6 +141,18 @@ def double_descent(d):
     return setup
 
 
+def question(page, field, **settings):
+    """A part-2 page of the Questions panel (``page``, its settings in ``field``) with
+    ``settings`` over the page's defaults; the page runs its own experiment when the
+    scene opens, in a few seconds (not the lottery tickets: about 2 s a seed, pruned
+    and retrained three times, too long to wait for in front of a room)."""
+    def setup(state, panel):
+        if not _has(state, "page", field):
+            return state
+        return {**state, "page": page, field: {**state[field], **settings}}
+    return setup
+
+
 # (file stem, title, panel on screen, {panel: setup}, caption)
 SCENES = [
     ("01-hinged-ruler", "A ReLU is a hinged ruler", "hinges", {"hinges": hinged_ruler}, (
@@ -224,6 +236,49 @@ SCENES = [
         "30: it wins in 0 of 10 seeds. Whether bigger wins depends on the dimension of the "
         "data: a picture of double descent in one or two dimensions that "
         "shows the biggest model winning is not what least squares does there.")),
+    ("13-parity", "Why parity is hard", "questions",
+     {"questions": question("parity", "parity", k=3, seeds=5)}, (
+        "30 random ±1 bits, the label the parity or the majority of the first 3: a "
+        "30-256-1 ReLU net trained by SGD reaches 95% test accuracy on majority in a median "
+        "of 30 steps, on parity only after 970, slower in each of five seeds. Parity's "
+        "accuracy stays under 60% for the first 470 steps in every seed, then climbs: a "
+        "plateau in which, Barak et al. show, SGD makes hidden progress; this page measures "
+        "the accuracy only. "
+        "On full 10-bit parity 1-nearest-neighbour scores 0% on unseen strings, a net 96%: "
+        "what fails is similarity.")),
+    ("14-simplex", "Softmax or sparsemax", "questions",
+     {"questions": question("simplex", "simplex", logits=[1.0, 0.5, -1.0], seed=0)}, (
+        "Both map logits onto the triangle of distributions; sparsemax is the Euclidean "
+        "projection and can give a class exactly 0: z = (1, 0.5, −1) goes to "
+        "(0.75, 0.25, 0), under softmax to (0.57, 0.35, 0.08). As linear classifiers on "
+        "three overlapping blobs they are as accurate (0.863 and 0.865 on test points), but "
+        "sparsemax gives the true class 0 on 2.3% of them, so its log-loss is infinite. On "
+        "separable blobs softmax's weights keep growing; sparsemax's stop.")),
+    ("15-why-deep", "XOR by a feature, or by layers", "questions",
+     {"questions": question("why-deep", "why_deep", m=3, seeds=5)}, (
+        "The product x1·x2 as a feature solves XOR (test accuracy 0.989) but not the "
+        "Playground's other datasets: 0.590 on the circles, 0.507 on the spirals. A "
+        "2-16-16-1 net learns its own features and scores at least 0.970 on all four "
+        "(medians of five seeds). Layers can make the product too, since "
+        "x·y = ((x + y)² − x² − y²)/2: Yarotsky's deep square, m layers of 3 ReLUs, is "
+        "within 4⁻⁽ᵐ⁺¹⁾ of x² on [0, 1], at m = 3 exactly 1/256.")),
+    ("16-gelu", "GELU or ReLU", "questions",
+     {"questions": question("gelu", "gelu", scale=3, seeds=5)}, (
+        "GELU(az)/a approaches ReLU(z) as a grows, so a GELU net comes within "
+        "0.17/a·Σ|w| of any ReLU net of the same width: at a = 3 the twins on the left "
+        "differ by at most 0.14 (bound 0.26). Trained alike, 1-16-1 nets each win where "
+        "their shape fits: on the smooth sin(πx) GELU's median test error is 83 times "
+        "smaller, and smaller in 5 of 5 seeds; on the kink |x| ReLU's is 79 times smaller, "
+        "in 5 of 5. Neither is more expressive in practice; which fits better depends on the "
+        "target.")),
+    ("17-targets", "One-hot or soft targets", "questions",
+     {"questions": question("targets", "targets", seeds=5)}, (
+        "Four Gaussian blobs, classes 1 and 2 close together. Trained on one-hot labels, a "
+        "classifier still learns which classes look alike: it gives a point of class 1 a "
+        "probability 0.15 of class 2 and 0.00074 of each far class (medians of five seeds). "
+        "A teacher's soft targets still help a student that sees 2 points a class: higher "
+        "test accuracy in all five seeds (median +3.0 points). Label smoothing and "
+        "hierarchy-aware labels are not shown: they help in some seeds only.")),
 ]
 
 

@@ -185,7 +185,11 @@ def _converter_scene(c: Claims, panel, _i) -> None:
     c.formula("a 0, a 1 and a 7", "rows 0, 1, 7" in r["summary"])
 
 
-def _questions_scene(c: Claims, panel, _i) -> None:
+def _questions_scene(c: Claims, panel, i) -> None:
+    page = panel.state.page
+    if page != "double-descent":
+        PART_2[page](c, panel)
+        return
     s = panel.state.double_descent
     r = panel.readouts()
     c.formula("H = n", r["dd_median_at_n"] is not None)
@@ -208,6 +212,121 @@ def _questions_scene(c: Claims, panel, _i) -> None:
         c.number("30", r["dd_median_widest"])
         c.number("0.046", r["dd_best_small"])
         c.formula("one or two dimensions", r["dd_regime"] == "catastrophic")
+
+
+# -- the Questions panel's part-2 pages: each caption against the page's own run -----------
+def _words(c: Claims, shown: str, count: int) -> None:
+    """``shown`` ("five seeds") is in the text and its number word is ``count``."""
+    c.formula(shown, NUMBER_WORDS[shown.split()[0]] == count)
+
+
+def _parity_scene(c: Claims, panel) -> None:
+    from relulab.ui.panels.questions.jobs.parity import FULL_BITS
+
+    s, r, race = panel.state.parity, panel.readouts(), panel.result().race
+    c.formula("±1 bits", "random ±1 bits" in panel.views["parity"].details.text())
+    c.number("30", r["parity_bits"])
+    c.number("3", s.k)
+    c.formula("30-256-1", (r["parity_bits"], race.hidden) == (30, 256))
+    c.number("95", 100 * race.target)
+    c.number("30", r["parity_median_majority"])
+    c.number("970", r["parity_median_parity"])
+    _words(c, "five seeds", r["parity_seeds"])
+    c.formula("slower in each of", r["parity_parity_slower"] == r["parity_seeds"])
+    # the plateau: the first evaluation at or above 60%, the earliest over the seeds
+    steps = np.asarray(race.checkpoints)
+    assert r["parity_parity_reached"] == r["parity_seeds"]
+    first = min(int(steps[np.argmax(row >= 0.6)]) for row in np.nan_to_num(race.parity_accuracy))
+    c.number("60", 60)
+    c.number("470", first)
+    c.formula("Barak et al. show, SGD makes hidden progress; this page measures the accuracy only",
+              "hidden progress" in r["parity_verdict"] + panel.views["parity"].details.text())
+    c.number("10", FULL_BITS)
+    c.formula("1-nearest-neighbour", True)
+    c.number("0", 100 * r["parity_nearest"])
+    c.number("96", 100 * r["parity_mlp"])
+
+
+def _simplex_scene(c: Claims, panel) -> None:
+    from relulab.ui.panels.questions.jobs.simplex import maps
+
+    s, r = panel.state.simplex, panel.readouts()
+    m = maps(s.logits)
+    c.formula("z = (1, 0.5, −1)", s.logits == (1.0, 0.5, -1.0))
+    c.formula("(0.75, 0.25, 0)", m["sparsemax"] == [0.75, 0.25, 0.0])
+    c.formula("(0.57, 0.35, 0.08)", [round(p, 2) for p in m["softmax"]] == [0.57, 0.35, 0.08])
+    c.formula("can give a class exactly 0", m["zeros"] == 1)
+    c.formula("the true class 0", r["simplex_zero_sparsemax"] > 0)
+    c.number("0.863", r["simplex_accuracy_softmax"])
+    c.number("0.865", r["simplex_accuracy_sparsemax"])
+    c.number("2.3", 100 * r["simplex_zero_sparsemax"])
+    c.formula("its log-loss is infinite", r["simplex_log_loss_sparsemax"] == float("inf"))
+    c.formula("softmax's weights keep growing; sparsemax's stop",
+              r["simplex_growth_softmax"] > 0 and r["simplex_verdict"] == "sparsemax settles")
+
+
+def _why_deep_scene(c: Claims, panel) -> None:
+    from fractions import Fraction
+
+    from relulab.ui.panels.questions.jobs.why_deep import square
+
+    s, r = panel.state.why_deep, panel.readouts()
+    c.formula("x1·x2", True)  # the feature's name
+    c.number("0.989", r["deep_feature_xor"])
+    c.number("0.590", r["deep_feature_circles"])
+    c.number("0.507", r["deep_feature_spirals"])
+    c.formula("but not the Playground's other datasets", r["deep_feature_fails"] == 3)
+    c.formula("2-16-16-1", "2-16-16-1" in panel.views["why-deep"].verdict.text())
+    c.number("0.970", r["deep_net_lowest"])
+    c.formula("on all four", r["deep_net_solves"] == r["deep_datasets"] == 4)
+    _words(c, "five seeds", r["deep_seeds"])
+    c.formula("x·y = ((x + y)² − x² − y²)/2", True)  # an identity
+    c.formula("m layers of 3 ReLUs", all(square(m).neurons == 3 * m for m in range(7)))
+    c.formula("within 4⁻⁽ᵐ⁺¹⁾", all(square(m).error == Fraction(1, 4 ** (m + 1))
+                                    for m in range(7)))
+    c.formula("[0, 1]", True)  # where deep_square's exact error is measured
+    c.number("3", s.m)
+    c.formula("exactly 1/256", square(s.m).error == Fraction(1, 256))
+
+
+def _gelu_scene(c: Claims, panel) -> None:
+    from relulab.ui.panels.questions.jobs.gelu import twin
+
+    s, r = panel.state.gelu, panel.readouts()
+    t = twin(s.scale)
+    c.formula("0.17/a·Σ|w|", "0.17/a·Σ|w|" in panel.page_controls["gelu"].twin.text())
+    c.number("3", s.scale)
+    c.number("0.14", t.gap)
+    c.number("0.26", t.bound)
+    c.formula("1-16-1", r["gelu_width"] == 16)
+    c.number("83", r["gelu_relu_smooth"] / r["gelu_gelu_smooth"])
+    c.number("79", r["gelu_gelu_kink"] / r["gelu_relu_kink"])
+    c.number("5", r["gelu_seeds"])
+    c.formula("smaller in 5 of 5", r["gelu_gelu_wins_smooth"] == r["gelu_seeds"])
+    c.formula("in 5 of 5", r["gelu_relu_wins_kink"] == r["gelu_seeds"])
+
+
+def _targets_scene(c: Claims, panel) -> None:
+    from relulab.model.questions.targets import lookalike_blobs
+    from relulab.ui.panels.questions.jobs.targets import STUDENT_POINTS
+
+    r = panel.readouts()
+    X, y = lookalike_blobs([0, 0], 100)
+    centres = np.array([X[y == k].mean(axis=0) for k in range(4)])
+    gaps = {(a, b): np.linalg.norm(centres[a] - centres[b]) for a in range(4) for b in range(a)}
+    c.formula("classes 1 and 2 close together", min(gaps, key=gaps.get) == (1, 0))
+    c.formula("class 1 a probability", True)  # class 1's look-alike is class 2, above
+    c.number("0.15", r["targets_lookalike"])
+    c.number("2", 2)
+    c.number("0.00074", r["targets_others"])
+    _words(c, "five seeds", r["targets_seeds"])
+    c.number("2", STUDENT_POINTS)
+    c.formula("in all five seeds", r["targets_helped"] == r["targets_seeds"] == 5)
+    c.number("3.0", 100 * r["targets_gain"])
+
+
+PART_2 = {"parity": _parity_scene, "simplex": _simplex_scene, "why-deep": _why_deep_scene,
+          "gelu": _gelu_scene, "targets": _targets_scene}
 
 
 CHECKS = {"hinges": _hinges_scene, "training": _training_scene, "folding": _folding_scene,
@@ -278,7 +397,7 @@ def test_every_number_in_the_hinges_guide_comes_from_the_model():
 
 NUMBER_WORDS = {w: i for i, w in enumerate(
     ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-     "eleven", "twelve"])}
+     "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen"])}
 
 
 def test_every_number_in_the_welcome_comes_from_the_app(main_window):

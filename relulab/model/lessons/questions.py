@@ -9,6 +9,7 @@ grows with n³ and with its widest model, 20n).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar, Self
 
 from relulab.model.core.fields import Fields
 
@@ -133,9 +134,12 @@ class OverparametrisationSettings:
 
 
 @dataclass(frozen=True)
-class InfiniteWidthSettings:
-    """How many seeds the lazy-training study averages over."""
+class SeedsSettings:
+    """A page whose only setting is how many seeds it runs; each such page's class
+    sets its default and ``KEY``, the QuestionsState field (and the ``where`` of its
+    errors)."""
 
+    KEY: ClassVar[str] = "seeds"
     seeds: int = 3
 
     def __post_init__(self):
@@ -146,11 +150,19 @@ class InfiniteWidthSettings:
         return {"seeds": self.seeds}
 
     @classmethod
-    def from_dict(cls, d, where: str = "infinite_width") -> InfiniteWidthSettings:
-        f = Fields(d, defaults=cls().to_dict(), where=where)
+    def from_dict(cls, d, where: str | None = None) -> Self:
+        f = Fields(d, defaults=cls().to_dict(), where=cls.KEY if where is None else where)
         seeds = f.integer("seeds", *SEEDS_RANGE)
         f.done()
         return cls(seeds=seeds)
+
+
+@dataclass(frozen=True)
+class InfiniteWidthSettings(SeedsSettings):
+    """How many seeds the lazy-training study averages over."""
+
+    KEY: ClassVar[str] = "infinite_width"
+    seeds: int = 3
 
 
 @dataclass(frozen=True)
@@ -284,47 +296,21 @@ class GeluSettings:
 
 
 @dataclass(frozen=True)
-class TargetsSettings:
+class TargetsSettings(SeedsSettings):
     """The targets page: how many seeds the one-hot classifier and the students are
     trained from."""
 
+    KEY: ClassVar[str] = "targets"
     seeds: int = 5
-
-    def __post_init__(self):
-        if not SEEDS_RANGE[0] <= self.seeds <= SEEDS_RANGE[1]:
-            raise ValueError(f"seeds must be in {SEEDS_RANGE[0]}…{SEEDS_RANGE[1]}, got {self.seeds}")
-
-    def to_dict(self) -> dict:
-        return {"seeds": self.seeds}
-
-    @classmethod
-    def from_dict(cls, d, where: str = "targets") -> TargetsSettings:
-        f = Fields(d, defaults=cls().to_dict(), where=where)
-        seeds = f.integer("seeds", *SEEDS_RANGE)
-        f.done()
-        return cls(seeds=seeds)
 
 
 @dataclass(frozen=True)
-class TicketsSettings:
+class TicketsSettings(SeedsSettings):
     """The lottery-ticket page: how many seeds are pruned and retrained (about 2 s a
     seed)."""
 
+    KEY: ClassVar[str] = "tickets"
     seeds: int = 3
-
-    def __post_init__(self):
-        if not SEEDS_RANGE[0] <= self.seeds <= SEEDS_RANGE[1]:
-            raise ValueError(f"seeds must be in {SEEDS_RANGE[0]}…{SEEDS_RANGE[1]}, got {self.seeds}")
-
-    def to_dict(self) -> dict:
-        return {"seeds": self.seeds}
-
-    @classmethod
-    def from_dict(cls, d, where: str = "tickets") -> TicketsSettings:
-        f = Fields(d, defaults=cls().to_dict(), where=where)
-        seeds = f.integer("seeds", *SEEDS_RANGE)
-        f.done()
-        return cls(seeds=seeds)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ user does into edits of its state.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -36,8 +36,8 @@ from relulab.model.lessons.questions import (
     RIDGES,
     SEEDS_RANGE,
     DoubleDescentSettings,
-    InfiniteWidthSettings,
     OverparametrisationSettings,
+    SeedsSettings,
 )
 from relulab.ui.panels.base import fit_controls_width, named, signals_blocked
 from relulab.ui.readout import Note, Readout
@@ -238,19 +238,25 @@ class OverparametrisationControls(QWidget):
             self.prune_width.setCurrentIndex(self.prune_width.findData(s.prune_width))
 
 
-class InfiniteWidthControls(QWidget):
-    def __init__(self):
+class SeedsControls(QWidget):
+    """A page whose only setting is how many seeds it runs: one "Seeds" spin box,
+    ``questions-<short>-seeds``; a change is ``edited({"seeds": n})``."""
+
+    edited = Signal(dict)
+
+    def __init__(self, short: str):
         super().__init__()
         c = QVBoxLayout(self)
         c.setContentsMargins(0, 0, 0, 0)
-        self.seeds = _spin_seeds("questions-lazy-seeds")
+        self.seeds = _spin_seeds(f"questions-{short}-seeds")
         row = QHBoxLayout()
         row.addWidget(QLabel("Seeds"))
         row.addWidget(self.seeds, 1)
         c.addLayout(row)
         c.addStretch(1)
+        self.seeds.valueChanged.connect(lambda v: self.edited.emit({"seeds": v}))
 
-    def show_state(self, s: InfiniteWidthSettings) -> None:
+    def show_state(self, s: SeedsSettings) -> None:
         with signals_blocked(self.seeds):
             self.seeds.setValue(s.seeds)
 
@@ -267,7 +273,7 @@ class QuestionsControls:
         scroll.setWidget(self.stack)
         self.dd = DoubleDescentControls()
         self.over = OverparametrisationControls()
-        self.lazy = InfiniteWidthControls()
+        self.lazy = SeedsControls("lazy")
         for w in (self.dd, self.over, self.lazy):
             self.stack.addWidget(w)
 

@@ -87,6 +87,8 @@ class GeluFigure(_Figure):
         for item in self.points:
             self.error_plot.addItem(item)
         self.error_plot.setLabel("left", "test MSE")
+        # the label's room keeps "sin(πx)" whole at zoom 1.6
+        self.error_plot.setLabel("bottom", "target")
         self.error_plot.getPlotItem().getAxis("bottom").setTicks(
             [[(0.5, "sin(πx)"), (2.5, "|x|")], []])  # one label a target: four overprint
         self.error_plot.setRange(xRange=(-0.5, 3.5), yRange=(-7, -2), padding=0.03)

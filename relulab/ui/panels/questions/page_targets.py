@@ -3,15 +3,13 @@ which two look alike (the job and the words: :mod:`.jobs.targets`)."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from relulab.model.lessons.questions import TargetsSettings
 from relulab.ui.legend import Entry, KeyLabel
-from relulab.ui.panels.base import signals_blocked
-from relulab.ui.panels.questions.controls import _spin_seeds
+from relulab.ui.panels.questions.controls import SeedsControls
 from relulab.ui.panels.questions.jobs.targets import (
     STUDENT_POINTS,
     TargetsRun,
@@ -24,26 +22,6 @@ from relulab.ui.panels.questions.jobs.targets import (
 from relulab.ui.panels.questions.pages import Page
 from relulab.ui.panels.questions.plots import _Figure, make_plot
 from relulab.ui.theme import Theme
-
-
-class TargetsControls(QWidget):
-    edited = Signal(dict)
-
-    def __init__(self):
-        super().__init__()
-        c = QVBoxLayout(self)
-        c.setContentsMargins(0, 0, 0, 0)
-        self.seeds = _spin_seeds("questions-targets-seeds")
-        row = QHBoxLayout()
-        row.addWidget(QLabel("Seeds"))
-        row.addWidget(self.seeds, 1)
-        c.addLayout(row)
-        c.addStretch(1)
-        self.seeds.valueChanged.connect(lambda v: self.edited.emit({"seeds": v}))
-
-    def show_state(self, s: TargetsSettings) -> None:
-        with signals_blocked(self.seeds):
-            self.seeds.setValue(s.seeds)
 
 
 class TargetsFigure(_Figure):
@@ -62,11 +40,14 @@ class TargetsFigure(_Figure):
                                       "and on a teacher's soft targets, each seed",
                                       log_x=False, log_y=False)
         self.plot.setAspectLocked(True)
+        self.plot.setLabel("bottom", "x₁")  # the inputs; room for the numbers at zoom 1.6
+        self.plot.setLabel("left", "x₂")
         X, y = lookalike_blobs([0, 0], 100)
         self.blobs = [pg.PlotDataItem(*X[y == k].T, pen=None, symbol="o") for k in range(4)]
         for item in self.blobs:
             self.plot.addItem(item)
-        self.one_hot = pg.PlotDataItem(symbol="o")
+        # a diamond: class 1's dots are the same blue
+        self.one_hot = pg.PlotDataItem(symbol="d")
         self.soft = pg.PlotDataItem(symbol="s")
         for item in (self.one_hot, self.soft):
             self.student_plot.addItem(item)
@@ -75,7 +56,7 @@ class TargetsFigure(_Figure):
         self.student_plot.setRange(xRange=(-0.5, 4.5), yRange=(0.5, 1), padding=0.03)
         self.key = KeyLabel("questions-targets-key", "Key of the targets plots", [
             *(Entry(f"class{k}", "●", f"class {k + 1}") for k in range(4)),
-            Entry("accent", "●", "student, one-hot labels"),
+            Entry("accent", "◆", "student, one-hot labels"),
             Entry("approx", "■", "student, soft targets")])
         self.plots = {"main": self.plot, "students": self.student_plot}
         self.apply_theme()
@@ -88,9 +69,10 @@ class TargetsFigure(_Figure):
             item.setSymbolSize(t.handle_size(6))
             item.setSymbolBrush(pg.mkBrush(t.color(f"class{k}")))
             item.setSymbolPen(t.pen("foreground", 0.75))  # light class colours need an outline
-        for item, role in ((self.one_hot, "accent"), (self.soft, "approx")):
+        # pyqtgraph's diamond fills less of its size than the square: larger, to match
+        for item, role, size in ((self.one_hot, "accent", 13), (self.soft, "approx", 10)):
             item.setPen(t.pen(role, 1.5))
-            item.setSymbolSize(t.handle_size(10))
+            item.setSymbolSize(t.handle_size(size))
             item.setSymbolBrush(pg.mkBrush(t.color(role)))
             item.setSymbolPen(t.pen("foreground", 1.0))
 
@@ -119,4 +101,4 @@ PAGE = Page(
     source="the blog's open questions (Before NN101)",
     work="the one-hot and soft-target fits", run=run_targets, numbers=targets_numbers,
     verdict=targets_verdict, details=targets_details, table=targets_table,
-    figure=TargetsFigure, controls=TargetsControls)
+    figure=TargetsFigure, controls=partial(SeedsControls, "targets"))

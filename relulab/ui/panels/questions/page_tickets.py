@@ -3,15 +3,14 @@ initialisation, seed by seed (the job and the words: :mod:`.jobs.tickets`)."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
 
-from relulab.model.lessons.questions import TicketsSettings
 from relulab.ui.legend import Entry, KeyLabel
-from relulab.ui.panels.base import signals_blocked
-from relulab.ui.panels.questions.controls import _spin_seeds
+from relulab.ui.panels.questions.controls import SeedsControls
 from relulab.ui.panels.questions.jobs.tickets import (
     TicketsRun,
     run_tickets,
@@ -27,26 +26,6 @@ from relulab.ui.theme import Theme
 #: Each phase's colour role and symbol.
 STYLE = {"ticket": ("approx", "s"), "random_mask": ("accent", "o"), "reinit": ("second", "t1"),
          "dense": ("muted", "d")}
-
-
-class TicketsControls(QWidget):
-    edited = Signal(dict)
-
-    def __init__(self):
-        super().__init__()
-        c = QVBoxLayout(self)
-        c.setContentsMargins(0, 0, 0, 0)
-        self.seeds = _spin_seeds("questions-tickets-seeds")
-        row = QHBoxLayout()
-        row.addWidget(QLabel("Seeds"))
-        row.addWidget(self.seeds, 1)
-        c.addLayout(row)
-        c.addStretch(1)
-        self.seeds.valueChanged.connect(lambda v: self.edited.emit({"seeds": v}))
-
-    def show_state(self, s: TicketsSettings) -> None:
-        with signals_blocked(self.seeds):
-            self.seeds.setValue(s.seeds)
 
 
 class TicketsFigure(_Figure):
@@ -136,4 +115,4 @@ PAGE = Page(
     source="a reply in the discussion of “Any Deep ReLU Network Is Shallow”",
     work="the lottery tickets", run=run_tickets, numbers=tickets_numbers,
     verdict=tickets_verdict, details=tickets_details, table=tickets_table,
-    figure=TicketsFigure, controls=TicketsControls)
+    figure=TicketsFigure, controls=partial(SeedsControls, "tickets"))

@@ -93,6 +93,8 @@ class WhyDeepFigure(_Figure):
             self.bars_plot.addItem(item)
         self.bars_plot.addItem(self.chance, ignoreBounds=True)
         self.bars_plot.setLabel("left", "test accuracy")
+        # the label's room keeps the names' descenders ("spirals") whole at zoom 1.6
+        self.bars_plot.setLabel("bottom", "dataset")
         self.bars_plot.setRange(xRange=(-0.6, 3.6), yRange=(0, 1), padding=0.02)
         self.key = KeyLabel("questions-deep-key", "Key of the why-deep plots", [
             Entry("muted", "—", "x²"), Entry("approx", "—", "f_m, depth m"),
