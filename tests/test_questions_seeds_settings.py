@@ -33,7 +33,7 @@ BEFORE_PART_2 = {"page": "double-descent",
 
 @pytest.mark.parametrize(("cls", "key", "default"), SEEDS_ONLY)
 def test_one_class_serves_every_seeds_only_page(cls, key, default):
-    assert issubclass(cls, SeedsSettings) and cls.KEY == key
+    assert issubclass(cls, SeedsSettings) and key == cls.KEY
     assert [f.name for f in dataclasses.fields(cls)] == ["seeds"]
     assert cls().seeds == default and cls().to_dict() == {"seeds": default}
     assert getattr(QuestionsState(), key) == cls()
