@@ -71,7 +71,7 @@ def test_typed_logits_show_both_maps(panel):
     p = softmax(z)  # against numpy's own: exp(z) / Σ exp(z)
     np.testing.assert_allclose(p, np.exp(z) / np.exp(z).sum())
     assert c.maps.shown_text == (
-        f"z = (1.00, 0.50, -2.00): softmax ({p[0]:.2f}, {p[1]:.2f}, {p[2]:.2f}), "
+        f"z = (1.00, 0.50, −2.00): softmax ({p[0]:.2f}, {p[1]:.2f}, {p[2]:.2f}), "
         "sparsemax (0.75, 0.25, 0), one class at exactly 0")
     assert not any(w.busy for w in panel._workers.values())  # the fits do not run again
     panel.undo_stack.undo()

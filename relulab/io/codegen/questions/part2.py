@@ -197,8 +197,8 @@ run = SimpleNamespace(settings=SimpleNamespace(m=M, seeds=SEEDS), feature=featur
                "computes them.", MLP_FULL, module_code(exact),
                module_code(why_deep, defined=["exact_line"])),
         Section("The page's numbers", _NUMBERS, run_type("WhyDeepRun") + jobs_source(
-            "Square", "square", "why_deep_numbers", "why_deep_verdict", "why_deep_details",
-            file="why_deep.py")),
+            "Square", "square", "DATASET_NAMES", "why_deep_numbers", "why_deep_verdict",
+            "why_deep_details", file="why_deep.py")),
         Section("Run", f"Each dataset from {_seeds(s.seeds)}; the deep square of depth "
                 f"m = {s.m}.", run),
     ]

@@ -14,6 +14,7 @@ from relulab.ui.legend import Entry, KeyLabel
 from relulab.ui.panels.base import named, signals_blocked
 from relulab.ui.panels.questions.controls import _readout, _spin_seeds
 from relulab.ui.panels.questions.jobs.why_deep import (
+    DATASET_NAMES,
     WhyDeepRun,
     experiment,
     run_why_deep,
@@ -31,8 +32,6 @@ from relulab.ui.theme import Theme
 
 #: The x axis of the square's plot: enough points to show every one of its 2^6 pieces.
 GRID = np.linspace(0.0, 1.0, 513)
-DATASET_NAMES = {"xor": "XOR", "circles": "circles", "spirals": "spirals",
-                 "gaussians": "blobs"}
 
 
 class WhyDeepControls(QWidget):

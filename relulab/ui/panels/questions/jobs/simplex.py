@@ -67,7 +67,7 @@ def maps(logits) -> dict:
 
 
 def _vector(p) -> str:
-    return "(" + ", ".join("0" if v == 0 else f"{v:.2f}" for v in p) + ")"
+    return "(" + ", ".join("0" if v == 0 else f"{v:.2f}".replace("-", "−") for v in p) + ")"
 
 
 def maps_text(logits) -> str:

@@ -59,8 +59,14 @@ def square(m: int) -> Square:
     return Square(m, net, exact_max_error(net), int(net.n_hidden_neurons))
 
 
+#: The datasets' names as the page writes them (the model's "gaussians" are blobs).
+DATASET_NAMES = {"xor": "XOR", "circles": "circles", "spirals": "spirals",
+                 "gaussians": "blobs"}
+
+
 def square_text(sq: Square) -> str:
-    return (f"m = {sq.m}: {sq.neurons} ReLUs in {sq.m} layers, max |f<sub>m</sub> − x²| = "
+    layers = "layer" if sq.m == 1 else "layers"
+    return (f"m = {sq.m}: {sq.neurons} ReLUs in {sq.m} {layers}, max |f<sub>m</sub> − x²| = "
             f"<b>{sq.error}</b> = {float(sq.error)!r} = 4<sup>−{sq.m + 1}</sup> exactly")
 
 
@@ -99,7 +105,8 @@ def why_deep_verdict(run: WhyDeepRun) -> str:
 def why_deep_details(run: WhyDeepRun) -> str:
     v = why_deep_numbers(run)
     names = run.net.datasets
-    rows = "; ".join(f"{n}: {v[f'feature_{n}']:.3f} vs {v[f'net_{n}']:.3f}" for n in names)
+    rows = "; ".join(f"{DATASET_NAMES.get(n, n)}: {v[f'feature_{n}']:.3f} vs "
+                     f"{v[f'net_{n}']:.3f}" for n in names)
     return (f"Test accuracy on fresh points, x1·x2 vs the net (medians): {rows}. With "
             "x·y = ((x + y)² − x² − y²)/2, the square gives the product.")
 
