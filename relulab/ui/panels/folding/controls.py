@@ -340,9 +340,10 @@ class CountReadouts:
             f"{counts.neurons} neurons")
 
     def reserve_lines(self, keep: bool) -> None:
-        """The count wraps onto a second line at great depths and while it is computed:
-        while ``keep``, its room is kept, so a deep result does not move (and repaint)
-        every plot below (16 million pieces: 40 ms on the GUI thread to draw the band
-        again)."""
-        two_lines = 2 * self.count_label.fontMetrics().lineSpacing() if keep else 0
-        self.count_label.setMinimumHeight(two_lines)
+        """The count and your fold's count wrap onto a second line at great depths and
+        while they are computed: while ``keep``, their room is kept, so a deep depth
+        asked for and its result do not move (and repaint) every plot below (all five
+        plots in one pass: 30-43 ms on the GUI thread at depth 24)."""
+        for label in (self.count_label, self.fold_count_label):
+            two_lines = 2 * label.fontMetrics().lineSpacing() if keep else 0
+            label.setMinimumHeight(two_lines)

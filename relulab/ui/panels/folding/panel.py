@@ -418,10 +418,11 @@ class FoldingPanel(Panel):
         self.count_readouts.set_status(text)
 
     def _refresh(self, staged: bool = False) -> None:
-        """Draw the state. ``staged`` (a deep tent has arrived): the tent and its count
-        now, the fold, the layers and the chart each in a pass of its own, so that no
-        pass paints all five plots (24-30 ms of the GUI thread at depth 24, over the
-        50 ms rule with a core busy)."""
+        """Draw the state. Beyond the depths computed at once, or when ``staged`` (a deep
+        tent has arrived): the tent and its count now, the fold, the layers and the chart
+        each in a pass of its own, so that no pass paints all five plots (24-36 ms of the
+        GUI thread at depth 24, over the 50 ms rule with a core busy). Shallow depths,
+        which a slider drag sweeps through, draw all at once."""
         if self._closed:
             return
         self._staged.cancel()
@@ -431,6 +432,8 @@ class FoldingPanel(Panel):
         s = self._state
         if s.depth <= sync_depth(s.peak):
             self._forget_deep_request()
+        else:
+            staged = True
         result = self._tent(s.depth, s.peak)
         view = self._view_range()
         self._set_status("")  # (the count and the plot's title say what is computed)
