@@ -45,7 +45,7 @@ SCREENS = {"1366x768": (1366, 768), "1280x720": (1280, 720)}
 LECTURE_SCREEN = (1280, 720)
 LECTURE_ZOOM = 1.6
 THEME_PANELS = ("training", "playground")
-GROUPS = ("readme", "playground", "sizes", "lecture", "themes")
+GROUPS = ("readme", "playground", "questions", "sizes", "lecture", "themes")
 #: Panels that train: (steps, chunk) from their seeds before the picture, so it shows
 #: learning, not step 0; the chunks make the curves' points.
 TRAIN_STEPS = {"training": (3000, 100), "playground": (600, 20)}
@@ -238,6 +238,23 @@ def playground_lessons(app) -> None:
     close(app, window)
 
 
+def question_pages(app) -> None:
+    """Each page of the Questions panel at 1366×768, its run finished (default settings)."""
+    from PySide6.QtCore import QSize
+
+    from relulab.model.lessons.questions import PAGES
+    from relulab.ui.main_window import default_size
+
+    size = default_size(QSize(*SCREENS["1366x768"])).toTuple()
+    window = fresh_window(app, size, panel="questions")
+    panel = window.current_panel()
+    for page in PAGES:
+        panel.show_page(page)
+        idle(app, panel, 1000)
+        save(window, OUT / "questions" / f"{page}.png", size)
+    close(app, window)
+
+
 def high_contrast_classes(app) -> None:
     window = fresh_window(app, README_SIZE, theme="high-contrast", panel="playground")
     pg = window.current_panel()
@@ -264,6 +281,8 @@ def take(app, group: str) -> None:
         high_contrast_classes(app)
     elif group == "playground":
         playground_lessons(app)
+    elif group == "questions":
+        question_pages(app)
     elif group == "sizes":
         for folder, screen in SCREENS.items():
             size = default_size(QSize(*screen)).toTuple()
