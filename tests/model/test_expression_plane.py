@@ -129,3 +129,16 @@ def test_the_formula_is_part_of_the_state():
     bad = {**d, "dataset": {**d["dataset"], "formula": "1/x1"}}
     with pytest.raises(ValueError, match=r"dataset\.formula: the value is infinite"):
         PlaygroundState.from_dict(bad)
+
+
+def test_the_signs_the_app_writes_are_read_as_typed():
+    """A formula copied from the app's own text (sin(3·x₁)·x₂, −2, 2×x) reads as its
+    ASCII spelling, and a message's column is still the typed one."""
+    X = np.random.default_rng(0).uniform(-1, 1, (7, 2))
+    for typed, plain in (("sin(3·x₁)·x₂", "sin(3*x1)*x2"), ("−2×x1 + x2", "-2*x1 + x2")):
+        a = parse_expression(typed, TWO_VARIABLES)
+        b = parse_expression(plain, TWO_VARIABLES)
+        assert np.array_equal(a(X[:, 0], X[:, 1]), b(X[:, 0], X[:, 1]))
+    assert parse_expression("−x", ("x",))(np.array([2.0])) == -2.0
+    with pytest.raises(ExpressionError, match="column 4"):
+        parse_expression("x1·/x2", TWO_VARIABLES)

@@ -80,6 +80,8 @@ ONE_VARIABLE = ("x",)
 TWO_VARIABLES = ("x1", "x2")
 #: Subscript digits typed for the coordinates (x₁, x₂), read as plain digits.
 _SUBSCRIPTS = str.maketrans("₁₂", "12")
+#: The signs the app itself writes (sin(3·x₁)·x₂, −2, 2×x), read as the ASCII ones.
+_SIGNS = str.maketrans("·×−", "**-")
 
 _TOKEN = re.compile(
     r"(?P<space>[ \t]+)"
@@ -374,6 +376,7 @@ def parse_expression(text: str, variables: tuple[str, ...] = ONE_VARIABLE) -> Ex
         raise ExpressionError("the expression is empty")
     variables = tuple(variables)
     # one character for one: the columns in messages stay the typed ones
-    read = text.translate(_SUBSCRIPTS) if "x1" in variables else text
+    read = text.translate(_SIGNS)
+    read = read.translate(_SUBSCRIPTS) if "x1" in variables else read
     tree = _Parser(_tokenise(read), variables).parse()
     return Expression(text.strip(), tree, variables)
