@@ -73,7 +73,7 @@ def test_a_result_is_drawn_a_plot_a_pass_then_its_words(panel, targets, qtbot):
     assert "soft targets" in view.verdict.shown_text
 
 
-def test_each_plot_is_a_stage_of_its_own():
+def test_each_plot_is_a_stage_of_its_own(qtbot):
     """A page of two plots draws in two stages, the first touching one plot only."""
     from relulab.ui.panels.questions.plots import InfiniteWidthFigure
     from relulab.ui.theme import Theme
@@ -148,7 +148,7 @@ def test_an_edit_shows_only_the_settings_it_changed(panel, monkeypatch):
     assert shown == ["tickets", "tickets"]
 
 
-def test_the_parity_curves_are_kept_and_not_restyled(monkeypatch):
+def test_the_parity_curves_are_kept_and_not_restyled(monkeypatch, qtbot):
     """A new race gives the kept curves new data; only a curve more is styled."""
     from types import SimpleNamespace
 
