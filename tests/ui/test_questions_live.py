@@ -180,3 +180,20 @@ def test_the_parity_curves_are_kept_and_not_restyled(monkeypatch, qtbot):
     assert f.parity_curves == curves and styled == []
     assert [0 if c.getData()[0] is None else len(c.getData()[0]) for c in curves] == [4, 4, 4, 0]
     assert curves[0].opts["pen"].color() == theme.pen("approx", 1.5).color()
+
+
+def test_the_pages_not_on_screen_are_painted_ahead(panel, qtbot):
+    """Once the panel is shown, every other page's plots have painted their axes (kept
+    by pyqtgraph until their range or size changes): a tab click does not draw them."""
+    import pyqtgraph as pg
+
+    def axes(page):
+        return [plot.getPlotItem().getAxis(side)
+                for plot in panel.views[page].widget.findChildren(pg.PlotWidget)
+                for side in ("left", "bottom")
+                if plot.getPlotItem().getAxis(side).isVisible()]  # the simplex hides its axes
+
+    others = [p for p in panel._workers if p != panel.state.page]
+    qtbot.waitUntil(lambda: not panel._ahead, timeout=10_000)
+    for page in others:
+        assert axes(page) and all(a.picture is not None for a in axes(page)), page

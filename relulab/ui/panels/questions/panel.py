@@ -88,6 +88,10 @@ WORDS.update({name: (p.numbers, p.verdict, p.details, "verdict") for name, p in 
 #: The progress bar and the status bar show a page's progress at most once per this
 #: many ms: a job yields hundreds of steps (the parity race 138), each a repaint.
 PROGRESS_MS = 40
+#: How long after the panel is shown or resized the pages not on screen are painted
+#: once off screen (ms), one a pass: see QuestionsPanel._paint_ahead.
+PAINT_AHEAD_MS = 300
+AHEAD_STEPS = 3
 #: Every page's tab text and object-name short form.
 PAGE_TITLES = {**TITLES, **{name: p.title for name, p in REGISTERED.items()}}
 PAGE_SHORT = {**SHORT, **{name: p.short for name, p in REGISTERED.items()}}
@@ -146,6 +150,11 @@ class QuestionsPanel(Panel):
         self._progress_timer.setSingleShot(True)
         self._progress_timer.setInterval(PROGRESS_MS)
         self._progress_timer.timeout.connect(self._show_progress)
+        #: the pages still to paint off screen, each with its next step (_paint_ahead)
+        self._ahead: list[tuple[str, int]] = []
+        self._ahead_timer = QTimer(self)
+        self._ahead_timer.setSingleShot(True)
+        self._ahead_timer.timeout.connect(self._paint_ahead)
         self._connect()
         self.apply_theme()
         self.apply_state(self._state)
@@ -392,6 +401,43 @@ class QuestionsPanel(Panel):
         stages.pop(0)()
         staged.run(stages, done=(lambda: self.finished.emit(page)) if announce else None)
 
+    # -- painting the other pages ahead ---------------------------------------------
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self._plan_paint_ahead()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._plan_paint_ahead()
+
+    def _plan_paint_ahead(self) -> None:
+        self._ahead = [(page, 0) for page in PAGES]
+        self._ahead_timer.start(PAINT_AHEAD_MS)
+
+    def _paint_ahead(self) -> None:
+        """One step of painting a page not on screen into a picture nobody sees; the
+        next step in a later pass. Its plots' axes keep what they drew (pyqtgraph's
+        AxisItem caches its picture until its range or size changes): the first paint
+        of a page's axes, 20-30 ms, is then not part of the tab click that shows it.
+        Three steps a page: the size the tab will give it (one never shown is
+        640 × 480); a paint, after which the axes take the width their numbers need
+        (and drop their picture); a paint that stays."""
+        while self._ahead and not self._closed and self.isVisible():
+            page, step = self._ahead[0]
+            widget = self.views[page].widget
+            if page == self._state.page or step == AHEAD_STEPS:
+                self._ahead.pop(0)
+                continue
+            self._ahead[0] = (page, step + 1)
+            if step == 0:
+                widget.setGeometry(self.pages.currentWidget().geometry())
+                widget.layout().activate()
+            else:
+                widget.grab()
+            break
+        if self._ahead and not self._closed and self.isVisible():
+            self._ahead_timer.start(0)
+
     def drawing_pending(self) -> bool:
         return any(staged.busy for staged in self._staged.values())
 
@@ -459,6 +505,7 @@ class QuestionsPanel(Panel):
             return
         self._closed = True
         self._progress_timer.stop()
+        self._ahead_timer.stop()
         for staged in self._staged.values():
             staged.cancel()
         for worker in self._workers.values():
