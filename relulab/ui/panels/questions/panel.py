@@ -8,6 +8,11 @@ number read from the result object (:mod:`relulab.ui.panels.questions.jobs`).
 A page's experiment runs when the page is shown and its settings have no result yet;
 what only changes the view (the double-descent plot's quantity, the train curve)
 redraws the result it has.
+
+No pass of the event loop holds the window long (50 ms at most): the worker computes
+a page's numbers and sentences with its result; the result is drawn one plot a pass,
+then its words; the progress shows at most every PROGRESS_MS; an edit shows again
+only the settings it changed; the pages not on screen are painted ahead.
 """
 
 from __future__ import annotations
