@@ -197,3 +197,33 @@ def test_the_pages_not_on_screen_are_painted_ahead(panel, qtbot):
     qtbot.waitUntil(lambda: not panel._ahead, timeout=10_000)
     for page in others:
         assert axes(page) and all(a.picture is not None for a in axes(page)), page
+
+
+def test_the_plots_keep_their_size_while_a_page_runs(panel, targets, monkeypatch, qtbot):
+    """The verdict ("Running …") and the emptied numbers keep their height until the
+    new words come: the edit that starts a run does not lay the page out again."""
+    from PySide6.QtWidgets import QApplication
+
+    from relulab.ui.panels.questions import panel as module
+
+    with qtbot.waitSignal(panel.finished, timeout=30_000):
+        panel.show_page("targets")
+    plot, view = panel.figures["targets"].plot, panel.views["targets"]
+    height = plot.height()
+    gate = threading.Event()
+    quick = module.RUNS["targets"]
+
+    def held(s, should_stop=None):
+        while not gate.wait(0.01):
+            yield 0, 1
+        return (yield from quick(s, should_stop))
+
+    monkeypatch.setitem(module.RUNS, "targets", held)
+    panel.set_page_settings("targets", seeds=4)
+    for _ in range(5):
+        QApplication.processEvents()
+    assert view.verdict.shown_text.startswith("Running") and view.details.shown_text == ""
+    assert plot.height() == height
+    with qtbot.waitSignal(panel.finished, timeout=30_000):
+        gate.set()
+    assert view.verdict.minimumHeight() == 0 and view.details.minimumHeight() == 0

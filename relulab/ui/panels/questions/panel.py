@@ -334,6 +334,7 @@ class QuestionsPanel(Panel):
         self._wanted[page] = want
         self._progress[page] = (0, 1)
         self._staged[page].cancel()  # the stages of a run now stale
+        hold_words_height(self.views[page], True)
         self.views[page].running(WORK[page])
         job, (numbers, verdict, details, value) = RUNS[page], WORDS[page]
         self._workers[page].submit(lambda should_stop: with_words(
@@ -380,6 +381,7 @@ class QuestionsPanel(Panel):
         self._wanted[page] = None
         self._progress[page] = None
         self._staged[page].cancel()
+        hold_words_height(self.views[page], False)
         self._show_progress()
         self.figures[page].clear()  # the curves of the run before are not this one's
         self.views[page].failed(f"Could not run {WORK[page]}: {exc}")
@@ -397,6 +399,7 @@ class QuestionsPanel(Panel):
             stages = figure.stages(run, words.numbers)
 
         def say() -> None:
+            hold_words_height(view, False)
             view.verdict.set_value(words.value, words.verdict)
             view.details.setText(words.details)
 
@@ -516,6 +519,15 @@ class QuestionsPanel(Panel):
         for worker in self._workers.values():
             worker.shutdown()
         super().shutdown()
+
+
+def hold_words_height(view: PageView, hold: bool) -> None:
+    """While a page runs, its verdict ("Running …") and its numbers (none) keep the
+    height of the run before's: the plots below keep their size, and the edit that
+    started the run repaints two labels, not the page (a relayout resizes both plots,
+    whose axes then draw again, 20-30 ms). The words of the new run release it."""
+    for label in (view.verdict, view.details):
+        label.setMinimumHeight(label.height() if hold and label.isVisible() else 0)
 
 
 def experiment_of_run(run):
