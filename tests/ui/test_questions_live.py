@@ -227,3 +227,19 @@ def test_the_plots_keep_their_size_while_a_page_runs(panel, targets, monkeypatch
     with qtbot.waitSignal(panel.finished, timeout=30_000):
         gate.set()
     assert view.verdict.minimumHeight() == 0 and view.details.minimumHeight() == 0
+
+
+def test_a_run_starts_once_the_page_asking_for_it_is_painted(panel, targets, qtbot):
+    """The tab's page and its "Running …" are painted before the worker starts (it
+    would take the GIL and the CPU from that paint); going back to settings drawn
+    before drops a run not started yet."""
+    panel.show_page("targets")
+    assert targets == [] and not panel._workers["targets"].busy and panel.drawing_pending()
+    with qtbot.waitSignal(panel.finished, timeout=30_000):
+        pass
+    assert len(targets) == 1
+    panel.set_page_settings("targets", seeds=4)
+    panel.undo_stack.undo()
+    assert panel.wait_until_idle(30)
+    assert len(targets) == 1 and panel.result().settings.seeds == panel.state.targets.seeds
+    assert not panel.progress.isVisibleTo(panel)
