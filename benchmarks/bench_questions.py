@@ -14,12 +14,22 @@
   the 2-16-16-1 fits (10 seeds batched) against the classifier ``Trainer`` one net at a
   time; the deep square's exact error against Fractions at its kinks; GELU against
   ReLU (seeds batched) against one seed at a time; the lottery tickets (seed by seed,
-  where a batch is slower) against one seed, scaled.
+  where a batch is slower) against one seed, scaled;
+* the window while each page's experiment runs (in a fresh process): its tab clicked,
+  then a control changed as a user does (the n slider's arrow key, a seed count typed
+  and Return), until the last result is drawn; the longest gap of the event loop,
+  against the longest gap of the same window idle.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -217,5 +227,116 @@ def _part_two_rows() -> list[Row]:
     return rows
 
 
+# -- the window while the experiments run (a child process) ----------------------------
+
+GAP = 0.05  # the interactive budget: no gap of the event loop above 50 ms
+#: the pages measured, and the seeds their experiments run (the smoke run: the fewest)
+LIVE_PAGES = small(None, ("targets",))
+LIVE_SEEDS = small(None, 3)
+#: how long the idle window is watched before each page
+IDLE_SECONDS = small(1.0, 0.1)
+#: what the user changes on each page: (words, the control's object name, what is typed)
+ACTIONS = {"double-descent": ("the n slider's → key", "questions-dd-n", None),
+           "overparametrisation": ("seeds typed 4 + Return", "questions-over-seeds", "4"),
+           "infinite-width": ("seeds typed 4 + Return", "questions-lazy-seeds", "4"),
+           "parity": ("seeds typed 4 + Return", "questions-parity-seeds", "4"),
+           "simplex": ("data seed typed 1 + Return", "questions-simplex-seed", "1"),
+           "why-deep": ("seeds typed 4 + Return", "questions-deep-seeds", "4"),
+           "gelu": ("seeds typed 4 + Return", "questions-gelu-seeds", "4"),
+           "targets": ("seeds typed 4 + Return", "questions-targets-seeds", "4"),
+           "tickets": ("seeds typed 4 + Return", "questions-tickets-seeds", "4")}
+
+
+def _live_probe() -> dict:
+    """In the child: the panel at 1280 × 800, each page's tab clicked and its control
+    changed; per page the longest gap, the idle window's, and whether it finished."""
+    from dataclasses import fields, replace
+
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QAbstractSlider, QSpinBox
+
+    from benchmarks.common import event_loop_delays
+    from relulab.model.lessons.questions import PAGES
+    from relulab.ui.application import ensure_application
+    from relulab.ui.panels.questions import QuestionsPanel
+
+    ensure_application()
+    panel = QuestionsPanel()
+    panel.resize(1280, 800)
+    panel.show()
+    if LIVE_SEEDS is not None:  # every page at its fewest seeds
+        state = panel.state
+        for f in fields(state):
+            s = getattr(state, f.name)
+            if hasattr(s, "seeds"):
+                state = replace(state, **{f.name: replace(s, seeds=LIVE_SEEDS)})
+        panel.apply_state(state)
+    panel.wait_until_idle(300)
+    bar = panel.pages.tabBar()
+
+    def idle() -> bool:
+        return not any(w.busy for w in panel._workers.values()) and not panel.drawing_pending()
+
+    def act(page: str) -> None:
+        _words, name, typed = ACTIONS[page]
+        control = panel.findChild(QAbstractSlider, name) or panel.findChild(QSpinBox, name)
+        control.setFocus()
+        if typed is None:
+            QTest.keyClick(control, Qt.Key.Key_Right)
+            return
+        control.selectAll()
+        QTest.keyClicks(control, typed)
+        QTest.keyClick(control, Qt.Key.Key_Return)
+
+    out = {}
+    for page in LIVE_PAGES or PAGES:
+        quiet = float(event_loop_delays(lambda: None, None, IDLE_SECONDS).max())
+        click = float(event_loop_delays(lambda page=page: QTest.mouseClick(
+            bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(PAGES.index(page)).center()),
+            idle, 300).max())
+        shown = panel.state.page == page and panel.result(page) is not None
+        before = panel.state
+        change = float(event_loop_delays(lambda page=page: act(page), idle, 300).max())
+        ok = shown and panel.state != before and panel.result(page) is not None
+        out[page] = {"tab": click, "action": change, "idle": quiet, "ok": ok,
+                     "load": os.getloadavg()[0]}
+    panel.shutdown()
+    return out
+
+
+def live_main() -> None:
+    print(json.dumps(_live_probe()), flush=True)
+    sys.stdout.flush()
+    os._exit(0)  # skip interpreter teardown: nothing of it is measured
+
+
+def _live_rows() -> list[Row]:
+    from relulab.ui.panels.questions.panel import PAGE_TITLES
+
+    root = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory() as home:
+        env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=home,
+                   RELULAB_DATA_DIR=str(Path(home) / "data"), PYTHONPATH=str(root))
+        done = subprocess.run([sys.executable, "-c", "from benchmarks.bench_questions import "
+                               "live_main; live_main()"], cwd=root, env=env,
+                              capture_output=True, text=True, timeout=1800)
+    if done.returncode != 0:
+        raise RuntimeError(f"the Questions window probe failed:\n{done.stderr[-2000:]}")
+    pages = json.loads(done.stdout.strip().splitlines()[-1])
+    rows = []
+    for page, m in pages.items():
+        words = ACTIONS[page][0]
+        seeds = f" ({LIVE_SEEDS} seeds)" if LIVE_SEEDS is not None else ""
+        rows.append(Row(f"Questions, {PAGE_TITLES[page]}: tab click + {words}{seeds}, "
+                        "longest gap", max(m["tab"], m["action"]),
+                        f"the idle window, longest gap over {IDLE_SECONDS:g} s", m["idle"],
+                        max_seconds=GAP, holds=bool(m["ok"]),
+                        note=f"tab click {1e3 * m['tab']:.0f} ms, {words} "
+                             f"{1e3 * m['action']:.0f} ms; load average {m['load']:.1f}"
+                             + ("" if m["ok"] else "; the page did not finish as expected")))
+    return rows
+
+
 def run() -> list[Row]:
-    return _double_descent_rows() + _training_rows() + _part_two_rows()
+    return _double_descent_rows() + _training_rows() + _part_two_rows() + _live_rows()

@@ -66,10 +66,11 @@ _collector = None
 NICENESS = 10
 
 
-def _yield_to_the_gui_thread() -> None:
+def _yield_to_the_gui_thread(niceness: int = NICENESS) -> None:
     """Lower the calling (worker) thread's scheduling priority where the OS allows it
     per thread (Linux); elsewhere nothing happens."""
-    lower_this_thread(NICENESS)
+    if niceness:
+        lower_this_thread(niceness)
 
 
 #: Every worker made (weakly held): a full collection waits while one is busy.
@@ -181,10 +182,15 @@ class Worker(QObject):
     idle = Signal()
     _delivered = Signal(int, str, object)  # (request id, kind, value), from the thread
 
-    def __init__(self, name: str, parent: QObject | None = None):
+    def __init__(self, name: str, parent: QObject | None = None, niceness: int = NICENESS):
         super().__init__(parent)
         self.setObjectName(f"worker-{name}")
         self._name = name
+        #: How much lower than the GUI thread its thread runs. A job that holds the GIL
+        #: most of its time (many small numpy calls in Python) wants 0: on a busy
+        #: machine a low-priority thread holding the GIL waits behind other processes
+        #: for the CPU, and the GUI thread waits for it (priority inversion).
+        self.niceness = niceness
         self._cond = threading.Condition()
         self._pending: tuple[int, Job] | None = None
         self._latest = 0        # id of the newest request
@@ -277,7 +283,7 @@ class Worker(QObject):
 
     # -- the worker thread -----------------------------------------------------
     def _run(self) -> None:
-        _yield_to_the_gui_thread()
+        _yield_to_the_gui_thread(self.niceness)
         while True:
             with self._cond:
                 while self._pending is None and not self._closed:

@@ -83,25 +83,33 @@ class TicketsFigure(_Figure):
     def clear(self) -> None:
         self._clear(*self.phases.values(), self.mask_margin, self.init_margin)
 
-    def draw(self, run: TicketsRun, numbers: dict) -> None:
+    def stages(self, run: TicketsRun, numbers: dict) -> list:
+        return [lambda: self.draw_phases(run), lambda: self.draw_margins(run)]
+
+    def draw_phases(self, run: TicketsRun) -> None:
         t = run.tickets
         seeds = np.arange(len(t.seeds), dtype=float)
         for phase, item in self.phases.items():
             item.setData(seeds, np.asarray(t.of(phase), float))
+        low = float(np.min(t.accuracy))
+        self.plot.setRange(xRange=(-0.5, len(seeds) - 0.5), yRange=(min(low, 0.9) - 0.03, 1.0),
+                           padding=0.03)
+        self.plot.getPlotItem().getAxis("bottom").setTicks(
+            [[(float(i), str(s)) for i, s in enumerate(t.seeds)], []])
+        self.theme.set_title(self.plot, f"{t.keep:.0%} of weights kept")
+
+    def draw_margins(self, run: TicketsRun) -> None:
+        t = run.tickets
+        seeds = np.arange(len(t.seeds), dtype=float)
         mask = np.asarray(t.mask_margin(), float)
         init = np.asarray(t.of("ticket") - t.of("reinit"), float)
         self.mask_margin.setData(seeds - 0.08, mask)
         self.init_margin.setData(seeds + 0.08, init)
-        low = float(np.min(t.accuracy))
-        span = (-0.5, len(seeds) - 0.5)
-        self.plot.setRange(xRange=span, yRange=(min(low, 0.9) - 0.03, 1.0), padding=0.03)
         both = np.r_[mask, init, 0.0]
-        self.margin_plot.setRange(xRange=span, yRange=(both.min() - 0.03, both.max() + 0.03),
-                                  padding=0.03)
-        ticks = [[(float(i), str(s)) for i, s in enumerate(t.seeds)], []]
-        for plot in (self.plot, self.margin_plot):
-            plot.getPlotItem().getAxis("bottom").setTicks(ticks)
-        self.theme.set_title(self.plot, f"{t.keep:.0%} of weights kept")
+        self.margin_plot.setRange(xRange=(-0.5, len(seeds) - 0.5),
+                                  yRange=(both.min() - 0.03, both.max() + 0.03), padding=0.03)
+        self.margin_plot.getPlotItem().getAxis("bottom").setTicks(
+            [[(float(i), str(s)) for i, s in enumerate(t.seeds)], []])
         self.theme.set_title(self.margin_plot, "Ticket − random ●, − fresh ▲")
 
 

@@ -4,12 +4,14 @@ own module, its settings in relulab.model.lessons.questions and this list only.
 
 A page's ``controls()`` is a widget with ``show_state(settings)`` and an ``edited``
 signal carrying a dict of changed fields; its ``figure(theme)`` has ``plots`` (name →
-plot, for export), ``key``, ``draw(run, numbers)``, ``clear()`` and ``apply_theme()``.
+plot, for export), ``key``, ``draw(run, numbers)``, ``clear()`` and ``apply_theme()``;
+a figure of several plots gives ``stages(run, numbers)`` instead of ``draw``, a callable
+a plot, which the panel runs a pass of the event loop each (plots._Figure).
 ``run(settings, should_stop)`` is the job (a generator of progress, :mod:`.jobs`);
 ``numbers(run)`` the numbers it states, with the short answer under "verdict";
 ``verdict`` and ``details`` its sentences; ``table`` its data for export. A figure
 that shows something of the settings without the job (the simplex page's logit
-vector) has ``show_settings(settings)``, called on every change of state, and may
+vector) has ``show_settings(settings)``, called when they change, and may
 add ``tables()`` of what it draws to the export.
 """
 

@@ -8,6 +8,11 @@ number read from the result object (:mod:`relulab.ui.panels.questions.jobs`).
 A page's experiment runs when the page is shown and its settings have no result yet;
 what only changes the view (the double-descent plot's quantity, the train curve)
 redraws the result it has.
+
+No pass of the event loop holds the window long (50 ms at most): the worker computes
+a page's numbers and sentences with its result; the result is drawn one plot a pass,
+then its words; the progress shows at most every PROGRESS_MS; an edit shows again
+only the settings it changed; the pages not on screen are painted ahead.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QTabWidget
 
 from relulab.model.lessons.questions import (
@@ -49,6 +55,7 @@ from relulab.ui.panels.questions.jobs import (
     run_double_descent,
     run_infinite_width,
     run_overparametrisation,
+    with_words,
 )
 from relulab.ui.panels.questions.pages import registered
 from relulab.ui.panels.questions.plots import (
@@ -56,7 +63,15 @@ from relulab.ui.panels.questions.plots import (
     InfiniteWidthFigure,
     OverparametrisationFigure,
 )
+from relulab.ui.staged import StagedDrawing
 from relulab.ui.worker import Worker
+
+#: How much lower than the GUI thread the experiments' threads run: not at all. A
+#: lowered thread that holds the GIL is preempted by every other process of a busy
+#: machine, and the GUI thread waits for the GIL meanwhile: measured with 8-11 runnable
+#: processes on 2 cores, the tickets job at nice 10 left 110-120 gaps over 50 ms (up to
+#: 260 ms) and took 5× as long; at nice 0, 4-6 gaps (up to 90-150 ms).
+WORKER_NICENESS = 0
 
 #: The pages built from their own modules (relulab.ui.panels.questions.pages).
 REGISTERED = registered()
@@ -69,6 +84,19 @@ RUNS = {"double-descent": run_double_descent, "overparametrisation": run_overpar
         "infinite-width": run_infinite_width}
 WORK.update({name: p.work for name, p in REGISTERED.items()})
 RUNS.update({name: p.run for name, p in REGISTERED.items()})
+#: What each page says of a run: (numbers, verdict, details, the number the verdict's
+#: readout holds), computed on the worker beside the run (jobs.with_words).
+WORDS = {"double-descent": (dd_numbers, dd_verdict, dd_details, "regime"),
+         "overparametrisation": (over_numbers, over_verdict, over_details, "verdict"),
+         "infinite-width": (lazy_numbers, lazy_verdict, lazy_details, "verdict")}
+WORDS.update({name: (p.numbers, p.verdict, p.details, "verdict") for name, p in REGISTERED.items()})
+#: The progress bar and the status bar show a page's progress at most once per this
+#: many ms: a job yields hundreds of steps (the parity race 138), each a repaint.
+PROGRESS_MS = 40
+#: How long after the panel is shown or resized the pages not on screen are painted
+#: once off screen (ms), one a pass: see QuestionsPanel._paint_ahead.
+PAINT_AHEAD_MS = 300
+AHEAD_STEPS = 3
 #: Every page's tab text and object-name short form.
 PAGE_TITLES = {**TITLES, **{name: p.title for name, p in REGISTERED.items()}}
 PAGE_SHORT = {**SHORT, **{name: p.short for name, p in REGISTERED.items()}}
@@ -111,9 +139,31 @@ class QuestionsPanel(Panel):
         self._state = QuestionsState()
         self._closed = False
         self._results: dict[str, Any] = dict.fromkeys(PAGES)
+        #: what each page says of its result (jobs.Words), computed with it on the worker
+        self._words: dict[str, Any] = dict.fromkeys(PAGES)
+        self._applied: QuestionsState | None = None  # the state the controls show
         self._wanted: dict[str, Any] = dict.fromkeys(PAGES)
-        self._workers = {page: Worker(f"questions-{PAGE_SHORT[page]}", self) for page in PAGES}
+        # The experiments run Python loops of small numpy steps, holding the GIL most of
+        # the time: their threads run at the GUI thread's priority (WORKER_NICENESS).
+        self._workers = {page: Worker(f"questions-{PAGE_SHORT[page]}", self,
+                                      niceness=WORKER_NICENESS) for page in PAGES}
         self._build()
+        # A result is drawn one plot per pass of the event loop, then its words: at
+        # once, both plots, the texts and their paint held the window 40-60 ms.
+        self._staged = {page: StagedDrawing(self.views[page].widget) for page in PAGES}
+        # A run starts once the window has painted what asked for it (the page a tab
+        # click shows, "Running …"): begun at once, the worker took the GIL and the
+        # CPU from that paint, 30-60 ms instead of 25.
+        self._starts = {page: StagedDrawing(self.views[page].widget) for page in PAGES}
+        self._progress_timer = QTimer(self)
+        self._progress_timer.setSingleShot(True)
+        self._progress_timer.setInterval(PROGRESS_MS)
+        self._progress_timer.timeout.connect(self._show_progress)
+        #: the pages still to paint off screen, each with its next step (_paint_ahead)
+        self._ahead: list[tuple[str, int]] = []
+        self._ahead_timer = QTimer(self)
+        self._ahead_timer.setSingleShot(True)
+        self._ahead_timer.timeout.connect(self._paint_ahead)
         self._connect()
         self.apply_theme()
         self.apply_state(self._state)
@@ -245,12 +295,25 @@ class QuestionsPanel(Panel):
     # -- state -------------------------------------------------------------------
     def apply_state(self, state: QuestionsState) -> None:
         self._state = state
+        # Only the pages whose settings changed show them again: the why-deep page's
+        # square, the GELU twin and the simplex's maps are drawn from the settings.
+        before, self._applied = self._applied, state
         c = self.controls
-        c.dd.show_state(state.double_descent)
-        c.over.show_state(state.overparametrisation)
-        c.lazy.show_state(state.infinite_width)
+
+        def changed(field: str) -> bool:
+            return before is None or getattr(before, field) != getattr(state, field)
+
+        if changed("double_descent"):
+            c.dd.show_state(state.double_descent)
+        if changed("overparametrisation"):
+            c.over.show_state(state.overparametrisation)
+        if changed("infinite_width"):
+            c.lazy.show_state(state.infinite_width)
         for name, controls in self.page_controls.items():
-            settings = getattr(state, REGISTERED[name].field)
+            field = REGISTERED[name].field
+            if not changed(field):
+                continue
+            settings = getattr(state, field)
             controls.show_state(settings)
             live = getattr(self.figures[name], "show_settings", None)
             if live is not None:
@@ -268,25 +331,35 @@ class QuestionsPanel(Panel):
         want = experiment_of(self._state, page)
         run = self._results[page]
         if run is not None and experiment_of_run(run) == want:
+            if self._starts[page].busy:  # a run asked for, not started, and wanted no more
+                self._starts[page].cancel()
+                self._wanted[page] = self._progress[page] = None
             self._draw(page, run)
             return
         if self._wanted[page] == want:
             return
         self._wanted[page] = want
         self._progress[page] = (0, 1)
+        self._staged[page].cancel()  # the stages of a run now stale
+        hold_words_height(self.views[page], True)
         self.views[page].running(WORK[page])
-        job = RUNS[page]
-        self._workers[page].submit(lambda should_stop: job(want, should_stop))
+        job, (numbers, verdict, details, value) = RUNS[page], WORDS[page]
+        worker = self._workers[page]
+        self._starts[page].run([lambda: worker.submit(lambda should_stop: with_words(
+            job(want, should_stop), numbers, verdict, details, value))])
 
     # -- results -------------------------------------------------------------------
     def _on_progress(self, page: str, value) -> None:
+        """Notes a page's progress; the bars show the latest within PROGRESS_MS."""
         done, total = value
         self._progress[page] = (done, total)
-        self._show_progress()
-        self.show_status(f"Questions: {WORK[page]}, {100 * done // max(total, 1)}%", 2000)
+        if not self._progress_timer.isActive():
+            self._progress_timer.start()
 
     def _show_progress(self) -> None:
-        """The bar shows the progress of the page on screen (hidden when it has none)."""
+        """The bar shows the progress of the page on screen (hidden when it has none),
+        and the status bar says it."""
+        self._progress_timer.stop()
         page = self._state.page
         value = self._progress[page]
         if value is None:
@@ -298,48 +371,92 @@ class QuestionsPanel(Panel):
         self.progress.setFormat(f"{WORK[page]}: %p%")
         self.progress.setToolTip(f"{PAGE_TITLES[page]}: {WORK[page]}")
         self.progress.setVisible(True)
+        self.show_status(f"Questions: {WORK[page]}, {100 * done // max(total, 1)}%", 2000)
 
-    def _on_result(self, page: str, run) -> None:
+    def _on_result(self, page: str, out) -> None:
+        run, self._words[page] = out
         self._wanted[page] = None
         self._results[page] = run
         self._progress[page] = None
         self._show_progress()
-        if page == self._state.page and experiment_of_run(run) == experiment_of(self._state, page):
-            self._draw(page, run)
         self.show_status(f"Questions: finished {WORK[page]}.", 3000)
-        self.finished.emit(page)
+        if page == self._state.page and experiment_of_run(run) == experiment_of(self._state, page):
+            self._draw(page, run, announce=True)  # finished once its last stage is drawn
+        else:
+            self.finished.emit(page)
 
     def _on_failed(self, page: str, exc: Exception) -> None:
         self._wanted[page] = None
         self._progress[page] = None
+        self._staged[page].cancel()
+        hold_words_height(self.views[page], False)
         self._show_progress()
         self.figures[page].clear()  # the curves of the run before are not this one's
         self.views[page].failed(f"Could not run {WORK[page]}: {exc}")
         self.finished.emit(page)
 
-    def _draw(self, page: str, run) -> None:
-        view, figure = self.views[page], self.figures[page]
-        if page in REGISTERED:
-            p = REGISTERED[page]
-            numbers = p.numbers(run)
-            figure.draw(run, numbers)
-            view.verdict.set_value(numbers["verdict"], p.verdict(run))
-            view.details.setText(p.details(run))
-        elif page == "double-descent":
+    def _draw(self, page: str, run, announce: bool = False) -> None:
+        """Draw ``run`` on ``page``: its first plot now, each other plot and then the
+        words in a pass of the event loop of its own; ``announce`` emits ``finished``
+        once all are drawn."""
+        view, figure, words = self.views[page], self.figures[page], self._words[page]
+        if page == "double-descent":
             s = self._state.double_descent
-            figure.draw(run, s.view, s.show_train)
-            view.verdict.set_value(dd_numbers(run)["regime"], dd_verdict(run))
-            view.details.setText(dd_details(run))
-        elif page == "overparametrisation":
-            numbers = over_numbers(run)
-            figure.draw(run, numbers)
-            view.verdict.set_value(numbers["verdict"], over_verdict(run))
-            view.details.setText(over_details(run))
+            stages = figure.stages(run, s.view, s.show_train)
         else:
-            numbers = lazy_numbers(run)
-            figure.draw(run, numbers)
-            view.verdict.set_value(numbers["verdict"], lazy_verdict(run))
-            view.details.setText(lazy_details(run))
+            stages = figure.stages(run, words.numbers)
+
+        def say() -> None:
+            hold_words_height(view, False)
+            view.verdict.set_value(words.value, words.verdict)
+            view.details.setText(words.details)
+
+        stages = [*stages, say]
+        staged = self._staged[page]
+        staged.cancel()
+        stages.pop(0)()
+        staged.run(stages, done=(lambda: self.finished.emit(page)) if announce else None)
+
+    # -- painting the other pages ahead ---------------------------------------------
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self._plan_paint_ahead()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._plan_paint_ahead()
+
+    def _plan_paint_ahead(self) -> None:
+        self._ahead = [(page, 0) for page in PAGES]
+        self._ahead_timer.start(PAINT_AHEAD_MS)
+
+    def _paint_ahead(self) -> None:
+        """One step of painting a page not on screen into a picture nobody sees; the
+        next step in a later pass. Its plots' axes keep what they drew (pyqtgraph's
+        AxisItem caches its picture until its range or size changes): the first paint
+        of a page's axes, 20-30 ms, is then not part of the tab click that shows it.
+        Three steps a page: the size the tab will give it (one never shown is
+        640 × 480); a paint, after which the axes take the width their numbers need
+        (and drop their picture); a paint that stays."""
+        while self._ahead and not self._closed and self.isVisible():
+            page, step = self._ahead[0]
+            widget = self.views[page].widget
+            if page == self._state.page or step == AHEAD_STEPS:
+                self._ahead.pop(0)
+                continue
+            self._ahead[0] = (page, step + 1)
+            if step == 0:
+                widget.setGeometry(self.pages.currentWidget().geometry())
+                widget.layout().activate()
+            else:
+                widget.grab()
+            break
+        if self._ahead and not self._closed and self.isVisible():
+            self._ahead_timer.start(0)
+
+    def drawing_pending(self) -> bool:
+        """True while a result is drawn in stages, or a run waits for its start."""
+        return any(s.busy for s in (*self._staged.values(), *self._starts.values()))
 
     def result(self, page: str | None = None):
         """The result on ``page`` (the page shown by default), or None while it runs."""
@@ -356,14 +473,10 @@ class QuestionsPanel(Panel):
         ``over_*`` and ``lazy_*`` likewise, and ``<short>_*`` of every registered page
         (``parity_median_parity``, ``parity_nearest`` …)."""
         values = super().readouts()
-        sources = {"dd": (dd_numbers, "double-descent"), "over": (over_numbers, "overparametrisation"),
-                   "lazy": (lazy_numbers, "infinite-width")}
-        sources.update({p.short: (p.numbers, name) for name, p in REGISTERED.items()})
-        for prefix, (numbers, page) in sources.items():
-            run = self.result(page)
-            if run is None:
+        for page, prefix in PAGE_SHORT.items():
+            if self.result(page) is None:
                 continue
-            for key, value in numbers(run).items():
+            for key, value in self._words[page].numbers.items():
                 if isinstance(value, (int, float, str)):
                     values[f"{prefix}_{key}"] = value
         return values
@@ -408,9 +521,22 @@ class QuestionsPanel(Panel):
         if self._closed:
             return
         self._closed = True
+        self._progress_timer.stop()
+        self._ahead_timer.stop()
+        for staged in (*self._staged.values(), *self._starts.values()):
+            staged.cancel()
         for worker in self._workers.values():
             worker.shutdown()
         super().shutdown()
+
+
+def hold_words_height(view: PageView, hold: bool) -> None:
+    """While a page runs, its verdict ("Running …") and its numbers (none) keep the
+    height of the run before's: the plots below keep their size, and the edit that
+    started the run repaints two labels, not the page (a relayout resizes both plots,
+    whose axes then draw again, 20-30 ms). The words of the new run release it."""
+    for label in (view.verdict, view.details):
+        label.setMinimumHeight(label.height() if hold and label.isVisible() else 0)
 
 
 def experiment_of_run(run):

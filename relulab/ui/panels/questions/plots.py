@@ -96,6 +96,19 @@ class _Figure:
     def __init__(self, theme: Theme):
         self.theme = theme
 
+    def draw(self, run, *args) -> None:
+        """Draw ``run`` on every plot at once (scripts, exports, tests)."""
+        for stage in self.stages(run, *args):
+            stage()
+
+    def stages(self, run, *args) -> list:
+        """The drawing of ``run`` in stages (callables), one plot each: the panel runs
+        them one per pass of the event loop (relulab.ui.staged). Subclasses give one
+        per plot, or define ``draw`` alone (then it is the one stage)."""
+        if type(self).draw is _Figure.draw:
+            return []
+        return [lambda: self.draw(run, *args)]
+
     @staticmethod
     def _clear(*items) -> None:
         for item in items:
@@ -186,7 +199,10 @@ class DoubleDescentFigure(_Figure):
         self.theme.set_title(self.plot, "")
         self.theme.set_title(self.lottery_plot, "")
 
-    def draw(self, run: DoubleDescentRun, view: str, show_train: bool) -> None:
+    def stages(self, run: DoubleDescentRun, view: str, show_train: bool) -> list:
+        return [lambda: self.draw_sweep(run, view, show_train), lambda: self.draw_lottery(run)]
+
+    def draw_sweep(self, run: DoubleDescentRun, view: str, show_train: bool) -> None:
         self.view = view
         self.set_key(view, show_train)
         sweep, s = run.shown, run.settings
@@ -219,6 +235,9 @@ class DoubleDescentFigure(_Figure):
         ridge = ("the oracle's ridge" if run.tuned is not None
                  else f"ridge {s.ridge:g}" if s.ridge else "min-norm")
         self.theme.set_title(self.plot, f"d = {s.d}, n = {s.n}, noise {s.noise:g}, {ridge}")
+
+    def draw_lottery(self, run: DoubleDescentRun) -> None:
+        s = run.settings
         lot = run.lottery
         if lot is None:
             self.draws.setData([], [])
@@ -292,13 +311,19 @@ class OverparametrisationFigure(_Figure):
         self.real_cut.hide()
         self.shuffled_cut.hide()
 
-    def draw(self, run: OverparametrisationRun, numbers: dict) -> None:
+    def stages(self, run: OverparametrisationRun, numbers: dict) -> list:
+        return [lambda: self.draw_spirals(numbers), lambda: self.draw_pruning(run)]
+
+    def draw_spirals(self, numbers: dict) -> None:
         self.found.setData(np.asarray(numbers["widths"], float),
                            np.asarray(numbers["found"], float))
         width_ticks(self.plot, numbers["widths"])
         self.plot.setRange(xRange=(math.log10(min(numbers["widths"])),
                                    math.log10(max(numbers["widths"]))),
                            yRange=(0, numbers["seeds"]), padding=0.08)
+        self.theme.set_title(self.plot, "Two spirals")
+
+    def draw_pruning(self, run: OverparametrisationRun) -> None:
         lowest = min(float(np.min(r.accuracy)) for r in (run.real, run.shuffled))
         self.pruning_plot.setRange(xRange=(0, 1), yRange=(min(lowest, 0.5), 1), padding=0.05)
         for curve, line, result in ((self.real, self.real_cut, run.real),
@@ -306,7 +331,6 @@ class OverparametrisationFigure(_Figure):
             curve.setData(np.asarray(result.fractions, float), np.asarray(result.accuracy, float))
             line.setPos(result.prunable())
             line.show()
-        self.theme.set_title(self.plot, "Two spirals")
         self.theme.set_title(self.pruning_plot, f"Pruning {run.settings.prune_width} units")
 
 
@@ -350,17 +374,19 @@ class InfiniteWidthFigure(_Figure):
     def clear(self) -> None:
         self._clear(self.movement, self.distance)
 
-    def draw(self, run: InfiniteWidthRun, numbers: dict) -> None:
+    def stages(self, run: InfiniteWidthRun, numbers: dict) -> list:
+        return [lambda: self._draw_one(self.plot, self.movement, numbers, "movement",
+                                       "Weights move less"),
+                lambda: self._draw_one(self.kernel_plot, self.distance, numbers, "distance",
+                                       "The net becomes its kernel")]
+
+    def _draw_one(self, plot, curve, numbers: dict, name: str, title: str) -> None:
         widths = np.asarray(numbers["widths"], float)
-        self.movement.setData(widths, _positive(numbers["movement"]))
-        self.distance.setData(widths, _positive(numbers["distance"]))
-        for plot, values in ((self.plot, numbers["movement"]),
-                             (self.kernel_plot, numbers["distance"])):
-            width_ticks(plot, numbers["widths"])
-            v = _positive(values)
-            v = v[np.isfinite(v)]
-            if v.size:
-                plot.setRange(xRange=(math.log10(widths.min()), math.log10(widths.max())),
-                              yRange=(math.log10(v.min()), math.log10(v.max())), padding=0.08)
-        self.theme.set_title(self.plot, "Weights move less")
-        self.theme.set_title(self.kernel_plot, "The net becomes its kernel")
+        v = _positive(numbers[name])
+        curve.setData(widths, v)
+        width_ticks(plot, numbers["widths"])
+        v = v[np.isfinite(v)]
+        if v.size:
+            plot.setRange(xRange=(math.log10(widths.min()), math.log10(widths.max())),
+                          yRange=(math.log10(v.min()), math.log10(v.max())), padding=0.08)
+        self.theme.set_title(plot, title)

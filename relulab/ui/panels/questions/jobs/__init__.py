@@ -93,6 +93,28 @@ def _scaled(job: Job, start: int, share: int, total: int) -> Job:
         return stop.value
 
 
+@dataclass(frozen=True)
+class Words:
+    """What a page states about a run: its numbers (``value`` the short answer the
+    verdict's readout holds), the verdict and the details. Computed on the worker
+    beside the run (:func:`with_words`): medians, bands and sentences are no work
+    for the GUI thread, which only shows them."""
+
+    numbers: dict
+    value: Any
+    verdict: str
+    details: str
+
+
+def with_words(job: Job, numbers: Callable[[Any], dict], verdict: Callable[[Any], str],
+               details: Callable[[Any], str], value: str = "verdict") -> Job:
+    """``job``'s progress, then ``(run, Words)``: the run and what the page says of it,
+    ``value`` naming the number the verdict's readout holds."""
+    run = yield from job
+    v = numbers(run)
+    return run, Words(v, v[value], verdict(run), details(run))
+
+
 # -- the double-descent page ---------------------------------------------------------
 @dataclass(frozen=True)
 class DoubleDescentRun:
