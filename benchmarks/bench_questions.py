@@ -260,8 +260,10 @@ def _live_probe() -> dict:
     from relulab.model.lessons.questions import PAGES
     from relulab.ui.application import ensure_application
     from relulab.ui.panels.questions import QuestionsPanel
+    from relulab.ui.worker import freeze_long_lived_objects
 
     ensure_application()
+    freeze_long_lived_objects()  # as relulab's main() does
     panel = QuestionsPanel()
     panel.resize(1280, 800)
     panel.show()
