@@ -23,7 +23,7 @@ import numpy as np
 
 from benchmarks.common import Row, best_time, fmt_time, longest_wait_beside, median_time, small
 from benchmarks.lp_regions import lp_region_count
-from relulab.model.core.rows import unique_rows
+from relulab.model.core.rows import count_nonzero, unique_rows
 from relulab.model.networks.mlp import MLP
 from relulab.model.regions.activation import count_linear_regions, linear_regions, region_polygons
 from relulab.model.regions.arrangement import arrangement_2d
@@ -132,6 +132,16 @@ def run() -> list[Row]:
                     max_seconds=0.01,
                     note="np.unique sorts rows as records, giving the interpreter up and "
                          "back at every comparison; a waiting thread never gets it"))
+    # the non-zeros of a conversion's layer block counted on a worker (its proof reads them)
+    block = np.zeros(small((4096, 8192), (64, 128)))
+    block[::7, ::5] = 1.0
+    ours = min(longest_wait_beside(lambda: count_nonzero(block)) for _ in range(tries))
+    whole = min(longest_wait_beside(lambda: np.count_nonzero(block)) for _ in range(tries))
+    rows.append(Row(f"non-zeros of a {block.shape[0]:,} × {block.shape[1]:,} layer block on a "
+                    "worker: longest wait of the thread beside it", ours,
+                    "np.count_nonzero on the worker", whole, max_seconds=0.01,
+                    note="np.count_nonzero holds the interpreter for its whole array; "
+                         "counted a block of rows at a time, it is given up between blocks"))
     # the readout runs in the compiled pass, without the interpreter, and whole-array numpy
     big = MLP.random(small([2, 32, 32, 32, 1], [2, 6, 6, 6, 1]), seed=0)
     plane_wait = min(longest_wait_beside(lambda: linear_regions(big)) for _ in range(tries))

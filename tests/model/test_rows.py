@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from relulab.model.core.rows import unique_rows
+from relulab.model.core.rows import COUNT_BLOCK, count_nonzero, unique_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -54,3 +54,16 @@ def test_no_unique_over_rows_in_the_app():
                     and any(k.arg == "axis" for k in node.keywords):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert not found, found
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (0, 5), (7,), (3, 4), (COUNT_BLOCK + 3,),
+                                   (2 * COUNT_BLOCK // 1000 + 1, 1000), (3, COUNT_BLOCK + 1),
+                                   (50, 30, 999)])
+def test_count_nonzero_is_numpys_answer_read_in_blocks(shape):
+    """The count of a block of rows at a time (so a worker gives the interpreter up
+    between blocks) equals numpy's, whatever the shape, including rows wider than a
+    block and arrays of no element."""
+    rng = np.random.default_rng(5)
+    a = (rng.random(shape) < 0.3) * rng.normal(size=shape)
+    assert count_nonzero(a) == np.count_nonzero(a)
+    assert count_nonzero(a.astype(bool)) == np.count_nonzero(a)

@@ -39,3 +39,20 @@ def unique_rows(a) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     inverse = np.empty(n, dtype=np.intp)
     inverse[order] = np.cumsum(starts) - 1
     return a[first], first, inverse
+
+
+#: The elements :func:`count_nonzero` reads between two chances for another thread to
+#: take the interpreter: about a millisecond of np.count_nonzero, which holds the GIL
+#: for the whole of its array (64 ms for a 2-64-4 conversion's proof, a window frozen
+#: that long).
+COUNT_BLOCK = 1 << 20
+
+
+def count_nonzero(a: np.ndarray) -> int:
+    """``np.count_nonzero(a)``, read a block of rows at a time so that a thread beside
+    this one (the window's) is never kept from the interpreter for long."""
+    a = np.asarray(a)
+    if a.size <= COUNT_BLOCK or a.ndim == 0:
+        return int(np.count_nonzero(a))
+    rows = max(1, COUNT_BLOCK // max(1, a.size // len(a)))
+    return sum(int(np.count_nonzero(a[i:i + rows])) for i in range(0, len(a), rows))

@@ -50,7 +50,7 @@ from fractions import Fraction
 import numpy as np
 
 from relulab.model.core.cancel import check
-from relulab.model.core.rows import unique_rows
+from relulab.model.core.rows import count_nonzero, unique_rows
 from relulab.model.networks.exact import as_scaled_integers, gamma
 from relulab.model.networks.mlp import MLP
 from relulab.model.shallow.verify import ROUNDING
@@ -288,7 +288,7 @@ def _read(shallow, n: int, m: int) -> _Shape:
     if not (np.array_equal(L2.W[:2 * n], carry) and not L2.b[:2 * n].any()
             and not L2.S[:2 * n].any()):
         raise NotProven("layer 2 does not carry x⁺ and x⁻ along")
-    if not (np.all(L2.S[2 * n:] == np.inf) and not np.count_nonzero(L2.W[2 * n:])
+    if not (np.all(L2.S[2 * n:] == np.inf) and not count_nonzero(L2.W[2 * n:])
             and not L2.b[2 * n:].any() and not L2.v[2 * n:].any()):
         raise NotProven("a region unit of layer 2 is not ReLU(+∞ · Σ detectors)")
     V = L2.V[2 * n:]
@@ -348,7 +348,7 @@ def _nonzero(M: np.ndarray, layer, rows) -> tuple[np.ndarray, np.ndarray]:
         H = F[rows].tocsr()
         H.sort_indices()
         r, c = H.nonzero()
-        if len(r) == np.count_nonzero(M) and np.all(M[r, c] != 0):
+        if len(r) == count_nonzero(M) and np.all(M[r, c] != 0):
             order = np.lexsort((c, r))
             return r[order].astype(np.intp), c[order].astype(np.intp)
     r, c = np.nonzero(M)
