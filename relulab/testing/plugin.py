@@ -61,6 +61,28 @@ def relulab_isolation(request, tmp_path_factory, monkeypatch):
         yield folder
 
 
+@pytest.fixture(autouse=True)
+def relulab_no_lasting_freeze():
+    """A test that runs the app's ``main()`` lets the GUI collector freeze what outlives
+    a full collection (:func:`relulab.ui.worker.freeze_long_lived_objects`), as the app
+    does for the life of its one window: undone after the test, or every window the
+    later tests make and drop would stay frozen, never collected."""
+    yield
+    undo_lasting_freeze()
+
+
+def undo_lasting_freeze() -> None:
+    """Turn the app's freeze off and move what it froze back into the collector's sight."""
+    import sys
+
+    worker = sys.modules.get("relulab.ui.worker")
+    if worker is not None and worker._freeze_long_lived:
+        worker.freeze_long_lived_objects(False)
+        import gc
+
+        gc.unfreeze()
+
+
 @pytest.fixture
 def relulab_theme(qapp):
     """A fresh light theme at zoom 1, the application's theme for the test."""

@@ -304,3 +304,21 @@ def test_the_app_opts_in_to_the_freeze():
     calls = {n.func.id for n in ast.walk(ast.parse(inspect.getsource(app.main)))
              if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
     assert "freeze_long_lived_objects" in calls
+
+
+def test_the_test_plugin_undoes_the_apps_freeze():
+    """A test that ran the app's main() leaves no freeze behind for the next test."""
+    import gc
+
+    from relulab.testing.plugin import undo_lasting_freeze
+    from relulab.ui import worker as module
+
+    module.freeze_long_lived_objects()
+    gc.freeze()
+    try:
+        assert gc.get_freeze_count() > 0
+        undo_lasting_freeze()
+        assert gc.get_freeze_count() == 0 and not module._freeze_long_lived
+    finally:
+        module.freeze_long_lived_objects(False)
+        gc.unfreeze()

@@ -59,6 +59,16 @@ def _readout(name: str, accessible: str, key: str, wrap: bool = True) -> Readout
     return Readout(name, accessible, key, wrap=wrap, text_format=Qt.TextFormat.RichText)
 
 
+def _two_lines(label: QLabel) -> int:
+    """The height of two lines of ``label``'s rich text with a superscript and bold on
+    each (a count's lines), in its font: two plain line spacings are a few pixels short."""
+    probe = QLabel()
+    probe.setFont(label.font())
+    probe.setTextFormat(Qt.TextFormat.RichText)
+    probe.setText("g<sup>(24)</sup>: <b>16,777,216</b><br>u<sup>(24)</sup>: <b>8</b>")
+    return probe.sizeHint().height()
+
+
 def fold_with(fold: Fold, field: str, row: int, value: float) -> Fold:
     """``fold`` with one weight changed: ``field`` w, b or a of neuron ``row``, or c.
     ValueError (from Fold) when the value is refused."""
@@ -345,5 +355,4 @@ class CountReadouts:
         asked for and its result do not move (and repaint) every plot below (all five
         plots in one pass: 30-43 ms on the GUI thread at depth 24)."""
         for label in (self.count_label, self.fold_count_label):
-            two_lines = 2 * label.fontMetrics().lineSpacing() if keep else 0
-            label.setMinimumHeight(two_lines)
+            label.setMinimumHeight(_two_lines(label) if keep else 0)
