@@ -239,20 +239,24 @@ def playground_lessons(app) -> None:
 
 
 def question_pages(app) -> None:
-    """Each page of the Questions panel at 1366×768, its run finished (default settings)."""
+    """Each page of the Questions panel at 1366×768, its run finished (default settings),
+    and in the lecture layout on a 1280×720 projector at zoom 1.6."""
     from PySide6.QtCore import QSize
 
     from relulab.model.lessons.questions import PAGES
     from relulab.ui.main_window import default_size
 
-    size = default_size(QSize(*SCREENS["1366x768"])).toTuple()
-    window = fresh_window(app, size, panel="questions")
-    panel = window.current_panel()
-    for page in PAGES:
-        panel.show_page(page)
-        idle(app, panel, 1000)
-        save(window, OUT / "questions" / f"{page}.png", size)
-    close(app, window)
+    for screen, zoom, lecture, prefix in ((SCREENS["1366x768"], 1.0, False, ""),
+                                          (LECTURE_SCREEN, LECTURE_ZOOM, True, "lecture-")):
+        size = default_size(QSize(*screen)).toTuple()
+        window = fresh_window(app, size, zoom=zoom, panel="questions")
+        window.set_lecture_layout(lecture)
+        panel = window.current_panel()
+        for page in PAGES:
+            panel.show_page(page)
+            idle(app, panel, 1000)
+            save(window, OUT / "questions" / f"{prefix}{page}.png", size)
+        close(app, window)
 
 
 def high_contrast_classes(app) -> None:
