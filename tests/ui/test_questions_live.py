@@ -129,6 +129,10 @@ def test_progress_is_shown_at_most_once_a_frame(panel, targets, monkeypatch, qtb
     qtbot.waitUntil(lambda: not panel._progress_timer.isActive())
     assert said == ["Questions: the one-hot and soft-target fits, 96%"]
     assert panel.progress.value() == 29
+    # the bar in the tab bar's corner shows the share; what runs is in its tip (the
+    # work's name was cut in two there at zoom 1.6)
+    assert panel.progress.text() == "96%"
+    assert "the one-hot and soft-target fits" in panel.progress.toolTip()
 
 
 def test_an_edit_shows_only_the_settings_it_changed(panel, monkeypatch):
