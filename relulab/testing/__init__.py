@@ -58,6 +58,9 @@ if importlib.util.find_spec("pytest") is not None:  # scripts use the helpers wi
         relulab_isolation as relulab_isolation,
     )
     from relulab.testing.plugin import (
+        relulab_no_lasting_freeze as relulab_no_lasting_freeze,
+    )
+    from relulab.testing.plugin import (
         relulab_panel as relulab_panel,
     )
     from relulab.testing.plugin import (

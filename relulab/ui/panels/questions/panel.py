@@ -97,6 +97,9 @@ PROGRESS_MS = 40
 #: once off screen (ms), one a pass: see QuestionsPanel._paint_ahead.
 PAINT_AHEAD_MS = 300
 AHEAD_STEPS = 3
+#: More paints a page may take when its axes change width again after the second (other
+#: fonts, other numbers), until they keep their picture.
+AHEAD_EXTRA = 3
 #: Every page's tab text and object-name short form.
 PAGE_TITLES = {**TITLES, **{name: p.title for name, p in REGISTERED.items()}}
 PAGE_SHORT = {**SHORT, **{name: p.short for name, p in REGISTERED.items()}}
@@ -444,7 +447,9 @@ class QuestionsPanel(Panel):
         while self._ahead and not self._closed and self.isVisible():
             page, step = self._ahead[0]
             widget = self.views[page].widget
-            if page == self._state.page or step == AHEAD_STEPS:
+            settled = step >= AHEAD_STEPS and (_axes_painted(widget)
+                                               or step >= AHEAD_STEPS + AHEAD_EXTRA)
+            if page == self._state.page or settled:
                 self._ahead.pop(0)
                 continue
             self._ahead[0] = (page, step + 1)
@@ -545,3 +550,14 @@ def hold_words_height(view: PageView, hold: bool) -> None:
 def experiment_of_run(run):
     """The settings a run was made from, as :func:`experiment_of` gives them."""
     return run.settings
+
+
+def _axes_painted(widget) -> bool:
+    """Whether every visible axis of ``widget``'s plots keeps the picture it painted
+    (pyqtgraph drops it when the axis's range or size changes)."""
+    import pyqtgraph as pg
+
+    return all(axis.picture is not None
+               for plot in widget.findChildren(pg.PlotWidget)
+               for side in ("left", "bottom")
+               if (axis := plot.getPlotItem().getAxis(side)).isVisible())
