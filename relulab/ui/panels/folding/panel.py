@@ -305,7 +305,7 @@ class FoldingPanel(FoldAnimation, Panel):
 
     def _on_deep_tent(self, result: TentResult) -> None:
         self._deep, self._deep_wanted = result, None
-        self._refresh(staged=True)
+        self._refresh()
 
     def _on_deep_failed(self, exc: Exception) -> None:
         self._deep_wanted = None
@@ -397,9 +397,9 @@ class FoldingPanel(FoldAnimation, Panel):
     def _set_status(self, text: str) -> None:
         self.count_readouts.set_status(text)
 
-    def _refresh(self, staged: bool = False) -> None:
-        """Draw the state. Beyond the depths computed at once, or when ``staged`` (a deep
-        tent has arrived): the tent and its count now, the fold, the layers and the chart
+    def _refresh(self) -> None:
+        """Draw the state. Beyond the depths computed at once (a deep depth asked for, or
+        its tent arrived): the tent and its count now, the fold, the layers and the chart
         each in a pass of its own, so that no pass paints all five plots (24-36 ms of the
         GUI thread at depth 24, over the 50 ms rule with a core busy). Shallow depths,
         which a slider drag sweeps through, draw all at once."""
@@ -410,10 +410,9 @@ class FoldingPanel(FoldAnimation, Panel):
         if self._timer.isActive():
             return  # the animation owns the main curve until it ends
         s = self._state
-        if s.depth <= sync_depth(s.peak):
+        staged = s.depth > sync_depth(s.peak)
+        if not staged:
             self._forget_deep_request()
-        else:
-            staged = True
         result = self._tent(s.depth, s.peak)
         view = self._view_range()
         self._set_status("")  # (the count and the plot's title say what is computed)
