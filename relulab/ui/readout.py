@@ -27,8 +27,11 @@ from PySide6.QtCore import Property, Qt, Signal
 from PySide6.QtGui import QTextDocumentFragment
 from PySide6.QtWidgets import QLabel, QWidget
 
-# Spaces a formatted number may hold (no-break, thin, narrow no-break) read as spaces.
-_SPACES = str.maketrans({"\xa0": " ", "\u2009": " ", "\u202f": " "})
+# Spaces a formatted number may hold (no-break, thin, narrow no-break) read as spaces;
+# a zero-width space (a place to wrap a long 64-64-64 list) and a word joiner (keeping a
+# sign with its number) read as nothing.
+_SPACES = str.maketrans({"\xa0": " ", "\u2009": " ", "\u202f": " ", "\u200b": None,
+                         "\u2060": None})
 
 
 def plain_text(text: str, text_format: Qt.TextFormat = Qt.TextFormat.AutoText) -> str:

@@ -448,3 +448,26 @@ def test_limits_stop_with_one_line():
         linear_regions(net, max_seconds=0.0)
     assert "\n" not in str(e.value)
     assert len(linear_regions(net, max_regions=10_000, max_seconds=60)) == 480
+
+
+def test_the_hull_of_a_clipped_region_drops_repeats_and_inner_points():
+    """The hull drawn for a region (plain Python, so that a worker running it once per
+    region never starves the window): counter-clockwise from the lowest-left point,
+    repeated points (−0.0 and 0.0 one value) and points on an edge or inside left out,
+    None when flat."""
+    from relulab.model.regions.activation import _convex_hull
+
+    square = [[1.0, 1.0], [0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [-0.0, 0.0], [0.5, 0.0],
+              [0.5, 0.5], [1.0, 1.0]]
+    hull = _convex_hull(np.array(square))
+    assert hull.dtype == float and hull.tolist() == [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0],
+                                                     [0.0, 1.0]]
+    assert _convex_hull(np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0], [-0.0, 0.0]])) is None
+    assert _convex_hull(np.array([[3.0, 4.0], [3.0, 4.0]])) is None
+    rng = np.random.default_rng(5)
+    points = rng.normal(size=(200, 2))
+    from scipy.spatial import ConvexHull
+
+    want = points[ConvexHull(points).vertices]
+    got = _convex_hull(points)
+    assert sorted(map(tuple, got.tolist())) == sorted(map(tuple, want.tolist()))

@@ -8,7 +8,7 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, QSize, Qt
-from PySide6.QtGui import QFontMetricsF
+from PySide6.QtGui import QFontMetricsF, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractSpinBox,
@@ -177,6 +177,37 @@ def size_problems(window, panel, where: str) -> list[str]:
     if panel.main_plot.width() < 0.4 * window.width():
         found.append(f"the main plot only {panel.main_plot.width()} px wide")
     return [f"{where}: {p}" for p in found]
+
+
+def test_a_result_never_moves_the_plots(qtbot, panel):
+    """Seen: the sizes table set the controls' column's width, so a network with long
+    width lists (1-64-…-64-1, 1-100-100-4) widened it and the next narrowed it back;
+    each time the plots were laid out again and the whole panel repainted as the result
+    arrived (20–24 ms of the GUI thread). The column keeps its width and the table
+    wraps inside it, whole."""
+    from PySide6.QtTest import QTest
+
+    left, plots = panel.findChild(QScrollArea, "converter-left"), panel.plot_area
+    widths = set()
+    for arch in ("2-48-1", "1-64-64-64-64-64-64-64-64-1", "1-100-100-4", "2-64-4", "1-8-1"):
+        panel.arch_edit.setFocus()
+        panel.arch_edit.selectAll()
+        QTest.keyClicks(panel.arch_edit, arch)
+        QTest.keyClick(panel.arch_edit, Qt.Key.Key_Return)
+        _wait(panel)
+        qtbot.wait(50)
+        widths.add((left.width(), plots.width()))
+        label = panel.sizes_label
+        assert label.width() <= left.viewport().width(), arch
+        # the table fits the label's width: laid out at that width, nothing sticks out
+        doc = QTextDocument()
+        doc.setDefaultFont(label.font())
+        doc.setHtml(label.text())
+        doc.setTextWidth(label.width())
+        assert doc.idealWidth() <= label.width(), (arch, doc.idealWidth(), label.width())
+        assert label.heightForWidth(label.width()) <= label.height() + 1, arch
+        assert "-".join(map(str, panel.net.sizes[1:-1])) in label.shown_text, arch
+    assert len(widths) == 1, widths
 
 
 @pytest.mark.parametrize("screen", SCREENS, ids=SCREENS.keys())

@@ -49,7 +49,8 @@ def test_default_is_a_2d_region_map(panel):
     assert len(panel._region_items) <= 6  # a path per colour, not an item per region
     assert panel.verdict.text().startswith("Equal")
     widths = "-".join(map(str, conv.shallow_widths))
-    assert widths in panel.sizes_label.text() and f"= {conv.bound}" in panel.sizes_label.text()
+    sizes = panel.sizes_label.shown_text
+    assert widths in sizes and f"= {conv.bound}" in sizes
     assert list(panel.plots()) == ["regions"]
     assert len(panel.data_tables()["regions"][1]) == conv.p
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QHBoxLayout, QSplitter, QVBoxLayout
+from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QSplitter, QVBoxLayout
 
 from relulab.model.lessons.converter import ConverterState
 from relulab.model.regions.engine import engine_ready, start_warm_up
@@ -136,6 +136,12 @@ class ConverterPanel(Panel):
         self.sizes_label = Readout("converter-sizes", "Sizes: deep, shallow, bound", "sizes",
                                    wrap=True, text_format=Qt.TextFormat.RichText)
         self.sizes_label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        # the column's width follows the controls, never the table: a table that widened
+        # it (1-64-…-64-1's widths) re-laid out the plots and repainted the whole panel,
+        # 20–24 ms of the GUI thread as a result arrived; the table wraps instead
+        policy = self.sizes_label.sizePolicy()
+        policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)
+        self.sizes_label.setSizePolicy(policy)
         self._left = scrolled_column("converter-left", "Converter controls and sizes",
                                      (c, self.slice_bar, self.sizes_label))
         outer.addWidget(self._left)

@@ -33,6 +33,18 @@ def bound_text(conv) -> str:
             + (" (k = 2(p − 1) in 1-D)" if conv.one_d is not None else ""))
 
 
+def widths_html(sizes) -> str:
+    """Layer widths joined by hyphens, each hyphen a place where a narrow column may
+    wrap (Unicode keeps a hyphen before a digit on its line, so a zero-width space
+    follows it): 64-64-64-64-64-64-64-64 fits the controls' width."""
+    return "-\u200b".join(map(str, sizes))
+
+
+def layers(count: int) -> str:
+    """"1 hidden layer", "3 hidden layers"."""
+    return f"{count} hidden layer" + ("" if count == 1 else "s")
+
+
 def size_rows(conv) -> list[list[str]]:
     """[row name, hidden layers, widths, neurons, parameters] for deep, shallow, bound
     (the numbers as plain digits: the table exported as CSV)."""
@@ -51,25 +63,33 @@ def size_rows(conv) -> list[list[str]]:
 def sizes(conv) -> tuple[str, str]:
     """The sizes of the deep and the shallow network beside the bound: (spoken, HTML)."""
     deep, shallow = conv.deep, conv.shallow
-    rows = [["deep", n(len(deep.hidden_sizes)), "-".join(map(str, deep.hidden_sizes)),
+    rows = [["deep", len(deep.hidden_sizes), deep.hidden_sizes,
              n(deep.n_hidden_neurons), n(deep.n_params)],
-            ["shallow", n(len(shallow.hidden_sizes)),
-             "-".join(map(str, shallow.hidden_sizes)) or "0", n(sum(shallow.hidden_sizes)),
-             n(shallow.n_params)]]
+            ["shallow", len(shallow.hidden_sizes), shallow.hidden_sizes,
+             n(sum(shallow.hidden_sizes)), n(shallow.n_params)]]
     names = ["layers", "widths", "neurons", "parameters"]
     heads = ["deep", "shallow", "bound"]
     html = ["<table>", "<tr><th></th>" + "".join(f"<th {_CELL}>{h}</th>" for h in heads) + "</tr>"]
     bound = ["3", f"≤ {n(conv.bound)} each", f"≤ {n(3 * conv.bound)}", ""]
     for i, name in enumerate(names):
-        vals = [rows[0][i + 1], rows[1][i + 1], bound[i]]
+        vals = [_cell(rows[0], i), _cell(rows[1], i), bound[i]]
         html.append(f"<tr><th {_CELL} align='left'>{name}</th>"
                     + "".join(f"<td {_CELL} align='center'>{v}</td>" for v in vals) + "</tr>")
     html.append("</table>")
     html.append(f"<p>Corollary 1: width ≤ {bound_text(conv)}</p>")
-    spoken = "; ".join(f"{r[0]}: {r[1]} hidden layers, widths {r[2]}, {r[3]} neurons, "
-                       f"{r[4]} parameters" for r in rows)
+    spoken = "; ".join(f"{r[0]}: {layers(r[1])}, widths {'-'.join(map(str, r[2])) or '0'}, "
+                       f"{r[3]} neurons, {r[4]} parameters" for r in rows)
     spoken += f"; Corollary 1: width ≤ {bound_text(conv)}"
     return spoken, "".join(html)
+
+
+def _cell(row, i: int) -> str:
+    """Column ``i`` of a sizes row in the table: layers as a count, widths wrappable."""
+    if i == 0:
+        return n(row[1])
+    if i == 1:
+        return widths_html(row[2]) or "0"
+    return row[i + 1]
 
 
 def unbuilt_sizes(res: Result) -> str:
@@ -77,7 +97,7 @@ def unbuilt_sizes(res: Result) -> str:
     is not built (the widths are what it would have)."""
     r = res.slice_view.restricted
     hidden = r.hidden_sizes
-    rows = [("hidden layers", n(len(hidden))), ("widths", "-".join(map(str, hidden))),
+    rows = [("hidden layers", n(len(hidden))), ("widths", widths_html(hidden)),
             ("neurons", n(sum(hidden))), ("parameters", n(r.n_params))]
     html = ["<table>", f"<tr><th></th><th {_CELL}>deep (slice)</th></tr>"]
     html += [f"<tr><th {_CELL} align='left'>{a}</th><td {_CELL} align='center'>{b}</td></tr>"
