@@ -348,3 +348,28 @@ def test_raising_a_corner_moves_only_it(i):
     # on a neighbour's kink, or outside (a, b): nothing to raise
     assert s.with_kinks((0.5, 0.5)).raise_kink(0, 1.0) == s.with_kinks((0.5, 0.5))
     assert s.with_kinks((s.a,)).raise_kink(0, 1.0) == s.with_kinks((s.a,))
+
+
+def test_a_singular_fit_needs_no_scipy():
+    """Seen: 200 hinges on 200 points (more kinks than points between them, so the hat
+    basis is singular) imported scipy.linalg on first use, 0.2 s of the GUI thread
+    after Return. The minimum-norm fit uses numpy's solvers; it equals the dense
+    least-squares fit, in a fresh interpreter that never loads scipy.linalg."""
+    import subprocess
+    import sys
+
+    code = """if True:
+        import sys
+        import numpy as np
+        from relulab.model.fitting.hinges import fit_hinges
+        rng = np.random.default_rng(3)
+        x = np.sort(rng.uniform(-1, 1, 200)); y = np.sin(3 * x)
+        kinks = np.sort(rng.uniform(-1.2, 1.2, 200))
+        fast, dense = fit_hinges(x, y, kinks), fit_hinges(x, y, kinks, method="dense")
+        assert abs(fast.predict(x) - dense.predict(x)).max() < 1e-8
+        print("scipy.linalg" in sys.modules)
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
