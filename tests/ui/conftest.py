@@ -19,6 +19,15 @@ def shown_panel(relulab_panel):
 
 
 @pytest.fixture
+def questions_panel(shown_panel):
+    """``questions_panel(state, seconds=120)``: the Questions panel alone, showing
+    ``state`` with its run done (see ``tests/ui/questions_pages.py``)."""
+    from tests.ui.questions_pages import questions_panel_in
+
+    return lambda state, seconds=120: questions_panel_in(shown_panel, state, seconds)
+
+
+@pytest.fixture
 def fake_panels(monkeypatch):
     """Every registered panel is a FakePanel while the fixture is active."""
     from tests.ui.fakes import fake_class

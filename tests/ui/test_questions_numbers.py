@@ -146,3 +146,16 @@ def test_the_guide_quotes_the_tickets_page_s_default_run():
     assert (f"The pruned mask beats a random one in {v['mask_wins']} of {v['seeds']} seeds; "
             f"the rewound start beats a fresh one in {v['ticket_beats_reinit']} of "
             f"{v['seeds']}: the mask matters.") in text
+
+
+def test_very_large_and_small_numbers_are_written_as_powers_of_ten():
+    """Seen in a verdict: "1.4e-06". A page writes it 1.4 × 10⁻⁶, with a minus sign
+    (not a hyphen) before a negative number."""
+    from relulab.ui.panels.questions.jobs import number
+
+    assert number(1.4e-6) == "1.4 × 10⁻⁶"
+    assert number(3.1e7) == "3.1 × 10⁷"
+    assert number(-2.35e-4) == "−2.3 × 10⁻⁴"
+    assert number(1e-300) == "1.0 × 10⁻³⁰⁰"
+    assert number(99_999) == "99,999" and number(-0.5) == "−0.50" and number(0.2) == "0.20"
+    assert number(float("inf")) == "∞" and number(0.0) == "0"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtWidgets import QApplication
 
 from relulab.model.lessons.questions import (
     GELU_SCALES,
@@ -15,26 +14,21 @@ from relulab.model.lessons.questions import (
     QuestionsState,
 )
 from relulab.model.networks.mlp import MLP
-from relulab.ui.panels.questions import QuestionsPanel
 from relulab.ui.panels.questions.jobs import number
 from relulab.ui.panels.questions.jobs.gelu import TWIN_X
+from tests.ui.questions_pages import settle_questions
 
 FAST = QuestionsState(page="gelu", gelu=GeluSettings(seeds=3),
                       double_descent=DoubleDescentSettings(n=50, seeds=3))
 
 
 def settle(panel) -> None:
-    assert panel.wait_until_idle(120)
-    QApplication.processEvents()
+    settle_questions(panel)
 
 
 @pytest.fixture
-def panel(shown_panel):
-    p = shown_panel(QuestionsPanel)
-    p.load_state({**FAST.to_dict(), "page": "double-descent"})  # supersedes the default sweep
-    p.load_state(FAST.to_dict())
-    settle(p)
-    return p
+def panel(questions_panel):
+    return questions_panel(FAST)
 
 
 def test_the_gelu_settings_round_trip_and_refuse_what_is_wrong():

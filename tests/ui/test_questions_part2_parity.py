@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtWidgets import QApplication
 
 from relulab.model import nearest_neighbour_parity
 from relulab.model.lessons.questions import (
@@ -16,8 +15,8 @@ from relulab.model.lessons.questions import (
     ParitySettings,
     QuestionsState,
 )
-from relulab.ui.panels.questions import QuestionsPanel
 from relulab.ui.panels.questions.jobs.parity import RACE_STEPS
+from tests.ui.questions_pages import settle_questions
 
 #: Two relevant bits and three seeds: the race is done in well under a second.
 FAST = QuestionsState(page="parity", parity=ParitySettings(k=2, seeds=3),
@@ -26,18 +25,12 @@ FAST = QuestionsState(page="parity", parity=ParitySettings(k=2, seeds=3),
 
 
 def settle(panel) -> None:
-    assert panel.wait_until_idle(120)
-    QApplication.processEvents()
+    settle_questions(panel)
 
 
 @pytest.fixture
-def panel(shown_panel):
-    p = shown_panel(QuestionsPanel)
-    # the default sweep, started on creation, is superseded by a small one first
-    p.load_state({**FAST.to_dict(), "page": "double-descent"})
-    p.load_state(FAST.to_dict())
-    settle(p)
-    return p
+def panel(questions_panel):
+    return questions_panel(FAST)
 
 
 def test_the_parity_settings_round_trip_and_refuse_what_is_wrong():

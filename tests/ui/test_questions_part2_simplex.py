@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PySide6.QtCore import QPointF
-from PySide6.QtWidgets import QApplication
 
 from relulab.model import fit_linear_classifier, softmax, sparsemax
 from relulab.model.lessons.questions import (
@@ -16,24 +15,19 @@ from relulab.model.lessons.questions import (
     SimplexSettings,
 )
 from relulab.model.questions.simplex import blobs
-from relulab.ui.panels.questions import QuestionsPanel
 from relulab.ui.panels.questions.page_simplex import CORNERS, from_plane, logit_point, to_plane
+from tests.ui.questions_pages import settle_questions
 
 SMALL = QuestionsState(page="simplex", double_descent=DoubleDescentSettings(n=50, seeds=3))
 
 
 def settle(panel) -> None:
-    assert panel.wait_until_idle(120)
-    QApplication.processEvents()
+    settle_questions(panel)
 
 
 @pytest.fixture
-def panel(shown_panel):
-    p = shown_panel(QuestionsPanel)
-    p.load_state({**SMALL.to_dict(), "page": "double-descent"})  # supersedes the default sweep
-    p.load_state(SMALL.to_dict())
-    settle(p)
-    return p
+def panel(questions_panel):
+    return questions_panel(SMALL)
 
 
 def test_the_simplex_settings_round_trip_and_refuse_what_is_wrong():

@@ -8,7 +8,6 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from PySide6.QtWidgets import QApplication
 
 from relulab.model.lessons.questions import (
     DEPTHS,
@@ -17,25 +16,20 @@ from relulab.model.lessons.questions import (
     WhyDeepSettings,
 )
 from relulab.model.questions.why_deep import product_feature
-from relulab.ui.panels.questions import QuestionsPanel
 from relulab.ui.panels.questions.page_why_deep import GRID
+from tests.ui.questions_pages import settle_questions
 
 FAST = QuestionsState(page="why-deep", why_deep=WhyDeepSettings(seeds=3),
                       double_descent=DoubleDescentSettings(n=50, seeds=3))
 
 
 def settle(panel) -> None:
-    assert panel.wait_until_idle(120)
-    QApplication.processEvents()
+    settle_questions(panel)
 
 
 @pytest.fixture
-def panel(shown_panel):
-    p = shown_panel(QuestionsPanel)
-    p.load_state({**FAST.to_dict(), "page": "double-descent"})  # supersedes the default sweep
-    p.load_state(FAST.to_dict())
-    settle(p)
-    return p
+def panel(questions_panel):
+    return questions_panel(FAST)
 
 
 def test_the_why_deep_settings_round_trip_and_refuse_what_is_wrong():

@@ -54,14 +54,19 @@ def model(name: str) -> Callable:
 
 def number(x: float) -> str:
     """A measured number as a page writes it: about two significant digits (0.20, 6.1,
-    29, 241), thousands with a comma (1,234), very large or small ones as 3.1e+07."""
+    29, 241), thousands with a comma (1,234), very large or small ones as a power of
+    ten, 3.1 × 10⁷ and 1.4 × 10⁻⁶ (a learner reads "1.4e-06" as a typo)."""
     x = float(x)
     if not np.isfinite(x):
         return "∞" if x > 0 else "—"
     if x == 0:
         return "0"
-    if abs(x) >= 1e5 or abs(x) < 1e-3:
-        return f"{x:.1e}"
+    if x < 0:
+        return "−" + number(-x)  # the minus sign, not a hyphen
+    if x >= 1e5 or x < 1e-3:
+        mantissa, exponent = f"{x:.1e}".split("e")
+        power = str(int(exponent)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+        return f"{mantissa} × 10{power}"
     if abs(x) >= 100:
         return f"{round(x):,}"
     if abs(x) >= 10:
