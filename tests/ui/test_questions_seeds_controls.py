@@ -36,3 +36,35 @@ def test_showing_a_state_says_nothing_and_the_lazy_page_shares_the_control(qtbot
     controls.lazy.edited.connect(seen.append)
     controls.lazy.show_state(TargetsSettings(seeds=6))
     assert controls.lazy.seeds.value() == 6 and seen == []
+
+
+def test_the_column_is_as_wide_as_the_page_shown_needs(qtbot, theme):
+    """Seen at 1280 × 720, zoom 1.6: every page's column was 400 px, a page with one
+    Seeds box too, taken from the plots. The column is the page's own need, at least
+    WIDTH; nothing in it is cut (its content fits), at zoom 1 and 1.6."""
+    from PySide6.QtWidgets import QApplication
+
+    from relulab.model.lessons.questions import PAGES
+    from relulab.ui.panels.questions import QuestionsPanel
+
+    panel = QuestionsPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1280, 720)
+    panel.show()
+    try:
+        column = panel.controls.widget
+        for zoom in (1.0, 1.6):
+            theme.set_zoom(zoom)
+            widths = {}
+            for page in PAGES:
+                panel.show_page(page)
+                for _ in range(3):
+                    QApplication.processEvents()
+                shown = panel.controls.stack.currentWidget()
+                assert shown.minimumSizeHint().width() <= column.viewport().width(), (zoom, page)
+                widths[page] = column.width()
+            assert min(widths.values()) == QuestionsControls.WIDTH, (zoom, widths)
+            if zoom > 1:  # a Seeds box alone needs less than the double-descent controls
+                assert widths["tickets"] < widths["double-descent"] < 400, widths
+    finally:
+        panel.shutdown()
