@@ -201,6 +201,7 @@ def test_a_result_never_moves_the_plots(qtbot, panel):
         assert label.width() <= left.viewport().width(), arch
         # the table fits the label's width: laid out at that width, nothing sticks out
         doc = QTextDocument()
+        doc.setDocumentMargin(0)  # as a label lays out its text
         doc.setDefaultFont(label.font())
         doc.setHtml(label.text())
         doc.setTextWidth(label.width())

@@ -60,6 +60,15 @@ def _forward(part: str, method):
     return forwarded
 
 
+def _wrap_in_column(label) -> None:
+    """``label`` wraps in the width the column's controls set, and never widens it: the
+    sizes table widened it for long width lists (1-64-…-64-1), and the plots were laid
+    out again and the whole panel repainted as a result arrived (20–24 ms)."""
+    policy = label.sizePolicy()  # (keeping its height for width)
+    policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)
+    label.setSizePolicy(policy)
+
+
 class ConverterPanel(Panel):
     """A deep network from its source (``sources``), on a slice when it has many inputs
     (``slicing``), converted on a worker and its result drawn in stages: the words and
@@ -136,12 +145,7 @@ class ConverterPanel(Panel):
         self.sizes_label = Readout("converter-sizes", "Sizes: deep, shallow, bound", "sizes",
                                    wrap=True, text_format=Qt.TextFormat.RichText)
         self.sizes_label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        # the column's width follows the controls, never the table: a table that widened
-        # it (1-64-…-64-1's widths) re-laid out the plots and repainted the whole panel,
-        # 20–24 ms of the GUI thread as a result arrived; the table wraps instead
-        policy = self.sizes_label.sizePolicy()
-        policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)
-        self.sizes_label.setSizePolicy(policy)
+        _wrap_in_column(self.sizes_label)
         self._left = scrolled_column("converter-left", "Converter controls and sizes",
                                      (c, self.slice_bar, self.sizes_label))
         outer.addWidget(self._left)
