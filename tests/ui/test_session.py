@@ -35,6 +35,10 @@ def curves(panel) -> list:
         if scene is None:
             continue
         for item in scene.items():
+            if not item.isVisible():
+                # no part of the picture: the Playground's hidden neuron maps keep the
+                # images they had when last shown, in one window and not the other
+                continue
             if isinstance(item, pg.PlotDataItem) or (
                     isinstance(item, pg.ScatterPlotItem) and item.parentItem() is not None
                     and not isinstance(item.parentItem(), pg.PlotDataItem)):
