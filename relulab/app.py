@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     from relulab.ui import settings
     from relulab.ui.application import build_main_window, ensure_application
     from relulab.ui.errors import install_exception_hook
-    from relulab.ui.worker import freeze_long_lived_objects
+    from relulab.ui.worker import freeze_long_lived_objects, freeze_what_lives_now
 
     app = ensure_application()
     freeze_long_lived_objects()  # one window for the process's life: full collections stay short
@@ -88,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         QTimer.singleShot(0, window.session.offer_restore)
     elif not (args.scene or args.lecture) and not settings.get("help/welcome_shown"):
         QTimer.singleShot(0, window.show_welcome)  # the first launch: where to start
+    freeze_what_lives_now()
     return app.exec()
 
 

@@ -303,7 +303,26 @@ def test_the_app_opts_in_to_the_freeze():
 
     calls = {n.func.id for n in ast.walk(ast.parse(inspect.getsource(app.main)))
              if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
-    assert "freeze_long_lived_objects" in calls
+    assert {"freeze_long_lived_objects", "freeze_what_lives_now"} <= calls
+
+
+def test_the_app_freezes_what_lives_before_its_loop_starts(monkeypatch):
+    """The first full collection walked every object of the window at the first quiet
+    moment (45–90 ms of the GUI thread); the app makes it before its event loop runs,
+    once, and only when it opted in and nothing else froze."""
+    from relulab.ui import worker as module
+
+    done, state = [], {"count": 0}
+    monkeypatch.setattr(module.gc, "collect", lambda generation=2: done.append("collect"))
+    monkeypatch.setattr(module.gc, "freeze", lambda: (done.append("freeze"), state.update(count=9)))
+    monkeypatch.setattr(module.gc, "get_freeze_count", lambda: state["count"])
+    monkeypatch.setattr(module, "_freeze_long_lived", False)
+    module.freeze_what_lives_now()
+    assert done == []
+    module.freeze_long_lived_objects()
+    module.freeze_what_lives_now()
+    module.freeze_what_lives_now()  # frozen already: nothing more
+    assert done == ["collect", "freeze"]
 
 
 def test_the_test_plugin_undoes_the_apps_freeze():
