@@ -211,6 +211,27 @@ def test_a_result_never_moves_the_plots(qtbot, panel):
     assert len(widths) == 1, widths
 
 
+def test_a_long_architecture_wraps_in_the_details_at_zoom_1_6(qtbot, panel, theme):
+    """Seen at zoom 1.6: "1-64-64-64-64-64-64-64-64-1" in the explanation could not
+    wrap (Unicode keeps a hyphen before a digit), so the details' words were wider
+    than their column and cut at its right edge. Every label of the details fits."""
+    from PySide6.QtTest import QTest
+
+    theme.set_zoom(1.6)
+    panel.resize(1280, 700)
+    panel.arch_edit.setFocus()
+    panel.arch_edit.selectAll()
+    QTest.keyClicks(panel.arch_edit, "1-64-64-64-64-64-64-64-64-1")
+    QTest.keyClick(panel.arch_edit, Qt.Key.Key_Return)
+    _wait(panel)
+    qtbot.wait(50)
+    room = panel.details.viewport().width()
+    for label in panel.details.findChildren(QLabel):
+        if label.isVisibleTo(panel):
+            assert label.minimumSizeHint().width() <= room, (label.objectName(), room)
+    assert "1-64-64-64-64-64-64-64-64-1" in panel.explain.shown_text
+
+
 @pytest.mark.parametrize("screen", SCREENS, ids=SCREENS.keys())
 def test_every_plot_and_caption_fits_a_laptop_and_a_projector(window, theme, screen):
     """Seen at 1280 × 720, zoom 1.6: the details took 40% of the width, the main plot's

@@ -36,7 +36,8 @@ def bound_text(conv) -> str:
 def widths_html(sizes) -> str:
     """Layer widths joined by hyphens, each hyphen a place where a narrow column may
     wrap (Unicode keeps a hyphen before a digit on its line, so a zero-width space
-    follows it): 64-64-64-64-64-64-64-64 fits the controls' width."""
+    follows it): 64-64-64-64-64-64-64-64 fits the controls' width, and the details'
+    words are not cut at their right edge. Readouts read the space as nothing."""
     return "-\u200b".join(map(str, sizes))
 
 
@@ -158,7 +159,7 @@ def slice_summary(res: Result, state_cut: SliceState | None) -> str:
     view = res.slice_view
     cut = view.cut
     r = view.restricted
-    arch = "-".join(map(str, r.sizes))
+    arch = widths_html(r.sizes)  # (wraps in the details' width)
     rows = [r for r in state_cut.rows if r is not None] if state_cut else []
     names = ", ".join("ABC"[:len(cut.coords)])
     through = f" (rows {', '.join(map(str, rows))})" if len(rows) == len(cut.coords) else ""
@@ -204,7 +205,7 @@ def explanation(res: Result, n_in: int) -> str:
                 f"{cut.kind} through the points chosen the network is {shown}; "
                 f"one hidden layer computes the same function there.{built}")
     conv = res.conversion
-    deep = "-".join(map(str, conv.deep.sizes))
+    deep = widths_html(conv.deep.sizes)  # a long one wraps in the details' width
     if conv.one_d is not None:
         k, width = len(conv.one_d.kinks), conv.one_d.width
         if not res.verification.ok():
