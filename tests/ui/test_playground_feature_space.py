@@ -202,3 +202,44 @@ def test_the_view_choice_in_scenes_and_undo(panel, qtbot):
     settled(qtbot, panel)
     assert panel.readouts()["feature_space"] is True
     assert panel.controls.toggles.space_check.isChecked()
+
+
+def test_the_neuron_maps_picture_the_space_the_map_shows(panel, qtbot):
+    """Seen: with the map in x₁², x₂², the diagram's maps still pictured each neuron
+    over the plane (x₁, x₂). They follow the map: over the feature box, of the
+    network's own inputs; over the plane again when the map goes back."""
+    from relulab.ui.panels.playground.diagram import neuron_pictures
+
+    diagram = panel.diagram
+    panel.controls.thumbnails_check.setChecked(True)
+    tick(panel, "x1^2", "x2^2")
+    settled(qtbot, panel)
+
+    def shown(pictures):
+        for tile, layer in zip(diagram.tiles, pictures):
+            for k, values in enumerate(layer):
+                drawn = np.swapaxes(tile.image[:, 30 * k:30 * k + 24], 0, 1)
+                if not np.array_equal(drawn, diagram._lut[((values + 1) * 127.5).astype(int)]):
+                    return False
+        return True
+
+    net, features = panel.net, panel.features
+    in_plane = neuron_pictures(net, panel.box, features=features)
+    assert shown(in_plane)
+    panel.controls.toggles.space_check.click()
+    settled(qtbot, panel)
+    box = feature_box(features, panel.points.x, panel.box)
+    assert diagram.space_box == box and panel.data_map.box == box
+    in_space = neuron_pictures(panel.net, box)
+    assert shown(in_space) and not shown(in_plane)
+    # the inputs' maps are the features' own values over their box (x₁² from a little
+    # below 0, the box's margin, to its largest), not a ramp from −1 to 1
+    from relulab.model.fitting.classify import grid_axes
+
+    xs, ys = grid_axes(box, 24)
+    assert np.allclose(in_space[0][0], np.tile(xs / np.abs(xs).max(), (24, 1)))
+    assert np.allclose(in_space[0][1], np.tile((ys / np.abs(ys).max())[:, None], (1, 24)))
+    panel.controls.toggles.space_check.click()
+    settled(qtbot, panel)
+    assert diagram.space_box is None and shown(neuron_pictures(panel.net, panel.box,
+                                                               features=features))

@@ -11,7 +11,7 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from relulab.model.fitting.classify import DEFAULT_BOX, grid_layers
+from relulab.model.fitting.classify import DEFAULT_BOX, grid_axes, grid_layers
 from relulab.model.fitting.features import FeatureMap
 from relulab.model.networks.activations import ACTIVATIONS, get_activation
 from relulab.model.networks.mlp import MLP
@@ -46,8 +46,8 @@ def neuron_pictures(net: MLP, box=DEFAULT_BOX, size: int = THUMB,
     layer, (neurons, size, size) indexed [neuron, row (y), column (x)]."""
     with np.errstate(all="ignore"):
         zs = grid_layers(net, box, size, dtype=np.float32, features=features)
-        h = np.linspace(-1, 1, size, dtype=np.float32)
-        inputs = np.stack([np.tile(h, (size, 1)), np.tile(h[:, None], (1, size))])
+        xs, ys = grid_axes(box, size)  # the pixels the layers are computed at
+        inputs = np.stack([np.tile(xs, (size, 1)), np.tile(ys[:, None], (1, size))])
         if features is not None:
             inputs = features.apply(inputs.reshape(2, -1).T).T.reshape(-1, size, size)
         out = [inputs.astype(np.float32)]
@@ -82,6 +82,9 @@ class NetworkDiagram(QWidget):
         named(self, "playground-diagram", "Network diagram")
         self.theme = theme
         self.box = box
+        #: the feature plane's box while the map shows it (the pictures over it, of the
+        #: network's own inputs); None: over the plane's box, through the features
+        self.space_box: tuple | None = None
         self.node_pos = np.zeros((0, 2))
         self._sizes: list[int] | None = None
         self._hover: tuple[int, int] | None = None
@@ -236,13 +239,24 @@ class NetworkDiagram(QWidget):
                 if self._net is not None:
                     self.show_network(self._net)
 
+    def set_space(self, box: tuple | None) -> None:
+        """Picture the neurons where the map does, from the next network shown: over
+        the feature plane's ``box`` (None: over the plane). A map in x₁², x₂² beside
+        neurons pictured in x₁, x₂ showed the same neuron two ways."""
+        self.space_box = box
+
     def _show_tiles(self, net: MLP) -> None:
         if self._lut is None:
             return  # no theme yet: apply_theme draws them
         if net.n_in != len(self.features):
             return  # the network drawn takes the old inputs: the next frame's takes these
-        features = None if self.features.is_identity else self.features
-        pictures = neuron_pictures(net, self.box, features=features)
+        if self.space_box is not None:
+            if net.n_in != 2:
+                return  # the network drawn is not yet the one of the feature plane
+            pictures = neuron_pictures(net, self.space_box)
+        else:
+            features = None if self.features.is_identity else self.features
+            pictures = neuron_pictures(net, self.box, features=features)
         lut = self._lut
         step = THUMB + THUMB_GAP
         for item, values in zip(self.tiles, pictures):

@@ -162,6 +162,7 @@ class PlaygroundFeatures:
         self.pictures.regress = regress
         self.overlay.boundary_name = "Zero line z = 0" if regress else "Decision boundary"
         self.diagram.regress = regress
+        self.diagram.set_space(box if allowed and state.view.feature_space else None)
         self.diagram.set_inputs(features)
 
     # -- the View tab's toggles (kept here: the panel's class is at its size limit) ------
