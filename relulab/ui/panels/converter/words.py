@@ -33,8 +33,8 @@ def bound_text(conv) -> str:
             + (" (k = 2(p − 1) in 1-D)" if conv.one_d is not None else ""))
 
 
-def widths_html(sizes) -> str:
-    """Layer widths joined by hyphens, each hyphen a place where a narrow column may
+def sizes_text(sizes) -> str:
+    """Layer sizes joined by hyphens, each hyphen a place where a narrow column may
     wrap (Unicode keeps a hyphen before a digit on its line, so a zero-width space
     follows it): 64-64-64-64-64-64-64-64 fits the controls' width, and the details'
     words are not cut at their right edge. Readouts read the space as nothing."""
@@ -89,7 +89,7 @@ def _cell(row, i: int) -> str:
     if i == 0:
         return n(row[1])
     if i == 1:
-        return widths_html(row[2]) or "0"
+        return sizes_text(row[2]) or "0"
     return row[i + 1]
 
 
@@ -98,7 +98,7 @@ def unbuilt_sizes(res: Result) -> str:
     is not built (the widths are what it would have)."""
     r = res.slice_view.restricted
     hidden = r.hidden_sizes
-    rows = [("hidden layers", n(len(hidden))), ("widths", widths_html(hidden)),
+    rows = [("hidden layers", n(len(hidden))), ("widths", sizes_text(hidden)),
             ("neurons", n(sum(hidden))), ("parameters", n(r.n_params))]
     html = ["<table>", f"<tr><th></th><th {_CELL}>deep (slice)</th></tr>"]
     html += [f"<tr><th {_CELL} align='left'>{a}</th><td {_CELL} align='center'>{b}</td></tr>"
@@ -159,7 +159,7 @@ def slice_summary(res: Result, state_cut: SliceState | None) -> str:
     view = res.slice_view
     cut = view.cut
     r = view.restricted
-    arch = widths_html(r.sizes)  # (wraps in the details' width)
+    arch = sizes_text(r.sizes)  # (wraps in the details' width)
     rows = [r for r in state_cut.rows if r is not None] if state_cut else []
     names = ", ".join("ABC"[:len(cut.coords)])
     through = f" (rows {', '.join(map(str, rows))})" if len(rows) == len(cut.coords) else ""
@@ -205,7 +205,7 @@ def explanation(res: Result, n_in: int) -> str:
                 f"{cut.kind} through the points chosen the network is {shown}; "
                 f"one hidden layer computes the same function there.{built}")
     conv = res.conversion
-    deep = widths_html(conv.deep.sizes)  # a long one wraps in the details' width
+    deep = sizes_text(conv.deep.sizes)  # a long one wraps in the details' width
     if conv.one_d is not None:
         k, width = len(conv.one_d.kinks), conv.one_d.width
         if not res.verification.ok():
