@@ -8,7 +8,7 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, QSize, Qt
-from PySide6.QtGui import QFontMetricsF, QTextDocument
+from PySide6.QtGui import QFontMetricsF, QTextDocument, QTextOption
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractSpinBox,
@@ -201,7 +201,10 @@ def test_a_result_never_moves_the_plots(qtbot, panel):
         assert label.width() <= left.viewport().width(), arch
         # the table fits the label's width: laid out at that width, nothing sticks out
         doc = QTextDocument()
-        doc.setDocumentMargin(0)  # as a label lays out its text
+        doc.setDocumentMargin(0)  # as a label lays out its text: no margin, whole words
+        option = doc.defaultTextOption()
+        option.setWrapMode(QTextOption.WrapMode.WordWrap)
+        doc.setDefaultTextOption(option)
         doc.setDefaultFont(label.font())
         doc.setHtml(label.text())
         doc.setTextWidth(label.width())
@@ -209,6 +212,43 @@ def test_a_result_never_moves_the_plots(qtbot, panel):
         assert label.heightForWidth(label.width()) <= label.height() + 1, arch
         assert "-".join(map(str, panel.net.sizes[1:-1])) in label.shown_text, arch
     assert len(widths) == 1, widths
+
+
+@pytest.mark.parametrize("lecture", [False, True], ids=["controls", "lecture"])
+def test_the_sizes_table_is_whole_at_zoom_1_6(qtbot, panel, theme, lecture):
+    """Seen in the lecture layout at zoom 1.6, where the table is the column's only
+    content: with no say in the column's width it was cut at the bound column. The
+    column widens for a table wider than any before it, never narrows for a result."""
+    from PySide6.QtTest import QTest
+
+    theme.set_zoom(1.6)
+    panel.set_lecture_layout(lecture)
+    panel.resize(1280, 700)
+    left = panel.findChild(QScrollArea, "converter-left")
+    widths = []
+    for arch in ("1-64-64-64-64-64-64-64-64-1", "2-64-4", "1-8-1", "1-64-64-64-64-64-64-64-64-1"):
+        panel.arch_edit.setFocus()
+        panel.arch_edit.selectAll()
+        QTest.keyClicks(panel.arch_edit, arch)
+        QTest.keyClick(panel.arch_edit, Qt.Key.Key_Return)
+        _wait(panel)
+        qtbot.wait(50)
+        label = panel.sizes_label
+        doc = QTextDocument()
+        doc.setDocumentMargin(0)
+        option = doc.defaultTextOption()
+        option.setWrapMode(QTextOption.WrapMode.WordWrap)
+        doc.setDefaultTextOption(option)
+        doc.setDefaultFont(label.font())
+        doc.setHtml(label.text())
+        doc.setTextWidth(label.width())
+        # (a table's columns are laid out in fractions of a pixel: one more is its
+        # right padding, nothing cut)
+        assert doc.idealWidth() <= label.width() + 1, (arch, doc.idealWidth(), label.width())
+        assert label.width() <= left.viewport().width(), arch
+        widths.append(left.width())
+    # wider for 2-64-4's table than for the first, and never narrower again
+    assert widths == sorted(widths) and widths[-1] == widths[1], widths
 
 
 def test_a_long_architecture_wraps_in_the_details_at_zoom_1_6(qtbot, panel, theme):

@@ -9,9 +9,11 @@ back) and say through their signals what the person asked for;
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QTextDocument, QTextOption
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -19,6 +21,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -110,6 +113,45 @@ def scrolled_column(name: str, accessible: str, widgets) -> QScrollArea:
     column.addStretch(1)
     area.setWidget(inner)
     return area
+
+
+class SizesRoom:
+    """The room the sizes table takes in its column: it wraps in the width the column
+    has and widens it only when it needs more than any table before it (``fit`` sets
+    the column's width from what its content needs). Following each table's width, the
+    column widened and narrowed as results arrived, and the plots were laid out again
+    and the whole panel repainted each time (20–24 ms of the GUI thread); with no say
+    at all, the table was cut in the lecture layout, where it is the column's only
+    content."""
+
+    def __init__(self, label: Readout, fit):
+        self.label, self.fit = label, fit
+        policy = label.sizePolicy()  # (keeping its height for width)
+        policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)  # its minimum is set below
+        label.setSizePolicy(policy)
+        label.valueChanged.connect(self.widen)
+
+    def widen(self, _value=None) -> None:
+        """Room for the table shown, if it needs more than the column has kept: its
+        text laid out as narrow as it goes (the label's own hint rounds it down)."""
+        doc = QTextDocument()
+        doc.setDocumentMargin(0)  # as a label lays out its text: no margin, whole words
+        option = doc.defaultTextOption()
+        option.setWrapMode(QTextOption.WrapMode.WordWrap)
+        doc.setDefaultTextOption(option)
+        doc.setDefaultFont(self.label.font())
+        doc.setHtml(self.label.text())
+        doc.setTextWidth(0)
+        need = math.ceil(doc.idealWidth())
+        if need > self.label.minimumWidth():
+            self.label.setMinimumWidth(need)
+            self.fit()
+
+    def refit(self) -> None:
+        """After a zoom: the room the table shown needs in the new fonts."""
+        self.label.setMinimumWidth(0)
+        self.widen()
+        self.fit()
 
 
 def save_path(parent: QWidget, caption: str, start: str, filters: str, *, instead: str) -> str:

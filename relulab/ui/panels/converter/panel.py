@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QSplitter, QVBoxLayout
+from PySide6.QtWidgets import QHBoxLayout, QSplitter, QVBoxLayout
 
 from relulab.model.lessons.converter import ConverterState
 from relulab.model.regions.engine import engine_ready, start_warm_up
@@ -31,6 +31,7 @@ from relulab.ui.panels.base import Key, Panel, fit_controls_width
 from relulab.ui.panels.converter import jobs, words
 from relulab.ui.panels.converter.controls import (
     ConverterControls,
+    SizesRoom,
     save_shallow,
     scrolled_column,
     shallow_path,
@@ -58,15 +59,6 @@ def _forward(part: str, method):
         return method(getattr(self, part), *args)
 
     return forwarded
-
-
-def _wrap_in_column(label) -> None:
-    """``label`` wraps in the width the column's controls set, and never widens it: the
-    sizes table widened it for long width lists (1-64-…-64-1), and the plots were laid
-    out again and the whole panel repainted as a result arrived (20–24 ms)."""
-    policy = label.sizePolicy()  # (keeping its height for width)
-    policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)
-    label.setSizePolicy(policy)
 
 
 class ConverterPanel(Panel):
@@ -145,7 +137,7 @@ class ConverterPanel(Panel):
         self.sizes_label = Readout("converter-sizes", "Sizes: deep, shallow, bound", "sizes",
                                    wrap=True, text_format=Qt.TextFormat.RichText)
         self.sizes_label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        _wrap_in_column(self.sizes_label)
+        self._sizes_room = SizesRoom(self.sizes_label, self._fit_left)
         self._left = scrolled_column("converter-left", "Converter controls and sizes",
                                      (c, self.slice_bar, self.sizes_label))
         outer.addWidget(self._left)
@@ -535,7 +527,7 @@ class ConverterPanel(Panel):
         t = self.theme
         self._fit_left()
         # the new fonts reach the controls' size hints only after this event: fit then
-        QTimer.singleShot(0, self._fit_left)
+        QTimer.singleShot(0, self._sizes_room.refit)
         self.plot_area.apply_theme(t)
         self.explain.setFont(t.font(10))
         self.summary_label.setFont(t.font(9))
