@@ -29,6 +29,33 @@ def _wait(panel):
     assert panel.wait_until_idle(60)
 
 
+def _type(qtbot, panel, arch: str) -> None:
+    """``arch`` typed into the architecture field and Return pressed, as a user does;
+    back once the result is drawn."""
+    from PySide6.QtTest import QTest
+
+    panel.arch_edit.setFocus()
+    panel.arch_edit.selectAll()
+    QTest.keyClicks(panel.arch_edit, arch)
+    QTest.keyClick(panel.arch_edit, Qt.Key.Key_Return)
+    _wait(panel)
+    qtbot.wait(50)
+
+
+def _laid_out_width(label) -> float:
+    """The width a rich-text label's text takes laid out at the label's width, as a
+    label lays it out (no margin, whole words): more than the label is cut."""
+    doc = QTextDocument()
+    doc.setDocumentMargin(0)
+    option = doc.defaultTextOption()
+    option.setWrapMode(QTextOption.WrapMode.WordWrap)
+    doc.setDefaultTextOption(option)
+    doc.setDefaultFont(label.font())
+    doc.setHtml(label.text())
+    doc.setTextWidth(label.width())
+    return doc.idealWidth()
+
+
 @pytest.fixture
 def panel(qtbot, theme):
     p = ConverterPanel()
@@ -185,30 +212,16 @@ def test_a_result_never_moves_the_plots(qtbot, panel):
     each time the plots were laid out again and the whole panel repainted as the result
     arrived (20–24 ms of the GUI thread). The column keeps its width and the table
     wraps inside it, whole."""
-    from PySide6.QtTest import QTest
 
     left, plots = panel.findChild(QScrollArea, "converter-left"), panel.plot_area
     widths = set()
     for arch in ("2-48-1", "1-64-64-64-64-64-64-64-64-1", "1-100-100-4", "2-64-4", "1-8-1"):
-        panel.arch_edit.setFocus()
-        panel.arch_edit.selectAll()
-        QTest.keyClicks(panel.arch_edit, arch)
-        QTest.keyClick(panel.arch_edit, Qt.Key.Key_Return)
-        _wait(panel)
-        qtbot.wait(50)
+        _type(qtbot, panel, arch)
         widths.add((left.width(), plots.width()))
         label = panel.sizes_label
         assert label.width() <= left.viewport().width(), arch
         # the table fits the label's width: laid out at that width, nothing sticks out
-        doc = QTextDocument()
-        doc.setDocumentMargin(0)  # as a label lays out its text: no margin, whole words
-        option = doc.defaultTextOption()
-        option.setWrapMode(QTextOption.WrapMode.WordWrap)
-        doc.setDefaultTextOption(option)
-        doc.setDefaultFont(label.font())
-        doc.setHtml(label.text())
-        doc.setTextWidth(label.width())
-        assert doc.idealWidth() <= label.width(), (arch, doc.idealWidth(), label.width())
+        assert _laid_out_width(label) <= label.width(), (arch, label.width())
         assert label.heightForWidth(label.width()) <= label.height() + 1, arch
         assert "-".join(map(str, panel.net.sizes[1:-1])) in label.shown_text, arch
     assert len(widths) == 1, widths
@@ -219,7 +232,6 @@ def test_the_sizes_table_is_whole_at_zoom_1_6(qtbot, panel, theme, lecture):
     """Seen in the lecture layout at zoom 1.6, where the table is the column's only
     content: with no say in the column's width it was cut at the bound column. The
     column widens for a table wider than any before it, never narrows for a result."""
-    from PySide6.QtTest import QTest
 
     theme.set_zoom(1.6)
     panel.set_lecture_layout(lecture)
@@ -227,24 +239,11 @@ def test_the_sizes_table_is_whole_at_zoom_1_6(qtbot, panel, theme, lecture):
     left = panel.findChild(QScrollArea, "converter-left")
     widths = []
     for arch in ("1-64-64-64-64-64-64-64-64-1", "2-64-4", "1-8-1", "1-64-64-64-64-64-64-64-64-1"):
-        panel.arch_edit.setFocus()
-        panel.arch_edit.selectAll()
-        QTest.keyClicks(panel.arch_edit, arch)
-        QTest.keyClick(panel.arch_edit, Qt.Key.Key_Return)
-        _wait(panel)
-        qtbot.wait(50)
+        _type(qtbot, panel, arch)
         label = panel.sizes_label
-        doc = QTextDocument()
-        doc.setDocumentMargin(0)
-        option = doc.defaultTextOption()
-        option.setWrapMode(QTextOption.WrapMode.WordWrap)
-        doc.setDefaultTextOption(option)
-        doc.setDefaultFont(label.font())
-        doc.setHtml(label.text())
-        doc.setTextWidth(label.width())
         # (a table's columns are laid out in fractions of a pixel: one more is its
         # right padding, nothing cut)
-        assert doc.idealWidth() <= label.width() + 1, (arch, doc.idealWidth(), label.width())
+        assert _laid_out_width(label) <= label.width() + 1, (arch, label.width())
         assert label.width() <= left.viewport().width(), arch
         widths.append(left.width())
     # wider for 2-64-4's table than for the first, and never narrower again
@@ -255,16 +254,10 @@ def test_a_long_architecture_wraps_in_the_details_at_zoom_1_6(qtbot, panel, them
     """Seen at zoom 1.6: "1-64-64-64-64-64-64-64-64-1" in the explanation could not
     wrap (Unicode keeps a hyphen before a digit), so the details' words were wider
     than their column and cut at its right edge. Every label of the details fits."""
-    from PySide6.QtTest import QTest
 
     theme.set_zoom(1.6)
     panel.resize(1280, 700)
-    panel.arch_edit.setFocus()
-    panel.arch_edit.selectAll()
-    QTest.keyClicks(panel.arch_edit, "1-64-64-64-64-64-64-64-64-1")
-    QTest.keyClick(panel.arch_edit, Qt.Key.Key_Return)
-    _wait(panel)
-    qtbot.wait(50)
+    _type(qtbot, panel, "1-64-64-64-64-64-64-64-64-1")
     room = panel.details.viewport().width()
     for label in panel.details.findChildren(QLabel):
         if label.isVisibleTo(panel):
