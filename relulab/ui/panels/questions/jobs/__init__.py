@@ -65,6 +65,8 @@ def number(x: float) -> str:
         return "−" + number(-x)  # the minus sign, not a hyphen
     if x >= 1e5 or x < 1e-3:
         mantissa, exponent = f"{x:.1e}".split("e")
+        # the superscripts here, not training.axes.decade_text's: the exported scripts
+        # copy this function alone, and a worker's module imports no Qt
         power = str(int(exponent)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
         return f"{mantissa} × 10{power}"
     if abs(x) >= 100:
